@@ -1,0 +1,3 @@
+module github.com/jobmesh/jobmesh
+
+go 1.26.0

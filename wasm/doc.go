@@ -1,0 +1,3 @@
+// Package wasm executes WebAssembly MicroJob code on wazero, deterministically
+// and within memory and time caps.
+package wasm
