@@ -1,0 +1,366 @@
+package ipfs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/ipfs/boxo/bitswap"
+	"github.com/ipfs/boxo/bitswap/network/bsnet"
+	"github.com/ipfs/boxo/blockservice"
+	"github.com/ipfs/boxo/blockstore"
+	chunk "github.com/ipfs/boxo/chunker"
+	"github.com/ipfs/boxo/files"
+	"github.com/ipfs/boxo/ipld/merkledag"
+	"github.com/ipfs/boxo/ipld/unixfs/importer/balanced"
+	"github.com/ipfs/boxo/ipld/unixfs/importer/helpers"
+	unixfile "github.com/ipfs/boxo/ipld/unixfs/file"
+	uio "github.com/ipfs/boxo/ipld/unixfs/io"
+	blocks "github.com/ipfs/go-block-format"
+	"github.com/ipfs/go-cid"
+	ds "github.com/ipfs/go-datastore"
+	ipld "github.com/ipfs/go-ipld-format"
+	"github.com/libp2p/go-libp2p/core/host"
+	"github.com/libp2p/go-libp2p/core/routing"
+	mh "github.com/multiformats/go-multihash"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Store is the block layer as the rest of jobmesh sees it. Keeping callers
+// on this interface, not on boxo's types, keeps the implementation
+// replaceable.
+type Store interface {
+	// AddFile imports r as a UnixFS file and returns its root CID.
+	AddFile(ctx context.Context, r io.Reader) (cid.Cid, error)
+	// AddDir imports a directory of named files (name → content).
+	AddDir(ctx context.Context, entries map[string][]byte) (cid.Cid, error)
+	// AddPath imports a file or a directory tree from disk.
+	AddPath(ctx context.Context, path string) (cid.Cid, error)
+	// Cat reads a UnixFS file, fetching missing blocks from the network.
+	Cat(ctx context.Context, c cid.Cid) (io.ReadCloser, error)
+	// Get writes a UnixFS file or directory to path.
+	Get(ctx context.Context, c cid.Cid, path string) error
+	// Provide announces on the routing system that this node has c.
+	Provide(ctx context.Context, c cid.Cid) error
+	// Has reports whether the root block of c is stored locally.
+	Has(ctx context.Context, c cid.Cid) (bool, error)
+	// DAGService is the IPLD view of the same blocks, fetched on demand.
+	DAGService() ipld.DAGService
+}
+
+// ErrNotFound is returned when a CID cannot be resolved before the context
+// ends.
+var ErrNotFound = errors.New("ipfs: not found")
+
+// ErrInvalidConfig is wrapped by Config validation errors.
+var ErrInvalidConfig = errors.New("ipfs: invalid config")
+
+// Config configures a Node.
+type Config struct {
+	// ChunkSize is the UnixFS chunk size in bytes. Default: 256 KiB.
+	ChunkSize int64
+	// ProviderSearchDelay is how long bitswap asks connected peers before
+	// it looks for providers on the DHT. Default: 200ms.
+	ProviderSearchDelay time.Duration
+}
+
+// DefaultConfig returns the defaults documented on Config.
+func DefaultConfig() Config {
+	return Config{ChunkSize: 256 << 10, ProviderSearchDelay: 200 * time.Millisecond}
+}
+
+// Validate checks the config.
+func (c Config) Validate() error {
+	if c.ChunkSize < 1<<10 || c.ChunkSize > 1<<20 {
+		return fmt.Errorf("%w: chunk size %d outside 1 KiB..1 MiB", ErrInvalidConfig, c.ChunkSize)
+	}
+	if c.ProviderSearchDelay <= 0 {
+		return fmt.Errorf("%w: provider search delay must be positive", ErrInvalidConfig)
+	}
+	return nil
+}
+
+// Params are what New needs.
+type Params struct {
+	Config Config
+	// Host runs bitswap. Required.
+	Host host.Host
+	// Routing finds and announces providers (the DHT). Required.
+	Routing routing.Routing
+	// Datastore persists the blocks. Required; Node does not close it.
+	Datastore ds.Batching
+	// Logger defaults to slog.Default().
+	Logger *slog.Logger
+	// Registerer receives the block layer's metrics; nil keeps them local.
+	Registerer prometheus.Registerer
+}
+
+// Node is the boxo implementation of Store: a persistent blockstore that
+// verifies every block against its CID, bitswap on the node's host, and a
+// DAG service over both.
+type Node struct {
+	cfg     Config
+	log     *slog.Logger
+	routing routing.Routing
+	bstore  blockstore.Blockstore
+	bswap   *bitswap.Bitswap
+	bserv   blockservice.BlockService
+	dag     ipld.DAGService
+	prefix  cid.Prefix
+	metrics *metrics
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+var _ Store = (*Node)(nil)
+
+// New starts bitswap on p.Host. Close stops it; the host, routing and
+// datastore belong to the caller.
+func New(ctx context.Context, p Params) (*Node, error) {
+	if err := p.Config.Validate(); err != nil {
+		return nil, err
+	}
+	if p.Host == nil || p.Routing == nil || p.Datastore == nil {
+		return nil, fmt.Errorf("%w: host, routing and datastore are required", ErrInvalidConfig)
+	}
+	log := p.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	m := newMetrics(p.Registerer)
+	bstore := &verifyingBlockstore{Blockstore: blockstore.NewBlockstore(p.Datastore), rejected: m.blocksRejected}
+	net := bsnet.NewFromIpfsHost(p.Host)
+	bswap := bitswap.New(ctx, net, p.Routing, bstore,
+		bitswap.ProviderSearchDelay(p.Config.ProviderSearchDelay),
+		bitswap.WithBlockReceivedNotifier(m),
+	)
+	bserv := blockservice.New(bstore, bswap)
+	return &Node{
+		cfg:     p.Config,
+		log:     log.With("subsystem", "ipfs"),
+		routing: p.Routing,
+		bstore:  bstore,
+		bswap:   bswap,
+		bserv:   bserv,
+		dag:     merkledag.NewDAGService(bserv),
+		prefix:  cid.Prefix{Version: 1, Codec: cid.DagProtobuf, MhType: mh.SHA2_256, MhLength: -1},
+		metrics: m,
+	}, nil
+}
+
+// DAGService implements Store.
+func (n *Node) DAGService() ipld.DAGService { return n.dag }
+
+// Blockstore exposes the local blockstore (no network).
+func (n *Node) Blockstore() blockstore.Blockstore { return n.bstore }
+
+// AddFile implements Store.
+func (n *Node) AddFile(ctx context.Context, r io.Reader) (cid.Cid, error) {
+	buf := ipld.NewBufferedDAG(ctx, n.dag)
+	params := helpers.DagBuilderParams{
+		Dagserv:    buf,
+		RawLeaves:  true,
+		Maxlinks:   helpers.DefaultLinksPerBlock,
+		CidBuilder: n.prefix,
+	}
+	db, err := params.New(chunk.NewSizeSplitter(r, n.cfg.ChunkSize))
+	if err != nil {
+		return cid.Undef, fmt.Errorf("ipfs: add: %w", err)
+	}
+	nd, err := balanced.Layout(db)
+	if err != nil {
+		return cid.Undef, fmt.Errorf("ipfs: add: %w", err)
+	}
+	if err := buf.Commit(); err != nil {
+		return cid.Undef, fmt.Errorf("ipfs: add: %w", err)
+	}
+	n.metrics.added.Inc()
+	return nd.Cid(), nil
+}
+
+// AddDir implements Store. Entries are added in name order, so the same
+// entries always give the same CID.
+func (n *Node) AddDir(ctx context.Context, entries map[string][]byte) (cid.Cid, error) {
+	dir, err := uio.NewDirectory(n.dag)
+	if err != nil {
+		return cid.Undef, fmt.Errorf("ipfs: add dir: %w", err)
+	}
+	dir.SetCidBuilder(n.prefix)
+	for _, name := range sortedKeys(entries) {
+		if name == "" || filepath.Base(name) != name {
+			return cid.Undef, fmt.Errorf("ipfs: add dir: invalid entry name %q", name)
+		}
+		c, err := n.AddFile(ctx, bytesReader(entries[name]))
+		if err != nil {
+			return cid.Undef, err
+		}
+		child, err := n.dag.Get(ctx, c)
+		if err != nil {
+			return cid.Undef, fmt.Errorf("ipfs: add dir: %w", err)
+		}
+		if err := dir.AddChild(ctx, name, child); err != nil {
+			return cid.Undef, fmt.Errorf("ipfs: add dir: %w", err)
+		}
+	}
+	return n.finishDir(ctx, dir)
+}
+
+func (n *Node) finishDir(ctx context.Context, dir uio.Directory) (cid.Cid, error) {
+	nd, err := dir.GetNode()
+	if err != nil {
+		return cid.Undef, fmt.Errorf("ipfs: add dir: %w", err)
+	}
+	if err := n.dag.Add(ctx, nd); err != nil {
+		return cid.Undef, fmt.Errorf("ipfs: add dir: %w", err)
+	}
+	return nd.Cid(), nil
+}
+
+// AddPath implements Store.
+func (n *Node) AddPath(ctx context.Context, path string) (cid.Cid, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return cid.Undef, fmt.Errorf("ipfs: add %s: %w", path, err)
+	}
+	if !st.IsDir() {
+		f, err := os.Open(path)
+		if err != nil {
+			return cid.Undef, fmt.Errorf("ipfs: add %s: %w", path, err)
+		}
+		defer f.Close()
+		return n.AddFile(ctx, f)
+	}
+	ents, err := os.ReadDir(path)
+	if err != nil {
+		return cid.Undef, fmt.Errorf("ipfs: add %s: %w", path, err)
+	}
+	dir, err := uio.NewDirectory(n.dag)
+	if err != nil {
+		return cid.Undef, fmt.Errorf("ipfs: add %s: %w", path, err)
+	}
+	dir.SetCidBuilder(n.prefix)
+	for _, e := range ents { // os.ReadDir sorts by name
+		if !e.IsDir() && !e.Type().IsRegular() {
+			continue // links and devices are not content
+		}
+		c, err := n.AddPath(ctx, filepath.Join(path, e.Name()))
+		if err != nil {
+			return cid.Undef, err
+		}
+		child, err := n.dag.Get(ctx, c)
+		if err != nil {
+			return cid.Undef, fmt.Errorf("ipfs: add %s: %w", path, err)
+		}
+		if err := dir.AddChild(ctx, e.Name(), child); err != nil {
+			return cid.Undef, fmt.Errorf("ipfs: add %s: %w", path, err)
+		}
+	}
+	return n.finishDir(ctx, dir)
+}
+
+// Cat implements Store.
+func (n *Node) Cat(ctx context.Context, c cid.Cid) (io.ReadCloser, error) {
+	nd, err := n.getNode(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	r, err := uio.NewDagReader(ctx, nd, merkledag.NewSession(ctx, n.dag))
+	if err != nil {
+		return nil, fmt.Errorf("ipfs: cat %s: %w", c, err)
+	}
+	return r, nil
+}
+
+// Get implements Store.
+func (n *Node) Get(ctx context.Context, c cid.Cid, path string) error {
+	nd, err := n.getNode(ctx, c)
+	if err != nil {
+		return err
+	}
+	f, err := unixfile.NewUnixfsFile(ctx, n.dag, nd)
+	if err != nil {
+		return fmt.Errorf("ipfs: get %s: %w", c, err)
+	}
+	defer f.Close()
+	if err := files.WriteTo(f, path); err != nil {
+		return fmt.Errorf("ipfs: get %s: %w", c, err)
+	}
+	return nil
+}
+
+func (n *Node) getNode(ctx context.Context, c cid.Cid) (ipld.Node, error) {
+	nd, err := n.dag.Get(ctx, c)
+	if err != nil {
+		if ctx.Err() != nil || ipld.IsNotFound(err) {
+			return nil, fmt.Errorf("%w: %s: %w", ErrNotFound, c, err)
+		}
+		return nil, fmt.Errorf("ipfs: get %s: %w", c, err)
+	}
+	return nd, nil
+}
+
+// Provide implements Store.
+func (n *Node) Provide(ctx context.Context, c cid.Cid) error {
+	if err := n.routing.Provide(ctx, c, true); err != nil {
+		return fmt.Errorf("ipfs: provide %s: %w", c, err)
+	}
+	n.metrics.provided.Inc()
+	return nil
+}
+
+// Has implements Store.
+func (n *Node) Has(ctx context.Context, c cid.Cid) (bool, error) {
+	return n.bstore.Has(ctx, c)
+}
+
+// Close stops bitswap. It leaves the host, routing and datastore open.
+func (n *Node) Close() error {
+	n.closeOnce.Do(func() { n.closeErr = n.bswap.Close() })
+	return n.closeErr
+}
+
+// ErrBlockMismatch is returned when a block's bytes do not hash to its CID.
+var ErrBlockMismatch = errors.New("ipfs: block does not match its CID")
+
+// verifyingBlockstore refuses any block whose data does not hash to its CID,
+// so a lying peer can never plant content under someone else's CID.
+type verifyingBlockstore struct {
+	blockstore.Blockstore
+	rejected prometheus.Counter
+}
+
+func (v *verifyingBlockstore) check(b blocks.Block) error {
+	got, err := b.Cid().Prefix().Sum(b.RawData())
+	if err != nil {
+		v.rejected.Inc()
+		return fmt.Errorf("%w: %s: %w", ErrBlockMismatch, b.Cid(), err)
+	}
+	if !got.Equals(b.Cid()) {
+		v.rejected.Inc()
+		return fmt.Errorf("%w: %s hashes to %s", ErrBlockMismatch, b.Cid(), got)
+	}
+	return nil
+}
+
+func (v *verifyingBlockstore) Put(ctx context.Context, b blocks.Block) error {
+	if err := v.check(b); err != nil {
+		return err
+	}
+	return v.Blockstore.Put(ctx, b)
+}
+
+func (v *verifyingBlockstore) PutMany(ctx context.Context, bs []blocks.Block) error {
+	for _, b := range bs {
+		if err := v.check(b); err != nil {
+			return err
+		}
+	}
+	return v.Blockstore.PutMany(ctx, bs)
+}

@@ -1,0 +1,322 @@
+package p2p
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	ds "github.com/ipfs/go-datastore"
+	dssync "github.com/ipfs/go-datastore/sync"
+	dht "github.com/libp2p/go-libp2p-kad-dht"
+	pubsub "github.com/libp2p/go-libp2p-pubsub"
+	"github.com/libp2p/go-libp2p"
+	"github.com/libp2p/go-libp2p/core/crypto"
+	"github.com/libp2p/go-libp2p/core/host"
+	"github.com/libp2p/go-libp2p/core/network"
+	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/libp2p/go-libp2p/core/protocol"
+	"github.com/libp2p/go-libp2p/p2p/discovery/mdns"
+	drouting "github.com/libp2p/go-libp2p/p2p/discovery/routing"
+	rcmgr "github.com/libp2p/go-libp2p/p2p/host/resource-manager"
+	"github.com/libp2p/go-libp2p/p2p/muxer/yamux"
+	"github.com/libp2p/go-libp2p/p2p/net/connmgr"
+	"github.com/libp2p/go-libp2p/p2p/security/noise"
+	tls "github.com/libp2p/go-libp2p/p2p/security/tls"
+	quic "github.com/libp2p/go-libp2p/p2p/transport/quic"
+	"github.com/libp2p/go-libp2p/p2p/transport/tcp"
+	ma "github.com/multiformats/go-multiaddr"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Params are what New needs besides the Config.
+type Params struct {
+	Config Config
+	// Identity is the node's key. Required unless Host is set.
+	Identity crypto.PrivKey
+	// Datastore keeps DHT records. Default: in memory.
+	Datastore ds.Batching
+	// Logger defaults to slog.Default().
+	Logger *slog.Logger
+	// Registerer receives libp2p's and this package's metrics. Nil disables
+	// libp2p's metrics and keeps this package's unregistered.
+	Registerer prometheus.Registerer
+	// Host, when set, is used instead of building one from Config's
+	// transports; tests pass a mocknet host here. Host closes it.
+	Host host.Host
+}
+
+// Host is a libp2p host with the mesh's routing and pubsub attached.
+type Host struct {
+	host.Host
+	// DHT is the private Kademlia DHT.
+	DHT *dht.IpfsDHT
+	// PubSub is the gossipsub router, with StrictSign.
+	PubSub *pubsub.PubSub
+
+	cfg       Config
+	log       *slog.Logger
+	metrics   *metrics
+	bootstrap []peer.AddrInfo
+	mdns      mdns.Service
+
+	cancel    context.CancelFunc
+	wg        sync.WaitGroup
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// New builds and starts a Host. Close releases everything it started,
+// including the libp2p host.
+func New(ctx context.Context, p Params) (*Host, error) {
+	if err := p.Config.Validate(); err != nil {
+		return nil, err
+	}
+	cfg := p.Config
+	log := p.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	log = log.With("subsystem", "p2p")
+	bootstrap, _ := ParseAddrInfos(cfg.Bootstrap) // validated above
+	dstore := p.Datastore
+	if dstore == nil {
+		dstore = dssync.MutexWrap(ds.NewMapDatastore())
+	}
+
+	h := p.Host
+	if h == nil {
+		if p.Identity == nil {
+			return nil, fmt.Errorf("%w: identity is required", ErrInvalidConfig)
+		}
+		var err error
+		if h, err = newLibp2pHost(cfg, p.Identity, p.Registerer); err != nil {
+			return nil, err
+		}
+	}
+
+	mode := dht.ModeAuto
+	switch cfg.DHTMode {
+	case DHTModeServer:
+		mode = dht.ModeServer
+	case DHTModeClient:
+		mode = dht.ModeClient
+	}
+	kad, err := dht.New(h,
+		dht.ProtocolPrefix(protocol.ID(ProtocolPrefix)),
+		dht.Mode(mode),
+		dht.Datastore(dstore),
+		dht.BootstrapPeers(bootstrap...),
+	)
+	if err != nil {
+		h.Close()
+		return nil, fmt.Errorf("p2p: start dht: %w", err)
+	}
+
+	psOpts := []pubsub.Option{
+		pubsub.WithMessageSignaturePolicy(pubsub.StrictSign),
+		pubsub.WithFloodPublish(true),
+		pubsub.WithPeerExchange(cfg.PeerExchange),
+		pubsub.WithPeerOutboundQueueSize(cfg.OutboundQueueSize),
+		pubsub.WithValidateQueueSize(cfg.ValidateQueueSize),
+		pubsub.WithMaxMessageSize(cfg.MaxMessageSize),
+		pubsub.WithLogger(log.With("subsystem", "pubsub")),
+	}
+	if cfg.TopicDiscovery {
+		psOpts = append(psOpts, pubsub.WithDiscovery(drouting.NewRoutingDiscovery(kad)))
+	}
+	ps, err := pubsub.NewGossipSub(ctx, h, psOpts...)
+	if err != nil {
+		kad.Close()
+		h.Close()
+		return nil, fmt.Errorf("p2p: start gossipsub: %w", err)
+	}
+
+	runCtx, cancel := context.WithCancel(context.Background())
+	n := &Host{
+		Host:      h,
+		DHT:       kad,
+		PubSub:    ps,
+		cfg:       cfg,
+		log:       log,
+		metrics:   newMetrics(p.Registerer),
+		bootstrap: bootstrap,
+		cancel:    cancel,
+	}
+	if len(bootstrap) > 0 {
+		n.wg.Add(1)
+		go n.keepBootstrapped(runCtx)
+	}
+	if cfg.MDNS {
+		n.mdns = mdns.NewMdnsService(h, "jobmesh", mdnsNotifee{n: n, ctx: runCtx})
+		if err := n.mdns.Start(); err != nil {
+			n.Close()
+			return nil, fmt.Errorf("p2p: start mdns: %w", err)
+		}
+	}
+	log.Info("host started", "peer", h.ID(), "addrs", h.Addrs(), "dht", cfg.DHTMode)
+	return n, nil
+}
+
+func newLibp2pHost(cfg Config, key crypto.PrivKey, reg prometheus.Registerer) (host.Host, error) {
+	limits := rcmgr.DefaultLimits
+	libp2p.SetDefaultServiceLimits(&limits)
+	rm, err := rcmgr.NewResourceManager(rcmgr.NewFixedLimiter(limits.Scale(cfg.MaxMemory, cfg.MaxFileDescriptors)))
+	if err != nil {
+		return nil, fmt.Errorf("p2p: resource manager: %w", err)
+	}
+	cm, err := connmgr.NewConnManager(cfg.ConnLow, cfg.ConnHigh, connmgr.WithGracePeriod(cfg.ConnGrace))
+	if err != nil {
+		return nil, fmt.Errorf("p2p: connection manager: %w", err)
+	}
+	opts := []libp2p.Option{
+		libp2p.Identity(key),
+		libp2p.ListenAddrStrings(cfg.ListenAddrs...),
+		libp2p.Transport(tcp.NewTCPTransport),
+		libp2p.Transport(quic.NewTransport),
+		libp2p.Security(noise.ID, noise.New),
+		libp2p.Security(tls.ID, tls.New),
+		libp2p.Muxer(yamux.ID, yamux.DefaultTransport),
+		libp2p.ResourceManager(rm),
+		libp2p.ConnectionManager(cm),
+		libp2p.UserAgent("jobmesh/1"),
+	}
+	if reg != nil {
+		opts = append(opts, libp2p.PrometheusRegisterer(reg))
+	} else {
+		opts = append(opts, libp2p.DisableMetrics())
+	}
+	if len(cfg.AnnounceAddrs) > 0 {
+		announce := make([]ma.Multiaddr, 0, len(cfg.AnnounceAddrs))
+		for _, a := range cfg.AnnounceAddrs {
+			announce = append(announce, ma.StringCast(a)) // validated
+		}
+		opts = append(opts, libp2p.AddrsFactory(func([]ma.Multiaddr) []ma.Multiaddr { return announce }))
+	}
+	h, err := libp2p.New(opts...)
+	if err != nil {
+		return nil, fmt.Errorf("p2p: start host: %w", err)
+	}
+	return h, nil
+}
+
+// FullAddrs returns the host's addresses with its /p2p/<id> suffix, sorted.
+func (n *Host) FullAddrs() []ma.Multiaddr {
+	info := peer.AddrInfo{ID: n.ID(), Addrs: n.Addrs()}
+	addrs, _ := peer.AddrInfoToP2pAddrs(&info)
+	slices.SortFunc(addrs, func(a, b ma.Multiaddr) int {
+		return compareStrings(a.String(), b.String())
+	})
+	return addrs
+}
+
+func compareStrings(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// Connect dials a peer and protects the connection from trimming when the
+// peer is a bootstrap peer.
+func (n *Host) Connect(ctx context.Context, info peer.AddrInfo) error {
+	if err := n.Host.Connect(ctx, info); err != nil {
+		return fmt.Errorf("p2p: connect %s: %w", info.ID, err)
+	}
+	return nil
+}
+
+// Peers returns the IDs of the connected peers, sorted.
+func (n *Host) Peers() []peer.ID {
+	ps := n.Network().Peers()
+	slices.Sort(ps)
+	return ps
+}
+
+// Close stops discovery, pubsub's routing and the host. It is idempotent.
+func (n *Host) Close() error {
+	n.closeOnce.Do(func() {
+		n.cancel()
+		if n.mdns != nil {
+			n.mdns.Close()
+		}
+		n.wg.Wait()
+		errs := []error{n.DHT.Close(), n.Host.Close()}
+		n.closeErr = errors.Join(errs...)
+	})
+	return n.closeErr
+}
+
+// keepBootstrapped keeps a connection to every bootstrap peer, redialling an
+// unreachable one with exponential backoff, and refreshes the DHT once the
+// first connection is up.
+func (n *Host) keepBootstrapped(ctx context.Context) {
+	defer n.wg.Done()
+	backoffs := make(map[peer.ID]*Backoff, len(n.bootstrap))
+	for _, info := range n.bootstrap {
+		n.Peerstore().AddAddrs(info.ID, info.Addrs, time.Hour*24*365)
+		n.ConnManager().Protect(info.ID, "bootstrap")
+		backoffs[info.ID] = NewBackoff(time.Second, n.cfg.BootstrapMaxBackoff)
+	}
+	refreshed := false
+	ticker := time.NewTicker(n.cfg.BootstrapInterval)
+	defer ticker.Stop()
+	for {
+		now := time.Now()
+		for _, info := range n.bootstrap {
+			if info.ID == n.ID() || n.Network().Connectedness(info.ID) == network.Connected {
+				backoffs[info.ID].Reset()
+				continue
+			}
+			b := backoffs[info.ID]
+			if !b.Ready(now) {
+				continue
+			}
+			dctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+			err := n.Host.Connect(dctx, info)
+			cancel()
+			if err != nil {
+				b.Failed(now)
+				n.metrics.bootstrapDials.WithLabelValues("error").Inc()
+				n.log.Warn("bootstrap peer unreachable", "peer", info.ID, "retry_in", b.Delay(), "err", err)
+				continue
+			}
+			b.Reset()
+			n.metrics.bootstrapDials.WithLabelValues("ok").Inc()
+			n.log.Info("connected to bootstrap peer", "peer", info.ID)
+			if !refreshed {
+				refreshed = true
+				if err := n.DHT.Bootstrap(ctx); err != nil {
+					n.log.Warn("dht bootstrap", "err", err)
+				}
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+		}
+	}
+}
+
+type mdnsNotifee struct {
+	n   *Host
+	ctx context.Context
+}
+
+func (m mdnsNotifee) HandlePeerFound(info peer.AddrInfo) {
+	if info.ID == m.n.ID() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(m.ctx, 10*time.Second)
+	defer cancel()
+	if err := m.n.Host.Connect(ctx, info); err != nil {
+		m.n.log.Debug("mdns peer unreachable", "peer", info.ID, "err", err)
+	}
+}

@@ -1,0 +1,149 @@
+package p2p
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	pubsub "github.com/libp2p/go-libp2p-pubsub"
+	"github.com/libp2p/go-libp2p/core/peer"
+)
+
+// ErrClosed is returned by a Topic after Close.
+var ErrClosed = errors.New("p2p: topic closed")
+
+// TopicConfig describes one gossipsub topic and how its messages are
+// checked. Every message passes the validator before any subscriber sees it:
+// an oversized, undecodable or wrongly authored message is rejected (and
+// gossipsub penalises the peer that forwarded it).
+type TopicConfig[T any] struct {
+	// Name is the full topic name; it must start with TopicPrefix.
+	Name string
+	// Kind labels the topic in metrics ("jobs", "job", "macrojob", ...);
+	// keep its set small.
+	Kind string
+	// MaxSize is the largest message accepted, in bytes. Required.
+	MaxSize int
+	// Encode and Decode convert messages; Decode must reject anything it
+	// cannot fully parse.
+	Encode func(T) ([]byte, error)
+	Decode func([]byte) (T, error)
+	// Check, when set, verifies a decoded message's claims against its
+	// author, the peer whose key signed it (StrictSign).
+	Check func(from peer.ID, msg T) error
+	// Buffer is the subscription's queue length. Default: 256.
+	Buffer int
+}
+
+// Message is a validated message on a Topic.
+type Message[T any] struct {
+	From  peer.ID
+	Value T
+	// Local is true for messages this host published.
+	Local bool
+}
+
+// Topic is a joined gossipsub topic carrying messages of type T.
+type Topic[T any] struct {
+	cfg   TopicConfig[T]
+	h     *Host
+	topic *pubsub.Topic
+	sub   *pubsub.Subscription
+}
+
+// Join registers the topic's validator, joins it and subscribes.
+func Join[T any](h *Host, cfg TopicConfig[T]) (*Topic[T], error) {
+	if !strings.HasPrefix(cfg.Name, TopicPrefix) {
+		return nil, fmt.Errorf("%w: topic %q is outside %s", ErrInvalidConfig, cfg.Name, TopicPrefix)
+	}
+	if cfg.MaxSize <= 0 || cfg.Encode == nil || cfg.Decode == nil {
+		return nil, fmt.Errorf("%w: topic %q needs MaxSize, Encode and Decode", ErrInvalidConfig, cfg.Name)
+	}
+	if cfg.Buffer <= 0 {
+		cfg.Buffer = 256
+	}
+	t := &Topic[T]{cfg: cfg, h: h}
+	if err := h.PubSub.RegisterTopicValidator(cfg.Name, t.validate); err != nil {
+		return nil, fmt.Errorf("p2p: validator for %s: %w", cfg.Name, err)
+	}
+	topic, err := h.PubSub.Join(cfg.Name)
+	if err != nil {
+		_ = h.PubSub.UnregisterTopicValidator(cfg.Name)
+		return nil, fmt.Errorf("p2p: join %s: %w", cfg.Name, err)
+	}
+	sub, err := topic.Subscribe(pubsub.WithBufferSize(cfg.Buffer))
+	if err != nil {
+		topic.Close()
+		_ = h.PubSub.UnregisterTopicValidator(cfg.Name)
+		return nil, fmt.Errorf("p2p: subscribe %s: %w", cfg.Name, err)
+	}
+	t.topic, t.sub = topic, sub
+	return t, nil
+}
+
+func (t *Topic[T]) validate(_ context.Context, from peer.ID, m *pubsub.Message) pubsub.ValidationResult {
+	reject := func(reason string, err error) pubsub.ValidationResult {
+		t.h.metrics.rejected.WithLabelValues(t.cfg.Kind, reason).Inc()
+		t.h.log.Debug("message rejected", "topic", t.cfg.Name, "from", m.GetFrom(), "via", from, "reason", reason, "err", err)
+		return pubsub.ValidationReject
+	}
+	if len(m.Data) > t.cfg.MaxSize {
+		return reject("oversized", nil)
+	}
+	author := m.GetFrom()
+	if author == "" {
+		return reject("unsigned", nil)
+	}
+	v, err := t.cfg.Decode(m.Data)
+	if err != nil {
+		return reject("malformed", err)
+	}
+	if t.cfg.Check != nil {
+		if err := t.cfg.Check(author, v); err != nil {
+			return reject("author", err)
+		}
+	}
+	m.ValidatorData = v
+	t.h.metrics.received.WithLabelValues(t.cfg.Kind).Inc()
+	return pubsub.ValidationAccept
+}
+
+// Publish encodes and publishes msg.
+func (t *Topic[T]) Publish(ctx context.Context, msg T) error {
+	b, err := t.cfg.Encode(msg)
+	if err != nil {
+		return fmt.Errorf("p2p: encode for %s: %w", t.cfg.Name, err)
+	}
+	if len(b) > t.cfg.MaxSize {
+		return fmt.Errorf("p2p: message for %s is %d bytes, limit %d", t.cfg.Name, len(b), t.cfg.MaxSize)
+	}
+	if err := t.topic.Publish(ctx, b); err != nil {
+		return fmt.Errorf("p2p: publish to %s: %w", t.cfg.Name, err)
+	}
+	return nil
+}
+
+// Next blocks for the next validated message.
+func (t *Topic[T]) Next(ctx context.Context) (Message[T], error) {
+	m, err := t.sub.Next(ctx)
+	if err != nil {
+		if errors.Is(err, pubsub.ErrSubscriptionCancelled) {
+			return Message[T]{}, ErrClosed
+		}
+		return Message[T]{}, err
+	}
+	v, _ := m.ValidatorData.(T)
+	return Message[T]{From: m.GetFrom(), Value: v, Local: m.ReceivedFrom == t.h.ID()}, nil
+}
+
+// Peers lists the peers known to be subscribed to the topic.
+func (t *Topic[T]) Peers() []peer.ID { return t.topic.ListPeers() }
+
+// Close leaves the topic.
+func (t *Topic[T]) Close() error {
+	t.sub.Cancel()
+	err := t.topic.Close()
+	_ = t.h.PubSub.UnregisterTopicValidator(t.cfg.Name)
+	return err
+}
