@@ -1,0 +1,159 @@
+package ipfs
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	blocks "github.com/ipfs/go-block-format"
+	"github.com/ipfs/go-cid"
+	ds "github.com/ipfs/go-datastore"
+	dssync "github.com/ipfs/go-datastore/sync"
+	"github.com/libp2p/go-libp2p/core/peer"
+	mh "github.com/multiformats/go-multihash"
+
+	"github.com/jobmesh/jobmesh/p2p"
+)
+
+type testNode struct {
+	h *p2p.Host
+	*Node
+}
+
+func newTestNode(t *testing.T, dhtMode ...string) testNode {
+	t.Helper()
+	cfg := p2p.LoopbackConfig()
+	if len(dhtMode) > 0 {
+		cfg.DHTMode = dhtMode[0]
+	}
+	cfg.TopicDiscovery = false
+	key, err := p2p.GenerateIdentity()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := p2p.New(context.Background(), p2p.Params{Config: cfg, Identity: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := New(context.Background(), Params{
+		Config: DefaultConfig(), Host: h, Routing: h.DHT,
+		Datastore: dssync.MutexWrap(ds.NewMapDatastore()),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { n.Close(); h.Close() })
+	return testNode{h: h, Node: n}
+}
+
+func randomBytes(n int, seed uint64) []byte {
+	r := rand.New(rand.NewPCG(seed, seed))
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(r.Uint32())
+	}
+	return b
+}
+
+func TestFetchThroughDHT(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	// a and b are DHT clients, so the only route between them is a provider
+	// record on the bootstrap node.
+	boot := newTestNode(t)
+	a, b := newTestNode(t, p2p.DHTModeClient), newTestNode(t, p2p.DHTModeClient)
+	for _, n := range []testNode{a, b} {
+		if err := n.h.Connect(ctx, peer.AddrInfo{ID: boot.h.ID(), Addrs: boot.h.Addrs()}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data := randomBytes(3<<20+17, 1)
+	c, err := a.AddFile(ctx, bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Provide(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	if got := b.h.Network().Connectedness(a.h.ID()); got.String() == "Connected" {
+		t.Fatal("a and b should start unconnected")
+	}
+	r, err := b.Cat(ctx, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(r)
+	r.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, data) {
+		t.Fatalf("fetched %d bytes, not identical to the %d added", len(got), len(data))
+	}
+}
+
+func TestAddDirAndGet(t *testing.T) {
+	ctx := context.Background()
+	n := newTestNode(t)
+	entries := map[string][]byte{"a.txt": []byte("alpha"), "b.bin": randomBytes(600<<10, 2)}
+	c1, err := n.AddDir(ctx, entries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c2, err := n.AddDir(ctx, entries)
+	if err != nil || !c1.Equals(c2) {
+		t.Fatalf("same entries gave %s and %s (%v)", c1, c2, err)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	if err := n.Get(ctx, c1, out); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range entries {
+		got, err := os.ReadFile(filepath.Join(out, name))
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("%s: %d bytes, err %v", name, len(got), err)
+		}
+	}
+	// AddPath of the written tree gives the same CID.
+	c3, err := n.AddPath(ctx, out)
+	if err != nil || !c3.Equals(c1) {
+		t.Fatalf("AddPath gave %s, want %s (%v)", c3, c1, err)
+	}
+	if _, err := n.AddDir(ctx, map[string][]byte{"../x": nil}); err == nil {
+		t.Fatal("accepted a path as an entry name")
+	}
+}
+
+func TestBlockstoreRejectsMismatchedBlock(t *testing.T) {
+	ctx := context.Background()
+	n := newTestNode(t)
+	sum, _ := mh.Sum([]byte("real"), mh.SHA2_256, -1)
+	c := cid.NewCidV1(cid.Raw, sum)
+	forged, _ := blocks.NewBlockWithCid([]byte("forged"), c)
+	if err := n.Blockstore().Put(ctx, forged); !errors.Is(err, ErrBlockMismatch) {
+		t.Fatalf("got %v, want ErrBlockMismatch", err)
+	}
+	if has, _ := n.Has(ctx, c); has {
+		t.Fatal("forged block stored")
+	}
+	good, _ := blocks.NewBlockWithCid([]byte("real"), c)
+	if err := n.Blockstore().Put(ctx, good); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCatUnknownCIDTimesOut(t *testing.T) {
+	n := newTestNode(t)
+	sum, _ := mh.Sum([]byte("nobody has this"), mh.SHA2_256, -1)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	if _, err := n.Cat(ctx, cid.NewCidV1(cid.Raw, sum)); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("got %v, want ErrNotFound", err)
+	}
+}

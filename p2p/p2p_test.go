@@ -1,0 +1,254 @@
+package p2p
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	pubsub "github.com/libp2p/go-libp2p-pubsub"
+	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/jobmesh/jobmesh/internal/wait"
+)
+
+func newTestHost(t *testing.T, mutate func(*Config)) *Host {
+	t.Helper()
+	cfg := LoopbackConfig()
+	cfg.TopicDiscovery = false
+	if mutate != nil {
+		mutate(&cfg)
+	}
+	key, err := GenerateIdentity()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := New(context.Background(), Params{Config: cfg, Identity: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	return h
+}
+
+func connect(t *testing.T, a, b *Host) {
+	t.Helper()
+	if err := a.Connect(context.Background(), peer.AddrInfo{ID: b.ID(), Addrs: b.Addrs()}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+type greeting struct {
+	Author string `json:"author"`
+	Text   string `json:"text"`
+}
+
+func greetingTopic(name string) TopicConfig[greeting] {
+	return TopicConfig[greeting]{
+		Name:    TopicPrefix + name,
+		Kind:    "test",
+		MaxSize: 256,
+		Encode:  func(g greeting) ([]byte, error) { return json.Marshal(g) },
+		Decode: func(b []byte) (greeting, error) {
+			var g greeting
+			if err := json.Unmarshal(b, &g); err != nil {
+				return g, err
+			}
+			if g.Text == "" {
+				return g, errors.New("empty text")
+			}
+			return g, nil
+		},
+		Check: func(from peer.ID, g greeting) error {
+			if g.Author != from.String() {
+				return fmt.Errorf("author %q is not the signer %s", g.Author, from)
+			}
+			return nil
+		},
+	}
+}
+
+func TestBackoff(t *testing.T) {
+	b := NewBackoff(time.Second, 5*time.Second)
+	t0 := time.Unix(1000, 0)
+	if !b.Ready(t0) {
+		t.Fatal("new backoff not ready")
+	}
+	var delays []time.Duration
+	now := t0
+	for range 5 {
+		b.Failed(now)
+		delays = append(delays, b.Delay())
+		if b.Ready(now.Add(b.Delay() - time.Nanosecond)) {
+			t.Fatal("ready before its delay")
+		}
+		now = now.Add(b.Delay())
+		if !b.Ready(now) {
+			t.Fatal("not ready after its delay")
+		}
+	}
+	want := []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 5 * time.Second, 5 * time.Second}
+	if !slices.Equal(delays, want) {
+		t.Fatalf("delays %v, want %v", delays, want)
+	}
+	b.Reset()
+	if !b.Ready(t0) || b.Delay() != 0 {
+		t.Fatal("reset did not clear")
+	}
+}
+
+func TestConfigValidate(t *testing.T) {
+	if err := DefaultConfig().Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for name, mutate := range map[string]func(*Config){
+		"listen":    func(c *Config) { c.ListenAddrs = []string{"not-an-addr"} },
+		"bootstrap": func(c *Config) { c.Bootstrap = []string{"/ip4/127.0.0.1/tcp/1"} },
+		"dht":       func(c *Config) { c.DHTMode = "sometimes" },
+		"conns":     func(c *Config) { c.ConnHigh = c.ConnLow - 1 },
+		"queue":     func(c *Config) { c.OutboundQueueSize = 8 },
+	} {
+		c := DefaultConfig()
+		mutate(&c)
+		if err := c.Validate(); !errors.Is(err, ErrInvalidConfig) {
+			t.Errorf("%s: got %v, want ErrInvalidConfig", name, err)
+		}
+	}
+}
+
+func TestPrivateDHTProtocol(t *testing.T) {
+	a := newTestHost(t, nil)
+	protos := a.Mux().Protocols()
+	var kad []string
+	for _, p := range protos {
+		if strings.Contains(string(p), "/kad/") {
+			kad = append(kad, string(p))
+		}
+	}
+	if !slices.Equal(kad, []string{"/jobmesh/kad/1.0.0"}) {
+		t.Fatalf("kad protocols %v, want only /jobmesh/kad/1.0.0", kad)
+	}
+}
+
+func TestBootstrapReconnects(t *testing.T) {
+	boot := newTestHost(t, nil)
+	addrs := make([]string, 0)
+	for _, a := range boot.FullAddrs() {
+		addrs = append(addrs, a.String())
+	}
+	h := newTestHost(t, func(c *Config) {
+		c.Bootstrap = addrs
+		c.BootstrapInterval = 20 * time.Millisecond
+		c.BootstrapMaxBackoff = 100 * time.Millisecond
+	})
+	connected := func() error {
+		if !slices.Contains(h.Peers(), boot.ID()) {
+			return errors.New("not connected to bootstrap peer")
+		}
+		return nil
+	}
+	wait.Until(t, 10*time.Second, connected)
+	if err := h.Network().ClosePeer(boot.ID()); err != nil {
+		t.Fatal(err)
+	}
+	wait.Until(t, 10*time.Second, connected)
+}
+
+func TestTopicValidation(t *testing.T) {
+	a, b := newTestHost(t, nil), newTestHost(t, nil)
+	attacker := newTestHost(t, nil)
+	connect(t, a, b)
+	connect(t, attacker, b)
+	connect(t, attacker, a)
+
+	ta, err := Join(a, greetingTopic("greetings"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb, err := Join(b, greetingTopic("greetings"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The attacker runs no validator and publishes raw bytes.
+	raw, err := attacker.PubSub.Join(TopicPrefix + "greetings")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.Subscribe(); err != nil {
+		t.Fatal(err)
+	}
+	wait.Until(t, 10*time.Second, func() error {
+		if len(ta.Peers()) < 2 || len(tb.Peers()) < 2 || len(raw.ListPeers()) < 2 {
+			return fmt.Errorf("topic peers a=%d b=%d attacker=%d", len(ta.Peers()), len(tb.Peers()), len(raw.ListPeers()))
+		}
+		return nil
+	})
+
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	bad := [][]byte{
+		[]byte("{not json"), // malformed
+		mustJSON(t, greeting{Author: attacker.ID().String(), Text: string(make([]byte, 300))}), // oversized
+		mustJSON(t, greeting{Author: a.ID().String(), Text: "forged author"}),                  // author mismatch
+	}
+	for _, m := range bad {
+		if err := raw.Publish(ctx, m, pubsub.WithReadiness(pubsub.MinTopicSize(1))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := ta.Publish(ctx, greeting{Author: a.ID().String(), Text: "hello"}); err != nil {
+		t.Fatal(err)
+	}
+	// b sees exactly the good message.
+	msg, err := tb.Next(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msg.From != a.ID() || msg.Value.Text != "hello" || msg.Local {
+		t.Fatalf("got %+v", msg)
+	}
+	wait.Until(t, 10*time.Second, func() error {
+		rej := testutil.ToFloat64(b.metrics.rejected.WithLabelValues("test", "malformed")) +
+			testutil.ToFloat64(b.metrics.rejected.WithLabelValues("test", "oversized")) +
+			testutil.ToFloat64(b.metrics.rejected.WithLabelValues("test", "author"))
+		if rej != 3 {
+			return fmt.Errorf("b rejected %v messages, want 3", rej)
+		}
+		return nil
+	})
+	// A publisher cannot send what its own validator refuses.
+	if err := ta.Publish(ctx, greeting{Author: b.ID().String(), Text: "lie"}); err == nil {
+		t.Fatal("publishing a forged author succeeded")
+	}
+	// The topic still works after the attack.
+	if err := tb.Publish(ctx, greeting{Author: b.ID().String(), Text: "still here"}); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		msg, err := ta.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if msg.Local {
+			continue
+		}
+		if msg.Value.Text != "still here" {
+			t.Fatalf("got %+v", msg)
+		}
+		break
+	}
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
