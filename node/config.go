@@ -1,0 +1,280 @@
+package node
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"text/template"
+	"time"
+
+	"github.com/pelletier/go-toml/v2"
+
+	"github.com/jobmesh/jobmesh/p2p"
+)
+
+// ErrInvalidConfig is wrapped by every configuration error.
+var ErrInvalidConfig = errors.New("node: invalid config")
+
+// Duration is a time.Duration written as text ("10s", "5m") in the config
+// file.
+type Duration time.Duration
+
+// MarshalText implements encoding.TextMarshaler.
+func (d Duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return err
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// Config is the repo's config file. Every field is documented in the file
+// that `jobnode init` writes (see configTemplate).
+type Config struct {
+	P2P       P2PConfig       `toml:"p2p"`
+	API       APIConfig       `toml:"api"`
+	Store     StoreConfig     `toml:"store"`
+	Processor ProcessorConfig `toml:"processor"`
+}
+
+// P2PConfig is the [p2p] section.
+type P2PConfig struct {
+	Listen            []string `toml:"listen"`
+	Announce          []string `toml:"announce"`
+	Bootstrap         []string `toml:"bootstrap"`
+	DHTMode           string   `toml:"dht_mode"`
+	MDNS              bool     `toml:"mdns"`
+	BootstrapInterval Duration `toml:"bootstrap_interval"`
+	ConnLow           int      `toml:"conn_low"`
+	ConnHigh          int      `toml:"conn_high"`
+	MaxMemoryMiB      int64    `toml:"max_memory_mib"`
+	MaxFDs            int      `toml:"max_fds"`
+	MaxMessageSize    int      `toml:"max_message_size"`
+}
+
+// APIConfig is the [api] section.
+type APIConfig struct {
+	Address string `toml:"address"`
+}
+
+// StoreConfig is the [store] section.
+type StoreConfig struct {
+	Rebroadcast Duration `toml:"rebroadcast"`
+	MaxPayload  int      `toml:"max_payload"`
+}
+
+// ProcessorConfig is the [processor] section: what a processor advertises.
+type ProcessorConfig struct {
+	CardModel       string   `toml:"card_model"`
+	VRAMMiB         uint64   `toml:"vram_mib"`
+	CPUs            int      `toml:"cpus"`
+	Models          []string `toml:"models"`
+	Wallet          string   `toml:"wallet"`
+	AdvertiseEvery  Duration `toml:"advertise_every"`
+	ProcessTimeout  Duration `toml:"process_timeout"`
+	MaxMemoryMiBJob int      `toml:"max_job_memory_mib"`
+}
+
+// DefaultConfig returns the defaults written by `jobnode init`.
+func DefaultConfig() Config {
+	p := p2p.DefaultConfig()
+	return Config{
+		P2P: P2PConfig{
+			Listen:            p.ListenAddrs,
+			Announce:          []string{},
+			Bootstrap:         []string{},
+			DHTMode:           p.DHTMode,
+			MDNS:              p.MDNS,
+			BootstrapInterval: Duration(p.BootstrapInterval),
+			ConnLow:           p.ConnLow,
+			ConnHigh:          p.ConnHigh,
+			MaxMemoryMiB:      p.MaxMemory >> 20,
+			MaxFDs:            p.MaxFileDescriptors,
+			MaxMessageSize:    p.MaxMessageSize,
+		},
+		API:   APIConfig{Address: "127.0.0.1:0"},
+		Store: StoreConfig{Rebroadcast: Duration(15 * time.Second), MaxPayload: 256 << 10},
+		Processor: ProcessorConfig{
+			CardModel:       "cpu",
+			CPUs:            runtime.NumCPU(),
+			Models:          []string{},
+			AdvertiseEvery:  Duration(10 * time.Minute),
+			ProcessTimeout:  Duration(5 * time.Minute),
+			MaxMemoryMiBJob: 256,
+		},
+	}
+}
+
+// P2PConfig converts the [p2p] section for the p2p package. The role sets
+// what the file does not: bootstrap nodes are DHT servers with peer
+// exchange.
+func (c Config) p2pConfig(role Role) p2p.Config {
+	p := p2p.DefaultConfig()
+	p.ListenAddrs = c.P2P.Listen
+	p.AnnounceAddrs = c.P2P.Announce
+	p.Bootstrap = c.P2P.Bootstrap
+	p.DHTMode = c.P2P.DHTMode
+	p.MDNS = c.P2P.MDNS
+	p.BootstrapInterval = time.Duration(c.P2P.BootstrapInterval)
+	if p.BootstrapMaxBackoff < p.BootstrapInterval {
+		p.BootstrapMaxBackoff = p.BootstrapInterval
+	}
+	p.ConnLow, p.ConnHigh = c.P2P.ConnLow, c.P2P.ConnHigh
+	p.MaxMemory = c.P2P.MaxMemoryMiB << 20
+	p.MaxFileDescriptors = c.P2P.MaxFDs
+	p.MaxMessageSize = c.P2P.MaxMessageSize
+	if role == RoleBootstrap {
+		p.DHTMode = p2p.DHTModeServer
+		p.PeerExchange = true
+	}
+	return p
+}
+
+// Validate checks every section.
+func (c Config) Validate() error {
+	if err := c.p2pConfig(RoleProcessor).Validate(); err != nil {
+		return fmt.Errorf("%w: [p2p]: %w", ErrInvalidConfig, err)
+	}
+	if c.API.Address == "" || !strings.Contains(c.API.Address, ":") {
+		return fmt.Errorf("%w: [api] address %q: want HOST:PORT", ErrInvalidConfig, c.API.Address)
+	}
+	if c.Store.Rebroadcast <= 0 {
+		return fmt.Errorf("%w: [store] rebroadcast must be positive", ErrInvalidConfig)
+	}
+	if c.Store.MaxPayload <= 0 || c.Store.MaxPayload > 1<<20 {
+		return fmt.Errorf("%w: [store] max_payload %d outside 1..1048576", ErrInvalidConfig, c.Store.MaxPayload)
+	}
+	p := c.Processor
+	switch {
+	case p.CardModel == "":
+		return fmt.Errorf("%w: [processor] card_model is empty", ErrInvalidConfig)
+	case p.CPUs <= 0:
+		return fmt.Errorf("%w: [processor] cpus must be positive", ErrInvalidConfig)
+	case p.Wallet != "" && !isHexAddress(p.Wallet):
+		return fmt.Errorf("%w: [processor] wallet %q is not a 0x-prefixed 20-byte hex address", ErrInvalidConfig, p.Wallet)
+	case p.AdvertiseEvery < Duration(time.Second):
+		return fmt.Errorf("%w: [processor] advertise_every must be at least 1s", ErrInvalidConfig)
+	case p.ProcessTimeout <= 0:
+		return fmt.Errorf("%w: [processor] process_timeout must be positive", ErrInvalidConfig)
+	case p.MaxMemoryMiBJob <= 0 || p.MaxMemoryMiBJob > 4096:
+		return fmt.Errorf("%w: [processor] max_job_memory_mib %d outside 1..4096", ErrInvalidConfig, p.MaxMemoryMiBJob)
+	}
+	return nil
+}
+
+func isHexAddress(s string) bool {
+	if len(s) != 42 || !strings.HasPrefix(s, "0x") {
+		return false
+	}
+	for _, r := range s[2:] {
+		if !strings.ContainsRune("0123456789abcdefABCDEF", r) {
+			return false
+		}
+	}
+	return true
+}
+
+// LoadConfig reads and validates a config file. Unknown keys are errors, so
+// a typo never silently falls back to a default.
+func LoadConfig(path string) (Config, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return Config{}, fmt.Errorf("node: read config: %w", err)
+	}
+	cfg := DefaultConfig()
+	dec := toml.NewDecoder(bytes.NewReader(b)).DisallowUnknownFields()
+	if err := dec.Decode(&cfg); err != nil {
+		return Config{}, fmt.Errorf("%w: %s: %w", ErrInvalidConfig, path, err)
+	}
+	if err := cfg.Validate(); err != nil {
+		return Config{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return cfg, nil
+}
+
+// Encode renders cfg as a commented TOML file.
+func (c Config) Encode() ([]byte, error) {
+	var buf bytes.Buffer
+	if err := configTemplate.Execute(&buf, c); err != nil {
+		return nil, fmt.Errorf("node: render config: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+func tomlValue(v any) (string, error) {
+	b, err := toml.Marshal(map[string]any{"v": v})
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(strings.TrimPrefix(string(b), "v = ")), nil
+}
+
+var configTemplate = template.Must(template.New("config").Funcs(template.FuncMap{"toml": tomlValue}).Parse(
+	`# jobmesh node configuration, written by 'jobnode init'.
+# Every value below is the default unless you changed it. Durations are
+# written like "10s", "5m". Unknown keys are refused at start-up.
+
+[p2p]
+# Multiaddrs to listen on (TCP and QUIC).
+listen = {{toml .P2P.Listen}}
+# Addresses to advertise instead of the listen addresses (behind NAT or a
+# port forward). Empty: advertise the listen addresses.
+announce = {{toml .P2P.Announce}}
+# Full multiaddrs (ending in /p2p/<peer id>) of bootstrap peers to keep
+# connected to; 'jobnode id' on a bootstrap node prints them.
+bootstrap = {{toml .P2P.Bootstrap}}
+# Kademlia DHT mode: "server", "client" or "auto". Bootstrap nodes always
+# run as servers. The DHT runs under the private /jobmesh prefix and never
+# joins the public IPFS DHT.
+dht_mode = {{toml .P2P.DHTMode}}
+# Find peers on the local network with mDNS.
+mdns = {{toml .P2P.MDNS}}
+# How often bootstrap connections are checked and redialled (unreachable
+# peers back off exponentially up to 5m).
+bootstrap_interval = {{toml .P2P.BootstrapInterval}}
+# Connection manager watermarks: trim to conn_low when over conn_high.
+conn_low = {{toml .P2P.ConnLow}}
+conn_high = {{toml .P2P.ConnHigh}}
+# Resource manager limits for libp2p.
+max_memory_mib = {{toml .P2P.MaxMemoryMiB}}
+max_fds = {{toml .P2P.MaxFDs}}
+# Largest pubsub message accepted, in bytes.
+max_message_size = {{toml .P2P.MaxMessageSize}}
+
+[api]
+# Local HTTP API (and Prometheus /metrics). Port 0 picks a free port; the
+# address in use is written to the repo's 'api' file while the node runs.
+address = {{toml .API.Address}}
+
+[store]
+# How often the replicated store re-announces its heads, so that peers that
+# missed an update catch up.
+rebroadcast = {{toml .Store.Rebroadcast}}
+# Largest record payload accepted, in bytes (at most 1 MiB).
+max_payload = {{toml .Store.MaxPayload}}
+
+[processor]
+# What this node advertises when it runs as a processor.
+# Card model ("cpu" when there is no GPU) and its memory in MiB.
+card_model = {{toml .Processor.CardModel}}
+vram_mib = {{toml .Processor.VRAMMiB}}
+# CPU cores offered to jobs.
+cpus = {{toml .Processor.CPUs}}
+# CIDs of the models this node keeps on disk.
+models = {{toml .Processor.Models}}
+# EVM address that receives payouts (0x...). Empty: the repo's wallet.
+wallet = {{toml .Processor.Wallet}}
+# How often the advertisement is refreshed in the replicated store.
+advertise_every = {{toml .Processor.AdvertiseEvery}}
+# How long a locked MicroJob may take before others may take it again.
+process_timeout = {{toml .Processor.ProcessTimeout}}
+# Memory cap of one WebAssembly MicroJob, in MiB.
+max_job_memory_mib = {{toml .Processor.MaxMemoryMiBJob}}
+`))

@@ -1,0 +1,167 @@
+package node
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	pebbleds "github.com/ipfs/go-ds-pebble"
+	"github.com/libp2p/go-libp2p/core/crypto"
+
+	"github.com/jobmesh/jobmesh/p2p"
+)
+
+// Files and directories inside a repo.
+const (
+	ConfigFile   = "config.toml"
+	IdentityFile = "identity.key"
+	DatastoreDir = "datastore"
+	APIFile      = "api"
+	lockFile     = "repo.lock"
+)
+
+var (
+	// ErrRepoExists is returned by InitRepo for a directory that already
+	// holds a repo.
+	ErrRepoExists = errors.New("node: repo already initialised")
+	// ErrNoRepo is returned when a directory holds no repo.
+	ErrNoRepo = errors.New("node: no repo (run 'jobnode init')")
+	// ErrRepoLocked is returned when another process has the repo open.
+	ErrRepoLocked = errors.New("node: repo is in use by another process")
+	// ErrNotRunning is returned when no daemon serves the repo's API.
+	ErrNotRunning = errors.New("node: no daemon running on this repo")
+)
+
+// InitRepo creates a repo in dir: a new identity, cfg as a documented
+// config file, and an empty datastore. It refuses to touch an existing repo.
+func InitRepo(dir string, cfg Config) error {
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	if _, err := os.Stat(filepath.Join(dir, ConfigFile)); err == nil {
+		return fmt.Errorf("%w: %s", ErrRepoExists, dir)
+	}
+	if _, err := os.Stat(filepath.Join(dir, IdentityFile)); err == nil {
+		return fmt.Errorf("%w: %s", ErrRepoExists, dir)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("node: create repo: %w", err)
+	}
+	key, err := p2p.GenerateIdentity()
+	if err != nil {
+		return err
+	}
+	if err := p2p.SaveIdentity(filepath.Join(dir, IdentityFile), key); err != nil {
+		return err
+	}
+	b, err := cfg.Encode()
+	if err != nil {
+		return err
+	}
+	if err := writeFileAtomic(filepath.Join(dir, ConfigFile), b, 0o600); err != nil {
+		return err
+	}
+	ds, err := pebbleds.NewDatastore(filepath.Join(dir, DatastoreDir))
+	if err != nil {
+		return fmt.Errorf("node: create datastore: %w", err)
+	}
+	return ds.Close()
+}
+
+// Repo is an opened repo directory, locked against other processes.
+type Repo struct {
+	Dir      string
+	Config   Config
+	Identity crypto.PrivKey
+	lock     *os.File
+}
+
+// OpenRepo loads a repo's config and identity and takes its lock.
+func OpenRepo(dir string) (*Repo, error) {
+	if _, err := os.Stat(filepath.Join(dir, ConfigFile)); errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w: %s", ErrNoRepo, dir)
+	}
+	cfg, err := LoadConfig(filepath.Join(dir, ConfigFile))
+	if err != nil {
+		return nil, err
+	}
+	key, err := p2p.LoadIdentity(filepath.Join(dir, IdentityFile))
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(filepath.Join(dir, lockFile), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("node: lock repo: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%w: %s", ErrRepoLocked, dir)
+	}
+	return &Repo{Dir: dir, Config: cfg, Identity: key, lock: f}, nil
+}
+
+// OpenDatastore opens the repo's persistent datastore; the caller closes it.
+func (r *Repo) OpenDatastore() (*pebbleds.Datastore, error) {
+	ds, err := pebbleds.NewDatastore(filepath.Join(r.Dir, DatastoreDir))
+	if err != nil {
+		return nil, fmt.Errorf("node: open datastore: %w", err)
+	}
+	return ds, nil
+}
+
+// WriteAPIAddr records the running API's address, as kubo's api file does.
+func (r *Repo) WriteAPIAddr(addr string) error {
+	return writeFileAtomic(filepath.Join(r.Dir, APIFile), []byte(addr+"\n"), 0o600)
+}
+
+// Close removes the api file and releases the lock.
+func (r *Repo) Close() error {
+	_ = os.Remove(filepath.Join(r.Dir, APIFile))
+	return r.lock.Close()
+}
+
+// ReadAPIAddr returns the address of the daemon running on the repo in dir.
+func ReadAPIAddr(dir string) (string, error) {
+	if _, err := os.Stat(filepath.Join(dir, ConfigFile)); errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("%w: %s", ErrNoRepo, dir)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, APIFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("%w: %s", ErrNotRunning, dir)
+	}
+	if err != nil {
+		return "", fmt.Errorf("node: read api file: %w", err)
+	}
+	return strings.TrimSpace(string(b)), nil
+}
+
+func writeFileAtomic(path string, b []byte, perm os.FileMode) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("node: write %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return fmt.Errorf("node: write %s: %w", path, err)
+	}
+	if err := tmp.Chmod(perm); err != nil {
+		tmp.Close()
+		return fmt.Errorf("node: write %s: %w", path, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("node: write %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("node: write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("node: write %s: %w", path, err)
+	}
+	return nil
+}
