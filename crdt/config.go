@@ -1,0 +1,128 @@
+package crdt
+
+import (
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/ipfs/go-datastore"
+	ipld "github.com/ipfs/go-ipld-format"
+	pubsub "github.com/libp2p/go-libp2p-pubsub"
+	"github.com/libp2p/go-libp2p/core/crypto"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Config configures a Store. Datastore, DAGService, PubSub and PrivKey have
+// no default and must be set; the Store does not own them.
+type Config struct {
+	// Namespace is the datastore prefix under which go-ds-crdt keeps its
+	// state. Default "/jobmesh/v1".
+	Namespace string
+	// Datastore persists the replica (the node passes go-ds-pebble). It
+	// should be synchronous or synced by its owner. Required.
+	Datastore datastore.Batching
+	// DAGService stores and fetches the CRDT's Merkle-DAG blocks (the node
+	// passes its bitswap-backed DAG service). Required.
+	DAGService ipld.DAGService
+	// PubSub carries head announcements between replicas. Required.
+	PubSub *pubsub.PubSub
+	// Topic is the pubsub topic of the announcements. Default
+	// "/jobmesh/1/crdt".
+	Topic string
+	// PrivKey is this node's libp2p Ed25519 key; every local write is
+	// signed with it. Required.
+	PrivKey crypto.PrivKey
+	// Logger receives the store's logs (and go-ds-crdt's). Default
+	// slog.Default().
+	Logger *slog.Logger
+	// Registerer receives the store's metrics. Default nil: metrics are
+	// kept but not registered.
+	Registerer prometheus.Registerer
+	// RebroadcastInterval is how often current heads are re-announced so
+	// that replicas which missed a message, or were offline, catch up.
+	// Default 15s.
+	RebroadcastInterval time.Duration
+	// MaxPayload is the largest payload accepted on write and on read, in
+	// bytes, at most 1 MiB. Default 256 KiB.
+	MaxPayload int
+	// AuthorPolicy, if set, restricts which author may write which key; it
+	// is checked on every read and on local writes. Default nil (any
+	// author). See OwnerPolicy.
+	AuthorPolicy AuthorPolicy
+	// WatchBuffer is the channel capacity of each Watch. Default 256.
+	WatchBuffer int
+	// NumWorkers is the number of go-ds-crdt DAG walkers. Default 5.
+	NumWorkers int
+	// DAGSyncTimeout bounds fetching one DAG block from the network.
+	// Default 2m.
+	DAGSyncTimeout time.Duration
+	// RepairInterval is how often go-ds-crdt re-walks a DAG marked dirty
+	// after a failed sync. Default 1h; 0 disables.
+	RepairInterval time.Duration
+	// MaxBroadcastHeads bounds the heads in one announcement; larger
+	// announcements are dropped by the topic validator. Default 256.
+	MaxBroadcastHeads int
+	// RejectLogMemory is how many distinct rejected records are remembered
+	// so that each is logged and counted once. Default 4096.
+	RejectLogMemory int
+}
+
+// maxPayloadLimit keeps one record's DAG block well under bitswap's 2 MiB
+// block limit, so that every record can travel between replicas.
+const maxPayloadLimit = 1 << 20
+
+// DefaultConfig returns a Config with every optional field at its default.
+func DefaultConfig() Config {
+	return Config{
+		Namespace:           "/jobmesh/v1",
+		Topic:               "/jobmesh/1/crdt",
+		Logger:              slog.Default(),
+		RebroadcastInterval: 15 * time.Second,
+		MaxPayload:          256 << 10,
+		WatchBuffer:         256,
+		NumWorkers:          5,
+		DAGSyncTimeout:      2 * time.Minute,
+		RepairInterval:      time.Hour,
+		MaxBroadcastHeads:   256,
+		RejectLogMemory:     4096,
+	}
+}
+
+// Validate reports the first missing or out-of-range field.
+func (c *Config) Validate() error {
+	switch {
+	case c.Namespace == "" || c.Namespace[0] != '/':
+		return fmt.Errorf("%w: Namespace %q must be an absolute key", ErrInvalidConfig, c.Namespace)
+	case c.Datastore == nil:
+		return fmt.Errorf("%w: Datastore is required", ErrInvalidConfig)
+	case c.DAGService == nil:
+		return fmt.Errorf("%w: DAGService is required", ErrInvalidConfig)
+	case c.PubSub == nil:
+		return fmt.Errorf("%w: PubSub is required", ErrInvalidConfig)
+	case c.Topic == "":
+		return fmt.Errorf("%w: Topic is required", ErrInvalidConfig)
+	case c.PrivKey == nil:
+		return fmt.Errorf("%w: PrivKey is required", ErrInvalidConfig)
+	case c.PrivKey.Type() != crypto.Ed25519:
+		return fmt.Errorf("%w: PrivKey must be Ed25519, got %v", ErrInvalidConfig, c.PrivKey.Type())
+	case c.Logger == nil:
+		return fmt.Errorf("%w: Logger is required", ErrInvalidConfig)
+	case c.RebroadcastInterval <= 0:
+		return fmt.Errorf("%w: RebroadcastInterval must be positive", ErrInvalidConfig)
+	case c.MaxPayload <= 0 || c.MaxPayload > maxPayloadLimit:
+		return fmt.Errorf("%w: MaxPayload %d out of (0, %d]", ErrInvalidConfig, c.MaxPayload, maxPayloadLimit)
+	case c.WatchBuffer < 2:
+		return fmt.Errorf("%w: WatchBuffer must be at least 2", ErrInvalidConfig)
+	case c.NumWorkers <= 0:
+		return fmt.Errorf("%w: NumWorkers must be positive", ErrInvalidConfig)
+	case c.DAGSyncTimeout < 0:
+		return fmt.Errorf("%w: DAGSyncTimeout must not be negative", ErrInvalidConfig)
+	case c.RepairInterval < 0:
+		return fmt.Errorf("%w: RepairInterval must not be negative", ErrInvalidConfig)
+	case c.MaxBroadcastHeads <= 0:
+		return fmt.Errorf("%w: MaxBroadcastHeads must be positive", ErrInvalidConfig)
+	case c.RejectLogMemory <= 0:
+		return fmt.Errorf("%w: RejectLogMemory must be positive", ErrInvalidConfig)
+	}
+	return nil
+}

@@ -1,0 +1,345 @@
+package crdt
+
+import (
+	"crypto/ed25519"
+	"encoding/binary"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ipfs/go-datastore"
+	"github.com/libp2p/go-libp2p/core/crypto"
+	"github.com/libp2p/go-libp2p/core/peer"
+)
+
+// Envelope layout, version 1 (docs/PROTOCOL.md has the byte-by-byte table):
+//
+//	u8      version (1)
+//	u8      flags (bit 0: tombstone; other bits must be 0)
+//	uvarint len, key bytes
+//	uvarint len, record type bytes
+//	uvarint len, author peer ID bytes
+//	[32]    author Ed25519 public key
+//	uvarint seq
+//	uvarint len, payload bytes
+//	[64]    Ed25519 signature over signDomain || all bytes above
+//
+// Every uvarint must be minimally encoded and nothing may follow the
+// signature, so that one record has exactly one encoding.
+const (
+	envelopeVersion = 1
+
+	flagTombstone = 1 << 0
+
+	// MaxKeyLen is the longest key a record may be stored under.
+	MaxKeyLen = 1024
+	// MaxTypeLen is the longest record type.
+	MaxTypeLen = 64
+	// maxAuthorLen bounds the peer ID field; an Ed25519 peer ID is 38 bytes.
+	maxAuthorLen = 64
+
+	pubKeyLen = ed25519.PublicKeySize
+	sigLen    = ed25519.SignatureSize
+
+	// envelopeOverhead bounds everything but the payload: two bytes of
+	// header, four length-prefixed fields, the seq, key and signature.
+	envelopeOverhead = 2 + 4*binary.MaxVarintLen64 + MaxKeyLen + MaxTypeLen + maxAuthorLen +
+		pubKeyLen + binary.MaxVarintLen64 + sigLen
+)
+
+// signDomain separates record signatures from any other signature made with
+// the same libp2p key.
+const signDomain = "jobmesh/crdt/record/v1\x00"
+
+// Record is a verified record as read from the store.
+type Record struct {
+	Key       string  // key it was written under (always equal to the storage key)
+	Type      string  // record type, e.g. "node", "job"
+	Author    peer.ID // peer that signed it
+	Seq       uint64  // author-chosen sequence: Unix nanoseconds, strictly increasing per writer
+	Payload   []byte  // opaque payload; empty for tombstones
+	Tombstone bool    // true for a signed deletion
+}
+
+// Time returns the author's write time carried in Seq.
+func (r Record) Time() time.Time { return time.Unix(0, int64(r.Seq)) }
+
+// envelope is a decoded, not yet verified record.
+type envelope struct {
+	Record
+	pubKey    []byte
+	sig       []byte
+	signedLen int // bytes of the encoding covered by the signature
+	raw       []byte
+}
+
+// validKey reports whether key is a clean absolute datastore key of at most
+// MaxKeyLen bytes; only such keys survive go-ds-crdt unchanged.
+func validKey(key string) error {
+	if len(key) < 2 || len(key) > MaxKeyLen || key[0] != '/' {
+		return fmt.Errorf("%w: %q", ErrInvalidKey, key)
+	}
+	if datastore.NewKey(key).String() != key {
+		return fmt.Errorf("%w: %q is not clean", ErrInvalidKey, key)
+	}
+	return nil
+}
+
+// validType reports whether typ is 1..MaxTypeLen of [a-z0-9._-].
+func validType(typ string) error {
+	if len(typ) == 0 || len(typ) > MaxTypeLen {
+		return fmt.Errorf("%w: %q", ErrInvalidType, typ)
+	}
+	for i := 0; i < len(typ); i++ {
+		c := typ[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return fmt.Errorf("%w: %q", ErrInvalidType, typ)
+		}
+	}
+	return nil
+}
+
+func appendBytes(b, field []byte) []byte {
+	b = binary.AppendUvarint(b, uint64(len(field)))
+	return append(b, field...)
+}
+
+// encodeUnsigned returns the signed part of the envelope.
+func encodeUnsigned(r Record, pubKey []byte) []byte {
+	n := 2 + len(r.Key) + len(r.Type) + len(r.Author) + pubKeyLen + len(r.Payload) + 5*binary.MaxVarintLen64 + sigLen
+	b := make([]byte, 0, n)
+	var flags byte
+	if r.Tombstone {
+		flags |= flagTombstone
+	}
+	b = append(b, envelopeVersion, flags)
+	b = appendBytes(b, []byte(r.Key))
+	b = appendBytes(b, []byte(r.Type))
+	b = appendBytes(b, []byte(r.Author))
+	b = append(b, pubKey...)
+	b = binary.AppendUvarint(b, r.Seq)
+	b = appendBytes(b, r.Payload)
+	return b
+}
+
+func signedMessage(unsigned []byte) []byte {
+	msg := make([]byte, 0, len(signDomain)+len(unsigned))
+	msg = append(msg, signDomain...)
+	return append(msg, unsigned...)
+}
+
+// sealRecord encodes r and signs it with priv, an Ed25519 key. It does not
+// check limits; callers do.
+func sealRecord(r Record, priv crypto.PrivKey) ([]byte, error) {
+	pub, err := priv.GetPublic().Raw()
+	if err != nil {
+		return nil, err
+	}
+	if len(pub) != pubKeyLen {
+		return nil, fmt.Errorf("%w: key is not Ed25519", ErrInvalidConfig)
+	}
+	unsigned := encodeUnsigned(r, pub)
+	sig, err := priv.Sign(signedMessage(unsigned))
+	if err != nil {
+		return nil, fmt.Errorf("crdt: signing record: %w", err)
+	}
+	return append(unsigned, sig...), nil
+}
+
+// decoder reads fields from an envelope, failing with ErrMalformed.
+type decoder struct {
+	b   []byte
+	off int
+}
+
+func (d *decoder) uvarint() (uint64, error) {
+	v, n := binary.Uvarint(d.b[d.off:])
+	if n <= 0 {
+		return 0, fmt.Errorf("%w: bad varint at offset %d", ErrMalformed, d.off)
+	}
+	if n != uvarintLen(v) {
+		return 0, fmt.Errorf("%w: non-minimal varint at offset %d", ErrMalformed, d.off)
+	}
+	d.off += n
+	return v, nil
+}
+
+func uvarintLen(v uint64) int {
+	n := 1
+	for v >= 0x80 {
+		v >>= 7
+		n++
+	}
+	return n
+}
+
+func (d *decoder) fixed(n int) ([]byte, error) {
+	if len(d.b)-d.off < n {
+		return nil, fmt.Errorf("%w: truncated at offset %d", ErrMalformed, d.off)
+	}
+	f := d.b[d.off : d.off+n : d.off+n]
+	d.off += n
+	return f, nil
+}
+
+// field reads a length-prefixed field of at most limit bytes; tooBig is the
+// error for a longer one.
+func (d *decoder) field(limit int, tooBig error) ([]byte, error) {
+	start := d.off
+	n, err := d.uvarint()
+	if err != nil {
+		return nil, err
+	}
+	if n > uint64(limit) {
+		return nil, fmt.Errorf("%w: field at offset %d is %d bytes, limit %d", tooBig, start, n, limit)
+	}
+	return d.fixed(int(n))
+}
+
+// decodeEnvelope parses data without verifying it. maxPayload bounds the
+// payload; the whole input is bounded by maxPayload plus the fixed overhead
+// before any parsing.
+func decodeEnvelope(data []byte, maxPayload int) (*envelope, error) {
+	if len(data) > maxPayload+envelopeOverhead {
+		return nil, fmt.Errorf("%w: envelope is %d bytes", ErrOversized, len(data))
+	}
+	if len(data) < 2 {
+		return nil, fmt.Errorf("%w: %d bytes", ErrMalformed, len(data))
+	}
+	if data[0] != envelopeVersion {
+		return nil, fmt.Errorf("%w: %d", ErrUnknownVersion, data[0])
+	}
+	flags := data[1]
+	if flags&^flagTombstone != 0 {
+		return nil, fmt.Errorf("%w: unknown flags %#x", ErrMalformed, flags)
+	}
+	d := &decoder{b: data, off: 2}
+	key, err := d.field(MaxKeyLen, ErrMalformed)
+	if err != nil {
+		return nil, err
+	}
+	typ, err := d.field(MaxTypeLen, ErrMalformed)
+	if err != nil {
+		return nil, err
+	}
+	author, err := d.field(maxAuthorLen, ErrMalformed)
+	if err != nil {
+		return nil, err
+	}
+	pub, err := d.fixed(pubKeyLen)
+	if err != nil {
+		return nil, err
+	}
+	seq, err := d.uvarint()
+	if err != nil {
+		return nil, err
+	}
+	payload, err := d.field(maxPayload, ErrOversized)
+	if err != nil {
+		return nil, err
+	}
+	signedLen := d.off
+	sig, err := d.fixed(sigLen)
+	if err != nil {
+		return nil, err
+	}
+	if d.off != len(data) {
+		return nil, fmt.Errorf("%w: %d trailing bytes", ErrMalformed, len(data)-d.off)
+	}
+	e := &envelope{
+		Record: Record{
+			Key:       string(key),
+			Type:      string(typ),
+			Author:    peer.ID(author),
+			Seq:       seq,
+			Tombstone: flags&flagTombstone != 0,
+		},
+		pubKey:    pub,
+		sig:       sig,
+		signedLen: signedLen,
+		raw:       data,
+	}
+	if len(payload) > 0 {
+		e.Payload = append([]byte(nil), payload...)
+	}
+	if err := validKey(e.Key); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
+	}
+	if e.Tombstone {
+		if len(payload) != 0 {
+			return nil, fmt.Errorf("%w: tombstone with payload", ErrMalformed)
+		}
+		if len(typ) != 0 {
+			if err := validType(e.Type); err != nil {
+				return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
+			}
+		}
+	} else if err := validType(e.Type); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
+	}
+	return e, nil
+}
+
+// AuthorPolicy decides whether author may write key. It runs on every read
+// (and on local writes, to refuse early); a non-nil error rejects the record.
+type AuthorPolicy func(key string, author peer.ID) error
+
+// verify checks that e was stored under storageKey, that its public key is
+// the author's, that the signature holds and that policy allows the author.
+func (e *envelope) verify(storageKey string, policy AuthorPolicy) error {
+	if e.Key != storageKey {
+		return fmt.Errorf("%w: signed for %q", ErrKeyMismatch, e.Key)
+	}
+	pk, err := crypto.UnmarshalEd25519PublicKey(e.pubKey)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrBadAuthor, err)
+	}
+	if !e.Author.MatchesPublicKey(pk) {
+		return fmt.Errorf("%w: %s", ErrBadAuthor, e.Author)
+	}
+	if !ed25519.Verify(ed25519.PublicKey(e.pubKey), signedMessage(e.raw[:e.signedLen]), e.sig) {
+		return ErrBadSignature
+	}
+	if policy != nil {
+		if err := policy(e.Key, e.Author); err != nil {
+			return fmt.Errorf("%w: %w", ErrPolicy, err)
+		}
+	}
+	return nil
+}
+
+// openRecord decodes and verifies data stored under key.
+func openRecord(key string, data []byte, maxPayload int, policy AuthorPolicy) (Record, error) {
+	e, err := decodeEnvelope(data, maxPayload)
+	if err != nil {
+		return Record{}, err
+	}
+	if err := e.verify(key, policy); err != nil {
+		return Record{}, err
+	}
+	return e.Record, nil
+}
+
+// OwnerPolicy returns an AuthorPolicy under which a key
+// "<prefix>/<peerID>" or "<prefix>/<peerID>/..." may only be written by that
+// peer, for each given prefix (e.g. "/nodes"). Keys outside the prefixes are
+// open to every author.
+func OwnerPolicy(prefixes ...string) AuthorPolicy {
+	clean := make([]string, len(prefixes))
+	for i, p := range prefixes {
+		clean[i] = strings.TrimSuffix(datastore.NewKey(p).String(), "/") + "/"
+	}
+	return func(key string, author peer.ID) error {
+		for _, p := range clean {
+			rest, ok := strings.CutPrefix(key, p)
+			if !ok {
+				continue
+			}
+			owner, _, _ := strings.Cut(rest, "/")
+			if owner != author.String() {
+				return fmt.Errorf("key %q belongs to peer %q, written by %s", key, owner, author)
+			}
+		}
+		return nil
+	}
+}

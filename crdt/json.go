@@ -1,0 +1,34 @@
+package crdt
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+)
+
+// PutJSON writes v, encoded as JSON, as a record of type typ under key.
+func PutJSON(ctx context.Context, w Writer, key, typ string, v any) error {
+	payload, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("crdt: encoding %q: %w", key, err)
+	}
+	return w.Put(ctx, key, typ, payload)
+}
+
+// GetJSON reads the record under key, checks that it is of type typ
+// (ErrWrongType otherwise) and decodes its JSON payload into a T. The record
+// is returned too, for its author and sequence.
+func GetJSON[T any](ctx context.Context, r Reader, key, typ string) (T, Record, error) {
+	var v T
+	rec, err := r.Get(ctx, key)
+	if err != nil {
+		return v, Record{}, err
+	}
+	if rec.Type != typ {
+		return v, rec, fmt.Errorf("%w: %q is %q, want %q", ErrWrongType, key, rec.Type, typ)
+	}
+	if err := json.Unmarshal(rec.Payload, &v); err != nil {
+		return v, rec, fmt.Errorf("crdt: decoding %q: %w", key, err)
+	}
+	return v, rec, nil
+}

@@ -1,0 +1,54 @@
+package crdt
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+)
+
+// dsLogger adapts slog to the go-log StandardLogger that go-ds-crdt wants.
+// go-ds-crdt's Info messages are routine (repair checks, stats) and go to
+// Debug so that a node's log stays about jobmesh events.
+type dsLogger struct{ l *slog.Logger }
+
+func (d dsLogger) log(level slog.Level, args ...any) {
+	if d.l.Enabled(context.Background(), level) {
+		d.l.Log(context.Background(), level, fmt.Sprint(args...))
+	}
+}
+
+func (d dsLogger) logf(level slog.Level, format string, args ...any) {
+	if d.l.Enabled(context.Background(), level) {
+		d.l.Log(context.Background(), level, fmt.Sprintf(format, args...))
+	}
+}
+
+func (d dsLogger) Debug(args ...any)                 { d.log(slog.LevelDebug, args...) }
+func (d dsLogger) Debugf(format string, args ...any) { d.logf(slog.LevelDebug, format, args...) }
+func (d dsLogger) Info(args ...any)                  { d.log(slog.LevelDebug, args...) }
+func (d dsLogger) Infof(format string, args ...any)  { d.logf(slog.LevelDebug, format, args...) }
+func (d dsLogger) Warn(args ...any)                  { d.log(slog.LevelWarn, args...) }
+func (d dsLogger) Warnf(format string, args ...any)  { d.logf(slog.LevelWarn, format, args...) }
+func (d dsLogger) Error(args ...any)                 { d.log(slog.LevelError, args...) }
+func (d dsLogger) Errorf(format string, args ...any) { d.logf(slog.LevelError, format, args...) }
+
+func (d dsLogger) Fatal(args ...any) {
+	d.log(slog.LevelError, args...)
+	os.Exit(1)
+}
+
+func (d dsLogger) Fatalf(format string, args ...any) {
+	d.logf(slog.LevelError, format, args...)
+	os.Exit(1)
+}
+
+func (d dsLogger) Panic(args ...any) {
+	d.log(slog.LevelError, args...)
+	panic(fmt.Sprint(args...))
+}
+
+func (d dsLogger) Panicf(format string, args ...any) {
+	d.logf(slog.LevelError, format, args...)
+	panic(fmt.Sprintf(format, args...))
+}

@@ -1,0 +1,75 @@
+package crdt
+
+import (
+	"fmt"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// metrics are the Store's Prometheus collectors.
+type metrics struct {
+	put      prometheus.Counter
+	deleted  prometheus.Counter
+	rejected *prometheus.CounterVec
+	dropped  prometheus.Counter
+	heads    prometheus.GaugeFunc
+	height   prometheus.GaugeFunc
+
+	reg prometheus.Registerer
+	all []prometheus.Collector
+}
+
+func newMetrics(reg prometheus.Registerer, heads, height func() float64) (*metrics, error) {
+	m := &metrics{
+		put: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "jobmesh_crdt_records_put_total",
+			Help: "Records written by this node.",
+		}),
+		deleted: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "jobmesh_crdt_records_deleted_total",
+			Help: "Signed deletions written by this node.",
+		}),
+		rejected: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "jobmesh_crdt_records_rejected_total",
+			Help: "Distinct stored records that failed verification, by reason.",
+		}, []string{"reason"}),
+		dropped: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "jobmesh_crdt_watch_dropped_total",
+			Help: "Changes dropped because a watcher's buffer was full.",
+		}),
+		heads: prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "jobmesh_crdt_heads",
+			Help: "Current number of Merkle-CRDT DAG heads.",
+		}, heads),
+		height: prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "jobmesh_crdt_max_height",
+			Help: "Current maximum Merkle-CRDT DAG height.",
+		}, height),
+		reg: reg,
+	}
+	for _, r := range reasons {
+		m.rejected.WithLabelValues(r.label) // export zeros so that rates work
+	}
+	m.all = []prometheus.Collector{m.put, m.deleted, m.rejected, m.dropped, m.heads, m.height}
+	if reg == nil {
+		return m, nil
+	}
+	for i, c := range m.all {
+		if err := reg.Register(c); err != nil {
+			for _, done := range m.all[:i] {
+				reg.Unregister(done)
+			}
+			return nil, fmt.Errorf("crdt: registering metrics: %w", err)
+		}
+	}
+	return m, nil
+}
+
+func (m *metrics) unregister() {
+	if m.reg == nil {
+		return
+	}
+	for _, c := range m.all {
+		m.reg.Unregister(c)
+	}
+}

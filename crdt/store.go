@@ -1,0 +1,325 @@
+package crdt
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/ipfs/go-datastore"
+	"github.com/ipfs/go-datastore/query"
+	dscrdt "github.com/ipfs/go-ds-crdt"
+	"github.com/libp2p/go-libp2p/core/peer"
+)
+
+// Reader is the read side of the store: what most consumers need.
+type Reader interface {
+	Get(ctx context.Context, key string) (Record, error)
+	Query(ctx context.Context, prefix string) ([]Record, error)
+	Watch(ctx context.Context, prefix string) <-chan Change
+}
+
+// Writer is the write side of the store.
+type Writer interface {
+	Put(ctx context.Context, key, recordType string, payload []byte) error
+	Delete(ctx context.Context, key string) error
+}
+
+var (
+	_ Reader = (*Store)(nil)
+	_ Writer = (*Store)(nil)
+)
+
+// Store is a replicated key-value store of signed, typed records. It is safe
+// for concurrent use.
+type Store struct {
+	cfg  Config
+	log  *slog.Logger
+	self peer.ID
+
+	crdt  *dscrdt.Datastore
+	bcast *broadcaster
+	m     *metrics
+
+	seqMu   sync.Mutex
+	lastSeq uint64
+
+	rejMu   sync.Mutex
+	rejSeen map[[32]byte]struct{}
+
+	watchMu  sync.Mutex
+	watchers map[*watcher]struct{}
+
+	closeOnce sync.Once
+	closeErr  error
+	done      chan struct{}
+}
+
+// New opens a replica over cfg.Datastore and starts syncing it with the
+// other replicas on cfg.Topic. Close it before closing the datastore, the
+// DAG service or the PubSub, which stay owned by the caller.
+func New(ctx context.Context, cfg Config) (*Store, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	self, err := peer.IDFromPrivateKey(cfg.PrivKey)
+	if err != nil {
+		return nil, fmt.Errorf("%w: PrivKey: %w", ErrInvalidConfig, err)
+	}
+	s := &Store{
+		cfg:      cfg,
+		log:      cfg.Logger.With("component", "crdt"),
+		self:     self,
+		rejSeen:  make(map[[32]byte]struct{}),
+		watchers: make(map[*watcher]struct{}),
+		done:     make(chan struct{}),
+	}
+	s.m, err = newMetrics(cfg.Registerer, s.headCount, s.maxHeight)
+	if err != nil {
+		return nil, err
+	}
+	s.bcast, err = newBroadcaster(cfg.PubSub, cfg.Topic, cfg.MaxBroadcastHeads)
+	if err != nil {
+		s.m.unregister()
+		return nil, err
+	}
+	opts := dscrdt.DefaultOptions()
+	opts.Logger = dsLogger{l: s.log.With("component", "go-ds-crdt")}
+	opts.RebroadcastInterval = cfg.RebroadcastInterval
+	opts.NumWorkers = cfg.NumWorkers
+	opts.DAGSyncerTimeout = cfg.DAGSyncTimeout
+	opts.RepairInterval = cfg.RepairInterval
+	opts.PutHook = s.putHook
+	opts.DeleteHook = s.deleteHook
+	s.crdt, err = dscrdt.New(cfg.Datastore, datastore.NewKey(cfg.Namespace), cfg.DAGService, s.bcast, opts)
+	if err != nil {
+		_ = s.bcast.Close()
+		s.m.unregister()
+		return nil, fmt.Errorf("crdt: opening go-ds-crdt: %w", err)
+	}
+	s.log.Info("store open", "namespace", cfg.Namespace, "topic", cfg.Topic, "self", self)
+	return s, nil
+}
+
+// Self returns the peer ID that signs this store's writes.
+func (s *Store) Self() peer.ID { return s.self }
+
+// Done is closed when the store has been closed.
+func (s *Store) Done() <-chan struct{} { return s.done }
+
+// Close stops syncing, leaves the topic and ends every Watch. It does not
+// close the Datastore, DAGService or PubSub given in Config. Calling it again
+// returns the first result.
+func (s *Store) Close() error {
+	s.closeOnce.Do(func() {
+		// The broadcaster goes first: go-ds-crdt may otherwise wait on it.
+		berr := s.bcast.Close()
+		cerr := s.crdt.Close()
+		close(s.done)
+		s.closeWatchers()
+		s.m.unregister()
+		s.closeErr = errors.Join(berr, cerr)
+		s.log.Info("store closed")
+	})
+	return s.closeErr
+}
+
+func (s *Store) closed() bool {
+	select {
+	case <-s.done:
+		return true
+	default:
+		return false
+	}
+}
+
+func (s *Store) headCount() float64 {
+	if s.closed() {
+		return 0
+	}
+	return float64(len(s.crdt.InternalStats(context.Background()).Heads))
+}
+
+func (s *Store) maxHeight() float64 {
+	if s.closed() {
+		return 0
+	}
+	return float64(s.crdt.InternalStats(context.Background()).MaxHeight)
+}
+
+// nextSeq returns a write sequence: the wall clock in Unix nanoseconds, but
+// strictly greater than the previous one from this store.
+func (s *Store) nextSeq() uint64 {
+	s.seqMu.Lock()
+	defer s.seqMu.Unlock()
+	seq := uint64(time.Now().UnixNano())
+	if seq <= s.lastSeq {
+		seq = s.lastSeq + 1
+	}
+	s.lastSeq = seq
+	return seq
+}
+
+// Put signs payload as a record of recordType under key and writes it. The
+// write is visible locally when Put returns and reaches other replicas
+// through the DAG. It refuses, with ErrOversized, ErrInvalidKey,
+// ErrInvalidType or ErrPolicy, any record that readers would reject.
+func (s *Store) Put(ctx context.Context, key, recordType string, payload []byte) error {
+	if len(payload) > s.cfg.MaxPayload {
+		return fmt.Errorf("%w: %d bytes, limit %d", ErrOversized, len(payload), s.cfg.MaxPayload)
+	}
+	if err := validType(recordType); err != nil {
+		return err
+	}
+	if err := s.write(ctx, Record{Key: key, Type: recordType, Payload: payload}); err != nil {
+		return err
+	}
+	s.m.put.Inc()
+	return nil
+}
+
+// Delete writes a signed tombstone under key: readers then see ErrNotFound,
+// and watchers a ChangeDelete. The policy that governs writing the key also
+// governs deleting it.
+func (s *Store) Delete(ctx context.Context, key string) error {
+	if err := s.write(ctx, Record{Key: key, Tombstone: true}); err != nil {
+		return err
+	}
+	s.m.deleted.Inc()
+	return nil
+}
+
+func (s *Store) write(ctx context.Context, r Record) error {
+	if s.closed() {
+		return ErrClosed
+	}
+	if err := validKey(r.Key); err != nil {
+		return err
+	}
+	if s.cfg.AuthorPolicy != nil {
+		if err := s.cfg.AuthorPolicy(r.Key, s.self); err != nil {
+			return fmt.Errorf("%w: %w", ErrPolicy, err)
+		}
+	}
+	r.Author = s.self
+	r.Seq = s.nextSeq()
+	data, err := sealRecord(r, s.cfg.PrivKey)
+	if err != nil {
+		return err
+	}
+	if err := s.crdt.Put(ctx, datastore.NewKey(r.Key), data); err != nil {
+		return fmt.Errorf("crdt: writing %q: %w", r.Key, err)
+	}
+	return nil
+}
+
+// Get returns the verified record under key. It fails with ErrNotFound when
+// there is none (or it was deleted) and with a *RejectError, matching
+// ErrRejected and the reason, when the stored record fails verification.
+func (s *Store) Get(ctx context.Context, key string) (Record, error) {
+	if s.closed() {
+		return Record{}, ErrClosed
+	}
+	if err := validKey(key); err != nil {
+		return Record{}, err
+	}
+	data, err := s.crdt.Get(ctx, datastore.NewKey(key))
+	if errors.Is(err, datastore.ErrNotFound) {
+		return Record{}, fmt.Errorf("%w: %q", ErrNotFound, key)
+	}
+	if err != nil {
+		return Record{}, fmt.Errorf("crdt: reading %q: %w", key, err)
+	}
+	r, err := s.open(key, data)
+	if err != nil {
+		return Record{}, err
+	}
+	if r.Tombstone {
+		return Record{}, fmt.Errorf("%w: %q deleted", ErrNotFound, key)
+	}
+	return r, nil
+}
+
+// Query returns the verified records whose key is prefix or lies under it
+// (path semantics: "/jobs" matches "/jobs/a", not "/jobsx"), ordered by key.
+// Rejected records are counted and skipped; deleted keys are absent.
+func (s *Store) Query(ctx context.Context, prefix string) ([]Record, error) {
+	if s.closed() {
+		return nil, ErrClosed
+	}
+	res, err := s.crdt.Query(ctx, query.Query{Prefix: cleanPrefix(prefix)})
+	if err != nil {
+		return nil, fmt.Errorf("crdt: query %q: %w", prefix, err)
+	}
+	defer res.Close()
+	var out []Record
+	for e := range res.Next() {
+		if e.Error != nil {
+			return nil, fmt.Errorf("crdt: query %q: %w", prefix, e.Error)
+		}
+		r, err := s.open(e.Key, e.Value)
+		if err != nil || r.Tombstone {
+			continue
+		}
+		out = append(out, r)
+	}
+	slices.SortFunc(out, func(a, b Record) int {
+		switch {
+		case a.Key < b.Key:
+			return -1
+		case a.Key > b.Key:
+			return 1
+		}
+		return 0
+	})
+	return out, nil
+}
+
+func cleanPrefix(prefix string) string {
+	return datastore.NewKey(prefix).String()
+}
+
+// open verifies data stored under key, counting and logging a rejection.
+func (s *Store) open(key string, data []byte) (Record, error) {
+	r, err := openRecord(key, data, s.cfg.MaxPayload, s.cfg.AuthorPolicy)
+	if err != nil {
+		s.reject(key, data, err)
+		return Record{}, &RejectError{Key: key, Reason: err}
+	}
+	return r, nil
+}
+
+// reject counts and logs a bad record the first time this store sees it, so
+// that re-reading one bad record neither floods the log nor inflates the
+// metric. The memory is bounded; when full it is cleared.
+func (s *Store) reject(key string, data []byte, err error) {
+	h := sha256.New()
+	h.Write([]byte(key))
+	h.Write([]byte{0})
+	h.Write(data)
+	var id [32]byte
+	h.Sum(id[:0])
+
+	s.rejMu.Lock()
+	_, seen := s.rejSeen[id]
+	if !seen {
+		if len(s.rejSeen) >= s.cfg.RejectLogMemory {
+			clear(s.rejSeen)
+		}
+		s.rejSeen[id] = struct{}{}
+	}
+	s.rejMu.Unlock()
+	if seen {
+		return
+	}
+	reason := Reason(err)
+	s.m.rejected.WithLabelValues(reason).Inc()
+	s.log.Warn("rejected record", "key", key, "reason", reason, "err", err, "bytes", len(data))
+}
