@@ -123,7 +123,7 @@ func New(ctx context.Context, p Params) (*Host, error) {
 		pubsub.WithPeerOutboundQueueSize(cfg.OutboundQueueSize),
 		pubsub.WithValidateQueueSize(cfg.ValidateQueueSize),
 		pubsub.WithMaxMessageSize(cfg.MaxMessageSize),
-		pubsub.WithLogger(log.With("subsystem", "pubsub")),
+		pubsub.WithLogger(slog.New(quietHandler{log.With("subsystem", "pubsub").Handler(), slog.LevelError})),
 	}
 	if cfg.TopicDiscovery {
 		psOpts = append(psOpts, pubsub.WithDiscovery(drouting.NewRoutingDiscovery(kad)))

@@ -1,6 +1,11 @@
 package p2p
 
-import "github.com/prometheus/client_golang/prometheus"
+import (
+	"context"
+	"log/slog"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
 
 type metrics struct {
 	bootstrapDials *prometheus.CounterVec
@@ -29,4 +34,24 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		reg.MustRegister(m.bootstrapDials, m.rejected, m.received)
 	}
 	return m
+}
+
+// quietHandler passes on only records at or above min: libraries log
+// transient conditions (such as a DHT that has no peers yet at start-up) as
+// warnings that are noise to a node operator.
+type quietHandler struct {
+	slog.Handler
+	min slog.Level
+}
+
+func (q quietHandler) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= q.min && q.Handler.Enabled(ctx, l)
+}
+
+func (q quietHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	return quietHandler{q.Handler.WithAttrs(as), q.min}
+}
+
+func (q quietHandler) WithGroup(name string) slog.Handler {
+	return quietHandler{q.Handler.WithGroup(name), q.min}
 }

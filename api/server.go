@@ -1,0 +1,120 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/jobmesh/jobmesh/node"
+)
+
+// ID describes the node serving the API.
+type ID struct {
+	PeerID  string    `json:"peer_id"`
+	Addrs   []string  `json:"addrs"`
+	Role    node.Role `json:"role"`
+	Version string    `json:"version"`
+}
+
+// Peer is one connected peer.
+type Peer struct {
+	PeerID string   `json:"peer_id"`
+	Addrs  []string `json:"addrs"`
+}
+
+// Error is the body of every error response.
+type Error struct {
+	Error string `json:"error"`
+}
+
+// NewHandler returns the API of n.
+func NewHandler(n *node.Node) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /v1/id", func(w http.ResponseWriter, r *http.Request) {
+		id := ID{PeerID: n.Host.ID().String(), Role: n.Role, Version: node.Version, Addrs: []string{}}
+		for _, a := range n.Host.FullAddrs() {
+			id.Addrs = append(id.Addrs, a.String())
+		}
+		writeJSON(w, http.StatusOK, id)
+	})
+	mux.HandleFunc("GET /v1/peers", func(w http.ResponseWriter, r *http.Request) {
+		peers := []Peer{}
+		for _, p := range n.Host.Peers() {
+			pi := Peer{PeerID: p.String(), Addrs: []string{}}
+			for _, c := range n.Host.Network().ConnsToPeer(p) {
+				pi.Addrs = append(pi.Addrs, c.RemoteMultiaddr().String())
+			}
+			peers = append(peers, pi)
+		}
+		writeJSON(w, http.StatusOK, peers)
+	})
+	mux.HandleFunc("GET /v1/nodes", func(w http.ResponseWriter, r *http.Request) {
+		ads, err := n.Processors(r.Context())
+		if err != nil {
+			writeError(w, http.StatusInternalServerError, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, ads)
+	})
+	mux.HandleFunc("GET /v1/health", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	})
+	mux.Handle("GET /metrics", promhttp.HandlerFor(n.Metrics, promhttp.HandlerOpts{}))
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, fmt.Errorf("no such endpoint: %s %s", r.Method, r.URL.Path))
+	})
+	return mux
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func writeError(w http.ResponseWriter, status int, err error) {
+	writeJSON(w, status, Error{Error: err.Error()})
+}
+
+// Server serves the API on a TCP address.
+type Server struct {
+	srv *http.Server
+	ln  net.Listener
+	log *slog.Logger
+}
+
+// Listen binds addr (port 0 picks a free port) and starts serving handler.
+func Listen(addr string, handler http.Handler, log *slog.Logger) (*Server, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("api: listen on %s: %w", addr, err)
+	}
+	s := &Server{
+		srv: &http.Server{
+			Handler:           handler,
+			ReadHeaderTimeout: 10 * time.Second,
+			MaxHeaderBytes:    64 << 10,
+		},
+		ln:  ln,
+		log: log,
+	}
+	go func() {
+		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error("api server stopped", "err", err)
+		}
+	}()
+	return s, nil
+}
+
+// Addr is the address the server listens on.
+func (s *Server) Addr() string { return s.ln.Addr().String() }
+
+// Shutdown stops accepting requests and waits for the running ones.
+func (s *Server) Shutdown(ctx context.Context) error { return s.srv.Shutdown(ctx) }

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/crypto"
+	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/spf13/cobra"
+
+	"github.com/jobmesh/jobmesh/api"
+	"github.com/jobmesh/jobmesh/node"
+)
+
+func peerIDOf(key crypto.PrivKey) (peer.ID, error) {
+	return peer.IDFromPrivateKey(key)
+}
+
+func newDaemonCmd(g *globals, use, short string) *cobra.Command {
+	var (
+		listen    []string
+		bootstrap []string
+		apiAddr   string
+	)
+	role := node.RoleProcessor
+	if use == "bootstrap" {
+		role = node.RoleBootstrap
+	}
+	cmd := &cobra.Command{
+		Use:   use,
+		Short: short,
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runDaemon(cmd.Context(), g, role, listen, bootstrap, apiAddr, cmd)
+		},
+	}
+	cmd.Flags().StringArrayVar(&listen, "listen", nil, "listen multiaddr (repeatable; default from the config)")
+	cmd.Flags().StringArrayVar(&bootstrap, "bootstrap", nil, "bootstrap peer multiaddr, added to the config's (repeatable)")
+	cmd.Flags().StringVar(&apiAddr, "api", "", "HTTP API address HOST:PORT (default from the config: 127.0.0.1 with a free port)")
+	return cmd
+}
+
+func runDaemon(ctx context.Context, g *globals, role node.Role, listen, bootstrap []string, apiAddr string, cmd *cobra.Command) (err error) {
+	log := g.logger()
+	repo, err := node.OpenRepo(g.repo)
+	if err != nil {
+		return err
+	}
+	defer repo.Close()
+	cfg := repo.Config
+	if len(listen) > 0 {
+		cfg.P2P.Listen = listen
+	}
+	cfg.P2P.Bootstrap = append(cfg.P2P.Bootstrap, bootstrap...)
+	if apiAddr != "" {
+		cfg.API.Address = apiAddr
+	}
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	dstore, err := repo.OpenDatastore()
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, dstore.Close()) }()
+
+	n, err := node.New(ctx, node.Params{
+		Role: role, Config: cfg, Identity: repo.Identity, Datastore: dstore, Logger: log,
+	})
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, n.Close()) }()
+
+	srv, err := api.Listen(cfg.API.Address, api.NewHandler(n), log)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		err = errors.Join(err, srv.Shutdown(sctx))
+	}()
+	if err := repo.WriteAPIAddr(srv.Addr()); err != nil {
+		return err
+	}
+	out := cmd.OutOrStdout()
+	fmt.Fprintf(out, "jobnode %s running\npeer id %s\napi %s\n", role, n.Host.ID(), srv.Addr())
+	for _, a := range n.Host.FullAddrs() {
+		fmt.Fprintf(out, "swarm %s\n", a)
+	}
+	<-ctx.Done()
+	log.Info("shutting down")
+	return nil
+}

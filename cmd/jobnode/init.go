@@ -1,0 +1,58 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/jobmesh/jobmesh/node"
+	"github.com/jobmesh/jobmesh/p2p"
+)
+
+func newInitCmd(g *globals) *cobra.Command {
+	var (
+		bootstrap []string
+		listen    []string
+		card      string
+		vram      uint64
+		wallet    string
+	)
+	cmd := &cobra.Command{
+		Use:   "init",
+		Short: "Create a repo: identity, documented config file and datastore",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg := node.DefaultConfig()
+			if len(listen) > 0 {
+				cfg.P2P.Listen = listen
+			}
+			cfg.P2P.Bootstrap = append(cfg.P2P.Bootstrap, bootstrap...)
+			if card != "" {
+				cfg.Processor.CardModel = card
+			}
+			cfg.Processor.VRAMMiB = vram
+			cfg.Processor.Wallet = wallet
+			if err := node.InitRepo(g.repo, cfg); err != nil {
+				return err
+			}
+			key, err := p2p.LoadIdentity(filepath.Join(g.repo, node.IdentityFile))
+			if err != nil {
+				return err
+			}
+			id, err := peerIDOf(key)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "initialised repo %s\npeer id %s\nconfig %s\n",
+				g.repo, id, filepath.Join(g.repo, node.ConfigFile))
+			return nil
+		},
+	}
+	cmd.Flags().StringArrayVar(&bootstrap, "bootstrap", nil, "bootstrap peer multiaddr to write into the config (repeatable)")
+	cmd.Flags().StringArrayVar(&listen, "listen", nil, "listen multiaddr to write into the config (repeatable)")
+	cmd.Flags().StringVar(&card, "card-model", "", `card model to advertise (default "cpu")`)
+	cmd.Flags().Uint64Var(&vram, "vram-mib", 0, "VRAM to advertise, in MiB")
+	cmd.Flags().StringVar(&wallet, "wallet", "", "EVM address that receives payouts")
+	return cmd
+}

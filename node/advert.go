@@ -1,0 +1,131 @@
+package node
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jobmesh/jobmesh/crdt"
+)
+
+// NodesPrefix holds one advertisement per processor, written only by that
+// processor (the store's author policy enforces it).
+const NodesPrefix = "/nodes"
+
+// AdvertType is the record type of an Advert.
+const AdvertType = "node"
+
+// Advert is what a processor tells the mesh about itself.
+type Advert struct {
+	PeerID    string   `json:"peer_id"`
+	Role      Role     `json:"role"`
+	CardModel string   `json:"card_model"`
+	VRAMMiB   uint64   `json:"vram_mib"`
+	CPUs      int      `json:"cpus"`
+	Models    []string `json:"models"`
+	Wallet    string   `json:"wallet"`
+	Version   string   `json:"version"`
+	Addrs     []string `json:"addrs"`
+	// ProcessTimeout is the node's MicroJob timeout setting, in seconds
+	// (QoS scores it).
+	ProcessTimeout int64 `json:"process_timeout_s"`
+	// Updated is when the node last refreshed the advertisement.
+	Updated time.Time `json:"updated"`
+}
+
+// ErrBadAdvert is wrapped when an advertisement does not hold together.
+var ErrBadAdvert = errors.New("node: bad advertisement")
+
+// Validate checks an advertisement read from the store.
+func (a Advert) Validate() error {
+	switch {
+	case a.PeerID == "":
+		return fmt.Errorf("%w: no peer id", ErrBadAdvert)
+	case a.CardModel == "" || len(a.CardModel) > 128:
+		return fmt.Errorf("%w: card model %q", ErrBadAdvert, a.CardModel)
+	case a.CPUs <= 0:
+		return fmt.Errorf("%w: cpus %d", ErrBadAdvert, a.CPUs)
+	case a.Wallet != "" && !isHexAddress(a.Wallet):
+		return fmt.Errorf("%w: wallet %q", ErrBadAdvert, a.Wallet)
+	case len(a.Models) > 1024:
+		return fmt.Errorf("%w: %d models", ErrBadAdvert, len(a.Models))
+	}
+	return nil
+}
+
+// AdvertKey is the store key of a peer's advertisement.
+func AdvertKey(peerID string) string { return NodesPrefix + "/" + peerID }
+
+// Advertise writes this node's advertisement now.
+func (n *Node) Advertise(ctx context.Context) error {
+	pc := n.Config.Processor
+	addrs := make([]string, 0)
+	for _, a := range n.Host.FullAddrs() {
+		addrs = append(addrs, a.String())
+	}
+	ad := Advert{
+		PeerID:         n.Host.ID().String(),
+		Role:           n.Role,
+		CardModel:      pc.CardModel,
+		VRAMMiB:        pc.VRAMMiB,
+		CPUs:           pc.CPUs,
+		Models:         slices.Clone(pc.Models),
+		Wallet:         pc.Wallet,
+		Version:        Version,
+		Addrs:          addrs,
+		ProcessTimeout: int64(time.Duration(pc.ProcessTimeout) / time.Second),
+		Updated:        time.Now().UTC().Truncate(time.Second),
+	}
+	if err := crdt.PutJSON(ctx, n.Store, AdvertKey(ad.PeerID), AdvertType, ad); err != nil {
+		return fmt.Errorf("node: advertise: %w", err)
+	}
+	return nil
+}
+
+func (n *Node) keepAdvertising(ctx context.Context) {
+	defer n.wg.Done()
+	t := time.NewTicker(time.Duration(n.Config.Processor.AdvertiseEvery))
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := n.Advertise(ctx); err != nil && ctx.Err() == nil {
+				n.Log.Warn("refresh advertisement", "err", err)
+			}
+		}
+	}
+}
+
+// Processors lists the processors known from the store, by peer ID. An
+// advertisement that does not decode or validate, or whose peer ID is not
+// its author, is skipped and logged.
+func (n *Node) Processors(ctx context.Context) ([]Advert, error) {
+	recs, err := n.Store.Query(ctx, NodesPrefix)
+	if err != nil {
+		return nil, fmt.Errorf("node: list processors: %w", err)
+	}
+	out := make([]Advert, 0, len(recs))
+	for _, r := range recs {
+		if r.Type != AdvertType || r.Tombstone {
+			continue
+		}
+		var a Advert
+		if err := json.Unmarshal(r.Payload, &a); err != nil {
+			n.Log.Warn("skipping undecodable advertisement", "key", r.Key, "err", err)
+			continue
+		}
+		if err := a.Validate(); err != nil || a.PeerID != r.Author.String() || a.Role != RoleProcessor {
+			n.Log.Warn("skipping invalid advertisement", "key", r.Key, "author", r.Author, "err", err)
+			continue
+		}
+		out = append(out, a)
+	}
+	slices.SortFunc(out, func(a, b Advert) int { return strings.Compare(a.PeerID, b.PeerID) })
+	return out, nil
+}

@@ -1,0 +1,198 @@
+package node
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	ds "github.com/ipfs/go-datastore"
+	"github.com/ipfs/go-datastore/namespace"
+	"github.com/libp2p/go-libp2p/core/crypto"
+	"github.com/libp2p/go-libp2p/core/host"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/jobmesh/jobmesh/crdt"
+	"github.com/jobmesh/jobmesh/ipfs"
+	"github.com/jobmesh/jobmesh/p2p"
+)
+
+// Version is the node software version advertised to peers.
+const Version = "0.1.0"
+
+// Role is what a node does in the mesh.
+type Role string
+
+// Roles. A bootstrap node is a DHT server with gossipsub peer exchange; a
+// processor advertises itself and takes work; a client submits jobs.
+const (
+	RoleBootstrap Role = "bootstrap"
+	RoleProcessor Role = "processor"
+	RoleClient    Role = "client"
+)
+
+// Valid reports whether r is a known role.
+func (r Role) Valid() bool {
+	return r == RoleBootstrap || r == RoleProcessor || r == RoleClient
+}
+
+// Params are what New needs.
+type Params struct {
+	Role   Role
+	Config Config
+	// Identity is the node's libp2p key. Required unless Host is set.
+	Identity crypto.PrivKey
+	// Datastore holds blocks, the replicated store and DHT records under
+	// separate prefixes. Required; the node does not close it.
+	Datastore ds.Batching
+	// P2P, when set, replaces the p2p configuration derived from Config
+	// (tests and the demo use p2p.LoopbackConfig).
+	P2P *p2p.Config
+	// Host, when set, is used instead of building one (mocknet tests).
+	Host host.Host
+	// Logger defaults to slog.Default().
+	Logger *slog.Logger
+	// Registry collects the node's metrics. Default: a new registry.
+	Registry *prometheus.Registry
+}
+
+// Node is one jobmesh node: its host, block layer and replicated store.
+type Node struct {
+	Role    Role
+	Config  Config
+	Host    *p2p.Host
+	IPFS    *ipfs.Node
+	Store   *crdt.Store
+	Metrics *prometheus.Registry
+	Log     *slog.Logger
+
+	started time.Time
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// New starts a node. Close stops everything New started; the datastore
+// stays open for its owner.
+func New(ctx context.Context, p Params) (_ *Node, err error) {
+	if !p.Role.Valid() {
+		return nil, fmt.Errorf("%w: unknown role %q", ErrInvalidConfig, p.Role)
+	}
+	if err := p.Config.Validate(); err != nil {
+		return nil, err
+	}
+	if p.Datastore == nil {
+		return nil, fmt.Errorf("%w: datastore is required", ErrInvalidConfig)
+	}
+	log := p.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	reg := p.Registry
+	if reg == nil {
+		reg = prometheus.NewRegistry()
+		reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	}
+	pcfg := p.Config.p2pConfig(p.Role)
+	if p.P2P != nil {
+		pcfg = *p.P2P
+		if p.Role == RoleBootstrap {
+			pcfg.DHTMode, pcfg.PeerExchange = p2p.DHTModeServer, true
+		}
+	}
+
+	var closers []func() error
+	defer func() {
+		if err != nil {
+			for i := len(closers) - 1; i >= 0; i-- {
+				_ = closers[i]()
+			}
+		}
+	}()
+
+	h, err := p2p.New(ctx, p2p.Params{
+		Config:     pcfg,
+		Identity:   p.Identity,
+		Datastore:  namespace.Wrap(p.Datastore, ds.NewKey("/dht")),
+		Logger:     log,
+		Registerer: reg,
+		Host:       p.Host,
+	})
+	if err != nil {
+		return nil, err
+	}
+	closers = append(closers, h.Close)
+
+	blocks, err := ipfs.New(ctx, ipfs.Params{
+		Config:     ipfs.DefaultConfig(),
+		Host:       h,
+		Routing:    h.DHT,
+		Datastore:  namespace.Wrap(p.Datastore, ds.NewKey("/blocks")),
+		Logger:     log,
+		Registerer: reg,
+	})
+	if err != nil {
+		return nil, err
+	}
+	closers = append(closers, blocks.Close)
+
+	key := p.Identity
+	if key == nil {
+		key = h.Peerstore().PrivKey(h.ID())
+	}
+	scfg := crdt.DefaultConfig()
+	scfg.Datastore = namespace.Wrap(p.Datastore, ds.NewKey("/crdt"))
+	scfg.DAGService = blocks.DAGService()
+	scfg.PubSub = h.PubSub
+	scfg.PrivKey = key
+	scfg.Logger = log
+	scfg.Registerer = reg
+	scfg.RebroadcastInterval = time.Duration(p.Config.Store.Rebroadcast)
+	scfg.MaxPayload = p.Config.Store.MaxPayload
+	scfg.AuthorPolicy = crdt.OwnerPolicy(NodesPrefix)
+	store, err := crdt.New(ctx, scfg)
+	if err != nil {
+		return nil, err
+	}
+	closers = append(closers, store.Close)
+
+	runCtx, cancel := context.WithCancel(context.Background())
+	n := &Node{
+		Role:    p.Role,
+		Config:  p.Config,
+		Host:    h,
+		IPFS:    blocks,
+		Store:   store,
+		Metrics: reg,
+		Log:     log.With("role", string(p.Role)),
+		started: time.Now(),
+		cancel:  cancel,
+	}
+	if p.Role == RoleProcessor {
+		if err := n.Advertise(ctx); err != nil {
+			cancel()
+			return nil, err
+		}
+		n.wg.Add(1)
+		go n.keepAdvertising(runCtx)
+	}
+	n.Log.Info("node started", "peer", h.ID())
+	return n, nil
+}
+
+// Close stops the node's loops, then the store, the block layer and the
+// host, in that order. It is idempotent.
+func (n *Node) Close() error {
+	n.closeOnce.Do(func() {
+		n.cancel()
+		n.wg.Wait()
+		n.closeErr = errors.Join(n.Store.Close(), n.IPFS.Close(), n.Host.Close())
+		n.Log.Info("node stopped")
+	})
+	return n.closeErr
+}
