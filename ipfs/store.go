@@ -46,6 +46,8 @@ type Store interface {
 	Cat(ctx context.Context, c cid.Cid) (io.ReadCloser, error)
 	// Get writes a UnixFS file or directory to path.
 	Get(ctx context.Context, c cid.Cid, path string) error
+	// Fetch makes the whole DAG under c local.
+	Fetch(ctx context.Context, c cid.Cid) error
 	// Provide announces on the routing system that this node has c.
 	Provide(ctx context.Context, c cid.Cid) error
 	// Has reports whether the root block of c is stored locally.
@@ -68,11 +70,14 @@ type Config struct {
 	// ProviderSearchDelay is how long bitswap asks connected peers before
 	// it looks for providers on the DHT. Default: 200ms.
 	ProviderSearchDelay time.Duration
+	// ProvideFetched announces content this node fetched in full (Get,
+	// Fetch), so that it can serve it on. Default: true.
+	ProvideFetched bool
 }
 
 // DefaultConfig returns the defaults documented on Config.
 func DefaultConfig() Config {
-	return Config{ChunkSize: 256 << 10, ProviderSearchDelay: 200 * time.Millisecond}
+	return Config{ChunkSize: 256 << 10, ProviderSearchDelay: 200 * time.Millisecond, ProvideFetched: true}
 }
 
 // Validate checks the config.
@@ -278,8 +283,14 @@ func (n *Node) Cat(ctx context.Context, c cid.Cid) (io.ReadCloser, error) {
 	return r, nil
 }
 
-// Get implements Store.
+// Get implements Store. It first fetches the whole DAG, then announces
+// that this node has it too, so content spreads beyond its first provider:
+// a node that cannot reach the original provider can fetch from any node
+// that fetched before it.
 func (n *Node) Get(ctx context.Context, c cid.Cid, path string) error {
+	if err := n.Fetch(ctx, c); err != nil {
+		return err
+	}
 	nd, err := n.getNode(ctx, c)
 	if err != nil {
 		return err
@@ -291,6 +302,22 @@ func (n *Node) Get(ctx context.Context, c cid.Cid, path string) error {
 	defer f.Close()
 	if err := files.WriteTo(f, path); err != nil {
 		return fmt.Errorf("ipfs: get %s: %w", c, err)
+	}
+	return nil
+}
+
+// Fetch makes every block of the DAG under c local, then provides c.
+func (n *Node) Fetch(ctx context.Context, c cid.Cid) error {
+	if err := merkledag.FetchGraph(ctx, c, n.dag); err != nil {
+		if ctx.Err() != nil || ipld.IsNotFound(err) {
+			return fmt.Errorf("%w: %s: %w", ErrNotFound, c, err)
+		}
+		return fmt.Errorf("ipfs: fetch %s: %w", c, err)
+	}
+	if n.cfg.ProvideFetched {
+		if err := n.Provide(ctx, c); err != nil {
+			n.log.Warn("provide fetched content", "cid", c, "err", err)
+		}
 	}
 	return nil
 }
