@@ -119,6 +119,7 @@ type Node struct {
 	dag     ipld.DAGService
 	prefix  cid.Prefix
 	metrics *metrics
+	cancel  context.CancelFunc
 
 	closeOnce sync.Once
 	closeErr  error
@@ -141,8 +142,10 @@ func New(ctx context.Context, p Params) (*Node, error) {
 	}
 	m := newMetrics(p.Registerer)
 	bstore := &verifyingBlockstore{Blockstore: blockstore.NewBlockstore(p.Datastore), rejected: m.blocksRejected}
+	// Bitswap lives until Close, not until the caller's ctx ends.
+	runCtx, cancel := context.WithCancel(context.Background())
 	net := bsnet.NewFromIpfsHost(p.Host)
-	bswap := bitswap.New(ctx, net, p.Routing, bstore,
+	bswap := bitswap.New(runCtx, net, p.Routing, bstore,
 		bitswap.ProviderSearchDelay(p.Config.ProviderSearchDelay),
 		bitswap.WithBlockReceivedNotifier(m),
 	)
@@ -157,6 +160,7 @@ func New(ctx context.Context, p Params) (*Node, error) {
 		dag:     merkledag.NewDAGService(bserv),
 		prefix:  cid.Prefix{Version: 1, Codec: cid.DagProtobuf, MhType: mh.SHA2_256, MhLength: -1},
 		metrics: m,
+		cancel:  cancel,
 	}, nil
 }
 
@@ -349,7 +353,10 @@ func (n *Node) Has(ctx context.Context, c cid.Cid) (bool, error) {
 
 // Close stops bitswap. It leaves the host, routing and datastore open.
 func (n *Node) Close() error {
-	n.closeOnce.Do(func() { n.closeErr = n.bswap.Close() })
+	n.closeOnce.Do(func() {
+		n.closeErr = n.bswap.Close()
+		n.cancel()
+	})
 	return n.closeErr
 }
 

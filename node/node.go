@@ -173,6 +173,8 @@ func New(ctx context.Context, p Params) (_ *Node, err error) {
 		started: time.Now(),
 		cancel:  cancel,
 	}
+	n.wg.Add(1)
+	go n.keepMeshed(runCtx, 5*time.Second)
 	if p.Role == RoleProcessor {
 		if err := n.Advertise(ctx); err != nil {
 			cancel()

@@ -69,8 +69,8 @@ type Host struct {
 	closeErr  error
 }
 
-// New builds and starts a Host. Close releases everything it started,
-// including the libp2p host.
+// New builds and starts a Host. ctx bounds only the start; Close releases
+// everything New started, including the libp2p host.
 func New(ctx context.Context, p Params) (*Host, error) {
 	if err := p.Config.Validate(); err != nil {
 		return nil, err
@@ -128,14 +128,16 @@ func New(ctx context.Context, p Params) (*Host, error) {
 	if cfg.TopicDiscovery {
 		psOpts = append(psOpts, pubsub.WithDiscovery(drouting.NewRoutingDiscovery(kad)))
 	}
-	ps, err := pubsub.NewGossipSub(ctx, h, psOpts...)
+	// The router lives until Close, not until the caller's ctx ends.
+	runCtx, cancel := context.WithCancel(context.Background())
+	ps, err := pubsub.NewGossipSub(runCtx, h, psOpts...)
 	if err != nil {
+		cancel()
 		kad.Close()
 		h.Close()
 		return nil, fmt.Errorf("p2p: start gossipsub: %w", err)
 	}
 
-	runCtx, cancel := context.WithCancel(context.Background())
 	n := &Host{
 		Host:      h,
 		DHT:       kad,

@@ -1,0 +1,208 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jobmesh/jobmesh/api"
+	"github.com/jobmesh/jobmesh/internal/wait"
+	"github.com/jobmesh/jobmesh/node"
+)
+
+// The test binary doubles as jobnode: with JOBNODE_EXEC=1 it runs main, so
+// the multi-process tests start real, separate jobnode processes without a
+// separate build.
+func TestMain(m *testing.M) {
+	if os.Getenv("JOBNODE_EXEC") == "1" {
+		main()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func jobnode(args ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "JOBNODE_EXEC=1")
+	return cmd
+}
+
+func run(t *testing.T, args ...string) string {
+	t.Helper()
+	var out, errb bytes.Buffer
+	cmd := jobnode(args...)
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("jobnode %s: %v\n%s", strings.Join(args, " "), err, errb.String())
+	}
+	return out.String()
+}
+
+// daemon is a jobnode daemon running in its own process.
+type daemon struct {
+	repo string
+	cmd  *exec.Cmd
+	logs *bytes.Buffer
+	done chan error
+}
+
+func startDaemon(t *testing.T, role, repo string, args ...string) *daemon {
+	t.Helper()
+	logs := &bytes.Buffer{}
+	cmd := jobnode(append([]string{role, "--repo", repo, "--log-level", "warn"}, args...)...)
+	cmd.Stdout, cmd.Stderr = logs, logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	d := &daemon{repo: repo, cmd: cmd, logs: logs, done: make(chan error, 1)}
+	go func() { d.done <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-d.done
+		if t.Failed() {
+			t.Logf("%s %s output:\n%s", role, repo, logs.String())
+		}
+	})
+	wait.Until(t, 30*time.Second, func() error {
+		_, err := node.ReadAPIAddr(repo)
+		return err
+	})
+	return d
+}
+
+// stop sends SIGTERM and checks for a clean exit.
+func (d *daemon) stop(t *testing.T) {
+	t.Helper()
+	if err := d.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-d.done:
+		d.done <- err // for the cleanup
+		if err != nil {
+			t.Fatalf("daemon %s exited with %v", d.repo, err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("daemon %s did not stop on SIGTERM", d.repo)
+	}
+	if _, err := node.ReadAPIAddr(d.repo); !errors.Is(err, node.ErrNotRunning) {
+		t.Fatalf("api file left behind: %v", err)
+	}
+}
+
+func initRepo(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	out := run(t, append([]string{"init", "--repo", dir,
+		"--listen", "/ip4/127.0.0.1/tcp/0", "--listen", "/ip4/127.0.0.1/udp/0/quic-v1"}, args...)...)
+	if !strings.Contains(out, "peer id 12D3KooW") {
+		t.Fatalf("init printed %q", out)
+	}
+}
+
+func TestInitRefusesExistingRepo(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "repo")
+	initRepo(t, dir)
+	cfg, err := os.ReadFile(filepath.Join(dir, node.ConfigFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := jobnode("init", "--repo", dir)
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "already initialised") {
+		t.Fatalf("second init: err=%v output=%s", err, out)
+	}
+	after, _ := os.ReadFile(filepath.Join(dir, node.ConfigFile))
+	if !bytes.Equal(cfg, after) {
+		t.Fatal("second init changed the config")
+	}
+	if _, err := node.LoadConfig(filepath.Join(dir, node.ConfigFile)); err != nil {
+		t.Fatalf("written config does not load: %v", err)
+	}
+}
+
+func TestClientCommandsWithoutDaemon(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "repo")
+	initRepo(t, dir)
+	out, err := jobnode("peers", "--repo", dir).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "no daemon running") {
+		t.Fatalf("peers without daemon: err=%v output=%s", err, out)
+	}
+	out, err = jobnode("id", "--repo", filepath.Join(t.TempDir(), "nothing")).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "no repo") {
+		t.Fatalf("id without repo: err=%v output=%s", err, out)
+	}
+}
+
+func TestThreeProcessMesh(t *testing.T) {
+	if testing.Short() {
+		t.Skip("multi-process mesh in -short mode")
+	}
+	root := t.TempDir()
+	boot, p1, p2 := filepath.Join(root, "boot"), filepath.Join(root, "p1"), filepath.Join(root, "p2")
+	initRepo(t, boot)
+	initRepo(t, p1, "--card-model", "rtx4090", "--vram-mib", "24576")
+	initRepo(t, p2, "--card-model", "cpu")
+
+	db := startDaemon(t, "bootstrap", boot)
+	var id api.ID
+	if err := json.Unmarshal([]byte(run(t, "id", "--repo", boot, "--json")), &id); err != nil {
+		t.Fatal(err)
+	}
+	plain := strings.Fields(run(t, "id", "--repo", boot))
+	if plain[0] != id.PeerID || !slices.Equal(plain[1:], id.Addrs) || len(id.Addrs) == 0 {
+		t.Fatalf("id: plain %v, json %+v", plain, id)
+	}
+	d1 := startDaemon(t, "process", p1, "--bootstrap", id.Addrs[0])
+	d2 := startDaemon(t, "process", p2, "--bootstrap", id.Addrs[0])
+
+	ids := map[string]string{}
+	for _, r := range []string{boot, p1, p2} {
+		ids[r] = strings.Fields(run(t, "id", "--repo", r))[0]
+	}
+	ctx := context.Background()
+	wait.Until(t, 60*time.Second, func() error {
+		for _, r := range []string{boot, p1, p2} {
+			c, err := api.ClientForRepo(r)
+			if err != nil {
+				return err
+			}
+			peers, err := c.Peers(ctx)
+			if err != nil {
+				return err
+			}
+			for other, oid := range ids {
+				if other != r && !slices.ContainsFunc(peers, func(p api.Peer) bool { return p.PeerID == oid }) {
+					return fmt.Errorf("%s does not list %s among its peers", r, other)
+				}
+			}
+			ads, err := c.Nodes(ctx)
+			if err != nil {
+				return err
+			}
+			if len(ads) != 2 {
+				return fmt.Errorf("%s knows %d processors", r, len(ads))
+			}
+		}
+		return nil
+	})
+	out := run(t, "nodes", "--repo", boot)
+	if !strings.Contains(out, ids[p1]) || !strings.Contains(out, "rtx4090") || !strings.Contains(out, "24576") {
+		t.Fatalf("nodes table:\n%s", out)
+	}
+	if peers := run(t, "peers", "--repo", p2); !strings.Contains(peers, ids[boot]) {
+		t.Fatalf("peers of p2:\n%s", peers)
+	}
+	d2.stop(t)
+	d1.stop(t)
+	db.stop(t)
+}
