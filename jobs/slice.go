@@ -46,8 +46,8 @@ type MicroJob struct {
 
 // BlockSource locates a block inside a regular MicroJob of the same MacroJob.
 type BlockSource struct {
-	Slot     int // slot of the regular MicroJob
-	Position int // index into that MicroJob's Blocks
+	Slot     int `json:"slot"`     // slot of the regular MicroJob
+	Position int `json:"position"` // index into that MicroJob's Blocks
 }
 
 // Slice cuts a job into MacroJobs and MicroJobs. It checks the JobInfo
