@@ -1,5 +1,11 @@
-import json, hashlib, struct
-g = json.load(open('jobs/testdata/slice_vectors.json'))
+"""Second implementation of the jobmesh slicing spec (docs/PROTOCOL.md),
+written from the spec text alone. It recomputes every ID, block and verifier
+choice in slice_vectors.json and fails on any difference.
+
+    python3 jobs/testdata/slice_reference.py
+"""
+import json, hashlib, os, struct
+g = json.load(open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "slice_vectors.json")))
 class Stream:
     def __init__(s, seed, m):
         s.prefix = b"jobmesh/slice/v1" + seed + struct.pack(">Q", m); s.c = 0; s.buf = b""
