@@ -278,6 +278,11 @@ func (b *body) Read(p []byte) (int, error) {
 	}
 	b.remaining -= int64(n)
 	b.m.bytes(b.scheme, n)
+	if err == io.EOF && b.ctx.Err() != nil {
+		// Some transports end a body cut by the deadline with a clean EOF;
+		// after the deadline nothing counts as complete.
+		err = b.ctx.Err()
+	}
 	if err != nil && err != io.EOF {
 		b.err = classify(b.ctx, err)
 		b.m.failure(b.scheme, b.err)
