@@ -335,3 +335,26 @@ func TestHTTPSFetcherTimeouts(t *testing.T) {
 		t.Fatalf("cancelled fetch: %v", err)
 	}
 }
+
+func BenchmarkFetchVerifiedFile16MiB(b *testing.B) {
+	root := b.TempDir()
+	content := testData(16 << 20)
+	if err := os.WriteFile(filepath.Join(root, "data.bin"), content, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	cfg := DefaultConfig()
+	cfg.FileRoot = root
+	r, err := New(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	sum := sha256.Sum256(content)
+	uri := "file://" + filepath.ToSlash(filepath.Join(root, "data.bin"))
+	b.SetBytes(int64(len(content)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := r.FetchVerified(context.Background(), uri, sum, int64(len(content))); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
