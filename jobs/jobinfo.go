@@ -50,6 +50,7 @@ const (
 	MaxMicroJobsPerMacro = 1000     // N
 	MaxBlocksPerMicro    = 1000     // K
 	MaxBlocks            = 1 << 22  // blocks per job; bounds the plan's memory (32 MiB of indices)
+	MaxMicroJobs         = 1 << 18  // regular MicroJobs per job; bounds the per-MicroJob part of a plan
 	MaxReplicas          = 16
 	MaxURILength         = 2048
 	MaxGPUModelLength    = 128

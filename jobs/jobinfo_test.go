@@ -94,6 +94,7 @@ func TestValidateRejectsEachBadField(t *testing.T) {
 		{"zero block size", func(j *JobInfo) { j.Slicing.BlockSize = 0 }, ErrInvalidSlicing, "slicing.block_size"},
 		{"huge block size", func(j *JobInfo) { j.Slicing.BlockSize = MaxBlockSize + 1 }, ErrInvalidSlicing, "slicing.block_size"},
 		{"too many blocks", func(j *JobInfo) { j.Data.Size = MaxBlocks*64 + 1 }, ErrInvalidSlicing, "slicing.block_size"},
+		{"too many MicroJobs", func(j *JobInfo) { j.Data.Size = (MaxMicroJobs + 1) * 64; j.Slicing.BlocksPerMicro = 1 }, ErrInvalidSlicing, "slicing.k"},
 		{"zero N", func(j *JobInfo) { j.Slicing.MicroJobs = 0 }, ErrInvalidSlicing, "slicing.n"},
 		{"huge N", func(j *JobInfo) { j.Slicing.MicroJobs = 1001 }, ErrInvalidSlicing, "slicing.n"},
 		{"zero K", func(j *JobInfo) { j.Slicing.BlocksPerMicro = 0 }, ErrInvalidSlicing, "slicing.k"},

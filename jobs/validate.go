@@ -61,6 +61,11 @@ func (j *JobInfo) validateStatic() []error {
 	if s.BlocksPerMicro < 1 || s.BlocksPerMicro > MaxBlocksPerMicro {
 		add("slicing.k", ErrInvalidSlicing, "%d not in 1..%d", s.BlocksPerMicro, MaxBlocksPerMicro)
 	}
+	if s.BlockSize >= MinBlockSize && s.BlocksPerMicro >= 1 {
+		if m := ceilDiv(j.NumBlocks(), uint64(s.BlocksPerMicro)); m > MaxMicroJobs {
+			add("slicing.k", ErrInvalidSlicing, "%d MicroJobs exceed the limit of %d; use larger blocks or a larger K", m, MaxMicroJobs)
+		}
+	}
 	if s.VerifierBlocks < 1 || s.VerifierBlocks > s.MicroJobs {
 		// One verifier block per distinct regular MicroJob, so K' <= N.
 		add("slicing.k_verifier", ErrInvalidSlicing, "%d not in 1..N (N=%d)", s.VerifierBlocks, s.MicroJobs)
