@@ -264,7 +264,7 @@ func (b *body) Read(p []byte) (int, error) {
 		return 0, b.err
 	}
 	// Read one byte past the limit to tell "exactly limit" from "more".
-	if int64(len(p)) > b.remaining+1 {
+	if int64(len(p)) > b.remaining { // not remaining+1: it overflows for limit = MaxInt64
 		p = p[:b.remaining+1]
 	}
 	n, err := b.rc.Read(p)

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -149,6 +150,7 @@ func FuzzRegistryLimit(f *testing.F) {
 	f.Add([]byte("hello"), int64(4))
 	f.Add([]byte{}, int64(0))
 	f.Add(bytes.Repeat([]byte{7}, 5000), int64(4096))
+	f.Add([]byte("no limit"), int64(math.MaxInt64))
 	cfg := DefaultConfig()
 	r, err := New(cfg)
 	if err != nil {
