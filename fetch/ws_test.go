@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/coder/websocket"
 )
@@ -52,7 +53,21 @@ func wsMux(t *testing.T, content []byte) *http.ServeMux {
 		c.Write(ctx, websocket.MessageText, []byte("hello"))
 		c.Close(websocket.StatusNormalClosure, "")
 	})
+	handle("/stall", func(ctx context.Context, c *websocket.Conn) {
+		c.Write(ctx, websocket.MessageBinary, content[:1000])
+		<-ctx.Done() // until the client gives up
+	})
 	return mux
+}
+
+func TestWebSocketFetcherTimeout(t *testing.T) {
+	srv := httptest.NewServer(wsMux(t, testData(2000)))
+	t.Cleanup(srv.Close)
+	r := newTestRegistry(t, func(c *Config) { c.AllowPlaintext = true; c.Timeout = 200 * time.Millisecond })
+	_, err := r.FetchVerified(context.Background(), "ws"+strings.TrimPrefix(srv.URL, "http")+"/stall", [32]byte{}, 1<<20)
+	if !errors.Is(err, ErrUnreachable) {
+		t.Fatalf("stalled stream: %v, want ErrUnreachable", err)
+	}
 }
 
 func TestWebSocketFetcher(t *testing.T) {
