@@ -20,6 +20,12 @@ type Pool struct {
 	order   []*nodeGroup            // by (VRAM, Model)
 	byModel map[string][]*nodeGroup // by VRAM
 	free    int
+
+	// Scratch space reused by Select so a decision over thousands of
+	// candidates does not allocate them anew.
+	bufFree, bufHolders []*nodeEntry
+	bufW                []float64
+	bufQ                []uint64
 }
 
 type groupKey struct {
@@ -240,7 +246,13 @@ func (p *Pool) Select(job Job, seed []byte) (Selection, error) {
 	}
 	req := uniq(job.Models)
 	groups := p.eligibleGroups(job)
-	var free, holders []*nodeEntry
+	free, holders := p.bufFree[:0], p.bufHolders[:0]
+	defer func() {
+		// Drop the references so removed processors can be collected.
+		clear(free)
+		clear(holders)
+		p.bufFree, p.bufHolders = free[:0], holders[:0]
+	}()
 	for _, g := range groups {
 		if g.free == 0 {
 			continue
@@ -295,11 +307,16 @@ func largestModelCount(es []*nodeEntry) int {
 
 // weigh returns W for each entry, S normalised over exactly these entries.
 func weigh(req []string, es []*nodeEntry, withBoost bool) []float64 {
+	return weighInto(nil, req, es, withBoost)
+}
+
+func weighInto(dst []float64, req []string, es []*nodeEntry, withBoost bool) []float64 {
 	var top float64
 	for _, e := range es {
 		top = max(top, e.root)
 	}
-	w := make([]float64, len(es))
+	w := slices.Grow(dst[:0], len(es))[:len(es)]
+	clear(w)
 	if top == 0 {
 		return w
 	}
@@ -317,19 +334,22 @@ func (p *Pool) drawSingle(c *Chooser, req []string, pool []*nodeEntry) ([]string
 	if len(pool) == 0 {
 		return nil, ErrNoCandidates
 	}
-	i, err := c.Choose(weigh(req, pool, true))
+	p.bufW = weighInto(p.bufW, req, pool, true)
+	q, total, err := quantizeInto(p.bufQ, p.bufW)
 	if err != nil {
 		return nil, err
 	}
-	return []string{pool[i].node.ID}, nil
+	p.bufQ = q
+	return []string{pool[pick(q, c.s.Uniform(total))].node.ID}, nil
 }
 
 func (p *Pool) drawGroup(c *Chooser, req []string, pool []*nodeEntry, r int) ([]string, error) {
-	w := weigh(req, pool, true)
-	q, _, err := quantize(w)
+	p.bufW = weighInto(p.bufW, req, pool, true)
+	q, _, err := quantizeInto(p.bufQ, p.bufW)
 	if err != nil {
 		return nil, err
 	}
+	p.bufQ = q
 	// Members per card model, in pool (canonical) order.
 	members := make(map[string][]int)
 	for i, e := range pool {

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 )
 
 // Domain tags keep the seed and stream hashes from colliding with any other
@@ -153,6 +154,12 @@ func Choose(weights []float64, seed []byte) (int, error) {
 // two product per weight, so every IEEE-754 machine gets the same integers.
 // A weight below 2^-40 of the largest is drawn as if it were 2^-40 of it.
 func quantize(weights []float64) ([]uint64, uint64, error) {
+	return quantizeInto(nil, weights)
+}
+
+// quantizeInto is quantize writing into dst's storage when it is large
+// enough.
+func quantizeInto(dst []uint64, weights []float64) ([]uint64, uint64, error) {
 	if len(weights) > maxDraw {
 		return nil, 0, fmt.Errorf("%w: %d weights, at most %d", ErrBadWeights, len(weights), maxDraw)
 	}
@@ -166,7 +173,8 @@ func quantize(weights []float64) ([]uint64, uint64, error) {
 	if top == 0 {
 		return nil, 0, fmt.Errorf("%w: every weight is 0", ErrNoCandidates)
 	}
-	q := make([]uint64, len(weights))
+	q := slices.Grow(dst[:0], len(weights))[:len(weights)]
+	clear(q)
 	var total uint64
 	for i, w := range weights {
 		if w == 0 {
