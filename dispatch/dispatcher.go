@@ -28,7 +28,8 @@ type Assignment struct {
 	Job Job
 	// Nodes are the processors that run it (Replicas of them).
 	Nodes []string
-	// PreDownload lists model pre-download requests (Submit only).
+	// PreDownload lists model pre-download requests (seed 001: checked
+	// every time a job starts).
 	PreDownload []PreDownload
 }
 
@@ -168,9 +169,10 @@ func (d *Dispatcher) release(id string, seed []byte) (Assignment, bool, error) {
 	for _, n := range nodes {
 		d.pool.setFree(d.pool.nodes[n], false)
 	}
+	pre := d.pool.preDownload(uniq(job.Models), d.pool.eligibleGroups(job), seed)
 	d.m.dispatched.WithLabelValues("release").Inc()
 	d.log.Debug("dispatched from queue", "job", job.ID, "nodes", nodes)
-	return Assignment{Job: job, Nodes: nodes}, true, nil
+	return Assignment{Job: job, Nodes: nodes, PreDownload: pre}, true, nil
 }
 
 // Submit dispatches a new job at once to free eligible processors drawn

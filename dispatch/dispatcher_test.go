@@ -231,3 +231,28 @@ func TestConfigValidate(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestDispatcherReleaseAsksForPreDownload(t *testing.T) {
+	d, _ := newDispatcher(t, DefaultConfig())
+	for _, id := range []string{"a", "b", "c", "d"} {
+		if _, _, err := d.Join(node(id, "x", 8), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 4 {
+		if _, ok, _, _ := d.Submit(Job{ID: fmt.Sprint("busy", i), Price: big.NewInt(1)}, []byte{byte(i)}); !ok {
+			t.Fatal("not dispatched")
+		}
+	}
+	job := Job{ID: "needs-model", Price: big.NewInt(5), Models: []string{"llm"}}
+	if _, ok, _, _ := d.Submit(job, nil); ok {
+		t.Fatal("should queue")
+	}
+	as, ok, err := d.Release("c", []byte("r"))
+	if err != nil || !ok || as.Job.ID != job.ID {
+		t.Fatalf("release: %+v %v %v", as, ok, err)
+	}
+	if len(as.PreDownload) != 1 || as.PreDownload[0].Model != "llm" || len(as.PreDownload[0].Nodes) != 3 {
+		t.Fatalf("pre-download %+v", as.PreDownload)
+	}
+}

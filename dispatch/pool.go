@@ -408,20 +408,30 @@ func (p *Pool) preDownload(req []string, groups []*nodeGroup, seed []byte) []Pre
 	slices.Sort(models)
 	var out []PreDownload
 	for _, m := range models {
+		// Count holders first and stop at the target: the common case is a
+		// well-replicated model, and it should cost little.
 		holders := 0
-		var others []*nodeEntry
+	count:
 		for _, g := range groups {
 			for _, e := range g.members {
 				if _, ok := e.local[m]; ok {
-					holders++
-				} else {
-					others = append(others, e)
+					if holders++; holders >= p.cfg.MinModelHolders {
+						break count
+					}
 				}
 			}
 		}
 		need := p.cfg.MinModelHolders - holders
-		if need <= 0 || len(others) == 0 {
+		if need <= 0 {
 			continue
+		}
+		var others []*nodeEntry
+		for _, g := range groups {
+			for _, e := range g.members {
+				if _, ok := e.local[m]; !ok {
+					others = append(others, e)
+				}
+			}
 		}
 		w := weigh(nil, others, false)
 		positive := 0
