@@ -4,7 +4,15 @@ import (
 	"fmt"
 	"math/big"
 	"testing"
+	"time"
 )
+
+// reportCPU adds a cpu-ns/op metric for the loop that started at start.
+func reportCPU(b *testing.B, start time.Duration) {
+	if b.N > 0 && start >= 0 {
+		b.ReportMetric(float64(cpuTime(b)-start)/float64(b.N), "cpu-ns/op")
+	}
+}
 
 // The benchmark mesh: 10,000 processors over 20 card models and 5 VRAM
 // sizes, 10% holding the model "sd-base"; 100,000 queued jobs over the
@@ -65,11 +73,13 @@ func BenchmarkSelect(b *testing.B) {
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			seed := Seed([]byte(bc.job.ID))
+			start := cpuTime(b)
 			for b.Loop() {
 				if _, err := p.Select(bc.job, seed); err != nil {
 					b.Fatal(err)
 				}
 			}
+			reportCPU(b, start)
 		})
 	}
 }
@@ -97,6 +107,7 @@ func BenchmarkRelease(b *testing.B) {
 	}
 	next := benchJobs
 	i := 0
+	start := cpuTime(b)
 	for b.Loop() {
 		id := benchNode(i % benchNodes).ID
 		if _, _, err := d.Release(id, []byte(id)); err != nil {
@@ -108,6 +119,7 @@ func BenchmarkRelease(b *testing.B) {
 		next++
 		i++
 	}
+	reportCPU(b, start)
 	b.ReportMetric(float64(d.queue.Len()), "queued")
 }
 
@@ -122,6 +134,7 @@ func BenchmarkQueueNext(b *testing.B) {
 	}
 	all := func(string, uint64, int) bool { return true }
 	i := 0
+	start := cpuTime(b)
 	for b.Loop() {
 		n := benchNode(i)
 		j, ok := q.Next(n, all)
@@ -133,4 +146,5 @@ func BenchmarkQueueNext(b *testing.B) {
 		}
 		i++
 	}
+	reportCPU(b, start)
 }

@@ -350,27 +350,58 @@ func (p *Pool) drawGroup(c *Chooser, req []string, pool []*nodeEntry, r int) ([]
 		return nil, err
 	}
 	p.bufQ = q
-	// Members per card model, in pool (canonical) order.
-	members := make(map[string][]int)
+	// Members per card model, in pool (canonical) order, bucketed in one
+	// flat slice. Members of one graded group are adjacent, so the map is
+	// consulted once per group.
+	slot := make(map[string]int)
+	var names []string
+	var counts []int
+	modelOf := make([]int32, len(pool))
+	cur, curGroup := -1, (*nodeGroup)(nil)
 	for i, e := range pool {
-		if q[i] > 0 {
-			members[e.node.CardModel] = append(members[e.node.CardModel], i)
+		if q[i] == 0 {
+			modelOf[i] = -1
+			continue
+		}
+		if e.group != curGroup {
+			m := e.node.CardModel
+			k, ok := slot[m]
+			if !ok {
+				k = len(names)
+				slot[m] = k
+				names = append(names, m)
+				counts = append(counts, 0)
+			}
+			cur, curGroup = k, e.group
+		}
+		modelOf[i] = int32(cur)
+		counts[cur]++
+	}
+	lists := make([][]int, len(names))
+	flat := make([]int, 0, len(pool))
+	for k, n := range counts {
+		lists[k] = flat[len(flat) : len(flat) : len(flat)+n]
+		flat = flat[:len(flat)+n]
+	}
+	for i, k := range modelOf {
+		if k >= 0 {
+			lists[k] = append(lists[k], i)
 		}
 	}
-	var models []string
-	for m, idx := range members {
-		if len(idx) >= r {
-			models = append(models, m)
+	var models []int // indices into names, by model name
+	for k := range names {
+		if len(lists[k]) >= r {
+			models = append(models, k)
 		}
 	}
 	if len(models) == 0 {
 		return nil, fmt.Errorf("%w: no card model has %d free candidates", ErrNoCandidates, r)
 	}
-	slices.Sort(models)
+	slices.SortFunc(models, func(a, b int) int { return cmp.Compare(names[a], names[b]) })
 	mw := make([]float64, len(models))
 	for k, m := range models {
 		var sum uint64
-		for _, i := range members[m] {
+		for _, i := range lists[m] {
 			sum += q[i]
 		}
 		mw[k] = float64(sum)
@@ -379,7 +410,7 @@ func (p *Pool) drawGroup(c *Chooser, req []string, pool []*nodeEntry, r int) ([]
 	if err != nil {
 		return nil, err
 	}
-	idx := members[models[k]]
+	idx := lists[models[k]]
 	sub := make([]uint64, len(idx))
 	var total uint64
 	for j, i := range idx {
