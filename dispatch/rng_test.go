@@ -187,3 +187,41 @@ func TestQuantizeKeepsTinyWeights(t *testing.T) {
 		t.Fatalf("quantize: %v total %d", q, total)
 	}
 }
+
+// FuzzChoose feeds arbitrary float64 bit patterns as weights: every input
+// either gets a clear error or an index whose weight is positive, and
+// ChooseK never repeats an index.
+func FuzzChoose(f *testing.F) {
+	f.Add([]byte{0, 0, 0, 0, 0, 0, 240, 63}, []byte("seed"), uint8(1))
+	f.Add([]byte{0, 0, 0, 0, 0, 0, 248, 127, 1, 0, 0, 0, 0, 0, 0, 0}, []byte{}, uint8(2))
+	f.Fuzz(func(t *testing.T, raw, seed []byte, k uint8) {
+		w := make([]float64, len(raw)/8)
+		for i := range w {
+			w[i] = math.Float64frombits(binary.LittleEndian.Uint64(raw[8*i:]))
+		}
+		i, err := Choose(w, seed)
+		if err != nil {
+			if !errors.Is(err, ErrBadWeights) && !errors.Is(err, ErrNoCandidates) {
+				t.Fatalf("unexpected error %v", err)
+			}
+			return
+		}
+		if i < 0 || i >= len(w) || !(w[i] > 0) {
+			t.Fatalf("chose %d of %v", i, w)
+		}
+		got, err := NewChooser(seed).ChooseK(w, int(k%8))
+		if err != nil {
+			if !errors.Is(err, ErrNoCandidates) {
+				t.Fatalf("ChooseK: %v", err)
+			}
+			return
+		}
+		seen := map[int]bool{}
+		for _, j := range got {
+			if seen[j] || !(w[j] > 0) {
+				t.Fatalf("ChooseK %v over %v", got, w)
+			}
+			seen[j] = true
+		}
+	})
+}
