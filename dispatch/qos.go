@@ -1,6 +1,7 @@
 package dispatch
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -167,7 +168,7 @@ func (l *Ledger) Record(o TaskOutcome) ([]Kick, error) {
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortFunc(order, func(a, b int) int { return cmpString(o.Assigned[a], o.Assigned[b]) })
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(o.Assigned[a], o.Assigned[b]) })
 	var kicks []Kick
 	for _, i := range order {
 		id := o.Assigned[i]
@@ -209,16 +210,6 @@ func (l *Ledger) Record(o TaskOutcome) ([]Kick, error) {
 		kicks = append(kicks, k)
 	}
 	return kicks, nil
-}
-
-func cmpString(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func countTrue(bs []bool) int {
