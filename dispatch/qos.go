@@ -316,3 +316,13 @@ func QoSScores(cfg Config, in []QoSInput) ([]QoSScore, error) {
 	}
 	return out, nil
 }
+
+// QoSScores is QoSScores with each input's Speed taken from the ledger's
+// NodeScore, so the caller passes only hardware facts and timeout settings.
+func (l *Ledger) QoSScores(in []QoSInput) ([]QoSScore, error) {
+	filled := slices.Clone(in)
+	for i := range filled {
+		filled[i].Speed = l.NodeScore(filled[i].ID)
+	}
+	return QoSScores(l.cfg, filled)
+}

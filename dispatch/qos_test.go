@@ -275,3 +275,27 @@ func FuzzTaskOutcome(f *testing.F) {
 		}
 	})
 }
+
+func TestLedgerQoSScores(t *testing.T) {
+	l, _ := NewLedger(DefaultConfig())
+	trio := []string{"a", "b", "c"}
+	for i := range 3 {
+		if _, err := l.Record(outcome(fmt.Sprint(i), trio, "a", "b", "c")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := l.QoSScores([]QoSInput{
+		{ID: "a", VRAM: 8, Timeout: time.Minute},
+		{ID: "c", VRAM: 8, Timeout: time.Minute},
+		{ID: "new", VRAM: 8, Timeout: time.Minute},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Node scores 20, 4 and the new-node default 10, normalised by 20.
+	for i, want := range []float64{1, 0.2, 0.5} {
+		if got[i].B != want {
+			t.Fatalf("%s: B = %v, want %v", got[i].ID, got[i].B, want)
+		}
+	}
+}
