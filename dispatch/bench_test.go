@@ -1,0 +1,150 @@
+package dispatch
+
+import (
+	"fmt"
+	"math/big"
+	"testing"
+	"time"
+)
+
+// reportCPU adds a cpu-ns/op metric for the loop that started at start.
+func reportCPU(b *testing.B, start time.Duration) {
+	if b.N > 0 && start >= 0 {
+		b.ReportMetric(float64(cpuTime(b)-start)/float64(b.N), "cpu-ns/op")
+	}
+}
+
+// The benchmark mesh: 10,000 processors over 20 card models and 5 VRAM
+// sizes, 10% holding the model "sd-base"; 100,000 queued jobs over the
+// matching (VRAM, model or Any) groups, 1 in 20 replicated on 3 processors.
+const (
+	benchNodes = 10_000
+	benchJobs  = 100_000
+)
+
+var benchVRAM = []uint64{8192, 12288, 16384, 24576, 81920}
+
+func benchNode(i int) Node {
+	n := Node{
+		ID:        fmt.Sprintf("12D3KooW%08d", i),
+		CardModel: fmt.Sprintf("card-%02d", i%20),
+		VRAM:      benchVRAM[(i/20)%len(benchVRAM)],
+		Stake:     new(big.Int).Mul(big.NewInt(int64(1+i%97)), big.NewInt(1e18)),
+		QoS:       float64(1+i%10) / 10,
+	}
+	if i%10 == 0 {
+		n.LocalModels = []string{"sd-base"}
+	}
+	return n
+}
+
+func benchJob(i int) Job {
+	j := Job{
+		ID:      fmt.Sprintf("job-%08d", i),
+		Price:   new(big.Int).Mul(big.NewInt(int64(1+(i*7919)%100_000)), big.NewInt(1e12)),
+		MinVRAM: benchVRAM[i%4],
+		Units:   uint64(1 + i%9),
+	}
+	if i%3 == 0 {
+		j.GPUModel = fmt.Sprintf("card-%02d", i%20)
+	}
+	if i%20 == 0 {
+		j.Replicas = 3
+	}
+	return j
+}
+
+// BenchmarkSelect times one processor choice for a new job among 10,000
+// free processors (grading, locality, weights, seeded draw, pre-download).
+func BenchmarkSelect(b *testing.B) {
+	p := mustPool(b)
+	for i := range benchNodes {
+		if err := p.Add(benchNode(i), true); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, bc := range []struct {
+		name string
+		job  Job
+	}{
+		{"any-10000-candidates", Job{ID: "j", Price: big.NewInt(1), MinVRAM: 8192, Units: 1}},
+		{"model-locality", Job{ID: "j", Price: big.NewInt(1), MinVRAM: 8192, Units: 1, Models: []string{"sd-base"}}},
+		{"replicas-3", Job{ID: "j", Price: big.NewInt(1), MinVRAM: 8192, Units: 1, Replicas: 3}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			seed := Seed([]byte(bc.job.ID))
+			start := cpuTime(b)
+			for b.Loop() {
+				if _, err := p.Select(bc.job, seed); err != nil {
+					b.Fatal(err)
+				}
+			}
+			reportCPU(b, start)
+		})
+	}
+}
+
+// BenchmarkRelease times the queue decision for a newly free processor with
+// 100,000 queued jobs and 10,000 processors: Release takes the best job the
+// processor can serve (with companions for a replicated job), and a new job
+// is submitted, finds no free processor and is queued, keeping the queue
+// full.
+func BenchmarkRelease(b *testing.B) {
+	cfg := DefaultConfig()
+	d, err := New(Params{Config: cfg})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := range benchNodes {
+		if err := d.pool.Add(benchNode(i), false); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for i := range benchJobs {
+		if err := d.queue.Push(benchJob(i)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	next := benchJobs
+	i := 0
+	start := cpuTime(b)
+	for b.Loop() {
+		id := benchNode(i % benchNodes).ID
+		if _, _, err := d.Release(id, []byte(id)); err != nil {
+			b.Fatal(err)
+		}
+		if _, _, _, err := d.Submit(benchJob(next), nil); err != nil {
+			b.Fatal(err)
+		}
+		next++
+		i++
+	}
+	reportCPU(b, start)
+	b.ReportMetric(float64(d.queue.Len()), "queued")
+}
+
+// BenchmarkQueueNext isolates the queue: the best head for a processor among
+// the groups of 100,000 jobs, removed and pushed back.
+func BenchmarkQueueNext(b *testing.B) {
+	q := mustQueue(b, DefaultConfig())
+	for i := range benchJobs {
+		if err := q.Push(benchJob(i)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	all := func(string, uint64, int) bool { return true }
+	i := 0
+	start := cpuTime(b)
+	for b.Loop() {
+		n := benchNode(i)
+		j, ok := q.Next(n, all)
+		if !ok {
+			b.Fatal("empty")
+		}
+		if err := q.Push(j); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+	reportCPU(b, start)
+}

@@ -1,0 +1,148 @@
+package dispatch
+
+import (
+	"errors"
+	"math/big"
+	"testing"
+)
+
+func TestSplitFee(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		total   string
+		weights []uint64
+		want    []string
+	}{
+		{"exact", "300", []uint64{1, 1, 1}, []string{"100", "100", "100"}},
+		{"remainder to the largest fractions", "100", []uint64{20, 10, 4}, []string{"59", "29", "12"}},
+		{"ties go to the lower index", "2", []uint64{1, 1, 1}, []string{"1", "1", "0"}},
+		{"zero weight gets nothing", "7", []uint64{0, 3, 0, 4}, []string{"0", "3", "0", "4"}},
+		{"one payee", "12345", []uint64{9}, []string{"12345"}},
+		{"zero total", "0", []uint64{5, 1}, []string{"0", "0"}},
+		{"big wei", "1000000000000000000000000000001", []uint64{1, 1}, []string{"500000000000000000000000000001", "500000000000000000000000000000"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := SplitFee(wei(tc.total), tc.weights)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range tc.want {
+				if got[i].String() != tc.want[i] {
+					t.Fatalf("shares %v, want %v", got, tc.want)
+				}
+			}
+		})
+	}
+	// 100·20/34 = 58.82, 100·10/34 = 29.41, 100·4/34 = 11.76: floors 58, 29,
+	// 11 leave 2 wei, for the fractions .82 and .76.
+}
+
+func TestSplitFeeErrors(t *testing.T) {
+	if _, err := SplitFee(big.NewInt(10), []uint64{0, 0}); !errors.Is(err, ErrNoShares) {
+		t.Fatalf("all zero: %v", err)
+	}
+	if _, err := SplitFee(big.NewInt(10), nil); !errors.Is(err, ErrNoShares) {
+		t.Fatalf("no payees: %v", err)
+	}
+	if _, err := SplitFee(big.NewInt(-1), []uint64{1}); !errors.Is(err, ErrBadWeights) {
+		t.Fatalf("negative: %v", err)
+	}
+	if _, err := SplitFee(nil, []uint64{1}); !errors.Is(err, ErrBadWeights) {
+		t.Fatalf("nil: %v", err)
+	}
+	if _, err := SplitFee(big.NewInt(1), make([]uint64, MaxFeeShares+1)); !errors.Is(err, ErrBadWeights) {
+		t.Fatalf("too many: %v", err)
+	}
+}
+
+func TestFeeWeightsFromOutcome(t *testing.T) {
+	o := outcome("t", []string{"a", "b", "c"}, "b", "c", "a")
+	w, err := FeeWeights(DefaultConfig(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shares, _ := SplitFee(cnx(1), w)
+	// b first in both rounds (20), c second (10), a third (4).
+	if shares[1].Cmp(shares[2]) <= 0 || shares[2].Cmp(shares[0]) <= 0 {
+		t.Fatalf("shares %v not ordered by submission speed", shares)
+	}
+	checkSplit(t, cnx(1), w, shares)
+}
+
+// checkSplit asserts the invariants of a split: the total is conserved,
+// zero weights get nothing, and each share is within one wei of the exact
+// proportional amount.
+func checkSplit(t *testing.T, total *big.Int, weights []uint64, shares []*big.Int) {
+	t.Helper()
+	sum, wsum := new(big.Int), new(big.Int)
+	for _, w := range weights {
+		wsum.Add(wsum, new(big.Int).SetUint64(w))
+	}
+	for i, s := range shares {
+		sum.Add(sum, s)
+		exact := new(big.Int).Mul(total, new(big.Int).SetUint64(weights[i]))
+		floor := new(big.Int).Quo(exact, wsum)
+		if d := new(big.Int).Sub(s, floor); d.Sign() < 0 || d.Cmp(big.NewInt(1)) > 0 {
+			t.Fatalf("share %d = %v, floor %v", i, s, floor)
+		}
+		if weights[i] == 0 && s.Sign() != 0 {
+			t.Fatalf("zero weight %d got %v", i, s)
+		}
+	}
+	if sum.Cmp(total) != 0 {
+		t.Fatalf("shares sum to %v, total %v", sum, total)
+	}
+}
+
+func TestSplitFeeConservesProperty(t *testing.T) {
+	s := NewStream([]byte("fee-property"))
+	for range 2000 {
+		n := 1 + s.Uniform(12)
+		weights := make([]uint64, n)
+		for i := range weights {
+			weights[i] = s.Uniform(30)
+		}
+		weights[s.Uniform(n)] += 1 // at least one positive
+		total := new(big.Int).Lsh(new(big.Int).SetUint64(s.Uint64()), uint(s.Uniform(100)))
+		shares, err := SplitFee(total, weights)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkSplit(t, total, weights, shares)
+	}
+}
+
+func FuzzSplitFee(f *testing.F) {
+	f.Add([]byte{1, 2, 3}, uint64(100), uint8(0))
+	f.Add([]byte{0, 0, 7}, uint64(1), uint8(200))
+	f.Add([]byte{255, 1}, ^uint64(0), uint8(190))
+	f.Fuzz(func(t *testing.T, raw []byte, amount uint64, shift uint8) {
+		if len(raw) > 64 {
+			raw = raw[:64]
+		}
+		weights := make([]uint64, len(raw))
+		positive := false
+		for i, b := range raw {
+			weights[i] = uint64(b) * uint64(b) * 1_000_003
+			positive = positive || b != 0
+		}
+		total := new(big.Int).Lsh(new(big.Int).SetUint64(amount), uint(shift))
+		shares, err := SplitFee(total, weights)
+		if total.BitLen() > MaxPriceBits {
+			if !errors.Is(err, ErrBadWeights) {
+				t.Fatalf("oversized total: %v", err)
+			}
+			return
+		}
+		if !positive {
+			if !errors.Is(err, ErrNoShares) {
+				t.Fatalf("all-zero weights: %v", err)
+			}
+			return
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkSplit(t, total, weights, shares)
+	})
+}
