@@ -1,6 +1,7 @@
 package node
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -55,6 +56,27 @@ func (a Advert) Validate() error {
 		return fmt.Errorf("%w: %d models", ErrBadAdvert, len(a.Models))
 	}
 	return nil
+}
+
+// MaxAdvertSize bounds an encoded advertisement.
+const MaxAdvertSize = 64 << 10
+
+// DecodeAdvert decodes and validates an advertisement payload. Unknown
+// fields are refused, so a newer schema is noticed rather than misread.
+func DecodeAdvert(b []byte) (Advert, error) {
+	var a Advert
+	if len(b) > MaxAdvertSize {
+		return a, fmt.Errorf("%w: %d bytes, limit %d", ErrBadAdvert, len(b), MaxAdvertSize)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&a); err != nil {
+		return a, fmt.Errorf("%w: %w", ErrBadAdvert, err)
+	}
+	if dec.More() {
+		return a, fmt.Errorf("%w: trailing data", ErrBadAdvert)
+	}
+	return a, a.Validate()
 }
 
 // AdvertKey is the store key of a peer's advertisement.
@@ -115,12 +137,8 @@ func (n *Node) Processors(ctx context.Context) ([]Advert, error) {
 		if r.Type != AdvertType || r.Tombstone {
 			continue
 		}
-		var a Advert
-		if err := json.Unmarshal(r.Payload, &a); err != nil {
-			n.Log.Warn("skipping undecodable advertisement", "key", r.Key, "err", err)
-			continue
-		}
-		if err := a.Validate(); err != nil || a.PeerID != r.Author.String() || a.Role != RoleProcessor {
+		a, err := DecodeAdvert(r.Payload)
+		if err != nil || a.PeerID != r.Author.String() || a.Role != RoleProcessor {
 			n.Log.Warn("skipping invalid advertisement", "key", r.Key, "author", r.Author, "err", err)
 			continue
 		}

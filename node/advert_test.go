@@ -1,0 +1,107 @@
+package node
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+func validAdvert() Advert {
+	return Advert{
+		PeerID: "12D3KooWQb4GxXhyz31YNwUzUEvMEqMpSjxegB5pSXxPtsY7Yro1", Role: RoleProcessor,
+		CardModel: "rtx4090", VRAMMiB: 24576, CPUs: 8, Models: []string{},
+		Wallet: "0x00000000000000000000000000000000000000aa", Version: Version,
+		Addrs: []string{"/ip4/127.0.0.1/tcp/4001/p2p/12D3KooWQb4GxXhyz31YNwUzUEvMEqMpSjxegB5pSXxPtsY7Yro1"},
+		ProcessTimeout: 300, Updated: time.Unix(1700000000, 0).UTC(),
+	}
+}
+
+func TestDecodeAdvert(t *testing.T) {
+	b, _ := json.Marshal(validAdvert())
+	a, err := DecodeAdvert(b)
+	if err != nil || a.CardModel != "rtx4090" {
+		t.Fatalf("valid advert: %v %+v", err, a)
+	}
+	bad := map[string]string{
+		"unknown field": strings.Replace(string(b), `"cpus"`, `"cores":1,"cpus"`, 1),
+		"trailing":      string(b) + "{}",
+		"no cpus":       strings.Replace(string(b), `"cpus":8`, `"cpus":0`, 1),
+		"bad wallet":    strings.Replace(string(b), `0x00000000000000000000000000000000000000aa`, `0xzz`, 1),
+		"oversized":     string(b[:len(b)-1]) + `,"x":"` + strings.Repeat("a", MaxAdvertSize) + `"}`,
+		"not json":      "{",
+	}
+	for name, in := range bad {
+		if _, err := DecodeAdvert([]byte(in)); !errors.Is(err, ErrBadAdvert) {
+			t.Errorf("%s: got %v, want ErrBadAdvert", name, err)
+		}
+	}
+}
+
+func FuzzDecodeAdvert(f *testing.F) {
+	b, _ := json.Marshal(validAdvert())
+	f.Add(b)
+	f.Add([]byte(`{"peer_id":"x","cpus":1,"card_model":"cpu"}`))
+	f.Add([]byte(`[]`))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		a, err := DecodeAdvert(in)
+		if err != nil {
+			if !errors.Is(err, ErrBadAdvert) {
+				t.Fatalf("error %v does not wrap ErrBadAdvert", err)
+			}
+			return
+		}
+		// Whatever decodes re-encodes and decodes to the same value.
+		again, _ := json.Marshal(a)
+		b, err := DecodeAdvert(again)
+		if err != nil || b.PeerID != a.PeerID || b.CPUs != a.CPUs {
+			t.Fatalf("round trip: %v", err)
+		}
+	})
+}
+
+func TestConfigRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	cfg := DefaultConfig()
+	cfg.P2P.Bootstrap = []string{"/ip4/127.0.0.1/tcp/4001/p2p/12D3KooWQb4GxXhyz31YNwUzUEvMEqMpSjxegB5pSXxPtsY7Yro1"}
+	cfg.Processor.Models = []string{"bafy-model"}
+	if err := InitRepo(dir, cfg); err != nil {
+		t.Fatal(err)
+	}
+	if err := InitRepo(dir, cfg); !errors.Is(err, ErrRepoExists) {
+		t.Fatalf("second init: %v", err)
+	}
+	r, err := OpenRepo(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if r.Config.P2P.Bootstrap[0] != cfg.P2P.Bootstrap[0] || r.Config.Processor.Models[0] != "bafy-model" ||
+		r.Config.Store.Rebroadcast != cfg.Store.Rebroadcast {
+		t.Fatalf("config did not round-trip: %+v", r.Config)
+	}
+	if _, err := OpenRepo(dir); !errors.Is(err, ErrRepoLocked) {
+		t.Fatalf("second open: %v, want ErrRepoLocked", err)
+	}
+	if _, err := OpenRepo(t.TempDir()); !errors.Is(err, ErrNoRepo) {
+		t.Fatalf("open empty dir: %v", err)
+	}
+}
+
+func TestConfigRejectsUnknownKeysAndBadValues(t *testing.T) {
+	for name, text := range map[string]string{
+		"unknown key": "[p2p]\nlisten_addrs = []\n",
+		"bad dht":     "[p2p]\ndht_mode = \"maybe\"\n",
+		"bad wallet":  "[processor]\nwallet = \"me\"\n",
+		"bad dur":     "[store]\nrebroadcast = \"soon\"\n",
+	} {
+		p := t.TempDir() + "/config.toml"
+		if err := writeFileAtomic(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := LoadConfig(p); !errors.Is(err, ErrInvalidConfig) {
+			t.Errorf("%s: got %v, want ErrInvalidConfig", name, err)
+		}
+	}
+}
