@@ -109,7 +109,9 @@ func goBuild(ctx context.Context, dir string) ([]byte, error) {
 	args = append(args, "-o", out, ".")
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
+	// GOFLAGS is cleared so that flags meant for the host build (-race,
+	// -cover) do not reach a wasm build that cannot take them.
+	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0", "GOFLAGS=")
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("%w: go build in %s: %w: %s", ErrBuild, dir, err, msg)
 	}
