@@ -67,3 +67,42 @@ func BenchmarkCompileCacheGo(b *testing.B) {
 	}
 	benchWarmCold(b, code, []byte("the quick brown fox jumps over the lazy dog"))
 }
+
+// BenchmarkDiskCacheGo measures a processor restart: a fresh executor runs
+// the wordcount module once, with wazero's on-disk cache already holding its
+// machine code versus with no disk cache. Both rates come from the same run.
+func BenchmarkDiskCacheGo(b *testing.B) {
+	ctx := context.Background()
+	code, err := examples.Build(ctx, "wordcount")
+	if err != nil {
+		b.Fatal(err)
+	}
+	input := []byte("the quick brown fox")
+	dir := b.TempDir()
+	once := func(cacheDir string) time.Duration {
+		cfg := DefaultConfig()
+		cfg.CacheDir = cacheDir
+		t0 := time.Now()
+		e, err := New(cfg, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := e.Run(ctx, code, input); err != nil {
+			b.Fatal(err)
+		}
+		d := time.Since(t0)
+		_ = e.Close(ctx)
+		return d
+	}
+	once(dir) // fill the disk cache
+	var withDisk, without time.Duration
+	var n int
+	for b.Loop() {
+		withDisk += once(dir)
+		without += once("")
+		n++
+	}
+	b.ReportMetric(float64(n)/withDisk.Seconds(), "disk-cached-starts/s")
+	b.ReportMetric(float64(n)/without.Seconds(), "uncached-starts/s")
+	b.ReportMetric(without.Seconds()/withDisk.Seconds(), "disk-cache-speedup")
+}

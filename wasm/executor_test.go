@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"testing"
 	"time"
@@ -79,8 +80,10 @@ func TestDeterministic(t *testing.T) {
 	if wall2 != wall1+int64(time.Millisecond) {
 		t.Errorf("second wall clock reading %d, want first + 1ms", wall2)
 	}
-	if bytes.Equal(out[24:56], make([]byte, 32)) {
-		t.Errorf("random bytes are all zero; want the ChaCha8 stream")
+	// Test vector: the first 32 bytes of ChaCha8 (C2SP chacha8rand) keyed
+	// with 32 zero bytes, the default seed.
+	if got := hex.EncodeToString(out[24:56]); got != "d9877ece6d368aac1a6f419ec627c76b1bfb1fa37c41a11ea46add6a48d89474" {
+		t.Errorf("random bytes %s, want the zero-seed ChaCha8 stream", got)
 	}
 
 	// A different seed gives different random bytes, same clocks.
@@ -140,6 +143,19 @@ func TestHostileModules(t *testing.T) {
 				t.Fatalf("good module after %s: %q, %v", tc.name, good, err)
 			}
 		})
+	}
+}
+
+// TestInfiniteRecursion: wazero bounds the call stack (about 100 MB, outside
+// MemoryLimitBytes) and traps on overflow.
+func TestInfiniteRecursion(t *testing.T) {
+	e := newTestExecutor(t, func(c *Config) { c.Timeout = time.Minute })
+	_, err := e.Run(context.Background(), testModule{memMin: 1, body: call(fnStart)}.bytes(), nil)
+	if !errors.Is(err, ErrTrap) {
+		t.Fatalf("err = %v, want ErrTrap", err)
+	}
+	if out, err := e.Run(context.Background(), echoModule(), []byte("ok")); err != nil || string(out) != "ok" {
+		t.Fatalf("good module after overflow: %q, %v", out, err)
 	}
 }
 
