@@ -22,7 +22,9 @@ type Config struct {
 	// MemoryLimitBytes caps a module's linear memory. It is rounded up to a
 	// whole number of 64 KiB pages; at most 4 GiB. Default 256 MiB.
 	MemoryLimitBytes uint64
-	// Timeout caps the wall-clock time of one run (one block). Default 30 s.
+	// Timeout caps the wall-clock time of one run (one block): instantiation
+	// and execution. Compilation, done once per code and cached, is bounded by
+	// MaxModuleBytes instead. Default 30 s.
 	Timeout time.Duration
 	// MaxOutputBytes caps what a run may write to stdout. Default 64 MiB.
 	MaxOutputBytes int64

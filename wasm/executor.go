@@ -144,7 +144,9 @@ func (e *Executor) Run(ctx context.Context, code, input []byte) (out []byte, err
 // compile turns code into a runnable module and checks what wazero leaves
 // to the embedder: a WASI entry point and an initial memory within the cap.
 func (e *Executor) compile(code []byte) (wazero.CompiledModule, error) {
+	start := time.Now()
 	cm, err := e.runtime.CompileModule(context.Background(), code)
+	e.log.Debug("wasm compile", "code_bytes", len(code), "took", time.Since(start), "err", err)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidModule, err)
 	}
@@ -152,11 +154,11 @@ func (e *Executor) compile(code []byte) (wazero.CompiledModule, error) {
 		_ = cm.Close(context.Background())
 		return nil, err
 	}
-	start, ok := cm.ExportedFunctions()["_start"]
+	entry, ok := cm.ExportedFunctions()["_start"]
 	if !ok {
 		return fail(fmt.Errorf("%w: no _start export (not a WASI command)", ErrInvalidModule))
 	}
-	if len(start.ParamTypes()) != 0 || len(start.ResultTypes()) != 0 {
+	if len(entry.ParamTypes()) != 0 || len(entry.ResultTypes()) != 0 {
 		return fail(fmt.Errorf("%w: _start must take and return nothing", ErrInvalidModule))
 	}
 	if pages, ok := declaredMinPages(code); ok && pages > e.cfg.memoryLimitPages() {
@@ -222,7 +224,8 @@ func (e *Executor) classifyInstantiate(err error) error {
 
 // classify maps the end of a run to Run's result. Causes the executor itself
 // imposed (memory refusal, output cap, timeout) take precedence over how the
-// guest reacted to them.
+// guest reacted to them; a guest that copes with a refused memory growth and
+// exits 0 has succeeded.
 func (e *Executor) classify(ctx, runCtx context.Context, err error, alloc *cappedAllocator, stdout *cappedBuffer, stderr *truncatingBuffer) ([]byte, error) {
 	var exit *sys.ExitError
 	isExit := errors.As(err, &exit)
