@@ -8,6 +8,7 @@ import (
 	"image/png"
 	"testing"
 
+	"github.com/jobmesh/jobmesh/assemble"
 	"github.com/jobmesh/jobmesh/examples"
 	"github.com/jobmesh/jobmesh/examples/mandelbrot/tiles"
 	"github.com/jobmesh/jobmesh/wasm"
@@ -33,8 +34,8 @@ func TestTilesThroughExecutor(t *testing.T) {
 		t.Fatal(err)
 	}
 	ts, _ := p.Tiles()
-	// First, last (short in both directions) and one in between.
-	for _, i := range []int{0, 2, len(ts) - 1} {
+	outputs := make([][]byte, len(ts))
+	for i := range ts {
 		block := data[i*tiles.DescriptorSize : (i+1)*tiles.DescriptorSize]
 		out, err := e.Run(ctx, code, block)
 		if err != nil {
@@ -51,10 +52,25 @@ func TestTilesThroughExecutor(t *testing.T) {
 		if !samePixels(img, want) {
 			t.Fatalf("tile %d: pixels differ from the native renderer", i)
 		}
-		again, err := e.Run(ctx, code, block)
-		if err != nil || !bytes.Equal(again, out) {
-			t.Fatalf("tile %d: second run differs (%v)", i, err)
-		}
+		outputs[i] = out
+	}
+	again, err := e.Run(ctx, code, data[:tiles.DescriptorSize])
+	if err != nil || !bytes.Equal(again, outputs[0]) {
+		t.Fatalf("tile 0: second run differs (%v)", err)
+	}
+
+	// The whole job: assembled tiles equal the picture rendered at once.
+	picture, err := assemble.NewRegistry().Assemble(assemble.KindPNGGrid, outputs, assemble.Options{Columns: p.Columns()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(picture))
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := tiles.Render(tiles.Tile{ImageWidth: p.Width, ImageHeight: p.Height, Width: p.Width, Height: p.Height, MaxIter: p.MaxIter, View: p.View})
+	if img.Bounds() != whole.Bounds() || !samePixels(img, whole) {
+		t.Fatalf("assembled picture %v differs from the whole render", img.Bounds())
 	}
 	if got := ts[len(ts)-1]; got.Width != 20 || got.Height != 30 {
 		t.Fatalf("last tile %dx%d, want 20x30", got.Width, got.Height)
