@@ -1,0 +1,63 @@
+package wasm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// Runner runs one block of a job through the job's code and returns the
+// block's result. Implementations must be deterministic: the same code and
+// input give the same output on every processor, because verification
+// compares result hashes across processors. They must be safe for concurrent
+// use, and a failing run must not affect later runs.
+type Runner interface {
+	Run(ctx context.Context, code, input []byte) ([]byte, error)
+}
+
+var _ Runner = (*Executor)(nil)
+
+// Errors returned by Run, matched with errors.Is.
+var (
+	// ErrTrap: the module hit a WebAssembly trap (unreachable, out-of-bounds
+	// access, division by zero, stack exhaustion, ...).
+	ErrTrap = errors.New("wasm: trap")
+	// ErrTimeout: the run exceeded Config.Timeout.
+	ErrTimeout = errors.New("wasm: run timed out")
+	// ErrMemoryLimit: the module declared or tried to grow its memory past
+	// Config.MemoryLimitBytes.
+	ErrMemoryLimit = errors.New("wasm: memory limit exceeded")
+	// ErrOutputTooLarge: the module wrote more than Config.MaxOutputBytes to
+	// stdout.
+	ErrOutputTooLarge = errors.New("wasm: output too large")
+	// ErrExit: the module exited with a non-zero code; the error is an
+	// *ExitError holding the code.
+	ErrExit = errors.New("wasm: non-zero exit code")
+	// ErrInvalidModule: the code is not a runnable WASI command module (bad
+	// binary, unknown imports, no _start, larger than Config.MaxModuleBytes).
+	ErrInvalidModule = errors.New("wasm: invalid module")
+	// ErrCanceled: the caller's context ended before the run finished.
+	ErrCanceled = errors.New("wasm: run canceled")
+	// ErrClosed: the executor has been closed.
+	ErrClosed = errors.New("wasm: executor closed")
+)
+
+// ExitError is returned when a module exits with a non-zero code. It matches
+// ErrExit with errors.Is.
+type ExitError struct {
+	// Code is the exit code passed to proc_exit.
+	Code uint32
+	// Stderr is the start of what the module wrote to stderr (bounded by
+	// Config.MaxStderrBytes).
+	Stderr string
+}
+
+func (e *ExitError) Error() string {
+	if e.Stderr == "" {
+		return fmt.Sprintf("wasm: exit code %d", e.Code)
+	}
+	return fmt.Sprintf("wasm: exit code %d: stderr: %q", e.Code, e.Stderr)
+}
+
+// Unwrap makes errors.Is(err, ErrExit) true.
+func (e *ExitError) Unwrap() error { return ErrExit }
