@@ -70,8 +70,8 @@ func describe(m Msg) string {
 // describeQueue renders a node's view for test output, expiries relative to t0.
 func describeQueue(name string, q *Queue) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: clock=%s owner=%s author=%s members=%v pending=%v want=%v done=%v",
-		name, q.clock, q.owner, q.author, q.members, q.pending, q.wanting, q.Done())
+	fmt.Fprintf(&b, "%s: clock=%s owner=%s author=%s members=%v pending=%v rank=%d want=%v done=%v",
+		name, q.clock, q.owner, q.author, q.members, q.pending, q.SuccessorRank(), q.wanting, q.Done())
 	b.WriteString("\n ")
 	for _, it := range q.Items() {
 		b.WriteString(" " + string(it.ID) + "=" + it.State.String())

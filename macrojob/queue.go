@@ -190,6 +190,10 @@ type Queue struct {
 	wanting       bool
 	lastRequest   time.Time
 	unacked       map[int]bool // own results not yet in an owner snapshot
+	// heard are requests this node saw while not owner, with the time last
+	// heard; they join the pending list if ownership comes here, so that
+	// requests raced by a handoff wait for no re-send.
+	heard map[PeerID]time.Time
 	lastResults   time.Time
 	ready         []ID
 	stats         Stats
@@ -230,6 +234,7 @@ func New(cfg Config, p Params, now time.Time) (*Queue, error) {
 		items:     make([]lock, len(p.Items)),
 		processed: make([]bool, len(p.Items)),
 		unacked:   make(map[int]bool),
+		heard:     make(map[PeerID]time.Time),
 		lastHeard: now,
 	}
 	for i, id := range p.Items {
@@ -391,26 +396,70 @@ func (q *Queue) Receive(from PeerID, m Msg, now time.Time) ([]Msg, error) {
 
 func (q *Queue) receiveRequest(from PeerID, now time.Time) ([]Msg, error) {
 	if !q.IsOwner() {
-		// Only the owner serves requests; the requester re-sends until the
-		// owner of the moment hears it.
+		// Only the owner serves requests. Remember it in case ownership
+		// comes here; the requester re-sends until it is served anyway.
+		if from != q.owner {
+			q.heard[from] = now
+		}
 		return nil, nil
 	}
-	changed := false
-	if !slices.Contains(q.members, from) {
-		if len(q.members) >= q.cfg.MaxMembers {
-			return nil, fmt.Errorf("%w: %d", ErrRoomFull, len(q.members))
-		}
-		q.members = append(q.members, from)
-		changed = true
-	}
-	if !slices.Contains(q.pending, from) {
-		q.pending = append(q.pending, from)
-		changed = true
+	changed, err := q.addPending(from)
+	if err != nil {
+		return nil, err
 	}
 	if q.drive(now) || changed {
 		return q.commit(now), nil
 	}
 	return nil, nil
+}
+
+// addPending queues requester p, making it a member.
+func (q *Queue) addPending(p PeerID) (bool, error) {
+	changed := false
+	if !slices.Contains(q.members, p) {
+		if len(q.members) >= q.cfg.MaxMembers {
+			return false, fmt.Errorf("%w: %d", ErrRoomFull, len(q.members))
+		}
+		q.members = append(q.members, p)
+		changed = true
+	}
+	if p != q.self && !slices.Contains(q.pending, p) {
+		q.pending = append(q.pending, p)
+		changed = true
+	}
+	return changed, nil
+}
+
+// takeHeard moves the requests heard while not owner, and still fresh (heard
+// within two re-send intervals), into the pending list in the order heard.
+func (q *Queue) takeHeard(now time.Time) bool {
+	type req struct {
+		at   time.Time
+		peer PeerID
+	}
+	var rs []req
+	for p, at := range q.heard {
+		if p != q.self && now.Sub(at) <= 2*q.cfg.Rebroadcast {
+			rs = append(rs, req{at, p})
+		}
+	}
+	clear(q.heard)
+	slices.SortFunc(rs, func(a, b req) int {
+		if c := a.at.Compare(b.at); c != 0 {
+			return c
+		}
+		if a.peer < b.peer {
+			return -1
+		}
+		return 1
+	})
+	changed := false
+	for _, r := range rs {
+		if c, err := q.addPending(r.peer); err == nil && c {
+			changed = true
+		}
+	}
+	return changed
 }
 
 func (q *Queue) receiveSnapshot(from PeerID, s *Snapshot, now time.Time) ([]Msg, error) {
@@ -484,6 +533,7 @@ func (q *Queue) adopt(from PeerID, s *Snapshot, now time.Time) []Msg {
 			delete(q.unacked, i)
 		}
 	}
+	delete(q.heard, q.owner) // served
 	q.heardOwner = from == q.owner
 	if q.heardOwner || q.owner != prevOwner {
 		// A new owner gets a full OwnerTimeout to show up.
@@ -495,6 +545,7 @@ func (q *Queue) adopt(from PeerID, s *Snapshot, now time.Time) []Msg {
 	// Ownership arrived: take this turn's work, pass ownership on, and
 	// publish, which also tells the author its handoff arrived.
 	q.pending = slices.DeleteFunc(q.pending, func(p PeerID) bool { return p == q.self })
+	differs = q.takeHeard(now) || differs
 	if q.drive(now) || differs {
 		return append(msgs, q.commit(now)...)
 	}
@@ -611,6 +662,7 @@ func (q *Queue) takeover(now time.Time) []Msg {
 	q.author = q.self
 	q.authored = nil
 	q.pending = slices.DeleteFunc(q.pending, func(p PeerID) bool { return p == q.self })
+	q.takeHeard(now)
 	q.drive(now)
 	// Counter 0 of the new term is this snapshot; later changes count up.
 	return q.publish(now)
