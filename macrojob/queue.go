@@ -193,10 +193,10 @@ type Queue struct {
 	// heard are requests this node saw while not owner, with the time last
 	// heard; they join the pending list if ownership comes here, so that
 	// requests raced by a handoff wait for no re-send.
-	heard map[PeerID]time.Time
-	lastResults   time.Time
-	ready         []ID
-	stats         Stats
+	heard       map[PeerID]time.Time
+	lastResults time.Time
+	ready       []ID
+	stats       Stats
 }
 
 // New creates the queue of a room. The creator starts as owner at clock
