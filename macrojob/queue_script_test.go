@@ -161,12 +161,12 @@ func (s *script) run(cmd string) string {
 		s.cmdNew(args)
 	case "request":
 		q := s.peer(pos[0])
-		before := q.Snapshot()
+		before := capture(q, &view{})
 		s.publish(PeerID(pos[0]), q.Request(s.now))
 		s.check(pos[0], before)
 	case "complete":
 		q := s.peer(pos[0])
-		before := q.Snapshot()
+		before := capture(q, &view{})
 		msgs, err := q.Complete(ID(pos[1]), s.now)
 		if err != nil {
 			s.printf("%s ! %v", pos[0], err)
@@ -183,7 +183,7 @@ func (s *script) run(cmd string) string {
 			if s.crashed[p] {
 				continue
 			}
-			before := s.qs[p].Snapshot()
+			before := capture(s.qs[p], &view{})
 			s.publish(p, s.qs[p].Tick(s.now))
 			s.check(string(p), before)
 		}
@@ -205,7 +205,7 @@ func (s *script) run(cmd string) string {
 			s.now = s.now.Add(step)
 			for _, p := range s.names {
 				if !s.crashed[p] {
-					before := s.qs[p].Snapshot()
+					before := capture(s.qs[p], &view{})
 					s.publish(p, s.qs[p].Tick(s.now))
 					s.check(string(p), before)
 				}
@@ -371,7 +371,7 @@ func (s *script) deliver(envs []envelope) {
 			s.t.Fatalf("decode: %v", err)
 		}
 		q := s.qs[e.to]
-		before := q.Snapshot()
+		before := capture(q, &view{})
 		msgs, err := q.Receive(e.from, m, s.now)
 		if err != nil {
 			s.printf("%s ! %v", e.to, err)
@@ -381,8 +381,8 @@ func (s *script) deliver(envs []envelope) {
 	}
 }
 
-func (s *script) check(name string, before *Snapshot) {
-	if err := checkStep(before, s.qs[PeerID(name)].Snapshot(), s.now); err != nil {
+func (s *script) check(name string, before *view) {
+	if err := checkStep(before, capture(s.qs[PeerID(name)], &view{}), s.now); err != nil {
 		s.t.Errorf("%s: invariant: %v", name, err)
 	}
 }
