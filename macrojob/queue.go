@@ -398,7 +398,8 @@ func (q *Queue) receiveRequest(from PeerID, now time.Time) ([]Msg, error) {
 	if !q.IsOwner() {
 		// Only the owner serves requests. Remember it in case ownership
 		// comes here; the requester re-sends until it is served anyway.
-		if from != q.owner {
+		_, known := q.heard[from]
+		if from != q.owner && (known || len(q.heard) < q.cfg.MaxMembers) {
 			q.heard[from] = now
 		}
 		return nil, nil
