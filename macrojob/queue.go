@@ -31,13 +31,12 @@ type ID string
 
 // Queue errors. Receive, Complete and New wrap them; match with errors.Is.
 var (
-	ErrInvalidConfig  = errors.New("macrojob: invalid queue config")
-	ErrWrongRoom      = errors.New("macrojob: message for another room")
-	ErrUnknownItem    = errors.New("macrojob: unknown MicroJob")
-	ErrItemsMismatch  = errors.New("macrojob: snapshot of another item list")
-	ErrForged         = errors.New("macrojob: sender may not publish this snapshot")
-	ErrRoomFull       = errors.New("macrojob: queue has its maximum of members")
-	ErrBadChooserPick = errors.New("macrojob: chooser returned an index out of range")
+	ErrInvalidConfig = errors.New("macrojob: invalid queue config")
+	ErrWrongRoom     = errors.New("macrojob: message for another room")
+	ErrUnknownItem   = errors.New("macrojob: unknown MicroJob")
+	ErrItemsMismatch = errors.New("macrojob: snapshot of another item list")
+	ErrForged        = errors.New("macrojob: sender may not publish this snapshot")
+	ErrRoomFull      = errors.New("macrojob: queue has its maximum of members")
 )
 
 // Config tunes a Queue. The zero value of a field means its default.
@@ -404,6 +403,11 @@ func (q *Queue) receiveRequest(from PeerID, now time.Time) ([]Msg, error) {
 		}
 		return nil, nil
 	}
+	if q.Done() {
+		// Nothing left to hand out; the requester learns it from the next
+		// snapshot and stops asking.
+		return nil, nil
+	}
 	changed, err := q.addPending(from)
 	if err != nil {
 		return nil, err
@@ -760,7 +764,7 @@ func (q *Queue) choose() PeerID {
 	if i < 0 || i >= len(q.pending) {
 		// A broken chooser must not stall the queue: fall back to arrival
 		// order and say so.
-		q.cfg.Logger.Warn("queue chooser out of range", "room", q.room, "index", i, "candidates", len(q.pending), "err", ErrBadChooserPick)
+		q.cfg.Logger.Warn("queue chooser returned an index out of range", "room", q.room, "index", i, "candidates", len(q.pending))
 		i = 0
 	}
 	return q.pending[i]

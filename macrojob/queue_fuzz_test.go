@@ -200,7 +200,7 @@ func (h *fuzzNet) forge(p PeerID, b []byte) {
 // heal delivers everything, lets every live processor work and complete,
 // and requires that the room finishes with one agreed owner.
 func (h *fuzzNet) heal() {
-	for round := range 2000 {
+	for range 2000 {
 		for _, p := range h.names {
 			if !h.live(p) {
 				continue
@@ -243,7 +243,6 @@ func (h *fuzzNet) heal() {
 				h.apply(p, func(q *Queue) ([]Msg, error) { return q.Tick(h.now), nil })
 			}
 		}
-		_ = round
 	}
 	_, why := agreement(h.qs, h.live)
 	for _, p := range h.names {
