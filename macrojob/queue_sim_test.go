@@ -11,8 +11,8 @@ import (
 
 // TestSimulation runs many seeded simulations of one room: 3–20 processors on
 // a lossy network (10–30% drop, random latency so messages reorder, 5%
-// duplicates), random processing times, and one processor crashing in the
-// middle of a MicroJob. Each run goes on until the network is quiet, then
+// duplicates, in half the runs a partition of 20–120s), random processing
+// times, and one processor crashing in the middle of a MicroJob. Each run goes on until the network is quiet, then
 // checks that every MicroJob is processed, that all live processors agree on
 // one live owner and on the processed set, and — at every step of every
 // processor — that processed ids never revert, that no unexpired lock changes
@@ -34,13 +34,14 @@ func TestSimulation(t *testing.T) {
 	if total.crashes < seeds/2 {
 		t.Errorf("only %d of %d runs crashed a processor mid-MicroJob", total.crashes, seeds)
 	}
-	if total.takeovers == 0 {
-		t.Errorf("no run exercised a takeover")
+	if total.takeovers == 0 || total.imported == 0 {
+		t.Errorf("runs exercised %d takeovers and %d kept locks; want both", total.takeovers, total.imported)
 	}
 }
 
 type simStats struct {
 	nodes, items, crashes int
+	partitions            int
 	takeovers, handoffs   uint64
 	imported, reopened    uint64
 	delivered, dropped    int
@@ -51,6 +52,7 @@ func (s *simStats) add(o simStats) {
 	s.nodes += o.nodes
 	s.items += o.items
 	s.crashes += o.crashes
+	s.partitions += o.partitions
 	s.takeovers += o.takeovers
 	s.handoffs += o.handoffs
 	s.imported += o.imported
@@ -110,6 +112,10 @@ type sim struct {
 	started map[PeerID]int
 	st      simStats
 
+	// A partition between the two sides lasts from splitFrom to splitTo.
+	side               map[PeerID]bool
+	splitFrom, splitTo time.Time
+
 	beforeBuf, afterBuf view
 }
 
@@ -131,6 +137,10 @@ func (s *sim) publish(p PeerID, msgs []Msg) error {
 		}
 		for _, to := range s.names {
 			if to == p {
+				continue
+			}
+			if s.now.After(s.splitFrom) && s.now.Before(s.splitTo) && s.side[p] != s.side[to] {
+				s.st.dropped++
 				continue
 			}
 			copies := 1
@@ -205,6 +215,15 @@ func runSim(tb testing.TB, seed uint64) (simStats, error) {
 	s.victim = s.names[rng.IntN(n)]
 	s.crashAt = 1 + rng.IntN(2)
 	s.st.nodes, s.st.items = n, nItems
+	s.side = map[PeerID]bool{}
+	if rng.IntN(2) == 0 {
+		for _, p := range s.names {
+			s.side[p] = rng.IntN(2) == 0
+		}
+		s.splitFrom = t0.Add(time.Duration(rng.Int64N(int64(60 * time.Second))))
+		s.splitTo = s.splitFrom.Add(20*time.Second + time.Duration(rng.Int64N(int64(100*time.Second))))
+		s.st.partitions++
+	}
 	for _, p := range s.names {
 		q, err := New(cfg, Params{Self: p, Room: "room-sim", Items: items, Creator: p}, s.now)
 		if p != creator {
