@@ -469,7 +469,7 @@ func (q *Queue) takeHeard(now time.Time) bool {
 
 func (q *Queue) receiveSnapshot(from PeerID, s *Snapshot, now time.Time) ([]Msg, error) {
 	if s.Items != q.digest || len(s.States) != len(q.ids) {
-		return nil, ErrItemsMismatch
+		return nil, fmt.Errorf("%w: %d items, digest %x", ErrItemsMismatch, len(s.States), s.Items[:8])
 	}
 	if err := s.Validate(); err != nil {
 		return nil, err
@@ -492,6 +492,7 @@ func (q *Queue) receiveSnapshot(from PeerID, s *Snapshot, now time.Time) ([]Msg,
 			q.lastHeard = now
 			q.heardOwner = true
 		}
+		q.ackResults(s)
 	case q.IsOwner() && !s.Clock.sameTerm(q.clock):
 		// A snapshot of a losing term (after a partition): keep its live
 		// locks on items this owner has open, so their holders keep them.
@@ -533,11 +534,7 @@ func (q *Queue) adopt(from PeerID, s *Snapshot, now time.Time) []Msg {
 		}
 		q.items[i] = lock{state: st.State, holder: st.Holder, expiry: st.Expiry}
 	}
-	for i := range q.unacked {
-		if s.States[i].State == Processed {
-			delete(q.unacked, i)
-		}
-	}
+	q.ackResults(s)
 	delete(q.heard, q.owner) // served
 	q.heardOwner = from == q.owner
 	if q.heardOwner || q.owner != prevOwner {
@@ -841,6 +838,16 @@ func (q *Queue) importLocks(s *Snapshot, now time.Time) bool {
 		changed = true
 	}
 	return changed
+}
+
+// ackResults stops re-sending the results that snapshot s, the current one,
+// lists as processed.
+func (q *Queue) ackResults(s *Snapshot) {
+	for i := range q.unacked {
+		if s.States[i].State == Processed {
+			delete(q.unacked, i)
+		}
+	}
 }
 
 func (q *Queue) markProcessed(i int) bool {
