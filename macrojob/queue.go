@@ -535,7 +535,10 @@ func (q *Queue) adopt(from PeerID, s *Snapshot, now time.Time) []Msg {
 		q.items[i] = lock{state: st.State, holder: st.Holder, expiry: st.Expiry}
 	}
 	q.ackResults(s)
-	delete(q.heard, q.owner) // served
+	// The owner and the author held ownership, so their requests so far
+	// are served; a newer one will be heard again.
+	delete(q.heard, q.owner)
+	delete(q.heard, q.author)
 	q.heardOwner = from == q.owner
 	if q.heardOwner || q.owner != prevOwner {
 		// A new owner gets a full OwnerTimeout to show up.
