@@ -1,0 +1,872 @@
+package macrojob
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"slices"
+	"time"
+)
+
+// Chooser picks the next owner among the pending requesters. seed is derived
+// from public queue state (see ChoiceSeed), so anyone holding the snapshots can
+// recompute the choice. Choose must return an index into candidates; the
+// dispatch package plugs its weighted choice in here.
+type Chooser interface {
+	Choose(candidates []PeerID, seed []byte) int
+}
+
+// PeerID names a processor. It holds a libp2p peer.ID as a string, which keeps
+// this package free of libp2p.
+type PeerID string
+
+// RoomID names a MacroJob room, and so its queue.
+type RoomID string
+
+// ID names one MicroJob.
+type ID string
+
+// Queue errors. Receive, Complete and New wrap them; match with errors.Is.
+var (
+	ErrInvalidConfig = errors.New("macrojob: invalid queue config")
+	ErrWrongRoom     = errors.New("macrojob: message for another room")
+	ErrUnknownItem   = errors.New("macrojob: unknown MicroJob")
+	ErrItemsMismatch = errors.New("macrojob: snapshot of another item list")
+	ErrForged        = errors.New("macrojob: sender may not publish this snapshot")
+	ErrRoomFull      = errors.New("macrojob: queue has its maximum of members")
+)
+
+// Config tunes a Queue. The zero value of a field means its default.
+type Config struct {
+	// ProcessingTimeout is how long a lock lasts: an item locked at queue time
+	// t is open again at t+ProcessingTimeout unless processed. Default 10m.
+	ProcessingTimeout time.Duration
+	// OwnerTimeout is the owner silence after which the first successor takes
+	// over; the k-th successor waits k×OwnerTimeout. Default 30s.
+	OwnerTimeout time.Duration
+	// Rebroadcast is the interval R at which the owner re-publishes its
+	// snapshot, a requester its request and a processor its unacknowledged
+	// results; it must be below OwnerTimeout. Default 5s.
+	Rebroadcast time.Duration
+	// MaxLocksPerTurn is M, the most MicroJobs an owner locks for itself per
+	// turn (one turn per Request). Default 1.
+	MaxLocksPerTurn int
+	// MaxMembers caps the processors one queue admits, at most the wire limit
+	// MaxMembers. Default 256.
+	MaxMembers int
+	// Chooser picks the next owner among pending requesters. Default
+	// SeededChooser.
+	Chooser Chooser
+	// Logger receives debug records of ownership changes. Default discards.
+	Logger *slog.Logger
+}
+
+// DefaultConfig returns the defaults documented on Config.
+func DefaultConfig() Config {
+	return Config{
+		ProcessingTimeout: 10 * time.Minute,
+		OwnerTimeout:      30 * time.Second,
+		Rebroadcast:       5 * time.Second,
+		MaxLocksPerTurn:   1,
+		MaxMembers:        256,
+		Chooser:           SeededChooser{},
+		Logger:            slog.New(slog.DiscardHandler),
+	}
+}
+
+// withDefaults fills zero fields with their defaults.
+func (c Config) withDefaults() Config {
+	d := DefaultConfig()
+	if c.ProcessingTimeout == 0 {
+		c.ProcessingTimeout = d.ProcessingTimeout
+	}
+	if c.OwnerTimeout == 0 {
+		c.OwnerTimeout = d.OwnerTimeout
+	}
+	if c.Rebroadcast == 0 {
+		c.Rebroadcast = d.Rebroadcast
+	}
+	if c.MaxLocksPerTurn == 0 {
+		c.MaxLocksPerTurn = d.MaxLocksPerTurn
+	}
+	if c.MaxMembers == 0 {
+		c.MaxMembers = d.MaxMembers
+	}
+	if c.Chooser == nil {
+		c.Chooser = d.Chooser
+	}
+	if c.Logger == nil {
+		c.Logger = d.Logger
+	}
+	return c
+}
+
+// Validate reports a config that cannot work.
+func (c Config) Validate() error {
+	switch {
+	case c.ProcessingTimeout <= 0:
+		return fmt.Errorf("%w: ProcessingTimeout %v", ErrInvalidConfig, c.ProcessingTimeout)
+	case c.Rebroadcast <= 0:
+		return fmt.Errorf("%w: Rebroadcast %v", ErrInvalidConfig, c.Rebroadcast)
+	case c.OwnerTimeout <= c.Rebroadcast:
+		// A live owner must be heard at least once per OwnerTimeout.
+		return fmt.Errorf("%w: OwnerTimeout %v must exceed Rebroadcast %v", ErrInvalidConfig, c.OwnerTimeout, c.Rebroadcast)
+	case c.MaxLocksPerTurn < 1:
+		return fmt.Errorf("%w: MaxLocksPerTurn %d", ErrInvalidConfig, c.MaxLocksPerTurn)
+	case c.MaxMembers < 1 || c.MaxMembers > MaxMembers:
+		return fmt.Errorf("%w: MaxMembers %d (1..%d)", ErrInvalidConfig, c.MaxMembers, MaxMembers)
+	case c.Chooser == nil:
+		return fmt.Errorf("%w: no Chooser", ErrInvalidConfig)
+	case c.Logger == nil:
+		return fmt.Errorf("%w: no Logger", ErrInvalidConfig)
+	}
+	return nil
+}
+
+// Params names the queue and this node.
+type Params struct {
+	// Self is this processor.
+	Self PeerID
+	// Room is the MacroJob room the queue belongs to.
+	Room RoomID
+	// Items are the MicroJob ids of the MacroJob, in slicing order.
+	Items []ID
+	// Creator is the processor that took the room; it owns the queue first.
+	Creator PeerID
+}
+
+// Stats counts what a queue has done; the network wrapper exports them as
+// metrics.
+type Stats struct {
+	Handoffs  uint64 // ownership passed by this node to a requester
+	Takeovers uint64 // ownership taken by this node under the successor rule
+	StepDowns uint64 // this node's ownership ended by a newer snapshot of another term
+	Locks     uint64 // MicroJobs this node locked for itself as owner
+	Reopened  uint64 // expired locks this node reopened as owner
+	Imported  uint64 // locks this node kept from a losing term's snapshot
+	Published uint64 // messages returned for publishing
+}
+
+type lock struct {
+	state  ItemState
+	holder PeerID
+	expiry int64 // Unix nanoseconds, queue time
+}
+
+// Queue is the MicroJob queue of one MacroJob room as seen by one processor.
+// It is a pure state machine: every method takes the queue time, changes
+// state and returns the messages to publish on the room's channel; it starts
+// no goroutines and reads no clock. It is not safe for concurrent use.
+type Queue struct {
+	cfg    Config
+	self   PeerID
+	room   RoomID
+	ids    []ID
+	index  map[ID]int
+	digest [32]byte
+
+	// The newest snapshot, with the processed union applied.
+	clock   Clock
+	owner   PeerID
+	author  PeerID
+	members []PeerID
+	pending []PeerID
+	items   []lock
+
+	processed      []bool // union of every processed id seen
+	processedCount int
+
+	// authored is the handoff snapshot this node produced, re-published until
+	// the new owner is heard.
+	authored   *Snapshot
+	heardOwner bool
+	lastHeard  time.Time // last sign of life of the current owner
+
+	lastBroadcast time.Time
+	wanting       bool
+	lastRequest   time.Time
+	unacked       map[int]bool // own results not yet in an owner snapshot
+	// heard are requests this node saw while not owner, with the time last
+	// heard; they join the pending list if ownership comes here, so that
+	// requests raced by a handoff wait for no re-send.
+	heard       map[PeerID]time.Time
+	lastResults time.Time
+	ready       []ID
+	stats       Stats
+}
+
+// New creates the queue of a room. The creator starts as owner at clock
+// (1, creator, 0); every other processor starts from the same genesis view
+// (clock 0, all items open, owned by the creator) and adopts the first
+// snapshot it receives. New publishes nothing: the creator's first Request or
+// Tick does.
+func New(cfg Config, p Params, now time.Time) (*Queue, error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if err := checkID("self", string(p.Self)); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+	}
+	if err := checkID("creator", string(p.Creator)); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+	}
+	if err := checkID("room", string(p.Room)); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+	}
+	if len(p.Items) == 0 || len(p.Items) > MaxItems {
+		return nil, fmt.Errorf("%w: %d items (1..%d)", ErrInvalidConfig, len(p.Items), MaxItems)
+	}
+	q := &Queue{
+		cfg:       cfg,
+		self:      p.Self,
+		room:      p.Room,
+		ids:       slices.Clone(p.Items),
+		index:     make(map[ID]int, len(p.Items)),
+		digest:    ItemsDigest(p.Items),
+		owner:     p.Creator,
+		author:    p.Creator,
+		members:   []PeerID{p.Creator},
+		items:     make([]lock, len(p.Items)),
+		processed: make([]bool, len(p.Items)),
+		unacked:   make(map[int]bool),
+		heard:     make(map[PeerID]time.Time),
+		lastHeard: now,
+	}
+	for i, id := range p.Items {
+		if err := checkID("item", string(id)); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+		}
+		if _, dup := q.index[id]; dup {
+			return nil, fmt.Errorf("%w: item %q twice", ErrInvalidConfig, id)
+		}
+		q.index[id] = i
+	}
+	if p.Self == p.Creator {
+		q.clock = Clock{Term: 1, Leader: p.Self}
+	}
+	return q, nil
+}
+
+// IsOwner reports whether this node may change the queue.
+func (q *Queue) IsOwner() bool { return q.owner == q.self }
+
+// Owner is the owner named by the newest snapshot this node holds.
+func (q *Queue) Owner() PeerID { return q.owner }
+
+// Clock is the clock of the newest snapshot this node holds.
+func (q *Queue) Clock() Clock { return q.clock }
+
+// Done reports whether every MicroJob is processed.
+func (q *Queue) Done() bool { return q.processedCount == len(q.ids) }
+
+// Stats returns the counters.
+func (q *Queue) Stats() Stats { return q.stats }
+
+// Wanting reports whether this node waits for work it requested.
+func (q *Queue) Wanting() bool { return q.wanting }
+
+// Ready returns the MicroJobs locked for this node since the last call; the
+// caller processes them and reports each with Complete.
+func (q *Queue) Ready() []ID {
+	r := q.ready
+	q.ready = nil
+	return r
+}
+
+// Item is one MicroJob in this node's view.
+type Item struct {
+	ID     ID
+	State  ItemState
+	Holder PeerID
+	Expiry time.Time
+}
+
+// Items returns this node's view of every MicroJob: the newest snapshot with
+// every processed id seen merged in.
+func (q *Queue) Items() []Item {
+	out := make([]Item, len(q.ids))
+	for i, id := range q.ids {
+		l := q.items[i]
+		out[i] = Item{ID: id, State: l.state, Holder: l.holder}
+		if l.state == Locked {
+			out[i].Expiry = expiryTime(l.expiry)
+		}
+	}
+	return out
+}
+
+// Snapshot returns this node's view as a snapshot message. For the owner it
+// is exactly what it publishes; for the genesis view (nothing received yet)
+// it is nil.
+func (q *Queue) Snapshot() *Snapshot {
+	if q.clock.Term == 0 {
+		return nil
+	}
+	s := &Snapshot{
+		Room:    q.room,
+		Items:   q.digest,
+		Clock:   q.clock,
+		Owner:   q.owner,
+		Author:  q.author,
+		Members: slices.Clone(q.members),
+		Pending: slices.Clone(q.pending),
+		States:  make([]ItemLock, len(q.items)),
+	}
+	for i, l := range q.items {
+		s.States[i] = ItemLock{State: l.state, Holder: l.holder, Expiry: l.expiry}
+	}
+	return s
+}
+
+// Request says that this node wants work. The owner locks up to
+// MaxLocksPerTurn open MicroJobs for itself at once (a grab: no message but
+// the new snapshot); any other node publishes a Request and re-publishes it
+// every Rebroadcast until ownership arrives.
+func (q *Queue) Request(now time.Time) []Msg {
+	if q.Done() {
+		return nil
+	}
+	q.wanting = true
+	if q.IsOwner() {
+		if q.drive(now) {
+			return q.commit(now)
+		}
+		return nil
+	}
+	q.lastRequest = now
+	return q.out(&Request{Room: q.room})
+}
+
+// Complete records that this node finished MicroJob id. The owner publishes a
+// new snapshot; any other node publishes a Result and re-publishes it until a
+// snapshot from the owner lists id as processed. Completing an id twice is a
+// no-op.
+func (q *Queue) Complete(id ID, now time.Time) ([]Msg, error) {
+	i, ok := q.index[id]
+	if !ok {
+		return nil, fmt.Errorf("%w: %q", ErrUnknownItem, id)
+	}
+	if !q.markProcessed(i) {
+		return nil, nil
+	}
+	if q.IsOwner() {
+		q.drive(now)
+		return q.commit(now), nil
+	}
+	q.unacked[i] = true
+	q.lastResults = now
+	return q.out(&Result{Room: q.room, ID: id}), nil
+}
+
+// Receive applies a message from peer from, whose signature the pubsub layer
+// has checked. Stale and duplicate messages are not errors; a message that
+// contradicts this queue (another room or item list, a snapshot from a peer
+// that is neither its owner nor its author) is rejected with an error and
+// changes nothing. Messages from this node itself are ignored.
+func (q *Queue) Receive(from PeerID, m Msg, now time.Time) ([]Msg, error) {
+	if from == q.self {
+		return nil, nil
+	}
+	if m.RoomID() != q.room {
+		return nil, fmt.Errorf("%w: %q", ErrWrongRoom, m.RoomID())
+	}
+	switch m := m.(type) {
+	case *Request:
+		return q.receiveRequest(from, now)
+	case *Result:
+		i, ok := q.index[m.ID]
+		if !ok {
+			return nil, fmt.Errorf("%w: %q", ErrUnknownItem, m.ID)
+		}
+		if q.markProcessed(i) && q.IsOwner() {
+			q.drive(now)
+			return q.commit(now), nil
+		}
+		return nil, nil
+	case *Snapshot:
+		return q.receiveSnapshot(from, m, now)
+	}
+	return nil, fmt.Errorf("%w: message type %T", ErrMalformed, m)
+}
+
+func (q *Queue) receiveRequest(from PeerID, now time.Time) ([]Msg, error) {
+	if !q.IsOwner() {
+		// Only the owner serves requests. Remember it in case ownership
+		// comes here; the requester re-sends until it is served anyway.
+		_, known := q.heard[from]
+		if from != q.owner && (known || len(q.heard) < q.cfg.MaxMembers) {
+			q.heard[from] = now
+		}
+		return nil, nil
+	}
+	if q.Done() {
+		// Nothing left to hand out; the requester learns it from the next
+		// snapshot and stops asking.
+		return nil, nil
+	}
+	changed, err := q.addPending(from)
+	if err != nil {
+		return nil, err
+	}
+	if q.drive(now) || changed {
+		return q.commit(now), nil
+	}
+	return nil, nil
+}
+
+// addPending queues requester p, making it a member.
+func (q *Queue) addPending(p PeerID) (bool, error) {
+	changed := false
+	if !slices.Contains(q.members, p) {
+		if len(q.members) >= q.cfg.MaxMembers {
+			return false, fmt.Errorf("%w: %d", ErrRoomFull, len(q.members))
+		}
+		q.members = append(q.members, p)
+		changed = true
+	}
+	if p != q.self && !slices.Contains(q.pending, p) {
+		q.pending = append(q.pending, p)
+		changed = true
+	}
+	return changed, nil
+}
+
+// takeHeard moves the requests heard while not owner, and still fresh (heard
+// within two re-send intervals), into the pending list in the order heard.
+func (q *Queue) takeHeard(now time.Time) bool {
+	type req struct {
+		at   time.Time
+		peer PeerID
+	}
+	var rs []req
+	for p, at := range q.heard {
+		if p != q.self && now.Sub(at) <= 2*q.cfg.Rebroadcast {
+			rs = append(rs, req{at, p})
+		}
+	}
+	clear(q.heard)
+	slices.SortFunc(rs, func(a, b req) int {
+		if c := a.at.Compare(b.at); c != 0 {
+			return c
+		}
+		if a.peer < b.peer {
+			return -1
+		}
+		return 1
+	})
+	changed := false
+	for _, r := range rs {
+		if c, err := q.addPending(r.peer); err == nil && c {
+			changed = true
+		}
+	}
+	return changed
+}
+
+func (q *Queue) receiveSnapshot(from PeerID, s *Snapshot, now time.Time) ([]Msg, error) {
+	if s.Items != q.digest || len(s.States) != len(q.ids) {
+		return nil, fmt.Errorf("%w: %d items, digest %x", ErrItemsMismatch, len(s.States), s.Items[:8])
+	}
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	if from != s.Owner && from != s.Author {
+		return nil, fmt.Errorf("%w: %q sent a snapshot of owner %q by %q", ErrForged, from, s.Owner, s.Author)
+	}
+	// Processed ids merge as a union from every snapshot, old or new.
+	merged := false
+	for i, st := range s.States {
+		if st.State == Processed && q.markProcessed(i) {
+			merged = true
+		}
+	}
+	switch c := s.Clock.Compare(q.clock); {
+	case c > 0:
+		return q.adopt(from, s, now), nil
+	case c == 0:
+		if from == q.owner {
+			q.lastHeard = now
+			q.heardOwner = true
+		}
+		q.ackResults(s)
+	case q.IsOwner() && !s.Clock.sameTerm(q.clock):
+		// A snapshot of a losing term (after a partition): keep its live
+		// locks on items this owner has open, so their holders keep them.
+		if q.importLocks(s, now) {
+			merged = true
+		}
+	}
+	if merged && q.IsOwner() {
+		q.drive(now)
+		return q.commit(now), nil
+	}
+	return nil, nil
+}
+
+// adopt makes s, newer than anything held, this node's snapshot.
+func (q *Queue) adopt(from PeerID, s *Snapshot, now time.Time) []Msg {
+	var msgs []Msg
+	wasOwner := q.IsOwner()
+	if wasOwner && !s.Clock.sameTerm(q.clock) {
+		// Two owners met: this one lost the tie-break. Publish its last
+		// snapshot once more so the winner can keep its locks.
+		q.stats.StepDowns++
+		q.cfg.Logger.Debug("queue owner steps down", "room", q.room, "self", q.self, "clock", q.clock, "winner", s.Clock)
+		msgs = q.out(q.Snapshot())
+	}
+	prevOwner := q.owner
+	q.clock = s.Clock
+	q.owner = s.Owner
+	q.author = s.Author
+	q.members = slices.Clone(s.Members)
+	q.pending = slices.Clone(s.Pending)
+	q.authored = nil
+	differs := false
+	for i, st := range s.States {
+		if q.processed[i] {
+			q.items[i] = lock{state: Processed}
+			differs = differs || st.State != Processed
+			continue
+		}
+		q.items[i] = lock{state: st.State, holder: st.Holder, expiry: st.Expiry}
+	}
+	q.ackResults(s)
+	// The owner and the author held ownership, so their requests so far
+	// are served; a newer one will be heard again.
+	delete(q.heard, q.owner)
+	delete(q.heard, q.author)
+	q.heardOwner = from == q.owner
+	if q.heardOwner || q.owner != prevOwner {
+		// A new owner gets a full OwnerTimeout to show up.
+		q.lastHeard = now
+	}
+	if !q.IsOwner() {
+		return msgs
+	}
+	// Ownership arrived: take this turn's work, pass ownership on, and
+	// publish, which also tells the author its handoff arrived.
+	q.pending = slices.DeleteFunc(q.pending, func(p PeerID) bool { return p == q.self })
+	differs = q.takeHeard(now) || differs
+	if q.drive(now) || differs {
+		return append(msgs, q.commit(now)...)
+	}
+	q.lastBroadcast = now
+	return append(msgs, q.out(q.Snapshot())...)
+}
+
+// Tick advances queue time. The owner reopens expired locks, serves its own
+// waiting request and re-publishes its snapshot every Rebroadcast; others
+// re-publish their request, unacknowledged results and an unacknowledged
+// handoff, and take over when the successor rule says so.
+func (q *Queue) Tick(now time.Time) []Msg {
+	if q.IsOwner() {
+		if q.drive(now) {
+			return q.commit(now)
+		}
+		if now.Sub(q.lastBroadcast) >= q.cfg.Rebroadcast {
+			q.lastBroadcast = now
+			return q.out(q.Snapshot())
+		}
+		return nil
+	}
+	var msgs []Msg
+	if q.authored != nil && !q.heardOwner && now.Sub(q.lastBroadcast) >= q.cfg.Rebroadcast {
+		q.lastBroadcast = now
+		msgs = append(msgs, q.out(q.authored)...)
+	}
+	if q.wanting && now.Sub(q.lastRequest) >= q.cfg.Rebroadcast {
+		q.lastRequest = now
+		msgs = append(msgs, q.out(&Request{Room: q.room})...)
+	}
+	if len(q.unacked) > 0 && now.Sub(q.lastResults) >= q.cfg.Rebroadcast {
+		q.lastResults = now
+		for i := range q.ids {
+			if q.unacked[i] {
+				msgs = append(msgs, q.out(&Result{Room: q.room, ID: q.ids[i]})...)
+			}
+		}
+	}
+	if d := q.TakeoverAfter(); d > 0 && now.Sub(q.lastHeard) >= d {
+		msgs = append(msgs, q.takeover(now)...)
+	}
+	return msgs
+}
+
+// outsiderSlots spreads the takeover times of processors that are not members
+// of the snapshot over this many OwnerTimeouts.
+const outsiderSlots = 4
+
+// TakeoverAfter is the owner silence after which this node takes over, or 0
+// for the owner. A member of rank k waits (k+1)×OwnerTimeout. A processor
+// that holds the snapshot but is not among its members (its request raced a
+// handoff that never arrived) waits until every member had its turn, then a
+// further fraction of outsiderSlots×OwnerTimeout fixed by
+// SHA-256(tag ‖ room ‖ term ‖ peer), so that outsiders rarely collide and a
+// collision is resolved like any two owners.
+func (q *Queue) TakeoverAfter() time.Duration {
+	if q.IsOwner() {
+		return 0
+	}
+	order := SuccessorOrder(q.room, q.clock.Term, q.owner, q.members)
+	t := q.cfg.OwnerTimeout
+	if k := slices.Index(order, q.self); k >= 0 {
+		return time.Duration(k+1) * t
+	}
+	h := sha256.New()
+	h.Write([]byte("jobmesh/queue/outsider/v1"))
+	h.Write(binary.AppendUvarint(nil, uint64(len(q.room))))
+	h.Write([]byte(q.room))
+	h.Write(binary.BigEndian.AppendUint64(nil, q.clock.Term))
+	h.Write([]byte(q.self))
+	const steps = 1 << 12
+	frac := binary.BigEndian.Uint64(h.Sum(nil)) % steps
+	return time.Duration(len(order)+1)*t + time.Duration(frac)*(outsiderSlots*t/steps)
+}
+
+// SuccessorRank is this node's place in the successor order of the current
+// snapshot (0 = first), or -1 when it is the owner or not a member. The k-th
+// successor takes over after (k+1)×OwnerTimeout of owner silence.
+func (q *Queue) SuccessorRank() int {
+	if q.IsOwner() {
+		return -1
+	}
+	order := SuccessorOrder(q.room, q.clock.Term, q.owner, q.members)
+	return slices.Index(order, q.self)
+}
+
+// SuccessorOrder ranks the members of a snapshot of the given term, without
+// its owner, by SHA-256(tag ‖ room ‖ term ‖ peer), ties by peer ID. Every
+// processor holding the snapshot computes the same order.
+func SuccessorOrder(room RoomID, term uint64, owner PeerID, members []PeerID) []PeerID {
+	type ranked struct {
+		key  [32]byte
+		peer PeerID
+	}
+	rs := make([]ranked, 0, len(members))
+	for _, m := range members {
+		if m == owner {
+			continue
+		}
+		h := sha256.New()
+		h.Write([]byte("jobmesh/queue/successor/v1"))
+		h.Write(binary.AppendUvarint(nil, uint64(len(room))))
+		h.Write([]byte(room))
+		h.Write(binary.BigEndian.AppendUint64(nil, term))
+		h.Write([]byte(m))
+		var r ranked
+		h.Sum(r.key[:0])
+		r.peer = m
+		rs = append(rs, r)
+	}
+	slices.SortFunc(rs, func(a, b ranked) int {
+		if c := compareBytes(a.key[:], b.key[:]); c != 0 {
+			return c
+		}
+		if a.peer < b.peer {
+			return -1
+		}
+		return 1
+	})
+	out := make([]PeerID, len(rs))
+	for i, r := range rs {
+		out[i] = r.peer
+	}
+	return out
+}
+
+func compareBytes(a, b []byte) int {
+	for i := range a {
+		if a[i] != b[i] {
+			if a[i] < b[i] {
+				return -1
+			}
+			return 1
+		}
+	}
+	return 0
+}
+
+func (q *Queue) takeover(now time.Time) []Msg {
+	if !slices.Contains(q.members, q.self) {
+		if len(q.members) >= q.cfg.MaxMembers {
+			return nil // an outsider of a full room cannot own it
+		}
+		q.members = append(q.members, q.self)
+	}
+	q.stats.Takeovers++
+	q.cfg.Logger.Debug("queue takeover", "room", q.room, "self", q.self, "silent_owner", q.owner, "clock", q.clock)
+	q.clock = Clock{Term: q.clock.Term + 1, Leader: q.self}
+	q.owner = q.self
+	q.author = q.self
+	q.authored = nil
+	q.pending = slices.DeleteFunc(q.pending, func(p PeerID) bool { return p == q.self })
+	q.takeHeard(now)
+	q.drive(now)
+	// Counter 0 of the new term is this snapshot; later changes count up.
+	return q.publish(now)
+}
+
+// drive applies the owner's rules at queue time now and reports whether the
+// queue changed: reopen expired locks, lock up to M open items for a waiting
+// request of this node, and hand ownership to a pending requester once this
+// node has nothing to wait for.
+func (q *Queue) drive(now time.Time) bool {
+	changed := false
+	t := now.UnixNano()
+	for i := range q.items {
+		if q.items[i].state == Locked && q.items[i].expiry <= t {
+			q.items[i] = lock{}
+			q.stats.Reopened++
+			changed = true
+		}
+	}
+	if q.Done() {
+		q.wanting = false
+	}
+	if q.wanting {
+		n := 0
+		for i := range q.items {
+			if n == q.cfg.MaxLocksPerTurn {
+				break
+			}
+			if q.items[i].state == Open {
+				q.items[i] = lock{state: Locked, holder: q.self, expiry: now.Add(q.cfg.ProcessingTimeout).UnixNano()}
+				q.ready = append(q.ready, q.ids[i])
+				n++
+			}
+		}
+		if n > 0 {
+			// A turn ends once it locked something; with nothing open the
+			// owner keeps ownership and takes the next item that reopens.
+			q.wanting = false
+			q.stats.Locks += uint64(n)
+			changed = true
+		}
+	}
+	if !q.wanting && len(q.pending) > 0 {
+		next := q.choose()
+		q.owner = next
+		q.pending = slices.DeleteFunc(q.pending, func(p PeerID) bool { return p == next })
+		q.stats.Handoffs++
+		changed = true
+	}
+	return changed
+}
+
+// choose picks the next owner among the pending requesters.
+func (q *Queue) choose() PeerID {
+	seed := ChoiceSeed(q.room, Clock{Term: q.clock.Term, Leader: q.clock.Leader, Counter: q.clock.Counter + 1})
+	i := q.cfg.Chooser.Choose(slices.Clone(q.pending), seed[:])
+	if i < 0 || i >= len(q.pending) {
+		// A broken chooser must not stall the queue: fall back to arrival
+		// order and say so.
+		q.cfg.Logger.Warn("queue chooser returned an index out of range", "room", q.room, "index", i, "candidates", len(q.pending))
+		i = 0
+	}
+	return q.pending[i]
+}
+
+// ChoiceSeed is the public seed of the choice made by the handoff snapshot
+// with clock c: SHA-256(tag ‖ room ‖ term ‖ leader ‖ counter).
+func ChoiceSeed(room RoomID, c Clock) [32]byte {
+	h := sha256.New()
+	h.Write([]byte("jobmesh/queue/choose/v1"))
+	h.Write(binary.AppendUvarint(nil, uint64(len(room))))
+	h.Write([]byte(room))
+	h.Write(binary.BigEndian.AppendUint64(nil, c.Term))
+	h.Write(binary.AppendUvarint(nil, uint64(len(c.Leader))))
+	h.Write([]byte(c.Leader))
+	h.Write(binary.BigEndian.AppendUint64(nil, c.Counter))
+	var s [32]byte
+	h.Sum(s[:0])
+	return s
+}
+
+// SeededChooser picks uniformly with a ChaCha8 generator keyed by the seed,
+// so the pick is a pure function of public state.
+type SeededChooser struct{}
+
+var _ Chooser = SeededChooser{}
+
+// Choose implements Chooser.
+func (SeededChooser) Choose(candidates []PeerID, seed []byte) int {
+	var key [32]byte
+	copy(key[:], seed)
+	return rand.New(rand.NewChaCha8(key)).IntN(len(candidates))
+}
+
+// commit publishes the owner's changed queue under the next clock.
+func (q *Queue) commit(now time.Time) []Msg {
+	q.clock.Counter++
+	return q.publish(now)
+}
+
+// publish returns the snapshot this node just produced as owner, or as the
+// author of a handoff.
+func (q *Queue) publish(now time.Time) []Msg {
+	q.author = q.self
+	q.lastBroadcast = now
+	s := q.Snapshot()
+	if !q.IsOwner() {
+		// This commit handed ownership over: re-publish it until the new
+		// owner is heard.
+		q.authored = s
+		q.heardOwner = false
+		q.lastHeard = now
+	}
+	return q.out(s)
+}
+
+// importLocks keeps the live locks of a losing term's snapshot on items this
+// owner has open.
+func (q *Queue) importLocks(s *Snapshot, now time.Time) bool {
+	t := now.UnixNano()
+	changed := false
+	for i, st := range s.States {
+		if st.State != Locked || st.Expiry <= t || q.items[i].state != Open {
+			continue
+		}
+		if !slices.Contains(q.members, st.Holder) {
+			if len(q.members) >= q.cfg.MaxMembers {
+				continue
+			}
+			q.members = append(q.members, st.Holder)
+		}
+		q.items[i] = lock{state: Locked, holder: st.Holder, expiry: st.Expiry}
+		q.stats.Imported++
+		changed = true
+	}
+	return changed
+}
+
+// ackResults stops re-sending the results that snapshot s, the current one,
+// lists as processed.
+func (q *Queue) ackResults(s *Snapshot) {
+	for i := range q.unacked {
+		if s.States[i].State == Processed {
+			delete(q.unacked, i)
+		}
+	}
+}
+
+func (q *Queue) markProcessed(i int) bool {
+	if q.processed[i] {
+		return false
+	}
+	q.processed[i] = true
+	q.processedCount++
+	q.items[i] = lock{state: Processed}
+	if q.Done() {
+		q.wanting = false
+	}
+	return true
+}
+
+func (q *Queue) out(m ...Msg) []Msg {
+	q.stats.Published += uint64(len(m))
+	return m
+}
