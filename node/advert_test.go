@@ -13,7 +13,7 @@ func validAdvert() Advert {
 		PeerID: "12D3KooWQb4GxXhyz31YNwUzUEvMEqMpSjxegB5pSXxPtsY7Yro1", Role: RoleProcessor,
 		CardModel: "rtx4090", VRAMMiB: 24576, CPUs: 8, Models: []string{},
 		Wallet: "0x00000000000000000000000000000000000000aa", Version: Version,
-		Addrs: []string{"/ip4/127.0.0.1/tcp/4001/p2p/12D3KooWQb4GxXhyz31YNwUzUEvMEqMpSjxegB5pSXxPtsY7Yro1"},
+		Addrs:          []string{"/ip4/127.0.0.1/tcp/4001/p2p/12D3KooWQb4GxXhyz31YNwUzUEvMEqMpSjxegB5pSXxPtsY7Yro1"},
 		ProcessTimeout: 300, Updated: time.Unix(1700000000, 0).UTC(),
 	}
 }
