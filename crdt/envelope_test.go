@@ -115,7 +115,7 @@ func TestEnvelopeRejects(t *testing.T) {
 			sealed(t, Record{Key: good.Key, Author: id, Seq: 1, Payload: []byte("x"), Tombstone: true}, priv), nil, ErrMalformed},
 		{"non-minimal varint", good.Key, mutate(func(b []byte) []byte {
 			// Rewrite the one-byte key length as two bytes.
-			return append(append([]byte{b[0], b[1], b[2] | 0x80, 0x00}, b[3:]...))
+			return append([]byte{b[0], b[1], b[2] | 0x80, 0x00}, b[3:]...)
 		}), nil, ErrMalformed},
 		{"policy", good.Key, valid, OwnerPolicy("/nodes"), nil},
 		{"policy refuses other author", "/nodes/" + other.String(),

@@ -80,6 +80,12 @@ func New(t testing.TB, opts Options) *Cluster {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
+	// Made before the teardown is registered, so that it is removed after
+	// the datastores in it are closed.
+	var base string
+	if opts.Pebble {
+		base = t.TempDir()
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &Cluster{
 		t:      t,
@@ -130,7 +136,7 @@ func New(t testing.TB, opts Options) *Cluster {
 			Registry: prometheus.NewRegistry(),
 		}
 		if opts.Pebble {
-			r.dir = filepath.Join(t.TempDir(), fmt.Sprintf("replica-%d", i))
+			r.dir = filepath.Join(base, fmt.Sprintf("replica-%d", i))
 		}
 		r.Datastore = c.openDatastore(r)
 		c.Replicas = append(c.Replicas, r)
