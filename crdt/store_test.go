@@ -179,8 +179,6 @@ func TestForgedRecordsAreRejectedOnEveryReplica(t *testing.T) {
 	if err := victim.Store.Put(ctx, "/jobs/original", "job", []byte("good job")); err != nil {
 		t.Fatal(err)
 	}
-	victimNode := c.WaitGet(injector.Index, "/nodes/"+victim.ID().String(), nil)
-	_ = victimNode
 
 	seal := func(r crdt.Record, k crypto.PrivKey) []byte {
 		b, err := crdt.Seal(r, k)
@@ -189,9 +187,8 @@ func TestForgedRecordsAreRejectedOnEveryReplica(t *testing.T) {
 		}
 		return b
 	}
-	// Claims to be the victim, signed by the forger's key but naming the
-	// victim's key would fail as bad_author; so take a real victim-signed
-	// envelope and alter its payload: valid encoding, wrong signature.
+	// A victim-signed envelope with its payload altered: valid encoding,
+	// wrong signature.
 	badSig := seal(crdt.Record{Key: "/jobs/forged", Type: "job", Author: victim.ID(), Seq: 1, Payload: []byte("pay me")}, victim.Key)
 	badSig[len(badSig)-64-1] ^= 0xff
 	forged := map[string]struct {
