@@ -439,3 +439,26 @@ func TestConfigValidate(t *testing.T) {
 		}
 	}
 }
+
+// go-ds-crdt tombstones carry no signature, so a peer that bypasses the
+// store can remove a value; watchers still learn of it, as a delete without
+// a record.
+func TestUnsignedTombstoneReachesWatchers(t *testing.T) {
+	c := crdttest.New(t, crdttest.Options{Replicas: 2})
+	ctx := context.Background()
+	if err := c.Replicas[0].Store.Put(ctx, "/jobs/a", "job", []byte("A")); err != nil {
+		t.Fatal(err)
+	}
+	c.WaitGet(1, "/jobs/a", nil)
+	w := c.Replicas[1].Store.Watch(ctx, "/jobs")
+	if err := c.Replicas[0].Store.DeleteRaw(ctx, "/jobs/a"); err != nil {
+		t.Fatal(err)
+	}
+	ch := nextChange(t, w)
+	if ch.Kind != crdt.ChangeDelete || ch.Key != "/jobs/a" || ch.Record.Author != "" {
+		t.Fatalf("got %+v", ch)
+	}
+	if _, err := c.Replicas[1].Store.Get(ctx, "/jobs/a"); !errors.Is(err, crdt.ErrNotFound) {
+		t.Fatalf("after tombstone: %v", err)
+	}
+}
