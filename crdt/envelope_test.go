@@ -198,3 +198,10 @@ func FuzzDecodeEnvelope(f *testing.F) {
 		}
 	})
 }
+
+// The protocol document states this bound; keep them in step.
+func TestEnvelopeOverheadIsDocumented(t *testing.T) {
+	if envelopeOverhead != 1300 {
+		t.Fatalf("envelopeOverhead = %d; update PROTOCOL.md", envelopeOverhead)
+	}
+}
