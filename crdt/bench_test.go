@@ -62,3 +62,32 @@ func BenchmarkConvergence(b *testing.B) {
 	b.ReportMetric(pct(0.50), "p50-ms")
 	b.ReportMetric(pct(0.99), "p99-ms")
 }
+
+// BenchmarkQuery reads 1000 records under one prefix, with the verified-record
+// cache in effect (default) and defeated (size 1, so every read checks the
+// signature).
+//
+//	go test ./crdt -run '^$' -bench Query -benchtime 20x
+func BenchmarkQuery(b *testing.B) {
+	for _, cache := range []int{1, crdt.DefaultConfig().VerifiedCache} {
+		b.Run(fmt.Sprintf("verifiedCache=%d", cache), func(b *testing.B) {
+			c := crdttest.New(b, crdttest.Options{Replicas: 1, Configure: func(_ int, cfg *crdt.Config) {
+				cfg.VerifiedCache = cache
+			}})
+			s := c.Replicas[0].Store
+			ctx := context.Background()
+			const n = 1000
+			for i := range n {
+				if err := s.Put(ctx, fmt.Sprintf("/q/%04d", i), "job", make([]byte, 256)); err != nil {
+					b.Fatal(err)
+				}
+			}
+			for b.Loop() {
+				recs, err := s.Query(ctx, "/q")
+				if err != nil || len(recs) != n {
+					b.Fatalf("%d records, %v", len(recs), err)
+				}
+			}
+		})
+	}
+}

@@ -65,6 +65,10 @@ type Config struct {
 	// RejectLogMemory is how many distinct rejected records are remembered
 	// so that each is logged and counted once. Default 4096.
 	RejectLogMemory int
+	// VerifiedCache is how many verified records are remembered (by hash,
+	// 32 bytes each) so that re-reading them skips the signature check.
+	// Default 65536.
+	VerifiedCache int
 }
 
 // maxPayloadLimit keeps one record's DAG block well under bitswap's 2 MiB
@@ -85,6 +89,7 @@ func DefaultConfig() Config {
 		RepairInterval:      time.Hour,
 		MaxBroadcastHeads:   256,
 		RejectLogMemory:     4096,
+		VerifiedCache:       65536,
 	}
 }
 
@@ -123,6 +128,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("%w: MaxBroadcastHeads must be positive", ErrInvalidConfig)
 	case c.RejectLogMemory <= 0:
 		return fmt.Errorf("%w: RejectLogMemory must be positive", ErrInvalidConfig)
+	case c.VerifiedCache <= 0:
+		return fmt.Errorf("%w: VerifiedCache must be positive", ErrInvalidConfig)
 	}
 	return nil
 }

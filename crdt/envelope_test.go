@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/libp2p/go-libp2p/core/crypto"
@@ -203,5 +204,23 @@ func FuzzDecodeEnvelope(f *testing.F) {
 func TestEnvelopeOverheadIsDocumented(t *testing.T) {
 	if envelopeOverhead != 1300 {
 		t.Fatalf("envelopeOverhead = %d; update PROTOCOL.md", envelopeOverhead)
+	}
+}
+
+// BenchmarkOpenRecord is the cost of verifying one record on read.
+//
+//	go test ./crdt -run '^$' -bench OpenRecord -benchtime 2s
+func BenchmarkOpenRecord(b *testing.B) {
+	priv, id := seededKey(b, 1)
+	for _, size := range []int{256, 16 << 10} {
+		data := sealed(b, Record{Key: "/jobs/abc", Type: "job", Author: id, Seq: 1, Payload: make([]byte, size)}, priv)
+		b.Run(fmt.Sprintf("payload=%d", size), func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				if _, err := openRecord("/jobs/abc", data, 256<<10, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -413,20 +413,21 @@ func TestConfigValidate(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, mod := range map[string]func(*crdt.Config){
-		"no datastore":     func(c *crdt.Config) { c.Datastore = nil },
-		"no dag":           func(c *crdt.Config) { c.DAGService = nil },
-		"no pubsub":        func(c *crdt.Config) { c.PubSub = nil },
-		"no key":           func(c *crdt.Config) { c.PrivKey = nil },
-		"not ed25519":      func(c *crdt.Config) { c.PrivKey = rsa },
-		"relative ns":      func(c *crdt.Config) { c.Namespace = "jobmesh" },
-		"no topic":         func(c *crdt.Config) { c.Topic = "" },
-		"zero payload":     func(c *crdt.Config) { c.MaxPayload = 0 },
-		"huge payload":     func(c *crdt.Config) { c.MaxPayload = 2 << 20 },
-		"tiny buffer":      func(c *crdt.Config) { c.WatchBuffer = 1 },
-		"no rebroadcast":   func(c *crdt.Config) { c.RebroadcastInterval = 0 },
-		"no logger":        func(c *crdt.Config) { c.Logger = nil },
-		"no workers":       func(c *crdt.Config) { c.NumWorkers = 0 },
-		"no reject memory": func(c *crdt.Config) { c.RejectLogMemory = 0 },
+		"no datastore":      func(c *crdt.Config) { c.Datastore = nil },
+		"no dag":            func(c *crdt.Config) { c.DAGService = nil },
+		"no pubsub":         func(c *crdt.Config) { c.PubSub = nil },
+		"no key":            func(c *crdt.Config) { c.PrivKey = nil },
+		"not ed25519":       func(c *crdt.Config) { c.PrivKey = rsa },
+		"relative ns":       func(c *crdt.Config) { c.Namespace = "jobmesh" },
+		"no topic":          func(c *crdt.Config) { c.Topic = "" },
+		"zero payload":      func(c *crdt.Config) { c.MaxPayload = 0 },
+		"huge payload":      func(c *crdt.Config) { c.MaxPayload = 2 << 20 },
+		"tiny buffer":       func(c *crdt.Config) { c.WatchBuffer = 1 },
+		"no rebroadcast":    func(c *crdt.Config) { c.RebroadcastInterval = 0 },
+		"no logger":         func(c *crdt.Config) { c.Logger = nil },
+		"no workers":        func(c *crdt.Config) { c.NumWorkers = 0 },
+		"no reject memory":  func(c *crdt.Config) { c.RejectLogMemory = 0 },
+		"no verified cache": func(c *crdt.Config) { c.VerifiedCache = 0 },
 	} {
 		cfg := good
 		cfg.Datastore = dssync.MutexWrap(datastore.NewMapDatastore())
