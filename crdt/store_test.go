@@ -142,7 +142,7 @@ func TestSlowWatcherDoesNotBlockAndIsToldToResync(t *testing.T) {
 	if ch := <-w; ch.Kind != crdt.ChangeOverflow {
 		t.Fatalf("want overflow marker, got %+v", ch)
 	}
-	if got := crdttest.Counter(t, c.Replicas[0].Registry, "jobmesh_crdt_watch_dropped_total", nil); got != 7 {
+	if got := crdttest.Metric(t, c.Replicas[0].Registry, "jobmesh_crdt_watch_dropped_total", nil); got != 7 {
 		t.Fatalf("dropped = %v, want 7", got)
 	}
 	// Resync by Query sees everything, and delivery resumes.
@@ -228,7 +228,7 @@ func TestForgedRecordsAreRejectedOnEveryReplica(t *testing.T) {
 				}
 				return nil
 			})
-			got := crdttest.Counter(t, r.Registry, "jobmesh_crdt_records_rejected_total",
+			got := crdttest.Metric(t, r.Registry, "jobmesh_crdt_records_rejected_total",
 				map[string]string{"reason": crdt.Reason(f.reason)})
 			if got != 1 {
 				t.Fatalf("replica %d: rejected{reason=%s} = %v, want 1", r.Index, crdt.Reason(f.reason), got)
@@ -248,7 +248,7 @@ func TestForgedRecordsAreRejectedOnEveryReplica(t *testing.T) {
 		if strings.Join(keys, " ") != strings.Join(want, " ") {
 			t.Fatalf("replica %d: query returned %v, want %v", r.Index, keys, want)
 		}
-		if got := crdttest.Counter(t, r.Registry, "jobmesh_crdt_records_rejected_total",
+		if got := crdttest.Metric(t, r.Registry, "jobmesh_crdt_records_rejected_total",
 			map[string]string{"reason": "bad_signature"}); got != 1 {
 			t.Fatalf("replica %d: re-reading recounted: %v", r.Index, got)
 		}
@@ -461,5 +461,32 @@ func TestUnsignedTombstoneReachesWatchers(t *testing.T) {
 	}
 	if _, err := c.Replicas[1].Store.Get(ctx, "/jobs/a"); !errors.Is(err, crdt.ErrNotFound) {
 		t.Fatalf("after tombstone: %v", err)
+	}
+}
+
+func TestMetricsCountWritesAndDAGState(t *testing.T) {
+	c := crdttest.New(t, crdttest.Options{Replicas: 1})
+	r := c.Replicas[0]
+	ctx := context.Background()
+	for i := range 3 {
+		if err := r.Store.Put(ctx, fmt.Sprintf("/jobs/%d", i), "job", nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := r.Store.Delete(ctx, "/jobs/0"); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]float64{
+		"jobmesh_crdt_records_put_total":     3,
+		"jobmesh_crdt_records_deleted_total": 1,
+		"jobmesh_crdt_heads":                 1, // one writer: a single chain
+		"jobmesh_crdt_max_height":            4, // one DAG node per write
+	} {
+		if got := crdttest.Metric(t, r.Registry, name, nil); got != want {
+			t.Errorf("%s = %v, want %v", name, got, want)
+		}
+	}
+	if got := crdttest.Metric(t, r.Registry, "jobmesh_crdt_records_rejected_total", map[string]string{"reason": "bad_signature"}); got != 0 {
+		t.Errorf("rejections without bad records: %v", got)
 	}
 }

@@ -282,9 +282,9 @@ func WaitUntil(t testing.TB, timeout time.Duration, cond func() error) {
 	}
 }
 
-// Counter returns the value of the counter name with the given labels in
-// reg, or 0 if it has not been exported.
-func Counter(t testing.TB, reg prometheus.Gatherer, name string, labels map[string]string) float64 {
+// Metric returns the value of the counter or gauge name with exactly the
+// given labels in reg, or 0 if it has not been exported.
+func Metric(t testing.TB, reg prometheus.Gatherer, name string, labels map[string]string) float64 {
 	t.Helper()
 	families, err := reg.Gather()
 	if err != nil {
@@ -296,6 +296,9 @@ func Counter(t testing.TB, reg prometheus.Gatherer, name string, labels map[stri
 		}
 		for _, m := range f.GetMetric() {
 			if labelsMatch(m, labels) {
+				if g := m.GetGauge(); g != nil {
+					return g.GetValue()
+				}
 				return m.GetCounter().GetValue()
 			}
 		}
