@@ -26,8 +26,9 @@ type Config struct {
 	DAGService ipld.DAGService
 	// PubSub carries head announcements between replicas. Required.
 	PubSub *pubsub.PubSub
-	// Topic is the pubsub topic of the announcements. Default
-	// "/jobmesh/1/crdt".
+	// Topic is the pubsub topic of the announcements. The Store joins it
+	// and registers its validator itself, so nothing else in the process
+	// may join it. Default "/jobmesh/1/crdt".
 	Topic string
 	// PrivKey is this node's libp2p Ed25519 key; every local write is
 	// signed with it. Required.
@@ -96,8 +97,8 @@ func DefaultConfig() Config {
 // Validate reports the first missing or out-of-range field.
 func (c *Config) Validate() error {
 	switch {
-	case c.Namespace == "" || c.Namespace[0] != '/':
-		return fmt.Errorf("%w: Namespace %q must be an absolute key", ErrInvalidConfig, c.Namespace)
+	case c.Namespace == "" || datastore.NewKey(c.Namespace).String() != c.Namespace:
+		return fmt.Errorf("%w: Namespace %q must be a clean absolute key", ErrInvalidConfig, c.Namespace)
 	case c.Datastore == nil:
 		return fmt.Errorf("%w: Datastore is required", ErrInvalidConfig)
 	case c.DAGService == nil:
