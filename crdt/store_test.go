@@ -490,3 +490,43 @@ func TestMetricsCountWritesAndDAGState(t *testing.T) {
 		t.Errorf("rejections without bad records: %v", got)
 	}
 }
+
+// Concurrent writes to one key resolve the same way on every replica.
+func TestConcurrentWritesConvergeToOneValue(t *testing.T) {
+	c := crdttest.New(t, crdttest.Options{Replicas: 5})
+	ctx := context.Background()
+	errs := make(chan error, len(c.Replicas))
+	for _, r := range c.Replicas {
+		go func() {
+			if err := r.Store.Put(ctx, "/race", "job", []byte(fmt.Sprintf("from %d", r.Index))); err != nil {
+				errs <- err
+				return
+			}
+			errs <- r.Store.Put(ctx, fmt.Sprintf("/done/%d", r.Index), "job", nil)
+		}()
+	}
+	for range c.Replicas {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	crdttest.WaitUntil(t, waitFor, func() error {
+		var first string
+		for _, r := range c.Replicas {
+			done, err := r.Store.Query(ctx, "/done")
+			if err != nil || len(done) != len(c.Replicas) {
+				return fmt.Errorf("replica %d has %d of %d writers' markers (%v)", r.Index, len(done), len(c.Replicas), err)
+			}
+			rec, err := r.Store.Get(ctx, "/race")
+			if err != nil {
+				return err
+			}
+			if r.Index == 0 {
+				first = string(rec.Payload)
+			} else if string(rec.Payload) != first {
+				return fmt.Errorf("replica 0 has %q, replica %d has %q", first, r.Index, rec.Payload)
+			}
+		}
+		return nil
+	})
+}
