@@ -4,6 +4,6 @@
 // blockservice. The DAG services share ONE in-memory blockstore behind an
 // offline exchange, so blocks written by one replica are readable by all
 // without bitswap; the node-level tests cover the bitswap path. The package
-// also holds wait-until helpers with deadlines, so tests never sleep to
+// also holds wait-until functions with deadlines, so tests never sleep to
 // synchronise.
 package crdttest
