@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -272,15 +273,7 @@ func (s *Store) Query(ctx context.Context, prefix string) ([]Record, error) {
 		}
 		out = append(out, r)
 	}
-	slices.SortFunc(out, func(a, b Record) int {
-		switch {
-		case a.Key < b.Key:
-			return -1
-		case a.Key > b.Key:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(out, func(a, b Record) int { return strings.Compare(a.Key, b.Key) })
 	return out, nil
 }
 
