@@ -26,8 +26,9 @@ type Config struct {
 	DAGService ipld.DAGService
 	// PubSub carries head announcements between replicas. Required.
 	PubSub *pubsub.PubSub
-	// Topic is the pubsub topic of the announcements. Default
-	// "/jobmesh/1/crdt".
+	// Topic is the pubsub topic of the announcements. The Store joins it
+	// and registers its validator itself, so nothing else in the process
+	// may join it. Default "/jobmesh/1/crdt".
 	Topic string
 	// PrivKey is this node's libp2p Ed25519 key; every local write is
 	// signed with it. Required.
@@ -65,6 +66,10 @@ type Config struct {
 	// RejectLogMemory is how many distinct rejected records are remembered
 	// so that each is logged and counted once. Default 4096.
 	RejectLogMemory int
+	// VerifiedCache is how many verified records are remembered (by hash,
+	// 32 bytes each) so that re-reading them skips the signature check.
+	// Default 65536.
+	VerifiedCache int
 }
 
 // maxPayloadLimit keeps one record's DAG block well under bitswap's 2 MiB
@@ -85,14 +90,15 @@ func DefaultConfig() Config {
 		RepairInterval:      time.Hour,
 		MaxBroadcastHeads:   256,
 		RejectLogMemory:     4096,
+		VerifiedCache:       65536,
 	}
 }
 
 // Validate reports the first missing or out-of-range field.
 func (c *Config) Validate() error {
 	switch {
-	case c.Namespace == "" || c.Namespace[0] != '/':
-		return fmt.Errorf("%w: Namespace %q must be an absolute key", ErrInvalidConfig, c.Namespace)
+	case c.Namespace == "" || datastore.NewKey(c.Namespace).String() != c.Namespace:
+		return fmt.Errorf("%w: Namespace %q must be a clean absolute key", ErrInvalidConfig, c.Namespace)
 	case c.Datastore == nil:
 		return fmt.Errorf("%w: Datastore is required", ErrInvalidConfig)
 	case c.DAGService == nil:
@@ -123,6 +129,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("%w: MaxBroadcastHeads must be positive", ErrInvalidConfig)
 	case c.RejectLogMemory <= 0:
 		return fmt.Errorf("%w: RejectLogMemory must be positive", ErrInvalidConfig)
+	case c.VerifiedCache <= 0:
+		return fmt.Errorf("%w: VerifiedCache must be positive", ErrInvalidConfig)
 	}
 	return nil
 }

@@ -56,7 +56,7 @@ type Record struct {
 	Key       string  // key it was written under (always equal to the storage key)
 	Type      string  // record type, e.g. "node", "job"
 	Author    peer.ID // peer that signed it
-	Seq       uint64  // author-chosen sequence: Unix nanoseconds, strictly increasing per writer
+	Seq       uint64  // author-chosen: Unix nanoseconds of the write, strictly increasing per open Store
 	Payload   []byte  // opaque payload; empty for tombstones
 	Tombstone bool    // true for a signed deletion
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -48,8 +49,9 @@ type Store struct {
 	seqMu   sync.Mutex
 	lastSeq uint64
 
-	rejMu   sync.Mutex
-	rejSeen map[[32]byte]struct{}
+	cacheMu  sync.Mutex
+	verified map[[32]byte]struct{} // values that passed verification
+	rejected map[[32]byte]struct{} // values already counted and logged as rejected
 
 	watchMu  sync.Mutex
 	watchers map[*watcher]struct{}
@@ -77,7 +79,8 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 		cfg:      cfg,
 		log:      cfg.Logger.With("component", "crdt"),
 		self:     self,
-		rejSeen:  make(map[[32]byte]struct{}),
+		verified: make(map[[32]byte]struct{}),
+		rejected: make(map[[32]byte]struct{}),
 		watchers: make(map[*watcher]struct{}),
 		done:     make(chan struct{}),
 	}
@@ -270,15 +273,7 @@ func (s *Store) Query(ctx context.Context, prefix string) ([]Record, error) {
 		}
 		out = append(out, r)
 	}
-	slices.SortFunc(out, func(a, b Record) int {
-		switch {
-		case a.Key < b.Key:
-			return -1
-		case a.Key > b.Key:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(out, func(a, b Record) int { return strings.Compare(a.Key, b.Key) })
 	return out, nil
 }
 
@@ -286,40 +281,64 @@ func cleanPrefix(prefix string) string {
 	return datastore.NewKey(prefix).String()
 }
 
-// open verifies data stored under key, counting and logging a rejection.
-func (s *Store) open(key string, data []byte) (Record, error) {
-	r, err := openRecord(key, data, s.cfg.MaxPayload, s.cfg.AuthorPolicy)
-	if err != nil {
-		s.reject(key, data, err)
-		return Record{}, &RejectError{Key: key, Reason: err}
-	}
-	return r, nil
-}
-
-// reject counts and logs a bad record the first time this store sees it, so
-// that re-reading one bad record neither floods the log nor inflates the
-// metric. The memory is bounded; when full it is cleared.
-func (s *Store) reject(key string, data []byte, err error) {
+// recordID identifies a stored value: the key it sits under and its bytes.
+func recordID(key string, data []byte) [32]byte {
 	h := sha256.New()
 	h.Write([]byte(key))
 	h.Write([]byte{0})
 	h.Write(data)
 	var id [32]byte
 	h.Sum(id[:0])
+	return id
+}
 
-	s.rejMu.Lock()
-	_, seen := s.rejSeen[id]
-	if !seen {
-		if len(s.rejSeen) >= s.cfg.RejectLogMemory {
-			clear(s.rejSeen)
+// open verifies data stored under key, counting and logging a rejection.
+// Values that verified before skip the signature check: hashing is far
+// cheaper than Ed25519, and Query re-reads every record under a prefix.
+func (s *Store) open(key string, data []byte) (Record, error) {
+	id := recordID(key, data)
+	s.cacheMu.Lock()
+	_, ok := s.verified[id]
+	s.cacheMu.Unlock()
+	if ok {
+		if e, err := decodeEnvelope(data, s.cfg.MaxPayload); err == nil {
+			return e.Record, nil
 		}
-		s.rejSeen[id] = struct{}{}
 	}
-	s.rejMu.Unlock()
+	r, err := openRecord(key, data, s.cfg.MaxPayload, s.cfg.AuthorPolicy)
+	if err != nil {
+		s.reject(id, key, len(data), err)
+		return Record{}, &RejectError{Key: key, Reason: err}
+	}
+	s.cacheMu.Lock()
+	remember(s.verified, id, s.cfg.VerifiedCache)
+	s.cacheMu.Unlock()
+	return r, nil
+}
+
+// remember adds id to a bounded set, clearing the set when it is full: a
+// cheap bound whose only cost is re-verifying after a reset.
+func remember(set map[[32]byte]struct{}, id [32]byte, limit int) {
+	if len(set) >= limit {
+		clear(set)
+	}
+	set[id] = struct{}{}
+}
+
+// reject counts and logs a bad record the first time this store sees it, so
+// that re-reading one bad record neither floods the log nor inflates the
+// metric.
+func (s *Store) reject(id [32]byte, key string, size int, err error) {
+	s.cacheMu.Lock()
+	_, seen := s.rejected[id]
+	if !seen {
+		remember(s.rejected, id, s.cfg.RejectLogMemory)
+	}
+	s.cacheMu.Unlock()
 	if seen {
 		return
 	}
 	reason := Reason(err)
 	s.m.rejected.WithLabelValues(reason).Inc()
-	s.log.Warn("rejected record", "key", key, "reason", reason, "err", err, "bytes", len(data))
+	s.log.Warn("rejected record", "key", key, "reason", reason, "err", err, "bytes", size)
 }

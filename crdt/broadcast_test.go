@@ -1,0 +1,82 @@
+package crdt
+
+import (
+	"testing"
+
+	"github.com/ipfs/go-cid"
+	crdtpb "github.com/ipfs/go-ds-crdt/pb"
+	"github.com/multiformats/go-multihash"
+	"google.golang.org/protobuf/proto"
+)
+
+func announcement(t testing.TB, n int) []byte {
+	t.Helper()
+	msg := &crdtpb.CRDTBroadcast{}
+	for i := range n {
+		mh, err := multihash.Sum([]byte{byte(i), byte(i >> 8)}, multihash.SHA2_256, -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		msg.Heads = append(msg.Heads, &crdtpb.Head{Cid: cid.NewCidV1(cid.DagProtobuf, mh).Bytes()})
+	}
+	b, err := proto.Marshal(msg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestValidateBroadcast(t *testing.T) {
+	if err := validateBroadcast(announcement(t, 3), 4); err != nil {
+		t.Fatalf("valid announcement refused: %v", err)
+	}
+	for name, data := range map[string][]byte{
+		"no heads":      announcement(t, 0),
+		"too many":      announcement(t, 5),
+		"garbage":       []byte("not a protobuf \xff\xff"),
+		"bad cid":       mustMarshal(t, &crdtpb.CRDTBroadcast{Heads: []*crdtpb.Head{{Cid: []byte{1, 2, 3}}}}),
+		"legacy format": cid.NewCidV1(cid.Raw, mustSum(t)).Bytes(),
+		"oversized":     make([]byte, maxBroadcastBytes+1),
+	} {
+		if err := validateBroadcast(data, 4); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
+func mustMarshal(t testing.TB, m proto.Message) []byte {
+	b, err := proto.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func mustSum(t testing.TB) multihash.Multihash {
+	mh, err := multihash.Sum([]byte("x"), multihash.SHA2_256, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mh
+}
+
+func FuzzValidateBroadcast(f *testing.F) {
+	f.Add(announcement(f, 1))
+	f.Add(announcement(f, 3))
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if validateBroadcast(data, 4) != nil {
+			return
+		}
+		// Whatever passes must decode into 1..4 usable CIDs.
+		var msg crdtpb.CRDTBroadcast
+		if err := proto.Unmarshal(data, &msg); err != nil || len(msg.Heads) == 0 || len(msg.Heads) > 4 {
+			t.Fatalf("accepted %x: %v, %d heads", data, err, len(msg.Heads))
+		}
+		for _, h := range msg.Heads {
+			if _, err := cid.Cast(h.GetCid()); err != nil {
+				t.Fatalf("accepted bad CID %x", h.GetCid())
+			}
+		}
+	})
+}

@@ -1,0 +1,532 @@
+package crdt_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ipfs/go-datastore"
+	dssync "github.com/ipfs/go-datastore/sync"
+	"github.com/libp2p/go-libp2p/core/crypto"
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/jobmesh/jobmesh/crdt"
+	"github.com/jobmesh/jobmesh/crdt/crdttest"
+)
+
+const waitFor = 20 * time.Second
+
+func TestRecordWrittenOnAnyReplicaIsReadableOnAll(t *testing.T) {
+	c := crdttest.New(t, crdttest.Options{Replicas: 5})
+	ctx := context.Background()
+	for i, r := range c.Replicas {
+		if err := r.Store.Put(ctx, fmt.Sprintf("/jobs/%d", i), "job", []byte(fmt.Sprintf("job %d", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, reader := range c.Replicas {
+		for i, writer := range c.Replicas {
+			rec := c.WaitGet(reader.Index, fmt.Sprintf("/jobs/%d", i), nil)
+			if rec.Author != writer.ID() || rec.Type != "job" || string(rec.Payload) != fmt.Sprintf("job %d", i) {
+				t.Fatalf("replica %d read %+v for /jobs/%d", reader.Index, rec, i)
+			}
+		}
+		recs, err := reader.Store.Query(ctx, "/jobs")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(recs) != len(c.Replicas) {
+			t.Fatalf("replica %d: query returned %d records", reader.Index, len(recs))
+		}
+		for i, rec := range recs {
+			if rec.Key != fmt.Sprintf("/jobs/%d", i) {
+				t.Fatalf("replica %d: query not ordered by key: %d is %q", reader.Index, i, rec.Key)
+			}
+		}
+	}
+	// A later write to the same key replaces the value everywhere.
+	if err := c.Replicas[3].Store.Put(ctx, "/jobs/0", "job", []byte("rewritten")); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range c.Replicas {
+		rec := c.WaitGet(r.Index, "/jobs/0", func(rec crdt.Record) bool { return string(rec.Payload) == "rewritten" })
+		if rec.Author != c.Replicas[3].ID() {
+			t.Fatalf("replica %d: author %s", r.Index, rec.Author)
+		}
+	}
+}
+
+// nextChange returns the next change on ch or fails after waitFor.
+func nextChange(t *testing.T, ch <-chan crdt.Change) crdt.Change {
+	t.Helper()
+	select {
+	case c, ok := <-ch:
+		if !ok {
+			t.Fatal("watch channel closed")
+		}
+		return c
+	case <-time.After(waitFor):
+		t.Fatal("no change delivered")
+	}
+	return crdt.Change{}
+}
+
+func TestWatchDeliversChangesOnOtherReplicas(t *testing.T) {
+	c := crdttest.New(t, crdttest.Options{Replicas: 3})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	w1 := c.Replicas[1].Store.Watch(ctx, "/jobs/")
+	w2 := c.Replicas[2].Store.Watch(ctx, "/jobs")
+	writer := c.Replicas[0]
+
+	if err := writer.Store.Put(ctx, "/elsewhere/x", "job", []byte("not watched")); err != nil {
+		t.Fatal(err)
+	}
+	if err := writer.Store.Put(ctx, "/jobsx", "job", []byte("not under /jobs")); err != nil {
+		t.Fatal(err)
+	}
+	if err := writer.Store.Put(ctx, "/jobs/a", "job", []byte("A")); err != nil {
+		t.Fatal(err)
+	}
+	for i, w := range []<-chan crdt.Change{w1, w2} {
+		ch := nextChange(t, w)
+		if ch.Kind != crdt.ChangePut || ch.Key != "/jobs/a" || string(ch.Record.Payload) != "A" || ch.Record.Author != writer.ID() {
+			t.Fatalf("watcher %d: got %+v", i+1, ch)
+		}
+	}
+	if err := writer.Store.Delete(ctx, "/jobs/a"); err != nil {
+		t.Fatal(err)
+	}
+	for i, w := range []<-chan crdt.Change{w1, w2} {
+		ch := nextChange(t, w)
+		if ch.Kind != crdt.ChangeDelete || ch.Key != "/jobs/a" || ch.Record.Author != writer.ID() {
+			t.Fatalf("watcher %d: got %+v", i+1, ch)
+		}
+	}
+	for _, r := range c.Replicas {
+		crdttest.WaitUntil(t, waitFor, func() error {
+			_, err := r.Store.Get(ctx, "/jobs/a")
+			if !errors.Is(err, crdt.ErrNotFound) {
+				return fmt.Errorf("replica %d: %v", r.Index, err)
+			}
+			return nil
+		})
+	}
+	// Ending the context closes the channel.
+	cancel()
+	for range w1 {
+	}
+}
+
+func TestSlowWatcherDoesNotBlockAndIsToldToResync(t *testing.T) {
+	c := crdttest.New(t, crdttest.Options{Replicas: 1, Configure: func(_ int, cfg *crdt.Config) {
+		cfg.WatchBuffer = 4
+	}})
+	s := c.Replicas[0].Store
+	ctx := context.Background()
+	w := s.Watch(ctx, "/")
+	// Local writes run the hooks before Put returns, so this is exact.
+	for i := range 10 {
+		if err := s.Put(ctx, fmt.Sprintf("/k/%d", i), "t", []byte{byte(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 3 {
+		if ch := <-w; ch.Kind != crdt.ChangePut || ch.Key != fmt.Sprintf("/k/%d", i) {
+			t.Fatalf("change %d: %+v", i, ch)
+		}
+	}
+	if ch := <-w; ch.Kind != crdt.ChangeOverflow {
+		t.Fatalf("want overflow marker, got %+v", ch)
+	}
+	if got := crdttest.Metric(t, c.Replicas[0].Registry, "jobmesh_crdt_watch_dropped_total", nil); got != 7 {
+		t.Fatalf("dropped = %v, want 7", got)
+	}
+	// Resync by Query sees everything, and delivery resumes.
+	recs, err := s.Query(ctx, "/k")
+	if err != nil || len(recs) != 10 {
+		t.Fatalf("query: %d records, %v", len(recs), err)
+	}
+	if err := s.Put(ctx, "/k/next", "t", nil); err != nil {
+		t.Fatal(err)
+	}
+	if ch := <-w; ch.Kind != crdt.ChangePut || ch.Key != "/k/next" {
+		t.Fatalf("after resync: %+v", ch)
+	}
+}
+
+func TestForgedRecordsAreRejectedOnEveryReplica(t *testing.T) {
+	const maxPayload = 1024
+	c := crdttest.New(t, crdttest.Options{Replicas: 5, Configure: func(_ int, cfg *crdt.Config) {
+		cfg.AuthorPolicy = crdt.OwnerPolicy("/nodes")
+		cfg.MaxPayload = maxPayload
+	}})
+	ctx := context.Background()
+	injector := c.Replicas[0]
+	victim := c.Replicas[1]
+	forger, _, err := crypto.GenerateEd25519Key(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forgerID, _ := peer.IDFromPrivateKey(forger)
+
+	if err := victim.Store.Put(ctx, "/nodes/"+victim.ID().String(), "node", []byte("good")); err != nil {
+		t.Fatal(err)
+	}
+	if err := victim.Store.Put(ctx, "/jobs/original", "job", []byte("good job")); err != nil {
+		t.Fatal(err)
+	}
+
+	seal := func(r crdt.Record, k crypto.PrivKey) []byte {
+		b, err := crdt.Seal(r, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	// A victim-signed envelope with its payload altered: valid encoding,
+	// wrong signature.
+	badSig := seal(crdt.Record{Key: "/jobs/forged", Type: "job", Author: victim.ID(), Seq: 1, Payload: []byte("pay me")}, victim.Key)
+	badSig[len(badSig)-64-1] ^= 0xff
+	forged := map[string]struct {
+		data   []byte
+		reason error
+	}{
+		"/jobs/forged": {badSig, crdt.ErrBadSignature},
+		// Validly signed by the forger, under the victim's own key.
+		"/nodes/" + victim.ID().String() + "/claim": {
+			seal(crdt.Record{Key: "/nodes/" + victim.ID().String() + "/claim", Type: "node", Author: forgerID, Seq: 1}, forger),
+			crdt.ErrPolicy},
+		// The victim's genuine record replayed under another key.
+		"/jobs/replayed": {
+			seal(crdt.Record{Key: "/jobs/original", Type: "job", Author: victim.ID(), Seq: 5, Payload: []byte("good job")}, victim.Key),
+			crdt.ErrKeyMismatch},
+		// Genuine signature, payload over the readers' limit.
+		"/jobs/huge": {
+			seal(crdt.Record{Key: "/jobs/huge", Type: "job", Author: forgerID, Seq: 1, Payload: make([]byte, maxPayload+1)}, forger),
+			crdt.ErrOversized},
+		"/jobs/garbage": {[]byte("\x09 not an envelope"), crdt.ErrUnknownVersion},
+	}
+	for key, f := range forged {
+		if err := injector.Store.PutRaw(ctx, key, f.data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := victim.Store.Put(ctx, "/jobs/after", "job", []byte("still working")); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range c.Replicas {
+		c.WaitGet(r.Index, "/jobs/after", nil)
+		for key, f := range forged {
+			crdttest.WaitUntil(t, waitFor, func() error {
+				_, err := r.Store.Get(ctx, key)
+				if !errors.Is(err, crdt.ErrRejected) || !errors.Is(err, f.reason) {
+					return fmt.Errorf("replica %d, %s: got %v, want %v", r.Index, key, err, f.reason)
+				}
+				return nil
+			})
+			got := crdttest.Metric(t, r.Registry, "jobmesh_crdt_records_rejected_total",
+				map[string]string{"reason": crdt.Reason(f.reason)})
+			if got != 1 {
+				t.Fatalf("replica %d: rejected{reason=%s} = %v, want 1", r.Index, crdt.Reason(f.reason), got)
+			}
+		}
+		// Reading the bad records again neither recounts them nor hides
+		// the good ones.
+		recs, err := r.Store.Query(ctx, "/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var keys []string
+		for _, rec := range recs {
+			keys = append(keys, rec.Key)
+		}
+		want := []string{"/jobs/after", "/jobs/original", "/nodes/" + victim.ID().String()}
+		if strings.Join(keys, " ") != strings.Join(want, " ") {
+			t.Fatalf("replica %d: query returned %v, want %v", r.Index, keys, want)
+		}
+		if got := crdttest.Metric(t, r.Registry, "jobmesh_crdt_records_rejected_total",
+			map[string]string{"reason": "bad_signature"}); got != 1 {
+			t.Fatalf("replica %d: re-reading recounted: %v", r.Index, got)
+		}
+	}
+	// The store keeps accepting and serving good writes.
+	if err := c.Replicas[4].Store.Put(ctx, "/jobs/last", "job", []byte("ok")); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range c.Replicas {
+		c.WaitGet(r.Index, "/jobs/last", nil)
+	}
+}
+
+func TestOversizedPayloadIsRefusedOnPut(t *testing.T) {
+	c := crdttest.New(t, crdttest.Options{Replicas: 1, Configure: func(_ int, cfg *crdt.Config) {
+		cfg.MaxPayload = 100
+	}})
+	s := c.Replicas[0].Store
+	ctx := context.Background()
+	err := s.Put(ctx, "/jobs/big", "job", make([]byte, 101))
+	if !errors.Is(err, crdt.ErrOversized) {
+		t.Fatalf("got %v, want ErrOversized", err)
+	}
+	if !strings.Contains(err.Error(), "101") || !strings.Contains(err.Error(), "100") {
+		t.Fatalf("error does not say the sizes: %v", err)
+	}
+	if _, err := s.Get(ctx, "/jobs/big"); !errors.Is(err, crdt.ErrNotFound) {
+		t.Fatalf("refused record was stored: %v", err)
+	}
+	if err := s.Put(ctx, "/jobs/big", "job", make([]byte, 100)); err != nil {
+		t.Fatalf("payload at the limit refused: %v", err)
+	}
+}
+
+func TestWritesOutsidePolicyOrWithBadKeysAreRefused(t *testing.T) {
+	c := crdttest.New(t, crdttest.Options{Replicas: 1, Configure: func(_ int, cfg *crdt.Config) {
+		cfg.AuthorPolicy = crdt.OwnerPolicy("/nodes")
+	}})
+	s := c.Replicas[0].Store
+	ctx := context.Background()
+	other, _, _ := crypto.GenerateEd25519Key(nil)
+	otherID, _ := peer.IDFromPrivateKey(other)
+	if err := s.Put(ctx, "/nodes/"+otherID.String(), "node", nil); !errors.Is(err, crdt.ErrPolicy) {
+		t.Fatalf("writing another peer's node record: %v", err)
+	}
+	if err := s.Delete(ctx, "/nodes/"+otherID.String()); !errors.Is(err, crdt.ErrPolicy) {
+		t.Fatalf("deleting another peer's node record: %v", err)
+	}
+	if err := s.Put(ctx, "/nodes/"+s.Self().String(), "node", nil); err != nil {
+		t.Fatalf("writing own node record: %v", err)
+	}
+	for _, key := range []string{"", "/", "jobs/x", "/jobs//x", "/jobs/x/", "/" + strings.Repeat("k", crdt.MaxKeyLen)} {
+		if err := s.Put(ctx, key, "job", nil); !errors.Is(err, crdt.ErrInvalidKey) {
+			t.Errorf("Put(%q): %v, want ErrInvalidKey", key, err)
+		}
+	}
+	for _, typ := range []string{"", "Job", "job type", strings.Repeat("t", crdt.MaxTypeLen+1)} {
+		if err := s.Put(ctx, "/jobs/x", typ, nil); !errors.Is(err, crdt.ErrInvalidType) {
+			t.Errorf("Put type %q: %v, want ErrInvalidType", typ, err)
+		}
+	}
+}
+
+func TestReplicaReopenedKeepsRecordsAndCatchesUp(t *testing.T) {
+	c := crdttest.New(t, crdttest.Options{Replicas: 3, Pebble: true})
+	ctx := context.Background()
+	if err := c.Replicas[0].Store.Put(ctx, "/jobs/before", "job", []byte("before")); err != nil {
+		t.Fatal(err)
+	}
+	c.WaitGet(2, "/jobs/before", nil)
+
+	c.Stop(2)
+	for i := range 5 {
+		if err := c.Replicas[i%2].Store.Put(ctx, fmt.Sprintf("/jobs/during/%d", i), "job", []byte{byte(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.Start(2)
+
+	// Kept on disk: readable at once, before any sync.
+	if rec, err := c.Replicas[2].Store.Get(ctx, "/jobs/before"); err != nil || string(rec.Payload) != "before" {
+		t.Fatalf("record lost across reopen: %+v, %v", rec, err)
+	}
+	// Caught up from the others' head re-announcements, with no new write.
+	for i := range 5 {
+		c.WaitGet(2, fmt.Sprintf("/jobs/during/%d", i), nil)
+	}
+	recs, err := c.Replicas[2].Store.Query(ctx, "/jobs")
+	if err != nil || len(recs) != 6 {
+		t.Fatalf("after catch-up: %d records, %v", len(recs), err)
+	}
+	// And it writes again.
+	if err := c.Replicas[2].Store.Put(ctx, "/jobs/after", "job", nil); err != nil {
+		t.Fatal(err)
+	}
+	c.WaitGet(0, "/jobs/after", nil)
+}
+
+func TestCloseLeavesOwnedResourcesUsable(t *testing.T) {
+	c := crdttest.New(t, crdttest.Options{Replicas: 2})
+	ctx := context.Background()
+	r := c.Replicas[0]
+	s := r.Store
+	w := s.Watch(ctx, "/")
+	c.Stop(0)
+	if err := s.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+	if _, ok := <-w; ok {
+		t.Fatal("watch channel not closed by Close")
+	}
+	if err := s.Put(ctx, "/jobs/x", "job", nil); !errors.Is(err, crdt.ErrClosed) {
+		t.Fatalf("Put after Close: %v", err)
+	}
+	if _, err := s.Get(ctx, "/jobs/x"); !errors.Is(err, crdt.ErrClosed) {
+		t.Fatalf("Get after Close: %v", err)
+	}
+	// Datastore and PubSub still work: the topic can be joined again at once.
+	if _, err := r.Datastore.Has(ctx, datastore.NewKey("/x")); err != nil {
+		t.Fatalf("datastore closed by Store.Close: %v", err)
+	}
+	c.Start(0)
+	c.WaitTopicMesh()
+	if err := c.Replicas[1].Store.Put(ctx, "/jobs/y", "job", nil); err != nil {
+		t.Fatal(err)
+	}
+	c.WaitGet(0, "/jobs/y", nil)
+}
+
+func TestJSONHelpers(t *testing.T) {
+	c := crdttest.New(t, crdttest.Options{Replicas: 1})
+	s := c.Replicas[0].Store
+	ctx := context.Background()
+	type node struct {
+		VRAM  int    `json:"vram"`
+		Model string `json:"model"`
+	}
+	in := node{VRAM: 24, Model: "RTX 4090"}
+	if err := crdt.PutJSON(ctx, s, "/nodes/a", "node", in); err != nil {
+		t.Fatal(err)
+	}
+	out, rec, err := crdt.GetJSON[node](ctx, s, "/nodes/a", "node")
+	if err != nil || out != in || rec.Author != s.Self() {
+		t.Fatalf("GetJSON: %+v %+v %v", out, rec, err)
+	}
+	if _, _, err := crdt.GetJSON[node](ctx, s, "/nodes/a", "job"); !errors.Is(err, crdt.ErrWrongType) {
+		t.Fatalf("wrong type: %v", err)
+	}
+	if _, _, err := crdt.GetJSON[node](ctx, s, "/nodes/missing", "node"); !errors.Is(err, crdt.ErrNotFound) {
+		t.Fatalf("missing: %v", err)
+	}
+}
+
+func TestConfigValidate(t *testing.T) {
+	c := crdttest.New(t, crdttest.Options{Replicas: 1})
+	good := c.Config(0)
+	if err := good.Validate(); err != nil {
+		t.Fatalf("harness config invalid: %v", err)
+	}
+	rsa, _, err := crypto.GenerateSecp256k1Key(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, mod := range map[string]func(*crdt.Config){
+		"no datastore":      func(c *crdt.Config) { c.Datastore = nil },
+		"no dag":            func(c *crdt.Config) { c.DAGService = nil },
+		"no pubsub":         func(c *crdt.Config) { c.PubSub = nil },
+		"no key":            func(c *crdt.Config) { c.PrivKey = nil },
+		"not ed25519":       func(c *crdt.Config) { c.PrivKey = rsa },
+		"relative ns":       func(c *crdt.Config) { c.Namespace = "jobmesh" },
+		"no topic":          func(c *crdt.Config) { c.Topic = "" },
+		"zero payload":      func(c *crdt.Config) { c.MaxPayload = 0 },
+		"huge payload":      func(c *crdt.Config) { c.MaxPayload = 2 << 20 },
+		"tiny buffer":       func(c *crdt.Config) { c.WatchBuffer = 1 },
+		"no rebroadcast":    func(c *crdt.Config) { c.RebroadcastInterval = 0 },
+		"no logger":         func(c *crdt.Config) { c.Logger = nil },
+		"no workers":        func(c *crdt.Config) { c.NumWorkers = 0 },
+		"no reject memory":  func(c *crdt.Config) { c.RejectLogMemory = 0 },
+		"no verified cache": func(c *crdt.Config) { c.VerifiedCache = 0 },
+	} {
+		cfg := good
+		cfg.Datastore = dssync.MutexWrap(datastore.NewMapDatastore())
+		mod(&cfg)
+		if err := cfg.Validate(); !errors.Is(err, crdt.ErrInvalidConfig) {
+			t.Errorf("%s: Validate = %v", name, err)
+		}
+		if _, err := crdt.New(context.Background(), cfg); !errors.Is(err, crdt.ErrInvalidConfig) {
+			t.Errorf("%s: New = %v", name, err)
+		}
+	}
+}
+
+// go-ds-crdt tombstones carry no signature, so a peer that bypasses the
+// store can remove a value; watchers still learn of it, as a delete without
+// a record.
+func TestUnsignedTombstoneReachesWatchers(t *testing.T) {
+	c := crdttest.New(t, crdttest.Options{Replicas: 2})
+	ctx := context.Background()
+	if err := c.Replicas[0].Store.Put(ctx, "/jobs/a", "job", []byte("A")); err != nil {
+		t.Fatal(err)
+	}
+	c.WaitGet(1, "/jobs/a", nil)
+	w := c.Replicas[1].Store.Watch(ctx, "/jobs")
+	if err := c.Replicas[0].Store.DeleteRaw(ctx, "/jobs/a"); err != nil {
+		t.Fatal(err)
+	}
+	ch := nextChange(t, w)
+	if ch.Kind != crdt.ChangeDelete || ch.Key != "/jobs/a" || ch.Record.Author != "" {
+		t.Fatalf("got %+v", ch)
+	}
+	if _, err := c.Replicas[1].Store.Get(ctx, "/jobs/a"); !errors.Is(err, crdt.ErrNotFound) {
+		t.Fatalf("after tombstone: %v", err)
+	}
+}
+
+func TestMetricsCountWritesAndDAGState(t *testing.T) {
+	c := crdttest.New(t, crdttest.Options{Replicas: 1})
+	r := c.Replicas[0]
+	ctx := context.Background()
+	for i := range 3 {
+		if err := r.Store.Put(ctx, fmt.Sprintf("/jobs/%d", i), "job", nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := r.Store.Delete(ctx, "/jobs/0"); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]float64{
+		"jobmesh_crdt_records_put_total":     3,
+		"jobmesh_crdt_records_deleted_total": 1,
+		"jobmesh_crdt_heads":                 1, // one writer: a single chain
+		"jobmesh_crdt_max_height":            4, // one DAG node per write
+	} {
+		if got := crdttest.Metric(t, r.Registry, name, nil); got != want {
+			t.Errorf("%s = %v, want %v", name, got, want)
+		}
+	}
+	if got := crdttest.Metric(t, r.Registry, "jobmesh_crdt_records_rejected_total", map[string]string{"reason": "bad_signature"}); got != 0 {
+		t.Errorf("rejections without bad records: %v", got)
+	}
+}
+
+// Concurrent writes to one key resolve the same way on every replica.
+func TestConcurrentWritesConvergeToOneValue(t *testing.T) {
+	c := crdttest.New(t, crdttest.Options{Replicas: 5})
+	ctx := context.Background()
+	errs := make(chan error, len(c.Replicas))
+	for _, r := range c.Replicas {
+		go func() {
+			if err := r.Store.Put(ctx, "/race", "job", []byte(fmt.Sprintf("from %d", r.Index))); err != nil {
+				errs <- err
+				return
+			}
+			errs <- r.Store.Put(ctx, fmt.Sprintf("/done/%d", r.Index), "job", nil)
+		}()
+	}
+	for range c.Replicas {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	crdttest.WaitUntil(t, waitFor, func() error {
+		var first string
+		for _, r := range c.Replicas {
+			done, err := r.Store.Query(ctx, "/done")
+			if err != nil || len(done) != len(c.Replicas) {
+				return fmt.Errorf("replica %d has %d of %d writers' markers (%v)", r.Index, len(done), len(c.Replicas), err)
+			}
+			rec, err := r.Store.Get(ctx, "/race")
+			if err != nil {
+				return err
+			}
+			if r.Index == 0 {
+				first = string(rec.Payload)
+			} else if string(rec.Payload) != first {
+				return fmt.Errorf("replica 0 has %q, replica %d has %q", first, r.Index, rec.Payload)
+			}
+		}
+		return nil
+	})
+}
