@@ -1,0 +1,359 @@
+package macrojob
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/jobmesh/jobmesh/crdt"
+	"github.com/jobmesh/jobmesh/p2p"
+)
+
+// Room errors.
+var (
+	// ErrRoomDone is returned by Room.Next once every MicroJob is processed.
+	ErrRoomDone = errors.New("macrojob: every MicroJob of the room is processed")
+	// ErrRoomClosed is returned after Close.
+	ErrRoomClosed = errors.New("macrojob: room closed")
+)
+
+// RoomConfig tunes a Room.
+type RoomConfig struct {
+	// Queue configures the queue state machine. Zero fields take the
+	// queue's defaults.
+	Queue Config
+	// Tick is how often queue time advances while nothing else happens
+	// (expiry, re-broadcast, takeover). Default: Queue.Rebroadcast / 5.
+	Tick time.Duration
+	// LockTTL is how long the room lock in the store holds without a
+	// refresh; the room's owner refreshes it at a third of it. Default: 1m.
+	LockTTL time.Duration
+	// Drop, when set, is asked about every received message; true drops it
+	// (fault injection for tests: message loss on the channel).
+	Drop func() bool
+}
+
+func (c RoomConfig) withDefaults() RoomConfig {
+	c.Queue = c.Queue.withDefaults()
+	if c.Tick <= 0 {
+		c.Tick = c.Queue.Rebroadcast / 5
+	}
+	if c.LockTTL <= 0 {
+		c.LockTTL = time.Minute
+	}
+	return c
+}
+
+// RoomName is the queue's identity and the suffix of its channel:
+// "<jobID>/macro/<index>".
+func RoomName(jobID string, macro uint64) RoomID {
+	return RoomID(jobID + "/macro/" + strconv.FormatUint(macro, 10))
+}
+
+// RoomTopic is the MacroJob channel of a room.
+func RoomTopic(room RoomID) string { return p2p.TopicPrefix + "job/" + string(room) }
+
+// RoomLockKey is the store key of a room's lock.
+func RoomLockKey(jobID string, macro uint64) string {
+	return "/jobs/" + jobID + "/macro/" + strconv.FormatUint(macro, 10) + "/room"
+}
+
+// RoomLockType is the record type of a RoomLock.
+const RoomLockType = "room"
+
+// RoomLock marks a MacroJob room as taken until Expires. A room whose lock
+// is missing or expired is open (seed 004: the union of never-locked and
+// expired entries).
+type RoomLock struct {
+	Owner   string    `json:"owner"`
+	Expires time.Time `json:"expires"`
+}
+
+// Open reports whether the lock no longer holds at now.
+func (l RoomLock) Open(now time.Time) bool { return !now.Before(l.Expires) }
+
+// ReadRoomLock returns the room's lock, or ok=false when it was never taken
+// (or its record is unreadable, which counts as never taken).
+func ReadRoomLock(ctx context.Context, r crdt.Reader, jobID string, macro uint64) (RoomLock, bool) {
+	l, rec, err := crdt.GetJSON[RoomLock](ctx, r, RoomLockKey(jobID, macro), RoomLockType)
+	if err != nil || rec.Author.String() != l.Owner {
+		return RoomLock{}, false
+	}
+	return l, true
+}
+
+// Room is one processor's membership of a MacroJob room: the queue state
+// machine driven by its gossipsub channel and a clock. All queue access
+// happens on the room's own goroutine.
+type Room struct {
+	Name RoomID
+
+	cfg     RoomConfig
+	q       *Queue
+	topic   *p2p.Topic[Msg]
+	store   crdt.Writer
+	jobID   string
+	macro   uint64
+	self    PeerID
+	log     *slog.Logger
+	ready   chan ID
+	cmds    chan func(now time.Time) []Msg
+	done    chan struct{}
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+	mu      sync.Mutex
+	isDone  bool
+	lastErr error
+	closeMu sync.Once
+}
+
+// RoomParams name the room and this node.
+type RoomParams struct {
+	Host  *p2p.Host
+	Store crdt.Writer
+	JobID string
+	Macro uint64
+	// Items are the MacroJob's MicroJob IDs in slot order.
+	Items []ID
+	// Creator owns the queue first; when it is this node, Join takes the
+	// room lock in the store.
+	Creator PeerID
+	Logger  *slog.Logger
+}
+
+// JoinRoom joins the room's channel and starts driving its queue.
+func JoinRoom(ctx context.Context, p RoomParams, cfg RoomConfig) (*Room, error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.Queue.Validate(); err != nil {
+		return nil, err
+	}
+	log := p.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	name := RoomName(p.JobID, p.Macro)
+	self := PeerID(p.Host.ID().String())
+	now := time.Now()
+	q, err := New(cfg.Queue, Params{Self: self, Room: name, Items: p.Items, Creator: p.Creator}, now)
+	if err != nil {
+		return nil, err
+	}
+	topic, err := p2p.Join(p.Host, p2p.TopicConfig[Msg]{
+		Name:    RoomTopic(name),
+		Kind:    "macrojob",
+		MaxSize: MaxMsgSize,
+		Encode:  Encode,
+		Decode:  Decode,
+		Check: func(_ peer.ID, m Msg) error {
+			if m.RoomID() != name {
+				return fmt.Errorf("%w: %q", ErrWrongRoom, m.RoomID())
+			}
+			return nil
+		},
+		Buffer: 1024,
+	})
+	if err != nil {
+		return nil, err
+	}
+	runCtx, cancel := context.WithCancel(context.Background())
+	r := &Room{
+		Name: name, cfg: cfg, q: q, topic: topic, store: p.Store, jobID: p.JobID, macro: p.Macro,
+		self: self, log: log.With("room", string(name)), ready: make(chan ID, 4*len(p.Items)+16),
+		cmds: make(chan func(time.Time) []Msg, 16), done: make(chan struct{}), cancel: cancel,
+	}
+	if p.Creator == self {
+		if err := r.refreshLock(ctx, now); err != nil {
+			cancel()
+			topic.Close()
+			return nil, err
+		}
+	}
+	msgs := make(chan p2p.Message[Msg], 1024)
+	r.wg.Add(2)
+	go r.read(runCtx, msgs)
+	go r.loop(runCtx, msgs, q.Snapshot())
+	return r, nil
+}
+
+func (r *Room) refreshLock(ctx context.Context, now time.Time) error {
+	l := RoomLock{Owner: string(r.self), Expires: now.Add(r.cfg.LockTTL).UTC()}
+	if err := crdt.PutJSON(ctx, r.store, RoomLockKey(r.jobID, r.macro), RoomLockType, l); err != nil {
+		return fmt.Errorf("macrojob: room lock: %w", err)
+	}
+	return nil
+}
+
+func (r *Room) read(ctx context.Context, out chan<- p2p.Message[Msg]) {
+	defer r.wg.Done()
+	for {
+		m, err := r.topic.Next(ctx)
+		if err != nil {
+			return
+		}
+		if m.Local || (r.cfg.Drop != nil && r.cfg.Drop()) {
+			continue
+		}
+		select {
+		case out <- m:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+func (r *Room) loop(ctx context.Context, in <-chan p2p.Message[Msg], first *Snapshot) {
+	defer r.wg.Done()
+	defer close(r.done)
+	tick := time.NewTicker(r.cfg.Tick)
+	defer tick.Stop()
+	lockEvery := r.cfg.LockTTL / 3
+	lastLock := time.Now()
+	// The creator announces the queue at once.
+	if r.q.IsOwner() {
+		r.publish(ctx, []Msg{first})
+	}
+	for {
+		var out []Msg
+		now := time.Now()
+		select {
+		case <-ctx.Done():
+			return
+		case m := <-in:
+			var err error
+			out, err = r.q.Receive(PeerID(m.From.String()), m.Value, now)
+			if err != nil {
+				r.log.Debug("queue message rejected", "from", m.From, "err", err)
+			}
+		case cmd := <-r.cmds:
+			out = cmd(now)
+		case <-tick.C:
+			out = r.q.Tick(now)
+		}
+		for _, id := range r.q.Ready() {
+			select {
+			case r.ready <- id:
+			default:
+				// Nobody is taking work: the lock expires and the item
+				// is offered again.
+				r.log.Warn("dropping a ready MicroJob; no worker is waiting", "micro", id)
+			}
+		}
+		r.publish(ctx, out)
+		if r.q.IsOwner() && now.Sub(lastLock) >= lockEvery && !r.q.Done() {
+			lastLock = now
+			if err := r.refreshLock(ctx, now); err != nil && ctx.Err() == nil {
+				r.log.Warn("refresh room lock", "err", err)
+			}
+		}
+		r.mu.Lock()
+		r.isDone = r.q.Done()
+		r.mu.Unlock()
+	}
+}
+
+func (r *Room) publish(ctx context.Context, msgs []Msg) {
+	for _, m := range msgs {
+		if err := r.topic.Publish(ctx, m); err != nil && ctx.Err() == nil {
+			// Lost messages are re-sent by the queue's re-broadcast.
+			r.log.Debug("publish queue message", "err", err)
+		}
+	}
+}
+
+func (r *Room) do(ctx context.Context, cmd func(now time.Time) []Msg) error {
+	select {
+	case r.cmds <- cmd:
+		return nil
+	case <-r.done:
+		return ErrRoomClosed
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Next asks for work and blocks until the queue locks a MicroJob for this
+// node. It returns ErrRoomDone when every MicroJob is processed.
+func (r *Room) Next(ctx context.Context) (ID, error) {
+	select {
+	case id := <-r.ready:
+		return id, nil
+	default:
+	}
+	if r.Done() {
+		return "", ErrRoomDone
+	}
+	if err := r.do(ctx, func(now time.Time) []Msg { return r.q.Request(now) }); err != nil {
+		return "", err
+	}
+	check := time.NewTicker(r.cfg.Tick)
+	defer check.Stop()
+	for {
+		select {
+		case id := <-r.ready:
+			return id, nil
+		case <-check.C:
+			if r.Done() {
+				return "", ErrRoomDone
+			}
+		case <-r.done:
+			return "", ErrRoomClosed
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+	}
+}
+
+// Complete records that this node finished MicroJob id.
+func (r *Room) Complete(ctx context.Context, id ID) error {
+	errc := make(chan error, 1)
+	if err := r.do(ctx, func(now time.Time) []Msg {
+		out, err := r.q.Complete(id, now)
+		errc <- err
+		return out
+	}); err != nil {
+		return err
+	}
+	return <-errc
+}
+
+// Done reports whether every MicroJob of the room is processed.
+func (r *Room) Done() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.isDone
+}
+
+// Owner is the queue's current owner as this node sees it.
+func (r *Room) Owner(ctx context.Context) (PeerID, error) {
+	res := make(chan PeerID, 1)
+	if err := r.do(ctx, func(time.Time) []Msg { res <- r.q.Owner(); return nil }); err != nil {
+		return "", err
+	}
+	return <-res, nil
+}
+
+// Stats returns the queue's counters.
+func (r *Room) Stats(ctx context.Context) (Stats, error) {
+	res := make(chan Stats, 1)
+	if err := r.do(ctx, func(time.Time) []Msg { res <- r.q.Stats(); return nil }); err != nil {
+		return Stats{}, err
+	}
+	return <-res, nil
+}
+
+// Close leaves the room's channel and stops its goroutines.
+func (r *Room) Close() error {
+	var err error
+	r.closeMu.Do(func() {
+		r.cancel()
+		r.wg.Wait()
+		err = r.topic.Close()
+	})
+	return err
+}

@@ -1,0 +1,173 @@
+package macrojob
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	ds "github.com/ipfs/go-datastore"
+	dssync "github.com/ipfs/go-datastore/sync"
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/jobmesh/jobmesh/crdt"
+	"github.com/jobmesh/jobmesh/internal/wait"
+	"github.com/jobmesh/jobmesh/ipfs"
+	"github.com/jobmesh/jobmesh/p2p"
+)
+
+type testNode struct {
+	host  *p2p.Host
+	store *crdt.Store
+}
+
+// testNodes starts n connected hosts, each with a real bitswap block layer
+// and replicated store.
+func testNodes(t *testing.T, n int) []testNode {
+	t.Helper()
+	var out []testNode
+	for _, h := range testHosts(t, n) {
+		dstore := dssync.MutexWrap(ds.NewMapDatastore())
+		blocks, err := ipfs.New(context.Background(), ipfs.Params{Config: ipfs.DefaultConfig(), Host: h, Routing: h.DHT, Datastore: dstore})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := crdt.DefaultConfig()
+		cfg.Datastore, cfg.DAGService, cfg.PubSub = dstore, blocks.DAGService(), h.PubSub
+		cfg.PrivKey = h.Peerstore().PrivKey(h.ID())
+		cfg.Logger = slog.New(slog.DiscardHandler)
+		cfg.RebroadcastInterval = 300 * time.Millisecond
+		st, err := crdt.New(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close(); blocks.Close() })
+		out = append(out, testNode{host: h, store: st})
+	}
+	return out
+}
+
+func testHosts(t *testing.T, n int) []*p2p.Host {
+	t.Helper()
+	var hs []*p2p.Host
+	for range n {
+		cfg := p2p.LoopbackConfig()
+		cfg.TopicDiscovery = false
+		key, err := p2p.GenerateIdentity()
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := p2p.New(context.Background(), p2p.Params{Config: cfg, Identity: key, Datastore: dssync.MutexWrap(ds.NewMapDatastore())})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { h.Close() })
+		for _, o := range hs {
+			if err := h.Connect(context.Background(), peer.AddrInfo{ID: o.ID(), Addrs: o.Addrs()}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		hs = append(hs, h)
+	}
+	return hs
+}
+
+func TestRoomSharesWorkOverGossipsub(t *testing.T) {
+	nodes := testNodes(t, 3)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	items := []ID{"m0", "m1", "m2", "m3", "m4", "m5", "m6", "m7"}
+	creator := PeerID(nodes[0].host.ID().String())
+	cfg := RoomConfig{Queue: Config{ProcessingTimeout: 10 * time.Second, OwnerTimeout: 2 * time.Second, Rebroadcast: 200 * time.Millisecond}, LockTTL: time.Minute}
+	var rooms []*Room
+	for _, n := range nodes {
+		r, err := JoinRoom(ctx, RoomParams{Host: n.host, Store: n.store, JobID: "job1", Macro: 0, Items: items, Creator: creator}, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { r.Close() })
+		rooms = append(rooms, r)
+	}
+	var mu sync.Mutex
+	byNode := map[int][]ID{}
+	var wg sync.WaitGroup
+	// Every node holds its first MicroJob until all three hold one: the
+	// queue must hand ownership around while its owner is busy.
+	var first sync.WaitGroup
+	first.Add(len(rooms))
+	for i, r := range rooms {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				id, err := r.Next(ctx)
+				if errors.Is(err, ErrRoomDone) {
+					return
+				}
+				if err != nil {
+					t.Errorf("node %d: %v", i, err)
+					return
+				}
+				mu.Lock()
+				byNode[i] = append(byNode[i], id)
+				n := len(byNode[i])
+				mu.Unlock()
+				if n == 1 {
+					first.Done()
+					first.Wait()
+				}
+				if err := r.Complete(ctx, id); err != nil {
+					t.Errorf("node %d: complete: %v", i, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	seen := map[ID]int{}
+	for _, ids := range byNode {
+		for _, id := range ids {
+			seen[id]++
+		}
+	}
+	for _, id := range items {
+		if seen[id] == 0 {
+			t.Fatalf("%s never processed; by node: %v", id, byNode)
+		}
+	}
+	wait.Until(t, 10*time.Second, func() error {
+		for i, r := range rooms {
+			if !r.Done() {
+				return fmt.Errorf("room of node %d not done", i)
+			}
+		}
+		return nil
+	})
+	owners := map[PeerID]bool{}
+	for _, r := range rooms {
+		o, err := r.Owner(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		owners[o] = true
+	}
+	if len(owners) != 1 {
+		t.Fatalf("rooms disagree on the owner: %v", owners)
+	}
+	if len(byNode) != 3 {
+		t.Fatalf("work was not shared: %v", byNode)
+	}
+	// The creator's room lock reached every replica.
+	wait.Until(t, 10*time.Second, func() error {
+		for i, n := range nodes {
+			l, ok := ReadRoomLock(ctx, n.store, "job1", 0)
+			if !ok || l.Owner != string(creator) || l.Open(time.Now()) {
+				return fmt.Errorf("node %d: room lock %+v %v", i, l, ok)
+			}
+		}
+		return nil
+	})
+}
