@@ -1,0 +1,128 @@
+package jobs
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// Messages of the Jobs channel (/jobmesh/1/jobs) and of each Job channel
+// (/jobmesh/1/job/<jobID>). They are JSON objects with a version and a
+// kind; the pubsub layer signs every message with its sender's key, and
+// CheckSender ties the claims in a message to that sender.
+
+// ChannelVersion is the version of the channel messages.
+const ChannelVersion = 1
+
+// MaxChannelMsg bounds an encoded channel message (a JobInfo fits easily).
+const MaxChannelMsg = 128 << 10
+
+// Kinds of channel message.
+const (
+	// KindJob announces a job; Job carries its canonical JobInfo, so a
+	// processor need not wait for the replicated store to sync.
+	KindJob = "job"
+	// KindQuery asks for open jobs; nodes answer with KindJob messages.
+	KindQuery = "query"
+	// KindProgress says that Processor completed MicroID of JobID.
+	KindProgress = "progress"
+	// KindRoom (Job channel) announces a MacroJob room and its owner.
+	KindRoom = "room"
+	// KindRooms (Job channel) asks for open rooms.
+	KindRooms = "rooms"
+)
+
+// ErrBadMessage is wrapped by every channel decoding error.
+var ErrBadMessage = errors.New("jobs: bad channel message")
+
+// ChannelMsg is one message on the Jobs or a Job channel.
+type ChannelMsg struct {
+	V         int    `json:"v"`
+	Kind      string `json:"kind"`
+	Job       []byte `json:"job,omitempty"`       // KindJob: canonical JobInfo
+	JobID     string `json:"job_id,omitempty"`    // progress, room, rooms
+	Macro     uint64 `json:"macro,omitempty"`     // room
+	MicroID   string `json:"micro_id,omitempty"`  // progress
+	Processor string `json:"processor,omitempty"` // progress, room: the claiming peer
+	Open      int    `json:"open,omitempty"`      // room: MicroJobs not yet processed
+}
+
+// EncodeChannelMsg encodes m.
+func EncodeChannelMsg(m ChannelMsg) ([]byte, error) {
+	m.V = ChannelVersion
+	b, err := json.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > MaxChannelMsg {
+		return nil, fmt.Errorf("%w: %d bytes, limit %d", ErrBadMessage, len(b), MaxChannelMsg)
+	}
+	return b, nil
+}
+
+// DecodeChannelMsg decodes and checks a message. A KindJob message's JobInfo
+// must decode canonically (its deadline is not checked here).
+func DecodeChannelMsg(b []byte) (ChannelMsg, error) {
+	var m ChannelMsg
+	if len(b) > MaxChannelMsg {
+		return m, fmt.Errorf("%w: %d bytes, limit %d", ErrBadMessage, len(b), MaxChannelMsg)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&m); err != nil {
+		return m, fmt.Errorf("%w: %w", ErrBadMessage, err)
+	}
+	if dec.More() {
+		return m, fmt.Errorf("%w: trailing data", ErrBadMessage)
+	}
+	if m.V != ChannelVersion {
+		return m, fmt.Errorf("%w: version %d", ErrBadMessage, m.V)
+	}
+	hexID := func() error {
+		if _, err := ParseHash(m.JobID); err != nil {
+			return fmt.Errorf("%w: job id: %w", ErrBadMessage, err)
+		}
+		return nil
+	}
+	switch m.Kind {
+	case KindJob:
+		if _, err := Decode(m.Job); err != nil {
+			return m, fmt.Errorf("%w: %w", ErrBadMessage, err)
+		}
+	case KindQuery:
+	case KindProgress:
+		if err := hexID(); err != nil {
+			return m, err
+		}
+		if _, err := ParseHash(m.MicroID); err != nil {
+			return m, fmt.Errorf("%w: micro id: %w", ErrBadMessage, err)
+		}
+		if m.Processor == "" {
+			return m, fmt.Errorf("%w: no processor", ErrBadMessage)
+		}
+	case KindRoom:
+		if err := hexID(); err != nil {
+			return m, err
+		}
+		if m.Processor == "" || m.Open < 0 {
+			return m, fmt.Errorf("%w: room without owner", ErrBadMessage)
+		}
+	case KindRooms:
+		if err := hexID(); err != nil {
+			return m, err
+		}
+	default:
+		return m, fmt.Errorf("%w: kind %q", ErrBadMessage, m.Kind)
+	}
+	return m, nil
+}
+
+// CheckSender ties a message's claims to the peer that signed it: only a
+// processor itself may say it completed a MicroJob or owns a room.
+func CheckSender(from string, m ChannelMsg) error {
+	if (m.Kind == KindProgress || m.Kind == KindRoom) && m.Processor != from {
+		return fmt.Errorf("%w: %s claims to be %s", ErrBadMessage, from, m.Processor)
+	}
+	return nil
+}

@@ -1,0 +1,74 @@
+package jobs
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestChannelMessages(t *testing.T) {
+	job := validJob()
+	id := job.ID().String()
+	good := []ChannelMsg{
+		{Kind: KindJob, Job: job.Encode()},
+		{Kind: KindQuery},
+		{Kind: KindProgress, JobID: id, MicroID: id, Processor: "peerA"},
+		{Kind: KindRoom, JobID: id, Macro: 3, Processor: "peerA", Open: 4},
+		{Kind: KindRooms, JobID: id},
+	}
+	for _, m := range good {
+		b, err := EncodeChannelMsg(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := DecodeChannelMsg(b)
+		if err != nil || got.Kind != m.Kind || got.JobID != m.JobID || got.Macro != m.Macro {
+			t.Fatalf("%s: %v %+v", m.Kind, err, got)
+		}
+	}
+	bad := map[string]string{
+		"version":        `{"v":2,"kind":"query"}`,
+		"kind":           `{"v":1,"kind":"gossip"}`,
+		"unknown field":  `{"v":1,"kind":"query","x":1}`,
+		"progress no id": `{"v":1,"kind":"progress","micro_id":"` + id + `","processor":"p"}`,
+		"room no owner":  `{"v":1,"kind":"room","job_id":"` + id + `"}`,
+		"job not canon":  `{"v":1,"kind":"job","job":"e30="}`,
+		"trailing":       `{"v":1,"kind":"query"}{}`,
+		"oversized":      `{"v":1,"kind":"query","job_id":"` + strings.Repeat("a", MaxChannelMsg) + `"}`,
+	}
+	for name, in := range bad {
+		if _, err := DecodeChannelMsg([]byte(in)); !errors.Is(err, ErrBadMessage) {
+			t.Errorf("%s: got %v, want ErrBadMessage", name, err)
+		}
+	}
+	if err := CheckSender("peerB", good[2]); !errors.Is(err, ErrBadMessage) {
+		t.Fatalf("progress claimed for another peer: %v", err)
+	}
+	if err := CheckSender("peerA", good[3]); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func FuzzDecodeChannelMsg(f *testing.F) {
+	job := validJob()
+	for _, m := range []ChannelMsg{{Kind: KindJob, Job: job.Encode()}, {Kind: KindQuery}, {Kind: KindRooms, JobID: job.ID().String()}} {
+		b, _ := EncodeChannelMsg(m)
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		m, err := DecodeChannelMsg(in)
+		if err != nil {
+			if !errors.Is(err, ErrBadMessage) {
+				t.Fatalf("error %v does not wrap ErrBadMessage", err)
+			}
+			return
+		}
+		b, err := EncodeChannelMsg(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := DecodeChannelMsg(b); err != nil {
+			t.Fatalf("re-encoded message does not decode: %v", err)
+		}
+	})
+}
