@@ -1,0 +1,153 @@
+package microjob
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+
+	uio "github.com/ipfs/boxo/ipld/unixfs/io"
+	"github.com/ipfs/go-cid"
+	ipld "github.com/ipfs/go-ipld-format"
+
+	"github.com/jobmesh/jobmesh/assemble"
+	"github.com/jobmesh/jobmesh/jobs"
+)
+
+// OutputStore reads result directories and stores the assembled output;
+// ipfs.Store satisfies it.
+type OutputStore interface {
+	BlockAdder
+	// Cat reads a UnixFS file, fetching missing blocks from the network.
+	Cat(ctx context.Context, c cid.Cid) (io.ReadCloser, error)
+	// DAGService resolves directory entries.
+	DAGService() ipld.DAGService
+}
+
+// MaxBlockOutputBytes bounds one block output read back for assembly; it
+// equals the executor's default output cap (wasm.Config.MaxOutputBytes).
+const MaxBlockOutputBytes = 64 << 20
+
+// OutputFileName returns the name of the assembled output in the job's
+// output directory: "output.png" for png-grid, "output.bin" otherwise.
+func OutputFileName(kind string) string {
+	if kind == jobs.OutputPNGGrid {
+		return "output.png"
+	}
+	return "output.bin"
+}
+
+// Assemble builds the job's output from a verified verdict: for every
+// regular MicroJob of the plan (together they hold every block once) it
+// reads each block's output from an accepted result directory, checks it
+// against the disclosed hash, orders all outputs by block index, assembles
+// them by the JobInfo's output kind and stores the result as a UnixFS
+// directory holding one file, OutputFileName(kind). The block outputs stay
+// in the MicroJobs' result directories, referenced by the verdict.
+//
+// If one processor's directory is unreachable or does not hold what it
+// disclosed, the next non-culprit processor with the same MicroJob is tried;
+// when none is left the error wraps ErrOutput and names the processor.
+func Assemble(ctx context.Context, info *jobs.JobInfo, plan *jobs.Plan, v Verdict, store OutputStore) (cid.Cid, error) {
+	if info == nil || plan == nil || store == nil {
+		return cid.Undef, fmt.Errorf("%w: JobInfo, plan and store are required", ErrPlan)
+	}
+	if id := info.ID(); id != plan.JobID || v.JobID != id.String() {
+		return cid.Undef, fmt.Errorf("%w: JobInfo %s, plan %s, verdict %s", ErrPlan, id, plan.JobID, v.JobID)
+	}
+	if !v.Verified {
+		return cid.Undef, fmt.Errorf("%w: %d missing, %d to redo, %d disputes", ErrNotReady, len(v.Missing), len(v.Redo), len(v.Disputes))
+	}
+	culprit := map[string]bool{}
+	for _, c := range v.Culprits {
+		culprit[c] = true
+	}
+	byMicro := map[string][]Result{}
+	for _, r := range v.Results {
+		if !culprit[r.Processor] {
+			byMicro[r.MicroID] = append(byMicro[r.MicroID], r)
+		}
+	}
+	outputs := make([][]byte, plan.NumBlocks)
+	for m := range plan.Macros {
+		for s := range plan.Macros[m].Micros {
+			mu := &plan.Macros[m].Micros[s]
+			if mu.Verifier {
+				continue
+			}
+			var errs []error
+			for _, r := range byMicro[mu.ID.String()] {
+				outs, err := readResult(ctx, store, mu, r)
+				if err != nil {
+					errs = append(errs, err)
+					continue
+				}
+				for i, b := range mu.Blocks {
+					outputs[b] = outs[i]
+				}
+				errs = nil
+				break
+			}
+			if errs != nil || len(byMicro[mu.ID.String()]) == 0 {
+				return cid.Undef, fmt.Errorf("microjob %s: no usable result: %w", mu.ID, errors.Join(append(errs, ErrOutput)...))
+			}
+		}
+	}
+	out, err := assemble.NewRegistry().Assemble(info.Output.Kind, outputs, assemble.Options{Columns: int(info.Output.Columns)})
+	if err != nil {
+		return cid.Undef, fmt.Errorf("microjob: assembling job %s: %w", plan.JobID, err)
+	}
+	c, err := store.AddDir(ctx, map[string][]byte{OutputFileName(info.Output.Kind): out})
+	if err != nil {
+		return cid.Undef, fmt.Errorf("microjob: storing output of job %s: %w", plan.JobID, err)
+	}
+	return c, nil
+}
+
+// readResult reads and checks every block output of one result directory.
+func readResult(ctx context.Context, store OutputStore, mu *jobs.MicroJob, r Result) ([][]byte, error) {
+	fail := func(format string, args ...any) error {
+		return fmt.Errorf("%w: processor %s, result %s: %s", ErrOutput, r.Processor, r.ResultCID, fmt.Sprintf(format, args...))
+	}
+	root, err := cid.Decode(r.ResultCID)
+	if err != nil {
+		return nil, fail("%v", err)
+	}
+	node, err := store.DAGService().Get(ctx, root)
+	if err != nil {
+		return nil, fail("%v", err)
+	}
+	dir, err := uio.NewDirectoryFromNode(store.DAGService(), node)
+	if err != nil {
+		return nil, fail("not a directory: %v", err)
+	}
+	outs := make([][]byte, len(mu.Blocks))
+	for i, b := range mu.Blocks {
+		child, err := dir.Find(ctx, BlockFileName(b))
+		if err != nil {
+			return nil, fail("block %d: %v", b, err)
+		}
+		rc, err := store.Cat(ctx, child.Cid())
+		if err != nil {
+			return nil, fail("block %d: %v", b, err)
+		}
+		var buf bytes.Buffer
+		_, err = buf.ReadFrom(io.LimitReader(rc, MaxBlockOutputBytes+1))
+		rc.Close()
+		if err != nil {
+			return nil, fail("block %d: %v", b, err)
+		}
+		if buf.Len() > MaxBlockOutputBytes {
+			return nil, fail("block %d: output over %d bytes", b, MaxBlockOutputBytes)
+		}
+		sum := sha256.Sum256(buf.Bytes())
+		if i >= len(r.Hashes) || hex.EncodeToString(sum[:]) != r.Hashes[i] {
+			return nil, fail("block %d: output does not hash to the disclosed hash", b)
+		}
+		outs[i] = buf.Bytes()
+	}
+	return outs, nil
+}

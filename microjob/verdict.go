@@ -1,0 +1,484 @@
+package microjob
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/ipfs/go-cid"
+
+	"github.com/jobmesh/jobmesh/jobs"
+)
+
+// VerdictVersion is the version of the Verdict encoding.
+const VerdictVersion = 1
+
+// MaxVerdictBytes bounds a Verdict encoding. A verdict carries every block
+// hash of the job (about 70 bytes per block), so a job near jobs.MaxBlocks
+// needs this much; a verdict above the replicated store's payload limit is
+// stored in IPFS and referenced by CID.
+const MaxVerdictBytes = 320 << 20
+
+// Verdict is the finalizer's judgement of a job's results. It is a pure
+// function of the JobInfo, the plan and the records (Judge), updated by
+// Resolve; every slice is sorted and every map is encoded with sorted keys,
+// so the same inputs give byte-identical encodings on every node. IDs and
+// hashes are lowercase hex, CIDs in their default string form.
+type Verdict struct {
+	Version  uint32 `json:"version"`  // VerdictVersion
+	JobID    string `json:"job"`      // the job
+	Complete bool   `json:"complete"` // every MicroJob has a credited result: no Missing, no Redo
+	Verified bool   `json:"verified"` // Complete and no open Disputes: the results may be paid and assembled
+	// VerifierHashes maps a MacroJob index to its accepted verifier
+	// MicroJob's block hashes, in the verifier's block order: the proof
+	// that the MacroJob's regular results were checked.
+	VerifierHashes map[uint64][]string `json:"verifierHashes"`
+	// Counts maps a processor to the number of MicroJobs credited to it.
+	// Final only when Disputes is empty.
+	Counts map[string]int `json:"counts"`
+	// ResultCIDs maps a MicroJob ID to its accepted result directory.
+	ResultCIDs  map[string]string `json:"resultCIDs"`
+	Disputes    []Dispute         `json:"disputes"`    // open disagreements, one per block and pair of results
+	Culprits    []string          `json:"culprits"`    // processors found wrong by Resolve
+	Missing     []string          `json:"missing"`     // MicroJobs without a valid disclosure
+	Redo        []string          `json:"redo"`        // MicroJobs whose every result came from a culprit
+	Invalid     []Invalid         `json:"invalid"`     // disclosures that did not count, with reasons
+	Resolutions []Resolution      `json:"resolutions"` // the third runs Resolve applied, in order
+	Results     []Result          `json:"results"`     // every valid disclosure, by MacroJob, slot, processor
+}
+
+// Result is one valid disclosure as the verdict keeps it.
+type Result struct {
+	Macro     uint64   `json:"macro"`     // MacroJob index
+	Slot      int      `json:"slot"`      // MicroJob slot in the MacroJob
+	MicroID   string   `json:"micro"`     // MicroJob ID
+	Verifier  bool     `json:"verifier"`  // the MicroJob is the MacroJob's verifier
+	Processor string   `json:"processor"` // who disclosed it
+	Wallet    string   `json:"wallet"`    // where its pay goes
+	ResultCID string   `json:"result"`    // its result directory
+	Hashes    []string `json:"hashes"`    // block output hashes in the MicroJob's block order
+}
+
+// Dispute is a block whose output hash differs between two results: a
+// regular MicroJob and the verifier (Micros differ), or two processors'
+// results of one MicroJob (Micros equal).
+type Dispute struct {
+	Macro      uint64    `json:"macro"`      // MacroJob index
+	Block      uint64    `json:"block"`      // global block index
+	Micros     [2]string `json:"micros"`     // MicroJob of each side
+	Processors [2]string `json:"processors"` // processor of each side
+	Hashes     [2]string `json:"hashes"`     // output hash of the block on each side
+}
+
+// Invalid is a disclosure that did not count.
+type Invalid struct {
+	MicroID   string `json:"micro"`
+	Processor string `json:"processor"`
+	Reason    string `json:"reason"`
+}
+
+// Resolution records one Resolve step.
+type Resolution struct {
+	Dispute   Dispute  `json:"dispute"`
+	Processor string   `json:"processor"` // the third processor
+	Hash      string   `json:"hash"`      // its output hash of the block
+	Culprits  []string `json:"culprits"`  // the side(s) that lost
+}
+
+type resultKey struct {
+	micro     jobs.ID
+	processor string
+}
+
+type microEntry struct {
+	mu      *jobs.MicroJob
+	results []*Disclosure // valid disclosures, by processor
+}
+
+// Judge turns the result records of a job into a Verdict.
+//
+// A disclosure counts only if it is for this job, names a MicroJob of the
+// plan with the plan's MacroJob index and block indices, and matches the
+// commitment its processor made for that MicroJob; a processor with two
+// different commitments for one MicroJob has equivocated and its
+// disclosure does not count. Everything else is listed in Invalid.
+//
+// Several processors may have results for one MicroJob (a lock expired and
+// another took it): all of them are credited when they agree; where they
+// differ, each difference is a Dispute. For each MacroJob, each block of the
+// verifier MicroJob is compared with the same block in its regular
+// MicroJob (jobs.Plan.Counterpart); a difference is a Dispute between the
+// regular side (index 0) and the verifier side (index 1).
+//
+// Judge has no view of time: the wiring passes the commitments it observed
+// before the MacroJob's disclosure round opened, and leaves out the records
+// of processors an earlier verdict found to be culprits.
+func Judge(info *jobs.JobInfo, plan *jobs.Plan, commits []Commitment, discl []Disclosure) (Verdict, error) {
+	if info == nil || plan == nil {
+		return Verdict{}, fmt.Errorf("%w: JobInfo and plan are required", ErrPlan)
+	}
+	if id := info.ID(); id != plan.JobID {
+		return Verdict{}, fmt.Errorf("%w: plan of job %s, JobInfo is job %s", ErrPlan, plan.JobID, id)
+	}
+	jobID := plan.JobID
+	v := Verdict{Version: VerdictVersion, JobID: jobID.String()}
+
+	// Commitments by MicroJob and processor; two different values from one
+	// processor is equivocation.
+	committed := map[resultKey]Commitment{}
+	equivocated := map[resultKey]bool{}
+	for _, c := range commits {
+		if c.JobID != jobID {
+			continue
+		}
+		k := resultKey{c.MicroID, c.Processor}
+		if prev, ok := committed[k]; ok && prev != c {
+			equivocated[k] = true
+		}
+		committed[k] = c
+	}
+
+	// Disclosures in a fixed order, so "the first" is the same everywhere.
+	sorted := slices.Clone(discl)
+	enc := make(map[*Disclosure][]byte, len(sorted))
+	ptrs := make([]*Disclosure, len(sorted))
+	for i := range sorted {
+		ptrs[i] = &sorted[i]
+		enc[ptrs[i]] = sorted[i].Encode()
+	}
+	slices.SortFunc(ptrs, func(a, b *Disclosure) int {
+		return cmp.Or(bytes.Compare(a.MicroID[:], b.MicroID[:]), cmp.Compare(a.Processor, b.Processor), bytes.Compare(enc[a], enc[b]))
+	})
+
+	entries := map[jobs.ID]*microEntry{}
+	valid := map[resultKey]*Disclosure{}
+	for _, d := range ptrs {
+		invalid := func(format string, args ...any) {
+			v.Invalid = append(v.Invalid, Invalid{MicroID: d.MicroID.String(), Processor: d.Processor, Reason: fmt.Sprintf(format, args...)})
+		}
+		k := resultKey{d.MicroID, d.Processor}
+		if d.JobID != jobID {
+			invalid("for job %s", d.JobID)
+			continue
+		}
+		mu, err := plan.MicroJob(d.MicroID)
+		if err != nil {
+			invalid("not a MicroJob of the plan")
+			continue
+		}
+		if d.MacroIndex != mu.Macro {
+			invalid("MacroJob %d, plan says %d", d.MacroIndex, mu.Macro)
+			continue
+		}
+		if !equalBlocks(d.BlockIndices, mu.Blocks) || len(d.BlockHashes) != len(mu.Blocks) {
+			invalid("block indices or hash count differ from the plan")
+			continue
+		}
+		if !d.ResultCID.Defined() {
+			invalid("no result CID")
+			continue
+		}
+		if prev, ok := valid[k]; ok {
+			if !bytes.Equal(enc[prev], enc[d]) {
+				invalid("a second, different disclosure by the same processor")
+			}
+			continue
+		}
+		c, ok := committed[k]
+		switch {
+		case !ok:
+			invalid("no commitment")
+			continue
+		case equivocated[k]:
+			invalid("conflicting commitments")
+			continue
+		}
+		if err := d.Matches(c); err != nil {
+			invalid("%v", err)
+			continue
+		}
+		valid[k] = d
+		e := entries[mu.ID]
+		if e == nil {
+			e = &microEntry{mu: mu}
+			entries[mu.ID] = e
+		}
+		e.results = append(e.results, d) // ptrs are sorted by processor within a MicroJob
+	}
+
+	for m := range plan.Macros {
+		mac := &plan.Macros[m]
+		for s := range mac.Micros {
+			mu := &mac.Micros[s]
+			e := entries[mu.ID]
+			if e == nil {
+				v.Missing = append(v.Missing, mu.ID.String())
+				continue
+			}
+			for _, d := range e.results {
+				v.Results = append(v.Results, newResult(mu, d))
+			}
+			// Duplicates that disagree with the first result.
+			first := e.results[0]
+			for _, d := range e.results[1:] {
+				for i, b := range mu.Blocks {
+					if first.BlockHashes[i] != d.BlockHashes[i] {
+						v.Disputes = append(v.Disputes, newDispute(mu.Macro, b, mu, first, i, mu, d, i))
+					}
+				}
+			}
+		}
+		// The verifier against the regular MicroJobs.
+		ver := &mac.Micros[mac.VerifierSlot]
+		ve := entries[ver.ID]
+		if ve == nil {
+			continue
+		}
+		for pos, b := range ver.Blocks {
+			reg, rpos, err := plan.Counterpart(ver.ID, pos)
+			if err != nil {
+				return Verdict{}, fmt.Errorf("%w: %w", ErrPlan, err)
+			}
+			re := entries[reg.ID]
+			if re == nil {
+				continue
+			}
+			for _, rd := range re.results {
+				for _, vd := range ve.results {
+					if rd.BlockHashes[rpos] != vd.BlockHashes[pos] {
+						v.Disputes = append(v.Disputes, newDispute(mac.Index, b, reg, rd, rpos, ver, vd, pos))
+					}
+				}
+			}
+		}
+	}
+	v.derive()
+	return v, nil
+}
+
+func newResult(mu *jobs.MicroJob, d *Disclosure) Result {
+	r := Result{
+		Macro: mu.Macro, Slot: mu.Slot, MicroID: mu.ID.String(), Verifier: mu.Verifier,
+		Processor: d.Processor, Wallet: d.Wallet, ResultCID: d.ResultCID.String(),
+		Hashes: make([]string, len(d.BlockHashes)),
+	}
+	for i, h := range d.BlockHashes {
+		r.Hashes[i] = hex.EncodeToString(h[:])
+	}
+	return r
+}
+
+func newDispute(macro, block uint64, amu *jobs.MicroJob, a *Disclosure, apos int, bmu *jobs.MicroJob, b *Disclosure, bpos int) Dispute {
+	return Dispute{
+		Macro:      macro,
+		Block:      block,
+		Micros:     [2]string{amu.ID.String(), bmu.ID.String()},
+		Processors: [2]string{a.Processor, b.Processor},
+		Hashes:     [2]string{hex.EncodeToString(a.BlockHashes[apos][:]), hex.EncodeToString(b.BlockHashes[bpos][:])},
+	}
+}
+
+// derive recomputes everything that follows from Results, Culprits,
+// Missing and Disputes, and sorts every list.
+func (v *Verdict) derive() {
+	culprit := map[string]bool{}
+	for _, c := range v.Culprits {
+		culprit[c] = true
+	}
+	slices.SortFunc(v.Results, func(a, b Result) int {
+		return cmp.Or(cmp.Compare(a.Macro, b.Macro), cmp.Compare(a.Slot, b.Slot), cmp.Compare(a.Processor, b.Processor))
+	})
+	v.VerifierHashes = map[uint64][]string{}
+	v.Counts = map[string]int{}
+	v.ResultCIDs = map[string]string{}
+	v.Redo = v.Redo[:0]
+	for i := 0; i < len(v.Results); {
+		j := i
+		accepted := -1
+		for ; j < len(v.Results) && v.Results[j].MicroID == v.Results[i].MicroID; j++ {
+			r := v.Results[j]
+			if culprit[r.Processor] {
+				continue
+			}
+			v.Counts[r.Processor]++
+			if accepted < 0 {
+				accepted = j
+			}
+		}
+		if accepted < 0 {
+			v.Redo = append(v.Redo, v.Results[i].MicroID) // Results are in MacroJob, slot order
+		} else {
+			r := v.Results[accepted]
+			v.ResultCIDs[r.MicroID] = r.ResultCID
+			if r.Verifier {
+				v.VerifierHashes[r.Macro] = slices.Clone(r.Hashes)
+			}
+		}
+		i = j
+	}
+	slices.SortFunc(v.Disputes, compareDisputes)
+	v.Disputes = slices.Compact(v.Disputes)
+	slices.Sort(v.Culprits)
+	v.Culprits = slices.Compact(v.Culprits)
+	slices.SortFunc(v.Invalid, func(a, b Invalid) int {
+		return cmp.Or(cmp.Compare(a.MicroID, b.MicroID), cmp.Compare(a.Processor, b.Processor), cmp.Compare(a.Reason, b.Reason))
+	})
+	v.normalize()
+	v.Complete = len(v.Missing) == 0 && len(v.Redo) == 0
+	v.Verified = v.Complete && len(v.Disputes) == 0
+}
+
+func compareDisputes(a, b Dispute) int {
+	return cmp.Or(cmp.Compare(a.Macro, b.Macro), cmp.Compare(a.Block, b.Block),
+		cmp.Compare(a.Micros[0], b.Micros[0]), cmp.Compare(a.Micros[1], b.Micros[1]),
+		cmp.Compare(a.Processors[0], b.Processors[0]), cmp.Compare(a.Processors[1], b.Processors[1]),
+		cmp.Compare(a.Hashes[0], b.Hashes[0]), cmp.Compare(a.Hashes[1], b.Hashes[1]))
+}
+
+// normalize turns nil lists and maps into empty ones, so that a verdict
+// has one encoding however it was built.
+func (v *Verdict) normalize() {
+	if v.VerifierHashes == nil {
+		v.VerifierHashes = map[uint64][]string{}
+	}
+	if v.Counts == nil {
+		v.Counts = map[string]int{}
+	}
+	if v.ResultCIDs == nil {
+		v.ResultCIDs = map[string]string{}
+	}
+	nonNil(&v.Disputes)
+	nonNil(&v.Culprits)
+	nonNil(&v.Missing)
+	nonNil(&v.Redo)
+	nonNil(&v.Invalid)
+	nonNil(&v.Resolutions)
+	nonNil(&v.Results)
+	for i := range v.Resolutions {
+		nonNil(&v.Resolutions[i].Culprits)
+	}
+	for i := range v.Results {
+		nonNil(&v.Results[i].Hashes)
+	}
+}
+
+func nonNil[T any](s *[]T) {
+	if *s == nil {
+		*s = []T{}
+	}
+}
+
+// Resolve settles dispute d with a third processor's output hash of the
+// disputed block: the majority of the three hashes wins and the processor
+// of the losing side becomes a culprit. If all three hashes differ, both
+// sides become culprits and their MicroJobs are re-run (nothing can be
+// trusted about the block; a code that is not deterministic ends here too).
+//
+// A culprit is credited for nothing, every dispute it is a side of closes
+// (its MicroJobs are re-run and judged again), and each of its MicroJobs
+// without another processor's result is listed in Redo. A culprit verifier
+// puts the verifier MicroJob in Redo too, so that the MacroJob keeps a proof
+// from an honest verifier. v is not modified.
+func Resolve(v Verdict, d Dispute, thirdHash [32]byte, thirdProcessor string) (Verdict, error) {
+	i := slices.IndexFunc(v.Disputes, func(x Dispute) bool { return x == d })
+	if i < 0 {
+		return Verdict{}, fmt.Errorf("%w: block %d between %s and %s", ErrUnknownDispute, d.Block, d.Processors[0], d.Processors[1])
+	}
+	if thirdProcessor == "" || thirdProcessor == d.Processors[0] || thirdProcessor == d.Processors[1] {
+		return Verdict{}, fmt.Errorf("%w: third processor %q must differ from both sides", ErrInvalidInput, thirdProcessor)
+	}
+	h := hex.EncodeToString(thirdHash[:])
+	var lost []string
+	switch h {
+	case d.Hashes[0]:
+		lost = []string{d.Processors[1]}
+	case d.Hashes[1]:
+		lost = []string{d.Processors[0]}
+	default:
+		lost = []string{d.Processors[0], d.Processors[1]}
+	}
+	lost = slices.Compact(lost)
+
+	out := v
+	out.Culprits = append(slices.Clone(v.Culprits), lost...)
+	out.Resolutions = append(slices.Clone(v.Resolutions), Resolution{Dispute: d, Processor: thirdProcessor, Hash: h, Culprits: lost})
+	out.Results = slices.Clone(v.Results)
+	out.Missing = slices.Clone(v.Missing)
+	out.Invalid = slices.Clone(v.Invalid)
+	out.Redo = nil
+	out.Disputes = nil
+	isCulprit := map[string]bool{}
+	for _, c := range out.Culprits {
+		isCulprit[c] = true
+	}
+	for _, x := range v.Disputes {
+		if !isCulprit[x.Processors[0]] && !isCulprit[x.Processors[1]] {
+			out.Disputes = append(out.Disputes, x)
+		}
+	}
+	out.derive()
+	return out, nil
+}
+
+// Encode returns the canonical encoding of v: JSON with the field order
+// of the struct, no whitespace, map keys sorted, lists sorted by derive.
+func (v Verdict) Encode() []byte {
+	v.normalize()
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // strings, numbers and booleans always marshal
+	}
+	return b
+}
+
+// DecodeVerdict parses and checks a canonical Verdict encoding of at most
+// MaxVerdictBytes.
+func DecodeVerdict(b []byte) (Verdict, error) {
+	var v Verdict
+	if err := strictJSON(b, MaxVerdictBytes, &v); err != nil {
+		return Verdict{}, err
+	}
+	if v.Version != VerdictVersion {
+		return Verdict{}, fmt.Errorf("%w: verdict version %d", ErrVersion, v.Version)
+	}
+	if err := v.check(); err != nil {
+		return Verdict{}, err
+	}
+	if !bytes.Equal(v.Encode(), b) {
+		return Verdict{}, fmt.Errorf("%w: verdict", ErrNonCanonical)
+	}
+	v.normalize()
+	return v, nil
+}
+
+// check validates the fields a reader relies on.
+func (v *Verdict) check() error {
+	if _, err := parseHash("job", v.JobID); err != nil {
+		return err
+	}
+	for _, r := range v.Results {
+		if _, err := parseHash("micro", r.MicroID); err != nil {
+			return err
+		}
+		if _, err := cid.Decode(r.ResultCID); err != nil {
+			return fmt.Errorf("%w: result CID %q: %v", ErrMalformed, r.ResultCID, err)
+		}
+		for _, h := range r.Hashes {
+			if _, err := parseHash("hash", h); err != nil {
+				return err
+			}
+		}
+	}
+	for m, c := range v.ResultCIDs {
+		if _, err := parseHash("micro", m); err != nil {
+			return err
+		}
+		if _, err := cid.Decode(c); err != nil {
+			return fmt.Errorf("%w: result CID %q: %v", ErrMalformed, c, err)
+		}
+	}
+	return nil
+}
