@@ -13,6 +13,7 @@ import (
 	"github.com/pelletier/go-toml/v2"
 
 	"github.com/jobmesh/jobmesh/p2p"
+	"github.com/jobmesh/jobmesh/processor"
 )
 
 // ErrInvalidConfig is wrapped by every configuration error.
@@ -135,6 +136,17 @@ func (c Config) p2pConfig(role Role) p2p.Config {
 		p.PeerExchange = true
 	}
 	return p
+}
+
+// processorConfig converts the [processor] section.
+func (c Config) processorConfig() processor.Config {
+	pc := processor.DefaultConfig()
+	pc.Wallet = c.Processor.Wallet
+	pc.CardModel = c.Processor.CardModel
+	pc.VRAMMiB = c.Processor.VRAMMiB
+	pc.Room.Queue.ProcessingTimeout = time.Duration(c.Processor.ProcessTimeout)
+	pc.Wasm.MemoryLimitBytes = uint64(c.Processor.MaxMemoryMiBJob) << 20
+	return pc
 }
 
 // Validate checks every section.
@@ -269,7 +281,9 @@ vram_mib = {{toml .Processor.VRAMMiB}}
 cpus = {{toml .Processor.CPUs}}
 # CIDs of the models this node keeps on disk.
 models = {{toml .Processor.Models}}
-# EVM address that receives payouts (0x...). Empty: the repo's wallet.
+# EVM address that receives payouts (0x...). 'jobnode init' creates a
+# wallet key (wallet.key in the repo) and writes its address here unless
+# --wallet names another.
 wallet = {{toml .Processor.Wallet}}
 # How often the advertisement is refreshed in the replicated store.
 advertise_every = {{toml .Processor.AdvertiseEvery}}

@@ -16,8 +16,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/jobmesh/jobmesh/crdt"
+	"github.com/jobmesh/jobmesh/dapp"
 	"github.com/jobmesh/jobmesh/ipfs"
 	"github.com/jobmesh/jobmesh/p2p"
+	"github.com/jobmesh/jobmesh/processor"
 )
 
 // Version is the node software version advertised to peers.
@@ -57,6 +59,9 @@ type Params struct {
 	Logger *slog.Logger
 	// Registry collects the node's metrics. Default: a new registry.
 	Registry *prometheus.Registry
+	// Processor, when set, replaces the processor settings derived from
+	// Config (tests shorten timeouts and inject faults through it).
+	Processor *processor.Config
 }
 
 // Node is one jobmesh node: its host, block layer and replicated store.
@@ -68,6 +73,10 @@ type Node struct {
 	Store   *crdt.Store
 	Metrics *prometheus.Registry
 	Log     *slog.Logger
+	// Worker runs MicroJobs; set on processors.
+	Worker *processor.Worker
+	// DApp submits jobs; set on clients.
+	DApp *dapp.Client
 
 	started time.Time
 	cancel  context.CancelFunc
@@ -154,7 +163,7 @@ func New(ctx context.Context, p Params) (_ *Node, err error) {
 	scfg.Registerer = reg
 	scfg.RebroadcastInterval = time.Duration(p.Config.Store.Rebroadcast)
 	scfg.MaxPayload = p.Config.Store.MaxPayload
-	scfg.AuthorPolicy = crdt.OwnerPolicy(NodesPrefix)
+	scfg.AuthorPolicy = processor.AuthorPolicy(NodesPrefix)
 	store, err := crdt.New(ctx, scfg)
 	if err != nil {
 		return nil, err
@@ -175,13 +184,30 @@ func New(ctx context.Context, p Params) (_ *Node, err error) {
 	}
 	n.wg.Add(1)
 	go n.keepMeshed(runCtx, 5*time.Second)
-	if p.Role == RoleProcessor {
+	closers = append(closers, func() error { cancel(); n.wg.Wait(); return nil })
+	switch p.Role {
+	case RoleProcessor:
+		pc := p.Config.processorConfig()
+		if p.Processor != nil {
+			pc = *p.Processor
+		}
+		w, err := processor.New(ctx, processor.Params{Host: h, Blocks: blocks, Store: store, Logger: log, Registerer: reg}, pc)
+		if err != nil {
+			return nil, err
+		}
+		n.Worker = w
+		closers = append(closers, w.Close)
 		if err := n.Advertise(ctx); err != nil {
-			cancel()
 			return nil, err
 		}
 		n.wg.Add(1)
 		go n.keepAdvertising(runCtx)
+	case RoleClient:
+		c, err := dapp.New(dapp.Params{Host: h, Blocks: blocks, Store: store, Logger: log})
+		if err != nil {
+			return nil, err
+		}
+		n.DApp = c
 	}
 	n.Log.Info("node started", "peer", h.ID())
 	return n, nil
@@ -191,9 +217,17 @@ func New(ctx context.Context, p Params) (_ *Node, err error) {
 // host, in that order. It is idempotent.
 func (n *Node) Close() error {
 	n.closeOnce.Do(func() {
+		var errs []error
+		if n.Worker != nil {
+			errs = append(errs, n.Worker.Close())
+		}
+		if n.DApp != nil {
+			errs = append(errs, n.DApp.Close())
+		}
 		n.cancel()
 		n.wg.Wait()
-		n.closeErr = errors.Join(n.Store.Close(), n.IPFS.Close(), n.Host.Close())
+		errs = append(errs, n.Store.Close(), n.IPFS.Close(), n.Host.Close())
+		n.closeErr = errors.Join(errs...)
 		n.Log.Info("node stopped")
 	})
 	return n.closeErr

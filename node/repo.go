@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 
+	ethcrypto "github.com/ethereum/go-ethereum/crypto"
 	pebbleds "github.com/ipfs/go-ds-pebble"
 	"github.com/libp2p/go-libp2p/core/crypto"
 
@@ -19,6 +20,7 @@ import (
 const (
 	ConfigFile   = "config.toml"
 	IdentityFile = "identity.key"
+	WalletFile   = "wallet.key"
 	DatastoreDir = "datastore"
 	APIFile      = "api"
 	lockFile     = "repo.lock"
@@ -57,6 +59,18 @@ func InitRepo(dir string, cfg Config) error {
 	}
 	if err := p2p.SaveIdentity(filepath.Join(dir, IdentityFile), key); err != nil {
 		return err
+	}
+	if cfg.Processor.Wallet == "" {
+		// A new repo gets its own wallet, so a processor can be paid
+		// without further set-up.
+		wk, err := ethcrypto.GenerateKey()
+		if err != nil {
+			return fmt.Errorf("node: generate wallet: %w", err)
+		}
+		if err := ethcrypto.SaveECDSA(filepath.Join(dir, WalletFile), wk); err != nil {
+			return fmt.Errorf("node: save wallet: %w", err)
+		}
+		cfg.Processor.Wallet = strings.ToLower(ethcrypto.PubkeyToAddress(wk.PublicKey).Hex())
 	}
 	b, err := cfg.Encode()
 	if err != nil {

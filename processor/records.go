@@ -1,0 +1,148 @@
+package processor
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/jobmesh/jobmesh/crdt"
+	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/microjob"
+)
+
+// Store keys and record types of the processing flow, under the store's
+// versioned namespace (see docs/PROTOCOL.md).
+const (
+	// JobType records hold a canonical JobInfo under JobKey.
+	JobType = "job"
+	// VerdictType records hold a VerdictRecord under VerdictKey.
+	VerdictType = "verdict"
+	// DisputeType records ask Third to re-run one disputed block.
+	DisputeType = "dispute"
+	// RerunType records hold the third processor's hash of a block.
+	RerunType = "rerun"
+	// RedoType records ask for a MicroJob to be run again by someone who
+	// is not a culprit.
+	RedoType = "redo"
+)
+
+// MaxRecord bounds the payload of the flow's own records.
+const MaxRecord = 256 << 10
+
+// ErrBadRecord is wrapped by decoding errors of the flow's records.
+var ErrBadRecord = errors.New("processor: bad record")
+
+// JobKey is where a job's JobInfo lives.
+func JobKey(id jobs.ID) string { return "/jobs/" + id.String() }
+
+// VerdictKey is where a job's verdict lives.
+func VerdictKey(id jobs.ID) string { return "/jobs/" + id.String() + "/verdict" }
+
+// DisputeKey is where a re-run of block is requested.
+func DisputeKey(id jobs.ID, block uint64) string {
+	return "/jobs/" + id.String() + "/dispute/" + strconv.FormatUint(block, 10)
+}
+
+// RerunKey is where processor stores its re-run of block.
+func RerunKey(id jobs.ID, block uint64, processor string) string {
+	return DisputeKey(id, block) + "/rerun/" + processor
+}
+
+// RedoKey is where a MicroJob is marked for redoing.
+func RedoKey(id jobs.ID, micro jobs.ID) string { return "/jobs/" + id.String() + "/redo/" + micro.String() }
+
+func jobOfVerdictKey(key string) (jobs.ID, bool) {
+	rest, ok := strings.CutPrefix(key, "/jobs/")
+	if !ok {
+		return jobs.ID{}, false
+	}
+	id, ok := strings.CutSuffix(rest, "/verdict")
+	if !ok {
+		return jobs.ID{}, false
+	}
+	h, err := jobs.ParseHash(id)
+	return h, err == nil
+}
+
+// VerdictRecord is the finalizer's record: the verdict, the processors
+// found wrong, and the assembled output.
+type VerdictRecord struct {
+	Verdict  json.RawMessage `json:"verdict"`  // microjob.Verdict.Encode()
+	Culprits []string        `json:"culprits"` // sorted
+	Output   string          `json:"output"`   // CID of the assembled output
+}
+
+// Dispute asks Third to re-run the disputed block.
+type Dispute struct {
+	Dispute microjob.Dispute `json:"dispute"`
+	Third   string           `json:"third"`
+}
+
+// Rerun is a third processor's output hash of a disputed block.
+type Rerun struct {
+	Block     uint64 `json:"block"`
+	Hash      string `json:"hash"` // lowercase hex SHA-256
+	Processor string `json:"processor"`
+}
+
+// Redo asks for MicroJob to be run again by anyone not in Exclude.
+type Redo struct {
+	Micro   string   `json:"micro"`
+	Exclude []string `json:"exclude"`
+}
+
+// decodeStrict decodes one JSON value with a size limit, refusing unknown
+// fields and trailing data.
+func decodeStrict(b []byte, v any) error {
+	if len(b) > MaxRecord {
+		return fmt.Errorf("%w: %d bytes, limit %d", ErrBadRecord, len(b), MaxRecord)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("%w: %w", ErrBadRecord, err)
+	}
+	if dec.More() {
+		return fmt.Errorf("%w: trailing data", ErrBadRecord)
+	}
+	return nil
+}
+
+// DecodeVerdictRecord decodes a verdict record and its verdict.
+func DecodeVerdictRecord(b []byte) (VerdictRecord, microjob.Verdict, error) {
+	var r VerdictRecord
+	if err := decodeStrict(b, &r); err != nil {
+		return r, microjob.Verdict{}, err
+	}
+	v, err := microjob.DecodeVerdict(r.Verdict)
+	if err != nil {
+		return r, v, fmt.Errorf("%w: %w", ErrBadRecord, err)
+	}
+	return r, v, nil
+}
+
+// AuthorPolicy is the store's author rule for the processing flow: result
+// records are written only by the processor they name (microjob), and so
+// are re-runs; processor advertisements only by their peer.
+func AuthorPolicy(nodesPrefix string) crdt.AuthorPolicy {
+	owner := crdt.OwnerPolicy(nodesPrefix)
+	return func(key string, author peer.ID) error {
+		if err := owner(key, author); err != nil {
+			return err
+		}
+		if err := microjob.AuthorPolicy(key, author); err != nil {
+			return err
+		}
+		if i := strings.Index(key, "/rerun/"); i >= 0 && strings.HasPrefix(key, "/jobs/") {
+			if key[i+len("/rerun/"):] != author.String() {
+				return fmt.Errorf("re-run %q written by %s", key, author)
+			}
+		}
+		return nil
+	}
+}

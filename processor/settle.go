@@ -1,0 +1,454 @@
+package processor
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jobmesh/jobmesh/crdt"
+	"github.com/jobmesh/jobmesh/dispatch"
+	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/microjob"
+)
+
+// settle discloses results once their MacroJob is fully committed, and
+// finalizes jobs whose every MicroJob is disclosed. Any processor may
+// finalize; the verdict is a pure function of the store, so racing
+// finalizers write the same verdict.
+func (w *Worker) settle(ctx context.Context) {
+	defer w.wg.Done()
+	changes := w.p.Store.Watch(ctx, "/jobs")
+	t := time.NewTicker(w.cfg.Poll)
+	defer t.Stop()
+	for {
+		w.disclose(ctx)
+		w.finalizeAll(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		case _, ok := <-changes:
+			if !ok {
+				return
+			}
+			// Coalesce a burst of changes into one pass.
+			for drained := false; !drained; {
+				select {
+				case <-changes:
+				default:
+					drained = true
+				}
+			}
+		}
+	}
+}
+
+// jobRecords are the result records of one job, checked.
+type jobRecords struct {
+	commits []microjob.Commitment
+	discl   []microjob.Disclosure
+	reruns  map[uint64][]Rerun // by block
+	dispute map[uint64]Dispute // by block
+	redo    map[string]Redo    // by MicroJob
+	verdict bool
+}
+
+func (w *Worker) records(ctx context.Context, id jobs.ID) (jobRecords, error) {
+	recs, err := w.p.Store.Query(ctx, JobKey(id)+"/")
+	if err != nil {
+		return jobRecords{}, err
+	}
+	out := jobRecords{reruns: map[uint64][]Rerun{}, dispute: map[uint64]Dispute{}, redo: map[string]Redo{}}
+	for _, r := range recs {
+		author := r.Author.String()
+		switch r.Type {
+		case microjob.TypeCommit:
+			if c, err := microjob.OpenCommitment(r.Key, author, r.Payload); err == nil {
+				out.commits = append(out.commits, c)
+			}
+		case microjob.TypeResult:
+			if d, err := microjob.OpenDisclosure(r.Key, author, r.Payload); err == nil {
+				out.discl = append(out.discl, d)
+			}
+		case RerunType:
+			var rr Rerun
+			if decodeStrict(r.Payload, &rr) == nil && rr.Processor == author && RerunKey(id, rr.Block, author) == r.Key {
+				out.reruns[rr.Block] = append(out.reruns[rr.Block], rr)
+			}
+		case DisputeType:
+			var d Dispute
+			if decodeStrict(r.Payload, &d) == nil && DisputeKey(id, d.Dispute.Block) == r.Key {
+				out.dispute[d.Dispute.Block] = d
+			}
+		case RedoType:
+			var rd Redo
+			if decodeStrict(r.Payload, &rd) == nil {
+				out.redo[rd.Micro] = rd
+			}
+		case VerdictType:
+			out.verdict = r.Key == VerdictKey(id)
+		}
+	}
+	return out, nil
+}
+
+// committed returns the MicroJobs of a job that have at least one
+// commitment in the store.
+func (w *Worker) committed(ctx context.Context, id jobs.ID) (map[jobs.ID]bool, error) {
+	recs, err := w.records(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	done := map[jobs.ID]bool{}
+	for _, c := range recs.commits {
+		done[c.MicroID] = true
+	}
+	return done, nil
+}
+
+// disclose publishes every pending disclosure whose MacroJob has a
+// commitment for each of its MicroJobs (commit–reveal: nobody can copy a
+// hash it has not committed to before).
+func (w *Worker) disclose(ctx context.Context) {
+	w.mu.Lock()
+	pending := slices.Clone(w.pending)
+	w.mu.Unlock()
+	var keep []microjob.Disclosure
+	done := map[jobs.ID]map[jobs.ID]bool{}
+	for _, d := range pending {
+		w.mu.Lock()
+		js := w.known[d.JobID]
+		w.mu.Unlock()
+		if js == nil {
+			continue
+		}
+		if done[d.JobID] == nil {
+			c, err := w.committed(ctx, d.JobID)
+			if err != nil {
+				keep = append(keep, d)
+				continue
+			}
+			done[d.JobID] = c
+		}
+		if !all(&js.plan.Macros[d.MacroIndex], done[d.JobID]) {
+			keep = append(keep, d)
+			continue
+		}
+		if err := w.p.Store.Put(ctx, d.Key(), microjob.TypeResult, d.Encode()); err != nil {
+			keep = append(keep, d)
+			continue
+		}
+		w.log.Debug("result disclosed", "job", d.JobID, "micro", d.MicroID)
+	}
+	w.mu.Lock()
+	// Keep what came in meanwhile.
+	w.pending = append(keep, w.pending[len(pending):]...)
+	w.mu.Unlock()
+}
+
+func (w *Worker) finalizeAll(ctx context.Context) {
+	w.mu.Lock()
+	var open []*jobState
+	for _, js := range w.known {
+		if !js.finished {
+			open = append(open, js)
+		}
+	}
+	w.mu.Unlock()
+	for _, js := range open {
+		if err := w.finalize(ctx, js); err != nil && ctx.Err() == nil {
+			w.log.Warn("finalizing", "job", js.plan.JobID, "err", err)
+		}
+	}
+}
+
+// judge applies the store's re-runs to the verdict until no new culprit
+// appears: culprits' results are then left out and their MicroJobs redone.
+func judge(js *jobState, recs jobRecords) (microjob.Verdict, []string, []string, error) {
+	excluded := map[string]bool{}
+	var redo []string
+	for {
+		keep := func(p string) bool { return !excluded[p] }
+		var commits []microjob.Commitment
+		for _, c := range recs.commits {
+			if keep(c.Processor) {
+				commits = append(commits, c)
+			}
+		}
+		var discl []microjob.Disclosure
+		for _, d := range recs.discl {
+			if keep(d.Processor) {
+				discl = append(discl, d)
+			}
+		}
+		v, err := microjob.Judge(js.info, js.plan, commits, discl)
+		if err != nil {
+			return v, nil, nil, err
+		}
+		for _, d := range slices.Clone(v.Disputes) {
+			third := recs.dispute[d.Block].Third
+			for _, rr := range recs.reruns[d.Block] {
+				if rr.Processor != third {
+					continue
+				}
+				h, err := hex.DecodeString(rr.Hash)
+				if err != nil || len(h) != 32 {
+					continue
+				}
+				if nv, err := microjob.Resolve(v, d, [32]byte(h), third); err == nil {
+					v = nv
+				}
+			}
+		}
+		fresh := false
+		for _, c := range v.Culprits {
+			if !excluded[c] {
+				excluded[c] = true
+				fresh = true
+			}
+		}
+		redo = append(redo, v.Redo...)
+		if !fresh {
+			culprits := make([]string, 0, len(excluded))
+			for c := range excluded {
+				culprits = append(culprits, c)
+			}
+			slices.Sort(culprits)
+			slices.Sort(redo)
+			return v, culprits, slices.Compact(redo), nil
+		}
+	}
+}
+
+func (w *Worker) finalize(ctx context.Context, js *jobState) error {
+	id := js.plan.JobID
+	recs, err := w.records(ctx, id)
+	if err != nil {
+		return err
+	}
+	if recs.verdict {
+		w.mu.Lock()
+		js.finished = true
+		w.mu.Unlock()
+		return nil
+	}
+	if len(recs.discl) == 0 {
+		return nil
+	}
+	v, culprits, redo, err := judge(js, recs)
+	if err != nil {
+		return err
+	}
+	// A culprit's MicroJobs without another credited result are redone.
+	for _, m := range append(redo, v.Missing...) {
+		if len(culprits) == 0 {
+			break
+		}
+		if _, ok := recs.redo[m]; ok {
+			continue
+		}
+		if err := crdt.PutJSON(ctx, w.p.Store, RedoKey(id, mustHash(m)), RedoType, Redo{Micro: m, Exclude: culprits}); err != nil {
+			return err
+		}
+		w.log.Info("MicroJob to be redone", "job", id, "micro", m, "culprits", culprits)
+	}
+	if !v.Complete {
+		return nil
+	}
+	if len(v.Disputes) > 0 {
+		return w.requestReruns(ctx, js, v, recs)
+	}
+	if !v.Verified {
+		return nil
+	}
+	out, err := microjob.Assemble(ctx, js.info, js.plan, v, w.p.Blocks)
+	if err != nil {
+		return err
+	}
+	rec := VerdictRecord{Verdict: json.RawMessage(v.Encode()), Culprits: culprits, Output: out.String()}
+	if err := crdt.PutJSON(ctx, w.p.Store, VerdictKey(id), VerdictType, rec); err != nil {
+		return err
+	}
+	w.mu.Lock()
+	js.finished = true
+	w.mu.Unlock()
+	w.m.finalized.Inc()
+	w.log.Info("job verified", "job", id, "output", out, "culprits", culprits)
+	return nil
+}
+
+func mustHash(s string) jobs.ID {
+	h, _ := jobs.ParseHash(s)
+	return h
+}
+
+// requestReruns names a third processor for each disputed block: one that
+// took part in neither side, chosen by a seeded draw that anyone can
+// repeat.
+func (w *Worker) requestReruns(ctx context.Context, js *jobState, v microjob.Verdict, recs jobRecords) error {
+	procs, err := w.processors(ctx)
+	if err != nil {
+		return err
+	}
+	for _, d := range v.Disputes {
+		if _, ok := recs.dispute[d.Block]; ok {
+			continue
+		}
+		var pool []string
+		for _, p := range procs {
+			if p != d.Processors[0] && p != d.Processors[1] {
+				pool = append(pool, p)
+			}
+		}
+		if len(pool) == 0 {
+			w.log.Warn("no third processor for a disputed block", "job", js.plan.JobID, "block", d.Block)
+			continue
+		}
+		weights := make([]float64, len(pool))
+		for i := range weights {
+			weights[i] = 1
+		}
+		seed := dispatch.Seed(js.plan.JobID[:], []byte("dispute"), uint64Bytes(d.Block))
+		i, err := dispatch.Choose(weights, seed)
+		if err != nil {
+			return err
+		}
+		rec := Dispute{Dispute: d, Third: pool[i]}
+		if err := crdt.PutJSON(ctx, w.p.Store, DisputeKey(js.plan.JobID, d.Block), DisputeType, rec); err != nil {
+			return err
+		}
+		w.log.Info("disputed block sent for a third run", "job", js.plan.JobID, "block", d.Block, "sides", d.Processors, "third", pool[i])
+	}
+	return nil
+}
+
+func uint64Bytes(v uint64) []byte {
+	b := make([]byte, 8)
+	for i := range b {
+		b[7-i] = byte(v >> (8 * i))
+	}
+	return b
+}
+
+// processors lists the advertised processors' peer IDs, sorted.
+func (w *Worker) processors(ctx context.Context) ([]string, error) {
+	recs, err := w.p.Store.Query(ctx, "/nodes")
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, r := range recs {
+		if r.Type == "node" && strings.HasSuffix(r.Key, "/"+r.Author.String()) {
+			out = append(out, r.Author.String())
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// doReruns runs the disputed blocks assigned to this processor.
+func (w *Worker) doReruns(ctx context.Context) bool {
+	did := false
+	for _, js := range w.openJobs() {
+		recs, err := w.records(ctx, js.plan.JobID)
+		if err != nil {
+			continue
+		}
+		for block, d := range recs.dispute {
+			if d.Third != w.self || slices.ContainsFunc(recs.reruns[block], func(r Rerun) bool { return r.Processor == w.self }) {
+				continue
+			}
+			if err := w.ensureInputs(ctx, js); err != nil {
+				w.fail(js, "fetching job inputs", err)
+				continue
+			}
+			off, n, err := js.plan.BlockRange(block)
+			if err != nil {
+				continue
+			}
+			w.mu.Lock()
+			code, data := js.code, js.data
+			w.mu.Unlock()
+			out, err := w.exec.Run(ctx, code, data[off:off+n])
+			if err != nil {
+				w.log.Warn("re-running a disputed block", "job", js.plan.JobID, "block", block, "err", err)
+				continue
+			}
+			if w.cfg.Tamper != nil {
+				out = w.cfg.Tamper(block, out)
+			}
+			sum := sha256.Sum256(out)
+			rr := Rerun{Block: block, Hash: hex.EncodeToString(sum[:]), Processor: w.self}
+			if err := crdt.PutJSON(ctx, w.p.Store, RerunKey(js.plan.JobID, block, w.self), RerunType, rr); err != nil {
+				continue
+			}
+			w.log.Info("re-ran a disputed block", "job", js.plan.JobID, "block", block)
+			did = true
+		}
+	}
+	return did
+}
+
+// doRedos runs MicroJobs marked for redoing that this processor may take
+// and has not run; the result is committed and disclosed at once (the
+// MacroJob's other commitments are long in).
+func (w *Worker) doRedos(ctx context.Context) bool {
+	for _, js := range w.openJobs() {
+		recs, err := w.records(ctx, js.plan.JobID)
+		if err != nil || len(recs.redo) == 0 {
+			continue
+		}
+		for _, rd := range recs.redo {
+			if slices.Contains(rd.Exclude, w.self) {
+				continue
+			}
+			mid, err := jobs.ParseHash(rd.Micro)
+			if err != nil {
+				continue
+			}
+			if slices.ContainsFunc(recs.discl, func(d microjob.Disclosure) bool {
+				return d.MicroID == mid && !slices.Contains(rd.Exclude, d.Processor)
+			}) {
+				continue // someone already redid it
+			}
+			micro, err := js.plan.MicroJob(mid)
+			if err != nil {
+				continue
+			}
+			if err := w.ensureInputs(ctx, js); err != nil {
+				w.fail(js, "fetching job inputs", err)
+				continue
+			}
+			d, err := w.run(ctx, js, micro)
+			if err != nil {
+				w.fail(js, "redoing MicroJob", err)
+				continue
+			}
+			if err := w.p.Store.Put(ctx, d.Key(), microjob.TypeResult, d.Encode()); err != nil {
+				continue
+			}
+			w.log.Info("redid MicroJob", "job", js.plan.JobID, "micro", mid)
+			return true
+		}
+	}
+	return false
+}
+
+func (w *Worker) openJobs() []*jobState {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []*jobState
+	for _, js := range w.known {
+		if !js.finished {
+			out = append(out, js)
+		}
+	}
+	return out
+}
+
+var errNoVerdict = errors.New("processor: no verdict yet")

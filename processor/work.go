@@ -1,0 +1,274 @@
+package processor
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/macrojob"
+	"github.com/jobmesh/jobmesh/microjob"
+)
+
+// work is the processor's main loop: one MicroJob (or re-run) at a time.
+func (w *Worker) work(ctx context.Context) {
+	defer w.wg.Done()
+	t := time.NewTicker(w.cfg.Poll)
+	defer t.Stop()
+	for {
+		w.syncKnown(ctx)
+		if w.step(ctx) {
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		case <-w.wake:
+		}
+	}
+}
+
+// step does one unit of work and reports whether it did any.
+func (w *Worker) step(ctx context.Context) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	if w.doReruns(ctx) || w.doRedos(ctx) {
+		return true
+	}
+	for _, js := range w.candidates(time.Now()) {
+		if err := w.ensureInputs(ctx, js); err != nil {
+			w.fail(js, "fetching job inputs", err)
+			continue
+		}
+		room, err := w.room(ctx, js)
+		if err != nil {
+			w.log.Warn("joining a room", "job", js.plan.JobID, "err", err)
+			continue
+		}
+		if room == nil {
+			continue
+		}
+		// Waiting for the queue is bounded so that a stalled room does not
+		// hold the worker: its owner's successors take over meanwhile.
+		rc := w.cfg.Room.Queue
+		nctx, cancel := context.WithTimeout(ctx, 4*max(rc.OwnerTimeout, 30*time.Second))
+		id, err := room.Next(nctx)
+		cancel()
+		switch {
+		case errors.Is(err, macrojob.ErrRoomDone):
+			w.leave(room)
+			return true
+		case err != nil:
+			continue
+		}
+		w.process(ctx, js, room, id)
+		return true
+	}
+	return false
+}
+
+func (w *Worker) fail(js *jobState, what string, err error) {
+	w.mu.Lock()
+	js.failed = time.Now()
+	w.mu.Unlock()
+	w.log.Warn(what, "job", js.plan.JobID, "err", err)
+}
+
+// ensureInputs fetches and checks a job's code and data once.
+func (w *Worker) ensureInputs(ctx context.Context, js *jobState) error {
+	w.mu.Lock()
+	have := js.code != nil && js.data != nil
+	w.mu.Unlock()
+	if have {
+		return nil
+	}
+	fctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	code, err := w.fetch.FetchVerified(fctx, js.info.Code.URI, js.info.Code.SHA256, w.cfg.MaxCodeSize)
+	if err != nil {
+		return fmt.Errorf("code %s: %w", js.info.Code.URI, err)
+	}
+	if int64(js.info.Data.Size) > w.cfg.MaxDataSize {
+		return fmt.Errorf("data is %d bytes, this node takes at most %d", js.info.Data.Size, w.cfg.MaxDataSize)
+	}
+	data, err := w.fetch.FetchVerified(fctx, js.info.Data.URI, js.info.Data.SHA256, int64(js.info.Data.Size))
+	if err != nil {
+		return fmt.Errorf("data %s: %w", js.info.Data.URI, err)
+	}
+	if uint64(len(data)) != js.info.Data.Size {
+		return fmt.Errorf("data is %d bytes, the job says %d", len(data), js.info.Data.Size)
+	}
+	w.mu.Lock()
+	js.code, js.data = code, data
+	w.mu.Unlock()
+	return nil
+}
+
+// room returns a room of js with work for this node: one it is in, an
+// active room it joins, or an open MacroJob it takes (seed 004: join an
+// open MacroJob if there is one, else take one). Nil means no MacroJob of
+// the job has work left.
+func (w *Worker) room(ctx context.Context, js *jobState) (*macrojob.Room, error) {
+	id := js.plan.JobID.String()
+	committed, err := w.committed(ctx, js.plan.JobID)
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now()
+	macros := js.plan.Macros
+	// Each processor starts looking at its own MacroJob, so that
+	// processors spread over the rooms.
+	h := hashOf(w.self, id)
+	start := int(binary.BigEndian.Uint32(h[:4]) % uint32(len(macros)))
+	take := -1
+	for k := range macros {
+		m := &macros[(start+k)%len(macros)]
+		if all(m, committed) {
+			continue
+		}
+		name := macrojob.RoomName(id, m.Index)
+		w.mu.Lock()
+		r := w.rooms[name]
+		w.mu.Unlock()
+		if r != nil {
+			if !r.Done() {
+				return r, nil
+			}
+			continue
+		}
+		if lock, ok := macrojob.ReadRoomLock(ctx, w.p.Store, id, m.Index); ok && !lock.Open(now) {
+			return w.join(ctx, js, m, macrojob.PeerID(lock.Owner), committed)
+		}
+		if take < 0 {
+			take = int(m.Index)
+		}
+	}
+	if take < 0 {
+		return nil, nil
+	}
+	return w.join(ctx, js, &macros[take], macrojob.PeerID(w.self), committed)
+}
+
+func (w *Worker) join(ctx context.Context, js *jobState, m *jobs.MacroJob, creator macrojob.PeerID, committed map[jobs.ID]bool) (*macrojob.Room, error) {
+	items := make([]macrojob.ID, len(m.Micros))
+	for i, mu := range m.Micros {
+		items[i] = macrojob.ID(mu.ID.String())
+	}
+	r, err := macrojob.JoinRoom(ctx, macrojob.RoomParams{
+		Host: w.p.Host, Store: w.p.Store, JobID: js.plan.JobID.String(), Macro: m.Index,
+		Items: items, Creator: creator, Logger: w.log,
+	}, w.cfg.Room)
+	if err != nil {
+		return nil, err
+	}
+	// MicroJobs already committed in the store are done, whatever the
+	// queue's members remember (a room re-created after all left).
+	for _, mu := range m.Micros {
+		if committed[mu.ID] {
+			_ = r.Complete(ctx, macrojob.ID(mu.ID.String()))
+		}
+	}
+	w.mu.Lock()
+	w.rooms[r.Name] = r
+	w.mu.Unlock()
+	if creator == macrojob.PeerID(w.self) {
+		w.log.Info("took MacroJob room", "room", r.Name)
+	} else {
+		w.log.Info("joined MacroJob room", "room", r.Name, "owner", creator)
+	}
+	return r, nil
+}
+
+func (w *Worker) leave(r *macrojob.Room) {
+	w.mu.Lock()
+	delete(w.rooms, r.Name)
+	w.mu.Unlock()
+	r.Close()
+}
+
+func all(m *jobs.MacroJob, done map[jobs.ID]bool) bool {
+	for _, mu := range m.Micros {
+		if !done[mu.ID] {
+			return false
+		}
+	}
+	return true
+}
+
+func hashOf(parts ...string) [32]byte {
+	h := sha256.New()
+	for _, p := range parts {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	var out [32]byte
+	h.Sum(out[:0])
+	return out
+}
+
+// process runs MicroJob id, commits its result and completes it in the
+// room. The disclosure waits in pending until the MacroJob's every
+// MicroJob has a commitment.
+func (w *Worker) process(ctx context.Context, js *jobState, room *macrojob.Room, id macrojob.ID) {
+	mid, err := jobs.ParseHash(string(id))
+	if err != nil {
+		return
+	}
+	micro, err := js.plan.MicroJob(mid)
+	if err != nil {
+		return
+	}
+	if w.cfg.Hold != nil {
+		w.cfg.Hold(ctx, mid)
+		if ctx.Err() != nil {
+			return
+		}
+	}
+	d, err := w.run(ctx, js, micro)
+	if err != nil {
+		w.fail(js, "running MicroJob", err)
+		return
+	}
+	if err := room.Complete(ctx, id); err != nil {
+		w.log.Warn("completing MicroJob in room", "micro", id, "err", err)
+	}
+	w.mu.Lock()
+	w.pending = append(w.pending, d)
+	w.mu.Unlock()
+	_ = w.topic.Publish(ctx, jobs.ChannelMsg{Kind: jobs.KindProgress, JobID: js.plan.JobID.String(), MicroID: mid.String(), Processor: w.self})
+}
+
+// run executes one MicroJob and writes its commitment; it returns the
+// disclosure to publish later.
+func (w *Worker) run(ctx context.Context, js *jobState, micro *jobs.MicroJob) (microjob.Disclosure, error) {
+	w.mu.Lock()
+	code, data := js.code, js.data
+	w.mu.Unlock()
+	start := time.Now()
+	out, err := w.runner.Run(ctx, microjob.Input{Info: js.info, Plan: js.plan, Micro: micro, Code: code, Data: data})
+	if err != nil {
+		w.m.microjobs.WithLabelValues("failed").Inc()
+		return microjob.Disclosure{}, err
+	}
+	salt, err := microjob.NewSalt()
+	if err != nil {
+		return microjob.Disclosure{}, err
+	}
+	d := out.Disclosure(js.plan, micro, w.self, w.cfg.Wallet, salt)
+	c, err := d.Commitment()
+	if err != nil {
+		return microjob.Disclosure{}, err
+	}
+	if err := w.p.Store.Put(ctx, c.Key(), microjob.TypeCommit, c.Encode()); err != nil {
+		return microjob.Disclosure{}, fmt.Errorf("writing commitment: %w", err)
+	}
+	w.m.microjobs.WithLabelValues("ok").Inc()
+	w.m.seconds.Observe(time.Since(start).Seconds())
+	w.log.Info("MicroJob committed", "job", js.plan.JobID, "macro", micro.Macro, "micro", micro.ID, "elapsed", time.Since(start).Round(time.Millisecond))
+	return d, nil
+}

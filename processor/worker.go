@@ -1,0 +1,342 @@
+// Package processor is the processor role of a jobmesh node: it discovers
+// jobs on the Jobs channel and in the replicated store, joins or takes
+// MacroJob rooms, runs the MicroJobs the room's queue hands it, commits and
+// discloses results, answers re-run requests for disputed blocks, and
+// finalizes jobs whose every MicroJob is disclosed (seed 004).
+package processor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/big"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/jobmesh/jobmesh/crdt"
+	"github.com/jobmesh/jobmesh/fetch"
+	"github.com/jobmesh/jobmesh/ipfs"
+	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/macrojob"
+	"github.com/jobmesh/jobmesh/microjob"
+	"github.com/jobmesh/jobmesh/p2p"
+	"github.com/jobmesh/jobmesh/wasm"
+)
+
+// ErrInvalidConfig is wrapped by configuration errors.
+var ErrInvalidConfig = errors.New("processor: invalid config")
+
+// JobsTopic is the Jobs channel every node joins.
+const JobsTopic = p2p.TopicPrefix + "jobs"
+
+// Config tunes a Worker.
+type Config struct {
+	// Wallet is the EVM address that receives this processor's pay
+	// ("0x" and 40 hex digits). Required.
+	Wallet string
+	// CardModel and VRAMMiB are this processor's hardware, matched against
+	// a job's requirements. Default "cpu" and 0.
+	CardModel string
+	VRAMMiB   uint64
+	// Room configures the MacroJob rooms (queue timeouts, lock TTL).
+	// Default: the queue's defaults with a 1m room lock.
+	Room macrojob.RoomConfig
+	// Poll is how often an idle worker looks for work, and how often
+	// pending disclosures and finalization are re-checked. Default 2s.
+	Poll time.Duration
+	// MaxCodeSize and MaxDataSize bound what a job may make this node
+	// fetch. Default 64 MiB and 1 GiB.
+	MaxCodeSize, MaxDataSize int64
+	// Wasm configures the executor. Default wasm.DefaultConfig().
+	Wasm wasm.Config
+	// Fetch configures the URI fetchers (ipfs:// always goes through the
+	// node's block layer). Default fetch.DefaultConfig().
+	Fetch fetch.Config
+	// Tamper, when set, rewrites block outputs before hashing: a test seam
+	// that plays a dishonest processor. Nil in production.
+	Tamper func(block uint64, out []byte) []byte
+	// Hold, when set, is called with each MicroJob before it runs; the
+	// worker waits until it returns. A test seam to stop a processor
+	// mid-MicroJob. Nil in production.
+	Hold func(ctx context.Context, micro jobs.ID)
+}
+
+// DefaultConfig returns the defaults documented on Config.
+func DefaultConfig() Config {
+	return Config{
+		CardModel:   "cpu",
+		Poll:        2 * time.Second,
+		MaxCodeSize: 64 << 20,
+		MaxDataSize: 1 << 30,
+		Wasm:        wasm.DefaultConfig(),
+		Fetch:       fetch.DefaultConfig(),
+	}
+}
+
+// Validate checks the config.
+func (c Config) Validate() error {
+	if _, err := microjob.ParseWallet(c.Wallet); err != nil {
+		return fmt.Errorf("%w: wallet: %w", ErrInvalidConfig, err)
+	}
+	if c.Poll <= 0 || c.MaxCodeSize <= 0 || c.MaxDataSize <= 0 {
+		return fmt.Errorf("%w: poll and size limits must be positive", ErrInvalidConfig)
+	}
+	return nil
+}
+
+// Params are the node parts a Worker uses; it closes none of them.
+type Params struct {
+	Host       *p2p.Host
+	Blocks     *ipfs.Node
+	Store      *crdt.Store
+	Logger     *slog.Logger
+	Registerer prometheus.Registerer
+}
+
+// Worker is one processor's share of the mesh's work.
+type Worker struct {
+	cfg    Config
+	p      Params
+	self   string
+	log    *slog.Logger
+	exec   *wasm.Executor
+	runner *microjob.Runner
+	fetch  *fetch.Registry
+	topic  *p2p.Topic[jobs.ChannelMsg]
+	m      *metrics
+
+	mu      sync.Mutex
+	known   map[jobs.ID]*jobState
+	rooms   map[macrojob.RoomID]*macrojob.Room
+	pending []microjob.Disclosure // committed, waiting for the MacroJob's other commitments
+	wake    chan struct{}
+
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	once   sync.Once
+}
+
+type jobState struct {
+	info       *jobs.JobInfo
+	plan       *jobs.Plan
+	code, data []byte
+	failed     time.Time // last fetch or run failure, for backoff
+	finished   bool      // a verdict exists
+}
+
+// New starts a Worker. Close stops it.
+func New(ctx context.Context, p Params, cfg Config) (*Worker, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	log := p.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	log = log.With("subsystem", "processor")
+	exec, err := wasm.New(cfg.Wasm, log)
+	if err != nil {
+		return nil, err
+	}
+	runner, err := microjob.NewRunner(microjob.Config{Exec: exec, Blocks: p.Blocks, Logger: log, Registerer: p.Registerer, Tamper: cfg.Tamper})
+	if err != nil {
+		exec.Close(ctx)
+		return nil, err
+	}
+	fcfg := cfg.Fetch
+	fcfg.IPFS = p.Blocks
+	fetcher, err := fetch.New(fcfg)
+	if err != nil {
+		exec.Close(ctx)
+		return nil, err
+	}
+	topic, err := JoinJobsTopic(p.Host)
+	if err != nil {
+		exec.Close(ctx)
+		return nil, err
+	}
+	runCtx, cancel := context.WithCancel(context.Background())
+	w := &Worker{
+		cfg: cfg, p: p, self: p.Host.ID().String(), log: log, exec: exec, runner: runner,
+		fetch: fetcher, topic: topic, m: newMetrics(p.Registerer),
+		known: map[jobs.ID]*jobState{}, rooms: map[macrojob.RoomID]*macrojob.Room{},
+		wake: make(chan struct{}, 1), cancel: cancel,
+	}
+	w.wg.Add(3)
+	go w.listen(runCtx)
+	go w.work(runCtx)
+	go w.settle(runCtx)
+	// Ask the mesh for open jobs now; the store may lag.
+	_ = topic.Publish(ctx, jobs.ChannelMsg{Kind: jobs.KindQuery})
+	return w, nil
+}
+
+// JoinJobsTopic joins the Jobs channel with its validator.
+func JoinJobsTopic(h *p2p.Host) (*p2p.Topic[jobs.ChannelMsg], error) {
+	return p2p.Join(h, p2p.TopicConfig[jobs.ChannelMsg]{
+		Name:    JobsTopic,
+		Kind:    "jobs",
+		MaxSize: jobs.MaxChannelMsg,
+		Encode:  jobs.EncodeChannelMsg,
+		Decode:  jobs.DecodeChannelMsg,
+		Check:   func(from peer.ID, m jobs.ChannelMsg) error { return jobs.CheckSender(from.String(), m) },
+		Buffer:  1024,
+	})
+}
+
+// Close stops the worker and leaves its rooms and channel.
+func (w *Worker) Close() error {
+	w.once.Do(func() {
+		w.cancel()
+		w.wg.Wait()
+		w.mu.Lock()
+		for _, r := range w.rooms {
+			r.Close()
+		}
+		w.mu.Unlock()
+		w.topic.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		w.exec.Close(ctx)
+	})
+	return nil
+}
+
+func (w *Worker) poke() {
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+// listen handles the Jobs channel: job announcements, queries for open
+// jobs, and progress.
+func (w *Worker) listen(ctx context.Context) {
+	defer w.wg.Done()
+	for {
+		m, err := w.topic.Next(ctx)
+		if err != nil {
+			return
+		}
+		switch m.Value.Kind {
+		case jobs.KindJob:
+			info, err := jobs.Decode(m.Value.Job)
+			if err == nil {
+				w.learn(info)
+			}
+		case jobs.KindQuery:
+			if !m.Local {
+				w.announceOpen(ctx)
+			}
+		case jobs.KindProgress:
+			w.poke()
+		}
+	}
+}
+
+// announceOpen answers a query with every job this node knows unfinished.
+func (w *Worker) announceOpen(ctx context.Context) {
+	w.mu.Lock()
+	var open []*jobs.JobInfo
+	for _, js := range w.known {
+		if !js.finished {
+			open = append(open, js.info)
+		}
+	}
+	w.mu.Unlock()
+	for _, info := range open {
+		_ = w.topic.Publish(ctx, jobs.ChannelMsg{Kind: jobs.KindJob, Job: info.Encode()})
+	}
+}
+
+// learn records a job seen on the channel or in the store.
+func (w *Worker) learn(info *jobs.JobInfo) {
+	id := info.ID()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if _, ok := w.known[id]; ok {
+		return
+	}
+	plan, err := jobs.Slice(info)
+	if err != nil {
+		w.log.Warn("ignoring a job that does not slice", "job", id, "err", err)
+		return
+	}
+	w.known[id] = &jobState{info: info, plan: plan}
+	w.log.Info("job discovered", "job", id, "microjobs", plan.NumMicroJobs(), "macrojobs", len(plan.Macros))
+	w.poke()
+}
+
+// syncKnown reads jobs and verdicts from the store, which catches what the
+// channel missed.
+func (w *Worker) syncKnown(ctx context.Context) {
+	recs, err := w.p.Store.Query(ctx, "/jobs")
+	if err != nil {
+		return
+	}
+	for _, r := range recs {
+		switch r.Type {
+		case JobType:
+			if info, err := jobs.Decode(r.Payload); err == nil && JobKey(info.ID()) == r.Key {
+				w.learn(info)
+			}
+		case VerdictType:
+			if id, ok := jobOfVerdictKey(r.Key); ok {
+				w.mu.Lock()
+				if js := w.known[id]; js != nil && !js.finished {
+					js.finished = true
+					w.log.Info("job finished", "job", id)
+				}
+				w.mu.Unlock()
+			}
+		}
+	}
+}
+
+// eligible reports whether this processor meets a job's requirements.
+func (w *Worker) eligible(info *jobs.JobInfo) bool {
+	r := info.Requirements
+	if r.GPUModel != "" && r.GPUModel != w.cfg.CardModel {
+		return false
+	}
+	return w.cfg.VRAMMiB >= r.MinVRAMMiB
+}
+
+// value orders jobs: price per MicroJob (the dispatch package refines it).
+func value(js *jobState) *big.Rat {
+	return new(big.Rat).SetFrac(js.info.PriceWei, big.NewInt(int64(js.plan.NumMicroJobs())))
+}
+
+// candidates returns the unfinished, eligible jobs, best first.
+func (w *Worker) candidates(now time.Time) []*jobState {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []*jobState
+	for _, js := range w.known {
+		if js.finished || !w.eligible(js.info) || now.Sub(js.failed) < 30*time.Second {
+			continue
+		}
+		out = append(out, js)
+	}
+	slices.SortFunc(out, func(a, b *jobState) int {
+		if c := value(b).Cmp(value(a)); c != 0 {
+			return c
+		}
+		return compareIDs(a.plan.JobID, b.plan.JobID)
+	})
+	return out
+}
+
+func compareIDs(a, b jobs.ID) int {
+	for i := range a {
+		if a[i] != b[i] {
+			return int(a[i]) - int(b[i])
+		}
+	}
+	return 0
+}
