@@ -1,7 +1,7 @@
 // Code generated via abigen V2 - DO NOT EDIT.
 // This file is a generated binding and any manual changes will be lost.
 
-package escrow_test
+package escrow
 
 import (
 	"bytes"

@@ -503,11 +503,16 @@ func call[T any](ctx context.Context, c *Client, data []byte, unpack func([]byte
 // The transaction is signed once; every retry re-sends the same bytes, so a
 // send whose answer was lost cannot land twice.
 func (c *Client) send(ctx context.Context, method string, value *big.Int, data []byte, create bool) (*types.Receipt, error) {
+	return c.sendVia(ctx, c.contract, method, value, data, create)
+}
+
+// sendVia is send to the contract bc is bound to.
+func (c *Client) sendVia(ctx context.Context, bc *bind.BoundContract, method string, value *big.Int, data []byte, create bool) (*types.Receipt, error) {
 	if c.auth == nil {
 		return nil, ErrNoSigner
 	}
 	c.sendMu.Lock()
-	tx, err := c.signTx(ctx, value, data, create)
+	tx, err := c.signTx(ctx, bc, value, data, create)
 	if err == nil {
 		err = c.sendTx(ctx, tx)
 	}
@@ -542,16 +547,16 @@ func outcome(err error) string {
 	return "error"
 }
 
-func (c *Client) signTx(ctx context.Context, value *big.Int, data []byte, create bool) (*types.Transaction, error) {
+func (c *Client) signTx(ctx context.Context, bc *bind.BoundContract, value *big.Int, data []byte, create bool) (*types.Transaction, error) {
 	opts := *c.auth
 	opts.Context = ctx
 	opts.Value = value
 	opts.NoSend = true
 	return retryValue(ctx, c, func() (*types.Transaction, error) {
 		if create {
-			return c.contract.RawCreationTransact(&opts, data)
+			return bc.RawCreationTransact(&opts, data)
 		}
-		return c.contract.RawTransact(&opts, data)
+		return bc.RawTransact(&opts, data)
 	})
 }
 

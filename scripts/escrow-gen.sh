@@ -62,6 +62,6 @@ JS
 go run "$ABIGEN" --v2 --pkg bindings --type Escrow \
 	--abi "$OUT/escrow/artifacts/Escrow.abi" --bin "$OUT/escrow/artifacts/Escrow.bin" \
 	--out "$OUT/escrow/bindings/escrow.go"
-go run "$ABIGEN" --v2 --pkg escrow_test --type ReentrantWithdrawer \
+go run "$ABIGEN" --v2 --pkg escrow --type ReentrantWithdrawer \
 	--abi "$OUT/escrow/testdata/ReentrantWithdrawer.abi" --bin "$OUT/escrow/testdata/ReentrantWithdrawer.bin" \
 	--out "$OUT/escrow/attacker_bindings_test.go"
