@@ -103,11 +103,11 @@ func TestSettleReleasesEscrow(t *testing.T) {
 		t.Fatalf("balance after withdraw %v, want %v", got, want)
 	}
 	_, err = h.clients[1].Withdraw(h.ctx)
-	h.expectRevert(err, ErrNothingToWithdraw, "NothingToWithdraw")
+	expectRevert(t, err, ErrNothingToWithdraw, "NothingToWithdraw")
 
 	// Settling twice is impossible.
 	_, err = h.clients[outsider].Settle(h.ctx, s, sigs)
-	h.expectRevert(err, ErrJobNotFunded, "JobNotFunded")
+	expectRevert(t, err, ErrJobNotFunded, "JobNotFunded")
 }
 
 func TestSettleRefusals(t *testing.T) {
@@ -183,7 +183,7 @@ func TestSettleRefusals(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s, sigs := tc.build()
 			_, err := h.rawSettle(outsider, s, sigs)
-			h.expectRevert(err, tc.want, tc.revert)
+			expectRevert(t, err, tc.want, tc.revert)
 			if st := h.jobState(jobID); st != JobFunded {
 				t.Fatalf("job %v after a refused settle", st)
 			}
@@ -218,7 +218,7 @@ func TestRefundOnlyAfterDeadline(t *testing.T) {
 	jobID, seed := h.createJob(creator, ether(5), time.Hour)
 
 	_, err := h.clients[outsider].Refund(h.ctx, jobID)
-	h.expectRevert(err, ErrDeadlineNotReached, "DeadlineNotReached")
+	expectRevert(t, err, ErrDeadlineNotReached, "DeadlineNotReached")
 
 	if err := h.chain.AdvanceTime(2 * time.Hour); err != nil {
 		t.Fatal(err)
@@ -226,7 +226,7 @@ func TestRefundOnlyAfterDeadline(t *testing.T) {
 	s := h.settlement(jobID, seed, ether(1), []int{1, 2, 3}, nil)
 	sigs := h.sign(h.clients[0].Domain(), s, 1, 2, 3)
 	_, err = h.clients[1].Settle(h.ctx, s, sigs)
-	h.expectRevert(err, ErrJobExpired, "JobExpired")
+	expectRevert(t, err, ErrJobExpired, "JobExpired")
 
 	// Anyone may trigger the refund; the money goes to the creator.
 	rcpt, err := h.clients[outsider].Refund(h.ctx, jobID)
@@ -245,9 +245,9 @@ func TestRefundOnlyAfterDeadline(t *testing.T) {
 		t.Fatalf("job after refund %+v", j)
 	}
 	_, err = h.clients[1].Settle(h.ctx, s, sigs)
-	h.expectRevert(err, ErrJobNotFunded, "JobNotFunded")
+	expectRevert(t, err, ErrJobNotFunded, "JobNotFunded")
 	_, err = h.clients[outsider].Refund(h.ctx, jobID)
-	h.expectRevert(err, ErrJobNotFunded, "JobNotFunded")
+	expectRevert(t, err, ErrJobNotFunded, "JobNotFunded")
 	if _, err := h.clients[creator].WaitReleased(h.ctx, jobID); !errors.Is(err, ErrNotReleased) {
 		t.Fatalf("wait on refunded job: %v", err)
 	}
@@ -267,7 +267,7 @@ func TestSettleBeforeRefundWinsAtDeadline(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := h.clients[creator].Refund(h.ctx, jobID)
-	h.expectRevert(err, ErrJobNotFunded, "JobNotFunded")
+	expectRevert(t, err, ErrJobNotFunded, "JobNotFunded")
 }
 
 func TestAbortByCreatorOnly(t *testing.T) {
@@ -275,7 +275,7 @@ func TestAbortByCreatorOnly(t *testing.T) {
 	jobID, seed := h.createJob(creator, ether(4), time.Hour)
 
 	_, err := h.clients[outsider].Abort(h.ctx, jobID)
-	h.expectRevert(err, ErrNotCreator, "NotCreator")
+	expectRevert(t, err, ErrNotCreator, "NotCreator")
 
 	rcpt, err := h.clients[creator].Abort(h.ctx, jobID)
 	if err != nil {
@@ -290,9 +290,9 @@ func TestAbortByCreatorOnly(t *testing.T) {
 	}
 	s := h.settlement(jobID, seed, ether(1), []int{1, 2, 3}, nil)
 	_, err = h.clients[1].Settle(h.ctx, s, h.sign(h.clients[0].Domain(), s, 1, 2, 3))
-	h.expectRevert(err, ErrJobNotFunded, "JobNotFunded")
+	expectRevert(t, err, ErrJobNotFunded, "JobNotFunded")
 	_, err = h.clients[creator].Abort(h.ctx, jobID)
-	h.expectRevert(err, ErrJobNotFunded, "JobNotFunded")
+	expectRevert(t, err, ErrJobNotFunded, "JobNotFunded")
 	if _, err := h.clients[creator].WaitReleased(h.ctx, jobID); !errors.Is(err, ErrNotReleased) {
 		t.Fatalf("wait on aborted job: %v", err)
 	}
@@ -305,13 +305,13 @@ func TestCreateJobRefusals(t *testing.T) {
 	c := h.clients[creator]
 
 	_, err := c.CreateJob(h.ctx, jobID, common.Hash{1}, now.Add(time.Hour), ether(1))
-	h.expectRevert(err, ErrJobExists, "JobExists")
+	expectRevert(t, err, ErrJobExists, "JobExists")
 	_, err = c.CreateJob(h.ctx, common.Hash{9}, common.Hash{1}, now.Add(time.Hour), big.NewInt(0))
-	h.expectRevert(err, ErrBadAmount, "BadAmount")
+	expectRevert(t, err, ErrBadAmount, "BadAmount")
 	_, err = c.CreateJob(h.ctx, common.Hash{9}, common.Hash{1}, now.Add(-time.Minute), ether(1))
-	h.expectRevert(err, ErrBadDeadline, "BadDeadline")
+	expectRevert(t, err, ErrBadDeadline, "BadDeadline")
 	_, err = c.CreateJob(h.ctx, common.Hash{9}, common.Hash{}, now.Add(time.Hour), ether(1))
-	h.expectRevert(err, ErrBadCommitment, "BadCommitment")
+	expectRevert(t, err, ErrBadCommitment, "BadCommitment")
 }
 
 func TestStakeLifecycle(t *testing.T) {
@@ -327,7 +327,7 @@ func TestStakeLifecycle(t *testing.T) {
 	}
 
 	_, err = h.clients[p].RequestUnstake(h.ctx, ether(4))
-	h.expectRevert(err, ErrInsufficientStake, "InsufficientStake")
+	expectRevert(t, err, ErrInsufficientStake, "InsufficientStake")
 	rcpt, err := h.clients[p].RequestUnstake(h.ctx, ether(2))
 	if err != nil {
 		t.Fatal(err)
@@ -339,7 +339,7 @@ func TestStakeLifecycle(t *testing.T) {
 	}
 
 	_, err = h.clients[p].WithdrawStake(h.ctx)
-	h.expectRevert(err, ErrStakeLocked, "StakeLocked")
+	expectRevert(t, err, ErrStakeLocked, "StakeLocked")
 	if err := h.chain.AdvanceTime(time.Hour); err != nil {
 		t.Fatal(err)
 	}
@@ -354,7 +354,7 @@ func TestStakeLifecycle(t *testing.T) {
 		t.Fatalf("balance %v, want %v", got, want)
 	}
 	_, err = h.clients[p].WithdrawStake(h.ctx)
-	h.expectRevert(err, ErrNothingToWithdraw, "NothingToWithdraw")
+	expectRevert(t, err, ErrNothingToWithdraw, "NothingToWithdraw")
 
 	// Stake cooling down no longer counts for quorum.
 	h.stake(2, ether(1))
@@ -364,7 +364,7 @@ func TestStakeLifecycle(t *testing.T) {
 	jobID, seed := h.createJob(creator, ether(1), time.Hour)
 	s := h.settlement(jobID, seed, milli(100), []int{1, 2}, nil)
 	_, err = h.clients[2].Settle(h.ctx, s, h.sign(h.clients[0].Domain(), s, 1, 2))
-	h.expectRevert(err, ErrSignerNotStaked, "SignerNotStaked")
+	expectRevert(t, err, ErrSignerNotStaked, "SignerNotStaked")
 }
 
 func TestSlashCulprit(t *testing.T) {
@@ -399,7 +399,7 @@ func TestSlashCulprit(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = h.clients[culprit].WithdrawStake(h.ctx)
-	h.expectRevert(err, ErrNothingToWithdraw, "NothingToWithdraw")
+	expectRevert(t, err, ErrNothingToWithdraw, "NothingToWithdraw")
 	if cr, _ := h.clients[0].CreditOf(h.ctx, h.addr(creator)); cr.Cmp(ether(2)) != 0 {
 		t.Fatalf("creator change %v", cr)
 	}

@@ -38,6 +38,17 @@ const DevKeySeed = "jobmesh-devchain-v1"
 // DevChainID is the chain ID of the simulated and dev chains.
 const DevChainID = 1337
 
+// devChainConfig is go-ethereum's dev chain config without the forks no
+// production chain runs yet: it stops at Osaka. (Bogota/Amsterdam's
+// EIP-8037/8038 reprice state access and creation several-fold; gas figures
+// measured under them would say nothing about Polygon or mainnet.)
+func devChainConfig() *params.ChainConfig {
+	c := *params.AllDevChainProtocolChanges
+	c.BogotaTime = nil
+	c.UBTTime = nil
+	return &c
+}
+
 // DevKey returns dev account i's key.
 func DevKey(i int) *ecdsa.PrivateKey {
 	var idx [4]byte
@@ -122,7 +133,10 @@ func NewSimChain(cfg DevChainConfig) (*SimChain, error) {
 		return nil, err
 	}
 	alloc, keys := cfg.alloc()
-	return &SimChain{sim: simulated.NewBackend(alloc), keys: keys}, nil
+	sim := simulated.NewBackend(alloc, func(_ *node.Config, ec *ethconfig.Config) {
+		ec.Genesis.Config = devChainConfig()
+	})
+	return &SimChain{sim: sim, keys: keys}, nil
 }
 
 // Client is the chain's backend for a Client.
@@ -205,7 +219,7 @@ func StartDevChain(ctx context.Context, cfg DevChainConfig) (*DevChain, error) {
 	maps.Copy(genesisAlloc, alloc)
 	ethConf := ethconfig.Defaults
 	ethConf.Genesis = &core.Genesis{
-		Config:   params.AllDevChainProtocolChanges,
+		Config:   devChainConfig(),
 		GasLimit: ethconfig.Defaults.Miner.GasCeil,
 		Alloc:    genesisAlloc,
 	}

@@ -25,7 +25,7 @@ func milli(n int64) *big.Int { return new(big.Int).Mul(big.NewInt(n), big.NewInt
 // harness is a simulated chain with a deployed escrow and one client per
 // dev account. When the test ends it checks that value was conserved.
 type harness struct {
-	t       *testing.T
+	t       testing.TB
 	ctx     context.Context
 	chain   *SimChain
 	backend Backend
@@ -45,7 +45,7 @@ func testConfig() Config {
 	return cfg
 }
 
-func newHarness(t *testing.T, accounts int) *harness {
+func newHarness(t testing.TB, accounts int) *harness {
 	t.Helper()
 	ctx := t.Context()
 	dc := DefaultDevChainConfig()
@@ -205,14 +205,14 @@ func (h *harness) expectEvents(rcpt *types.Receipt, names ...string) {
 }
 
 // expectRevert checks that err is a decoded revert matching want.
-func (h *harness) expectRevert(err error, want error, name string) {
-	h.t.Helper()
+func expectRevert(t testing.TB, err error, want error, name string) {
+	t.Helper()
 	if !errors.Is(err, ErrReverted) || !errors.Is(err, want) {
-		h.t.Fatalf("got %v, want revert %v", err, want)
+		t.Fatalf("got %v, want revert %v", err, want)
 	}
 	var re *RevertError
 	if !errors.As(err, &re) || re.Name != name {
-		h.t.Fatalf("revert %v, want name %s", err, name)
+		t.Fatalf("revert %v, want name %s", err, name)
 	}
 }
 
