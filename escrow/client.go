@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/big"
+	"strings"
 	"sync"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/rpc"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/jobmesh/jobmesh/escrow/bindings"
@@ -587,7 +589,7 @@ func (c *Client) waitReceipt(ctx context.Context, hash common.Hash) (*types.Rece
 		switch {
 		case err == nil:
 			return rcpt, nil
-		case errors.Is(err, ethereum.NotFound):
+		case errors.Is(err, ethereum.NotFound) || indexing(err):
 			failures = 0
 		case transient(err):
 			failures++
@@ -604,6 +606,14 @@ func (c *Client) waitReceipt(ctx context.Context, hash common.Hash) (*types.Rece
 		case <-tick.C:
 		}
 	}
+}
+
+// indexing reports a node still building its transaction index: the
+// receipt is not known yet, which is no failure. The node says so only in
+// its message text.
+func indexing(err error) bool {
+	var rpcErr rpc.Error
+	return errors.As(err, &rpcErr) && strings.Contains(rpcErr.Error(), "indexing is in progress")
 }
 
 // replayRevert re-runs a mined, failed transaction as a call on the state
