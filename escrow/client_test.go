@@ -122,6 +122,9 @@ func TestDevChainSharedOverRPC(t *testing.T) {
 	ctx := t.Context()
 	dc := DefaultDevChainConfig()
 	dc.Accounts = 4
+	params := DefaultDeployParams()
+	params.MinStake = big.NewInt(1000)
+	dc.Escrow = &params
 	chain, err := StartDevChain(ctx, dc)
 	if err != nil {
 		t.Fatal(err)
@@ -136,14 +139,12 @@ func TestDevChainSharedOverRPC(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer deployerRPC.Close()
-	params := DefaultDeployParams()
-	params.MinStake = big.NewInt(1000)
-	deployer, _, err := Deploy(ctx, deployerRPC, bind.NewKeyedTransactor(chain.Keys()[0], big.NewInt(DevChainID)), params, testConfig())
-	if err != nil {
-		t.Fatalf("deploy: %v", err)
+	// The escrow is dev account 0's first contract, at a fixed address.
+	if want := crypto.CreateAddress(crypto.PubkeyToAddress(chain.Keys()[0].PublicKey), 0); chain.Escrow() != want {
+		t.Fatalf("dev escrow at %s, want %s", chain.Escrow(), want)
 	}
 	cfg := testConfig()
-	cfg.Contract = deployer.Address()
+	cfg.Contract = chain.Escrow()
 	cfg.ChainID = big.NewInt(DevChainID)
 
 	dapp, err := Dial(ctx, chain.URL(), newKeystoreWallet(t, 0), cfg)

@@ -22,6 +22,7 @@ import (
 	"github.com/ethereum/go-ethereum/eth/catalyst"
 	"github.com/ethereum/go-ethereum/eth/ethconfig"
 	"github.com/ethereum/go-ethereum/eth/filters"
+	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/ethereum/go-ethereum/ethclient/simulated"
 	"github.com/ethereum/go-ethereum/node"
 	"github.com/ethereum/go-ethereum/p2p"
@@ -84,6 +85,11 @@ type DevChainConfig struct {
 	Balance *big.Int
 	// Logger receives the chain's own log lines. Default: discarded.
 	Logger *slog.Logger
+	// Escrow, if set, makes StartDevChain deploy the escrow contract with
+	// these parameters from dev account 0 as the chain's first transaction,
+	// so its address is the same on every start (DevChain.Escrow). Default
+	// nil: nothing is deployed. Unused by NewSimChain.
+	Escrow *DeployParams
 }
 
 // DefaultDevChainConfig returns the defaults.
@@ -176,6 +182,7 @@ func (c instamine) SendTransaction(ctx context.Context, tx *types.Transaction) e
 // local processes can share one chain.
 type DevChain struct {
 	stack     *node.Node
+	escrow    common.Address
 	keys      []*ecdsa.PrivateKey
 	done      chan struct{}
 	closeOnce sync.Once
@@ -247,6 +254,16 @@ func StartDevChain(ctx context.Context, cfg DevChainConfig) (*DevChain, error) {
 		return nil, fmt.Errorf("escrow: dev chain start: %w", err)
 	}
 	d := &DevChain{stack: stack, keys: keys, done: make(chan struct{})}
+	if cfg.Escrow != nil {
+		ec := ethclient.NewClient(stack.Attach())
+		c, _, err := Deploy(ctx, ec, bind.NewKeyedTransactor(keys[0], big.NewInt(DevChainID)), *cfg.Escrow, DefaultConfig())
+		ec.Close()
+		if err != nil {
+			d.Close()
+			return nil, fmt.Errorf("escrow: dev chain: deploy escrow: %w", err)
+		}
+		d.escrow = c.Address()
+	}
 	cfg.Logger.Info("dev chain started", "rpc", d.URL(), "chainID", DevChainID, "accounts", len(keys))
 	go func() {
 		select {
@@ -260,6 +277,10 @@ func StartDevChain(ctx context.Context, cfg DevChainConfig) (*DevChain, error) {
 
 // URL is the dev chain's JSON-RPC endpoint.
 func (d *DevChain) URL() string { return d.stack.HTTPEndpoint() }
+
+// Escrow is the address of the escrow deployed at start, or zero if
+// DevChainConfig.Escrow was nil.
+func (d *DevChain) Escrow() common.Address { return d.escrow }
 
 // Keys are the funded dev keys.
 func (d *DevChain) Keys() []*ecdsa.PrivateKey { return d.keys }
