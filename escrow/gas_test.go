@@ -5,6 +5,8 @@ import (
 	"math/big"
 	"testing"
 	"time"
+
+	"github.com/ethereum/go-ethereum/core/types"
 )
 
 // gasOf measures, on a fresh simulated chain, the gas of createJob and of a
@@ -62,5 +64,43 @@ func BenchmarkGas(b *testing.B) {
 			b.ReportMetric(float64(settle), "settle-gas")
 			b.ReportMetric(float64(settle)/float64(n), "settle-gas/payee")
 		})
+	}
+}
+
+// BenchmarkGasOps reports the gas of the other escrow operations.
+func BenchmarkGasOps(b *testing.B) {
+	var gas map[string]uint64
+	for b.Loop() {
+		gas = map[string]uint64{}
+		h := newHarness(b, 2)
+		record := func(name string, rcpt *types.Receipt, err error) {
+			if err != nil {
+				b.Fatalf("%s: %v", name, err)
+			}
+			gas[name] = rcpt.GasUsed
+		}
+		rcpt, err := h.clients[1].Stake(h.ctx, ether(2))
+		record("stake", rcpt, err)
+		rcpt, err = h.clients[1].RequestUnstake(h.ctx, ether(1))
+		record("requestUnstake", rcpt, err)
+		if err := h.chain.AdvanceTime(2 * time.Hour); err != nil {
+			b.Fatal(err)
+		}
+		rcpt, err = h.clients[1].WithdrawStake(h.ctx)
+		record("withdrawStake", rcpt, err)
+		jobA, _ := h.createJob(0, ether(1), time.Hour)
+		rcpt, err = h.clients[0].Abort(h.ctx, jobA)
+		record("abort", rcpt, err)
+		jobB, _ := h.createJob(0, ether(1), time.Hour)
+		if err := h.chain.AdvanceTime(2 * time.Hour); err != nil {
+			b.Fatal(err)
+		}
+		rcpt, err = h.clients[1].Refund(h.ctx, jobB)
+		record("refund", rcpt, err)
+		rcpt, err = h.clients[0].Withdraw(h.ctx)
+		record("withdraw", rcpt, err)
+	}
+	for name, g := range gas {
+		b.ReportMetric(float64(g), name+"-gas")
 	}
 }
