@@ -375,3 +375,26 @@ func TestRevertErrorDecoding(t *testing.T) {
 		t.Fatal("transient classification wrong")
 	}
 }
+
+// TestMinedRevertIsDecoded: with a fixed gas limit nothing is estimated, so
+// a refused call is mined and fails; the client replays it to name why.
+func TestMinedRevertIsDecoded(t *testing.T) {
+	h := newHarness(t, 2)
+	jobID, _ := h.createJob(creator, ether(1), time.Hour)
+	auth := h.chain.Transactor(1)
+	auth.GasLimit = 200_000
+	cfg := testConfig()
+	cfg.Contract = h.clients[0].Address()
+	c, err := New(h.ctx, h.backend, auth, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rcpt, err := c.Refund(h.ctx, jobID)
+	expectRevert(t, err, ErrDeadlineNotReached, "DeadlineNotReached")
+	if rcpt == nil || rcpt.Status != 0 {
+		t.Fatalf("want the failed receipt, got %+v", rcpt)
+	}
+	if st := h.jobState(jobID); st != JobFunded {
+		t.Fatalf("job %v after a failed refund", st)
+	}
+}
