@@ -54,7 +54,9 @@ func RerunKey(id jobs.ID, block uint64, processor string) string {
 }
 
 // RedoKey is where a MicroJob is marked for redoing.
-func RedoKey(id jobs.ID, micro jobs.ID) string { return "/jobs/" + id.String() + "/redo/" + micro.String() }
+func RedoKey(id jobs.ID, micro jobs.ID) string {
+	return "/jobs/" + id.String() + "/redo/" + micro.String()
+}
 
 func jobOfVerdictKey(key string) (jobs.ID, bool) {
 	rest, ok := strings.CutPrefix(key, "/jobs/")

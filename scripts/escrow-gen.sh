@@ -8,7 +8,8 @@ REPO="$(cd "$(dirname "$0")/.." && pwd)"
 OUT="${ESCROW_OUT:-$REPO}"
 SOLC_VERSION=0.8.37
 ABIGEN="github.com/ethereum/go-ethereum/cmd/abigen@v1.17.10"
-SOLC_DIR="$REPO/.cache/solc"
+CACHE="${JOBMESH_CACHE:-$HOME/.cache/jobmesh}"
+SOLC_DIR="$CACHE/solc"
 
 if [ ! -f "$SOLC_DIR/node_modules/solc/package.json" ] ||
 	[ "$(node -p "require('$SOLC_DIR/node_modules/solc/package.json').version")" != "$SOLC_VERSION" ]; then

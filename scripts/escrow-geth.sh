@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Runs the escrow's end-to-end test against a real `geth --dev`. Installs
-# geth v1.17.8 from the Go module proxy into .cache/bin if it is missing.
+# geth v1.17.8 from the Go module proxy into $JOBMESH_CACHE/bin (default
+# ~/.cache/jobmesh) if it is missing: outside the checkout, so later runs reuse it.
 set -euo pipefail
 REPO="$(cd "$(dirname "$0")/.." && pwd)"
 GETH_VERSION=1.17.8
-BIN="$REPO/.cache/bin"
+CACHE="${JOBMESH_CACHE:-$HOME/.cache/jobmesh}"
+BIN="$CACHE/bin"
 GETH="$BIN/geth"
 
 if [ ! -x "$GETH" ] || ! "$GETH" version 2>/dev/null | grep -q "^Version: $GETH_VERSION"; then
