@@ -19,6 +19,7 @@ import (
 
 	"github.com/jobmesh/jobmesh/node"
 	"github.com/jobmesh/jobmesh/p2p"
+	"github.com/jobmesh/jobmesh/processor"
 )
 
 // Options configure a mesh.
@@ -37,6 +38,9 @@ type Options struct {
 	// Configure, when set, adjusts each member's config before its repo is
 	// created.
 	Configure func(m *Member, cfg *node.Config)
+	// Processor, when set, adjusts each processor's settings at every start
+	// (tests shorten timeouts and inject faults through it).
+	Processor func(m *Member, pc *processor.Config)
 }
 
 // Member is one node of the mesh. Node is nil while the member is stopped.
@@ -131,6 +135,11 @@ func (m *Mesh) start(ctx context.Context, mem *Member) (err error) {
 		Datastore: dstore,
 		P2P:       &pcfg,
 		Logger:    m.opts.Logger.With("node", mem.Index),
+	}
+	if mem.Role == node.RoleProcessor && m.opts.Processor != nil {
+		pc := repo.Config.ProcessorConfig()
+		m.opts.Processor(mem, &pc)
+		params.Processor = &pc
 	}
 	if mn := m.opts.Mocknet; mn != nil {
 		addr := ma.StringCast(fmt.Sprintf("/ip4/127.0.0.1/tcp/%d", 10000+mem.Index))

@@ -138,8 +138,8 @@ func (c Config) p2pConfig(role Role) p2p.Config {
 	return p
 }
 
-// processorConfig converts the [processor] section.
-func (c Config) processorConfig() processor.Config {
+// ProcessorConfig converts the [processor] section.
+func (c Config) ProcessorConfig() processor.Config {
 	pc := processor.DefaultConfig()
 	pc.Wallet = c.Processor.Wallet
 	pc.CardModel = c.Processor.CardModel

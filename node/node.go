@@ -187,7 +187,7 @@ func New(ctx context.Context, p Params) (_ *Node, err error) {
 	closers = append(closers, func() error { cancel(); n.wg.Wait(); return nil })
 	switch p.Role {
 	case RoleProcessor:
-		pc := p.Config.processorConfig()
+		pc := p.Config.ProcessorConfig()
 		if p.Processor != nil {
 			pc = *p.Processor
 		}

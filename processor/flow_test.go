@@ -1,0 +1,212 @@
+package processor_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"math/big"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/jobmesh/jobmesh/assemble"
+	"github.com/jobmesh/jobmesh/dapp"
+	"github.com/jobmesh/jobmesh/examples"
+	"github.com/jobmesh/jobmesh/examples/mandelbrot/tiles"
+	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/localmesh"
+	"github.com/jobmesh/jobmesh/meshtest"
+	"github.com/jobmesh/jobmesh/microjob"
+	"github.com/jobmesh/jobmesh/processor"
+	"github.com/jobmesh/jobmesh/wasm"
+)
+
+// flowMesh starts a mesh with fast timeouts: a bootstrap node, processors
+// and one client (the last member).
+func flowMesh(t *testing.T, processors int, tune func(m *localmesh.Member, pc *processor.Config)) *localmesh.Mesh {
+	t.Helper()
+	return meshtest.New(t, localmesh.Options{
+		Processors: processors,
+		Clients:    1,
+		Processor: func(m *localmesh.Member, pc *processor.Config) {
+			pc.Poll = 200 * time.Millisecond
+			pc.Room.Queue.ProcessingTimeout = 6 * time.Second
+			pc.Room.Queue.OwnerTimeout = 2 * time.Second
+			pc.Room.Queue.Rebroadcast = 300 * time.Millisecond
+			pc.Room.LockTTL = 6 * time.Second
+			if tune != nil {
+				tune(m, pc)
+			}
+		},
+	})
+}
+
+type mandelbrotJob struct {
+	code, data []byte
+	params     tiles.Params
+}
+
+func newMandelbrot(t *testing.T, w, h, tile uint32) mandelbrotJob {
+	t.Helper()
+	code, err := examples.Build(context.Background(), "mandelbrot")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := tiles.Params{Width: w, Height: h, TileWidth: tile, TileHeight: tile, MaxIter: 64, View: tiles.DefaultView}
+	data, err := p.Job()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mandelbrotJob{code: code, data: data, params: p}
+}
+
+func (j mandelbrotJob) spec(n, k uint32) dapp.Spec {
+	return dapp.Spec{
+		Code: j.code, Data: j.data,
+		Slicing:  jobs.Slicing{BlockSize: tiles.DescriptorSize, MicroJobs: n, BlocksPerMicro: k},
+		Price:    big.NewInt(1_000_000_000),
+		Creator:  "0x00000000000000000000000000000000000000c1",
+		Deadline: time.Now().Add(time.Hour),
+		Output:   jobs.Output{Kind: jobs.OutputPNGGrid, Columns: uint32(j.params.Columns())},
+	}
+}
+
+// local runs the job block by block on this machine's executor and
+// assembles the picture: what the mesh's output must equal.
+func (j mandelbrotJob) local(t *testing.T) []byte {
+	t.Helper()
+	exec, err := wasm.New(wasm.DefaultConfig(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer exec.Close(context.Background())
+	var outs [][]byte
+	for off := 0; off < len(j.data); off += tiles.DescriptorSize {
+		out, err := exec.Run(context.Background(), j.code, j.data[off:off+tiles.DescriptorSize])
+		if err != nil {
+			t.Fatal(err)
+		}
+		outs = append(outs, out)
+	}
+	png, err := assemble.PNGGrid(outs, j.params.Columns())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return png
+}
+
+func client(m *localmesh.Mesh) *localmesh.Member { return m.Members[len(m.Members)-1] }
+
+func runJob(t *testing.T, m *localmesh.Mesh, spec dapp.Spec, timeout time.Duration) (*jobs.JobInfo, dapp.Result) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	c := client(m)
+	info, err := c.DApp.Submit(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.DApp.Wait(ctx, info.ID(), 100*time.Millisecond)
+	if err != nil {
+		t.Fatalf("job %s: %v", info.ID(), err)
+	}
+	return info, res
+}
+
+// output fetches the job's assembled file through the client's node.
+func output(t *testing.T, m *localmesh.Mesh, res dapp.Result, kind string) []byte {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	dir := filepath.Join(t.TempDir(), "out")
+	if err := client(m).IPFS.Get(ctx, res.Output, dir); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, microjob.OutputFileName(kind)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func checkComplete(t *testing.T, info *jobs.JobInfo, res dapp.Result) {
+	t.Helper()
+	plan, err := jobs.Slice(info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := res.Verdict
+	if !v.Verified || !v.Complete || len(v.Disputes) != 0 {
+		t.Fatalf("verdict not verified: %+v", v)
+	}
+	if len(v.VerifierHashes) != len(plan.Macros) {
+		t.Fatalf("verifier hashes for %d of %d MacroJobs", len(v.VerifierHashes), len(plan.Macros))
+	}
+	credited := 0
+	for _, n := range v.Counts {
+		credited += n
+	}
+	if credited < plan.NumMicroJobs() {
+		t.Fatalf("%d MicroJobs credited, the plan has %d", credited, plan.NumMicroJobs())
+	}
+}
+
+func TestJobEndToEnd(t *testing.T) {
+	m := flowMesh(t, 5, nil)
+	job := newMandelbrot(t, 192, 160, 32) // 6×5 = 30 tiles
+	// N=3, K=4: 12 blocks a MacroJob, so 3 MacroJobs (the last one short).
+	info, res := runJob(t, m, job.spec(3, 4), 3*time.Minute)
+	plan, _ := jobs.Slice(info)
+	if len(plan.Macros) < 3 {
+		t.Fatalf("plan has %d MacroJobs, want at least 3", len(plan.Macros))
+	}
+	checkComplete(t, info, res)
+	if len(res.Culprits) != 0 {
+		t.Fatalf("culprits in an honest mesh: %v", res.Culprits)
+	}
+	got := output(t, m, res, info.Output.Kind)
+	if want := job.local(t); !bytes.Equal(got, want) {
+		t.Fatalf("mesh output (%d bytes) differs from the local run (%d bytes)", len(got), len(want))
+	}
+	if len(res.Verdict.Counts) < 2 {
+		t.Fatalf("one processor did all the work: %v", res.Verdict.Counts)
+	}
+}
+
+func TestWrongOutputNamesCulpritAndJobCompletes(t *testing.T) {
+	var liar string
+	m := flowMesh(t, 5, func(mem *localmesh.Member, pc *processor.Config) {
+		if mem.Index == 2 {
+			pc.Tamper = func(block uint64, out []byte) []byte {
+				if block%2 == 0 {
+					return append(out, 0xff)
+				}
+				return out
+			}
+		}
+	})
+	liar = m.Members[2].Host.ID().String()
+	job := newMandelbrot(t, 192, 160, 32)
+	info, res := runJob(t, m, job.spec(3, 4), 4*time.Minute)
+	checkComplete(t, info, res)
+	got := output(t, m, res, info.Output.Kind)
+	if want := job.local(t); !bytes.Equal(got, want) {
+		t.Fatalf("mesh output differs from the local run")
+	}
+	// The liar is named if it was caught lying; it is never paid for a
+	// wrong result.
+	for _, r := range res.Verdict.Results {
+		if r.Processor == liar {
+			t.Fatalf("a result of the liar was accepted: %+v", r)
+		}
+	}
+	if _, ok := res.Verdict.Counts[liar]; ok {
+		t.Fatalf("the liar is credited: %v", res.Verdict.Counts)
+	}
+	_ = errors.Is
+	_ = fmt.Sprint
+	_ = sha256.Sum256
+}
