@@ -3,9 +3,6 @@ package processor_test
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"errors"
-	"fmt"
 	"math/big"
 	"os"
 	"path/filepath"
@@ -177,27 +174,44 @@ func TestJobEndToEnd(t *testing.T) {
 }
 
 func TestWrongOutputNamesCulpritAndJobCompletes(t *testing.T) {
-	var liar string
-	m := flowMesh(t, 5, func(mem *localmesh.Member, pc *processor.Config) {
-		if mem.Index == 2 {
-			pc.Tamper = func(block uint64, out []byte) []byte {
-				if block%2 == 0 {
-					return append(out, 0xff)
-				}
-				return out
+	const liarIndex = 2
+	var m *localmesh.Mesh
+	m = flowMesh(t, 4, func(mem *localmesh.Member, pc *processor.Config) {
+		if mem.Index == liarIndex {
+			// Every output the liar returns is wrong.
+			pc.Tamper = func(block uint64, out []byte) []byte { return append(out, 0xff) }
+			return
+		}
+		// Honest processors hold their first MicroJob until the liar has
+		// committed one, so that the liar surely takes part.
+		first := true
+		pc.Hold = func(ctx context.Context, _ jobs.ID) {
+			if !first {
+				return
 			}
+			first = false
+			liar := m.Members[liarIndex].Host.ID().String()
+			_ = waitFor(ctx, func() bool {
+				recs, err := mem.Store.Query(ctx, "/jobs")
+				if err != nil {
+					return false
+				}
+				for _, r := range recs {
+					if r.Type == microjob.TypeCommit && r.Author.String() == liar {
+						return true
+					}
+				}
+				return false
+			})
 		}
 	})
-	liar = m.Members[2].Host.ID().String()
+	liar := m.Members[liarIndex].Host.ID().String()
 	job := newMandelbrot(t, 192, 160, 32)
 	info, res := runJob(t, m, job.spec(3, 4), 4*time.Minute)
 	checkComplete(t, info, res)
-	got := output(t, m, res, info.Output.Kind)
-	if want := job.local(t); !bytes.Equal(got, want) {
-		t.Fatalf("mesh output differs from the local run")
+	if len(res.Culprits) != 1 || res.Culprits[0] != liar {
+		t.Fatalf("culprits %v, want the liar %s", res.Culprits, liar)
 	}
-	// The liar is named if it was caught lying; it is never paid for a
-	// wrong result.
 	for _, r := range res.Verdict.Results {
 		if r.Processor == liar {
 			t.Fatalf("a result of the liar was accepted: %+v", r)
@@ -206,7 +220,22 @@ func TestWrongOutputNamesCulpritAndJobCompletes(t *testing.T) {
 	if _, ok := res.Verdict.Counts[liar]; ok {
 		t.Fatalf("the liar is credited: %v", res.Verdict.Counts)
 	}
-	_ = errors.Is
-	_ = fmt.Sprint
-	_ = sha256.Sum256
+	got := output(t, m, res, info.Output.Kind)
+	if want := job.local(t); !bytes.Equal(got, want) {
+		t.Fatalf("mesh output differs from the local run")
+	}
+}
+
+// waitFor polls cond until it holds or ctx ends.
+func waitFor(ctx context.Context, cond func() bool) error {
+	t := time.NewTicker(50 * time.Millisecond)
+	defer t.Stop()
+	for !cond() {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+	return nil
 }
