@@ -167,7 +167,6 @@ func hashList(d Disclosure) string {
 	return strings.Join(parts, ",")
 }
 
-
 func TestKeysAndAuthorRule(t *testing.T) {
 	d, c := sampleDisclosure(t, newPeer(t))
 	want := "/jobs/" + d.JobID.String() + "/macro/7/micro/" + d.MicroID.String() + "/commit/" + d.Processor
