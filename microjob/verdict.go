@@ -221,12 +221,13 @@ func Judge(info *jobs.JobInfo, plan *jobs.Plan, commits []Commitment, discl []Di
 			for _, d := range e.results {
 				v.Results = append(v.Results, newResult(mu, d))
 			}
-			// Duplicates that disagree with the first result.
-			first := e.results[0]
-			for _, d := range e.results[1:] {
-				for i, b := range mu.Blocks {
-					if first.BlockHashes[i] != d.BlockHashes[i] {
-						v.Disputes = append(v.Disputes, newDispute(mu.Macro, b, mu, first, i, mu, d, i))
+			// Duplicates: every pair of results that differ on a block.
+			for x, a := range e.results {
+				for _, d := range e.results[x+1:] {
+					for i, b := range mu.Blocks {
+						if a.BlockHashes[i] != d.BlockHashes[i] {
+							v.Disputes = append(v.Disputes, newDispute(mu.Macro, b, mu, a, i, mu, d, i))
+						}
 					}
 				}
 			}
