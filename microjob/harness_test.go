@@ -73,7 +73,7 @@ func buildExample(t *testing.T, name string) []byte {
 }
 
 // newJob returns a valid JobInfo for code and data and its plan.
-func newJob(t *testing.T, code, data []byte, blockSize uint64, n, k uint32, out jobs.Output) (*jobs.JobInfo, *jobs.Plan) {
+func newJob(t testing.TB, code, data []byte, blockSize uint64, n, k uint32, out jobs.Output) (*jobs.JobInfo, *jobs.Plan) {
 	t.Helper()
 	info := &jobs.JobInfo{
 		Code:     jobs.Source{URI: "file:///job/code.wasm", SHA256: sha256.Sum256(code)},
@@ -94,7 +94,7 @@ func newJob(t *testing.T, code, data []byte, blockSize uint64, n, k uint32, out 
 }
 
 // newPeer returns a fresh peer ID's text.
-func newPeer(t *testing.T) string {
+func newPeer(t testing.TB) string {
 	t.Helper()
 	key, err := p2p.GenerateIdentity()
 	if err != nil {
@@ -114,7 +114,7 @@ func walletOf(name string) string {
 }
 
 // rawCID is a CID naming some bytes, for records whose content is not read.
-func rawCID(t *testing.T, b []byte) cid.Cid {
+func rawCID(t testing.TB, b []byte) cid.Cid {
 	t.Helper()
 	sum, err := mh.Sum(b, mh.SHA2_256, -1)
 	if err != nil {

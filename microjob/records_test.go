@@ -14,7 +14,7 @@ import (
 )
 
 // sampleDisclosure returns a disclosure of three blocks and its commitment.
-func sampleDisclosure(t *testing.T, proc string) (Disclosure, Commitment) {
+func sampleDisclosure(t testing.TB, proc string) (Disclosure, Commitment) {
 	t.Helper()
 	salt, err := NewSalt()
 	if err != nil {
@@ -253,6 +253,8 @@ func FuzzDecodeCommitment(f *testing.F) {
 		`","processor":"12D3KooWD5thwNMwmmUj6hsgVtbuwiwzdJhES6apABUC6Zhaqqyv","wallet":"0x` + strings.Repeat("2", 40) +
 		`","commit":"` + strings.Repeat("3", 64) + `"}`))
 	f.Add([]byte(`{}`))
+	_, c := sampleDisclosure(f, newPeer(f))
+	f.Add(c.Encode())
 	f.Fuzz(func(t *testing.T, b []byte) {
 		c, err := DecodeCommitment(b)
 		if err != nil {
@@ -270,6 +272,8 @@ func FuzzDecodeDisclosure(f *testing.F) {
 		`","blocks":[4],"hashes":["` + strings.Repeat("5", 64) + `"],"result":"bafkreibshkfc5tjeezlo3jd4jnrz4vvk7gzqjpjs3fxyn6h7yyjpgnfgai","salt":"` +
 		strings.Repeat("6", 64) + `"}`))
 	f.Add([]byte(`{"blocks":[1,2],"hashes":[]}`))
+	d, _ := sampleDisclosure(f, newPeer(f))
+	f.Add(d.Encode())
 	f.Fuzz(func(t *testing.T, b []byte) {
 		d, err := DecodeDisclosure(b)
 		if err != nil {

@@ -32,7 +32,7 @@ type fixture struct {
 	discl   []Disclosure
 }
 
-func newFixture(t *testing.T, store *ipfs.Node) *fixture {
+func newFixture(t testing.TB, store *ipfs.Node) *fixture {
 	t.Helper()
 	data := []byte("abcdefghijkl")
 	info, plan := newJob(t, []byte("code"), data, 1, 3, 2, jobs.Output{Kind: jobs.OutputConcat})
@@ -50,7 +50,7 @@ func newFixture(t *testing.T, store *ipfs.Node) *fixture {
 
 // records makes the commitment and disclosure of proc for mu, with block
 // outputs rewritten by out; with a store, the outputs are stored too.
-func (f *fixture) records(t *testing.T, mu *jobs.MicroJob, proc string, out func(uint64, []byte) []byte) (Commitment, Disclosure) {
+func (f *fixture) records(t testing.TB, mu *jobs.MicroJob, proc string, out func(uint64, []byte) []byte) (Commitment, Disclosure) {
 	t.Helper()
 	o := Output{BlockIndices: mu.Blocks}
 	files := map[string][]byte{}
@@ -80,7 +80,7 @@ func (f *fixture) records(t *testing.T, mu *jobs.MicroJob, proc string, out func
 	return c, d
 }
 
-func (f *fixture) add(t *testing.T, mu *jobs.MicroJob, proc string, out func(uint64, []byte) []byte) (Commitment, Disclosure) {
+func (f *fixture) add(t testing.TB, mu *jobs.MicroJob, proc string, out func(uint64, []byte) []byte) (Commitment, Disclosure) {
 	t.Helper()
 	c, d := f.records(t, mu, proc, out)
 	f.commits, f.discl = append(f.commits, c), append(f.discl, d)
@@ -100,7 +100,7 @@ func (f *fixture) drop(mu *jobs.MicroJob) {
 	f.discl = slices.DeleteFunc(f.discl, func(d Disclosure) bool { return d.MicroID == mu.ID })
 }
 
-func (f *fixture) judge(t *testing.T) Verdict {
+func (f *fixture) judge(t testing.TB) Verdict {
 	t.Helper()
 	v, err := Judge(f.info, f.plan, f.commits, f.discl)
 	if err != nil {
@@ -207,7 +207,7 @@ func TestJudgeMissesUnsampledLie(t *testing.T) {
 		}
 	}
 	if !found {
-		t.Skip("every block of this MicroJob is sampled") // depends only on the fixed seed
+		t.Fatal("every block of this MicroJob is sampled; the fixture's seed changed")
 	}
 	f.replace(t, reg, newPeer(t), lieOn(unsampled))
 	if v := f.judge(t); !v.Verified {
@@ -531,6 +531,17 @@ func FuzzDecodeVerdict(f *testing.F) {
 	f.Add([]byte(`{"version":1,"job":"` + strings.Repeat("0", 64) + `","complete":true,"verified":true,"verifierHashes":{"0":["` +
 		strings.Repeat("1", 64) + `"]},"counts":{"p":1},"resultCIDs":{},"disputes":[],"culprits":[],"missing":[],"redo":[],"invalid":[],"resolutions":[],"results":[]}`))
 	f.Add([]byte(`{"version":1}`))
+	fx := newFixture(f, nil)
+	fx.add(f, &fx.plan.Macros[0].Micros[0], newPeer(f), lieOn(fx.plan.Macros[0].Micros[0].Blocks[0]))
+	v := fx.judge(f)
+	f.Add(v.Encode())
+	if len(v.Disputes) > 0 {
+		r, err := Resolve(v, v.Disputes[0], [32]byte{}, newPeer(f))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(r.Encode())
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		v, err := DecodeVerdict(b)
 		if err != nil {
