@@ -160,6 +160,10 @@ func Judge(info *jobs.JobInfo, plan *jobs.Plan, commits []Commitment, discl []Di
 			v.Invalid = append(v.Invalid, Invalid{MicroID: d.MicroID.String(), Processor: d.Processor, Reason: fmt.Sprintf(format, args...)})
 		}
 		k := resultKey{d.MicroID, d.Processor}
+		if d.Version != RecordVersion {
+			invalid("record version %d", d.Version)
+			continue
+		}
 		if d.JobID != jobID {
 			invalid("for job %s", d.JobID)
 			continue
