@@ -17,10 +17,11 @@ import (
 const VerdictVersion = 1
 
 // MaxVerdictBytes bounds a Verdict encoding. A verdict carries every block
-// hash of the job (about 70 bytes per block), so a job near jobs.MaxBlocks
-// needs this much; a verdict above the replicated store's payload limit is
-// stored in IPFS and referenced by CID.
-const MaxVerdictBytes = 320 << 20
+// hash of the job (about 130 bytes per block with its share of the
+// per-MicroJob fields), so this covers jobs of about two million blocks; a
+// verdict above the replicated store's payload limit is stored in IPFS and
+// referenced by CID.
+const MaxVerdictBytes = 256 << 20
 
 // Verdict is the finalizer's judgement of a job's results. It is a pure
 // function of the JobInfo, the plan and the records (Judge), updated by
