@@ -11,6 +11,7 @@ import (
 	"github.com/ipfs/go-cid"
 	ds "github.com/ipfs/go-datastore"
 	dssync "github.com/ipfs/go-datastore/sync"
+	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/peer"
 	mh "github.com/multiformats/go-multihash"
 
@@ -24,6 +25,13 @@ import (
 // newStore returns a real boxo store on a loopback libp2p host with no
 // peers: every block it serves is local.
 func newStore(t *testing.T) *ipfs.Node {
+	t.Helper()
+	_, n, _ := newHostStore(t)
+	return n
+}
+
+// newHostStore is newStore that also returns the host and its key.
+func newHostStore(t *testing.T) (*p2p.Host, *ipfs.Node, crypto.PrivKey) {
 	t.Helper()
 	cfg := p2p.LoopbackConfig()
 	cfg.TopicDiscovery = false
@@ -43,7 +51,7 @@ func newStore(t *testing.T) *ipfs.Node {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { n.Close(); h.Close() })
-	return n
+	return h, n, key
 }
 
 var (
