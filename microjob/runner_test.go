@@ -385,6 +385,15 @@ func TestRunMetricsAndBlockNames(t *testing.T) {
 	if n, err := testutil.GatherAndCount(reg, "jobmesh_microjob_run_seconds"); err != nil || n != 1 {
 		t.Fatalf("duration histogram: %d, %v", n, err)
 	}
+	// A canceled run is counted as such and stores nothing.
+	cctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := r.Run(cctx, Input{Info: info, Plan: plan, Micro: mu, Code: code, Data: data}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("canceled run: %v", err)
+	}
+	if got := testutil.ToFloat64(r.runs.WithLabelValues(outcomeCanceled)); got != 1 || store.dirs != 1 {
+		t.Fatalf("canceled runs = %v, dirs = %d", got, store.dirs)
+	}
 	// A second runner on the same registry is refused, not silently unmeasured.
 	if _, err := NewRunner(Config{Exec: executor(t), Blocks: store, Registerer: reg}); !errors.Is(err, ErrInvalidConfig) {
 		t.Fatalf("duplicate registration: %v", err)
