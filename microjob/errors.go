@@ -7,7 +7,8 @@ var (
 	// ErrInvalidConfig: a Config field is out of range or missing.
 	ErrInvalidConfig = errors.New("microjob: invalid config")
 	// ErrInvalidInput: a Runner input is inconsistent (MicroJob not in the
-	// plan, data of the wrong size, plan of another job).
+	// plan, data of the wrong size, plan of another job), or Resolve was
+	// given a third processor that is one of the dispute's sides.
 	ErrInvalidInput = errors.New("microjob: invalid input")
 	// ErrBlockFailed: running one block failed; the error also wraps the
 	// executor's sentinel (wasm.ErrTrap, wasm.ErrTimeout, ...).

@@ -17,10 +17,11 @@ import (
 const VerdictVersion = 1
 
 // MaxVerdictBytes bounds a Verdict encoding. A verdict carries every block
-// hash of the job (about 70 bytes per block), so a job near jobs.MaxBlocks
-// needs this much; a verdict above the replicated store's payload limit is
-// stored in IPFS and referenced by CID.
-const MaxVerdictBytes = 320 << 20
+// hash of the job (about 130 bytes per block with its share of the
+// per-MicroJob fields), so this covers jobs of about two million blocks; a
+// verdict above the replicated store's payload limit is stored in IPFS and
+// referenced by CID.
+const MaxVerdictBytes = 256 << 20
 
 // Verdict is the finalizer's judgement of a job's results. It is a pure
 // function of the JobInfo, the plan and the records (Judge), updated by
@@ -160,6 +161,10 @@ func Judge(info *jobs.JobInfo, plan *jobs.Plan, commits []Commitment, discl []Di
 			v.Invalid = append(v.Invalid, Invalid{MicroID: d.MicroID.String(), Processor: d.Processor, Reason: fmt.Sprintf(format, args...)})
 		}
 		k := resultKey{d.MicroID, d.Processor}
+		if d.Version != RecordVersion {
+			invalid("record version %d", d.Version)
+			continue
+		}
 		if d.JobID != jobID {
 			invalid("for job %s", d.JobID)
 			continue
@@ -221,12 +226,13 @@ func Judge(info *jobs.JobInfo, plan *jobs.Plan, commits []Commitment, discl []Di
 			for _, d := range e.results {
 				v.Results = append(v.Results, newResult(mu, d))
 			}
-			// Duplicates that disagree with the first result.
-			first := e.results[0]
-			for _, d := range e.results[1:] {
-				for i, b := range mu.Blocks {
-					if first.BlockHashes[i] != d.BlockHashes[i] {
-						v.Disputes = append(v.Disputes, newDispute(mu.Macro, b, mu, first, i, mu, d, i))
+			// Duplicates: every pair of results that differ on a block.
+			for x, a := range e.results {
+				for _, d := range e.results[x+1:] {
+					for i, b := range mu.Blocks {
+						if a.BlockHashes[i] != d.BlockHashes[i] {
+							v.Disputes = append(v.Disputes, newDispute(mu.Macro, b, mu, a, i, mu, d, i))
+						}
 					}
 				}
 			}
