@@ -239,3 +239,78 @@ func waitFor(ctx context.Context, cond func() bool) error {
 	}
 	return nil
 }
+
+func TestOwnerKilledMidMicroJob(t *testing.T) {
+	const victim = 1
+	held := make(chan jobs.ID, 1)
+	var m *localmesh.Mesh
+	m = flowMesh(t, 4, func(mem *localmesh.Member, pc *processor.Config) {
+		if mem.Index != victim {
+			return
+		}
+		// The victim stops on its first MicroJob until it is killed.
+		pc.Hold = func(ctx context.Context, micro jobs.ID) {
+			select {
+			case held <- micro:
+			default:
+			}
+			<-ctx.Done()
+		}
+	})
+	job := newMandelbrot(t, 192, 160, 32)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	info, err := client(m).DApp.Submit(ctx, job.spec(3, 4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var micro jobs.ID
+	select {
+	case micro = <-held:
+	case <-ctx.Done():
+		t.Fatal("the victim never got a MicroJob")
+	}
+	victimID := m.Members[victim].Host.ID().String()
+	if err := m.Stop(victim); err != nil {
+		t.Fatal(err)
+	}
+	res, err := client(m).DApp.Wait(ctx, info.ID(), 100*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkComplete(t, info, res)
+	for _, r := range res.Verdict.Results {
+		if r.Processor == victimID {
+			t.Fatalf("the killed processor has a result: %+v", r)
+		}
+	}
+	redone := false
+	for _, r := range res.Verdict.Results {
+		redone = redone || r.MicroID == micro.String()
+	}
+	if !redone {
+		t.Fatalf("MicroJob %s held by the killed processor was not redone", micro)
+	}
+	if got := output(t, m, res, info.Output.Kind); !bytes.Equal(got, job.local(t)) {
+		t.Fatal("mesh output differs from the local run")
+	}
+}
+
+func TestJobCompletesWithLossyChannels(t *testing.T) {
+	var n uint64
+	m := flowMesh(t, 4, func(mem *localmesh.Member, pc *processor.Config) {
+		// Drop every tenth queue message this processor receives.
+		var seen uint64
+		pc.Room.Drop = func() bool {
+			seen++
+			n++
+			return seen%10 == 3
+		}
+	})
+	job := newMandelbrot(t, 192, 160, 32)
+	info, res := runJob(t, m, job.spec(3, 4), 4*time.Minute)
+	checkComplete(t, info, res)
+	if got := output(t, m, res, info.Output.Kind); !bytes.Equal(got, job.local(t)) {
+		t.Fatal("mesh output differs from the local run")
+	}
+}
