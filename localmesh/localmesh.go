@@ -90,6 +90,7 @@ func Start(ctx context.Context, opts Options) (_ *Mesh, err error) {
 		mem := &Member{Index: i, Role: role, Dir: filepath.Join(opts.Dir, fmt.Sprintf("%s-%d", role, i))}
 		cfg := node.DefaultConfig()
 		cfg.Store.Rebroadcast = node.Duration(time.Second)
+		cfg.Store.DAGSyncTimeout = node.Duration(3 * time.Second) // loopback
 		cfg.Processor.AdvertiseEvery = node.Duration(time.Minute)
 		if opts.Configure != nil {
 			opts.Configure(mem, &cfg)

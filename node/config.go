@@ -67,8 +67,9 @@ type APIConfig struct {
 
 // StoreConfig is the [store] section.
 type StoreConfig struct {
-	Rebroadcast Duration `toml:"rebroadcast"`
-	MaxPayload  int      `toml:"max_payload"`
+	Rebroadcast    Duration `toml:"rebroadcast"`
+	MaxPayload     int      `toml:"max_payload"`
+	DAGSyncTimeout Duration `toml:"dag_sync_timeout"`
 }
 
 // ProcessorConfig is the [processor] section: what a processor advertises.
@@ -101,7 +102,7 @@ func DefaultConfig() Config {
 			MaxMessageSize:    p.MaxMessageSize,
 		},
 		API:   APIConfig{Address: "127.0.0.1:0"},
-		Store: StoreConfig{Rebroadcast: Duration(15 * time.Second), MaxPayload: 256 << 10},
+		Store: StoreConfig{Rebroadcast: Duration(15 * time.Second), MaxPayload: 256 << 10, DAGSyncTimeout: Duration(20 * time.Second)},
 		Processor: ProcessorConfig{
 			CardModel:       "cpu",
 			CPUs:            runtime.NumCPU(),
@@ -159,6 +160,9 @@ func (c Config) Validate() error {
 	}
 	if c.Store.Rebroadcast <= 0 {
 		return fmt.Errorf("%w: [store] rebroadcast must be positive", ErrInvalidConfig)
+	}
+	if c.Store.DAGSyncTimeout <= 0 {
+		return fmt.Errorf("%w: [store] dag_sync_timeout must be positive", ErrInvalidConfig)
 	}
 	if c.Store.MaxPayload <= 0 || c.Store.MaxPayload > 1<<20 {
 		return fmt.Errorf("%w: [store] max_payload %d outside 1..1048576", ErrInvalidConfig, c.Store.MaxPayload)
@@ -271,6 +275,11 @@ address = {{toml .API.Address}}
 rebroadcast = {{toml .Store.Rebroadcast}}
 # Largest record payload accepted, in bytes (at most 1 MiB).
 max_payload = {{toml .Store.MaxPayload}}
+# How long fetching one update of the store from peers may take. An update
+# whose author went offline before anyone fetched it is given up after this
+# (and retried by the periodic repair), so it must stay short: while it
+# waits, later updates wait too.
+dag_sync_timeout = {{toml .Store.DAGSyncTimeout}}
 
 [processor]
 # What this node advertises when it runs as a processor.

@@ -163,6 +163,7 @@ func New(ctx context.Context, p Params) (_ *Node, err error) {
 	scfg.Registerer = reg
 	scfg.RebroadcastInterval = time.Duration(p.Config.Store.Rebroadcast)
 	scfg.MaxPayload = p.Config.Store.MaxPayload
+	scfg.DAGSyncTimeout = time.Duration(p.Config.Store.DAGSyncTimeout)
 	scfg.AuthorPolicy = processor.AuthorPolicy(NodesPrefix)
 	store, err := crdt.New(ctx, scfg)
 	if err != nil {

@@ -55,13 +55,12 @@ func (w *Worker) step(ctx context.Context) bool {
 		}
 		// Waiting for the queue is bounded so that a stalled room does not
 		// hold the worker: its owner's successors take over meanwhile.
-		rc := w.cfg.Room.Queue
-		nctx, cancel := context.WithTimeout(ctx, 4*max(rc.OwnerTimeout, 30*time.Second))
+		nctx, cancel := context.WithTimeout(ctx, w.waitForQueue())
 		id, err := room.Next(nctx)
 		cancel()
 		switch {
 		case errors.Is(err, macrojob.ErrRoomDone):
-			w.leave(room)
+			w.leave(room, true)
 			return true
 		case err != nil:
 			continue
@@ -134,7 +133,11 @@ func (w *Worker) room(ctx context.Context, js *jobState) (*macrojob.Room, error)
 		name := macrojob.RoomName(id, m.Index)
 		w.mu.Lock()
 		r := w.rooms[name]
+		left, recently := w.doneRooms[name]
 		w.mu.Unlock()
+		if r == nil && recently && now.Sub(left) < w.lockTTL() {
+			continue
+		}
 		if r != nil {
 			if !r.Done() {
 				return r, nil
@@ -184,11 +187,40 @@ func (w *Worker) join(ctx context.Context, js *jobState, m *jobs.MacroJob, creat
 	return r, nil
 }
 
-func (w *Worker) leave(r *macrojob.Room) {
+// leave closes a room. A room left because its queue is done is not
+// joined or taken again for a lock TTL: the store may not show every
+// commitment yet, and if one is still missing after that (its committer
+// died before it replicated), the MacroJob is taken again and the gap
+// redone.
+func (w *Worker) leave(r *macrojob.Room, done bool) {
 	w.mu.Lock()
 	delete(w.rooms, r.Name)
+	if done {
+		w.doneRooms[r.Name] = time.Now()
+	}
 	w.mu.Unlock()
 	r.Close()
+}
+
+// waitForQueue bounds one wait for work from a room: long enough for the
+// lock holders to finish and for an owner's successor to take over.
+func (w *Worker) waitForQueue() time.Duration {
+	q := w.cfg.Room.Queue
+	p, o := q.ProcessingTimeout, q.OwnerTimeout
+	if p == 0 {
+		p = macrojob.DefaultConfig().ProcessingTimeout
+	}
+	if o == 0 {
+		o = macrojob.DefaultConfig().OwnerTimeout
+	}
+	return p + 4*o
+}
+
+func (w *Worker) lockTTL() time.Duration {
+	if w.cfg.Room.LockTTL > 0 {
+		return w.cfg.Room.LockTTL
+	}
+	return time.Minute
 }
 
 func all(m *jobs.MacroJob, done map[jobs.ID]bool) bool {

@@ -110,11 +110,13 @@ type Worker struct {
 	topic  *p2p.Topic[jobs.ChannelMsg]
 	m      *metrics
 
-	mu      sync.Mutex
-	known   map[jobs.ID]*jobState
-	rooms   map[macrojob.RoomID]*macrojob.Room
-	pending []microjob.Disclosure // committed, waiting for the MacroJob's other commitments
-	wake    chan struct{}
+	mu    sync.Mutex
+	known map[jobs.ID]*jobState
+	rooms map[macrojob.RoomID]*macrojob.Room
+	// doneRooms are rooms left because their queue was done, and when.
+	doneRooms map[macrojob.RoomID]time.Time
+	pending   []microjob.Disclosure // committed, waiting for the MacroJob's other commitments
+	wake      chan struct{}
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -165,7 +167,8 @@ func New(ctx context.Context, p Params, cfg Config) (*Worker, error) {
 		cfg: cfg, p: p, self: p.Host.ID().String(), log: log, exec: exec, runner: runner,
 		fetch: fetcher, topic: topic, m: newMetrics(p.Registerer),
 		known: map[jobs.ID]*jobState{}, rooms: map[macrojob.RoomID]*macrojob.Room{},
-		wake: make(chan struct{}, 1), cancel: cancel,
+		doneRooms: map[macrojob.RoomID]time.Time{},
+		wake:      make(chan struct{}, 1), cancel: cancel,
 	}
 	w.wg.Add(3)
 	go w.listen(runCtx)
