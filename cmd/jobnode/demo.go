@@ -2,97 +2,387 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"math/big"
 	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
 	"time"
 
+	"github.com/ipfs/go-cid"
 	"github.com/spf13/cobra"
 
 	"github.com/jobmesh/jobmesh/api"
-	"github.com/jobmesh/jobmesh/internal/wait"
+	"github.com/jobmesh/jobmesh/assemble"
+	"github.com/jobmesh/jobmesh/dapp"
+	"github.com/jobmesh/jobmesh/examples"
+	"github.com/jobmesh/jobmesh/examples/mandelbrot/tiles"
+	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/localmesh"
+	"github.com/jobmesh/jobmesh/microjob"
+	"github.com/jobmesh/jobmesh/processor"
 )
 
+type demoOptions struct {
+	processors int
+	byzantine  int
+	serve      bool
+	json       bool
+	dir        string
+	out        string
+	width      uint32
+	height     uint32
+	tile       uint32
+}
+
+// demoSummary is what --json prints.
+type demoSummary struct {
+	JobID        string            `json:"job_id"`
+	OutputCID    string            `json:"output_cid"`
+	Verified     bool              `json:"verified"`
+	Culprits     []string          `json:"culprits"`
+	Processors   map[string]int    `json:"microjobs_by_processor"`
+	Verifier     map[string]string `json:"verifier_hashes"`
+	Picture      string            `json:"picture"`
+	TileMap      string            `json:"tile_map"`
+	SettlementTx string            `json:"settlement_tx"`
+	Payouts      map[string]string `json:"payouts"`
+	Refund       string            `json:"refund"`
+	Seconds      float64           `json:"seconds"`
+}
+
 func newDemoCmd(g *globals) *cobra.Command {
-	var (
-		processors int
-		serve      bool
-		dir        string
-	)
+	o := demoOptions{}
 	cmd := &cobra.Command{
 		Use:   "demo",
-		Short: "Run a whole mesh in this process on 127.0.0.1: a bootstrap node and processors",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) (err error) {
-			if processors < 1 {
-				return fmt.Errorf("--processors must be at least 1")
-			}
-			ctx := cmd.Context()
-			out := cmd.OutOrStdout()
-			if dir == "" {
-				if dir, err = os.MkdirTemp("", "jobmesh-demo-"); err != nil {
-					return err
-				}
-				defer os.RemoveAll(dir)
-			}
-			fmt.Fprintf(out, "starting a mesh of 1 bootstrap node and %d processors in %s\n", processors, dir)
-			mesh, err := localmesh.Start(ctx, localmesh.Options{Processors: processors, Dir: dir, Logger: g.logger()})
-			if err != nil {
-				return err
-			}
-			defer func() { err = errors.Join(err, mesh.Close()) }()
-
-			var servers []*api.Server
-			defer func() {
-				sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-				defer cancel()
-				for _, s := range servers {
-					_ = s.Shutdown(sctx)
-				}
-			}()
-			for _, m := range mesh.Members {
-				s, err := api.Listen("127.0.0.1:0", api.NewHandler(m.Node), g.logger())
-				if err != nil {
-					return err
-				}
-				servers = append(servers, s)
-			}
-
-			start := time.Now()
-			fmt.Fprintln(out, "waiting until every node sees every processor in the replicated store...")
-			err = wait.For(60*time.Second, func() error {
-				for _, m := range mesh.Members {
-					ads, err := m.Processors(ctx)
-					if err != nil {
-						return err
-					}
-					if len(ads) != processors {
-						return fmt.Errorf("node %d sees %d of %d processors", m.Index, len(ads), processors)
-					}
-				}
-				return ctx.Err()
-			})
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(out, "mesh converged in %s\n\n", time.Since(start).Round(time.Millisecond))
-			for i, m := range mesh.Members {
-				fmt.Fprintf(out, "%-9s %d  %s\n          api   %s\n", m.Role, m.Index, m.Host.ID(), servers[i].Addr())
-				for _, a := range m.Host.FullAddrs() {
-					fmt.Fprintf(out, "          swarm %s\n", a)
-				}
-			}
-			if !serve {
-				return nil
-			}
-			fmt.Fprintln(out, "\nserving; press Ctrl-C to stop")
-			<-ctx.Done()
-			return nil
+		Short: "Run a whole mesh in this process on 127.0.0.1 and compute a picture on it",
+		Long: `demo starts a bootstrap node, processors and a submitting node in this process,
+submits the Mandelbrot example job (WebAssembly, one tile per block), shows progress by
+processor, waits until the results are verified, and writes the assembled picture and a
+second picture showing which processor made which tile.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runDemo(cmd.Context(), g, o, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
-	cmd.Flags().IntVar(&processors, "processors", 4, "number of processors")
-	cmd.Flags().BoolVar(&serve, "serve", false, "keep the mesh running and serve each node's API")
-	cmd.Flags().StringVar(&dir, "dir", "", "directory for the members' repos (default: a temporary directory, removed at exit)")
+	f := cmd.Flags()
+	f.IntVar(&o.processors, "processors", 4, "number of processors")
+	f.IntVar(&o.byzantine, "byzantine", 0, "number of processors that return wrong output (they are caught and unpaid)")
+	f.BoolVar(&o.serve, "serve", false, "keep the mesh running after the job and print each node's API and swarm addresses")
+	f.BoolVar(&o.json, "json", false, "print a machine-readable summary on stdout (progress goes to stderr)")
+	f.StringVar(&o.dir, "dir", "", "directory for the members' repos (default: a temporary directory, removed at exit)")
+	f.StringVar(&o.out, "out", ".", "directory for mandelbrot.png and tiles-by-processor.png")
+	f.Uint32Var(&o.width, "width", 512, "picture width in pixels")
+	f.Uint32Var(&o.height, "height", 384, "picture height in pixels")
+	f.Uint32Var(&o.tile, "tile", 64, "tile side in pixels (one tile per block)")
 	return cmd
+}
+
+func runDemo(ctx context.Context, g *globals, o demoOptions, stdout, stderr io.Writer) (err error) {
+	if o.processors < 2 {
+		return errors.New("--processors must be at least 2")
+	}
+	if o.byzantine < 0 || o.byzantine >= o.processors-1 {
+		return fmt.Errorf("--byzantine must be between 0 and %d (two processors must stay honest to resolve a dispute)", o.processors-2)
+	}
+	start := time.Now()
+	say := stdout
+	if o.json {
+		say = stderr
+	}
+	if o.dir == "" {
+		if o.dir, err = os.MkdirTemp("", "jobmesh-demo-"); err != nil {
+			return err
+		}
+		defer os.RemoveAll(o.dir)
+	}
+	if err := os.MkdirAll(o.out, 0o755); err != nil {
+		return err
+	}
+
+	fmt.Fprintf(say, "building the Mandelbrot example for WebAssembly (GOOS=wasip1)...\n")
+	code, err := examples.Build(ctx, "mandelbrot")
+	if err != nil {
+		return err
+	}
+	params := tiles.Params{Width: o.width, Height: o.height, TileWidth: o.tile, TileHeight: o.tile, MaxIter: 256, View: tiles.DefaultView}
+	data, err := params.Job()
+	if err != nil {
+		return err
+	}
+
+	fmt.Fprintf(say, "starting a mesh on 127.0.0.1: 1 bootstrap node, %d processors (%d byzantine), 1 submitting node\n", o.processors, o.byzantine)
+	mesh, err := localmesh.Start(ctx, localmesh.Options{
+		Processors: o.processors,
+		Clients:    1,
+		Dir:        o.dir,
+		Logger:     g.logger(),
+		Processor: func(m *localmesh.Member, pc *processor.Config) {
+			pc.Poll = 250 * time.Millisecond
+			pc.Room.Queue.ProcessingTimeout = 20 * time.Second
+			pc.Room.Queue.OwnerTimeout = 3 * time.Second
+			pc.Room.Queue.Rebroadcast = 500 * time.Millisecond
+			pc.Room.LockTTL = 20 * time.Second
+			if m.Index > o.processors-o.byzantine {
+				pc.Tamper = func(_ uint64, out []byte) []byte { return append(out, 0x42) }
+			}
+		},
+	})
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, mesh.Close()) }()
+	client := mesh.Members[len(mesh.Members)-1]
+	names := map[string]string{}
+	var procIDs []string
+	for _, m := range mesh.Members {
+		if m.Role == "processor" {
+			id := m.Host.ID().String()
+			tag := ""
+			if m.Index > o.processors-o.byzantine {
+				tag = " (byzantine)"
+			}
+			names[id] = fmt.Sprintf("p%d%s", m.Index, tag)
+			procIDs = append(procIDs, id)
+		}
+	}
+
+	spec := dapp.Spec{
+		Code: code, Data: data,
+		Slicing:  jobs.Slicing{BlockSize: tiles.DescriptorSize, MicroJobs: 4, BlocksPerMicro: 4},
+		Price:    big.NewInt(1_000_000_000_000_000), // 0.001 ETH
+		Creator:  "0x00000000000000000000000000000000000000d1",
+		Deadline: time.Now().Add(time.Hour),
+		Output:   jobs.Output{Kind: jobs.OutputPNGGrid, Columns: uint32(params.Columns())},
+	}
+	info, err := client.DApp.Submit(ctx, spec)
+	if err != nil {
+		return err
+	}
+	plan, err := jobs.Slice(info)
+	if err != nil {
+		return err
+	}
+	id := info.ID()
+	fmt.Fprintf(say, "submitted job %s: %d tiles in %d MacroJobs, %d MicroJobs (verifiers included)\n",
+		id, plan.NumBlocks, len(plan.Macros), plan.NumMicroJobs())
+
+	// Progress: commitments by processor, read from the submitting
+	// node's replicated store.
+	res, err := waitWithProgress(ctx, client, id, plan.NumMicroJobs(), names, say)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(say, "verified in %s\n", time.Since(start).Round(100*time.Millisecond))
+
+	picture, tileMap, err := writePictures(ctx, client, info, plan, res, procIDs, o.out)
+	if err != nil {
+		return err
+	}
+	sum := demoSummary{
+		JobID: id.String(), OutputCID: res.Output.String(), Verified: res.Verdict.Verified,
+		Culprits: res.Culprits, Processors: map[string]int{}, Verifier: map[string]string{},
+		Picture: picture, TileMap: tileMap, Payouts: map[string]string{}, Seconds: time.Since(start).Seconds(),
+	}
+	for p, n := range res.Verdict.Counts {
+		sum.Processors[p] = n
+	}
+	for m, hs := range res.Verdict.VerifierHashes {
+		sum.Verifier[fmt.Sprint(m)] = strings.Join(hs, ",")
+	}
+	if o.json {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(sum); err != nil {
+			return err
+		}
+	} else {
+		printSummary(stdout, sum, names)
+	}
+	if !o.serve {
+		return nil
+	}
+	return serveDemo(ctx, g, mesh, say)
+}
+
+func waitWithProgress(ctx context.Context, client *localmesh.Member, id jobs.ID, total int, names map[string]string, say io.Writer) (dapp.Result, error) {
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	last := ""
+	for {
+		res, ok, err := dapp.Status(ctx, client.Store, id)
+		if err != nil {
+			return res, err
+		}
+		if ok {
+			return res, nil
+		}
+		recs, err := client.Store.Query(ctx, processor.JobKey(id)+"/")
+		if err == nil {
+			done := map[string]bool{}
+			by := map[string]int{}
+			for _, r := range recs {
+				if r.Type == microjob.TypeCommit {
+					k, err := microjob.ParseKey(r.Key)
+					if err == nil && !done[k.MicroID.String()+k.Processor] {
+						done[k.MicroID.String()+k.Processor] = true
+						by[names[k.Processor]]++
+					}
+				}
+			}
+			micros := map[string]bool{}
+			for k := range done {
+				micros[k[:64]] = true
+			}
+			line := fmt.Sprintf("  MicroJobs done %d/%d  %s", len(micros), total, formatCounts(by))
+			if line != last {
+				fmt.Fprintln(say, line)
+				last = line
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return dapp.Result{}, ctx.Err()
+		case <-tick.C:
+		}
+	}
+}
+
+func formatCounts(by map[string]int) string {
+	keys := make([]string, 0, len(by))
+	for k := range by {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s:%d", k, by[k])
+	}
+	return strings.Join(parts, " ")
+}
+
+// writePictures fetches the assembled picture and draws the tile map from
+// the accepted results: which processor's result each tile came from.
+func writePictures(ctx context.Context, client *localmesh.Member, info *jobs.JobInfo, plan *jobs.Plan, res dapp.Result, procs []string, out string) (string, string, error) {
+	tmp, err := os.MkdirTemp("", "jobmesh-demo-out-")
+	if err != nil {
+		return "", "", err
+	}
+	defer os.RemoveAll(tmp)
+	if err := client.IPFS.Get(ctx, res.Output, filepath.Join(tmp, "output")); err != nil {
+		return "", "", err
+	}
+	png, err := os.ReadFile(filepath.Join(tmp, "output", microjob.OutputFileName(info.Output.Kind)))
+	if err != nil {
+		return "", "", err
+	}
+	picture := filepath.Join(out, "mandelbrot.png")
+	if err := os.WriteFile(picture, png, 0o644); err != nil {
+		return "", "", err
+	}
+	tileOut := make([][]byte, plan.NumBlocks)
+	owner := make([]int, plan.NumBlocks)
+	for i, r := range res.Verdict.Results {
+		if r.Verifier {
+			continue
+		}
+		dir := filepath.Join(tmp, fmt.Sprintf("r%d", i))
+		c, err := parseCID(r.ResultCID)
+		if err != nil {
+			return "", "", err
+		}
+		if err := client.IPFS.Get(ctx, c, dir); err != nil {
+			return "", "", err
+		}
+		micro, err := plan.MicroJob(mustParse(r.MicroID))
+		if err != nil {
+			return "", "", err
+		}
+		for _, b := range micro.Blocks {
+			body, err := os.ReadFile(filepath.Join(dir, microjob.BlockFileName(b)))
+			if err != nil {
+				return "", "", err
+			}
+			tileOut[b] = body
+			owner[b] = slices.Index(procs, r.Processor)
+		}
+	}
+	m, err := assemble.TileMap(tileOut, int(info.Output.Columns), owner)
+	if err != nil {
+		return "", "", err
+	}
+	tileMap := filepath.Join(out, "tiles-by-processor.png")
+	if err := os.WriteFile(tileMap, m, 0o644); err != nil {
+		return "", "", err
+	}
+	return picture, tileMap, nil
+}
+
+func printSummary(w io.Writer, s demoSummary, names map[string]string) {
+	fmt.Fprintf(w, "\njob          %s\n", s.JobID)
+	fmt.Fprintf(w, "output       ipfs://%s\n", s.OutputCID)
+	fmt.Fprintf(w, "verified     %v\n", s.Verified)
+	macros := make([]string, 0, len(s.Verifier))
+	for m := range s.Verifier {
+		macros = append(macros, m)
+	}
+	sort.Strings(macros)
+	for _, m := range macros {
+		hs := strings.Split(s.Verifier[m], ",")
+		fmt.Fprintf(w, "verifier     MacroJob %s: %d block hashes, first %s…\n", m, len(hs), hs[0][:16])
+	}
+	if len(s.Culprits) == 0 {
+		fmt.Fprintf(w, "culprits     none\n")
+	}
+	for _, c := range s.Culprits {
+		fmt.Fprintf(w, "culprit      %s %s: caught by a verifier MicroJob, unpaid, its MicroJobs redone\n", names[c], c)
+	}
+	ids := make([]string, 0, len(s.Processors))
+	for p := range s.Processors {
+		ids = append(ids, p)
+	}
+	sort.Strings(ids)
+	for _, p := range ids {
+		fmt.Fprintf(w, "credited     %-4s %s  %d MicroJobs\n", names[p], p, s.Processors[p])
+	}
+	fmt.Fprintf(w, "picture      %s\n", s.Picture)
+	fmt.Fprintf(w, "tile map     %s\n", s.TileMap)
+	fmt.Fprintf(w, "took         %.1fs\n", s.Seconds)
+}
+
+func serveDemo(ctx context.Context, g *globals, mesh *localmesh.Mesh, say io.Writer) error {
+	var servers []*api.Server
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		for _, s := range servers {
+			_ = s.Shutdown(sctx)
+		}
+	}()
+	fmt.Fprintln(say, "\nserving the mesh; press Ctrl-C to stop")
+	for _, m := range mesh.Members {
+		s, err := api.Listen("127.0.0.1:0", api.NewHandler(m.Node), g.logger())
+		if err != nil {
+			return err
+		}
+		servers = append(servers, s)
+		fmt.Fprintf(say, "%-9s %d  %s\n          api   http://%s\n", m.Role, m.Index, m.Host.ID(), s.Addr())
+		for _, a := range m.Host.FullAddrs() {
+			fmt.Fprintf(say, "          swarm %s\n", a)
+		}
+	}
+	<-ctx.Done()
+	return nil
+}
+
+func parseCID(s string) (cid.Cid, error) { return cid.Decode(s) }
+
+func mustParse(s string) jobs.ID {
+	h, _ := jobs.ParseHash(s)
+	return h
 }
