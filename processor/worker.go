@@ -60,6 +60,10 @@ type Config struct {
 	// Tamper, when set, rewrites block outputs before hashing: a test seam
 	// that plays a dishonest processor. Nil in production.
 	Tamper func(block uint64, out []byte) []byte
+	// Exec, when set, runs blocks instead of the wazero executor built from
+	// Wasm: a GPU executor, or a fixed-cost runner in benchmarks that
+	// measure coordination. Default nil.
+	Exec wasm.Runner
 	// Hold, when set, is called with each MicroJob before it runs; the
 	// worker waits until it returns. A test seam to stop a processor
 	// mid-MicroJob. Nil in production.
@@ -104,7 +108,8 @@ type Worker struct {
 	p      Params
 	self   string
 	log    *slog.Logger
-	exec   *wasm.Executor
+	exec   wasm.Runner
+	closer func(context.Context) error
 	runner *microjob.Runner
 	fetch  *fetch.Registry
 	topic  *p2p.Topic[jobs.ChannelMsg]
@@ -141,30 +146,35 @@ func New(ctx context.Context, p Params, cfg Config) (*Worker, error) {
 		log = slog.Default()
 	}
 	log = log.With("subsystem", "processor")
-	exec, err := wasm.New(cfg.Wasm, log)
-	if err != nil {
-		return nil, err
+	var exec wasm.Runner = cfg.Exec
+	closer := func(context.Context) error { return nil }
+	if exec == nil {
+		e, err := wasm.New(cfg.Wasm, log)
+		if err != nil {
+			return nil, err
+		}
+		exec, closer = e, e.Close
 	}
 	runner, err := microjob.NewRunner(microjob.Config{Exec: exec, Blocks: p.Blocks, Logger: log, Registerer: p.Registerer, Tamper: cfg.Tamper})
 	if err != nil {
-		exec.Close(ctx)
+		closer(ctx)
 		return nil, err
 	}
 	fcfg := cfg.Fetch
 	fcfg.IPFS = p.Blocks
 	fetcher, err := fetch.New(fcfg)
 	if err != nil {
-		exec.Close(ctx)
+		closer(ctx)
 		return nil, err
 	}
 	topic, err := JoinJobsTopic(p.Host)
 	if err != nil {
-		exec.Close(ctx)
+		closer(ctx)
 		return nil, err
 	}
 	runCtx, cancel := context.WithCancel(context.Background())
 	w := &Worker{
-		cfg: cfg, p: p, self: p.Host.ID().String(), log: log, exec: exec, runner: runner,
+		cfg: cfg, p: p, self: p.Host.ID().String(), log: log, exec: exec, closer: closer, runner: runner,
 		fetch: fetcher, topic: topic, m: newMetrics(p.Registerer),
 		known: map[jobs.ID]*jobState{}, rooms: map[macrojob.RoomID]*macrojob.Room{},
 		doneRooms: map[macrojob.RoomID]time.Time{},
@@ -205,7 +215,7 @@ func (w *Worker) Close() error {
 		w.topic.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		w.exec.Close(ctx)
+		w.closer(ctx)
 	})
 	return nil
 }
