@@ -6,11 +6,13 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/macrojob"
 	"github.com/jobmesh/jobmesh/microjob"
+	"github.com/jobmesh/jobmesh/p2p"
 )
 
 // work is the processor's main loop: one MicroJob (or re-run) at a time.
@@ -20,6 +22,7 @@ func (w *Worker) work(ctx context.Context) {
 	defer t.Stop()
 	for {
 		w.syncKnown(ctx)
+		w.retireFinished()
 		if w.step(ctx) {
 			continue
 		}
@@ -29,6 +32,36 @@ func (w *Worker) work(ctx context.Context) {
 		case <-t.C:
 		case <-w.wake:
 		}
+	}
+}
+
+// retireFinished leaves the channel and rooms of jobs that have a verdict.
+func (w *Worker) retireFinished() {
+	w.mu.Lock()
+	var topics []*p2p.Topic[jobs.ChannelMsg]
+	var rooms []*macrojob.Room
+	for id, js := range w.known {
+		if !js.finished {
+			continue
+		}
+		if js.topic != nil {
+			topics = append(topics, js.topic)
+			js.topic = nil
+		}
+		prefix := id.String() + "/"
+		for name, r := range w.rooms {
+			if strings.HasPrefix(string(name), prefix) {
+				rooms = append(rooms, r)
+				delete(w.rooms, name)
+			}
+		}
+	}
+	w.mu.Unlock()
+	for _, t := range topics {
+		t.Close()
+	}
+	for _, r := range rooms {
+		r.Close()
 	}
 }
 
@@ -118,6 +151,7 @@ func (w *Worker) room(ctx context.Context, js *jobState) (*macrojob.Room, error)
 	if err != nil {
 		return nil, err
 	}
+	w.jobChannel(ctx, js)
 	now := time.Now()
 	macros := js.plan.Macros
 	// Each processor starts looking at its own MacroJob, so that
@@ -146,6 +180,11 @@ func (w *Worker) room(ctx context.Context, js *jobState) (*macrojob.Room, error)
 		}
 		if lock, ok := macrojob.ReadRoomLock(ctx, w.p.Store, id, m.Index); ok && !lock.Open(now) {
 			return w.join(ctx, js, m, macrojob.PeerID(lock.Owner), committed)
+		}
+		// The store may lag: a room announced on the Job channel is open
+		// to join too.
+		if owner, ok := w.announcedOwner(js, m.Index, now); ok {
+			return w.join(ctx, js, m, macrojob.PeerID(owner), committed)
 		}
 		if take < 0 {
 			take = int(m.Index)
@@ -180,6 +219,9 @@ func (w *Worker) join(ctx context.Context, js *jobState, m *jobs.MacroJob, creat
 	w.rooms[r.Name] = r
 	w.mu.Unlock()
 	if creator == macrojob.PeerID(w.self) {
+		if t := w.jobChannel(ctx, js); t != nil {
+			_ = t.Publish(ctx, jobs.ChannelMsg{Kind: jobs.KindRoom, JobID: js.plan.JobID.String(), Macro: m.Index, Processor: w.self, Open: len(m.Micros)})
+		}
 		w.log.Info("took MacroJob room", "room", r.Name)
 	} else {
 		w.log.Info("joined MacroJob room", "room", r.Name, "owner", creator)
@@ -272,7 +314,9 @@ func (w *Worker) process(ctx context.Context, js *jobState, room *macrojob.Room,
 	w.mu.Lock()
 	w.pending = append(w.pending, d)
 	w.mu.Unlock()
-	_ = w.topic.Publish(ctx, jobs.ChannelMsg{Kind: jobs.KindProgress, JobID: js.plan.JobID.String(), MicroID: mid.String(), Processor: w.self})
+	if t := w.jobChannel(ctx, js); t != nil {
+		_ = t.Publish(ctx, jobs.ChannelMsg{Kind: jobs.KindProgress, JobID: js.plan.JobID.String(), MicroID: mid.String(), Processor: w.self})
+	}
 }
 
 // run executes one MicroJob and writes its commitment; it returns the

@@ -123,6 +123,7 @@ type Worker struct {
 	pending   []microjob.Disclosure // committed, waiting for the MacroJob's other commitments
 	wake      chan struct{}
 
+	runCtx context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	once   sync.Once
@@ -134,6 +135,10 @@ type jobState struct {
 	code, data []byte
 	failed     time.Time // last fetch or run failure, for backoff
 	finished   bool      // a verdict exists
+	// topic is the Job channel, joined when the node first works on the
+	// job; announced are the rooms heard of there.
+	topic     *p2p.Topic[jobs.ChannelMsg]
+	announced map[uint64]roomSeen
 }
 
 // New starts a Worker. Close stops it.
@@ -210,6 +215,11 @@ func (w *Worker) Close() error {
 		w.mu.Lock()
 		for _, r := range w.rooms {
 			r.Close()
+		}
+		for _, js := range w.known {
+			if js.topic != nil {
+				js.topic.Close()
+			}
 		}
 		w.mu.Unlock()
 		w.topic.Close()
