@@ -1,10 +1,11 @@
 package jobs
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/jobmesh/jobmesh/internal/strictjson"
 )
 
 // Messages of the Jobs channel (/jobmesh/1/jobs) and of each Job channel
@@ -65,16 +66,8 @@ func EncodeChannelMsg(m ChannelMsg) ([]byte, error) {
 // must decode canonically (its deadline is not checked here).
 func DecodeChannelMsg(b []byte) (ChannelMsg, error) {
 	var m ChannelMsg
-	if len(b) > MaxChannelMsg {
-		return m, fmt.Errorf("%w: %d bytes, limit %d", ErrBadMessage, len(b), MaxChannelMsg)
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&m); err != nil {
+	if err := strictjson.Decode(b, MaxChannelMsg, &m); err != nil {
 		return m, fmt.Errorf("%w: %w", ErrBadMessage, err)
-	}
-	if dec.More() {
-		return m, fmt.Errorf("%w: trailing data", ErrBadMessage)
 	}
 	if m.V != ChannelVersion {
 		return m, fmt.Errorf("%w: version %d", ErrBadMessage, m.V)

@@ -7,14 +7,16 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/ipfs/go-cid"
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/jobmesh/jobmesh/jobs"
+
+	"github.com/jobmesh/jobmesh/internal/strictjson"
 )
 
 // RecordVersion is the version of the Commitment and Disclosure encodings.
@@ -334,18 +336,14 @@ func DecodeDisclosure(b []byte) (Disclosure, error) {
 }
 
 // strictJSON decodes one JSON object of at most limit bytes into v,
-// refusing unknown fields and trailing data.
+// refusing unknown fields and trailing data, with this package's sentinels.
 func strictJSON(b []byte, limit int, v any) error {
-	if len(b) > limit {
-		return fmt.Errorf("%w: %d bytes, limit %d", ErrTooLarge, len(b), limit)
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("%w: %v", ErrMalformed, err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return fmt.Errorf("%w: data after the object", ErrMalformed)
+	err := strictjson.Decode(b, limit, v)
+	switch {
+	case errors.Is(err, strictjson.ErrTooLarge):
+		return fmt.Errorf("%w: %w", ErrTooLarge, err)
+	case err != nil:
+		return fmt.Errorf("%w: %w", ErrMalformed, err)
 	}
 	return nil
 }

@@ -1,9 +1,7 @@
 package node
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -11,6 +9,8 @@ import (
 	"time"
 
 	"github.com/jobmesh/jobmesh/crdt"
+
+	"github.com/jobmesh/jobmesh/internal/strictjson"
 )
 
 // NodesPrefix holds one advertisement per processor, written only by that
@@ -65,16 +65,8 @@ const MaxAdvertSize = 64 << 10
 // fields are refused, so a newer schema is noticed rather than misread.
 func DecodeAdvert(b []byte) (Advert, error) {
 	var a Advert
-	if len(b) > MaxAdvertSize {
-		return a, fmt.Errorf("%w: %d bytes, limit %d", ErrBadAdvert, len(b), MaxAdvertSize)
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&a); err != nil {
+	if err := strictjson.Decode(b, MaxAdvertSize, &a); err != nil {
 		return a, fmt.Errorf("%w: %w", ErrBadAdvert, err)
-	}
-	if dec.More() {
-		return a, fmt.Errorf("%w: trailing data", ErrBadAdvert)
 	}
 	return a, a.Validate()
 }

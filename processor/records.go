@@ -1,7 +1,6 @@
 package processor
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +12,8 @@ import (
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/microjob"
+
+	"github.com/jobmesh/jobmesh/internal/strictjson"
 )
 
 // Store keys and record types of the processing flow, under the store's
@@ -98,19 +99,11 @@ type Redo struct {
 	Exclude []string `json:"exclude"`
 }
 
-// decodeStrict decodes one JSON value with a size limit, refusing unknown
-// fields and trailing data.
+// decodeStrict decodes one record payload: size-limited, no unknown
+// fields, nothing trailing.
 func decodeStrict(b []byte, v any) error {
-	if len(b) > MaxRecord {
-		return fmt.Errorf("%w: %d bytes, limit %d", ErrBadRecord, len(b), MaxRecord)
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
+	if err := strictjson.Decode(b, MaxRecord, v); err != nil {
 		return fmt.Errorf("%w: %w", ErrBadRecord, err)
-	}
-	if dec.More() {
-		return fmt.Errorf("%w: trailing data", ErrBadRecord)
 	}
 	return nil
 }
