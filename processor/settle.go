@@ -39,7 +39,10 @@ func (w *Worker) settle(ctx context.Context) {
 			// Coalesce a burst of changes into one pass.
 			for drained := false; !drained; {
 				select {
-				case <-changes:
+				case _, ok := <-changes:
+					if !ok {
+						return // the store closed the watch
+					}
 				default:
 					drained = true
 				}
