@@ -30,6 +30,7 @@ func flowMesh(t *testing.T, processors int, tune func(m *localmesh.Member, pc *p
 		Clients:    1,
 		Processor: func(m *localmesh.Member, pc *processor.Config) {
 			pc.Poll = 200 * time.Millisecond
+			pc.DiscloseGrace = 5 * time.Second
 			pc.Room.Queue.ProcessingTimeout = 6 * time.Second
 			pc.Room.Queue.OwnerTimeout = 2 * time.Second
 			pc.Room.Queue.Rebroadcast = 300 * time.Millisecond
@@ -210,7 +211,7 @@ func TestWrongOutputNamesCulpritAndJobCompletes(t *testing.T) {
 	info, res := runJob(t, m, job.spec(3, 4), 4*time.Minute)
 	checkComplete(t, info, res)
 	if len(res.Culprits) != 1 || res.Culprits[0] != liar {
-		t.Fatalf("culprits %v, want the liar %s", res.Culprits, liar)
+		t.Fatalf("culprits %v, want the liar %s; invalid %+v; disputes %+v; resolutions %+v", res.Culprits, liar, res.Verdict.Invalid, res.Verdict.Disputes, res.Verdict.Resolutions)
 	}
 	for _, r := range res.Verdict.Results {
 		if r.Processor == liar {

@@ -172,7 +172,10 @@ func (w *Worker) finalizeAll(ctx context.Context) {
 
 // judge applies the store's re-runs to the verdict until no new culprit
 // appears: culprits' results are then left out and their MicroJobs redone.
-func judge(js *jobState, recs jobRecords) (microjob.Verdict, []string, []string, error) {
+// It also returns the self-checks still waiting for a third run: verifier
+// blocks whose regular counterpart was run by the same processor, which
+// prove nothing until someone else runs the block.
+func judge(js *jobState, recs jobRecords) (microjob.Verdict, []string, []string, []microjob.Dispute, error) {
 	excluded := map[string]bool{}
 	var redo []string
 	for {
@@ -191,21 +194,23 @@ func judge(js *jobState, recs jobRecords) (microjob.Verdict, []string, []string,
 		}
 		v, err := microjob.Judge(js.info, js.plan, commits, discl)
 		if err != nil {
-			return v, nil, nil, err
+			return v, nil, nil, nil, err
 		}
 		for _, d := range slices.Clone(v.Disputes) {
-			third := recs.dispute[d.Block].Third
-			for _, rr := range recs.reruns[d.Block] {
-				if rr.Processor != third {
-					continue
-				}
-				h, err := hex.DecodeString(rr.Hash)
-				if err != nil || len(h) != 32 {
-					continue
-				}
-				if nv, err := microjob.Resolve(v, d, [32]byte(h), third); err == nil {
+			if h, ok := rerunHash(recs, d.Block); ok {
+				if nv, err := microjob.Resolve(v, d, h, recs.dispute[d.Block].Third); err == nil {
 					v = nv
 				}
+			}
+		}
+		var pending []microjob.Dispute
+		for _, sc := range selfChecks(js, v) {
+			h, ok := rerunHash(recs, sc.Block)
+			switch {
+			case !ok:
+				pending = append(pending, sc)
+			case hex.EncodeToString(h[:]) != sc.Hashes[0]:
+				v.Culprits = append(v.Culprits, sc.Processors[0])
 			}
 		}
 		fresh := false
@@ -216,16 +221,80 @@ func judge(js *jobState, recs jobRecords) (microjob.Verdict, []string, []string,
 			}
 		}
 		redo = append(redo, v.Redo...)
-		if !fresh {
-			culprits := make([]string, 0, len(excluded))
-			for c := range excluded {
-				culprits = append(culprits, c)
+		if fresh {
+			// The culprit's MicroJobs need other hands.
+			for _, r := range v.Results {
+				if excluded[r.Processor] {
+					redo = append(redo, r.MicroID)
+				}
 			}
-			slices.Sort(culprits)
-			slices.Sort(redo)
-			return v, culprits, slices.Compact(redo), nil
+			continue
+		}
+		culprits := make([]string, 0, len(excluded))
+		for c := range excluded {
+			culprits = append(culprits, c)
+		}
+		slices.Sort(culprits)
+		slices.Sort(redo)
+		return v, culprits, slices.Compact(redo), pending, nil
+	}
+}
+
+// rerunHash is the designated third processor's hash of block, if it has
+// re-run it.
+func rerunHash(recs jobRecords, block uint64) ([32]byte, bool) {
+	third := recs.dispute[block].Third
+	for _, rr := range recs.reruns[block] {
+		if rr.Processor != third {
+			continue
+		}
+		h, err := hex.DecodeString(rr.Hash)
+		if err == nil && len(h) == 32 {
+			return [32]byte(h), true
 		}
 	}
+	return [32]byte{}, false
+}
+
+// selfChecks lists the verifier blocks of v whose every credited regular
+// result comes from the verifier's own processor: a processor that lies
+// consistently passes its own check, so such a block needs a third run.
+func selfChecks(js *jobState, v microjob.Verdict) []microjob.Dispute {
+	byMicro := map[string][]microjob.Result{}
+	for _, r := range v.Results {
+		byMicro[r.MicroID] = append(byMicro[r.MicroID], r)
+	}
+	var out []microjob.Dispute
+	for _, r := range v.Results {
+		if !r.Verifier {
+			continue
+		}
+		vid, err := jobs.ParseHash(r.MicroID)
+		if err != nil {
+			continue
+		}
+		micro, err := js.plan.MicroJob(vid)
+		if err != nil {
+			continue
+		}
+		for pos, block := range micro.Blocks {
+			reg, _, err := js.plan.Counterpart(vid, pos)
+			if err != nil || pos >= len(r.Hashes) {
+				continue
+			}
+			regs := byMicro[reg.ID.String()]
+			if len(regs) == 0 || slices.ContainsFunc(regs, func(o microjob.Result) bool { return o.Processor != r.Processor }) {
+				continue
+			}
+			out = append(out, microjob.Dispute{
+				Macro: micro.Macro, Block: block,
+				Micros:     [2]string{r.MicroID, reg.ID.String()},
+				Processors: [2]string{r.Processor, r.Processor},
+				Hashes:     [2]string{r.Hashes[pos], r.Hashes[pos]},
+			})
+		}
+	}
+	return out
 }
 
 func (w *Worker) finalize(ctx context.Context, js *jobState) error {
@@ -243,7 +312,7 @@ func (w *Worker) finalize(ctx context.Context, js *jobState) error {
 	if len(recs.discl) == 0 {
 		return nil
 	}
-	v, culprits, redo, err := judge(js, recs)
+	v, culprits, redo, selfPending, err := judge(js, recs)
 	if err != nil {
 		return err
 	}
@@ -263,8 +332,19 @@ func (w *Worker) finalize(ctx context.Context, js *jobState) error {
 	if !v.Complete {
 		return nil
 	}
-	if len(v.Disputes) > 0 {
-		return w.requestReruns(ctx, js, v, recs)
+	if undisclosed(recs) > 0 {
+		w.mu.Lock()
+		if js.complete.IsZero() {
+			js.complete = time.Now()
+		}
+		waited := time.Since(js.complete)
+		w.mu.Unlock()
+		if waited < w.cfg.DiscloseGrace {
+			return nil
+		}
+	}
+	if len(v.Disputes) > 0 || len(selfPending) > 0 {
+		return w.requestReruns(ctx, js, append(slices.Clone(v.Disputes), selfPending...), recs)
 	}
 	if !v.Verified {
 		return nil
@@ -285,6 +365,26 @@ func (w *Worker) finalize(ctx context.Context, js *jobState) error {
 	return nil
 }
 
+// undisclosed counts commitments whose processor has not disclosed that
+// MicroJob yet.
+func undisclosed(recs jobRecords) int {
+	type key struct {
+		micro jobs.ID
+		proc  string
+	}
+	disclosed := map[key]bool{}
+	for _, d := range recs.discl {
+		disclosed[key{d.MicroID, d.Processor}] = true
+	}
+	n := 0
+	for _, c := range recs.commits {
+		if !disclosed[key{c.MicroID, c.Processor}] {
+			n++
+		}
+	}
+	return n
+}
+
 func mustHash(s string) jobs.ID {
 	h, _ := jobs.ParseHash(s)
 	return h
@@ -293,12 +393,12 @@ func mustHash(s string) jobs.ID {
 // requestReruns names a third processor for each disputed block: one that
 // took part in neither side, chosen by a seeded draw that anyone can
 // repeat.
-func (w *Worker) requestReruns(ctx context.Context, js *jobState, v microjob.Verdict, recs jobRecords) error {
+func (w *Worker) requestReruns(ctx context.Context, js *jobState, disputes []microjob.Dispute, recs jobRecords) error {
 	procs, err := w.processors(ctx)
 	if err != nil {
 		return err
 	}
-	for _, d := range v.Disputes {
+	for _, d := range disputes {
 		if _, ok := recs.dispute[d.Block]; ok {
 			continue
 		}

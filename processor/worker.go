@@ -49,6 +49,13 @@ type Config struct {
 	// Poll is how often an idle worker looks for work, and how often
 	// pending disclosures and finalization are re-checked. Default 2s.
 	Poll time.Duration
+	// DiscloseGrace is how long a finalizer waits, once every MicroJob has
+	// a result, for processors that committed but have not disclosed yet:
+	// their results are judged too, so a wrong one is named even when an
+	// honest duplicate already covers its MicroJob. A processor that died
+	// after committing holds the verdict back by at most this long.
+	// Default 30s.
+	DiscloseGrace time.Duration
 	// MaxCodeSize and MaxDataSize bound what a job may make this node
 	// fetch. Default 64 MiB and 1 GiB.
 	MaxCodeSize, MaxDataSize int64
@@ -73,12 +80,13 @@ type Config struct {
 // DefaultConfig returns the defaults documented on Config.
 func DefaultConfig() Config {
 	return Config{
-		CardModel:   "cpu",
-		Poll:        2 * time.Second,
-		MaxCodeSize: 64 << 20,
-		MaxDataSize: 1 << 30,
-		Wasm:        wasm.DefaultConfig(),
-		Fetch:       fetch.DefaultConfig(),
+		CardModel:     "cpu",
+		Poll:          2 * time.Second,
+		DiscloseGrace: 30 * time.Second,
+		MaxCodeSize:   64 << 20,
+		MaxDataSize:   1 << 30,
+		Wasm:          wasm.DefaultConfig(),
+		Fetch:         fetch.DefaultConfig(),
 	}
 }
 
@@ -134,6 +142,7 @@ type jobState struct {
 	plan       *jobs.Plan
 	code, data []byte
 	failed     time.Time // last fetch or run failure, for backoff
+	complete   time.Time // when this node first saw every MicroJob with a result
 	finished   bool      // a verdict exists
 	// topic is the Job channel, joined when the node first works on the
 	// job; announced are the rooms heard of there.
@@ -183,7 +192,7 @@ func New(ctx context.Context, p Params, cfg Config) (*Worker, error) {
 		fetch: fetcher, topic: topic, m: newMetrics(p.Registerer),
 		known: map[jobs.ID]*jobState{}, rooms: map[macrojob.RoomID]*macrojob.Room{},
 		doneRooms: map[macrojob.RoomID]time.Time{},
-		wake:      make(chan struct{}, 1), cancel: cancel,
+		wake:      make(chan struct{}, 1), runCtx: runCtx, cancel: cancel,
 	}
 	w.wg.Add(3)
 	go w.listen(runCtx)

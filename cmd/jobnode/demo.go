@@ -124,6 +124,7 @@ func runDemo(ctx context.Context, g *globals, o demoOptions, stdout, stderr io.W
 		Logger:     g.logger(),
 		Processor: func(m *localmesh.Member, pc *processor.Config) {
 			pc.Poll = 250 * time.Millisecond
+			pc.DiscloseGrace = 5 * time.Second
 			pc.Room.Queue.ProcessingTimeout = 20 * time.Second
 			pc.Room.Queue.OwnerTimeout = 3 * time.Second
 			pc.Room.Queue.Rebroadcast = 500 * time.Millisecond
