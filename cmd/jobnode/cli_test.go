@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -205,4 +206,53 @@ func TestThreeProcessMesh(t *testing.T) {
 	d2.stop(t)
 	d1.stop(t)
 	db.stop(t)
+}
+
+func TestBootstrapServesDevChain(t *testing.T) {
+	if testing.Short() {
+		t.Skip("multi-process dev chain in -short mode")
+	}
+	root := t.TempDir()
+	boot := filepath.Join(root, "boot")
+	initRepo(t, boot)
+	logs := &bytes.Buffer{}
+	cmd := jobnode("bootstrap", "--repo", boot, "--log-level", "warn", "--devchain", "127.0.0.1:0")
+	cmd.Stdout, cmd.Stderr = logs, logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	d := &daemon{repo: boot, cmd: cmd, logs: logs, done: make(chan error, 1)}
+	go func() { d.done <- cmd.Wait() }()
+	t.Cleanup(func() { _ = cmd.Process.Kill(); <-d.done })
+	wait.Until(t, 60*time.Second, func() error {
+		_, err := node.ReadAPIAddr(boot)
+		return err
+	})
+	out := logs.String()
+	var url, contract string
+	for _, l := range strings.Split(out, "\n") {
+		if v, ok := strings.CutPrefix(l, "devchain "); ok {
+			url = v
+		}
+		if v, ok := strings.CutPrefix(l, "escrow "); ok {
+			contract = v
+		}
+	}
+	if !strings.HasPrefix(url, "http://127.0.0.1:") || !strings.HasPrefix(contract, "0x") {
+		t.Fatalf("daemon output:\n%s", out)
+	}
+	// The chain answers JSON-RPC and has the escrow contract deployed.
+	body := `{"jsonrpc":"2.0","id":1,"method":"eth_getCode","params":["` + contract + `","latest"]}`
+	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var r struct {
+		Result string `json:"result"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil || len(r.Result) < 100 {
+		t.Fatalf("eth_getCode: %v %q", err, r.Result)
+	}
+	d.stop(t)
 }

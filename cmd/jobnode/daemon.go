@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/jobmesh/jobmesh/api"
+	"github.com/jobmesh/jobmesh/escrow"
 	"github.com/jobmesh/jobmesh/node"
 )
 
@@ -23,6 +24,7 @@ func newDaemonCmd(g *globals, use, short string) *cobra.Command {
 		listen    []string
 		bootstrap []string
 		apiAddr   string
+		devchain  string
 	)
 	role := node.RoleProcessor
 	if use == "bootstrap" {
@@ -33,17 +35,31 @@ func newDaemonCmd(g *globals, use, short string) *cobra.Command {
 		Short: short,
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runDaemon(cmd.Context(), g, role, listen, bootstrap, apiAddr, cmd)
+			return runDaemon(cmd.Context(), g, role, listen, bootstrap, apiAddr, devchain, cmd)
 		},
 	}
 	cmd.Flags().StringArrayVar(&listen, "listen", nil, "listen multiaddr (repeatable; default from the config)")
 	cmd.Flags().StringArrayVar(&bootstrap, "bootstrap", nil, "bootstrap peer multiaddr, added to the config's (repeatable)")
 	cmd.Flags().StringVar(&apiAddr, "api", "", "HTTP API address HOST:PORT (default from the config: 127.0.0.1 with a free port)")
+	if role == node.RoleBootstrap {
+		cmd.Flags().StringVar(&devchain, "devchain", "", "also serve a development chain (a real in-process EVM with the escrow deployed and funded dev accounts) over JSON-RPC on this loopback HOST:PORT, e.g. 127.0.0.1:8545")
+	}
 	return cmd
 }
 
-func runDaemon(ctx context.Context, g *globals, role node.Role, listen, bootstrap []string, apiAddr string, cmd *cobra.Command) (err error) {
+func runDaemon(ctx context.Context, g *globals, role node.Role, listen, bootstrap []string, apiAddr, devchain string, cmd *cobra.Command) (err error) {
 	log := g.logger()
+	if devchain != "" {
+		deploy := escrow.DefaultDeployParams()
+		dcfg := escrow.DefaultDevChainConfig()
+		dcfg.Addr, dcfg.Escrow, dcfg.Logger = devchain, &deploy, log.With("subsystem", "devchain")
+		chain, err := escrow.StartDevChain(ctx, dcfg)
+		if err != nil {
+			return err
+		}
+		defer func() { err = errors.Join(err, chain.Close()) }()
+		fmt.Fprintf(cmd.OutOrStdout(), "devchain %s\nescrow %s\n", chain.URL(), chain.Escrow().Hex())
+	}
 	repo, err := node.OpenRepo(g.repo)
 	if err != nil {
 		return err
