@@ -3,7 +3,9 @@ package meshtest
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -27,7 +29,8 @@ type seen struct {
 // one at a time, so the figure is propagation, not queueing.
 //
 // Run with a fixed write count, for example -benchtime=100x; the mesh is
-// built once per sub-benchmark (b.Loop runs the body once).
+// built once per sub-benchmark (b.Loop runs the body once). With
+// JOBMESH_BENCH_TRACE=1 every write's sightings (node:ms) go to stderr.
 func BenchmarkStoreConvergence(b *testing.B) {
 	for _, nodes := range []int{10, 30} {
 		b.Run(fmt.Sprintf("nodes=%d", nodes), func(b *testing.B) {
@@ -37,6 +40,7 @@ func BenchmarkStoreConvergence(b *testing.B) {
 }
 
 func benchConvergence(b *testing.B, nodes int) {
+	trace := os.Getenv("JOBMESH_BENCH_TRACE") == "1"
 	m := New(b, localmesh.Options{Processors: nodes - 1})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -48,9 +52,10 @@ func benchConvergence(b *testing.B, nodes int) {
 		ch := mem.Store.Watch(ctx, "/bench")
 		go func(i int) {
 			for c := range ch {
-				if c.Kind == crdt.ChangeOverflow {
-					// Consumed promptly, so this never happens; if it did, a
-					// key would go missing and the write below would time out.
+				if c.Kind != crdt.ChangePut {
+					// Consumed promptly, so no overflow; were one to
+					// happen, a key would go missing and its write below
+					// would fail on the timeout.
 					continue
 				}
 				select {
@@ -62,7 +67,8 @@ func benchConvergence(b *testing.B, nodes int) {
 		}(mem.Index)
 	}
 
-	var lat []time.Duration
+	var lat, first []time.Duration
+	cpu0 := cpuTime(b)
 	i := 0
 	for b.Loop() {
 		w := m.Members[i%nodes]
@@ -73,7 +79,8 @@ func benchConvergence(b *testing.B, nodes int) {
 			b.Fatal(err)
 		}
 		got := make(map[int]bool, nodes)
-		var last time.Time
+		var order []string
+		var firstRemote, last time.Time
 		timeout := time.NewTimer(30 * time.Second)
 		for len(got) < nodes {
 			select {
@@ -81,26 +88,44 @@ func benchConvergence(b *testing.B, nodes int) {
 				if s.key != key {
 					b.Fatalf("node %d saw %s while waiting for %s", s.node, s.key, key)
 				}
+				if got[s.node] {
+					continue // a later value of the same key; the first sight counts
+				}
 				got[s.node] = true
 				last = s.at
+				if s.node != w.Index && firstRemote.IsZero() {
+					firstRemote = s.at
+				}
+				order = append(order, fmt.Sprintf("%d:%d", s.node, s.at.Sub(start).Milliseconds()))
 			case <-timeout.C:
 				b.Fatalf("%s reached %d of %d nodes within 30s", key, len(got), nodes)
 			}
 		}
 		timeout.Stop()
 		lat = append(lat, last.Sub(start))
+		first = append(first, firstRemote.Sub(start))
+		if trace {
+			fmt.Fprintf(os.Stderr, "write %d by node %d: %s; sightings %s\n",
+				i-1, w.Index, last.Sub(start).Round(time.Millisecond), strings.Join(order, " "))
+		}
 	}
+	cpu := cpuTime(b) - cpu0
 	b.StopTimer()
-	p50, p99 := percentile(lat, 50), percentile(lat, 99)
-	b.ReportMetric(float64(p50.Microseconds())/1000, "p50-ms")
-	b.ReportMetric(float64(p99.Microseconds())/1000, "p99-ms")
-	b.ReportMetric(float64(slices.Max(lat).Microseconds())/1000, "max-ms")
-	b.ReportMetric(float64(len(lat)), "writes")
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	b.ReportMetric(ms(percentile(lat, 50)), "p50-ms")
+	b.ReportMetric(ms(percentile(lat, 99)), "p99-ms")
+	b.ReportMetric(ms(slices.Max(lat)), "max-ms")
+	b.ReportMetric(ms(percentile(first, 50)), "first-p50-ms")
+	if cpu0 >= 0 {
+		// All nodes share this process, so this is the whole mesh's CPU
+		// per write, background work (heartbeats, rebroadcasts) included.
+		b.ReportMetric(ms(cpu/time.Duration(len(lat))), "cpu-ms/write")
+	}
 }
 
 // settle waits until every node's store holds every processor's
-// advertisement: the store's gossip mesh and DAG exchange are then working
-// end to end, so the first measured writes do not include start-up.
+// advertisement: the store's gossip mesh and DAG exchange then work end to
+// end, so the measured writes do not include start-up.
 func settle(b *testing.B, ctx context.Context, m *localmesh.Mesh, nodes int) {
 	b.Helper()
 	wait.Until(b, 120*time.Second, func() error {
