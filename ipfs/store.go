@@ -104,6 +104,10 @@ type Params struct {
 	Logger *slog.Logger
 	// Registerer receives the block layer's metrics; nil keeps them local.
 	Registerer prometheus.Registerer
+
+	// bitswapOptions are appended to New's bitswap options; the package's
+	// benchmarks use them to compare bitswap tunings.
+	bitswapOptions []bitswap.Option
 }
 
 // Node is the boxo implementation of Store: a persistent blockstore that
@@ -145,10 +149,11 @@ func New(ctx context.Context, p Params) (*Node, error) {
 	// Bitswap lives until Close, not until the caller's ctx ends.
 	runCtx, cancel := context.WithCancel(context.Background())
 	net := bsnet.NewFromIpfsHost(p.Host)
-	bswap := bitswap.New(runCtx, net, p.Routing, bstore,
+	opts := append([]bitswap.Option{
 		bitswap.ProviderSearchDelay(p.Config.ProviderSearchDelay),
 		bitswap.WithBlockReceivedNotifier(m),
-	)
+	}, p.bitswapOptions...)
+	bswap := bitswap.New(runCtx, net, p.Routing, bstore, opts...)
 	bserv := blockservice.New(bstore, bswap)
 	return &Node{
 		cfg:     p.Config,

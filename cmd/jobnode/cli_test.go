@@ -38,7 +38,7 @@ func jobnode(args ...string) *exec.Cmd {
 	return cmd
 }
 
-func run(t *testing.T, args ...string) string {
+func run(t testing.TB, args ...string) string {
 	t.Helper()
 	var out, errb bytes.Buffer
 	cmd := jobnode(args...)
@@ -57,7 +57,7 @@ type daemon struct {
 	done chan error
 }
 
-func startDaemon(t *testing.T, role, repo string, args ...string) *daemon {
+func startDaemon(t testing.TB, role, repo string, args ...string) *daemon {
 	t.Helper()
 	logs := &bytes.Buffer{}
 	cmd := jobnode(append([]string{role, "--repo", repo, "--log-level", "warn"}, args...)...)
@@ -101,7 +101,7 @@ func (d *daemon) stop(t *testing.T) {
 	}
 }
 
-func initRepo(t *testing.T, dir string, args ...string) {
+func initRepo(t testing.TB, dir string, args ...string) {
 	t.Helper()
 	out := run(t, append([]string{"init", "--repo", dir,
 		"--listen", "/ip4/127.0.0.1/tcp/0", "--listen", "/ip4/127.0.0.1/udp/0/quic-v1"}, args...)...)
