@@ -137,12 +137,15 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// LoopbackConfig is DefaultConfig for a mesh on one machine: random ports on
-// 127.0.0.1, a DHT server on every node (so small meshes route without
-// AutoNAT), and a fast bootstrap check. Tests and the demo use it.
+// LoopbackConfig is DefaultConfig for a mesh on one machine: random TCP
+// ports on 127.0.0.1, a DHT server on every node (so small meshes route
+// without AutoNAT), and a fast bootstrap check. Tests and the demo use it.
+// It listens on TCP only: with many nodes in one process, QUIC's per-packet
+// work doubled the CPU a store write costs the mesh (docs/BENCHMARKS.md);
+// real nodes keep both transports.
 func LoopbackConfig() Config {
 	c := DefaultConfig()
-	c.ListenAddrs = []string{"/ip4/127.0.0.1/tcp/0", "/ip4/127.0.0.1/udp/0/quic-v1"}
+	c.ListenAddrs = []string{"/ip4/127.0.0.1/tcp/0"}
 	c.DHTMode = DHTModeServer
 	c.BootstrapInterval = 500 * time.Millisecond
 	c.BootstrapMaxBackoff = 5 * time.Second
