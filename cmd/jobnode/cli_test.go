@@ -256,3 +256,31 @@ func TestBootstrapServesDevChain(t *testing.T) {
 	}
 	d.stop(t)
 }
+
+func TestDemoRunsAJobEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("demo in -short mode")
+	}
+	out := t.TempDir()
+	stdout := run(t, "demo", "--json", "--processors", "3", "--byzantine", "1",
+		"--width", "128", "--height", "96", "--tile", "32", "--out", out, "--log-level", "error")
+	var s demoSummary
+	if err := json.Unmarshal([]byte(stdout), &s); err != nil {
+		t.Fatalf("summary: %v\n%s", err, stdout)
+	}
+	if !s.Verified || len(s.JobID) != 64 || s.OutputCID == "" || len(s.Verifier) == 0 {
+		t.Fatalf("summary: %+v", s)
+	}
+	if len(s.Culprits) != 1 {
+		t.Fatalf("the byzantine processor was not named: %+v", s)
+	}
+	if _, ok := s.Processors[s.Culprits[0]]; ok {
+		t.Fatalf("the culprit was credited: %+v", s.Processors)
+	}
+	for _, f := range []string{s.Picture, s.TileMap} {
+		b, err := os.ReadFile(f)
+		if err != nil || !bytes.HasPrefix(b, []byte("\x89PNG")) {
+			t.Fatalf("%s is not a PNG (%v)", f, err)
+		}
+	}
+}
