@@ -1,0 +1,249 @@
+package processor_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"math/big"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jobmesh/jobmesh/dapp"
+	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/localmesh"
+	"github.com/jobmesh/jobmesh/meshtest"
+	"github.com/jobmesh/jobmesh/node"
+	"github.com/jobmesh/jobmesh/processor"
+)
+
+// waitExec is a wasm.Runner whose compute is a fixed wait per block, so
+// that a mesh of many processors on a small machine measures coordination
+// and not the machine's cores. Its output is a digest of the input, so
+// every processor returns the same output for a block and verification
+// passes.
+type waitExec struct {
+	cost time.Duration
+	// calls counts blocks run, redone or verifying ones included.
+	calls atomic.Int64
+	// last is the wall time (UnixNano) the latest block finished.
+	last atomic.Int64
+}
+
+func (e *waitExec) Run(ctx context.Context, _, input []byte) ([]byte, error) {
+	if e.cost > 0 {
+		t := time.NewTimer(e.cost)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return nil, ctx.Err()
+		}
+	}
+	e.calls.Add(1)
+	now := time.Now().UnixNano()
+	for {
+		l := e.last.Load()
+		if now <= l || e.last.CompareAndSwap(l, now) {
+			break
+		}
+	}
+	d := sha256.Sum256(input)
+	return d[:8], nil
+}
+
+// minimalWasm is the smallest valid module: the executor is replaced, so
+// the code only has to pass the submission checks.
+var minimalWasm = []byte{0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00}
+
+// flowShape is one coordination benchmark's mesh and job.
+type flowShape struct {
+	processors int
+	macros     int           // MacroJobs in the job
+	n          uint32        // regular MicroJobs per MacroJob (N); K = K' = 1
+	cost       time.Duration // compute per block
+}
+
+// microjobs counts the job's MicroJobs: N regular and one verifier per
+// MacroJob.
+func (s flowShape) microjobs() int { return s.macros * (int(s.n) + 1) }
+
+// tuning is a set of config knobs tried against the coordination
+// overhead.
+type tuning struct {
+	name string
+	// proc adjusts each processor after the test timeouts of flowMesh.
+	proc func(pc *processor.Config)
+	// node adjusts each member's node config (store re-broadcast).
+	node func(cfg *node.Config)
+}
+
+// testTimeouts are flowMesh's settings: the baseline every tuning starts
+// from.
+func testTimeouts(pc *processor.Config) {
+	pc.Poll = 200 * time.Millisecond
+	pc.Room.Queue.ProcessingTimeout = 6 * time.Second
+	pc.Room.Queue.OwnerTimeout = 2 * time.Second
+	pc.Room.Queue.Rebroadcast = 300 * time.Millisecond
+	pc.Room.LockTTL = 6 * time.Second
+}
+
+var tunings = []tuning{
+	{name: "base"},
+	{name: "poll50ms", proc: func(pc *processor.Config) { pc.Poll = 50 * time.Millisecond }},
+	{name: "roomtick20ms", proc: func(pc *processor.Config) { pc.Room.Tick = 20 * time.Millisecond }},
+	{name: "poll50ms-roomtick20ms", proc: func(pc *processor.Config) {
+		pc.Poll = 50 * time.Millisecond
+		pc.Room.Tick = 20 * time.Millisecond
+	}},
+	{name: "storerebroadcast10s", node: func(cfg *node.Config) { cfg.Store.Rebroadcast = node.Duration(10 * time.Second) }},
+	{name: "all", proc: func(pc *processor.Config) {
+		pc.Poll = 50 * time.Millisecond
+		pc.Room.Tick = 20 * time.Millisecond
+	}, node: func(cfg *node.Config) { cfg.Store.Rebroadcast = node.Duration(10 * time.Second) }},
+}
+
+// benchMesh starts a mesh of s.processors processors sharing exec, and a
+// client.
+func benchMesh(b *testing.B, s flowShape, tu tuning, exec *waitExec) *localmesh.Mesh {
+	b.Helper()
+	return meshtest.New(b, localmesh.Options{
+		Processors: s.processors,
+		Clients:    1,
+		Configure: func(_ *localmesh.Member, cfg *node.Config) {
+			if tu.node != nil {
+				tu.node(cfg)
+			}
+		},
+		Processor: func(_ *localmesh.Member, pc *processor.Config) {
+			testTimeouts(pc)
+			pc.Exec = exec
+			if tu.proc != nil {
+				tu.proc(pc)
+			}
+		},
+	})
+}
+
+// benchSpec is a job of s.macros MacroJobs of s.n one-block MicroJobs; seq
+// makes each iteration's data, and so its job ID, unique.
+func benchSpec(s flowShape, seq int) dapp.Spec {
+	blocks := s.macros * int(s.n)
+	data := make([]byte, 8*blocks)
+	for i := range blocks {
+		binary.BigEndian.PutUint32(data[8*i:], uint32(seq))
+		binary.BigEndian.PutUint32(data[8*i+4:], uint32(i))
+	}
+	return dapp.Spec{
+		Code: minimalWasm, Data: data,
+		Slicing:  jobs.Slicing{BlockSize: 8, MicroJobs: s.n, BlocksPerMicro: 1, VerifierBlocks: 1},
+		Price:    big.NewInt(1_000_000_000),
+		Creator:  "0x00000000000000000000000000000000000000c1",
+		Deadline: time.Now().Add(time.Hour),
+		Output:   jobs.Output{Kind: jobs.OutputConcat},
+	}
+}
+
+// flowRun is what one job through the mesh took.
+type flowRun struct {
+	wall    time.Duration // submit → verdict readable on the client
+	compute time.Duration // submit → the last block finished
+	blocks  int64         // blocks run by all processors
+}
+
+func runBenchJob(b *testing.B, m *localmesh.Mesh, exec *waitExec, s flowShape, seq int) flowRun {
+	b.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	c := client(m)
+	spec := benchSpec(s, seq)
+	calls := exec.calls.Load()
+	start := time.Now()
+	info, err := c.DApp.Submit(ctx, spec)
+	if err != nil {
+		b.Fatal(err)
+	}
+	res, err := c.DApp.Wait(ctx, info.ID(), 20*time.Millisecond)
+	if err != nil {
+		b.Fatalf("job %s: %v", info.ID(), err)
+	}
+	wall := time.Since(start)
+	plan, err := jobs.Slice(info)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if got := plan.NumMicroJobs(); got != s.microjobs() {
+		b.Fatalf("plan has %d MicroJobs, the shape says %d", got, s.microjobs())
+	}
+	v := res.Verdict
+	if !v.Verified || !v.Complete || len(v.Disputes) != 0 || len(res.Culprits) != 0 {
+		b.Fatalf("verdict not clean: verified %v complete %v disputes %d culprits %v", v.Verified, v.Complete, len(v.Disputes), res.Culprits)
+	}
+	return flowRun{wall: wall, compute: time.Unix(0, exec.last.Load()).Sub(start), blocks: exec.calls.Load() - calls}
+}
+
+// benchFlow runs b.N jobs of shape s on one mesh and reports the
+// coordination figures.
+func benchFlow(b *testing.B, s flowShape, tu tuning) {
+	exec := &waitExec{cost: s.cost}
+	m := benchMesh(b, s, tu, exec)
+	meshtest.WaitConnected(b, m)
+	var runs []flowRun
+	b.ResetTimer()
+	for i := range b.N {
+		runs = append(runs, runBenchJob(b, m, exec, s, i))
+	}
+	b.StopTimer()
+	var wall, compute time.Duration
+	var blocks int64
+	for _, r := range runs {
+		wall += r.wall
+		compute += r.compute
+		blocks += r.blocks
+	}
+	n := time.Duration(len(runs))
+	wall, compute = wall/n, compute/n
+	mj := float64(s.microjobs())
+	b.ReportMetric(mj/wall.Seconds(), "microjobs/s")
+	b.ReportMetric(wall.Seconds(), "wall-s")
+	b.ReportMetric(float64(blocks)/float64(len(runs))/mj, "blocks-run/microjob")
+	if s.cost > 0 {
+		// One block per MicroJob, so the ideal is MicroJobs × cost spread
+		// over every processor.
+		ideal := time.Duration(s.microjobs()) * s.cost / time.Duration(s.processors)
+		b.ReportMetric(wall.Seconds()/ideal.Seconds(), "overhead-ratio")
+		b.ReportMetric(compute.Seconds()/ideal.Seconds(), "compute-phase-ratio")
+	}
+}
+
+// BenchmarkCoordinationOverhead: a job whose compute is a fixed 50 ms wait
+// per block, on an in-process mesh over real sockets. overhead-ratio is
+// wall time ÷ (total compute ÷ processors); compute-phase-ratio stops the
+// clock at the last block run instead of at the verdict. One iteration is
+// one whole job; use -benchtime 1x.
+func BenchmarkCoordinationOverhead(b *testing.B) {
+	shapes := []struct {
+		name string
+		s    flowShape
+	}{
+		// 182 MacroJobs × (10 regular + 1 verifier) = 2,002 MicroJobs.
+		{"p20-m2002", flowShape{processors: 20, macros: 182, n: 10, cost: 50 * time.Millisecond}},
+		// 37 MacroJobs × 11 = 407 MicroJobs.
+		{"p10-m407", flowShape{processors: 10, macros: 37, n: 10, cost: 50 * time.Millisecond}},
+	}
+	for _, sh := range shapes {
+		for _, tu := range tunings {
+			b.Run(sh.name+"/"+tu.name, func(b *testing.B) { benchFlow(b, sh.s, tu) })
+		}
+	}
+}
+
+// BenchmarkCoordinationEmptyCompute: MicroJobs coordinated per second by
+// 10 processors when a block costs nothing.
+func BenchmarkCoordinationEmptyCompute(b *testing.B) {
+	s := flowShape{processors: 10, macros: 37, n: 10}
+	for _, tu := range tunings {
+		b.Run(fmt.Sprintf("p10-m%d/%s", s.microjobs(), tu.name), func(b *testing.B) { benchFlow(b, s, tu) })
+	}
+}
