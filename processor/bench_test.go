@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/big"
+	"os"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -91,17 +92,14 @@ func testTimeouts(pc *processor.Config) {
 
 var tunings = []tuning{
 	{name: "base"},
-	{name: "poll50ms", proc: func(pc *processor.Config) { pc.Poll = 50 * time.Millisecond }},
-	{name: "roomtick20ms", proc: func(pc *processor.Config) { pc.Room.Tick = 20 * time.Millisecond }},
+	// Faster polling of the worker and settle loops, and a faster room
+	// clock (Next's done check, queue expiry).
 	{name: "poll50ms-roomtick20ms", proc: func(pc *processor.Config) {
 		pc.Poll = 50 * time.Millisecond
 		pc.Room.Tick = 20 * time.Millisecond
 	}},
+	// The store re-announces its heads less often (localmesh sets 1s).
 	{name: "storerebroadcast10s", node: func(cfg *node.Config) { cfg.Store.Rebroadcast = node.Duration(10 * time.Second) }},
-	{name: "all", proc: func(pc *processor.Config) {
-		pc.Poll = 50 * time.Millisecond
-		pc.Room.Tick = 20 * time.Millisecond
-	}, node: func(cfg *node.Config) { cfg.Store.Rebroadcast = node.Duration(10 * time.Second) }},
 }
 
 // benchMesh starts a mesh of s.processors processors sharing exec, and a
@@ -189,6 +187,23 @@ func benchFlow(b *testing.B, s flowShape, tu tuning) {
 	exec := &waitExec{cost: s.cost}
 	m := benchMesh(b, s, tu, exec)
 	meshtest.WaitConnected(b, m)
+	if testing.Verbose() {
+		// Progress on stderr, to see where a slow run spends its time.
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		go func() {
+			t := time.NewTicker(5 * time.Second)
+			defer t.Stop()
+			for start := time.Now(); ; {
+				select {
+				case <-ctx.Done():
+					return
+				case <-t.C:
+					fmt.Fprintf(os.Stderr, "%s: %s: %d blocks run\n", b.Name(), time.Since(start).Round(time.Second), exec.calls.Load())
+				}
+			}
+		}()
+	}
 	var runs []flowRun
 	b.ResetTimer()
 	for i := range b.N {
