@@ -15,6 +15,7 @@ import (
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/localmesh"
 	"github.com/jobmesh/jobmesh/meshtest"
+	"github.com/jobmesh/jobmesh/microjob"
 	"github.com/jobmesh/jobmesh/node"
 	"github.com/jobmesh/jobmesh/processor"
 )
@@ -152,7 +153,7 @@ type flowRun struct {
 
 func runBenchJob(b *testing.B, m *localmesh.Mesh, exec *waitExec, s flowShape, seq int) flowRun {
 	b.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	c := client(m)
 	spec := benchSpec(s, seq)
@@ -164,7 +165,7 @@ func runBenchJob(b *testing.B, m *localmesh.Mesh, exec *waitExec, s flowShape, s
 	}
 	res, err := c.DApp.Wait(ctx, info.ID(), 20*time.Millisecond)
 	if err != nil {
-		b.Fatalf("job %s: %v", info.ID(), err)
+		b.Fatalf("job %s: %v after %s, %d blocks run; the client's store: %s", info.ID(), err, time.Since(start).Round(time.Second), exec.calls.Load()-calls, judgeView(m, info))
 	}
 	wall := time.Since(start)
 	plan, err := jobs.Slice(info)
@@ -179,6 +180,43 @@ func runBenchJob(b *testing.B, m *localmesh.Mesh, exec *waitExec, s flowShape, s
 		b.Fatalf("verdict not clean: verified %v complete %v disputes %d culprits %v", v.Verified, v.Complete, len(v.Disputes), res.Culprits)
 	}
 	return flowRun{wall: wall, compute: time.Unix(0, exec.last.Load()).Sub(start), blocks: exec.calls.Load() - calls}
+}
+
+// judgeView judges the job on what the client's store holds, to say why
+// a job did not finish.
+func judgeView(m *localmesh.Mesh, info *jobs.JobInfo) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	plan, err := jobs.Slice(info)
+	if err != nil {
+		return err.Error()
+	}
+	recs, err := client(m).Store.Query(ctx, processor.JobKey(info.ID())+"/")
+	if err != nil {
+		return err.Error()
+	}
+	var cs []microjob.Commitment
+	var ds []microjob.Disclosure
+	types := map[string]int{}
+	for _, r := range recs {
+		types[r.Type]++
+		switch r.Type {
+		case microjob.TypeCommit:
+			if c, err := microjob.OpenCommitment(r.Key, r.Author.String(), r.Payload); err == nil {
+				cs = append(cs, c)
+			}
+		case microjob.TypeResult:
+			if d, err := microjob.OpenDisclosure(r.Key, r.Author.String(), r.Payload); err == nil {
+				ds = append(ds, d)
+			}
+		}
+	}
+	v, err := microjob.Judge(info, plan, cs, ds)
+	if err != nil {
+		return fmt.Sprintf("records %v; judge: %v", types, err)
+	}
+	return fmt.Sprintf("records %v; missing %d, redo %d, disputes %d, invalid %d, complete %v, verified %v",
+		types, len(v.Missing), len(v.Redo), len(v.Disputes), len(v.Invalid), v.Complete, v.Verified)
 }
 
 // benchFlow runs b.N jobs of shape s on one mesh and reports the
@@ -244,6 +282,8 @@ func BenchmarkCoordinationOverhead(b *testing.B) {
 	}{
 		// 182 MacroJobs × (10 regular + 1 verifier) = 2,002 MicroJobs.
 		{"p20-m2002", flowShape{processors: 20, macros: 182, n: 10, cost: 50 * time.Millisecond}},
+		// 3 MacroJobs × 11 = 33 MicroJobs: a quick point.
+		{"p4-m33", flowShape{processors: 4, macros: 3, n: 10, cost: 50 * time.Millisecond}},
 		// 37 MacroJobs × 11 = 407 MicroJobs.
 		{"p10-m407", flowShape{processors: 10, macros: 37, n: 10, cost: 50 * time.Millisecond}},
 	}
@@ -257,8 +297,12 @@ func BenchmarkCoordinationOverhead(b *testing.B) {
 // BenchmarkCoordinationEmptyCompute: MicroJobs coordinated per second by
 // 10 processors when a block costs nothing.
 func BenchmarkCoordinationEmptyCompute(b *testing.B) {
-	s := flowShape{processors: 10, macros: 37, n: 10}
-	for _, tu := range tunings {
-		b.Run(fmt.Sprintf("p10-m%d/%s", s.microjobs(), tu.name), func(b *testing.B) { benchFlow(b, s, tu) })
+	for _, s := range []flowShape{
+		{processors: 10, macros: 10, n: 10}, // 110 MicroJobs
+		{processors: 10, macros: 37, n: 10}, // 407 MicroJobs
+	} {
+		for _, tu := range tunings {
+			b.Run(fmt.Sprintf("p10-m%d/%s", s.microjobs(), tu.name), func(b *testing.B) { benchFlow(b, s, tu) })
+		}
 	}
 }
