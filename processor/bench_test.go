@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/dapp"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/localmesh"
@@ -107,7 +108,9 @@ var tunings = []tuning{
 // client.
 func benchMesh(b *testing.B, s flowShape, tu tuning, exec *waitExec) *localmesh.Mesh {
 	b.Helper()
-	return meshtest.New(b, localmesh.Options{
+	m, err := localmesh.Start(context.Background(), localmesh.Options{
+		Dir:        b.TempDir(),
+		Logger:     meshtest.Logger(),
 		Processors: s.processors,
 		Clients:    1,
 		Configure: func(_ *localmesh.Member, cfg *node.Config) {
@@ -123,7 +126,28 @@ func benchMesh(b *testing.B, s flowShape, tu tuning, exec *waitExec) *localmesh.
 			}
 		},
 	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	// Closing is bounded so that a mesh that does not shut down fails the
+	// benchmark instead of hanging it.
+	b.Cleanup(func() {
+		done := make(chan error, 1)
+		go func() { done <- m.Close() }()
+		t := time.NewTimer(time.Minute)
+		defer t.Stop()
+		select {
+		case err := <-done:
+			if err != nil {
+				b.Errorf("closing the mesh: %v", err)
+			}
+		case <-t.C:
+			b.Errorf("closing the mesh did not finish within a minute")
+		}
+	})
+	return m
 }
+
 
 // benchSpec is a job of s.macros MacroJobs of s.n one-block MicroJobs; seq
 // makes each iteration's data, and so its job ID, unique.
@@ -148,7 +172,10 @@ func benchSpec(s flowShape, seq int) dapp.Spec {
 type flowRun struct {
 	wall    time.Duration // submit → verdict readable on the client
 	compute time.Duration // submit → the last block finished
-	blocks  int64         // blocks run by all processors
+	// submit → the client's store holds as many commitments (disclosures)
+	// as the job has MicroJobs.
+	committed, disclosed time.Duration
+	blocks               int64 // blocks run by all processors
 }
 
 func runBenchJob(b *testing.B, m *localmesh.Mesh, exec *waitExec, s flowShape, seq int) flowRun {
@@ -163,11 +190,40 @@ func runBenchJob(b *testing.B, m *localmesh.Mesh, exec *waitExec, s flowShape, s
 	if err != nil {
 		b.Fatal(err)
 	}
+	// The client's store shows when the last commitment and the last
+	// disclosure arrived: the phases between the last block and the verdict.
+	phases := make(chan [2]time.Time, 1)
+	wctx, wcancel := context.WithCancel(ctx)
+	changes := c.Store.Watch(wctx, processor.JobKey(info.ID())+"/")
+	go func() {
+		var at [2]time.Time
+		defer func() { phases <- at }()
+		seen := map[string]bool{}
+		var commits, discl int
+		for ch := range changes {
+			if ch.Kind != crdt.ChangePut || seen[ch.Key] {
+				continue
+			}
+			seen[ch.Key] = true
+			switch ch.Record.Type {
+			case microjob.TypeCommit:
+				if commits++; commits == s.microjobs() {
+					at[0] = time.Now()
+				}
+			case microjob.TypeResult:
+				if discl++; discl == s.microjobs() {
+					at[1] = time.Now()
+				}
+			}
+		}
+	}()
 	res, err := c.DApp.Wait(ctx, info.ID(), 20*time.Millisecond)
 	if err != nil {
 		b.Fatalf("job %s: %v after %s, %d blocks run; the client's store: %s", info.ID(), err, time.Since(start).Round(time.Second), exec.calls.Load()-calls, judgeView(m, info))
 	}
 	wall := time.Since(start)
+	wcancel()
+	at := <-phases
 	plan, err := jobs.Slice(info)
 	if err != nil {
 		b.Fatal(err)
@@ -179,7 +235,11 @@ func runBenchJob(b *testing.B, m *localmesh.Mesh, exec *waitExec, s flowShape, s
 	if !v.Verified || !v.Complete || len(v.Disputes) != 0 || len(res.Culprits) != 0 {
 		b.Fatalf("verdict not clean: verified %v complete %v disputes %d culprits %v", v.Verified, v.Complete, len(v.Disputes), res.Culprits)
 	}
-	return flowRun{wall: wall, compute: time.Unix(0, exec.last.Load()).Sub(start), blocks: exec.calls.Load() - calls}
+	return flowRun{
+		wall: wall, compute: time.Unix(0, exec.last.Load()).Sub(start),
+		committed: at[0].Sub(start), disclosed: at[1].Sub(start),
+		blocks: exec.calls.Load() - calls,
+	}
 }
 
 // judgeView judges the job on what the client's store holds, to say why
@@ -248,18 +308,27 @@ func benchFlow(b *testing.B, s flowShape, tu tuning) {
 		runs = append(runs, runBenchJob(b, m, exec, s, i))
 	}
 	b.StopTimer()
-	var wall, compute time.Duration
+	var wall, compute, committed, disclosed time.Duration
 	var blocks int64
 	for _, r := range runs {
 		wall += r.wall
 		compute += r.compute
+		committed += r.committed
+		disclosed += r.disclosed
 		blocks += r.blocks
 	}
 	n := time.Duration(len(runs))
-	wall, compute = wall/n, compute/n
+	wall, compute, committed, disclosed = wall/n, compute/n, committed/n, disclosed/n
 	mj := float64(s.microjobs())
+	if testing.Verbose() {
+		fmt.Fprintf(os.Stderr, "%s: %d runs: wall %s, last block %s, committed %s, disclosed %s, %.3f blocks/MicroJob\n",
+			b.Name(), len(runs), wall, compute, committed, disclosed, float64(blocks)/float64(len(runs))/mj)
+	}
 	b.ReportMetric(mj/wall.Seconds(), "microjobs/s")
 	b.ReportMetric(wall.Seconds(), "wall-s")
+	b.ReportMetric(compute.Seconds(), "lastblock-s")
+	b.ReportMetric(committed.Seconds(), "committed-s")
+	b.ReportMetric(disclosed.Seconds(), "disclosed-s")
 	b.ReportMetric(float64(blocks)/float64(len(runs))/mj, "blocks-run/microjob")
 	if s.cost > 0 {
 		// One block per MicroJob, so the ideal is MicroJobs × cost spread
