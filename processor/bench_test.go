@@ -148,7 +148,6 @@ func benchMesh(b *testing.B, s flowShape, tu tuning, exec *waitExec) *localmesh.
 	return m
 }
 
-
 // benchSpec is a job of s.macros MacroJobs of s.n one-block MicroJobs; seq
 // makes each iteration's data, and so its job ID, unique.
 func benchSpec(s flowShape, seq int) dapp.Spec {
