@@ -179,7 +179,9 @@ type flowRun struct {
 
 func runBenchJob(b *testing.B, m *localmesh.Mesh, exec *waitExec, s flowShape, seq int) flowRun {
 	b.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	// Generous: a job that does not finish in this time is a finding, not
+	// a figure.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute+time.Duration(s.microjobs())*300*time.Millisecond)
 	defer cancel()
 	c := client(m)
 	spec := benchSpec(s, seq)
