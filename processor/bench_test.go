@@ -1,0 +1,378 @@
+package processor_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"math/big"
+	"os"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jobmesh/jobmesh/crdt"
+	"github.com/jobmesh/jobmesh/dapp"
+	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/localmesh"
+	"github.com/jobmesh/jobmesh/meshtest"
+	"github.com/jobmesh/jobmesh/microjob"
+	"github.com/jobmesh/jobmesh/node"
+	"github.com/jobmesh/jobmesh/processor"
+)
+
+// waitExec is a wasm.Runner whose compute is a fixed wait per block, so
+// that a mesh of many processors on a small machine measures coordination
+// and not the machine's cores. Its output is a digest of the input, so
+// every processor returns the same output for a block and verification
+// passes.
+type waitExec struct {
+	cost time.Duration
+	// calls counts blocks run, redone or verifying ones included.
+	calls atomic.Int64
+	// last is the wall time (UnixNano) the latest block finished.
+	last atomic.Int64
+}
+
+func (e *waitExec) Run(ctx context.Context, _, input []byte) ([]byte, error) {
+	if e.cost > 0 {
+		t := time.NewTimer(e.cost)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return nil, ctx.Err()
+		}
+	}
+	e.calls.Add(1)
+	now := time.Now().UnixNano()
+	for {
+		l := e.last.Load()
+		if now <= l || e.last.CompareAndSwap(l, now) {
+			break
+		}
+	}
+	d := sha256.Sum256(input)
+	return d[:8], nil
+}
+
+// minimalWasm is the smallest valid module: the executor is replaced, so
+// the code only has to pass the submission checks.
+var minimalWasm = []byte{0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00}
+
+// flowShape is one coordination benchmark's mesh and job.
+type flowShape struct {
+	processors int
+	macros     int           // MacroJobs in the job
+	n          uint32        // regular MicroJobs per MacroJob (N); K = K' = 1
+	cost       time.Duration // compute per block
+}
+
+// microjobs counts the job's MicroJobs: N regular and one verifier per
+// MacroJob.
+func (s flowShape) microjobs() int { return s.macros * (int(s.n) + 1) }
+
+// tuning is a set of config knobs tried against the coordination
+// overhead.
+type tuning struct {
+	name string
+	// proc adjusts each processor after the test timeouts of flowMesh.
+	proc func(pc *processor.Config)
+	// node adjusts each member's node config (store re-broadcast).
+	node func(cfg *node.Config)
+}
+
+// testTimeouts are flowMesh's settings: the baseline every tuning starts
+// from.
+func testTimeouts(pc *processor.Config) {
+	pc.Poll = 200 * time.Millisecond
+	pc.Room.Queue.ProcessingTimeout = 6 * time.Second
+	pc.Room.Queue.OwnerTimeout = 2 * time.Second
+	pc.Room.Queue.Rebroadcast = 300 * time.Millisecond
+	pc.Room.LockTTL = 6 * time.Second
+}
+
+var tunings = []tuning{
+	{name: "base"},
+	// Faster polling of the worker and settle loops, and a faster room
+	// clock (Next's done check, queue expiry).
+	{name: "poll50ms-roomtick20ms", proc: func(pc *processor.Config) {
+		pc.Poll = 50 * time.Millisecond
+		pc.Room.Tick = 20 * time.Millisecond
+	}},
+	// The store re-announces its heads less often (localmesh sets 1s).
+	{name: "storerebroadcast10s", node: func(cfg *node.Config) { cfg.Store.Rebroadcast = node.Duration(10 * time.Second) }},
+}
+
+// benchMesh starts a mesh of s.processors processors sharing exec, and a
+// client.
+func benchMesh(b *testing.B, s flowShape, tu tuning, exec *waitExec) *localmesh.Mesh {
+	b.Helper()
+	m, err := localmesh.Start(context.Background(), localmesh.Options{
+		Dir:        b.TempDir(),
+		Logger:     meshtest.Logger(),
+		Processors: s.processors,
+		Clients:    1,
+		Configure: func(_ *localmesh.Member, cfg *node.Config) {
+			if tu.node != nil {
+				tu.node(cfg)
+			}
+		},
+		Processor: func(_ *localmesh.Member, pc *processor.Config) {
+			testTimeouts(pc)
+			pc.Exec = exec
+			if tu.proc != nil {
+				tu.proc(pc)
+			}
+		},
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	// Closing is bounded so that a mesh that does not shut down fails the
+	// benchmark instead of hanging it.
+	b.Cleanup(func() {
+		done := make(chan error, 1)
+		go func() { done <- m.Close() }()
+		t := time.NewTimer(time.Minute)
+		defer t.Stop()
+		select {
+		case err := <-done:
+			if err != nil {
+				b.Errorf("closing the mesh: %v", err)
+			}
+		case <-t.C:
+			b.Errorf("closing the mesh did not finish within a minute")
+		}
+	})
+	return m
+}
+
+// benchSpec is a job of s.macros MacroJobs of s.n one-block MicroJobs; seq
+// makes each iteration's data, and so its job ID, unique.
+func benchSpec(s flowShape, seq int) dapp.Spec {
+	blocks := s.macros * int(s.n)
+	data := make([]byte, 8*blocks)
+	for i := range blocks {
+		binary.BigEndian.PutUint32(data[8*i:], uint32(seq))
+		binary.BigEndian.PutUint32(data[8*i+4:], uint32(i))
+	}
+	return dapp.Spec{
+		Code: minimalWasm, Data: data,
+		Slicing:  jobs.Slicing{BlockSize: 8, MicroJobs: s.n, BlocksPerMicro: 1, VerifierBlocks: 1},
+		Price:    big.NewInt(1_000_000_000),
+		Creator:  "0x00000000000000000000000000000000000000c1",
+		Deadline: time.Now().Add(time.Hour),
+		Output:   jobs.Output{Kind: jobs.OutputConcat},
+	}
+}
+
+// flowRun is what one job through the mesh took.
+type flowRun struct {
+	wall    time.Duration // submit → verdict readable on the client
+	compute time.Duration // submit → the last block finished
+	// submit → the client's store holds as many commitments (disclosures)
+	// as the job has MicroJobs.
+	committed, disclosed time.Duration
+	blocks               int64 // blocks run by all processors
+}
+
+func runBenchJob(b *testing.B, m *localmesh.Mesh, exec *waitExec, s flowShape, seq int) flowRun {
+	b.Helper()
+	// Generous: a job that does not finish in this time is a finding, not
+	// a figure.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute+time.Duration(s.microjobs())*300*time.Millisecond)
+	defer cancel()
+	c := client(m)
+	spec := benchSpec(s, seq)
+	calls := exec.calls.Load()
+	start := time.Now()
+	info, err := c.DApp.Submit(ctx, spec)
+	if err != nil {
+		b.Fatal(err)
+	}
+	// The client's store shows when the last commitment and the last
+	// disclosure arrived: the phases between the last block and the verdict.
+	phases := make(chan [2]time.Time, 1)
+	wctx, wcancel := context.WithCancel(ctx)
+	changes := c.Store.Watch(wctx, processor.JobKey(info.ID())+"/")
+	go func() {
+		var at [2]time.Time
+		defer func() { phases <- at }()
+		seen := map[string]bool{}
+		var commits, discl int
+		for ch := range changes {
+			if ch.Kind != crdt.ChangePut || seen[ch.Key] {
+				continue
+			}
+			seen[ch.Key] = true
+			switch ch.Record.Type {
+			case microjob.TypeCommit:
+				if commits++; commits == s.microjobs() {
+					at[0] = time.Now()
+				}
+			case microjob.TypeResult:
+				if discl++; discl == s.microjobs() {
+					at[1] = time.Now()
+				}
+			}
+		}
+	}()
+	res, err := c.DApp.Wait(ctx, info.ID(), 20*time.Millisecond)
+	if err != nil {
+		b.Fatalf("job %s: %v after %s, %d blocks run; the client's store: %s", info.ID(), err, time.Since(start).Round(time.Second), exec.calls.Load()-calls, judgeView(m, info))
+	}
+	wall := time.Since(start)
+	wcancel()
+	at := <-phases
+	plan, err := jobs.Slice(info)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if got := plan.NumMicroJobs(); got != s.microjobs() {
+		b.Fatalf("plan has %d MicroJobs, the shape says %d", got, s.microjobs())
+	}
+	v := res.Verdict
+	if !v.Verified || !v.Complete || len(v.Disputes) != 0 || len(res.Culprits) != 0 {
+		b.Fatalf("verdict not clean: verified %v complete %v disputes %d culprits %v", v.Verified, v.Complete, len(v.Disputes), res.Culprits)
+	}
+	return flowRun{
+		wall: wall, compute: time.Unix(0, exec.last.Load()).Sub(start),
+		committed: at[0].Sub(start), disclosed: at[1].Sub(start),
+		blocks: exec.calls.Load() - calls,
+	}
+}
+
+// judgeView judges the job on what the client's store holds, to say why
+// a job did not finish.
+func judgeView(m *localmesh.Mesh, info *jobs.JobInfo) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	plan, err := jobs.Slice(info)
+	if err != nil {
+		return err.Error()
+	}
+	recs, err := client(m).Store.Query(ctx, processor.JobKey(info.ID())+"/")
+	if err != nil {
+		return err.Error()
+	}
+	var cs []microjob.Commitment
+	var ds []microjob.Disclosure
+	types := map[string]int{}
+	for _, r := range recs {
+		types[r.Type]++
+		switch r.Type {
+		case microjob.TypeCommit:
+			if c, err := microjob.OpenCommitment(r.Key, r.Author.String(), r.Payload); err == nil {
+				cs = append(cs, c)
+			}
+		case microjob.TypeResult:
+			if d, err := microjob.OpenDisclosure(r.Key, r.Author.String(), r.Payload); err == nil {
+				ds = append(ds, d)
+			}
+		}
+	}
+	v, err := microjob.Judge(info, plan, cs, ds)
+	if err != nil {
+		return fmt.Sprintf("records %v; judge: %v", types, err)
+	}
+	return fmt.Sprintf("records %v; missing %d, redo %d, disputes %d, invalid %d, complete %v, verified %v",
+		types, len(v.Missing), len(v.Redo), len(v.Disputes), len(v.Invalid), v.Complete, v.Verified)
+}
+
+// benchFlow runs b.N jobs of shape s on one mesh and reports the
+// coordination figures.
+func benchFlow(b *testing.B, s flowShape, tu tuning) {
+	exec := &waitExec{cost: s.cost}
+	m := benchMesh(b, s, tu, exec)
+	meshtest.WaitConnected(b, m)
+	if testing.Verbose() {
+		// Progress on stderr, to see where a slow run spends its time.
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		go func() {
+			t := time.NewTicker(5 * time.Second)
+			defer t.Stop()
+			for start := time.Now(); ; {
+				select {
+				case <-ctx.Done():
+					return
+				case <-t.C:
+					fmt.Fprintf(os.Stderr, "%s: %s: %d blocks run\n", b.Name(), time.Since(start).Round(time.Second), exec.calls.Load())
+				}
+			}
+		}()
+	}
+	var runs []flowRun
+	b.ResetTimer()
+	for i := range b.N {
+		runs = append(runs, runBenchJob(b, m, exec, s, i))
+	}
+	b.StopTimer()
+	var wall, compute, committed, disclosed time.Duration
+	var blocks int64
+	for _, r := range runs {
+		wall += r.wall
+		compute += r.compute
+		committed += r.committed
+		disclosed += r.disclosed
+		blocks += r.blocks
+	}
+	n := time.Duration(len(runs))
+	wall, compute, committed, disclosed = wall/n, compute/n, committed/n, disclosed/n
+	mj := float64(s.microjobs())
+	if testing.Verbose() {
+		fmt.Fprintf(os.Stderr, "%s: %d runs: wall %s, last block %s, committed %s, disclosed %s, %.3f blocks/MicroJob\n",
+			b.Name(), len(runs), wall, compute, committed, disclosed, float64(blocks)/float64(len(runs))/mj)
+	}
+	b.ReportMetric(mj/wall.Seconds(), "microjobs/s")
+	b.ReportMetric(wall.Seconds(), "wall-s")
+	b.ReportMetric(compute.Seconds(), "lastblock-s")
+	b.ReportMetric(committed.Seconds(), "committed-s")
+	b.ReportMetric(disclosed.Seconds(), "disclosed-s")
+	b.ReportMetric(float64(blocks)/float64(len(runs))/mj, "blocks-run/microjob")
+	if s.cost > 0 {
+		// One block per MicroJob, so the ideal is MicroJobs × cost spread
+		// over every processor.
+		ideal := time.Duration(s.microjobs()) * s.cost / time.Duration(s.processors)
+		b.ReportMetric(wall.Seconds()/ideal.Seconds(), "overhead-ratio")
+		b.ReportMetric(compute.Seconds()/ideal.Seconds(), "compute-phase-ratio")
+	}
+}
+
+// BenchmarkCoordinationOverhead: a job whose compute is a fixed 50 ms wait
+// per block, on an in-process mesh over real sockets. overhead-ratio is
+// wall time ÷ (total compute ÷ processors); compute-phase-ratio stops the
+// clock at the last block run instead of at the verdict. One iteration is
+// one whole job; use -benchtime 1x.
+func BenchmarkCoordinationOverhead(b *testing.B) {
+	shapes := []struct {
+		name string
+		s    flowShape
+	}{
+		// 182 MacroJobs × (10 regular + 1 verifier) = 2,002 MicroJobs.
+		{"p20-m2002", flowShape{processors: 20, macros: 182, n: 10, cost: 50 * time.Millisecond}},
+		// 3 MacroJobs × 11 = 33 MicroJobs: a quick point.
+		{"p4-m33", flowShape{processors: 4, macros: 3, n: 10, cost: 50 * time.Millisecond}},
+		// 37 MacroJobs × 11 = 407 MicroJobs.
+		{"p10-m407", flowShape{processors: 10, macros: 37, n: 10, cost: 50 * time.Millisecond}},
+	}
+	for _, sh := range shapes {
+		for _, tu := range tunings {
+			b.Run(sh.name+"/"+tu.name, func(b *testing.B) { benchFlow(b, sh.s, tu) })
+		}
+	}
+}
+
+// BenchmarkCoordinationEmptyCompute: MicroJobs coordinated per second by
+// 10 processors when a block costs nothing.
+func BenchmarkCoordinationEmptyCompute(b *testing.B) {
+	for _, s := range []flowShape{
+		{processors: 10, macros: 10, n: 10}, // 110 MicroJobs
+		{processors: 10, macros: 37, n: 10}, // 407 MicroJobs
+	} {
+		for _, tu := range tunings {
+			b.Run(fmt.Sprintf("p10-m%d/%s", s.microjobs(), tu.name), func(b *testing.B) { benchFlow(b, s, tu) })
+		}
+	}
+}
