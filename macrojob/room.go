@@ -280,10 +280,15 @@ func (r *Room) do(ctx context.Context, cmd func(now time.Time) []Msg) error {
 // Next asks for work and blocks until the queue locks a MicroJob for this
 // node. It returns ErrRoomDone when every MicroJob is processed.
 func (r *Room) Next(ctx context.Context) (ID, error) {
-	select {
-	case id := <-r.ready:
-		return id, nil
-	default:
+	for drained := false; !drained; {
+		select {
+		case id := <-r.ready:
+			if r.holds(ctx, id) {
+				return id, nil
+			}
+		default:
+			drained = true
+		}
 	}
 	if r.Done() {
 		return "", ErrRoomDone
@@ -296,7 +301,9 @@ func (r *Room) Next(ctx context.Context) (ID, error) {
 	for {
 		select {
 		case id := <-r.ready:
-			return id, nil
+			if r.holds(ctx, id) {
+				return id, nil
+			}
 		case <-check.C:
 			if r.Done() {
 				return "", ErrRoomDone
@@ -307,6 +314,26 @@ func (r *Room) Next(ctx context.Context) (ID, error) {
 			return "", ctx.Err()
 		}
 	}
+}
+
+// holds reports whether this node still holds an unexpired lock on id: a
+// MicroJob that waited in the ready channel may have expired, or been taken
+// over, meanwhile, and running it would only duplicate work.
+func (r *Room) holds(ctx context.Context, id ID) bool {
+	res := make(chan bool, 1)
+	if err := r.do(ctx, func(now time.Time) []Msg {
+		for _, it := range r.q.Items() {
+			if it.ID == id {
+				res <- it.State == Locked && it.Holder == r.self && now.Before(it.Expiry)
+				return nil
+			}
+		}
+		res <- false
+		return nil
+	}); err != nil {
+		return false
+	}
+	return <-res
 }
 
 // Complete records that this node finished MicroJob id.

@@ -297,6 +297,15 @@ func (w *Worker) process(ctx context.Context, js *jobState, room *macrojob.Room,
 	if err != nil {
 		return
 	}
+	w.mu.Lock()
+	done := js.mine[mid]
+	w.mu.Unlock()
+	if done {
+		// Already committed here (the queue re-offered it, e.g. after a
+		// takeover): completing it again costs nothing, running it would.
+		_ = room.Complete(ctx, id)
+		return
+	}
 	if w.cfg.Hold != nil {
 		w.cfg.Hold(ctx, mid)
 		if ctx.Err() != nil {
@@ -313,6 +322,10 @@ func (w *Worker) process(ctx context.Context, js *jobState, room *macrojob.Room,
 	}
 	w.mu.Lock()
 	w.pending = append(w.pending, d)
+	if js.mine == nil {
+		js.mine = map[jobs.ID]bool{}
+	}
+	js.mine[mid] = true
 	w.mu.Unlock()
 	if t := w.jobChannel(ctx, js); t != nil {
 		_ = t.Publish(ctx, jobs.ChannelMsg{Kind: jobs.KindProgress, JobID: js.plan.JobID.String(), MicroID: mid.String(), Processor: w.self})

@@ -141,9 +141,10 @@ type jobState struct {
 	info       *jobs.JobInfo
 	plan       *jobs.Plan
 	code, data []byte
-	failed     time.Time // last fetch or run failure, for backoff
-	complete   time.Time // when this node first saw every MicroJob with a result
-	finished   bool      // a verdict exists
+	failed     time.Time        // last fetch or run failure, for backoff
+	complete   time.Time        // when this node first saw every MicroJob with a result
+	mine       map[jobs.ID]bool // MicroJobs this node committed
+	finished   bool             // a verdict exists
 	// topic is the Job channel, joined when the node first works on the
 	// job; announced are the rooms heard of there.
 	topic     *p2p.Topic[jobs.ChannelMsg]
