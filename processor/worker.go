@@ -7,6 +7,7 @@ package processor
 
 import (
 	"context"
+	"crypto/ecdsa"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -19,6 +20,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/jobmesh/jobmesh/crdt"
+	"github.com/jobmesh/jobmesh/escrow"
 	"github.com/jobmesh/jobmesh/fetch"
 	"github.com/jobmesh/jobmesh/ipfs"
 	"github.com/jobmesh/jobmesh/jobs"
@@ -64,6 +66,13 @@ type Config struct {
 	// worker waits until it returns. A test seam to stop a processor
 	// mid-MicroJob. Nil in production.
 	Hold func(ctx context.Context, micro jobs.ID)
+	// FundingBackoff is the first wait before an unfunded job's escrow is
+	// read again; it doubles up to 32 times this. Default 2s.
+	FundingBackoff time.Duration
+	// BeforeSettle, when set, is called by the finalizer once a quorum has
+	// signed, before it submits settle; the finalizer waits until it
+	// returns. A test seam to make submitters race. Nil in production.
+	BeforeSettle func(ctx context.Context, job jobs.ID)
 }
 
 // DefaultConfig returns the defaults documented on Config.
@@ -75,6 +84,8 @@ func DefaultConfig() Config {
 		MaxDataSize: 1 << 30,
 		Wasm:        wasm.DefaultConfig(),
 		Fetch:       fetch.DefaultConfig(),
+
+		FundingBackoff: 2 * time.Second,
 	}
 }
 
@@ -83,7 +94,7 @@ func (c Config) Validate() error {
 	if _, err := microjob.ParseWallet(c.Wallet); err != nil {
 		return fmt.Errorf("%w: wallet: %w", ErrInvalidConfig, err)
 	}
-	if c.Poll <= 0 || c.MaxCodeSize <= 0 || c.MaxDataSize <= 0 {
+	if c.Poll <= 0 || c.MaxCodeSize <= 0 || c.MaxDataSize <= 0 || c.FundingBackoff <= 0 {
 		return fmt.Errorf("%w: poll and size limits must be positive", ErrInvalidConfig)
 	}
 	return nil
@@ -96,6 +107,12 @@ type Params struct {
 	Store      *crdt.Store
 	Logger     *slog.Logger
 	Registerer prometheus.Registerer
+	// Chain, when set, is the escrow this processor settles jobs on; it
+	// then works only on funded jobs. Nil: verdicts only.
+	Chain *escrow.Client
+	// WalletKey signs settlements; its address must be Config.Wallet.
+	// Required with Chain.
+	WalletKey *ecdsa.PrivateKey
 }
 
 // Worker is one processor's share of the mesh's work.
@@ -109,6 +126,9 @@ type Worker struct {
 	fetch  *fetch.Registry
 	topic  *p2p.Topic[jobs.ChannelMsg]
 	m      *metrics
+	// quorumNum / quorumDen is the escrow's signing quorum (nil without a
+	// chain).
+	quorumNum, quorumDen *big.Int
 
 	mu    sync.Mutex
 	known map[jobs.ID]*jobState
@@ -129,11 +149,21 @@ type jobState struct {
 	code, data []byte
 	failed     time.Time // last fetch or run failure, for backoff
 	finished   bool      // a verdict exists
+
+	funded    bool          // the escrow holds the job funded
+	fundNext  time.Time     // when an unfunded job's escrow is read again
+	fundWait  time.Duration // the current backoff
+	finalizer bool          // this processor wrote the verdict
+	chainDone bool          // settled on chain (by anyone), or not settleable
+	mismatch  bool          // warned about a differing proposal
 }
 
 // New starts a Worker. Close stops it.
 func New(ctx context.Context, p Params, cfg Config) (*Worker, error) {
 	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if err := checkChainParams(p, cfg); err != nil {
 		return nil, err
 	}
 	log := p.Logger
@@ -162,8 +192,16 @@ func New(ctx context.Context, p Params, cfg Config) (*Worker, error) {
 		exec.Close(ctx)
 		return nil, err
 	}
+	var qNum, qDen *big.Int
+	if p.Chain != nil {
+		if qNum, qDen, err = p.Chain.Quorum(ctx); err != nil {
+			exec.Close(ctx)
+			topic.Close()
+			return nil, fmt.Errorf("processor: reading the escrow's quorum: %w", err)
+		}
+	}
 	runCtx, cancel := context.WithCancel(context.Background())
-	w := &Worker{
+	w := &Worker{quorumNum: qNum, quorumDen: qDen,
 		cfg: cfg, p: p, self: p.Host.ID().String(), log: log, exec: exec, runner: runner,
 		fetch: fetcher, topic: topic, m: newMetrics(p.Registerer),
 		known: map[jobs.ID]*jobState{}, rooms: map[macrojob.RoomID]*macrojob.Room{},
