@@ -187,7 +187,20 @@ func (w *Worker) settleJob(ctx context.Context, js *jobState) error {
 	w.mu.Lock()
 	finalizer := js.finalizer
 	w.mu.Unlock()
-	if cv.proposal == nil {
+	if cv.proposal == nil || !sameSettlement(*cv.proposal, cv.own) {
+		if cv.proposal != nil {
+			// Racing finalizers' verdicts (and so proposals) can differ
+			// until the store converges on one verdict record; every
+			// replica then derives the same settlement, and a finalizer
+			// re-proposes it.
+			w.mu.Lock()
+			told := js.mismatch
+			js.mismatch = true
+			w.mu.Unlock()
+			if !told {
+				w.log.Info("not signing: the proposed settlement differs from this processor's own (yet)", "job", id)
+			}
+		}
 		if !finalizer {
 			return nil
 		}
@@ -196,16 +209,6 @@ func (w *Worker) settleJob(ctx context.Context, js *jobState) error {
 		}
 		w.log.Info("settlement proposed", "job", id, "payees", len(cv.own.Payees), "culprits", len(cv.own.Culprits))
 		return nil
-	}
-	if !sameSettlement(*cv.proposal, cv.own) {
-		w.mu.Lock()
-		warned := js.mismatch
-		js.mismatch = true
-		w.mu.Unlock()
-		if !warned {
-			w.log.Warn("not signing a settlement that differs from this processor's own", "job", id)
-		}
-		return ErrSettlementMismatch
 	}
 	if !cv.mine && slices.Contains(cv.own.Payees, w.wallet()) {
 		if err := w.sign(ctx, id, cv.own); err != nil {

@@ -46,9 +46,6 @@ const (
 var (
 	// ErrNotSettleable: the verdict cannot be paid (no credited result).
 	ErrNotSettleable = errors.New("processor: verdict cannot be settled")
-	// ErrSettlementMismatch: a proposed settlement differs from the one
-	// this processor derives from its own view.
-	ErrSettlementMismatch = errors.New("processor: settlement differs from own derivation")
 	// ErrUnfunded: the job's escrow is not funded for its price.
 	ErrUnfunded = errors.New("processor: job escrow not funded")
 )

@@ -41,7 +41,10 @@ func (w *Worker) settle(ctx context.Context) {
 			// Coalesce a burst of changes into one pass.
 			for drained := false; !drained; {
 				select {
-				case <-changes:
+				case _, ok := <-changes:
+					if !ok {
+						return // closed: the watch ended with ctx
+					}
 				default:
 					drained = true
 				}
