@@ -223,7 +223,9 @@ func (w *Worker) settleJob(ctx context.Context, js *jobState) error {
 		if !quorum(cv.signed, len(cv.own.Payees), w.quorumNum, w.quorumDen) {
 			return errNoQuorum
 		}
-		w.cfg.BeforeSettle(ctx, id)
+		if !w.cfg.BeforeSettle(id) {
+			return nil
+		}
 	}
 	_, err = w.SubmitSettlement(ctx, id)
 	return err
@@ -261,6 +263,26 @@ func quorum(signed, n int, num, den *big.Int) bool {
 	l := new(big.Int).Mul(big.NewInt(int64(signed)), den)
 	r := new(big.Int).Mul(big.NewInt(int64(n)), num)
 	return l.Cmp(r) >= 0
+}
+
+// SettlementStatus reports how many payees of the settlement this
+// processor derives for a finished job have signed it, as its replica
+// shows; settled is true once the job is settled.
+func (w *Worker) SettlementStatus(ctx context.Context, id jobs.ID) (signed, payees int, settled bool, err error) {
+	if w.p.Chain == nil {
+		return 0, 0, false, fmt.Errorf("%w: no chain", ErrInvalidConfig)
+	}
+	w.mu.Lock()
+	js := w.known[id]
+	w.mu.Unlock()
+	if js == nil {
+		return 0, 0, false, fmt.Errorf("processor: unknown job %s", id)
+	}
+	cv, err := w.view(ctx, js)
+	if err != nil {
+		return 0, 0, false, err
+	}
+	return cv.signed, len(cv.own.Payees), cv.settled, nil
 }
 
 // SubmitSettlement sends the job's settle transaction if a quorum of the

@@ -336,24 +336,19 @@ func TestRacingSubmittersSettleOnce(t *testing.T) {
 	ready := make(chan int, 1)
 	release := make(chan struct{})
 	m := chainMesh(t, 3, func(mem *localmesh.Member, pc *processor.Config) {
-		pc.BeforeSettle = func(ctx context.Context, _ jobs.ID) {
+		pc.BeforeSettle = func(jobs.ID) bool {
 			select {
 			case ready <- mem.Index:
 			default:
 			}
 			select {
 			case <-release:
-			case <-ctx.Done():
+				return true
+			default:
+				return false
 			}
 		}
 	})
-	defer func() {
-		select {
-		case <-release:
-		default:
-			close(release)
-		}
-	}()
 	job := newMandelbrot(t, 192, 160, 32)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -369,16 +364,9 @@ func TestRacingSubmittersSettleOnce(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("no finalizer reached a quorum")
 	}
-	// The finalizer waits in BeforeSettle with a quorum of signatures;
-	// two processors now submit at once, once each of them sees every
-	// signature the finalizer saw.
-	sigs := func(mem *localmesh.Member) int {
-		recs, err := mem.Store.Query(ctx, processor.JobKey(id)+"/signature/")
-		if err != nil {
-			return 0
-		}
-		return len(recs)
-	}
+	// The finalizers hold back with a quorum of signatures; two
+	// processors now submit at once, once each of them sees every payee's
+	// signature.
 	racers := []*localmesh.Member{m.Members[first]}
 	for _, mem := range processorsOf(m) {
 		if mem.Index != first {
@@ -386,9 +374,13 @@ func TestRacingSubmittersSettleOnce(t *testing.T) {
 			break
 		}
 	}
-	want := sigs(racers[0])
-	if err := waitFor(ctx, func() bool { return sigs(racers[1]) >= want }); err != nil {
-		t.Fatal("the second submitter never saw the signatures")
+	for _, mem := range racers {
+		if err := waitFor(ctx, func() bool {
+			signed, payees, _, err := mem.Worker.SettlementStatus(ctx, id)
+			return err == nil && payees > 0 && signed == payees
+		}); err != nil {
+			t.Fatalf("processor %d never saw every signature", mem.Index)
+		}
 	}
 	type outcome struct {
 		settled bool
@@ -415,7 +407,7 @@ func TestRacingSubmittersSettleOnce(t *testing.T) {
 	if settled != 1 {
 		t.Fatalf("%d submitters settled, want exactly 1", settled)
 	}
-	close(release) // the finalizer's own attempt now finds the job settled
+	close(release) // the finalizers' own attempts now find the job settled
 	res, err := c.DApp.Wait(ctx, id, 100*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)

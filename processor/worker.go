@@ -70,9 +70,10 @@ type Config struct {
 	// read again; it doubles up to 32 times this. Default 2s.
 	FundingBackoff time.Duration
 	// BeforeSettle, when set, is called by the finalizer once a quorum has
-	// signed, before it submits settle; the finalizer waits until it
-	// returns. A test seam to make submitters race. Nil in production.
-	BeforeSettle func(ctx context.Context, job jobs.ID)
+	// signed, before it submits settle; false skips submitting this time
+	// (the finalizer asks again on its next pass). A test seam to make
+	// submitters race. Nil in production.
+	BeforeSettle func(job jobs.ID) bool
 }
 
 // DefaultConfig returns the defaults documented on Config.
