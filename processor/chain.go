@@ -216,11 +216,27 @@ func (w *Worker) settleJob(ctx context.Context, js *jobState) error {
 		}
 		return nil // the next pass sees the signature
 	}
+	hasQuorum := quorum(cv.signed, len(cv.own.Payees), w.quorumNum, w.quorumDen)
 	if !finalizer {
-		return nil
+		// A payee steps in when the finalizers leave a signed settlement
+		// unsubmitted for SettleFallback.
+		if !hasQuorum || !cv.mine {
+			return nil
+		}
+		now := time.Now()
+		w.mu.Lock()
+		if js.quorumAt.IsZero() {
+			js.quorumAt = now
+		}
+		waited := now.Sub(js.quorumAt)
+		w.mu.Unlock()
+		if waited < w.cfg.SettleFallback {
+			return nil
+		}
+		w.log.Info("signed settlement left unsubmitted; submitting it", "job", id, "waited", waited.Round(time.Second))
 	}
 	if w.cfg.BeforeSettle != nil {
-		if !quorum(cv.signed, len(cv.own.Payees), w.quorumNum, w.quorumDen) {
+		if !hasQuorum {
 			return errNoQuorum
 		}
 		if !w.cfg.BeforeSettle(id) {

@@ -69,6 +69,10 @@ type Config struct {
 	// FundingBackoff is the first wait before an unfunded job's escrow is
 	// read again; it doubles up to 32 times this. Default 2s.
 	FundingBackoff time.Duration
+	// SettleFallback is how long a payee that is not a finalizer waits,
+	// once it sees a quorum of signatures, before it submits settle itself
+	// (the finalizers may be gone). Default 1m.
+	SettleFallback time.Duration
 	// BeforeSettle, when set, is called by the finalizer once a quorum has
 	// signed, before it submits settle; false skips submitting this time
 	// (the finalizer asks again on its next pass). A test seam to make
@@ -87,6 +91,7 @@ func DefaultConfig() Config {
 		Fetch:       fetch.DefaultConfig(),
 
 		FundingBackoff: 2 * time.Second,
+		SettleFallback: time.Minute,
 	}
 }
 
@@ -95,7 +100,7 @@ func (c Config) Validate() error {
 	if _, err := microjob.ParseWallet(c.Wallet); err != nil {
 		return fmt.Errorf("%w: wallet: %w", ErrInvalidConfig, err)
 	}
-	if c.Poll <= 0 || c.MaxCodeSize <= 0 || c.MaxDataSize <= 0 || c.FundingBackoff <= 0 {
+	if c.Poll <= 0 || c.MaxCodeSize <= 0 || c.MaxDataSize <= 0 || c.FundingBackoff <= 0 || c.SettleFallback <= 0 {
 		return fmt.Errorf("%w: poll and size limits must be positive", ErrInvalidConfig)
 	}
 	return nil
@@ -157,6 +162,9 @@ type jobState struct {
 	finalizer bool          // this processor wrote the verdict
 	chainDone bool          // settled on chain (by anyone), or not settleable
 	mismatch  bool          // warned about a differing proposal
+	// quorumAt is when this processor, not a finalizer, first saw a
+	// quorum of signatures.
+	quorumAt time.Time
 }
 
 // New starts a Worker. Close stops it.
