@@ -217,31 +217,31 @@ func (w *Worker) settleJob(ctx context.Context, js *jobState) error {
 		return nil // the next pass sees the signature
 	}
 	hasQuorum := quorum(cv.signed, len(cv.own.Payees), w.quorumNum, w.quorumDen)
-	if !finalizer {
-		// A payee steps in when the finalizers leave a signed settlement
-		// unsubmitted for SettleFallback.
-		if !hasQuorum || !cv.mine {
-			return nil
-		}
+	// A payee steps in when a signed settlement stays unsubmitted for
+	// SettleFallback (its finalizers may be gone).
+	fallback := false
+	if hasQuorum && cv.mine {
 		now := time.Now()
 		w.mu.Lock()
 		if js.quorumAt.IsZero() {
 			js.quorumAt = now
 		}
-		waited := now.Sub(js.quorumAt)
+		fallback = now.Sub(js.quorumAt) >= w.cfg.SettleFallback
 		w.mu.Unlock()
-		if waited < w.cfg.SettleFallback {
-			return nil
-		}
-		w.log.Info("signed settlement left unsubmitted; submitting it", "job", id, "waited", waited.Round(time.Second))
+	}
+	if !finalizer && !fallback {
+		return nil
 	}
 	if w.cfg.BeforeSettle != nil {
 		if !hasQuorum {
 			return errNoQuorum
 		}
-		if !w.cfg.BeforeSettle(id) {
+		if !w.cfg.BeforeSettle(id, fallback) {
 			return nil
 		}
+	}
+	if fallback && !finalizer {
+		w.log.Info("signed settlement left unsubmitted; submitting it", "job", id)
 	}
 	_, err = w.SubmitSettlement(ctx, id)
 	return err

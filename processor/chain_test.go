@@ -336,7 +336,7 @@ func TestRacingSubmittersSettleOnce(t *testing.T) {
 	ready := make(chan int, 1)
 	release := make(chan struct{})
 	m := chainMesh(t, 3, func(mem *localmesh.Member, pc *processor.Config) {
-		pc.BeforeSettle = func(jobs.ID) bool {
+		pc.BeforeSettle = func(jobs.ID, bool) bool {
 			select {
 			case ready <- mem.Index:
 			default:
@@ -422,5 +422,46 @@ func TestRacingSubmittersSettleOnce(t *testing.T) {
 	}
 	if n := releases(t, m, id); n != 1 {
 		t.Fatalf("%d releases", n)
+	}
+}
+
+func TestPayeeSubmitsWhenFinalizersDoNot(t *testing.T) {
+	var mu sync.Mutex
+	steppedIn := map[string]bool{} // processors that stepped in after SettleFallback
+	m := chainMesh(t, 3, func(mem *localmesh.Member, pc *processor.Config) {
+		pc.SettleFallback = time.Second
+		pc.BeforeSettle = func(_ jobs.ID, fallback bool) bool {
+			if !fallback {
+				return false // the finalizers do not submit at once
+			}
+			mu.Lock()
+			steppedIn[mem.Host.ID().String()] = true
+			mu.Unlock()
+			return true
+		}
+	})
+	job := newMandelbrot(t, 192, 160, 32)
+	info, res := runJob(t, m, job.spec(3, 4), 3*time.Minute)
+	checkComplete(t, info, res)
+	checkRelease(t, m, info, res)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var submitter string
+	c := client(m)
+	if err := waitFor(ctx, func() bool {
+		rec, err := c.Store.Get(ctx, processor.SettledKey(info.ID()))
+		if err != nil {
+			return false
+		}
+		r, err := processor.DecodeSettledRecord(rec.Payload, rec.Author.String())
+		submitter = r.Submitter
+		return err == nil
+	}); err != nil {
+		t.Fatal("no settled record")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !steppedIn[submitter] {
+		t.Fatalf("settled by %s, which did not step in after the fallback wait (%v)", submitter, steppedIn)
 	}
 }

@@ -69,15 +69,16 @@ type Config struct {
 	// FundingBackoff is the first wait before an unfunded job's escrow is
 	// read again; it doubles up to 32 times this. Default 2s.
 	FundingBackoff time.Duration
-	// SettleFallback is how long a payee that is not a finalizer waits,
-	// once it sees a quorum of signatures, before it submits settle itself
-	// (the finalizers may be gone). Default 1m.
+	// SettleFallback is how long a payee waits, once it sees a quorum of
+	// signatures, before it submits settle itself though it is no
+	// finalizer (the finalizers may be gone). Default 1m.
 	SettleFallback time.Duration
-	// BeforeSettle, when set, is called by the finalizer once a quorum has
-	// signed, before it submits settle; false skips submitting this time
-	// (the finalizer asks again on its next pass). A test seam to make
-	// submitters race. Nil in production.
-	BeforeSettle func(job jobs.ID) bool
+	// BeforeSettle, when set, is called once a quorum has signed, before
+	// this processor submits settle (fallback: it steps in after
+	// SettleFallback rather than as a finalizer); false skips submitting
+	// this time (it is asked again on the next pass). A test seam to make
+	// submitters race or stay away. Nil in production.
+	BeforeSettle func(job jobs.ID, fallback bool) bool
 }
 
 // DefaultConfig returns the defaults documented on Config.
@@ -162,8 +163,8 @@ type jobState struct {
 	finalizer bool          // this processor wrote the verdict
 	chainDone bool          // settled on chain (by anyone), or not settleable
 	mismatch  bool          // warned about a differing proposal
-	// quorumAt is when this processor, not a finalizer, first saw a
-	// quorum of signatures.
+	// quorumAt is when this processor, as a payee, first saw a quorum of
+	// signatures.
 	quorumAt time.Time
 }
 
