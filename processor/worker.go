@@ -2,7 +2,11 @@
 // jobs on the Jobs channel and in the replicated store, joins or takes
 // MacroJob rooms, runs the MicroJobs the room's queue hands it, commits and
 // discloses results, answers re-run requests for disputed blocks, and
-// finalizes jobs whose every MicroJob is disclosed (seed 004).
+// finalizes jobs whose every MicroJob is disclosed (seed 004). With a chain
+// (Params.Chain) it works only on jobs whose escrow is funded, and settles
+// verified jobs on the escrow contract: finalizers propose the settlement
+// the verdict implies, payees that derive the same one sign it, and a
+// finalizer submits it once a quorum has signed (chain.go, payout.go).
 package processor
 
 import (
