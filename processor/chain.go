@@ -247,6 +247,14 @@ func (w *Worker) settleJob(ctx context.Context, js *jobState) error {
 	return err
 }
 
+// closedOnChain reports whether the job is no longer Funded on chain. A
+// settle mined in the same block as the winning one reverts with a reason
+// that replaying it on the parent block cannot show; the job's state can.
+func (w *Worker) closedOnChain(ctx context.Context, id jobs.ID) bool {
+	j, err := w.p.Chain.Job(ctx, common.Hash(id))
+	return err == nil && j.State != escrow.JobFunded
+}
+
 func (w *Worker) markChainDone(js *jobState) {
 	w.mu.Lock()
 	js.chainDone = true
@@ -336,7 +344,7 @@ func (w *Worker) SubmitSettlement(ctx context.Context, id jobs.ID) (bool, error)
 		return false, nil
 	}
 	rcpt, err := w.p.Chain.Settle(ctx, cv.own, cv.sigs)
-	if errors.Is(err, escrow.ErrJobNotFunded) {
+	if errors.Is(err, escrow.ErrJobNotFunded) || (errors.Is(err, escrow.ErrReverted) && w.closedOnChain(ctx, id)) {
 		// Another processor's settle landed first.
 		w.markChainDone(js)
 		w.m.settlements.WithLabelValues("lost").Inc()

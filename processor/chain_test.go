@@ -194,29 +194,7 @@ func TestCulpritIsNotPaidAndIsSlashed(t *testing.T) {
 	m = chainMesh(t, 4, func(mem *localmesh.Member, pc *processor.Config) {
 		if mem.Index == liarIndex {
 			pc.Tamper = func(block uint64, out []byte) []byte { return append(out, 0xff) }
-			// After its first MicroJob the liar waits for an honest
-			// commitment, so that it cannot do the whole job alone
-			// while the honest processors wait for it (a loaded machine
-			// replicates slowly).
-			first := true
-			pc.Hold = func(ctx context.Context, _ jobs.ID) {
-				if first {
-					first = false
-					return
-				}
-				_ = waitFor(ctx, func() bool {
-					recs, err := mem.Store.Query(ctx, "/jobs")
-					if err != nil {
-						return false
-					}
-					for _, r := range recs {
-						if r.Type == microjob.TypeCommit && r.Author != mem.Host.ID() {
-							return true
-						}
-					}
-					return false
-				})
-			}
+			holdLiar(mem, pc)
 			return
 		}
 		// As in TestWrongOutputNamesCulpritAndJobCompletes: the honest
