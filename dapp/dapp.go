@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/big"
+	"strings"
 	"sync"
 	"time"
 
@@ -43,7 +44,7 @@ type Spec struct {
 	// Slicing: BlockSize is required; zero counts take the defaults.
 	Slicing      jobs.Slicing
 	Price        *big.Int // escrow in wei
-	Creator      string   // the creator's EVM address
+	Creator      string   // the creator's EVM address; default with a chain: the funding wallet
 	Deadline     time.Time
 	Output       jobs.Output
 	Requirements jobs.Requirements
@@ -114,6 +115,10 @@ func (c *Client) Close() error {
 // Submit adds the code and data to the node's block layer, writes the
 // JobInfo to the store and announces it.
 func (c *Client) Submit(ctx context.Context, s Spec) (*jobs.JobInfo, error) {
+	if s.Creator == "" && c.p.Chain != nil {
+		// The wallet that funds the escrow is the creator.
+		s.Creator = strings.ToLower(c.p.Chain.From().Hex())
+	}
 	creator, err := jobs.ParseAddress(s.Creator)
 	if err != nil {
 		return nil, fmt.Errorf("%w: creator: %w", ErrInvalidJob, err)

@@ -271,10 +271,14 @@ func TestProcessorsRefuseUnfundedJob(t *testing.T) {
 	defer cancel()
 	spec := job.spec(3, 4)
 	spec.FundLater = true
+	spec.Creator = "" // the client's wallet
 	c := client(m)
 	info, err := c.DApp.Submit(ctx, spec)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if common.Address(info.Creator) != c.Wallet {
+		t.Fatalf("creator %x, the client's wallet is %s", info.Creator, c.Wallet)
 	}
 	// Every processor looks at the job and skips it, twice (the second
 	// time after its backoff).
