@@ -1,6 +1,8 @@
 // Package dapp is the submitting side of jobmesh: it publishes a job (code
 // and data served from the node's own block layer), keeps announcing it
-// until it is finished, and waits for its verdict.
+// until it is finished, and waits for its verdict. With a chain it locks
+// the job's price in the escrow contract before publishing the job (so
+// processors can see it is funded) and waits for the on-chain release.
 package dapp
 
 import (
@@ -12,12 +14,15 @@ import (
 	"fmt"
 	"log/slog"
 	"math/big"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ipfs/go-cid"
 
 	"github.com/jobmesh/jobmesh/crdt"
+	"github.com/jobmesh/jobmesh/escrow"
 	"github.com/jobmesh/jobmesh/ipfs"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/microjob"
@@ -25,8 +30,12 @@ import (
 	"github.com/jobmesh/jobmesh/processor"
 )
 
-// ErrInvalidJob is wrapped when a job spec does not make a valid job.
-var ErrInvalidJob = errors.New("dapp: invalid job")
+var (
+	// ErrInvalidJob is wrapped when a job spec does not make a valid job.
+	ErrInvalidJob = errors.New("dapp: invalid job")
+	// ErrNoChain: an escrow operation on a client without a chain.
+	ErrNoChain = errors.New("dapp: no chain")
+)
 
 // Spec is what a DApp asks the mesh to compute.
 type Spec struct {
@@ -35,10 +44,14 @@ type Spec struct {
 	// Slicing: BlockSize is required; zero counts take the defaults.
 	Slicing      jobs.Slicing
 	Price        *big.Int // escrow in wei
-	Creator      string   // the creator's EVM address
+	Creator      string   // the creator's EVM address; default with a chain: the funding wallet
 	Deadline     time.Time
 	Output       jobs.Output
 	Requirements jobs.Requirements
+	// FundLater publishes the job without creating its escrow; Fund does
+	// that later. Processors with a chain skip the job until then. Default
+	// false: Submit funds it first.
+	FundLater bool
 }
 
 // Params are the node parts a Client uses; it closes none of them.
@@ -49,6 +62,9 @@ type Params struct {
 	Logger *slog.Logger
 	// Announce is how often unfinished jobs are announced again. Default 5s.
 	Announce time.Duration
+	// Chain, when set, is the escrow jobs are paid through: Submit creates
+	// each job on it and Wait returns its release. Nil: verdicts only.
+	Chain *escrow.Client
 }
 
 // Client submits jobs and waits for them.
@@ -99,6 +115,10 @@ func (c *Client) Close() error {
 // Submit adds the code and data to the node's block layer, writes the
 // JobInfo to the store and announces it.
 func (c *Client) Submit(ctx context.Context, s Spec) (*jobs.JobInfo, error) {
+	if s.Creator == "" && c.p.Chain != nil {
+		// The wallet that funds the escrow is the creator.
+		s.Creator = strings.ToLower(c.p.Chain.From().Hex())
+	}
 	creator, err := jobs.ParseAddress(s.Creator)
 	if err != nil {
 		return nil, fmt.Errorf("%w: creator: %w", ErrInvalidJob, err)
@@ -137,6 +157,11 @@ func (c *Client) Submit(ctx context.Context, s Spec) (*jobs.JobInfo, error) {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidJob, err)
 	}
 	id := info.ID()
+	if c.p.Chain != nil && !s.FundLater {
+		if err := c.Fund(ctx, info); err != nil {
+			return nil, err
+		}
+	}
 	if err := c.p.Store.Put(ctx, processor.JobKey(id), processor.JobType, info.Encode()); err != nil {
 		return nil, fmt.Errorf("dapp: storing the job: %w", err)
 	}
@@ -148,6 +173,22 @@ func (c *Client) Submit(ctx context.Context, s Spec) (*jobs.JobInfo, error) {
 	}
 	c.log.Info("job submitted", "job", id, "code", codeURI, "data", dataURI)
 	return info, nil
+}
+
+// Fund creates the job's escrow: the price locked under the job's ID, with
+// the commitment to its seed and its deadline.
+func (c *Client) Fund(ctx context.Context, info *jobs.JobInfo) error {
+	if c.p.Chain == nil {
+		return ErrNoChain
+	}
+	id := info.ID()
+	rcpt, err := c.p.Chain.CreateJob(ctx, common.Hash(id), escrow.SeedCommitment(common.Hash(info.Seed)),
+		time.Unix(info.Deadline, 0), info.PriceWei)
+	if err != nil {
+		return fmt.Errorf("dapp: funding job %s: %w", id, err)
+	}
+	c.log.Info("job escrow funded", "job", id, "price", info.PriceWei, "tx", rcpt.TxHash)
+	return nil
 }
 
 func (c *Client) add(ctx context.Context, b []byte) (string, error) {
@@ -205,6 +246,9 @@ type Result struct {
 	Verdict  microjob.Verdict
 	Culprits []string
 	Output   cid.Cid
+	// Release is the escrow's payout (payees, amounts, refund, the
+	// transaction); nil without a chain.
+	Release *escrow.Release
 }
 
 // Status reads a job's verdict; ok is false while there is none.
@@ -227,9 +271,25 @@ func Status(ctx context.Context, store crdt.Reader, id jobs.ID) (Result, bool, e
 	return Result{Verdict: v, Culprits: vr.Culprits, Output: out}, true, nil
 }
 
-// Wait polls the store until the job has a verdict, then stops announcing
-// it.
+// Wait waits for the job's verdict (WaitVerdict) and, with a chain, for
+// its escrow to be released, which it returns in Result.Release.
 func (c *Client) Wait(ctx context.Context, id jobs.ID, every time.Duration) (Result, error) {
+	r, err := c.WaitVerdict(ctx, id, every)
+	if err != nil || c.p.Chain == nil {
+		return r, err
+	}
+	rel, err := c.p.Chain.WaitReleased(ctx, common.Hash(id))
+	if err != nil {
+		return r, fmt.Errorf("dapp: waiting for the escrow of job %s: %w", id, err)
+	}
+	r.Release = rel
+	c.log.Info("job settled", "job", id, "tx", rel.TxHash, "payees", len(rel.Payees), "refund", rel.Refund)
+	return r, nil
+}
+
+// WaitVerdict polls the store until the job has a verdict, then stops
+// announcing it.
+func (c *Client) WaitVerdict(ctx context.Context, id jobs.ID, every time.Duration) (Result, error) {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {

@@ -9,14 +9,20 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/big"
 	"path/filepath"
 	"sync"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+	ethcrypto "github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/params"
 	pebbleds "github.com/ipfs/go-ds-pebble"
 	mocknet "github.com/libp2p/go-libp2p/p2p/net/mock"
 	ma "github.com/multiformats/go-multiaddr"
 
+	"github.com/jobmesh/jobmesh/escrow"
 	"github.com/jobmesh/jobmesh/node"
 	"github.com/jobmesh/jobmesh/p2p"
 	"github.com/jobmesh/jobmesh/processor"
@@ -41,6 +47,20 @@ type Options struct {
 	// Processor, when set, adjusts each processor's settings at every start
 	// (tests shorten timeouts and inject faults through it).
 	Processor func(m *Member, pc *processor.Config)
+	// Chain, when set, starts an embedded chain (escrow.NewSimChain) with
+	// the escrow deployed from dev account 0: every member's wallet is
+	// funded from dev account 1, every processor stakes the minimum stake,
+	// and members settle and fund jobs on it. Default nil: no chain.
+	Chain *ChainOptions
+}
+
+// ChainOptions configure the embedded chain.
+type ChainOptions struct {
+	// Deploy are the escrow's parameters. Default escrow.DefaultDeployParams().
+	Deploy escrow.DeployParams
+	// Funding is what each member's wallet receives, in wei. Default 100
+	// ether.
+	Funding *big.Int
 }
 
 // Member is one node of the mesh. Node is nil while the member is stopped.
@@ -50,16 +70,28 @@ type Member struct {
 	Dir   string
 	*node.Node
 
-	repo *node.Repo
-	ds   *pebbleds.Datastore
+	// Wallet is the member's wallet address (its repo's wallet.key).
+	Wallet common.Address
+
+	repo   *node.Repo
+	ds     *pebbleds.Datastore
+	funded bool
+	staked bool
 }
 
 // Mesh is a running in-process mesh. Members[0] is the bootstrap node.
 type Mesh struct {
+	// Chain is the embedded chain; nil without Options.Chain.
+	Chain *escrow.SimChain
+	// Escrow is a client of the deployed escrow signing with dev account
+	// 0; nil without a chain.
+	Escrow *escrow.Client
+
 	opts      Options
 	mu        sync.Mutex
 	Members   []*Member
 	bootstrap []string
+	minStake  *big.Int
 }
 
 // Start creates the repos and starts every member.
@@ -79,6 +111,11 @@ func Start(ctx context.Context, opts Options) (_ *Mesh, err error) {
 			m.Close()
 		}
 	}()
+	if opts.Chain != nil {
+		if err := m.startChain(ctx); err != nil {
+			return nil, err
+		}
+	}
 	roles := []node.Role{node.RoleBootstrap}
 	for range opts.Processors {
 		roles = append(roles, node.RoleProcessor)
@@ -137,6 +174,20 @@ func (m *Mesh) start(ctx context.Context, mem *Member) (err error) {
 		P2P:       &pcfg,
 		Logger:    m.opts.Logger.With("node", mem.Index),
 	}
+	if m.Chain != nil && mem.Role != node.RoleBootstrap {
+		if repo.WalletKey == nil {
+			return fmt.Errorf("localmesh: member %d has no wallet key", mem.Index)
+		}
+		mem.Wallet = ethcrypto.PubkeyToAddress(repo.WalletKey.PublicKey)
+		params.Chain = &node.Chain{Backend: m.Chain.Client(), Contract: m.Escrow.Address()}
+		params.WalletKey = repo.WalletKey
+		if !mem.funded {
+			if err := m.fund(ctx, mem.Wallet); err != nil {
+				return err
+			}
+			mem.funded = true
+		}
+	}
 	if mem.Role == node.RoleProcessor && m.opts.Processor != nil {
 		pc := repo.Config.ProcessorConfig()
 		m.opts.Processor(mem, &pc)
@@ -162,6 +213,75 @@ func (m *Mesh) start(ctx context.Context, mem *Member) (err error) {
 		return err
 	}
 	mem.Node, mem.repo, mem.ds = n, repo, dstore
+	if m.Chain != nil && mem.Role == node.RoleProcessor && !mem.staked {
+		if _, err := n.Escrow.Stake(ctx, m.minStake); err != nil {
+			return fmt.Errorf("localmesh: staking member %d: %w", mem.Index, err)
+		}
+		mem.staked = true
+	}
+	return nil
+}
+
+// startChain starts the embedded chain and deploys the escrow.
+func (m *Mesh) startChain(ctx context.Context) error {
+	co := *m.opts.Chain
+	if co.Deploy.MinStake == nil {
+		co.Deploy = escrow.DefaultDeployParams()
+	}
+	if co.Funding == nil {
+		co.Funding = new(big.Int).Mul(big.NewInt(100), big.NewInt(params.Ether))
+	}
+	m.opts.Chain = &co
+	sim, err := escrow.NewSimChain(escrow.DefaultDevChainConfig())
+	if err != nil {
+		return err
+	}
+	m.Chain = sim
+	c, _, err := escrow.Deploy(ctx, sim.Client(), sim.Transactor(0), co.Deploy, escrow.DefaultConfig())
+	if err != nil {
+		return fmt.Errorf("localmesh: deploying the escrow: %w", err)
+	}
+	m.Escrow = c
+	m.minStake = co.Deploy.MinStake
+	return nil
+}
+
+// fund sends the configured funding from dev account 1 to addr.
+func (m *Mesh) fund(ctx context.Context, addr common.Address) error {
+	b := m.Chain.Client()
+	key := m.Chain.Keys()[1]
+	from := ethcrypto.PubkeyToAddress(key.PublicKey)
+	nonce, err := b.PendingNonceAt(ctx, from)
+	if err != nil {
+		return fmt.Errorf("localmesh: nonce: %w", err)
+	}
+	tip, err := b.SuggestGasTipCap(ctx)
+	if err != nil {
+		return fmt.Errorf("localmesh: gas tip: %w", err)
+	}
+	head, err := b.HeaderByNumber(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("localmesh: head: %w", err)
+	}
+	feeCap := new(big.Int).Add(tip, new(big.Int).Mul(head.BaseFee, big.NewInt(2)))
+	tx := types.NewTx(&types.DynamicFeeTx{
+		ChainID: big.NewInt(escrow.DevChainID), Nonce: nonce, GasTipCap: tip, GasFeeCap: feeCap,
+		Gas: 21000, To: &addr, Value: m.opts.Chain.Funding,
+	})
+	signed, err := types.SignTx(tx, types.LatestSignerForChainID(big.NewInt(escrow.DevChainID)), key)
+	if err != nil {
+		return fmt.Errorf("localmesh: sign funding: %w", err)
+	}
+	if err := b.SendTransaction(ctx, signed); err != nil {
+		return fmt.Errorf("localmesh: send funding: %w", err)
+	}
+	rcpt, err := b.TransactionReceipt(ctx, signed.Hash())
+	if err != nil {
+		return fmt.Errorf("localmesh: funding receipt: %w", err)
+	}
+	if rcpt.Status != types.ReceiptStatusSuccessful {
+		return fmt.Errorf("localmesh: funding %s failed", addr)
+	}
 	return nil
 }
 
@@ -219,6 +339,10 @@ func (m *Mesh) Close() error {
 	var errs []error
 	for i := len(m.Members) - 1; i >= 0; i-- {
 		errs = append(errs, m.Members[i].stop())
+	}
+	if m.Chain != nil {
+		errs = append(errs, m.Chain.Close())
+		m.Chain = nil
 	}
 	return errors.Join(errs...)
 }

@@ -43,6 +43,7 @@ type Config struct {
 	API       APIConfig       `toml:"api"`
 	Store     StoreConfig     `toml:"store"`
 	Processor ProcessorConfig `toml:"processor"`
+	Chain     ChainConfig     `toml:"chain"`
 }
 
 // P2PConfig is the [p2p] section.
@@ -182,7 +183,7 @@ func (c Config) Validate() error {
 	case p.MaxMemoryMiBJob <= 0 || p.MaxMemoryMiBJob > 4096:
 		return fmt.Errorf("%w: [processor] max_job_memory_mib %d outside 1..4096", ErrInvalidConfig, p.MaxMemoryMiBJob)
 	}
-	return nil
+	return c.Chain.validate()
 }
 
 func isHexAddress(s string) bool {
@@ -300,4 +301,16 @@ advertise_every = {{toml .Processor.AdvertiseEvery}}
 process_timeout = {{toml .Processor.ProcessTimeout}}
 # Memory cap of one WebAssembly MicroJob, in MiB.
 max_job_memory_mib = {{toml .Processor.MaxMemoryMiBJob}}
+
+[chain]
+# JSON-RPC endpoint (http(s)://, ws(s)://) of the chain the escrow contract
+# is on. Empty: no chain; processors then write verdicts but settle nothing,
+# and clients submit jobs without escrow. With a chain, processors work only
+# on jobs whose escrow is funded, sign settlements and submit them, paying
+# gas from the wallet key (wallet.key in the repo).
+rpc = {{toml .Chain.RPC}}
+# Address of the escrow contract (0x...). Required with rpc.
+contract = {{toml .Chain.Contract}}
+# Chain ID the endpoint must report; 0: whatever it reports.
+chain_id = {{toml .Chain.ChainID}}
 `))

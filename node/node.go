@@ -2,6 +2,7 @@ package node
 
 import (
 	"context"
+	"crypto/ecdsa"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/dapp"
+	"github.com/jobmesh/jobmesh/escrow"
 	"github.com/jobmesh/jobmesh/ipfs"
 	"github.com/jobmesh/jobmesh/p2p"
 	"github.com/jobmesh/jobmesh/processor"
@@ -62,6 +64,12 @@ type Params struct {
 	// Processor, when set, replaces the processor settings derived from
 	// Config (tests shorten timeouts and inject faults through it).
 	Processor *processor.Config
+	// Chain, when set, is the chain the node settles on; it replaces the
+	// [chain] section. Default nil: the [chain] section decides.
+	Chain *Chain
+	// WalletKey is the node's wallet (the repo's wallet.key): it pays gas,
+	// funds jobs and signs settlements. Required with a chain.
+	WalletKey *ecdsa.PrivateKey
 }
 
 // Node is one jobmesh node: its host, block layer and replicated store.
@@ -77,10 +85,13 @@ type Node struct {
 	Worker *processor.Worker
 	// DApp submits jobs; set on clients.
 	DApp *dapp.Client
+	// Escrow is the node's escrow client; nil without a chain.
+	Escrow *escrow.Client
 
-	started time.Time
-	cancel  context.CancelFunc
-	wg      sync.WaitGroup
+	closeChain func() // closes a chain connection New dialled
+	started    time.Time
+	cancel     context.CancelFunc
+	wg         sync.WaitGroup
 
 	closeOnce sync.Once
 	closeErr  error
@@ -171,8 +182,29 @@ func New(ctx context.Context, p Params) (_ *Node, err error) {
 	}
 	closers = append(closers, store.Close)
 
+	var (
+		esc *escrow.Client
+		n   *Node
+	)
+	if p.Role != RoleBootstrap {
+		c, closeChain, err := escrowClient(ctx, p, log, reg)
+		if err != nil {
+			return nil, err
+		}
+		if c != nil {
+			esc = c
+			closers = append(closers, func() error { closeChain(); return nil })
+			defer func() {
+				if err == nil {
+					n.closeChain = closeChain
+				}
+			}()
+		}
+	}
+
 	runCtx, cancel := context.WithCancel(context.Background())
-	n := &Node{
+	n = &Node{
+		Escrow:  esc,
 		Role:    p.Role,
 		Config:  p.Config,
 		Host:    h,
@@ -192,7 +224,7 @@ func New(ctx context.Context, p Params) (_ *Node, err error) {
 		if p.Processor != nil {
 			pc = *p.Processor
 		}
-		w, err := processor.New(ctx, processor.Params{Host: h, Blocks: blocks, Store: store, Logger: log, Registerer: reg}, pc)
+		w, err := processor.New(ctx, processor.Params{Host: h, Blocks: blocks, Store: store, Logger: log, Registerer: reg, Chain: esc, WalletKey: p.WalletKey}, pc)
 		if err != nil {
 			return nil, err
 		}
@@ -204,7 +236,7 @@ func New(ctx context.Context, p Params) (_ *Node, err error) {
 		n.wg.Add(1)
 		go n.keepAdvertising(runCtx)
 	case RoleClient:
-		c, err := dapp.New(dapp.Params{Host: h, Blocks: blocks, Store: store, Logger: log})
+		c, err := dapp.New(dapp.Params{Host: h, Blocks: blocks, Store: store, Logger: log, Chain: esc})
 		if err != nil {
 			return nil, err
 		}
@@ -228,6 +260,9 @@ func (n *Node) Close() error {
 		n.cancel()
 		n.wg.Wait()
 		errs = append(errs, n.Store.Close(), n.IPFS.Close(), n.Host.Close())
+		if n.closeChain != nil {
+			n.closeChain()
+		}
 		n.closeErr = errors.Join(errs...)
 		n.Log.Info("node stopped")
 	})

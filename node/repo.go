@@ -1,6 +1,7 @@
 package node
 
 import (
+	"crypto/ecdsa"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -91,7 +92,10 @@ type Repo struct {
 	Dir      string
 	Config   Config
 	Identity crypto.PrivKey
-	lock     *os.File
+	// WalletKey is the repo's wallet key (wallet.key); nil when the repo
+	// was created with another wallet's address.
+	WalletKey *ecdsa.PrivateKey
+	lock      *os.File
 }
 
 // OpenRepo loads a repo's config and identity and takes its lock.
@@ -107,6 +111,12 @@ func OpenRepo(dir string) (*Repo, error) {
 	if err != nil {
 		return nil, err
 	}
+	var wallet *ecdsa.PrivateKey
+	if _, err := os.Stat(filepath.Join(dir, WalletFile)); err == nil {
+		if wallet, err = ethcrypto.LoadECDSA(filepath.Join(dir, WalletFile)); err != nil {
+			return nil, fmt.Errorf("node: load wallet: %w", err)
+		}
+	}
 	f, err := os.OpenFile(filepath.Join(dir, lockFile), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("node: lock repo: %w", err)
@@ -115,7 +125,7 @@ func OpenRepo(dir string) (*Repo, error) {
 		f.Close()
 		return nil, fmt.Errorf("%w: %s", ErrRepoLocked, dir)
 	}
-	return &Repo{Dir: dir, Config: cfg, Identity: key, lock: f}, nil
+	return &Repo{Dir: dir, Config: cfg, Identity: key, WalletKey: wallet, lock: f}, nil
 }
 
 // OpenDatastore opens the repo's persistent datastore; the caller closes it.

@@ -181,6 +181,7 @@ func TestWrongOutputNamesCulpritAndJobCompletes(t *testing.T) {
 		if mem.Index == liarIndex {
 			// Every output the liar returns is wrong.
 			pc.Tamper = func(block uint64, out []byte) []byte { return append(out, 0xff) }
+			holdLiar(mem, pc)
 			return
 		}
 		// Honest processors hold their first MicroJob until the liar has
@@ -313,5 +314,31 @@ func TestJobCompletesWithLossyChannels(t *testing.T) {
 	checkComplete(t, info, res)
 	if got := output(t, m, res, info.Output.Kind); !bytes.Equal(got, job.local(t)) {
 		t.Fatal("mesh output differs from the local run")
+	}
+}
+
+// holdLiar makes the liar wait, after its first MicroJob, for an honest
+// commitment, so that it cannot do the whole job alone while the honest
+// processors wait for its first commitment to replicate (slow on a loaded
+// machine).
+func holdLiar(mem *localmesh.Member, pc *processor.Config) {
+	first := true
+	pc.Hold = func(ctx context.Context, _ jobs.ID) {
+		if first {
+			first = false
+			return
+		}
+		_ = waitFor(ctx, func() bool {
+			recs, err := mem.Store.Query(ctx, "/jobs")
+			if err != nil {
+				return false
+			}
+			for _, r := range recs {
+				if r.Type == microjob.TypeCommit && r.Author != mem.Host.ID() {
+					return true
+				}
+			}
+			return false
+		})
 	}
 }

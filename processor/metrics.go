@@ -3,9 +3,12 @@ package processor
 import "github.com/prometheus/client_golang/prometheus"
 
 type metrics struct {
-	microjobs *prometheus.CounterVec
-	seconds   prometheus.Histogram
-	finalized prometheus.Counter
+	microjobs   *prometheus.CounterVec
+	seconds     prometheus.Histogram
+	finalized   prometheus.Counter
+	settlements *prometheus.CounterVec
+	signatures  prometheus.Counter
+	unfunded    prometheus.Counter
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -22,9 +25,21 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Namespace: "jobmesh", Subsystem: "processor", Name: "jobs_finalized_total",
 			Help: "Verdicts this processor wrote.",
 		}),
+		settlements: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "jobmesh", Subsystem: "processor", Name: "settlements_total",
+			Help: "Settle transactions this processor sent, by outcome (submitted, failed, lost: another landed first).",
+		}, []string{"outcome"}),
+		signatures: prometheus.NewCounter(prometheus.CounterOpts{
+			Namespace: "jobmesh", Subsystem: "processor", Name: "settlement_signatures_total",
+			Help: "Settlement signatures this processor wrote.",
+		}),
+		unfunded: prometheus.NewCounter(prometheus.CounterOpts{
+			Namespace: "jobmesh", Subsystem: "processor", Name: "unfunded_skips_total",
+			Help: "Times a job was skipped because its escrow was not funded.",
+		}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.microjobs, m.seconds, m.finalized)
+		reg.MustRegister(m.microjobs, m.seconds, m.finalized, m.settlements, m.signatures, m.unfunded)
 	}
 	return m
 }

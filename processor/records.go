@@ -138,6 +138,11 @@ func AuthorPolicy(nodesPrefix string) crdt.AuthorPolicy {
 				return fmt.Errorf("re-run %q written by %s", key, author)
 			}
 		}
+		if i := strings.Index(key, "/signature/"); i >= 0 && strings.HasPrefix(key, "/jobs/") {
+			if key[i+len("/signature/"):] != author.String() {
+				return fmt.Errorf("settlement signature %q written by %s", key, author)
+			}
+		}
 		return nil
 	}
 }

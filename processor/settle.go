@@ -12,6 +12,7 @@ import (
 
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/dispatch"
+	"github.com/jobmesh/jobmesh/escrow"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/microjob"
 )
@@ -28,6 +29,7 @@ func (w *Worker) settle(ctx context.Context) {
 	for {
 		w.disclose(ctx)
 		w.finalizeAll(ctx)
+		w.settleAll(ctx)
 		select {
 		case <-ctx.Done():
 			return
@@ -59,6 +61,11 @@ type jobRecords struct {
 	dispute map[uint64]Dispute // by block
 	redo    map[string]Redo    // by MicroJob
 	verdict bool
+
+	verdictRec []byte                    // the verdict record's payload
+	proposal   *escrow.Settlement        // the proposed settlement
+	sigs       []escrow.SignedSettlement // payees' signatures, checked
+	settled    bool                      // a settled record exists
 }
 
 func (w *Worker) records(ctx context.Context, id jobs.ID) (jobRecords, error) {
@@ -94,7 +101,11 @@ func (w *Worker) records(ctx context.Context, id jobs.ID) (jobRecords, error) {
 				out.redo[rd.Micro] = rd
 			}
 		case VerdictType:
-			out.verdict = r.Key == VerdictKey(id)
+			if r.Key == VerdictKey(id) {
+				out.verdict, out.verdictRec = true, r.Payload
+			}
+		default:
+			out.addSettlement(id, r.Key, author, r.Type, r.Payload)
 		}
 	}
 	return out, nil
@@ -358,7 +369,7 @@ func (w *Worker) finalize(ctx context.Context, js *jobState) error {
 		return err
 	}
 	w.mu.Lock()
-	js.finished = true
+	js.finished, js.finalizer = true, true
 	w.mu.Unlock()
 	w.m.finalized.Inc()
 	w.log.Info("job verified", "job", id, "output", out, "culprits", culprits)

@@ -73,7 +73,11 @@ func (w *Worker) step(ctx context.Context) bool {
 	if w.doReruns(ctx) || w.doRedos(ctx) {
 		return true
 	}
-	for _, js := range w.candidates(time.Now()) {
+	now := time.Now()
+	for _, js := range w.candidates(now) {
+		if !w.funded(ctx, js, now) {
+			continue
+		}
 		if err := w.ensureInputs(ctx, js); err != nil {
 			w.fail(js, "fetching job inputs", err)
 			continue

@@ -2,11 +2,16 @@
 // jobs on the Jobs channel and in the replicated store, joins or takes
 // MacroJob rooms, runs the MicroJobs the room's queue hands it, commits and
 // discloses results, answers re-run requests for disputed blocks, and
-// finalizes jobs whose every MicroJob is disclosed (seed 004).
+// finalizes jobs whose every MicroJob is disclosed (seed 004). With a chain
+// (Params.Chain) it works only on jobs whose escrow is funded, and settles
+// verified jobs on the escrow contract: finalizers propose the settlement
+// the verdict implies, payees that derive the same one sign it, and a
+// finalizer submits it once a quorum has signed (chain.go, payout.go).
 package processor
 
 import (
 	"context"
+	"crypto/ecdsa"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -19,6 +24,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/jobmesh/jobmesh/crdt"
+	"github.com/jobmesh/jobmesh/escrow"
 	"github.com/jobmesh/jobmesh/fetch"
 	"github.com/jobmesh/jobmesh/ipfs"
 	"github.com/jobmesh/jobmesh/jobs"
@@ -75,6 +81,19 @@ type Config struct {
 	// worker waits until it returns. A test seam to stop a processor
 	// mid-MicroJob. Nil in production.
 	Hold func(ctx context.Context, micro jobs.ID)
+	// FundingBackoff is the first wait before an unfunded job's escrow is
+	// read again; it doubles up to 32 times this. Default 2s.
+	FundingBackoff time.Duration
+	// SettleFallback is how long a payee waits, once it sees a quorum of
+	// signatures, before it submits settle itself though it is no
+	// finalizer (the finalizers may be gone). Default 1m.
+	SettleFallback time.Duration
+	// BeforeSettle, when set, is called once a quorum has signed, before
+	// this processor submits settle (fallback: it steps in after
+	// SettleFallback rather than as a finalizer); false skips submitting
+	// this time (it is asked again on the next pass). A test seam to make
+	// submitters race or stay away. Nil in production.
+	BeforeSettle func(job jobs.ID, fallback bool) bool
 }
 
 // DefaultConfig returns the defaults documented on Config.
@@ -87,6 +106,9 @@ func DefaultConfig() Config {
 		MaxDataSize:   1 << 30,
 		Wasm:          wasm.DefaultConfig(),
 		Fetch:         fetch.DefaultConfig(),
+
+		FundingBackoff: 2 * time.Second,
+		SettleFallback: time.Minute,
 	}
 }
 
@@ -95,7 +117,7 @@ func (c Config) Validate() error {
 	if _, err := microjob.ParseWallet(c.Wallet); err != nil {
 		return fmt.Errorf("%w: wallet: %w", ErrInvalidConfig, err)
 	}
-	if c.Poll <= 0 || c.MaxCodeSize <= 0 || c.MaxDataSize <= 0 {
+	if c.Poll <= 0 || c.MaxCodeSize <= 0 || c.MaxDataSize <= 0 || c.FundingBackoff <= 0 || c.SettleFallback <= 0 {
 		return fmt.Errorf("%w: poll and size limits must be positive", ErrInvalidConfig)
 	}
 	return nil
@@ -108,6 +130,12 @@ type Params struct {
 	Store      *crdt.Store
 	Logger     *slog.Logger
 	Registerer prometheus.Registerer
+	// Chain, when set, is the escrow this processor settles jobs on; it
+	// then works only on funded jobs. Nil: verdicts only.
+	Chain *escrow.Client
+	// WalletKey signs settlements; its address must be Config.Wallet.
+	// Required with Chain.
+	WalletKey *ecdsa.PrivateKey
 }
 
 // Worker is one processor's share of the mesh's work.
@@ -122,6 +150,9 @@ type Worker struct {
 	fetch  *fetch.Registry
 	topic  *p2p.Topic[jobs.ChannelMsg]
 	m      *metrics
+	// quorumNum / quorumDen is the escrow's signing quorum (nil without a
+	// chain).
+	quorumNum, quorumDen *big.Int
 
 	mu    sync.Mutex
 	known map[jobs.ID]*jobState
@@ -149,11 +180,24 @@ type jobState struct {
 	// job; announced are the rooms heard of there.
 	topic     *p2p.Topic[jobs.ChannelMsg]
 	announced map[uint64]roomSeen
+
+	funded    bool          // the escrow holds the job funded
+	fundNext  time.Time     // when an unfunded job's escrow is read again
+	fundWait  time.Duration // the current backoff
+	finalizer bool          // this processor wrote the verdict
+	chainDone bool          // settled on chain (by anyone), or not settleable
+	mismatch  bool          // warned about a differing proposal
+	// quorumAt is when this processor, as a payee, first saw a quorum of
+	// signatures.
+	quorumAt time.Time
 }
 
 // New starts a Worker. Close stops it.
 func New(ctx context.Context, p Params, cfg Config) (*Worker, error) {
 	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if err := checkChainParams(p, cfg); err != nil {
 		return nil, err
 	}
 	log := p.Logger
@@ -187,8 +231,16 @@ func New(ctx context.Context, p Params, cfg Config) (*Worker, error) {
 		closer(ctx)
 		return nil, err
 	}
+	var qNum, qDen *big.Int
+	if p.Chain != nil {
+		if qNum, qDen, err = p.Chain.Quorum(ctx); err != nil {
+			closer(ctx)
+			topic.Close()
+			return nil, fmt.Errorf("processor: reading the escrow's quorum: %w", err)
+		}
+	}
 	runCtx, cancel := context.WithCancel(context.Background())
-	w := &Worker{
+	w := &Worker{quorumNum: qNum, quorumDen: qDen,
 		cfg: cfg, p: p, self: p.Host.ID().String(), log: log, exec: exec, closer: closer, runner: runner,
 		fetch: fetcher, topic: topic, m: newMetrics(p.Registerer),
 		known: map[jobs.ID]*jobState{}, rooms: map[macrojob.RoomID]*macrojob.Room{},

@@ -83,7 +83,7 @@ func runDaemon(ctx context.Context, g *globals, role node.Role, listen, bootstra
 	defer func() { err = errors.Join(err, dstore.Close()) }()
 
 	n, err := node.New(ctx, node.Params{
-		Role: role, Config: cfg, Identity: repo.Identity, Datastore: dstore, Logger: log,
+		Role: role, Config: cfg, Identity: repo.Identity, WalletKey: repo.WalletKey, Datastore: dstore, Logger: log,
 	})
 	if err != nil {
 		return err
