@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/big"
 	"net/http"
 	"os"
 	"os/exec"
@@ -263,7 +264,7 @@ func TestDemoRunsAJobEndToEnd(t *testing.T) {
 	}
 	out := t.TempDir()
 	stdout := run(t, "demo", "--json", "--processors", "3", "--byzantine", "1",
-		"--width", "128", "--height", "96", "--tile", "32", "--out", out, "--log-level", "error")
+		"--width", "128", "--height", "96", "--tile", "32", "--out", out, "--log-level", "error", "--timeout", "3m")
 	var s demoSummary
 	if err := json.Unmarshal([]byte(stdout), &s); err != nil {
 		t.Fatalf("summary: %v\n%s", err, stdout)
@@ -276,6 +277,24 @@ func TestDemoRunsAJobEndToEnd(t *testing.T) {
 	}
 	if _, ok := s.Processors[s.Culprits[0]]; ok {
 		t.Fatalf("the culprit was credited: %+v", s.Processors)
+	}
+	// Settled on the embedded chain: payouts plus refund equal the escrow.
+	if !strings.HasPrefix(s.SettlementTx, "0x") || len(s.Payouts) == 0 {
+		t.Fatalf("not settled: %+v", s)
+	}
+	total, ok := new(big.Int).SetString(s.Refund, 10)
+	if !ok {
+		t.Fatalf("refund %q", s.Refund)
+	}
+	for _, a := range s.Payouts {
+		v, ok := new(big.Int).SetString(a, 10)
+		if !ok {
+			t.Fatalf("payout %q", a)
+		}
+		total.Add(total, v)
+	}
+	if total.Cmp(big.NewInt(1_000_000_000_000_000)) != 0 {
+		t.Fatalf("payouts + refund = %s, escrow was 10^15", total)
 	}
 	for _, f := range []string{s.Picture, s.TileMap} {
 		b, err := os.ReadFile(f)

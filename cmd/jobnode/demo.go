@@ -38,6 +38,7 @@ type demoOptions struct {
 	width      uint32
 	height     uint32
 	tile       uint32
+	timeout    time.Duration
 }
 
 // demoSummary is what --json prints.
@@ -80,6 +81,7 @@ second picture showing which processor made which tile.`,
 	f.Uint32Var(&o.width, "width", 512, "picture width in pixels")
 	f.Uint32Var(&o.height, "height", 384, "picture height in pixels")
 	f.Uint32Var(&o.tile, "tile", 64, "tile side in pixels (one tile per block)")
+	f.DurationVar(&o.timeout, "timeout", 5*time.Minute, "give up if the job is not verified and settled within this time")
 	return cmd
 }
 
@@ -121,7 +123,10 @@ func runDemo(ctx context.Context, g *globals, o demoOptions, stdout, stderr io.W
 		Processors: o.processors,
 		Clients:    1,
 		Dir:        o.dir,
-		Logger:     g.logger(),
+		// The embedded dev chain: go-ethereum's simulated backend, the
+		// escrow deployed, every wallet funded, every processor staked.
+		Chain:  &localmesh.ChainOptions{},
+		Logger: g.logger(),
 		Processor: func(m *localmesh.Member, pc *processor.Config) {
 			pc.Poll = 250 * time.Millisecond
 			pc.DiscloseGrace = 5 * time.Second
@@ -157,7 +162,6 @@ func runDemo(ctx context.Context, g *globals, o demoOptions, stdout, stderr io.W
 		Code: code, Data: data,
 		Slicing:  jobs.Slicing{BlockSize: tiles.DescriptorSize, MicroJobs: 4, BlocksPerMicro: 4},
 		Price:    big.NewInt(1_000_000_000_000_000), // 0.001 ETH
-		Creator:  "0x00000000000000000000000000000000000000d1",
 		Deadline: time.Now().Add(time.Hour),
 		Output:   jobs.Output{Kind: jobs.OutputPNGGrid, Columns: uint32(params.Columns())},
 	}
@@ -175,11 +179,17 @@ func runDemo(ctx context.Context, g *globals, o demoOptions, stdout, stderr io.W
 
 	// Progress: commitments by processor, read from the submitting
 	// node's replicated store.
-	res, err := waitWithProgress(ctx, client, id, plan.NumMicroJobs(), names, say)
-	if err != nil {
-		return err
+	jctx, jcancel := context.WithTimeout(ctx, o.timeout)
+	defer jcancel()
+	if _, err := waitWithProgress(jctx, client, id, plan.NumMicroJobs(), names, say); err != nil {
+		return fmt.Errorf("waiting for the verdict: %w", err)
 	}
-	fmt.Fprintf(say, "verified in %s\n", time.Since(start).Round(100*time.Millisecond))
+	fmt.Fprintf(say, "verified; waiting for the processors' signatures and the escrow release...\n")
+	res, err := client.DApp.Wait(jctx, id, 200*time.Millisecond)
+	if err != nil {
+		return fmt.Errorf("waiting for the settlement: %w", err)
+	}
+	fmt.Fprintf(say, "verified and settled in %s\n", time.Since(start).Round(100*time.Millisecond))
 
 	picture, tileMap, err := writePictures(ctx, client, info, plan, res, procIDs, o.out)
 	if err != nil {
@@ -192,6 +202,13 @@ func runDemo(ctx context.Context, g *globals, o demoOptions, stdout, stderr io.W
 	}
 	for p, n := range res.Verdict.Counts {
 		sum.Processors[p] = n
+	}
+	if rel := res.Release; rel != nil {
+		sum.SettlementTx = rel.TxHash.Hex()
+		sum.Refund = rel.Refund.String()
+		for i, p := range rel.Payees {
+			sum.Payouts[strings.ToLower(p.Hex())] = rel.Amounts[i].String()
+		}
 	}
 	for m, hs := range res.Verdict.VerifierHashes {
 		sum.Verifier[fmt.Sprint(m)] = strings.Join(hs, ",")
@@ -350,6 +367,18 @@ func printSummary(w io.Writer, s demoSummary, names map[string]string) {
 	sort.Strings(ids)
 	for _, p := range ids {
 		fmt.Fprintf(w, "credited     %-4s %s  %d MicroJobs\n", names[p], p, s.Processors[p])
+	}
+	if s.SettlementTx != "" {
+		fmt.Fprintf(w, "settlement   %s (escrow released on the dev chain)\n", s.SettlementTx)
+		wallets := make([]string, 0, len(s.Payouts))
+		for a := range s.Payouts {
+			wallets = append(wallets, a)
+		}
+		sort.Strings(wallets)
+		for _, a := range wallets {
+			fmt.Fprintf(w, "payout       %s  %s wei\n", a, s.Payouts[a])
+		}
+		fmt.Fprintf(w, "refund       %s wei to the creator\n", s.Refund)
 	}
 	fmt.Fprintf(w, "picture      %s\n", s.Picture)
 	fmt.Fprintf(w, "tile map     %s\n", s.TileMap)
