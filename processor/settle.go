@@ -183,10 +183,11 @@ func (w *Worker) finalizeAll(ctx context.Context) {
 
 // judge applies the store's re-runs to the verdict until no new culprit
 // appears: culprits' results are then left out and their MicroJobs redone.
-// It also returns the self-checks still waiting for a third run: verifier
-// blocks whose regular counterpart was run by the same processor, which
-// prove nothing until someone else runs the block.
-func judge(js *jobState, recs jobRecords) (microjob.Verdict, []string, []string, []microjob.Dispute, error) {
+// (A verifier block whose regular counterpart was run by the same
+// processor proves nothing; checking it needs two independent re-runs so
+// that one lying re-runner cannot convict an honest processor. Not done
+// yet: see docs/ARCHITECTURE.md.)
+func judge(js *jobState, recs jobRecords) (microjob.Verdict, []string, []string, error) {
 	excluded := map[string]bool{}
 	var redo []string
 	for {
@@ -205,23 +206,13 @@ func judge(js *jobState, recs jobRecords) (microjob.Verdict, []string, []string,
 		}
 		v, err := microjob.Judge(js.info, js.plan, commits, discl)
 		if err != nil {
-			return v, nil, nil, nil, err
+			return v, nil, nil, err
 		}
 		for _, d := range slices.Clone(v.Disputes) {
 			if h, ok := rerunHash(recs, d.Block); ok {
 				if nv, err := microjob.Resolve(v, d, h, recs.dispute[d.Block].Third); err == nil {
 					v = nv
 				}
-			}
-		}
-		var pending []microjob.Dispute
-		for _, sc := range selfChecks(js, v) {
-			h, ok := rerunHash(recs, sc.Block)
-			switch {
-			case !ok:
-				pending = append(pending, sc)
-			case hex.EncodeToString(h[:]) != sc.Hashes[0]:
-				v.Culprits = append(v.Culprits, sc.Processors[0])
 			}
 		}
 		fresh := false
@@ -247,7 +238,7 @@ func judge(js *jobState, recs jobRecords) (microjob.Verdict, []string, []string,
 		}
 		slices.Sort(culprits)
 		slices.Sort(redo)
-		return v, culprits, slices.Compact(redo), pending, nil
+		return v, culprits, slices.Compact(redo), nil
 	}
 }
 
@@ -267,47 +258,6 @@ func rerunHash(recs jobRecords, block uint64) ([32]byte, bool) {
 	return [32]byte{}, false
 }
 
-// selfChecks lists the verifier blocks of v whose every credited regular
-// result comes from the verifier's own processor: a processor that lies
-// consistently passes its own check, so such a block needs a third run.
-func selfChecks(js *jobState, v microjob.Verdict) []microjob.Dispute {
-	byMicro := map[string][]microjob.Result{}
-	for _, r := range v.Results {
-		byMicro[r.MicroID] = append(byMicro[r.MicroID], r)
-	}
-	var out []microjob.Dispute
-	for _, r := range v.Results {
-		if !r.Verifier {
-			continue
-		}
-		vid, err := jobs.ParseHash(r.MicroID)
-		if err != nil {
-			continue
-		}
-		micro, err := js.plan.MicroJob(vid)
-		if err != nil {
-			continue
-		}
-		for pos, block := range micro.Blocks {
-			reg, _, err := js.plan.Counterpart(vid, pos)
-			if err != nil || pos >= len(r.Hashes) {
-				continue
-			}
-			regs := byMicro[reg.ID.String()]
-			if len(regs) == 0 || slices.ContainsFunc(regs, func(o microjob.Result) bool { return o.Processor != r.Processor }) {
-				continue
-			}
-			out = append(out, microjob.Dispute{
-				Macro: micro.Macro, Block: block,
-				Micros:     [2]string{r.MicroID, reg.ID.String()},
-				Processors: [2]string{r.Processor, r.Processor},
-				Hashes:     [2]string{r.Hashes[pos], r.Hashes[pos]},
-			})
-		}
-	}
-	return out
-}
-
 func (w *Worker) finalize(ctx context.Context, js *jobState) error {
 	id := js.plan.JobID
 	recs, err := w.records(ctx, id)
@@ -323,7 +273,7 @@ func (w *Worker) finalize(ctx context.Context, js *jobState) error {
 	if len(recs.discl) == 0 {
 		return nil
 	}
-	v, culprits, redo, selfPending, err := judge(js, recs)
+	v, culprits, redo, err := judge(js, recs)
 	if err != nil {
 		return err
 	}
@@ -354,8 +304,8 @@ func (w *Worker) finalize(ctx context.Context, js *jobState) error {
 			return nil
 		}
 	}
-	if len(v.Disputes) > 0 || len(selfPending) > 0 {
-		return w.requestReruns(ctx, js, append(slices.Clone(v.Disputes), selfPending...), recs)
+	if len(v.Disputes) > 0 {
+		return w.requestReruns(ctx, js, v.Disputes, recs)
 	}
 	if !v.Verified {
 		return nil

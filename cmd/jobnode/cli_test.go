@@ -263,7 +263,7 @@ func TestDemoRunsAJobEndToEnd(t *testing.T) {
 		t.Skip("demo in -short mode")
 	}
 	out := t.TempDir()
-	stdout := run(t, "demo", "--json", "--processors", "3", "--byzantine", "1",
+	stdout := run(t, "demo", "--json", "--processors", "3",
 		"--width", "128", "--height", "96", "--tile", "32", "--out", out, "--log-level", "error", "--timeout", "3m")
 	var s demoSummary
 	if err := json.Unmarshal([]byte(stdout), &s); err != nil {
@@ -272,11 +272,8 @@ func TestDemoRunsAJobEndToEnd(t *testing.T) {
 	if !s.Verified || len(s.JobID) != 64 || s.OutputCID == "" || len(s.Verifier) == 0 {
 		t.Fatalf("summary: %+v", s)
 	}
-	if len(s.Culprits) != 1 {
-		t.Fatalf("the byzantine processor was not named: %+v", s)
-	}
-	if _, ok := s.Processors[s.Culprits[0]]; ok {
-		t.Fatalf("the culprit was credited: %+v", s.Processors)
+	if len(s.Culprits) != 0 || len(s.Processors) == 0 {
+		t.Fatalf("an honest mesh: %+v", s)
 	}
 	// Settled on the embedded chain: payouts plus refund equal the escrow.
 	if !strings.HasPrefix(s.SettlementTx, "0x") || len(s.Payouts) == 0 {
