@@ -191,35 +191,7 @@ func TestJobSettlesOnChain(t *testing.T) {
 func TestCulpritIsNotPaidAndIsSlashed(t *testing.T) {
 	const liarIndex = 2
 	var m *localmesh.Mesh
-	m = chainMesh(t, 4, func(mem *localmesh.Member, pc *processor.Config) {
-		if mem.Index == liarIndex {
-			pc.Tamper = func(block uint64, out []byte) []byte { return append(out, 0xff) }
-			holdLiar(mem, pc)
-			return
-		}
-		// As in TestWrongOutputNamesCulpritAndJobCompletes: the honest
-		// processors wait for the liar's first commitment.
-		first := true
-		pc.Hold = func(ctx context.Context, _ jobs.ID) {
-			if !first {
-				return
-			}
-			first = false
-			liar := m.Members[liarIndex].Host.ID().String()
-			_ = waitFor(ctx, func() bool {
-				recs, err := mem.Store.Query(ctx, "/jobs")
-				if err != nil {
-					return false
-				}
-				for _, r := range recs {
-					if r.Type == microjob.TypeCommit && r.Author.String() == liar {
-						return true
-					}
-				}
-				return false
-			})
-		}
-	})
+	m = chainMesh(t, 4, liarTune(&m, liarIndex))
 	liar := m.Members[liarIndex]
 	ctx := context.Background()
 	before, err := m.Escrow.StakeOf(ctx, liar.Wallet)

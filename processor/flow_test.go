@@ -177,36 +177,7 @@ func TestJobEndToEnd(t *testing.T) {
 func TestWrongOutputNamesCulpritAndJobCompletes(t *testing.T) {
 	const liarIndex = 2
 	var m *localmesh.Mesh
-	m = flowMesh(t, 4, func(mem *localmesh.Member, pc *processor.Config) {
-		if mem.Index == liarIndex {
-			// Every output the liar returns is wrong.
-			pc.Tamper = func(block uint64, out []byte) []byte { return append(out, 0xff) }
-			holdLiar(mem, pc)
-			return
-		}
-		// Honest processors hold their first MicroJob until the liar has
-		// committed one, so that the liar surely takes part.
-		first := true
-		pc.Hold = func(ctx context.Context, _ jobs.ID) {
-			if !first {
-				return
-			}
-			first = false
-			liar := m.Members[liarIndex].Host.ID().String()
-			_ = waitFor(ctx, func() bool {
-				recs, err := mem.Store.Query(ctx, "/jobs")
-				if err != nil {
-					return false
-				}
-				for _, r := range recs {
-					if r.Type == microjob.TypeCommit && r.Author.String() == liar {
-						return true
-					}
-				}
-				return false
-			})
-		}
-	})
+	m = flowMesh(t, 4, liarTune(&m, liarIndex))
 	liar := m.Members[liarIndex].Host.ID().String()
 	job := newMandelbrot(t, 192, 160, 32)
 	info, res := runJob(t, m, job.spec(3, 4), 4*time.Minute)
@@ -225,6 +196,40 @@ func TestWrongOutputNamesCulpritAndJobCompletes(t *testing.T) {
 	got := output(t, m, res, info.Output.Kind)
 	if want := job.local(t); !bytes.Equal(got, want) {
 		t.Fatalf("mesh output differs from the local run")
+	}
+}
+
+// liarTune makes processor liarIndex return wrong output for every block,
+// and makes the honest processors hold their first MicroJob until the liar
+// has committed one, so that the liar surely takes part. *mp is read when a
+// processor runs, after the mesh exists.
+func liarTune(mp **localmesh.Mesh, liarIndex int) func(*localmesh.Member, *processor.Config) {
+	return func(mem *localmesh.Member, pc *processor.Config) {
+		if mem.Index == liarIndex {
+			pc.Tamper = func(block uint64, out []byte) []byte { return append(out, 0xff) }
+			holdLiar(mem, pc)
+			return
+		}
+		first := true
+		pc.Hold = func(ctx context.Context, _ jobs.ID) {
+			if !first {
+				return
+			}
+			first = false
+			liar := (*mp).Members[liarIndex].Host.ID().String()
+			_ = waitFor(ctx, func() bool {
+				recs, err := mem.Store.Query(ctx, "/jobs")
+				if err != nil {
+					return false
+				}
+				for _, r := range recs {
+					if r.Type == microjob.TypeCommit && r.Author.String() == liar {
+						return true
+					}
+				}
+				return false
+			})
+		}
 	}
 }
 
