@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -206,8 +207,18 @@ func TestWrongOutputNamesCulpritAndJobCompletes(t *testing.T) {
 func liarTune(mp **localmesh.Mesh, liarIndex int) func(*localmesh.Member, *processor.Config) {
 	return func(mem *localmesh.Member, pc *processor.Config) {
 		if mem.Index == liarIndex {
-			pc.Tamper = func(block uint64, out []byte) []byte { return append(out, 0xff) }
-			holdLiar(mem, pc)
+			// The liar lies in its first MicroJob only, so its lie always
+			// meets an honest computation of the same block (its own later
+			// work included): a processor that checks its own lie is a
+			// known limit (docs/ARCHITECTURE.md).
+			var runs atomic.Int64
+			pc.Hold = func(context.Context, jobs.ID) { runs.Add(1) }
+			pc.Tamper = func(block uint64, out []byte) []byte {
+				if runs.Load() == 1 {
+					return append(out, 0xff)
+				}
+				return out
+			}
 			return
 		}
 		first := true
@@ -319,31 +330,5 @@ func TestJobCompletesWithLossyChannels(t *testing.T) {
 	checkComplete(t, info, res)
 	if got := output(t, m, res, info.Output.Kind); !bytes.Equal(got, job.local(t)) {
 		t.Fatal("mesh output differs from the local run")
-	}
-}
-
-// holdLiar makes the liar wait, after its first MicroJob, for an honest
-// commitment, so that it cannot do the whole job alone while the honest
-// processors wait for its first commitment to replicate (slow on a loaded
-// machine).
-func holdLiar(mem *localmesh.Member, pc *processor.Config) {
-	first := true
-	pc.Hold = func(ctx context.Context, _ jobs.ID) {
-		if first {
-			first = false
-			return
-		}
-		_ = waitFor(ctx, func() bool {
-			recs, err := mem.Store.Query(ctx, "/jobs")
-			if err != nil {
-				return false
-			}
-			for _, r := range recs {
-				if r.Type == microjob.TypeCommit && r.Author != mem.Host.ID() {
-					return true
-				}
-			}
-			return false
-		})
 	}
 }
