@@ -9,14 +9,7 @@ import (
 	"testing"
 	"time"
 
-	ds "github.com/ipfs/go-datastore"
-	dssync "github.com/ipfs/go-datastore/sync"
-	"github.com/libp2p/go-libp2p/core/peer"
-
-	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/internal/wait"
-	"github.com/jobmesh/jobmesh/ipfs"
-	"github.com/jobmesh/jobmesh/p2p"
 )
 
 // benchRoomNodes starts n fully connected hosts on 127.0.0.1, each with a
@@ -24,41 +17,7 @@ import (
 // there).
 func benchRoomNodes(b *testing.B, n int) []testNode {
 	b.Helper()
-	var out []testNode
-	for range n {
-		cfg := p2p.LoopbackConfig()
-		cfg.TopicDiscovery = false
-		key, err := p2p.GenerateIdentity()
-		if err != nil {
-			b.Fatal(err)
-		}
-		h, err := p2p.New(context.Background(), p2p.Params{Config: cfg, Identity: key, Datastore: dssync.MutexWrap(ds.NewMapDatastore())})
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() { h.Close() })
-		for _, o := range out {
-			if err := h.Connect(context.Background(), peer.AddrInfo{ID: o.host.ID(), Addrs: o.host.Addrs()}); err != nil {
-				b.Fatal(err)
-			}
-		}
-		dstore := dssync.MutexWrap(ds.NewMapDatastore())
-		blocks, err := ipfs.New(context.Background(), ipfs.Params{Config: ipfs.DefaultConfig(), Host: h, Routing: h.DHT, Datastore: dstore})
-		if err != nil {
-			b.Fatal(err)
-		}
-		scfg := crdt.DefaultConfig()
-		scfg.Datastore, scfg.DAGService, scfg.PubSub = dstore, blocks.DAGService(), h.PubSub
-		scfg.PrivKey = h.Peerstore().PrivKey(h.ID())
-		scfg.Logger = slog.New(slog.DiscardHandler)
-		st, err := crdt.New(context.Background(), scfg)
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() { st.Close(); blocks.Close() })
-		out = append(out, testNode{host: h, store: st})
-	}
-	return out
+	return testNodes(b, n)
 }
 
 // joinBenchRoom joins every node to MacroJob macro's room, node 0 creating

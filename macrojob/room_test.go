@@ -26,7 +26,7 @@ type testNode struct {
 
 // testNodes starts n connected hosts, each with a real bitswap block layer
 // and replicated store.
-func testNodes(t *testing.T, n int) []testNode {
+func testNodes(t testing.TB, n int) []testNode {
 	t.Helper()
 	var out []testNode
 	for _, h := range testHosts(t, n) {
@@ -50,7 +50,7 @@ func testNodes(t *testing.T, n int) []testNode {
 	return out
 }
 
-func testHosts(t *testing.T, n int) []*p2p.Host {
+func testHosts(t testing.TB, n int) []*p2p.Host {
 	t.Helper()
 	var hs []*p2p.Host
 	for range n {
