@@ -1,0 +1,128 @@
+package api
+
+import "time"
+
+// The /v1 job API's wire types. They are shared by the server, the Go SDK
+// and the dashboard; a change here is a change of the API version.
+
+// JobState is where a job is in its life, as the serving node sees it.
+type JobState string
+
+// Job states, in the order a job normally passes through them.
+const (
+	// JobUnfunded: published, but its escrow is not created yet; with a
+	// chain, processors skip it until it is.
+	JobUnfunded JobState = "unfunded"
+	// JobOpen: funded (or published on a mesh without a chain), no
+	// MicroJob committed yet. Only an open job can be cancelled.
+	JobOpen JobState = "open"
+	// JobRunning: at least one MicroJob committed, no verdict yet.
+	JobRunning JobState = "running"
+	// JobVerified: a verdict is in the store; with a chain, the escrow is
+	// not released yet.
+	JobVerified JobState = "verified"
+	// JobSettled: the escrow was released on chain (terminal).
+	JobSettled JobState = "settled"
+	// JobCancelled: aborted by its creator before work started; the
+	// escrow is refunded (terminal).
+	JobCancelled JobState = "cancelled"
+	// JobRefunded: the deadline passed and the escrow went back to the
+	// creator (terminal).
+	JobRefunded JobState = "refunded"
+)
+
+// Terminal reports whether no further state follows s.
+func (s JobState) Terminal() bool {
+	return s == JobSettled || s == JobCancelled || s == JobRefunded
+}
+
+// Job is one job's summary: GET /v1/jobs/{id}, each element of GET
+// /v1/jobs, and the payload of each "job" event on GET /v1/events.
+type Job struct {
+	ID       string    `json:"id"`        // 64 lowercase hex digits
+	State    JobState  `json:"state"`     //
+	Creator  string    `json:"creator"`   // 0x-address of the creator's wallet
+	PriceWei string    `json:"price_wei"` // decimal
+	Deadline time.Time `json:"deadline"`  //
+	CodeURI  string    `json:"code_uri"`  //
+	DataURI  string    `json:"data_uri"`  //
+	DataSize uint64    `json:"data_size"`
+	// Output is the output assembly kind ("concat" or "png-grid").
+	Output    string `json:"output"`
+	MacroJobs int    `json:"macrojobs"`
+	MicroJobs int    `json:"microjobs"` // verifier MicroJobs included
+	Blocks    uint64 `json:"blocks"`
+	// Committed and Disclosed count MicroJobs with at least one
+	// commitment and one disclosure in the store.
+	Committed int `json:"committed"`
+	Disclosed int `json:"disclosed"`
+	// ByProcessor counts the MicroJobs each processor (peer ID) committed.
+	ByProcessor map[string]int `json:"by_processor"`
+	// Verdict, once the job has one.
+	Verified       bool     `json:"verified"` // every block verified
+	Culprits       []string `json:"culprits"` // peer IDs, sorted; never null
+	OutputCID      string   `json:"output_cid,omitempty"`
+	VerifierHashes []string `json:"verifier_hashes,omitempty"` // lowercase hex, MacroJob order
+	// Settlement, once the escrow is released.
+	SettlementTx string            `json:"settlement_tx,omitempty"`
+	Payouts      map[string]string `json:"payouts,omitempty"` // wallet → wei, decimal
+	RefundWei    string            `json:"refund_wei,omitempty"`
+	// Mine: this node submitted the job (it announces it and serves its
+	// inputs).
+	Mine bool `json:"mine"`
+	// Updated is when the serving node last saw the job change.
+	Updated time.Time `json:"updated"`
+}
+
+// Source names job content: a URI (ipfs://, https://, file://, sftp://,
+// ws(s)://) and, optionally, its SHA-256; without one the node fetches the
+// content once to hash it.
+type Source struct {
+	URI    string `json:"uri"`
+	SHA256 string `json:"sha256,omitempty"` // 64 lowercase hex digits
+}
+
+// Slicing mirrors jobs.Slicing; zero counts take the defaults.
+type Slicing struct {
+	BlockSize      uint64 `json:"block_size"`
+	MicroJobs      uint32 `json:"microjobs,omitempty"`        // N, default 10
+	BlocksPerMicro uint32 `json:"blocks_per_micro,omitempty"` // K, default 10
+	VerifierBlocks uint32 `json:"verifier_blocks,omitempty"`  // K', default min(K, N)
+}
+
+// Requirements mirrors jobs.Requirements.
+type Requirements struct {
+	MinVRAMMiB uint64   `json:"min_vram_mib,omitempty"`
+	GPUModel   string   `json:"gpu_model,omitempty"`
+	ModelCIDs  []string `json:"model_cids,omitempty"`
+	Replicas   uint32   `json:"replicas,omitempty"`
+}
+
+// SubmitRequest is the body of POST /v1/jobs.
+type SubmitRequest struct {
+	Code         Source       `json:"code"`
+	Data         Source       `json:"data"`
+	Slicing      Slicing      `json:"slicing"`
+	PriceWei     string       `json:"price_wei"`         // decimal, > 0
+	Deadline     time.Time    `json:"deadline,omitzero"` // default: now + 1h
+	Requirements Requirements `json:"requirements,omitzero"`
+	Output       string       `json:"output,omitempty"`  // "concat" (default) or "png-grid"
+	Columns      uint32       `json:"columns,omitempty"` // png-grid columns
+	TaskSize     uint64       `json:"task_size,omitempty"`
+}
+
+// Content is the answer to POST /v1/content: the uploaded bytes, added to
+// the node's block layer.
+type Content struct {
+	CID    string `json:"cid"`
+	URI    string `json:"uri"` // ipfs://CID
+	SHA256 string `json:"sha256"`
+	Size   uint64 `json:"size"`
+}
+
+// Event is one server-sent event of GET /v1/events (event name "job"):
+// the job's summary after a change.
+type Event struct {
+	Kind string `json:"kind"` // "job"
+	Job  Job    `json:"job"`
+}
