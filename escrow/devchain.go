@@ -179,9 +179,12 @@ func (c instamine) SendTransaction(ctx context.Context, tx *types.Transaction) e
 
 // DevChain is an in-process geth dev node (simulated beacon, a block per
 // transaction) serving JSON-RPC over HTTP on a loopback address, so several
-// local processes can share one chain.
+// local processes can share one chain. Beside eth_* it serves
+// jobmesh_escrow and jobmesh_fund (see DevEscrow and DevFund): the escrow's
+// address and a faucet that pays from the last dev account.
 type DevChain struct {
 	stack     *node.Node
+	dev       *devAPI
 	escrow    common.Address
 	keys      []*ecdsa.PrivateKey
 	done      chan struct{}
@@ -215,7 +218,7 @@ func StartDevChain(ctx context.Context, cfg DevChainConfig) (*DevChain, error) {
 	nodeConf.P2P = p2p.Config{NoDiscovery: true, MaxPeers: 0}
 	nodeConf.HTTPHost = host
 	nodeConf.HTTPPort = port
-	nodeConf.HTTPModules = []string{"eth", "net", "web3"}
+	nodeConf.HTTPModules = []string{"eth", "net", "web3", DevRPCNamespace}
 	nodeConf.HTTPVirtualHosts = []string{"localhost", "127.0.0.1", host}
 	nodeConf.Logger = nil
 	stack, err := node.New(&nodeConf)
@@ -248,12 +251,14 @@ func StartDevChain(ctx context.Context, cfg DevChainConfig) (*DevChain, error) {
 		return nil, fmt.Errorf("escrow: dev chain beacon: %w", err)
 	}
 	catalyst.RegisterSimulatedBeaconAPIs(stack, beacon)
+	dev := &devAPI{stack: stack, faucet: keys[len(keys)-1]}
+	stack.RegisterAPIs([]rpc.API{{Namespace: DevRPCNamespace, Service: dev}})
 	stack.RegisterLifecycle(beacon)
 	if err := stack.Start(); err != nil {
 		stack.Close()
 		return nil, fmt.Errorf("escrow: dev chain start: %w", err)
 	}
-	d := &DevChain{stack: stack, keys: keys, done: make(chan struct{})}
+	d := &DevChain{stack: stack, keys: keys, dev: dev, done: make(chan struct{})}
 	if cfg.Escrow != nil {
 		ec := ethclient.NewClient(stack.Attach())
 		c, _, err := Deploy(ctx, ec, bind.NewKeyedTransactor(keys[0], big.NewInt(DevChainID)), *cfg.Escrow, DefaultConfig())
@@ -263,6 +268,7 @@ func StartDevChain(ctx context.Context, cfg DevChainConfig) (*DevChain, error) {
 			return nil, fmt.Errorf("escrow: dev chain: deploy escrow: %w", err)
 		}
 		d.escrow = c.Address()
+		dev.setEscrow(d.escrow)
 	}
 	cfg.Logger.Info("dev chain started", "rpc", d.URL(), "chainID", DevChainID, "accounts", len(keys))
 	go func() {
@@ -289,6 +295,7 @@ func (d *DevChain) Keys() []*ecdsa.PrivateKey { return d.keys }
 func (d *DevChain) Close() error {
 	d.closeOnce.Do(func() {
 		close(d.done)
+		d.dev.close()
 		d.closeErr = d.stack.Close()
 	})
 	return d.closeErr
