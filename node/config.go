@@ -44,6 +44,7 @@ type Config struct {
 	Store     StoreConfig     `toml:"store"`
 	Processor ProcessorConfig `toml:"processor"`
 	Chain     ChainConfig     `toml:"chain"`
+	Wallet    WalletConfig    `toml:"wallet"`
 }
 
 // P2PConfig is the [p2p] section.
@@ -183,6 +184,9 @@ func (c Config) Validate() error {
 	case p.MaxMemoryMiBJob <= 0 || p.MaxMemoryMiBJob > 4096:
 		return fmt.Errorf("%w: [processor] max_job_memory_mib %d outside 1..4096", ErrInvalidConfig, p.MaxMemoryMiBJob)
 	}
+	if err := c.Wallet.validate(); err != nil {
+		return err
+	}
 	return c.Chain.validate()
 }
 
@@ -293,7 +297,8 @@ cpus = {{toml .Processor.CPUs}}
 models = {{toml .Processor.Models}}
 # EVM address that receives payouts (0x...). 'jobnode init' creates a
 # wallet key (wallet.key in the repo) and writes its address here unless
-# --wallet names another.
+# --wallet names another; 'jobnode wallet new' and 'jobnode wallet import'
+# rewrite it. It must be the address of the [wallet] key.
 wallet = {{toml .Processor.Wallet}}
 # How often the advertisement is refreshed in the replicated store.
 advertise_every = {{toml .Processor.AdvertiseEvery}}
@@ -307,10 +312,22 @@ max_job_memory_mib = {{toml .Processor.MaxMemoryMiBJob}}
 # is on. Empty: no chain; processors then write verdicts but settle nothing,
 # and clients submit jobs without escrow. With a chain, processors work only
 # on jobs whose escrow is funded, sign settlements and submit them, paying
-# gas from the wallet key (wallet.key in the repo).
+# gas from the [wallet] key. The --eth-rpc flag overrides it.
 rpc = {{toml .Chain.RPC}}
-# Address of the escrow contract (0x...). Required with rpc.
+# Address of the escrow contract (0x...). Empty with an rpc: the rpc must
+# be a 'jobnode bootstrap --devchain' chain, which tells its escrow's
+# address (jobmesh_escrow). The --escrow flag overrides it.
 contract = {{toml .Chain.Contract}}
 # Chain ID the endpoint must report; 0: whatever it reports.
 chain_id = {{toml .Chain.ChainID}}
+
+[wallet]
+# Where the wallet key is: the key that receives payouts, pays gas, funds
+# jobs and signs settlements. Empty (the default, what 'jobnode init'
+# writes): the raw hex key wallet.key in the repo, unencrypted, for
+# development. Otherwise a go-ethereum keystore file (absolute, or relative
+# to the repo; 'jobnode wallet new --keystore' writes wallet.json), whose
+# passphrase is read from the file named by --password-file or from the
+# JOBMESH_WALLET_PASSWORD environment variable.
+keystore = {{toml .Wallet.Keystore}}
 `))

@@ -92,8 +92,9 @@ type Repo struct {
 	Dir      string
 	Config   Config
 	Identity crypto.PrivKey
-	// WalletKey is the repo's wallet key (wallet.key); nil when the repo
-	// was created with another wallet's address.
+	// WalletKey is the repo's wallet key; nil when the repo was created
+	// with another wallet's address, or until UnlockWallet opens a
+	// keystore wallet.
 	WalletKey *ecdsa.PrivateKey
 	lock      *os.File
 }
@@ -112,9 +113,9 @@ func OpenRepo(dir string) (*Repo, error) {
 		return nil, err
 	}
 	var wallet *ecdsa.PrivateKey
-	if _, err := os.Stat(filepath.Join(dir, WalletFile)); err == nil {
-		if wallet, err = ethcrypto.LoadECDSA(filepath.Join(dir, WalletFile)); err != nil {
-			return nil, fmt.Errorf("node: load wallet: %w", err)
+	if cfg.Wallet.Keystore == "" {
+		if wallet, err = LoadWallet(dir, cfg, nil); err != nil {
+			return nil, err
 		}
 	}
 	f, err := os.OpenFile(filepath.Join(dir, lockFile), os.O_RDWR|os.O_CREATE, 0o600)
