@@ -25,6 +25,8 @@ func newDaemonCmd(g *globals, use, short string) *cobra.Command {
 		bootstrap []string
 		apiAddr   string
 		devchain  string
+		cf        chainFlags
+		wf        walletFlags
 	)
 	role := node.RoleProcessor
 	if use == "bootstrap" {
@@ -35,20 +37,32 @@ func newDaemonCmd(g *globals, use, short string) *cobra.Command {
 		Short: short,
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runDaemon(cmd.Context(), g, role, listen, bootstrap, apiAddr, devchain, cmd)
+			return runDaemon(cmd.Context(), g, daemonFlags{role, listen, bootstrap, apiAddr, devchain, cf, wf}, cmd)
 		},
 	}
 	cmd.Flags().StringArrayVar(&listen, "listen", nil, "listen multiaddr (repeatable; default from the config)")
 	cmd.Flags().StringArrayVar(&bootstrap, "bootstrap", nil, "bootstrap peer multiaddr, added to the config's (repeatable)")
 	cmd.Flags().StringVar(&apiAddr, "api", "", "HTTP API address HOST:PORT (default from the config: 127.0.0.1 with a free port)")
+	cf.add(cmd.Flags())
+	wf.add(cmd.Flags())
 	if role == node.RoleBootstrap {
 		cmd.Flags().StringVar(&devchain, "devchain", "", "also serve a development chain (a real in-process EVM with the escrow deployed and funded dev accounts) over JSON-RPC on this loopback HOST:PORT, e.g. 127.0.0.1:8545")
 	}
 	return cmd
 }
 
-func runDaemon(ctx context.Context, g *globals, role node.Role, listen, bootstrap []string, apiAddr, devchain string, cmd *cobra.Command) (err error) {
+// daemonFlags are a daemon command's flags.
+type daemonFlags struct {
+	role              node.Role
+	listen, bootstrap []string
+	apiAddr, devchain string
+	chain             chainFlags
+	wallet            walletFlags
+}
+
+func runDaemon(ctx context.Context, g *globals, f daemonFlags, cmd *cobra.Command) (err error) {
 	log := g.logger()
+	role, listen, bootstrap, apiAddr, devchain := f.role, f.listen, f.bootstrap, f.apiAddr, f.devchain
 	if devchain != "" {
 		deploy := escrow.DefaultDeployParams()
 		dcfg := escrow.DefaultDevChainConfig()
@@ -73,8 +87,16 @@ func runDaemon(ctx context.Context, g *globals, role node.Role, listen, bootstra
 	if apiAddr != "" {
 		cfg.API.Address = apiAddr
 	}
-	if err := cfg.Validate(); err != nil {
+	if err := f.chain.apply(&cfg); err != nil {
 		return err
+	}
+	// Only nodes that use the chain need the wallet key; a keystore then
+	// needs its passphrase.
+	if role != node.RoleBootstrap && cfg.Chain.RPC != "" {
+		repo.Config = cfg
+		if err := repo.UnlockWallet(f.wallet.passphrase); err != nil {
+			return err
+		}
 	}
 	dstore, err := repo.OpenDatastore()
 	if err != nil {

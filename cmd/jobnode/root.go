@@ -47,6 +47,8 @@ func newRootCmd() *cobra.Command {
 		newPeersCmd(g),
 		newNodesCmd(g),
 		newDemoCmd(g),
+		newWalletCmd(g),
+		newStakeCmd(g),
 	)
 	return root
 }
