@@ -90,15 +90,22 @@ type DevChainConfig struct {
 	// so its address is the same on every start (DevChain.Escrow). Default
 	// nil: nothing is deployed. Unused by NewSimChain.
 	Escrow *DeployParams
+	// Heartbeat: when no block has been sealed for this long, the dev
+	// chain seals an empty one, so that block time follows the wall clock
+	// as on a live chain and time-based rules (an unstake's cool-down, a
+	// job's deadline) end on their own. Default 2s; 0 turns it off (blocks
+	// only for transactions). Unused by NewSimChain.
+	Heartbeat time.Duration
 }
 
 // DefaultDevChainConfig returns the defaults.
 func DefaultDevChainConfig() DevChainConfig {
 	return DevChainConfig{
-		Addr:     "127.0.0.1:0",
-		Accounts: 10,
-		Balance:  new(big.Int).Mul(big.NewInt(1_000_000), big.NewInt(params.Ether)),
-		Logger:   slog.New(slog.DiscardHandler),
+		Addr:      "127.0.0.1:0",
+		Accounts:  10,
+		Balance:   new(big.Int).Mul(big.NewInt(1_000_000), big.NewInt(params.Ether)),
+		Logger:    slog.New(slog.DiscardHandler),
+		Heartbeat: 2 * time.Second,
 	}
 }
 
@@ -112,6 +119,9 @@ func (c DevChainConfig) Validate() error {
 	}
 	if c.Logger == nil {
 		return fmt.Errorf("%w: nil logger", ErrBadConfig)
+	}
+	if c.Heartbeat < 0 {
+		return fmt.Errorf("%w: negative heartbeat", ErrBadConfig)
 	}
 	return nil
 }
@@ -188,6 +198,7 @@ type DevChain struct {
 	escrow    common.Address
 	keys      []*ecdsa.PrivateKey
 	done      chan struct{}
+	wg        sync.WaitGroup
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -270,6 +281,9 @@ func StartDevChain(ctx context.Context, cfg DevChainConfig) (*DevChain, error) {
 		d.escrow = c.Address()
 		dev.setEscrow(d.escrow)
 	}
+	if cfg.Heartbeat > 0 {
+		d.wg.Go(func() { d.heartbeat(cfg.Heartbeat, cfg.Logger) })
+	}
 	cfg.Logger.Info("dev chain started", "rpc", d.URL(), "chainID", DevChainID, "accounts", len(keys))
 	go func() {
 		select {
@@ -295,8 +309,45 @@ func (d *DevChain) Keys() []*ecdsa.PrivateKey { return d.keys }
 func (d *DevChain) Close() error {
 	d.closeOnce.Do(func() {
 		close(d.done)
+		d.wg.Wait()
 		d.dev.close()
 		d.closeErr = d.stack.Close()
 	})
 	return d.closeErr
+}
+
+// heartbeat seals an empty block whenever the head is older than every. It
+// queues a zero-amount beacon withdrawal (dev_addWithdrawal, in process
+// only), which the simulated beacon seals through the same loop that seals
+// transactions; calling its Commit directly would race that loop.
+func (d *DevChain) heartbeat(every time.Duration, log *slog.Logger) {
+	rc := d.stack.Attach()
+	defer rc.Close()
+	ec := ethclient.NewClient(rc)
+	faucet := crypto.PubkeyToAddress(d.keys[len(d.keys)-1].PublicKey)
+	tick := time.NewTicker(max(every/4, 10*time.Millisecond))
+	defer tick.Stop()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		<-d.done
+		cancel()
+	}()
+	var index uint64
+	for {
+		select {
+		case <-d.done:
+			return
+		case <-tick.C:
+		}
+		head, err := ec.HeaderByNumber(ctx, nil)
+		if err != nil || time.Since(time.Unix(int64(head.Time), 0)) < every {
+			continue
+		}
+		w := &types.Withdrawal{Index: index, Address: faucet}
+		index++
+		if err := rc.CallContext(ctx, nil, "dev_addWithdrawal", w); err != nil && ctx.Err() == nil {
+			log.Warn("dev chain heartbeat", "err", err)
+		}
+	}
 }

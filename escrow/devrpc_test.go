@@ -2,15 +2,19 @@ package escrow
 
 import (
 	"errors"
+	"fmt"
 	"math/big"
 	"net/http/httptest"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/ethereum/go-ethereum/rpc"
+
+	"github.com/jobmesh/jobmesh/internal/wait"
 )
 
 // TestDevChainServesEscrowAndFaucet: a process given only the dev chain's
@@ -138,5 +142,48 @@ func TestDevCallsOnOtherChains(t *testing.T) {
 	srv.Close()
 	if _, err := DevEscrow(ctx, rc); !errors.Is(err, ErrUnreachable) {
 		t.Fatalf("escrow from a closed endpoint: %v", err)
+	}
+}
+
+// TestDevChainHeartbeat: with no transactions the dev chain still seals
+// blocks, so its clock follows the wall clock as a live chain's does.
+func TestDevChainHeartbeat(t *testing.T) {
+	ctx := t.Context()
+	dc := DefaultDevChainConfig()
+	dc.Accounts = 1
+	dc.Heartbeat = 100 * time.Millisecond
+	chain, err := StartDevChain(ctx, dc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer chain.Close()
+	ec, err := ethclient.DialContext(ctx, chain.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ec.Close()
+	// The head keeps up with the wall clock: it reaches a time two
+	// seconds past the test's start (the genesis block is older).
+	start := uint64(time.Now().Unix())
+	wait.Until(t, 30*time.Second, func() error {
+		h, err := ec.HeaderByNumber(ctx, nil)
+		if err != nil {
+			return err
+		}
+		if h.Time < start+2 {
+			return fmt.Errorf("head %d at %d, the test started at %d", h.Number, h.Time, start)
+		}
+		return nil
+	})
+	faucet := crypto.PubkeyToAddress(chain.Keys()[0].PublicKey)
+	bal, err := ec.BalanceAt(ctx, faucet, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bal.Cmp(dc.Balance) != 0 {
+		t.Fatalf("empty blocks changed the faucet's balance: %v", bal)
+	}
+	if _, err := StartDevChain(ctx, DevChainConfig{Accounts: 1, Balance: big.NewInt(1), Logger: dc.Logger, Heartbeat: -1}); !errors.Is(err, ErrBadConfig) {
+		t.Fatalf("negative heartbeat: %v", err)
 	}
 }
