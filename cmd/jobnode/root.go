@@ -49,6 +49,7 @@ func newRootCmd() *cobra.Command {
 		newDemoCmd(g),
 		newWalletCmd(g),
 		newStakeCmd(g),
+		newExampleCmd(),
 	)
 	return root
 }
