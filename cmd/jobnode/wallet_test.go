@@ -287,6 +287,24 @@ func TestDaemonChainFlags(t *testing.T) {
 	if out := fails(t, "process", "--repo", repo, "--eth-rpc", chain.URL(), "--escrow", "0x12"); !strings.Contains(out, "[chain] contract") {
 		t.Fatalf("a bad --escrow: %s", out)
 	}
+	// A processor whose wallet is a keystore needs the passphrase.
+	ksRepo := filepath.Join(root, "ks")
+	initRepo(t, ksRepo, "--wallet", "0x00000000000000000000000000000000000000c1")
+	pw := filepath.Join(root, "pw")
+	if err := os.WriteFile(pw, []byte("correct horse\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	run(t, "wallet", "new", "--keystore", "--light-kdf", "--repo", ksRepo, "--password-file", pw)
+	if out := fails(t, "process", "--repo", ksRepo, "--eth-rpc", chain.URL()); !strings.Contains(out, passwordEnv) {
+		t.Fatalf("a keystore processor without its passphrase: %s", out)
+	}
+	t.Setenv(passwordEnv, "battery staple")
+	if out := fails(t, "process", "--repo", ksRepo, "--eth-rpc", chain.URL()); !strings.Contains(out, "wrong wallet passphrase") {
+		t.Fatalf("a keystore processor with the wrong passphrase: %s", out)
+	}
+	t.Setenv(passwordEnv, "correct horse")
+	startDaemon(t, "process", ksRepo, "--eth-rpc", chain.URL()).stop(t)
+
 	// A chain endpoint that is down: the node retries, then says which.
 	down := "http://127.0.0.1:1"
 	if out := fails(t, "process", "--repo", repo, "--eth-rpc", down); !strings.Contains(out, down) || !strings.Contains(out, "unreachable") {
