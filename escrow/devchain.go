@@ -262,7 +262,7 @@ func StartDevChain(ctx context.Context, cfg DevChainConfig) (*DevChain, error) {
 		return nil, fmt.Errorf("escrow: dev chain beacon: %w", err)
 	}
 	catalyst.RegisterSimulatedBeaconAPIs(stack, beacon)
-	dev := &devAPI{stack: stack, faucet: keys[len(keys)-1]}
+	dev := &devAPI{stack: stack, faucet: keys[len(keys)-1], ready: make(chan struct{})}
 	stack.RegisterAPIs([]rpc.API{{Namespace: DevRPCNamespace, Service: dev}})
 	stack.RegisterLifecycle(beacon)
 	if err := stack.Start(); err != nil {
@@ -281,6 +281,7 @@ func StartDevChain(ctx context.Context, cfg DevChainConfig) (*DevChain, error) {
 		d.escrow = c.Address()
 		dev.setEscrow(d.escrow)
 	}
+	close(dev.ready)
 	if cfg.Heartbeat > 0 {
 		d.wg.Go(func() { d.heartbeat(cfg.Heartbeat, cfg.Logger) })
 	}

@@ -52,19 +52,35 @@ var (
 type devAPI struct {
 	stack  *node.Node
 	faucet *ecdsa.PrivateKey
+	// ready is closed once StartDevChain has deployed the escrow: the
+	// server answers from its start, and the deployer may be the faucet
+	// account too (a chain with one dev account).
+	ready chan struct{}
 
 	mu     sync.Mutex
-	escrow common.Address // set once deployed, after the server started
+	escrow common.Address
 
 	fundMu sync.Mutex
 	client *ethclient.Client // in-process, made on first use
 }
 
-// Escrow returns the escrow deployed at start (zero if none, or not yet).
-func (a *devAPI) Escrow() common.Address {
+// Escrow returns the escrow deployed at start (zero if none).
+func (a *devAPI) Escrow(ctx context.Context) (common.Address, error) {
+	if err := a.wait(ctx); err != nil {
+		return common.Address{}, err
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.escrow
+	return a.escrow, nil
+}
+
+func (a *devAPI) wait(ctx context.Context) error {
+	select {
+	case <-a.ready:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 func (a *devAPI) setEscrow(addr common.Address) {
@@ -84,6 +100,9 @@ func (a *devAPI) Fund(ctx context.Context, to common.Address, amount *hexutil.Bi
 	}
 	if to == (common.Address{}) {
 		return common.Hash{}, errors.New("no recipient")
+	}
+	if err := a.wait(ctx); err != nil {
+		return common.Hash{}, err
 	}
 	a.fundMu.Lock()
 	defer a.fundMu.Unlock()
