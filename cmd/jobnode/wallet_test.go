@@ -311,3 +311,28 @@ func TestDaemonChainFlags(t *testing.T) {
 		t.Fatalf("a chain that is down: %s", out)
 	}
 }
+
+func TestExampleWritesMandelbrotJob(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles the example to WebAssembly")
+	}
+	dir := t.TempDir()
+	var j exampleJob
+	if err := json.Unmarshal([]byte(run(t, "example", "mandelbrot", "-o", dir, "--width", "64", "--height", "48", "--tile", "16", "--json")), &j); err != nil {
+		t.Fatal(err)
+	}
+	if j.Blocks != 4*3 || j.Columns != 4 || j.BlockSize != 64 || j.Output != "png-grid" {
+		t.Fatalf("example job %+v", j)
+	}
+	data, err := os.ReadFile(j.Data)
+	if err != nil || len(data) != j.Blocks*j.BlockSize {
+		t.Fatalf("data: %d bytes, %v", len(data), err)
+	}
+	code, err := os.ReadFile(j.Code)
+	if err != nil || !strings.HasPrefix(string(code), "\x00asm") {
+		t.Fatalf("code is not a WebAssembly module: %v", err)
+	}
+	if out := fails(t, "example", "nonsense", "-o", dir); !strings.Contains(out, "unknown example") {
+		t.Fatalf("unknown example: %s", out)
+	}
+}
