@@ -170,7 +170,7 @@ STATE=$(field state)
 TX=$(field settlement_tx)
 say "job $ID: $STATE, settlement $TX"
 [ -n "$ID" ] || fail "no job ID in the summary"
-[ "$STATE" = settled ] || fail "the job is $STATE, not settled"
+[ "$(echo "$STATE" | tr '[:upper:]' '[:lower:]')" = settled ] || fail "the job is $STATE, not settled"
 [ -n "$TX" ] || fail "no settlement transaction in the summary"
 grep -q '"payouts"' "$WORK/summary.json" || fail "no payouts in the summary"
 
