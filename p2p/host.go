@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"slices"
 	"sync"
 	"time"
@@ -128,6 +129,10 @@ func New(ctx context.Context, p Params) (*Host, error) {
 	if cfg.TopicDiscovery {
 		psOpts = append(psOpts, pubsub.WithDiscovery(drouting.NewRoutingDiscovery(kad)))
 	}
+	met := newMetrics()
+	if cfg.DropInbound > 0 {
+		psOpts = append(psOpts, pubsub.WithDefaultValidator(dropInbound(h.ID(), cfg.DropInbound, met.faultDropped)))
+	}
 	// The router lives until Close, not until the caller's ctx ends.
 	runCtx, cancel := context.WithCancel(context.Background())
 	ps, err := pubsub.NewGossipSub(runCtx, h, psOpts...)
@@ -144,10 +149,11 @@ func New(ctx context.Context, p Params) (*Host, error) {
 		PubSub:    ps,
 		cfg:       cfg,
 		log:       log,
-		metrics:   newMetrics(p.Registerer),
+		metrics:   met,
 		bootstrap: bootstrap,
 		cancel:    cancel,
 	}
+	met.register(p.Registerer, cfg.DropInbound > 0)
 	if len(bootstrap) > 0 {
 		n.wg.Add(1)
 		go n.keepBootstrapped(runCtx)
@@ -320,5 +326,25 @@ func (m mdnsNotifee) HandlePeerFound(info peer.AddrInfo) {
 	defer cancel()
 	if err := m.n.Host.Connect(ctx, info); err != nil {
 		m.n.log.Debug("mdns peer unreachable", "peer", info.ID, "err", err)
+	}
+}
+
+// dropInbound is the DropInbound fault: a validator that ignores the given
+// fraction of the messages other peers send.
+func dropInbound(self peer.ID, fraction float64, dropped prometheus.Counter) pubsub.ValidatorEx {
+	var mu sync.Mutex
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0))
+	return func(_ context.Context, from peer.ID, _ *pubsub.Message) pubsub.ValidationResult {
+		if from == self {
+			return pubsub.ValidationAccept
+		}
+		mu.Lock()
+		drop := rng.Float64() < fraction
+		mu.Unlock()
+		if drop {
+			dropped.Inc()
+			return pubsub.ValidationIgnore
+		}
+		return pubsub.ValidationAccept
 	}
 }
