@@ -255,11 +255,24 @@ func (n *Host) Close() error {
 			n.mdns.Close()
 		}
 		n.wg.Wait()
-		errs := []error{n.DHT.Close(), n.Host.Close()}
-		n.closeErr = errors.Join(errs...)
+		// libp2p's shutdown has no deadline of its own and was seen to
+		// hang under heavy load; the node must still stop.
+		done := make(chan error, 1)
+		go func() { done <- errors.Join(n.DHT.Close(), n.Host.Close()) }()
+		t := time.NewTimer(closeTimeout)
+		defer t.Stop()
+		select {
+		case n.closeErr = <-done:
+		case <-t.C:
+			n.closeErr = fmt.Errorf("p2p: the host did not shut down within %s; left closing in the background", closeTimeout)
+			n.log.Warn("host shutdown timed out", "after", closeTimeout)
+		}
 	})
 	return n.closeErr
 }
+
+// closeTimeout bounds Close.
+const closeTimeout = 15 * time.Second
 
 // keepBootstrapped keeps a connection to every bootstrap peer, redialling an
 // unreachable one with exponential backoff, and refreshes the DHT once the
