@@ -30,6 +30,8 @@ import (
 	"github.com/libp2p/go-libp2p/core/routing"
 	mh "github.com/multiformats/go-multihash"
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/jobmesh/jobmesh/internal/dsguard"
 )
 
 // Store is the block layer as the rest of jobmesh sees it. Keeping callers
@@ -124,7 +126,7 @@ type Node struct {
 	prefix  cid.Prefix
 	metrics *metrics
 	cancel  context.CancelFunc
-	guard   *guardedDatastore
+	guard   *dsguard.Datastore
 
 	closeOnce sync.Once
 	closeErr  error
@@ -146,7 +148,7 @@ func New(ctx context.Context, p Params) (*Node, error) {
 		log = slog.Default()
 	}
 	m := newMetrics(p.Registerer)
-	guard := &guardedDatastore{inner: p.Datastore}
+	guard := dsguard.New(p.Datastore)
 	bstore := &verifyingBlockstore{Blockstore: blockstore.NewBlockstore(guard), rejected: m.blocksRejected}
 	// Bitswap lives until Close, not until the caller's ctx ends.
 	runCtx, cancel := context.WithCancel(context.Background())
@@ -366,7 +368,7 @@ func (n *Node) Close() error {
 		n.cancel()
 		// Bitswap's own goroutines may still read blocks; from here on
 		// they get ErrClosed instead of the owner's closed datastore.
-		n.guard.shut()
+		n.guard.Shut()
 	})
 	return n.closeErr
 }

@@ -1,4 +1,9 @@
-package ipfs
+// Package dsguard wraps a datastore so that, once its user is closed,
+// every operation fails with ErrClosed and never reaches the datastore,
+// which its owner may close next. Libraries that keep goroutines running
+// past their own Close (bitswap, go-ds-crdt's parallel head walkers) would
+// otherwise read a closed pebble database, which panics.
+package dsguard
 
 import (
 	"context"
@@ -9,24 +14,21 @@ import (
 	"github.com/ipfs/go-datastore/query"
 )
 
-// ErrClosed is returned by block reads and writes after Close.
-var ErrClosed = errors.New("ipfs: block layer closed")
+// ErrClosed is returned by every operation after Shut.
+var ErrClosed = errors.New("datastore use after close")
 
-// guardedDatastore refuses every operation once the block layer is closed,
-// and close waits for the ones under way. Bitswap can still touch the
-// blockstore from goroutines of its own after its Close returns; without
-// the guard those reads reach a datastore its owner has since closed, and
-// pebble panics on a closed database.
-type guardedDatastore struct {
+// Datastore refuses every operation once shut, and Shut waits for the ones
+// under way.
+type Datastore struct {
 	inner ds.Batching
 
 	mu     sync.RWMutex
 	closed bool
 }
 
-var _ ds.Batching = (*guardedDatastore)(nil)
+var _ ds.Batching = (*Datastore)(nil)
 
-func (g *guardedDatastore) enter() error {
+func (g *Datastore) enter() error {
 	g.mu.RLock()
 	if g.closed {
 		g.mu.RUnlock()
@@ -35,16 +37,20 @@ func (g *guardedDatastore) enter() error {
 	return nil
 }
 
-func (g *guardedDatastore) leave() { g.mu.RUnlock() }
+func (g *Datastore) leave() { g.mu.RUnlock() }
 
-// shut refuses new operations and waits for those under way.
-func (g *guardedDatastore) shut() {
+// New wraps inner.
+func New(inner ds.Batching) *Datastore { return &Datastore{inner: inner} }
+
+// Shut refuses new operations and waits for those under way. The inner
+// datastore stays open.
+func (g *Datastore) Shut() {
 	g.mu.Lock()
 	g.closed = true
 	g.mu.Unlock()
 }
 
-func (g *guardedDatastore) Get(ctx context.Context, k ds.Key) ([]byte, error) {
+func (g *Datastore) Get(ctx context.Context, k ds.Key) ([]byte, error) {
 	if err := g.enter(); err != nil {
 		return nil, err
 	}
@@ -52,7 +58,7 @@ func (g *guardedDatastore) Get(ctx context.Context, k ds.Key) ([]byte, error) {
 	return g.inner.Get(ctx, k)
 }
 
-func (g *guardedDatastore) Has(ctx context.Context, k ds.Key) (bool, error) {
+func (g *Datastore) Has(ctx context.Context, k ds.Key) (bool, error) {
 	if err := g.enter(); err != nil {
 		return false, err
 	}
@@ -60,7 +66,7 @@ func (g *guardedDatastore) Has(ctx context.Context, k ds.Key) (bool, error) {
 	return g.inner.Has(ctx, k)
 }
 
-func (g *guardedDatastore) GetSize(ctx context.Context, k ds.Key) (int, error) {
+func (g *Datastore) GetSize(ctx context.Context, k ds.Key) (int, error) {
 	if err := g.enter(); err != nil {
 		return -1, err
 	}
@@ -70,7 +76,7 @@ func (g *guardedDatastore) GetSize(ctx context.Context, k ds.Key) (int, error) {
 
 // Query guards each step of the results too, so an iterator left open
 // across Close ends instead of reading a closed datastore.
-func (g *guardedDatastore) Query(ctx context.Context, q query.Query) (query.Results, error) {
+func (g *Datastore) Query(ctx context.Context, q query.Query) (query.Results, error) {
 	if err := g.enter(); err != nil {
 		return nil, err
 	}
@@ -102,7 +108,7 @@ func (g *guardedDatastore) Query(ctx context.Context, q query.Query) (query.Resu
 	}), nil
 }
 
-func (g *guardedDatastore) Put(ctx context.Context, k ds.Key, v []byte) error {
+func (g *Datastore) Put(ctx context.Context, k ds.Key, v []byte) error {
 	if err := g.enter(); err != nil {
 		return err
 	}
@@ -110,7 +116,7 @@ func (g *guardedDatastore) Put(ctx context.Context, k ds.Key, v []byte) error {
 	return g.inner.Put(ctx, k, v)
 }
 
-func (g *guardedDatastore) Delete(ctx context.Context, k ds.Key) error {
+func (g *Datastore) Delete(ctx context.Context, k ds.Key) error {
 	if err := g.enter(); err != nil {
 		return err
 	}
@@ -118,7 +124,7 @@ func (g *guardedDatastore) Delete(ctx context.Context, k ds.Key) error {
 	return g.inner.Delete(ctx, k)
 }
 
-func (g *guardedDatastore) Sync(ctx context.Context, prefix ds.Key) error {
+func (g *Datastore) Sync(ctx context.Context, prefix ds.Key) error {
 	if err := g.enter(); err != nil {
 		return err
 	}
@@ -126,13 +132,14 @@ func (g *guardedDatastore) Sync(ctx context.Context, prefix ds.Key) error {
 	return g.inner.Sync(ctx, prefix)
 }
 
-// Close does not close the inner datastore: its owner does.
-func (g *guardedDatastore) Close() error {
-	g.shut()
+// Close shuts the guard; it does not close the inner datastore: its owner
+// does.
+func (g *Datastore) Close() error {
+	g.Shut()
 	return nil
 }
 
-func (g *guardedDatastore) Batch(ctx context.Context) (ds.Batch, error) {
+func (g *Datastore) Batch(ctx context.Context) (ds.Batch, error) {
 	if err := g.enter(); err != nil {
 		return nil, err
 	}
@@ -141,15 +148,15 @@ func (g *guardedDatastore) Batch(ctx context.Context) (ds.Batch, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &guardedBatch{g: g, inner: b}, nil
+	return &batch{g: g, inner: b}, nil
 }
 
-type guardedBatch struct {
-	g     *guardedDatastore
+type batch struct {
+	g     *Datastore
 	inner ds.Batch
 }
 
-func (b *guardedBatch) Put(ctx context.Context, k ds.Key, v []byte) error {
+func (b *batch) Put(ctx context.Context, k ds.Key, v []byte) error {
 	if err := b.g.enter(); err != nil {
 		return err
 	}
@@ -157,7 +164,7 @@ func (b *guardedBatch) Put(ctx context.Context, k ds.Key, v []byte) error {
 	return b.inner.Put(ctx, k, v)
 }
 
-func (b *guardedBatch) Delete(ctx context.Context, k ds.Key) error {
+func (b *batch) Delete(ctx context.Context, k ds.Key) error {
 	if err := b.g.enter(); err != nil {
 		return err
 	}
@@ -165,7 +172,7 @@ func (b *guardedBatch) Delete(ctx context.Context, k ds.Key) error {
 	return b.inner.Delete(ctx, k)
 }
 
-func (b *guardedBatch) Commit(ctx context.Context) error {
+func (b *batch) Commit(ctx context.Context) error {
 	if err := b.g.enter(); err != nil {
 		return err
 	}
