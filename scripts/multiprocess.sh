@@ -160,7 +160,7 @@ until_ok 90 "the client to know $PROCESSORS processors" processors_known client
 jn example mandelbrot --out "$WORK/job" >/dev/null
 say "submitting the Mandelbrot example"
 timeout "$TIMEOUT" "$JOBNODE" job submit --repo "$WORK/client" \
-	--code "$WORK/job/mandelbrot.wasm" --data "$WORK/job/mandelbrot.tiles" --block-size 64 \
+	--code "$WORK/job/mandelbrot.wasm" --data "$WORK/job/mandelbrot.tiles" --block-size 64 --microjobs 3 --blocks-per-micro 4 \
 	--output png-grid --columns 6 --price "$PRICE" --wait --json >"$WORK/summary.json" ||
 	fail "job submit --wait failed or timed out"
 
