@@ -92,6 +92,12 @@ func NewHandler(n *node.Node) http.Handler {
 			writeJSON(w, http.StatusOK, j)
 		}
 	})
+	// Job events, outputs and the dashboard.
+	events, err := NewEvents(view, DefaultEventsConfig(), n.Log)
+	if err != nil {
+		panic(err) // the defaults are valid
+	}
+	mux.Handle("GET /v1/events", events)
 	mux.HandleFunc("GET /v1/health", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
@@ -125,15 +131,20 @@ func Listen(addr string, handler http.Handler, log *slog.Logger) (*Server, error
 	if err != nil {
 		return nil, fmt.Errorf("api: listen on %s: %w", addr, err)
 	}
+	// Requests run under a context that Shutdown cancels, so that
+	// long-lived responses (event streams) end instead of holding it up.
+	base, cancel := context.WithCancel(context.Background())
 	s := &Server{
 		srv: &http.Server{
 			Handler:           handler,
 			ReadHeaderTimeout: 10 * time.Second,
 			MaxHeaderBytes:    64 << 10,
+			BaseContext:       func(net.Listener) context.Context { return base },
 		},
 		ln:  ln,
 		log: log,
 	}
+	s.srv.RegisterOnShutdown(cancel)
 	go func() {
 		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			log.Error("api server stopped", "err", err)
