@@ -98,6 +98,9 @@ func NewHandler(n *node.Node) http.Handler {
 		panic(err) // the defaults are valid
 	}
 	mux.Handle("GET /v1/events", events)
+	outputs := &Outputs{Store: n.Store, Blocks: n.IPFS}
+	mux.HandleFunc("GET /v1/jobs/{id}/output", outputs.ServeOutput)
+	mux.HandleFunc("GET /v1/jobs/{id}/tiles.png", outputs.ServeTiles)
 	mux.HandleFunc("GET /v1/health", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
