@@ -3,13 +3,17 @@ package api_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"image"
+	"image/color"
 	"image/png"
 	"io"
 	"math/big"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -20,6 +24,7 @@ import (
 	"github.com/jobmesh/jobmesh/dapp"
 	"github.com/jobmesh/jobmesh/examples"
 	"github.com/jobmesh/jobmesh/examples/mandelbrot/tiles"
+	"github.com/jobmesh/jobmesh/internal/wait"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/localmesh"
 	"github.com/jobmesh/jobmesh/meshtest"
@@ -127,7 +132,7 @@ var stateRank = map[apiv1.JobState]int{
 func TestPictureJobOverTheAPI(t *testing.T) {
 	pic := newMandelbrot(t)
 	want := pic.local(t)
-	_, client, srv := pictureMesh(t)
+	m, client, srv := pictureMesh(t)
 	ctx := context.Background()
 
 	stream := openSSE(t, srv.URL+"/v1/events")
@@ -250,4 +255,96 @@ func TestPictureJobOverTheAPI(t *testing.T) {
 		var e api.Error
 		getJSON(t, srv.URL+"/v1/events?job=xyz", http.StatusBadRequest, &e)
 	})
+
+	t.Run("dashboard", func(t *testing.T) {
+		checkDashboard(t, m, srv.URL, id)
+	})
+}
+
+// checkDashboard opens /ui in headless Chromium at 1280×800 once the job
+// is settled and checks what the page shows, then keeps its DOM and a
+// screenshot under the test's temp dir.
+func checkDashboard(t *testing.T, m *localmesh.Mesh, base, id string) {
+	b := startBrowser(t, 1280, 800)
+	b.navigate(base + "/ui") // redirects to /ui/
+	type pageState struct {
+		Ready, Row, Picture, Tiles string
+		Width                      int
+	}
+	var st pageState
+	wait.Until(t, time.Minute, func() error {
+		raw := b.eval(`(() => {
+			const row = document.querySelector('tr.job[data-job="` + id + `"]');
+			const pic = document.getElementById("picture"), tiles = document.getElementById("tiles");
+			if (!pic || !tiles) return {Ready: "loading"};
+			return {Ready: document.body.dataset.ready, Row: row ? row.dataset.state : "",
+				Picture: pic.dataset.loaded || "", Tiles: tiles.dataset.loaded || "", Width: pic.naturalWidth};
+		})()`)
+		if err := json.Unmarshal(raw, &st); err != nil {
+			return err
+		}
+		if st.Ready != "true" || st.Row != string(apiv1.JobSettled) || st.Picture != "true" || st.Tiles != "true" {
+			return fmt.Errorf("page not ready: %+v", st)
+		}
+		return nil
+	})
+	if st.Width != 64 {
+		t.Fatalf("the picture is %d pixels wide, want 64", st.Width)
+	}
+	// JOBMESH_TEST_ARTIFACTS keeps the DOM and screenshot after the test.
+	dir := os.Getenv("JOBMESH_TEST_ARTIFACTS")
+	if dir == "" {
+		dir = t.TempDir()
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dom := b.dom()
+	if err := os.WriteFile(filepath.Join(dir, "dashboard.html"), []byte(dom), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`data-job="` + id + `" data-state="settled"`,
+		`<span class="state state-settled">settled</span>`,
+		`id="picture" alt="assembled output" data-loaded="true" src="/v1/jobs/` + id + `/output"`,
+		`id="live" class="pill pill-live"`,
+	} {
+		if !strings.Contains(dom, want) {
+			t.Errorf("the dashboard's DOM lacks %s", want)
+		}
+	}
+	for _, mem := range m.Running() {
+		switch mem.Role {
+		case node.RoleProcessor:
+			if !strings.Contains(dom, `class="card processor" data-peer="`+mem.Host.ID().String()+`"`) {
+				t.Errorf("processor %s is not listed", mem.Host.ID())
+			}
+		case node.RoleBootstrap:
+			if !strings.Contains(dom, `class="peer" data-peer="`+mem.Host.ID().String()+`"`) {
+				t.Errorf("peer %s (bootstrap) is not listed", mem.Host.ID())
+			}
+		}
+	}
+
+	shot := b.screenshot()
+	path := filepath.Join(dir, "dashboard.png")
+	if err := os.WriteFile(path, shot, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(shot))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if img.Bounds().Dx() != 1280 || img.Bounds().Dy() != 800 {
+		t.Fatalf("screenshot is %v, want 1280×800", img.Bounds())
+	}
+	colours := map[color.Color]bool{}
+	for y := img.Bounds().Min.Y; y < img.Bounds().Max.Y && len(colours) < 64; y += 7 {
+		for x := img.Bounds().Min.X; x < img.Bounds().Max.X; x += 7 {
+			colours[color.NRGBAModel.Convert(img.At(x, y))] = true
+		}
+	}
+	if len(colours) < 16 {
+		t.Fatalf("the screenshot is nearly blank: %d colours", len(colours))
+	}
+	t.Logf("dashboard DOM and screenshot in %s", dir)
 }

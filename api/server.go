@@ -14,6 +14,7 @@ import (
 
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/node"
+	"github.com/jobmesh/jobmesh/ui"
 )
 
 // ID describes the node serving the API.
@@ -101,6 +102,8 @@ func NewHandler(n *node.Node) http.Handler {
 	outputs := &Outputs{Store: n.Store, Blocks: n.IPFS}
 	mux.HandleFunc("GET /v1/jobs/{id}/output", outputs.ServeOutput)
 	mux.HandleFunc("GET /v1/jobs/{id}/tiles.png", outputs.ServeTiles)
+	mux.Handle("GET /ui/", ui.Handler())
+	mux.Handle("GET /ui", ui.Handler())
 	mux.HandleFunc("GET /v1/health", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
