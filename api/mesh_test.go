@@ -256,6 +256,10 @@ func TestPictureJobOverTheAPI(t *testing.T) {
 		getJSON(t, srv.URL+"/v1/events?job=xyz", http.StatusBadRequest, &e)
 	})
 
+	t.Run("metrics", func(t *testing.T) {
+		checkMetrics(t, m, srv.URL, j)
+	})
+
 	t.Run("dashboard", func(t *testing.T) {
 		checkDashboard(t, m, srv.URL, id)
 	})
@@ -347,4 +351,106 @@ func checkDashboard(t *testing.T, m *localmesh.Mesh, base, id string) {
 		t.Fatalf("the screenshot is nearly blank: %d colours", len(colours))
 	}
 	t.Logf("dashboard DOM and screenshot in %s", dir)
+}
+
+// scrape reads a node's /metrics: each series ("name{labels}") and its
+// value.
+func scrape(t *testing.T, url string) map[string]float64 {
+	t.Helper()
+	resp, body := get(t, url+"/metrics")
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("/metrics: %d", resp.StatusCode)
+	}
+	out := map[string]float64{}
+	for _, line := range strings.Split(string(body), "\n") {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		i := strings.LastIndexByte(line, ' ')
+		var v float64
+		if _, err := fmt.Sscan(line[i+1:], &v); err != nil {
+			t.Fatalf("metrics line %q: %v", line, err)
+		}
+		out[line[:i]] = v
+	}
+	return out
+}
+
+// sum adds the series of name whose labels include every one of labels
+// (each written as in the exposition, e.g. `state="settled"`); ok is false
+// when there is no such series.
+func sum(series map[string]float64, name string, labels ...string) (total float64, ok bool) {
+	for k, v := range series {
+		n, ls, _ := strings.Cut(k, "{")
+		if n != name {
+			continue
+		}
+		match := true
+		for _, l := range labels {
+			match = match && strings.Contains(ls, l)
+		}
+		if match {
+			total += v
+			ok = true
+		}
+	}
+	return total, ok
+}
+
+// checkMetrics: after the job, the client's /metrics counts it by state,
+// its escrow calls, its store and its block layer; the processors' count
+// MicroJobs and queue events.
+func checkMetrics(t *testing.T, m *localmesh.Mesh, base string, j apiv1.Job) {
+	c := scrape(t, base)
+	for _, want := range []struct {
+		name   string
+		labels []string
+		min    float64
+	}{
+		{"jobmesh_api_jobs", []string{`state="settled"`}, 1},
+		{"jobmesh_api_jobs", []string{`state="running"`}, 0},
+		{"jobmesh_api_event_streams", nil, 0},
+		{"jobmesh_escrow_transactions_total", []string{`method="createJob"`}, 1},
+		{"jobmesh_escrow_reads_total", []string{`method="getJob"`, `outcome="ok"`}, 1},
+		{"jobmesh_escrow_reads_total", []string{`method="logs"`}, 1},
+		{"jobmesh_crdt_heads", nil, 1},
+		{"jobmesh_crdt_max_height", nil, 1},
+		{"jobmesh_crdt_records_put_total", nil, 1},
+		{"jobmesh_ipfs_bitswap_blocks_received_total", nil, 0},
+		{"jobmesh_ipfs_files_added_total", nil, 2}, // the job's code and data
+	} {
+		got, ok := sum(c, want.name, want.labels...)
+		if !ok || got < want.min {
+			t.Errorf("client /metrics: %s%v = %v (listed %v), want at least %v", want.name, want.labels, got, ok, want.min)
+		}
+	}
+	if got, _ := sum(c, "jobmesh_api_jobs"); got != 1 {
+		t.Errorf("client counts %v jobs, want 1", got)
+	}
+
+	var micro, locks, handoffs, runs float64
+	for _, mem := range m.Running() {
+		if mem.Role != node.RoleProcessor {
+			continue
+		}
+		srv := httptest.NewServer(api.NewHandler(mem.Node))
+		p := scrape(t, srv.URL)
+		srv.Close()
+		n, _ := sum(p, "jobmesh_processor_microjobs_total")
+		micro += n
+		n, _ = sum(p, "jobmesh_microjob_runs_total", `outcome="ok"`)
+		runs += n
+		n, ok := sum(p, "jobmesh_macrojob_queue_events_total", `event="lock"`)
+		if !ok {
+			t.Errorf("processor %d lists no queue events", mem.Index)
+		}
+		locks += n
+		n, _ = sum(p, "jobmesh_macrojob_queue_events_total", `event="handoff"`)
+		handoffs += n
+	}
+	total := float64(j.MicroJobs)
+	if micro < total || runs < total || locks < total {
+		t.Errorf("processors counted %v committed MicroJobs, %v runs, %v queue locks; the job has %v MicroJobs", micro, runs, locks, total)
+	}
+	t.Logf("queue handoffs across processors: %v", handoffs)
 }

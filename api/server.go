@@ -99,6 +99,9 @@ func NewHandler(n *node.Node) http.Handler {
 		panic(err) // the defaults are valid
 	}
 	mux.Handle("GET /v1/events", events)
+	if err := newCollector(view, events).register(n.Metrics); err != nil {
+		n.Log.Warn("job metrics not registered", "err", err)
+	}
 	outputs := &Outputs{Store: n.Store, Blocks: n.IPFS}
 	mux.HandleFunc("GET /v1/jobs/{id}/output", outputs.ServeOutput)
 	mux.HandleFunc("GET /v1/jobs/{id}/tiles.png", outputs.ServeTiles)
