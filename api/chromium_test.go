@@ -36,10 +36,14 @@ type browser struct {
 }
 
 // startBrowser runs Chromium with a window of w×h pixels and attaches to
-// its first page. It skips the test when Chromium is not installed.
+// its first page. It skips the test when Chromium is not installed, unless
+// JOBMESH_REQUIRE_CHROMIUM is set (CI sets it: there the test never skips).
 func startBrowser(t *testing.T, w, h int) *browser {
 	t.Helper()
 	if _, err := os.Stat(chromiumPath); err != nil {
+		if os.Getenv("JOBMESH_REQUIRE_CHROMIUM") != "" {
+			t.Fatalf("%s is required (JOBMESH_REQUIRE_CHROMIUM is set): %v", chromiumPath, err)
+		}
 		t.Skipf("%s is not installed (apt-get install chromium): %v", chromiumPath, err)
 	}
 	profile := t.TempDir()
