@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -237,7 +238,7 @@ func (e *Events) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		case <-s.ended:
 			return
 		case <-beat.C:
-			if _, err := writeString(w, ": ping\n\n"); err != nil {
+			if _, err := io.WriteString(w, ": ping\n\n"); err != nil {
 				return
 			}
 		case <-s.wake:
@@ -247,7 +248,7 @@ func (e *Events) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				b.Write(data)
 				b.WriteString("\n\n")
 			}
-			if _, err := writeString(w, b.String()); err != nil {
+			if _, err := io.WriteString(w, b.String()); err != nil {
 				return
 			}
 		}
@@ -256,8 +257,6 @@ func (e *Events) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 }
-
-func writeString(w http.ResponseWriter, s string) (int, error) { return w.Write([]byte(s)) }
 
 // hub watches the store's jobs for the open streams.
 type hub struct {
