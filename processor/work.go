@@ -299,7 +299,7 @@ func (w *Worker) join(ctx context.Context, js *jobState, m *jobs.MacroJob, creat
 	}
 	r, err := macrojob.JoinRoom(ctx, macrojob.RoomParams{
 		Host: w.p.Host, Store: w.p.Store, JobID: js.plan.JobID.String(), Macro: m.Index,
-		Items: items, Creator: creator, Logger: w.log,
+		Items: items, Creator: creator, Logger: w.log, Metrics: w.m.rooms,
 	}, w.cfg.Room)
 	if err != nil {
 		return nil, err
