@@ -14,6 +14,7 @@ import (
 
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/node"
+	"github.com/jobmesh/jobmesh/ui"
 )
 
 // ID describes the node serving the API.
@@ -92,6 +93,20 @@ func NewHandler(n *node.Node) http.Handler {
 			writeJSON(w, http.StatusOK, j)
 		}
 	})
+	// Job events, outputs and the dashboard.
+	events, err := NewEvents(view, DefaultEventsConfig(), n.Log)
+	if err != nil {
+		panic(err) // the defaults are valid
+	}
+	mux.Handle("GET /v1/events", events)
+	if err := newCollector(view, events).register(n.Metrics); err != nil {
+		n.Log.Warn("job metrics not registered", "err", err)
+	}
+	outputs := &Outputs{Store: n.Store, Blocks: n.IPFS}
+	mux.HandleFunc("GET /v1/jobs/{id}/output", outputs.ServeOutput)
+	mux.HandleFunc("GET /v1/jobs/{id}/tiles.png", outputs.ServeTiles)
+	mux.Handle("GET /ui/", ui.Handler())
+	mux.Handle("GET /ui", ui.Handler())
 	mux.HandleFunc("GET /v1/health", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
@@ -125,15 +140,20 @@ func Listen(addr string, handler http.Handler, log *slog.Logger) (*Server, error
 	if err != nil {
 		return nil, fmt.Errorf("api: listen on %s: %w", addr, err)
 	}
+	// Requests run under a context that Shutdown cancels, so that
+	// long-lived responses (event streams) end instead of holding it up.
+	base, cancel := context.WithCancel(context.Background())
 	s := &Server{
 		srv: &http.Server{
 			Handler:           handler,
 			ReadHeaderTimeout: 10 * time.Second,
 			MaxHeaderBytes:    64 << 10,
+			BaseContext:       func(net.Listener) context.Context { return base },
 		},
 		ln:  ln,
 		log: log,
 	}
+	s.srv.RegisterOnShutdown(cancel)
 	go func() {
 		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			log.Error("api server stopped", "err", err)

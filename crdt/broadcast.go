@@ -289,12 +289,35 @@ func (b *broadcaster) pump(ctx context.Context) {
 				b.log.Debug("storing a broadcast block", "cid", blk.cid, "err", err)
 			}
 		}
-		select {
-		case b.queue <- announce:
-		case <-ctx.Done():
-			return
+		for _, a := range splitHeads(announce) {
+			select {
+			case b.queue <- a:
+			case <-ctx.Done():
+				return
+			}
 		}
 	}
+}
+
+// splitHeads turns an announcement of several heads into one announcement
+// per head. go-ds-crdt walks the heads of one announcement in parallel
+// goroutines that share one error variable (a data race in v0.6.8's
+// handleNext); with one head each, every announcement has one walker, and
+// different announcements are still walked in parallel.
+func splitHeads(announce []byte) [][]byte {
+	var msg crdtpb.CRDTBroadcast
+	if proto.Unmarshal(announce, &msg) != nil || len(msg.Heads) <= 1 {
+		return [][]byte{announce}
+	}
+	out := make([][]byte, 0, len(msg.Heads))
+	for _, h := range msg.Heads {
+		one, err := proto.Marshal(&crdtpb.CRDTBroadcast{Heads: []*crdtpb.Head{{Cid: h.GetCid()}}})
+		if err != nil {
+			return [][]byte{announce}
+		}
+		out = append(out, one)
+	}
+	return out
 }
 
 // Next returns the next announcement for go-ds-crdt.

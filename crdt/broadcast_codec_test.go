@@ -96,3 +96,21 @@ func FuzzDecodeBroadcast(f *testing.F) {
 		_ = validateBroadcast(data, 256)
 	})
 }
+
+func TestSplitHeadsGivesOneAnnouncementPerHead(t *testing.T) {
+	a, b := testBlock("delta a"), testBlock("delta b")
+	parts := splitHeads(testAnnounce(t, a, b))
+	if len(parts) != 2 {
+		t.Fatalf("%d announcements, want 2", len(parts))
+	}
+	for i, want := range []inlineBlock{a, b} {
+		var msg crdtpb.CRDTBroadcast
+		if err := proto.Unmarshal(parts[i], &msg); err != nil || len(msg.Heads) != 1 || !bytes.Equal(msg.Heads[0].GetCid(), want.cid.Bytes()) {
+			t.Fatalf("announcement %d: %v, %v", i, msg.Heads, err)
+		}
+	}
+	one := testAnnounce(t, a)
+	if parts := splitHeads(one); len(parts) != 1 || !bytes.Equal(parts[0], one) {
+		t.Fatal("a one-head announcement is changed")
+	}
+}

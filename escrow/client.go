@@ -483,6 +483,7 @@ func (c *Client) release(ctx context.Context, jobID common.Hash, block uint64) (
 		Topics:    [][]common.Hash{{ev.ID}, {jobID}},
 	}
 	logs, err := retryValue(ctx, c, func() ([]types.Log, error) { return c.backend.FilterLogs(ctx, q) })
+	c.metrics.read("logs", err)
 	if err != nil {
 		return nil, err
 	}
@@ -502,7 +503,7 @@ func (c *Client) release(ctx context.Context, jobID common.Hash, block uint64) (
 
 // call runs a read-only contract call with retries and decodes its result.
 func call[T any](ctx context.Context, c *Client, data []byte, unpack func([]byte) (T, error)) (T, error) {
-	return retryValue(ctx, c, func() (T, error) {
+	v, err := retryValue(ctx, c, func() (T, error) {
 		out, err := c.backend.CallContract(ctx, ethereum.CallMsg{To: &c.cfg.Contract, Data: data}, nil)
 		if err != nil {
 			var zero T
@@ -510,6 +511,14 @@ func call[T any](ctx context.Context, c *Client, data []byte, unpack func([]byte
 		}
 		return unpack(out)
 	})
+	method := "unknown"
+	if len(data) >= 4 {
+		if m, merr := c.abi.MethodById(data[:4]); merr == nil {
+			method = m.Name
+		}
+	}
+	c.metrics.read(method, err)
+	return v, err
 }
 
 // send builds, signs and sends one transaction and waits for its receipt.

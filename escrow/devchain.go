@@ -141,6 +141,10 @@ func (c DevChainConfig) alloc() (types.GenesisAlloc, []*ecdsa.PrivateKey) {
 type SimChain struct {
 	sim  *simulated.Backend
 	keys []*ecdsa.PrivateKey
+	// mine serialises send-and-seal: two concurrent Commits can leave the
+	// simulated backend's transaction pool waiting forever (two processors
+	// racing to settle one job did).
+	mine sync.Mutex
 }
 
 // NewSimChain starts a simulated chain.
@@ -156,7 +160,9 @@ func NewSimChain(cfg DevChainConfig) (*SimChain, error) {
 }
 
 // Client is the chain's backend for a Client.
-func (s *SimChain) Client() Backend { return instamine{Client: s.sim.Client(), sim: s.sim} }
+func (s *SimChain) Client() Backend {
+	return instamine{Client: s.sim.Client(), sim: s.sim, mu: &s.mine}
+}
 
 // Keys are the funded dev keys.
 func (s *SimChain) Keys() []*ecdsa.PrivateKey { return s.keys }
@@ -167,7 +173,11 @@ func (s *SimChain) Transactor(i int) *bind.TransactOpts {
 }
 
 // AdvanceTime mines an empty block d later than the head.
-func (s *SimChain) AdvanceTime(d time.Duration) error { return s.sim.AdjustTime(d) }
+func (s *SimChain) AdvanceTime(d time.Duration) error {
+	s.mine.Lock()
+	defer s.mine.Unlock()
+	return s.sim.AdjustTime(d)
+}
 
 // Close stops the chain.
 func (s *SimChain) Close() error { return s.sim.Close() }
@@ -177,9 +187,12 @@ func (s *SimChain) Close() error { return s.sim.Close() }
 type instamine struct {
 	simulated.Client
 	sim *simulated.Backend
+	mu  *sync.Mutex // the chain's: one send-and-seal at a time
 }
 
 func (c instamine) SendTransaction(ctx context.Context, tx *types.Transaction) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if err := c.Client.SendTransaction(ctx, tx); err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 type metrics struct {
 	txs     *prometheus.CounterVec
 	gasUsed *prometheus.CounterVec
+	reads   *prometheus.CounterVec
 	retries prometheus.Counter
 }
 
@@ -23,6 +24,10 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Namespace: "jobmesh", Subsystem: "escrow", Name: "gas_used_total",
 			Help: "Gas used by mined escrow transactions, by method.",
 		}, []string{"method"}),
+		reads: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "jobmesh", Subsystem: "escrow", Name: "reads_total",
+			Help: "Read-only chain requests (contract calls by method, event log queries as \"logs\") by outcome (ok, error).",
+		}, []string{"method", "outcome"}),
 		retries: prometheus.NewCounter(prometheus.CounterOpts{
 			Namespace: "jobmesh", Subsystem: "escrow", Name: "rpc_retries_total",
 			Help: "Chain requests retried because the chain could not be reached.",
@@ -37,6 +42,9 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		return nil, err
 	}
 	if m.gasUsed, err = register(reg, m.gasUsed); err != nil {
+		return nil, err
+	}
+	if m.reads, err = register(reg, m.reads); err != nil {
 		return nil, err
 	}
 	if m.retries, err = register(reg, m.retries); err != nil {
@@ -57,6 +65,14 @@ func register[C prometheus.Collector](reg prometheus.Registerer, c C) (C, error)
 }
 
 func (m *metrics) tx(method, outcome string) { m.txs.WithLabelValues(method, outcome).Inc() }
+
+func (m *metrics) read(method string, err error) {
+	outcome := "ok"
+	if err != nil {
+		outcome = "error"
+	}
+	m.reads.WithLabelValues(method, outcome).Inc()
+}
 
 func (m *metrics) gas(method string, gas uint64) {
 	m.gasUsed.WithLabelValues(method).Add(float64(gas))

@@ -111,6 +111,8 @@ type Room struct {
 	isDone  bool
 	lastErr error
 	closeMu sync.Once
+	metrics *Metrics
+	counted Stats // the queue's Stats when last counted
 }
 
 // RoomParams name the room and this node.
@@ -125,6 +127,8 @@ type RoomParams struct {
 	// room lock in the store.
 	Creator PeerID
 	Logger  *slog.Logger
+	// Metrics, when set, counts the queue's events. Default nil: none.
+	Metrics *Metrics
 }
 
 // JoinRoom joins the room's channel and starts driving its queue.
@@ -166,6 +170,7 @@ func JoinRoom(ctx context.Context, p RoomParams, cfg RoomConfig) (*Room, error) 
 		Name: name, cfg: cfg, q: q, topic: topic, store: p.Store, jobID: p.JobID, macro: p.Macro,
 		self: self, log: log.With("room", string(name)), ready: make(chan ID, 4*len(p.Items)+16),
 		cmds: make(chan func(time.Time) []Msg, 16), done: make(chan struct{}), cancel: cancel,
+		metrics: p.Metrics,
 	}
 	if p.Creator == self {
 		if err := r.refreshLock(ctx, now); err != nil {
@@ -245,6 +250,11 @@ func (r *Room) loop(ctx context.Context, in <-chan p2p.Message[Msg], first *Snap
 			}
 		}
 		r.publish(ctx, out)
+		if r.metrics != nil {
+			st := r.q.Stats()
+			r.metrics.count(r.counted, st)
+			r.counted = st
+		}
 		if r.q.IsOwner() && now.Sub(lastLock) >= lockEvery && !r.q.Done() {
 			lastLock = now
 			if err := r.refreshLock(ctx, now); err != nil && ctx.Err() == nil {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	uio "github.com/ipfs/boxo/ipld/unixfs/io"
 	"github.com/ipfs/go-cid"
@@ -17,14 +18,19 @@ import (
 	"github.com/jobmesh/jobmesh/jobs"
 )
 
-// OutputStore reads result directories and stores the assembled output;
-// ipfs.Store satisfies it.
-type OutputStore interface {
-	BlockAdder
+// ResultReader reads result directories; ipfs.Store satisfies it.
+type ResultReader interface {
 	// Cat reads a UnixFS file, fetching missing blocks from the network.
 	Cat(ctx context.Context, c cid.Cid) (io.ReadCloser, error)
 	// DAGService resolves directory entries.
 	DAGService() ipld.DAGService
+}
+
+// OutputStore reads result directories and stores the assembled output;
+// ipfs.Store satisfies it.
+type OutputStore interface {
+	BlockAdder
+	ResultReader
 }
 
 // MaxBlockOutputBytes bounds one block output read back for assembly; it
@@ -58,8 +64,66 @@ func Assemble(ctx context.Context, info *jobs.JobInfo, plan *jobs.Plan, v Verdic
 	if id := info.ID(); id != plan.JobID || v.JobID != id.String() {
 		return cid.Undef, fmt.Errorf("%w: JobInfo %s, plan %s, verdict %s", ErrPlan, id, plan.JobID, v.JobID)
 	}
+	outputs, _, err := BlockOutputs(ctx, plan, v, store)
+	if err != nil {
+		return cid.Undef, err
+	}
+	out, err := assemble.NewRegistry().Assemble(info.Output.Kind, outputs, assemble.Options{Columns: int(info.Output.Columns)})
+	if err != nil {
+		return cid.Undef, fmt.Errorf("microjob: assembling job %s: %w", plan.JobID, err)
+	}
+	c, err := store.AddDir(ctx, map[string][]byte{OutputFileName(info.Output.Kind): out})
+	if err != nil {
+		return cid.Undef, fmt.Errorf("microjob: storing output of job %s: %w", plan.JobID, err)
+	}
+	return c, nil
+}
+
+// TileMap draws the companion picture of a verified png-grid job: each
+// tile filled with the colour of the processor whose result it was read
+// from (assemble.TileMap, assemble.ProcessorColour). Processor i of
+// processors gets colour i; with nil processors the order is the sorted
+// peer IDs of the processors whose results were used. It returns the
+// picture and the order used, so a legend can match the colours.
+func TileMap(ctx context.Context, info *jobs.JobInfo, plan *jobs.Plan, v Verdict, store ResultReader, processors []string) ([]byte, []string, error) {
+	if info == nil || plan == nil || store == nil {
+		return nil, nil, fmt.Errorf("%w: JobInfo, plan and store are required", ErrPlan)
+	}
+	if info.Output.Kind != jobs.OutputPNGGrid {
+		return nil, nil, fmt.Errorf("%w: job %s assembles %q, not %q", ErrPlan, plan.JobID, info.Output.Kind, jobs.OutputPNGGrid)
+	}
+	outputs, from, err := BlockOutputs(ctx, plan, v, store)
+	if err != nil {
+		return nil, nil, err
+	}
+	if processors == nil {
+		for _, p := range from {
+			if !slices.Contains(processors, p) {
+				processors = append(processors, p)
+			}
+		}
+		slices.Sort(processors)
+	}
+	idx := make([]int, len(from))
+	for b, p := range from {
+		idx[b] = slices.Index(processors, p)
+	}
+	pic, err := assemble.TileMap(outputs, int(info.Output.Columns), idx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("microjob: tile map of job %s: %w", plan.JobID, err)
+	}
+	return pic, processors, nil
+}
+
+// BlockOutputs reads every block's output of a verified verdict from the
+// accepted result directories, each checked against its disclosed hash:
+// outputs[b] is block b's output and from[b] the processor whose result
+// it was read from. Culprits' results are never used; when one
+// processor's directory is unusable the next one's is tried, and when
+// none is left the error wraps ErrOutput.
+func BlockOutputs(ctx context.Context, plan *jobs.Plan, v Verdict, store ResultReader) (outputs [][]byte, from []string, err error) {
 	if !v.Verified {
-		return cid.Undef, fmt.Errorf("%w: %d missing, %d to redo, %d disputes", ErrNotReady, len(v.Missing), len(v.Redo), len(v.Disputes))
+		return nil, nil, fmt.Errorf("%w: %d missing, %d to redo, %d disputes", ErrNotReady, len(v.Missing), len(v.Redo), len(v.Disputes))
 	}
 	culprit := map[string]bool{}
 	for _, c := range v.Culprits {
@@ -71,7 +135,8 @@ func Assemble(ctx context.Context, info *jobs.JobInfo, plan *jobs.Plan, v Verdic
 			byMicro[r.MicroID] = append(byMicro[r.MicroID], r)
 		}
 	}
-	outputs := make([][]byte, plan.NumBlocks)
+	outputs = make([][]byte, plan.NumBlocks)
+	from = make([]string, plan.NumBlocks)
 	for m := range plan.Macros {
 		for s := range plan.Macros[m].Micros {
 			mu := &plan.Macros[m].Micros[s]
@@ -86,29 +151,21 @@ func Assemble(ctx context.Context, info *jobs.JobInfo, plan *jobs.Plan, v Verdic
 					continue
 				}
 				for i, b := range mu.Blocks {
-					outputs[b] = outs[i]
+					outputs[b], from[b] = outs[i], r.Processor
 				}
 				errs = nil
 				break
 			}
 			if errs != nil || len(byMicro[mu.ID.String()]) == 0 {
-				return cid.Undef, fmt.Errorf("microjob %s: no usable result: %w", mu.ID, errors.Join(append(errs, ErrOutput)...))
+				return nil, nil, fmt.Errorf("microjob %s: no usable result: %w", mu.ID, errors.Join(append(errs, ErrOutput)...))
 			}
 		}
 	}
-	out, err := assemble.NewRegistry().Assemble(info.Output.Kind, outputs, assemble.Options{Columns: int(info.Output.Columns)})
-	if err != nil {
-		return cid.Undef, fmt.Errorf("microjob: assembling job %s: %w", plan.JobID, err)
-	}
-	c, err := store.AddDir(ctx, map[string][]byte{OutputFileName(info.Output.Kind): out})
-	if err != nil {
-		return cid.Undef, fmt.Errorf("microjob: storing output of job %s: %w", plan.JobID, err)
-	}
-	return c, nil
+	return outputs, from, nil
 }
 
 // readResult reads and checks every block output of one result directory.
-func readResult(ctx context.Context, store OutputStore, mu *jobs.MicroJob, r Result) ([][]byte, error) {
+func readResult(ctx context.Context, store ResultReader, mu *jobs.MicroJob, r Result) ([][]byte, error) {
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("%w: processor %s, result %s: %s", ErrOutput, r.Processor, r.ResultCID, fmt.Sprintf(format, args...))
 	}

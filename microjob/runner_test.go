@@ -6,8 +6,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"image/color"
+	"image/png"
 	"io"
 	"log/slog"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -158,6 +161,40 @@ func TestRunMandelbrotMatchesLocalAndAssembles(t *testing.T) {
 	}
 	if !bytes.Equal(got, wantPic) {
 		t.Fatal("assembled picture differs from the local assembly")
+	}
+
+	// The tile map: every tile has the colour of the processor its
+	// output was read from.
+	outs, from, err := BlockOutputs(ctx, plan, v, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for b := range outs {
+		if !bytes.Equal(outs[b], want[b]) || v.Counts[from[b]] == 0 {
+			t.Fatalf("block %d: output read from %q differs or is not credited", b, from[b])
+		}
+	}
+	mapPNG, order, err := TileMap(ctx, info, plan, v, store, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(mapPNG))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if img.Bounds().Dx() != 64 || img.Bounds().Dy() != 40 || len(order) == 0 {
+		t.Fatalf("tile map %v, order %v", img.Bounds(), order)
+	}
+	for b := range outs {
+		x, y := (b%params.Columns())*16+8, (b/params.Columns())*16+4
+		if got, want := color.NRGBAModel.Convert(img.At(x, y)), assemble.ProcessorColour(slices.Index(order, from[b])); got != want {
+			t.Fatalf("tile %d at (%d,%d) is %v, want %v", b, x, y, got, want)
+		}
+	}
+	concat := *info
+	concat.Output = jobs.Output{Kind: jobs.OutputConcat}
+	if _, _, err := TileMap(ctx, &concat, plan, v, store, nil); !errors.Is(err, ErrPlan) {
+		t.Fatalf("tile map of a concat job: %v", err)
 	}
 }
 

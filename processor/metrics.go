@@ -1,6 +1,10 @@
 package processor
 
-import "github.com/prometheus/client_golang/prometheus"
+import (
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/jobmesh/jobmesh/macrojob"
+)
 
 type metrics struct {
 	microjobs   *prometheus.CounterVec
@@ -9,6 +13,7 @@ type metrics struct {
 	settlements *prometheus.CounterVec
 	signatures  prometheus.Counter
 	unfunded    prometheus.Counter
+	rooms       *macrojob.Metrics // queue events of every room this processor joins
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -41,5 +46,10 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 	if reg != nil {
 		reg.MustRegister(m.microjobs, m.seconds, m.finalized, m.settlements, m.signatures, m.unfunded)
 	}
+	rooms, err := macrojob.NewMetrics(reg)
+	if err != nil {
+		panic(err) // as MustRegister above: the name is taken by another collector
+	}
+	m.rooms = rooms
 	return m
 }

@@ -9,16 +9,13 @@ import (
 	"math/big"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"time"
 
-	"github.com/ipfs/go-cid"
 	"github.com/spf13/cobra"
 
 	"github.com/jobmesh/jobmesh/api"
-	"github.com/jobmesh/jobmesh/assemble"
 	"github.com/jobmesh/jobmesh/dapp"
 	"github.com/jobmesh/jobmesh/examples"
 	"github.com/jobmesh/jobmesh/examples/mandelbrot/tiles"
@@ -285,7 +282,8 @@ func formatCounts(by map[string]int) string {
 }
 
 // writePictures fetches the assembled picture and draws the tile map from
-// the accepted results: which processor's result each tile came from.
+// the accepted results: which processor's result each tile came from, in
+// the colours of the processors' member order.
 func writePictures(ctx context.Context, client *localmesh.Member, info *jobs.JobInfo, plan *jobs.Plan, res dapp.Result, procs []string, out string) (string, string, error) {
 	tmp, err := os.MkdirTemp("", "jobmesh-demo-out-")
 	if err != nil {
@@ -303,34 +301,7 @@ func writePictures(ctx context.Context, client *localmesh.Member, info *jobs.Job
 	if err := os.WriteFile(picture, png, 0o644); err != nil {
 		return "", "", err
 	}
-	tileOut := make([][]byte, plan.NumBlocks)
-	owner := make([]int, plan.NumBlocks)
-	for i, r := range res.Verdict.Results {
-		if r.Verifier {
-			continue
-		}
-		dir := filepath.Join(tmp, fmt.Sprintf("r%d", i))
-		c, err := parseCID(r.ResultCID)
-		if err != nil {
-			return "", "", err
-		}
-		if err := client.IPFS.Get(ctx, c, dir); err != nil {
-			return "", "", err
-		}
-		micro, err := plan.MicroJob(mustParse(r.MicroID))
-		if err != nil {
-			return "", "", err
-		}
-		for _, b := range micro.Blocks {
-			body, err := os.ReadFile(filepath.Join(dir, microjob.BlockFileName(b)))
-			if err != nil {
-				return "", "", err
-			}
-			tileOut[b] = body
-			owner[b] = slices.Index(procs, r.Processor)
-		}
-	}
-	m, err := assemble.TileMap(tileOut, int(info.Output.Columns), owner)
+	m, _, err := microjob.TileMap(ctx, info, plan, res.Verdict, client.IPFS, procs)
 	if err != nil {
 		return "", "", err
 	}
@@ -408,11 +379,4 @@ func serveDemo(ctx context.Context, g *globals, mesh *localmesh.Mesh, say io.Wri
 	}
 	<-ctx.Done()
 	return nil
-}
-
-func parseCID(s string) (cid.Cid, error) { return cid.Decode(s) }
-
-func mustParse(s string) jobs.ID {
-	h, _ := jobs.ParseHash(s)
-	return h
 }

@@ -1,0 +1,456 @@
+package api_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"io"
+	"math/big"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jobmesh/jobmesh/api"
+	"github.com/jobmesh/jobmesh/apiv1"
+	"github.com/jobmesh/jobmesh/assemble"
+	"github.com/jobmesh/jobmesh/dapp"
+	"github.com/jobmesh/jobmesh/examples"
+	"github.com/jobmesh/jobmesh/examples/mandelbrot/tiles"
+	"github.com/jobmesh/jobmesh/internal/wait"
+	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/localmesh"
+	"github.com/jobmesh/jobmesh/meshtest"
+	"github.com/jobmesh/jobmesh/node"
+	"github.com/jobmesh/jobmesh/processor"
+	"github.com/jobmesh/jobmesh/wasm"
+)
+
+// mandelbrot is a small picture job: 4×3 tiles of 16×16 pixels.
+type mandelbrot struct {
+	code, data []byte
+	params     tiles.Params
+}
+
+func newMandelbrot(t *testing.T) mandelbrot {
+	t.Helper()
+	code, err := examples.Build(context.Background(), "mandelbrot")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := tiles.Params{Width: 64, Height: 48, TileWidth: 16, TileHeight: 16, MaxIter: 64, View: tiles.DefaultView}
+	data, err := p.Job()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mandelbrot{code: code, data: data, params: p}
+}
+
+func (j mandelbrot) spec(price *big.Int) dapp.Spec {
+	return dapp.Spec{
+		Code: j.code, Data: j.data,
+		Slicing:  jobs.Slicing{BlockSize: tiles.DescriptorSize, MicroJobs: 2, BlocksPerMicro: 3},
+		Price:    price,
+		Deadline: time.Now().Add(time.Hour),
+		Output:   jobs.Output{Kind: jobs.OutputPNGGrid, Columns: uint32(j.params.Columns())},
+	}
+}
+
+// local computes the picture on this machine: what the mesh must return.
+func (j mandelbrot) local(t *testing.T) []byte {
+	t.Helper()
+	exec, err := wasm.New(wasm.DefaultConfig(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer exec.Close(context.Background())
+	var outs [][]byte
+	for off := 0; off < len(j.data); off += tiles.DescriptorSize {
+		out, err := exec.Run(context.Background(), j.code, j.data[off:off+tiles.DescriptorSize])
+		if err != nil {
+			t.Fatal(err)
+		}
+		outs = append(outs, out)
+	}
+	pic, err := assemble.PNGGrid(outs, j.params.Columns())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pic
+}
+
+// pictureMesh starts 3 processors, a submitting client and the dev chain,
+// and serves the client's API.
+func pictureMesh(t *testing.T) (*localmesh.Mesh, *localmesh.Member, *httptest.Server) {
+	t.Helper()
+	m := meshtest.New(t, localmesh.Options{
+		Processors: 3, Clients: 1, Chain: &localmesh.ChainOptions{},
+		Processor: func(_ *localmesh.Member, pc *processor.Config) {
+			pc.Poll = 200 * time.Millisecond
+			pc.DiscloseGrace = 2 * time.Second
+		},
+	})
+	var client *localmesh.Member
+	for _, mem := range m.Running() {
+		if mem.Role == node.RoleClient {
+			client = mem
+		}
+	}
+	srv := httptest.NewServer(api.NewHandler(client.Node))
+	t.Cleanup(srv.Close)
+	return m, client, srv
+}
+
+func get(t *testing.T, url string) (*http.Response, []byte) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, body
+}
+
+var stateRank = map[apiv1.JobState]int{
+	apiv1.JobUnfunded: 0, apiv1.JobOpen: 1, apiv1.JobRunning: 2, apiv1.JobVerified: 3, apiv1.JobSettled: 4,
+}
+
+// TestPictureJobOverTheAPI runs a Mandelbrot job on a mesh with a chain
+// and follows it through the API: the event stream from submission to
+// settlement, then the output, the tile picture and the metrics.
+func TestPictureJobOverTheAPI(t *testing.T) {
+	pic := newMandelbrot(t)
+	want := pic.local(t)
+	m, client, srv := pictureMesh(t)
+	ctx := context.Background()
+
+	stream := openSSE(t, srv.URL+"/v1/events")
+	// Published but not funded: processors leave it alone, so it has no
+	// output yet.
+	price := big.NewInt(2_000_000_000)
+	spec := pic.spec(price)
+	spec.FundLater = true
+	info, err := client.DApp.Submit(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := info.ID().String()
+	if j := stream.next(t, 30*time.Second, func(j apiv1.Job) bool { return j.ID == id }); j.State != apiv1.JobUnfunded || !j.Mine {
+		t.Fatalf("first event of the job: %+v", j)
+	}
+	for _, path := range []string{"/output", "/tiles.png"} {
+		var e api.Error
+		getJSON(t, srv.URL+"/v1/jobs/"+id+path, http.StatusConflict, &e)
+		if !strings.Contains(e.Error, "no verified output") {
+			t.Fatalf("%s before the verdict: %q", path, e.Error)
+		}
+	}
+	follow := openSSE(t, srv.URL+"/v1/events?job="+id)
+	if err := client.DApp.Fund(ctx, info); err != nil {
+		t.Fatal(err)
+	}
+
+	t.Run("events", func(t *testing.T) {
+		last := apiv1.Job{State: apiv1.JobUnfunded}
+		j := follow.next(t, 3*time.Minute, func(j apiv1.Job) bool {
+			if j.ID != id {
+				t.Fatalf("followed %s, got %s", id, j.ID)
+			}
+			if stateRank[j.State] < stateRank[last.State] || j.Committed < last.Committed || j.Disclosed < last.Disclosed {
+				t.Fatalf("job went back from %s (%d/%d) to %s (%d/%d)", last.State, last.Committed, last.Disclosed, j.State, j.Committed, j.Disclosed)
+			}
+			last = j
+			return j.State == apiv1.JobSettled
+		})
+		if !j.Verified || j.Committed != j.MicroJobs || j.Disclosed != j.MicroJobs || j.SettlementTx == "" || j.OutputCID == "" {
+			t.Fatalf("settled event: %+v", j)
+		}
+		var polled apiv1.Job
+		getJSON(t, srv.URL+"/v1/jobs/"+id, http.StatusOK, &polled)
+		if polled.State != apiv1.JobSettled || polled.OutputCID != j.OutputCID || polled.SettlementTx != j.SettlementTx {
+			t.Fatalf("the stream's last summary %+v differs from GET /v1/jobs/{id}: %+v", j, polled)
+		}
+		// The all-jobs stream saw the same end.
+		stream.next(t, 30*time.Second, func(j apiv1.Job) bool { return j.ID == id && j.State == apiv1.JobSettled })
+	})
+	if t.Failed() {
+		return
+	}
+	var j apiv1.Job
+	getJSON(t, srv.URL+"/v1/jobs/"+id, http.StatusOK, &j)
+
+	t.Run("output", func(t *testing.T) {
+		resp, body := get(t, srv.URL+"/v1/jobs/"+id+"/output")
+		if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "image/png" {
+			t.Fatalf("output: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
+		}
+		if !bytes.Equal(body, want) {
+			t.Fatal("the mesh's picture differs from the local computation")
+		}
+		if resp.Header.Get("X-Content-CID") != j.OutputCID {
+			t.Fatalf("output CID header %q, summary %q", resp.Header.Get("X-Content-CID"), j.OutputCID)
+		}
+		// Content-addressed: a client holding it gets 304.
+		req, _ := http.NewRequest(http.MethodGet, srv.URL+"/v1/jobs/"+id+"/output", nil)
+		req.Header.Set("If-None-Match", resp.Header.Get("ETag"))
+		r2, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r2.Body.Close()
+		if r2.StatusCode != http.StatusNotModified {
+			t.Fatalf("conditional GET: %d", r2.StatusCode)
+		}
+	})
+
+	t.Run("tiles", func(t *testing.T) {
+		resp, body := get(t, srv.URL+"/v1/jobs/"+id+"/tiles.png")
+		if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "image/png" {
+			t.Fatalf("tiles: %d %s %s", resp.StatusCode, resp.Header.Get("Content-Type"), body)
+		}
+		img, err := png.Decode(bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if img.Bounds() != image.Rect(0, 0, 64, 48) {
+			t.Fatalf("tile picture bounds %v", img.Bounds())
+		}
+		legend := resp.Header.Get("X-Tile-Legend")
+		entries := strings.Split(legend, ",")
+		if legend == "" || len(entries) > len(j.ByProcessor) {
+			t.Fatalf("legend %q for processors %v", legend, j.ByProcessor)
+		}
+		for i, e := range entries {
+			p, colour, ok := strings.Cut(e, "=")
+			c := assemble.ProcessorColour(i)
+			if !ok || j.ByProcessor[p] == 0 || colour != fmt.Sprintf("#%02x%02x%02x", c.R, c.G, c.B) {
+				t.Fatalf("legend entry %q", e)
+			}
+		}
+	})
+
+	t.Run("bad requests", func(t *testing.T) {
+		for _, path := range []string{"/output", "/tiles.png"} {
+			var e api.Error
+			getJSON(t, srv.URL+"/v1/jobs/"+strings.Repeat("ab", 32)+path, http.StatusNotFound, &e)
+			if !strings.Contains(e.Error, "no such job") {
+				t.Fatalf("%s of an unknown job: %q", path, e.Error)
+			}
+			getJSON(t, srv.URL+"/v1/jobs/xyz"+path, http.StatusBadRequest, &e)
+			if !strings.Contains(e.Error, "job ID") {
+				t.Fatalf("%s with a bad ID: %q", path, e.Error)
+			}
+		}
+		var e api.Error
+		getJSON(t, srv.URL+"/v1/events?job=xyz", http.StatusBadRequest, &e)
+	})
+
+	t.Run("metrics", func(t *testing.T) {
+		checkMetrics(t, m, srv.URL, j)
+	})
+
+	t.Run("dashboard", func(t *testing.T) {
+		checkDashboard(t, m, srv.URL, id)
+	})
+}
+
+// checkDashboard opens /ui in headless Chromium at 1280×800 once the job
+// is settled and checks what the page shows, then keeps its DOM and a
+// screenshot under the test's temp dir.
+func checkDashboard(t *testing.T, m *localmesh.Mesh, base, id string) {
+	b := startBrowser(t, 1280, 800)
+	b.navigate(base + "/ui") // redirects to /ui/
+	type pageState struct {
+		Ready, Row, Picture, Tiles string
+		Width                      int
+	}
+	var st pageState
+	wait.Until(t, time.Minute, func() error {
+		raw := b.eval(`(() => {
+			const row = document.querySelector('tr.job[data-job="` + id + `"]');
+			const pic = document.getElementById("picture"), tiles = document.getElementById("tiles");
+			if (!pic || !tiles) return {Ready: "loading"};
+			return {Ready: document.body.dataset.ready, Row: row ? row.dataset.state : "",
+				Picture: pic.dataset.loaded || "", Tiles: tiles.dataset.loaded || "", Width: pic.naturalWidth};
+		})()`)
+		if err := json.Unmarshal(raw, &st); err != nil {
+			return err
+		}
+		if st.Ready != "true" || st.Row != string(apiv1.JobSettled) || st.Picture != "true" || st.Tiles != "true" {
+			return fmt.Errorf("page not ready: %+v", st)
+		}
+		return nil
+	})
+	if st.Width != 64 {
+		t.Fatalf("the picture is %d pixels wide, want 64", st.Width)
+	}
+	// JOBMESH_TEST_ARTIFACTS keeps the DOM and screenshot after the test.
+	dir := os.Getenv("JOBMESH_TEST_ARTIFACTS")
+	if dir == "" {
+		dir = t.TempDir()
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dom := b.dom()
+	if err := os.WriteFile(filepath.Join(dir, "dashboard.html"), []byte(dom), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`data-job="` + id + `" data-state="settled"`,
+		`<span class="state state-settled">settled</span>`,
+		`id="picture" alt="assembled output" data-loaded="true" src="/v1/jobs/` + id + `/output"`,
+		`id="live" class="pill pill-live"`,
+	} {
+		if !strings.Contains(dom, want) {
+			t.Errorf("the dashboard's DOM lacks %s", want)
+		}
+	}
+	for _, mem := range m.Running() {
+		switch mem.Role {
+		case node.RoleProcessor:
+			if !strings.Contains(dom, `class="card processor" data-peer="`+mem.Host.ID().String()+`"`) {
+				t.Errorf("processor %s is not listed", mem.Host.ID())
+			}
+		case node.RoleBootstrap:
+			if !strings.Contains(dom, `class="peer" data-peer="`+mem.Host.ID().String()+`"`) {
+				t.Errorf("peer %s (bootstrap) is not listed", mem.Host.ID())
+			}
+		}
+	}
+
+	shot := b.screenshot()
+	path := filepath.Join(dir, "dashboard.png")
+	if err := os.WriteFile(path, shot, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(shot))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if img.Bounds().Dx() != 1280 || img.Bounds().Dy() != 800 {
+		t.Fatalf("screenshot is %v, want 1280×800", img.Bounds())
+	}
+	colours := map[color.Color]bool{}
+	for y := img.Bounds().Min.Y; y < img.Bounds().Max.Y && len(colours) < 64; y += 7 {
+		for x := img.Bounds().Min.X; x < img.Bounds().Max.X; x += 7 {
+			colours[color.NRGBAModel.Convert(img.At(x, y))] = true
+		}
+	}
+	if len(colours) < 16 {
+		t.Fatalf("the screenshot is nearly blank: %d colours", len(colours))
+	}
+	t.Logf("dashboard DOM and screenshot in %s", dir)
+}
+
+// scrape reads a node's /metrics: each series ("name{labels}") and its
+// value.
+func scrape(t *testing.T, url string) map[string]float64 {
+	t.Helper()
+	resp, body := get(t, url+"/metrics")
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("/metrics: %d", resp.StatusCode)
+	}
+	out := map[string]float64{}
+	for _, line := range strings.Split(string(body), "\n") {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		i := strings.LastIndexByte(line, ' ')
+		var v float64
+		if _, err := fmt.Sscan(line[i+1:], &v); err != nil {
+			t.Fatalf("metrics line %q: %v", line, err)
+		}
+		out[line[:i]] = v
+	}
+	return out
+}
+
+// sum adds the series of name whose labels include every one of labels
+// (each written as in the exposition, e.g. `state="settled"`); ok is false
+// when there is no such series.
+func sum(series map[string]float64, name string, labels ...string) (total float64, ok bool) {
+	for k, v := range series {
+		n, ls, _ := strings.Cut(k, "{")
+		if n != name {
+			continue
+		}
+		match := true
+		for _, l := range labels {
+			match = match && strings.Contains(ls, l)
+		}
+		if match {
+			total += v
+			ok = true
+		}
+	}
+	return total, ok
+}
+
+// checkMetrics: after the job, the client's /metrics counts it by state,
+// its escrow calls, its store and its block layer; the processors' count
+// MicroJobs and queue events.
+func checkMetrics(t *testing.T, m *localmesh.Mesh, base string, j apiv1.Job) {
+	c := scrape(t, base)
+	for _, want := range []struct {
+		name   string
+		labels []string
+		min    float64
+	}{
+		{"jobmesh_api_jobs", []string{`state="settled"`}, 1},
+		{"jobmesh_api_jobs", []string{`state="running"`}, 0},
+		{"jobmesh_api_event_streams", nil, 0},
+		{"jobmesh_escrow_transactions_total", []string{`method="createJob"`}, 1},
+		{"jobmesh_escrow_reads_total", []string{`method="getJob"`, `outcome="ok"`}, 1},
+		{"jobmesh_escrow_reads_total", []string{`method="logs"`}, 1},
+		{"jobmesh_crdt_heads", nil, 1},
+		{"jobmesh_crdt_max_height", nil, 1},
+		{"jobmesh_crdt_records_put_total", nil, 1},
+		{"jobmesh_ipfs_bitswap_blocks_received_total", nil, 0},
+		{"jobmesh_ipfs_files_added_total", nil, 2}, // the job's code and data
+	} {
+		got, ok := sum(c, want.name, want.labels...)
+		if !ok || got < want.min {
+			t.Errorf("client /metrics: %s%v = %v (listed %v), want at least %v", want.name, want.labels, got, ok, want.min)
+		}
+	}
+	if got, _ := sum(c, "jobmesh_api_jobs"); got != 1 {
+		t.Errorf("client counts %v jobs, want 1", got)
+	}
+
+	var micro, locks, handoffs, runs float64
+	for _, mem := range m.Running() {
+		if mem.Role != node.RoleProcessor {
+			continue
+		}
+		srv := httptest.NewServer(api.NewHandler(mem.Node))
+		p := scrape(t, srv.URL)
+		srv.Close()
+		n, _ := sum(p, "jobmesh_processor_microjobs_total")
+		micro += n
+		n, _ = sum(p, "jobmesh_microjob_runs_total", `outcome="ok"`)
+		runs += n
+		n, ok := sum(p, "jobmesh_macrojob_queue_events_total", `event="lock"`)
+		if !ok {
+			t.Errorf("processor %d lists no queue events", mem.Index)
+		}
+		locks += n
+		n, _ = sum(p, "jobmesh_macrojob_queue_events_total", `event="handoff"`)
+		handoffs += n
+	}
+	total := float64(j.MicroJobs)
+	if micro < total || runs < total || locks < total {
+		t.Errorf("processors counted %v committed MicroJobs, %v runs, %v queue locks; the job has %v MicroJobs", micro, runs, locks, total)
+	}
+	t.Logf("queue handoffs across processors: %v", handoffs)
+}

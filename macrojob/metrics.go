@@ -1,0 +1,56 @@
+package macrojob
+
+import (
+	"errors"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Metrics counts what the queues of one node's rooms do: the Stats of
+// every room, summed. Share one Metrics between a node's rooms.
+type Metrics struct {
+	events *prometheus.CounterVec
+}
+
+// NewMetrics registers the queue counters with reg (nil: kept local).
+// Registering twice on one registry returns the counters already there.
+func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
+	events := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: "jobmesh", Subsystem: "macrojob", Name: "queue_events_total",
+		Help: "MicroJob queue events on this node: handoff (ownership passed to a requester), takeover (successor rule), stepdown, lock (a MicroJob locked for this node), reopen (an expired lock reopened).",
+	}, []string{"event"})
+	for _, e := range []string{"handoff", "takeover", "stepdown", "lock", "reopen"} {
+		events.WithLabelValues(e) // export zeros so that rates work
+	}
+	if reg != nil {
+		if err := reg.Register(events); err != nil {
+			var are prometheus.AlreadyRegisteredError
+			if !errors.As(err, &are) {
+				return nil, err
+			}
+			existing, ok := are.ExistingCollector.(*prometheus.CounterVec)
+			if !ok {
+				return nil, err
+			}
+			events = existing
+		}
+	}
+	return &Metrics{events: events}, nil
+}
+
+// count adds what a queue did between two of its Stats.
+func (m *Metrics) count(prev, cur Stats) {
+	if m == nil {
+		return
+	}
+	add := func(event string, a, b uint64) {
+		if b > a {
+			m.events.WithLabelValues(event).Add(float64(b - a))
+		}
+	}
+	add("handoff", prev.Handoffs, cur.Handoffs)
+	add("takeover", prev.Takeovers, cur.Takeovers)
+	add("stepdown", prev.StepDowns, cur.StepDowns)
+	add("lock", prev.Locks, cur.Locks)
+	add("reopen", prev.Reopened, cur.Reopened)
+}

@@ -1,0 +1,34 @@
+package macrojob
+
+import (
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+)
+
+func TestMetricsCountStatsDeltas(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m, err := NewMetrics(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A second room set-up on the same registry shares the counters.
+	m2, err := NewMetrics(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.count(Stats{}, Stats{Handoffs: 2, Locks: 1})
+	m2.count(Stats{Handoffs: 2, Locks: 1}, Stats{Handoffs: 3, Locks: 1, Takeovers: 1})
+	m.count(Stats{Handoffs: 3}, Stats{Handoffs: 3}) // nothing new
+	var nilMetrics *Metrics
+	nilMetrics.count(Stats{}, Stats{Handoffs: 9}) // rooms without metrics
+	for event, want := range map[string]float64{"handoff": 3, "lock": 1, "takeover": 1, "stepdown": 0, "reopen": 0} {
+		if got := testutil.ToFloat64(m.events.WithLabelValues(event)); got != want {
+			t.Errorf("%s: %v, want %v", event, got, want)
+		}
+	}
+	if n := testutil.CollectAndCount(m.events); n != 5 {
+		t.Fatalf("%d series, want 5", n)
+	}
+}

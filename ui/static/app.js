@@ -1,0 +1,280 @@
+// The jobmesh dashboard: plain JavaScript, no dependencies. Everything it
+// shows comes from this node's /v1 API; job progress arrives on the
+// /v1/events stream. Text from the mesh is always set with textContent.
+"use strict";
+
+// The colours assemble.ProcessorColour gives processor index i, so that the
+// share bars match the tile picture.
+const PALETTE = [
+  "#e6194b", "#3cb44b", "#ffe119", "#0082c8", "#f58230", "#911eb4", "#46f0f0", "#f032e6",
+  "#d2f53c", "#fabed4", "#008080", "#dcbeff", "#aa6e28", "#fffac8", "#800000", "#aaffc3",
+];
+const REFRESH_MS = 5000;
+// Fields of /v1/nodes shown in a fixed place; any other field a node
+// reports (stake, QoS, weight, ...) is listed after them as it comes.
+const NODE_FIELDS = ["card_model", "vram_mib", "wallet"];
+const NODE_HIDDEN = new Set(["peer_id", "role", "addrs", "updated", "version"]);
+
+const jobs = new Map(); // job ID → apiv1.Job
+let selected = location.hash.startsWith("#job=") ? location.hash.slice(5) : "";
+let pictureFor = ""; // the job whose pictures are shown
+const loaded = { id: false, peers: false, nodes: false, events: false };
+
+const $ = (id) => document.getElementById(id);
+
+function el(tag, attrs, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (k === "class") e.className = v;
+    else if (k === "style") e.style.cssText = v;
+    else e.setAttribute(k, v);
+  }
+  for (const c of children) {
+    if (c !== null && c !== undefined) e.append(c instanceof Node ? c : String(c));
+  }
+  return e;
+}
+
+function short(id) {
+  return id && id.length > 16 ? id.slice(0, 8) + "…" + id.slice(-6) : id || "";
+}
+
+function ago(iso) {
+  const t = Date.parse(iso);
+  if (!t || t < 0) return "";
+  const s = Math.max(0, Math.round((Date.now() - t) / 1000));
+  if (s < 60) return s + "s ago";
+  if (s < 3600) return Math.round(s / 60) + "m ago";
+  return Math.round(s / 3600) + "h ago";
+}
+
+function label(key) {
+  return key.replace(/_/g, " ");
+}
+
+function show(v) {
+  if (v === null || v === undefined) return "";
+  if (typeof v === "object") return JSON.stringify(v);
+  return String(v);
+}
+
+// processorOrder is the colour order: the processors' peer IDs, sorted.
+function processorOrder(byProcessor) {
+  return Object.keys(byProcessor || {}).sort();
+}
+
+function colour(i) {
+  return i < 0 ? "#808080" : PALETTE[i % PALETTE.length];
+}
+
+function markReady() {
+  const ready = loaded.id && loaded.peers && loaded.nodes && loaded.events;
+  document.body.dataset.ready = String(ready);
+}
+
+async function getJSON(path) {
+  const r = await fetch(path, { headers: { Accept: "application/json" } });
+  if (!r.ok) throw new Error(path + ": " + r.status);
+  return r.json();
+}
+
+async function loadSelf() {
+  const id = await getJSON("/v1/id");
+  $("self-peer").textContent = id.peer_id;
+  $("self-peer").title = (id.addrs || []).join("\n");
+  $("self-role").textContent = id.role;
+  $("self-version").textContent = id.version;
+  document.body.dataset.role = id.role;
+  loaded.id = true;
+}
+
+async function loadPeers() {
+  const peers = await getJSON("/v1/peers");
+  peers.sort((a, b) => a.peer_id.localeCompare(b.peer_id));
+  const ul = $("peers");
+  ul.replaceChildren(...peers.map((p) =>
+    el("li", { class: "peer", "data-peer": p.peer_id, title: (p.addrs || []).join("\n") }, p.peer_id)));
+  $("peer-count").textContent = peers.length;
+  loaded.peers = true;
+}
+
+async function loadNodes() {
+  const nodes = await getJSON("/v1/nodes");
+  const box = $("processors");
+  box.replaceChildren(...nodes.map((n, i) => {
+    const dl = el("dl");
+    const add = (k, v) => dl.append(el("dt", null, label(k)), el("dd", { title: show(v) }, show(v)));
+    for (const k of NODE_FIELDS) {
+      if (k in n) add(k === "vram_mib" ? "VRAM (MiB)" : k, n[k]);
+    }
+    for (const [k, v] of Object.entries(n)) {
+      const empty = v === "" || v === null || (Array.isArray(v) && v.length === 0);
+      if (!NODE_FIELDS.includes(k) && !NODE_HIDDEN.has(k) && !empty) add(k, v);
+    }
+    return el("div", { class: "card processor", "data-peer": n.peer_id },
+      el("div", { class: "mono", title: n.peer_id }, short(n.peer_id)), dl);
+  }));
+  $("processor-count").textContent = nodes.length;
+  loaded.nodes = true;
+}
+
+function shareBar(byProcessor, cls) {
+  const order = processorOrder(byProcessor);
+  const total = order.reduce((s, p) => s + byProcessor[p], 0);
+  const bar = el("div", { class: cls });
+  if (total === 0) return bar;
+  order.forEach((p, i) => {
+    const n = byProcessor[p];
+    bar.append(el("div", {
+      style: `width:${(100 * n) / total}%;background:${colour(i)}`,
+      title: `${p}: ${n} MicroJob${n === 1 ? "" : "s"}`,
+    }));
+  });
+  return bar;
+}
+
+function progressBar(j) {
+  const total = Math.max(1, j.microjobs);
+  const pc = (n) => Math.min(100, (100 * n) / total);
+  return el("div", { class: "bar", title: `${j.committed} committed, ${j.disclosed} disclosed of ${j.microjobs} MicroJobs` },
+    el("div", { class: "committed", style: `width:${pc(j.committed)}%` }),
+    el("div", { class: "disclosed", style: `width:${pc(j.disclosed)}%` }),
+    el("span", null, `${j.disclosed}/${j.microjobs} MicroJobs`));
+}
+
+function renderJobs() {
+  const list = [...jobs.values()].sort((a, b) => Date.parse(b.updated) - Date.parse(a.updated) || a.id.localeCompare(b.id));
+  const body = $("jobs").tBodies[0];
+  body.replaceChildren(...list.map((j) => {
+    const tr = el("tr", { class: "job" + (j.id === selected ? " selected" : ""), "data-job": j.id, "data-state": j.state },
+      el("td", { class: "mono", title: j.id }, short(j.id), j.mine ? el("span", { class: "muted" }, " (mine)") : null),
+      el("td", null, el("span", { class: "state state-" + j.state }, j.state)),
+      el("td", null, progressBar(j)),
+      el("td", null, shareBar(j.by_processor, "mini-shares")),
+      el("td", { class: "muted", title: j.updated }, ago(j.updated)));
+    tr.addEventListener("click", () => select(j.id));
+    return tr;
+  }));
+  $("job-count").textContent = list.length;
+  $("no-jobs").hidden = list.length > 0;
+  if (!selected) {
+    // Show the newest finished picture job without waiting for a click.
+    const pic = list.find((j) => j.output === "png-grid" && j.output_cid);
+    if (pic) select(pic.id);
+  }
+}
+
+function select(id) {
+  selected = id;
+  history.replaceState(null, "", "#job=" + id);
+  renderJobs();
+  renderDetail();
+}
+
+function renderDetail() {
+  const j = jobs.get(selected);
+  $("detail").hidden = !j;
+  if (!j) return;
+  $("detail-id").textContent = j.id;
+  const dl = $("detail-fields");
+  dl.replaceChildren();
+  const add = (k, v, cls) => {
+    if (v === undefined || v === null || v === "") return;
+    dl.append(el("dt", null, k), el("dd", cls ? { class: cls } : null, v));
+  };
+  add("state", el("span", { class: "state state-" + j.state }, j.state));
+  add("progress", `${j.committed} committed, ${j.disclosed} disclosed of ${j.microjobs} MicroJobs in ${j.macrojobs} MacroJobs (${j.blocks} blocks)`);
+  add("output kind", j.output);
+  add("price", j.price_wei + " wei");
+  add("creator", j.creator, "mono");
+  add("code", j.code_uri, "mono");
+  add("data", `${j.data_uri} (${j.data_size} bytes)`, "mono");
+  add("deadline", new Date(j.deadline).toLocaleString());
+  if (j.output_cid) add("output", "ipfs://" + j.output_cid, "mono");
+  if (j.output_cid) add("verified", j.verified ? "every block verified" : "not verified");
+  if (j.output_cid) add("culprits", j.culprits.length ? j.culprits.join(", ") : "none");
+  add("verifier digest", j.verifier_digest, "mono");
+  add("settlement tx", j.settlement_tx, "mono");
+  if (j.payouts) {
+    const lines = Object.keys(j.payouts).sort().map((w) =>
+      el("div", { title: w }, `${short(w)}  ${j.payouts[w]} wei`));
+    add("payouts", el("div", null, ...lines), "mono payouts");
+  }
+  add("refund", j.refund_wei ? j.refund_wei + " wei" : "");
+  const order = processorOrder(j.by_processor);
+  const legend = el("ul", { class: "legend" }, ...order.map((p, i) =>
+    el("li", { "data-peer": p, title: p }, el("span", { class: "swatch", style: "background:" + colour(i) }),
+      `${short(p)}: ${j.by_processor[p]} MicroJob${j.by_processor[p] === 1 ? "" : "s"}`)));
+  $("detail-shares").replaceChildren(shareBar(j.by_processor, "shares"), legend);
+  renderPictures(j);
+}
+
+function renderPictures(j) {
+  const ready = j.output === "png-grid" && j.verified && j.output_cid;
+  $("pictures").hidden = !ready;
+  if (!ready || pictureFor === j.id) return;
+  pictureFor = j.id;
+  const pic = $("picture");
+  pic.dataset.loaded = "false";
+  pic.onload = () => { pic.dataset.loaded = String(pic.naturalWidth > 0); };
+  pic.onerror = () => { pic.dataset.loaded = "error"; };
+  pic.src = `/v1/jobs/${j.id}/output`;
+  loadTiles(j.id);
+}
+
+// The tile picture is fetched, not linked, to read its legend header.
+async function loadTiles(id) {
+  const img = $("tiles");
+  img.dataset.loaded = "false";
+  try {
+    const r = await fetch(`/v1/jobs/${id}/tiles.png`);
+    if (!r.ok) throw new Error(String(r.status));
+    const legend = (r.headers.get("X-Tile-Legend") || "").split(",").filter(Boolean);
+    $("tile-legend").replaceChildren(...legend.map((e) => {
+      const [peer, rgb] = e.split("=");
+      return el("li", { "data-peer": peer }, el("span", { class: "swatch", style: "background:" + rgb }), short(peer));
+    }));
+    const url = URL.createObjectURL(await r.blob());
+    img.onload = () => { img.dataset.loaded = String(img.naturalWidth > 0); };
+    img.src = url;
+  } catch (err) {
+    img.dataset.loaded = "error";
+    img.alt = "tiles by processor: " + err.message;
+  }
+}
+
+function followEvents() {
+  const live = $("live");
+  const es = new EventSource("/v1/events");
+  es.onopen = () => {
+    live.textContent = "live";
+    live.className = "pill pill-live";
+    loaded.events = true;
+    markReady();
+  };
+  es.onerror = () => {
+    live.textContent = "reconnecting";
+    live.className = "pill pill-down";
+  };
+  es.addEventListener("job", (ev) => {
+    const e = JSON.parse(ev.data);
+    jobs.set(e.job.id, e.job);
+    renderJobs();
+    if (e.job.id === selected) renderDetail();
+  });
+}
+
+async function refresh() {
+  await Promise.allSettled([loadPeers(), loadNodes()]);
+  markReady();
+}
+
+async function start() {
+  await Promise.allSettled([loadSelf(), loadPeers(), loadNodes()]);
+  markReady();
+  followEvents();
+  setInterval(refresh, REFRESH_MS);
+  setInterval(renderJobs, REFRESH_MS); // keeps "updated … ago" current
+}
+
+start();
