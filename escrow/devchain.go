@@ -11,6 +11,7 @@ import (
 	"net"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
@@ -211,6 +212,7 @@ type DevChain struct {
 	escrow    common.Address
 	keys      []*ecdsa.PrivateKey
 	done      chan struct{}
+	wdIndex   atomic.Uint64 // next empty withdrawal's index
 	wg        sync.WaitGroup
 	closeOnce sync.Once
 	closeErr  error
@@ -283,6 +285,17 @@ func StartDevChain(ctx context.Context, cfg DevChainConfig) (*DevChain, error) {
 		return nil, fmt.Errorf("escrow: dev chain start: %w", err)
 	}
 	d := &DevChain{stack: stack, keys: keys, dev: dev, done: make(chan struct{})}
+	if err := d.awaitSealer(ctx); err != nil {
+		d.Close()
+		return nil, err
+	}
+	// The heartbeat starts before the escrow is deployed: the simulated
+	// beacon subscribes to new transactions in a goroutine of its own, and
+	// a transaction sent before it has subscribed is never sealed on its
+	// own; the next heartbeat block takes it in.
+	if cfg.Heartbeat > 0 {
+		d.wg.Go(func() { d.heartbeat(cfg.Heartbeat, cfg.Logger) })
+	}
 	if cfg.Escrow != nil {
 		ec := ethclient.NewClient(stack.Attach())
 		c, _, err := Deploy(ctx, ec, bind.NewKeyedTransactor(keys[0], big.NewInt(DevChainID)), *cfg.Escrow, DefaultConfig())
@@ -295,9 +308,6 @@ func StartDevChain(ctx context.Context, cfg DevChainConfig) (*DevChain, error) {
 		dev.setEscrow(d.escrow)
 	}
 	close(dev.ready)
-	if cfg.Heartbeat > 0 {
-		d.wg.Go(func() { d.heartbeat(cfg.Heartbeat, cfg.Logger) })
-	}
 	cfg.Logger.Info("dev chain started", "rpc", d.URL(), "chainID", DevChainID, "accounts", len(keys))
 	go func() {
 		select {
@@ -347,7 +357,6 @@ func (d *DevChain) heartbeat(every time.Duration, log *slog.Logger) {
 		<-d.done
 		cancel()
 	}()
-	var index uint64
 	for {
 		select {
 		case <-d.done:
@@ -358,10 +367,38 @@ func (d *DevChain) heartbeat(every time.Duration, log *slog.Logger) {
 		if err != nil || time.Since(time.Unix(int64(head.Time), 0)) < every {
 			continue
 		}
-		w := &types.Withdrawal{Index: index, Address: faucet}
-		index++
+		w := &types.Withdrawal{Index: d.wdIndex.Add(1) - 1, Address: faucet}
 		if err := rc.CallContext(ctx, nil, "dev_addWithdrawal", w); err != nil && ctx.Err() == nil {
 			log.Warn("dev chain heartbeat", "err", err)
+		}
+	}
+}
+
+// awaitSealer has the chain's first block sealed: it asks for an empty
+// block until one appears. The simulated beacon subscribes to new
+// transactions and withdrawals in a goroutine of its own; until it has, a
+// transaction would go unsealed, and closing the chain would crash that
+// goroutine (it subscribes to a closed pool). A sealed block shows it is
+// listening.
+func (d *DevChain) awaitSealer(ctx context.Context) error {
+	rc := d.stack.Attach()
+	defer rc.Close()
+	ec := ethclient.NewClient(rc)
+	faucet := crypto.PubkeyToAddress(d.keys[len(d.keys)-1].PublicKey)
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	for {
+		if n, err := ec.BlockNumber(ctx); err == nil && n > 0 {
+			return nil
+		}
+		w := &types.Withdrawal{Index: d.wdIndex.Add(1) - 1, Address: faucet}
+		if err := rc.CallContext(ctx, nil, "dev_addWithdrawal", w); err != nil {
+			return fmt.Errorf("escrow: dev chain: first block: %w", err)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("escrow: dev chain: no block sealed: %w", ctx.Err())
+		case <-time.After(20 * time.Millisecond):
 		}
 	}
 }
