@@ -8,38 +8,33 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/jobmesh/jobmesh/apiv1"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/node"
 )
 
 // ID describes the node serving the API.
-type ID struct {
-	PeerID  string    `json:"peer_id"`
-	Addrs   []string  `json:"addrs"`
-	Role    node.Role `json:"role"`
-	Version string    `json:"version"`
-}
+type ID = apiv1.ID
 
 // Peer is one connected peer.
-type Peer struct {
-	PeerID string   `json:"peer_id"`
-	Addrs  []string `json:"addrs"`
-}
+type Peer = apiv1.Peer
 
 // Error is the body of every error response.
-type Error struct {
-	Error string `json:"error"`
-}
+type Error = apiv1.Error
 
 // NewHandler returns the API of n.
 func NewHandler(n *node.Node) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/id", func(w http.ResponseWriter, r *http.Request) {
-		id := ID{PeerID: n.Host.ID().String(), Role: n.Role, Version: node.Version, Addrs: []string{}}
+		id := ID{PeerID: n.Host.ID().String(), Role: string(n.Role), Version: node.Version, Addrs: []string{}}
+		if n.Escrow != nil {
+			id.Escrow = strings.ToLower(n.Escrow.Address().Hex())
+		}
 		for _, a := range n.Host.FullAddrs() {
 			id.Addrs = append(id.Addrs, a.String())
 		}
@@ -92,6 +87,14 @@ func NewHandler(n *node.Node) http.Handler {
 			writeJSON(w, http.StatusOK, j)
 		}
 	})
+	// The submitting side: uploads, submission, cancellation; and the
+	// API's own description.
+	sub := &submitter{n: n, view: view, maxUpload: n.Config.API.MaxUploadMiB << 20}
+	mux.HandleFunc("POST /v1/content", sub.content)
+	mux.HandleFunc("POST /v1/jobs", sub.submit)
+	mux.HandleFunc("POST /v1/jobs/{id}/cancel", sub.cancel)
+	mux.HandleFunc("GET /v1/openapi.yaml", serveOpenAPI)
+
 	mux.HandleFunc("GET /v1/health", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
