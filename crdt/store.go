@@ -88,7 +88,7 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.bcast, err = newBroadcaster(cfg.PubSub, cfg.Topic, cfg.MaxBroadcastHeads)
+	s.bcast, err = newBroadcaster(cfg.PubSub, cfg.Topic, cfg.MaxBroadcastHeads, cfg.BroadcastBuffer, cfg.DAGService, s.log)
 	if err != nil {
 		s.m.unregister()
 		return nil, err
