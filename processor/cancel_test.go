@@ -125,10 +125,9 @@ func TestProcessorsSkipCancelledJob(t *testing.T) {
 	if err := c.Store.Put(ctx, processor.CancelKey(id), processor.CancelType, rec); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Store.Put(ctx, processor.JobKey(id), processor.JobType, cancelled.Encode()); err != nil {
-		t.Fatal(err)
-	}
-	// Every processor holds the job and its cancel before the next job.
+	// Every processor holds the cancel before the job: replicas may apply
+	// separate writes in any order, and a processor that saw the job first
+	// would rightly have started on it.
 	wait.Until(t, 30*time.Second, func() error {
 		for _, mem := range m.Running() {
 			if mem.Worker == nil {
@@ -137,6 +136,14 @@ func TestProcessorsSkipCancelledJob(t *testing.T) {
 			if ok, err := processor.Cancelled(ctx, mem.Store, cancelled); err != nil || !ok {
 				return fmt.Errorf("processor %d: cancelled %v (%v)", mem.Index, ok, err)
 			}
+		}
+		return nil
+	})
+	if err := c.Store.Put(ctx, processor.JobKey(id), processor.JobType, cancelled.Encode()); err != nil {
+		t.Fatal(err)
+	}
+	wait.Until(t, 30*time.Second, func() error {
+		for _, mem := range m.Running() {
 			if _, err := mem.Store.Get(ctx, processor.JobKey(id)); err != nil {
 				return err
 			}
