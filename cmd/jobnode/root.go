@@ -48,6 +48,7 @@ func newRootCmd() *cobra.Command {
 		newPeersCmd(g),
 		newNodesCmd(g),
 		newDemoCmd(g),
+		newJobCmd(g),
 	)
 	return root
 }
