@@ -203,6 +203,22 @@ func TestSubmitUploadWaitCancel(t *testing.T) {
 	if err != nil || len(list) != 2 {
 		t.Fatalf("jobs: %v, %d", err, len(list))
 	}
+	// The verified job is no longer announced once the client notices its
+	// verdict (on its next re-announcement).
+	wait.Until(t, 30*time.Second, func() error {
+		resp, err := http.Get(srv.URL + "/metrics")
+		if err != nil {
+			return err
+		}
+		metrics, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		for _, want := range []string{"jobmesh_dapp_jobs_submitted_total 2", "jobmesh_dapp_jobs_cancelled_total 1", "jobmesh_dapp_jobs_open 0"} {
+			if !strings.Contains(string(metrics), want) {
+				return fmt.Errorf("/metrics lacks %q", want)
+			}
+		}
+		return nil
+	})
 }
 
 type badCase struct {

@@ -105,6 +105,7 @@ func (c *Client) Cancel(ctx context.Context, id jobs.ID) error {
 		return fmt.Errorf("dapp: storing the cancel record: %w", err)
 	}
 	c.close(ctx, id, stateCancelled)
+	c.m.cancelled.Inc()
 	c.log.Info("job cancelled", "job", id)
 	return nil
 }

@@ -24,6 +24,7 @@ import (
 	ethcrypto "github.com/ethereum/go-ethereum/crypto"
 	"github.com/ipfs/go-cid"
 	ds "github.com/ipfs/go-datastore"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/escrow"
@@ -104,6 +105,8 @@ type Params struct {
 	MaxCodeSize, MaxDataSize int64
 	// Announce is how often unfinished jobs are announced again. Default 5s.
 	Announce time.Duration
+	// Registerer receives the client's metrics. Default nil: none.
+	Registerer prometheus.Registerer
 	// Chain, when set, is the escrow jobs are paid through: Submit creates
 	// each job on it and Wait returns its release. Nil: verdicts only.
 	Chain *escrow.Client
@@ -117,6 +120,7 @@ type Params struct {
 type Client struct {
 	p     Params
 	log   *slog.Logger
+	m     *metrics
 	topic *p2p.Topic[jobs.ChannelMsg] // joined by the Client; nil with Params.Channel
 	ch    Channel
 
@@ -150,6 +154,15 @@ func New(p Params) (*Client, error) {
 	}
 	c := &Client{p: p, log: log.With("subsystem", "dapp"), ch: p.Channel,
 		open: map[jobs.ID]*jobs.JobInfo{}, mine: map[jobs.ID]*jobs.JobInfo{}}
+	m, err := newMetrics(p.Registerer, func() float64 {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return float64(len(c.open))
+	})
+	if err != nil {
+		return nil, err
+	}
+	c.m = m
 	if err := c.restore(context.Background()); err != nil {
 		return nil, err
 	}
@@ -217,6 +230,9 @@ func (c *Client) SubmitSource(ctx context.Context, s SourceSpec) (*jobs.JobInfo,
 			s.Creator = strings.ToLower(ethcrypto.PubkeyToAddress(c.p.WalletKey.PublicKey).Hex())
 		}
 	}
+	if s.Creator == "" {
+		return nil, fmt.Errorf("%w: creator: the node has no wallet key (%s) and the job names no creator", ErrInvalidJob, "wallet.key")
+	}
 	creator, err := jobs.ParseAddress(s.Creator)
 	if err != nil {
 		return nil, fmt.Errorf("%w: creator: %w", ErrInvalidJob, err)
@@ -269,6 +285,7 @@ func (c *Client) SubmitSource(ctx context.Context, s SourceSpec) (*jobs.JobInfo,
 	if err := c.ch.Publish(ctx, jobs.ChannelMsg{Kind: jobs.KindJob, Job: info.Encode()}); err != nil {
 		c.log.Warn("announcing job (it is re-announced)", "job", id, "err", err)
 	}
+	c.m.submitted.Inc()
 	c.log.Info("job submitted", "job", id, "code", info.Code.URI, "data", info.Data.URI)
 	return info, nil
 }

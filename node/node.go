@@ -239,7 +239,7 @@ func New(ctx context.Context, p Params) (_ *Node, err error) {
 	}
 	if p.Role != RoleBootstrap {
 		// Every client and processor can submit jobs.
-		c, err := n.newDApp(p, log)
+		c, err := n.newDApp(p, log, reg)
 		if err != nil {
 			return nil, err
 		}
@@ -282,7 +282,7 @@ const LocalPrefix = "/local"
 // newDApp builds the node's DApp client. On a processor it announces
 // through the worker's Jobs channel, which the worker already answers
 // queries on.
-func (n *Node) newDApp(p Params, log *slog.Logger) (*dapp.Client, error) {
+func (n *Node) newDApp(p Params, log *slog.Logger, reg prometheus.Registerer) (*dapp.Client, error) {
 	pc := p.Config.ProcessorConfig()
 	if p.Processor != nil {
 		pc = *p.Processor
@@ -299,7 +299,8 @@ func (n *Node) newDApp(p Params, log *slog.Logger) (*dapp.Client, error) {
 		Local:       namespace.Wrap(p.Datastore, ds.NewKey(LocalPrefix+"/dapp")),
 		Fetch:       fetcher,
 		MaxCodeSize: pc.MaxCodeSize, MaxDataSize: pc.MaxDataSize,
-		WalletKey: p.WalletKey,
+		WalletKey:  p.WalletKey,
+		Registerer: reg,
 	}
 	if n.Worker != nil {
 		dp.Channel = n.Worker.Channel()
