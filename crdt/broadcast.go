@@ -6,14 +6,15 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 
 	"github.com/ipfs/boxo/ipld/merkledag"
 	"github.com/ipfs/go-cid"
-	ipld "github.com/ipfs/go-ipld-format"
 	dscrdt "github.com/ipfs/go-ds-crdt"
 	crdtpb "github.com/ipfs/go-ds-crdt/pb"
+	ipld "github.com/ipfs/go-ipld-format"
 	pubsub "github.com/libp2p/go-libp2p-pubsub"
 	"github.com/libp2p/go-libp2p/core/peer"
 	"google.golang.org/protobuf/proto"
@@ -147,6 +148,17 @@ type broadcaster struct {
 	pumped chan struct{}
 
 	closeOnce sync.Once
+}
+
+// NewBroadcaster returns a go-ds-crdt Broadcaster that speaks the store's
+// wire format on topic (announcements framed with their head blocks, see
+// docs/PROTOCOL.md), with the default limits. Store uses it internally;
+// it is exported for peers that run go-ds-crdt directly on the mesh's
+// topic, such as test harnesses playing a peer that skips the store's
+// checks.
+func NewBroadcaster(ps *pubsub.PubSub, topic string, dag ipld.DAGService, log *slog.Logger) (dscrdt.Broadcaster, error) {
+	d := DefaultConfig()
+	return newBroadcaster(ps, topic, d.MaxBroadcastHeads, d.BroadcastBuffer, dag, log)
 }
 
 // newBroadcaster registers the announcement validator, joins the topic and

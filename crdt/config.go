@@ -63,6 +63,12 @@ type Config struct {
 	// MaxBroadcastHeads bounds the heads in one announcement; larger
 	// announcements are dropped by the topic validator. Default 256.
 	MaxBroadcastHeads int
+	// SerialHeads makes go-ds-crdt walk received heads one at a time, its
+	// own default. Default false: each received head is walked at once, in
+	// parallel with the others, which under a burst of writes from many
+	// replicas cut the time a record takes to reach the others several
+	// times over (docs/BENCHMARKS.md), at the cost of more DAG branches.
+	SerialHeads bool
 	// BroadcastBuffer is how many received head announcements wait for
 	// go-ds-crdt before newer ones are dropped (a dropped one comes back
 	// with the next re-broadcast). Default 1024.

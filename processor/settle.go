@@ -45,6 +45,7 @@ type jobRecords struct {
 	discl   []microjob.Disclosure
 	reruns  map[uint64][]Rerun // by block
 	dispute map[uint64]Dispute // by block
+	checks  map[uint64]Check   // self-checked blocks' re-run requests, by block
 	redo    map[string]Redo    // by MicroJob
 	verdict bool
 
@@ -55,7 +56,7 @@ type jobRecords struct {
 }
 
 func newJobRecords() *jobRecords {
-	return &jobRecords{reruns: map[uint64][]Rerun{}, dispute: map[uint64]Dispute{}, redo: map[string]Redo{}}
+	return &jobRecords{reruns: map[uint64][]Rerun{}, dispute: map[uint64]Dispute{}, checks: map[uint64]Check{}, redo: map[string]Redo{}}
 }
 
 // part is one record of a job, opened and checked: at most one of its
@@ -67,6 +68,7 @@ type part struct {
 	discl   *microjob.Disclosure
 	rerun   *Rerun
 	dispute *Dispute
+	check   *Check
 	redo    *Redo
 	verdict bool
 }
@@ -94,6 +96,12 @@ func openPart(id jobs.ID, r crdt.Record) part {
 		if decodeStrict(r.Payload, &d) == nil && DisputeKey(id, d.Dispute.Block) == r.Key {
 			p.dispute = &d
 		}
+	case CheckType:
+		var c Check
+		if decodeStrict(r.Payload, &c) == nil && CheckKey(id, c.Block) == r.Key && c.Thirds[0] != c.Thirds[1] &&
+			c.Thirds[0] != c.Processor && c.Thirds[1] != c.Processor {
+			p.check = &c
+		}
 	case RedoType:
 		var rd Redo
 		if decodeStrict(r.Payload, &rd) == nil {
@@ -116,6 +124,8 @@ func (out *jobRecords) add(id jobs.ID, p part) {
 		out.reruns[p.rerun.Block] = append(out.reruns[p.rerun.Block], *p.rerun)
 	case p.dispute != nil:
 		out.dispute[p.dispute.Dispute.Block] = *p.dispute
+	case p.check != nil:
+		out.checks[p.check.Block] = *p.check
 	case p.redo != nil:
 		out.redo[p.redo.Micro] = *p.redo
 	case p.verdict:
@@ -236,7 +246,7 @@ func judge(js *jobState, recs *jobRecords) (microjob.Verdict, []string, []string
 			}
 		}
 		fresh := false
-		for _, c := range v.Culprits {
+		for _, c := range append(slices.Clone(v.Culprits), checkCulprits(js.plan, v, recs)...) {
 			if !excluded[c] {
 				excluded[c] = true
 				fresh = true
@@ -349,6 +359,9 @@ func (w *Worker) finalize(ctx context.Context, js *jobState) error {
 	}
 	if !v.Verified {
 		return nil
+	}
+	if settled, err := w.requestChecks(ctx, js, v, recs); err != nil || !settled {
+		return err
 	}
 	out, err := microjob.Assemble(ctx, js.info, js.plan, v, w.p.Blocks)
 	if err != nil {
@@ -463,8 +476,15 @@ func (w *Worker) doReruns(ctx context.Context) bool {
 		if err != nil {
 			continue
 		}
+		asked := map[uint64]bool{}
 		for block, d := range recs.dispute {
-			if d.Third != w.self || slices.ContainsFunc(recs.reruns[block], func(r Rerun) bool { return r.Processor == w.self }) {
+			asked[block] = asked[block] || d.Third == w.self
+		}
+		for block, c := range recs.checks {
+			asked[block] = asked[block] || c.Thirds[0] == w.self || c.Thirds[1] == w.self
+		}
+		for block, mine := range asked {
+			if !mine || slices.ContainsFunc(recs.reruns[block], func(r Rerun) bool { return r.Processor == w.self }) {
 				continue
 			}
 			if err := w.ensureInputs(ctx, js); err != nil {

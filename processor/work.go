@@ -1,11 +1,14 @@
 package processor
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -106,6 +109,9 @@ func (w *Worker) step(ctx context.Context) bool {
 		// Waiting for the queue is bounded so that a stalled room does not
 		// hold the worker: its owner's successors take over meanwhile.
 		nctx, cancel := context.WithTimeout(ctx, w.waitForQueue())
+		w.mu.Lock()
+		js.stopWait = cancel // a verdict ends the wait (noticeRecord)
+		w.mu.Unlock()
 		id, err := room.Next(nctx)
 		cancel()
 		switch {
@@ -171,13 +177,25 @@ func (w *Worker) room(ctx context.Context, js *jobState) (*macrojob.Room, error)
 	w.jobChannel(ctx, js)
 	now := time.Now()
 	macros := js.plan.Macros
-	// Each processor starts looking at its own MacroJob, so that
+	// MacroJobs this processor is to open come first (firstOwner); then
+	// each processor starts looking at its own MacroJob, so that
 	// processors spread over the rooms.
+	owners := w.firstOwners(ctx, js)
 	h := hashOf(w.self, id)
 	start := int(binary.BigEndian.Uint32(h[:4]) % uint32(len(macros)))
-	take := -1
+	order := make([]int, 0, len(macros))
 	for k := range macros {
-		m := &macros[(start+k)%len(macros)]
+		if i := (start + k) % len(macros); owners[i] == w.self {
+			order = append(order, i)
+		}
+	}
+	for k := range macros {
+		if i := (start + k) % len(macros); owners[i] != w.self {
+			order = append(order, i)
+		}
+	}
+	for _, i := range order {
+		m := &macros[i]
 		if all(m, committed) {
 			continue
 		}
@@ -203,14 +221,75 @@ func (w *Worker) room(ctx context.Context, js *jobState) (*macrojob.Room, error)
 		if owner, ok := w.announcedOwner(js, m.Index, now); ok {
 			return w.join(ctx, js, m, macrojob.PeerID(owner), committed)
 		}
-		if take < 0 {
-			take = int(m.Index)
+		// An open MacroJob: its named first owner opens it at once,
+		// anyone else once the owner's head start is over (it may be
+		// busy elsewhere, or gone).
+		if owners[i] == w.self || now.Sub(js.learnedAt) >= w.cfg.HeadStart {
+			return w.join(ctx, js, m, macrojob.PeerID(w.self), committed)
 		}
 	}
-	if take < 0 {
-		return nil, nil
+	return nil, nil
+}
+
+// firstOwners names, for each MacroJob of a job, who opens its room: of
+// the advertised processors, the one with the highest hash of its peer ID
+// with the job and the MacroJob's index (rendezvous hashing). Every
+// processor computes the same names from the store, so when a job appears
+// and all processors look at once, one opens each room and the others
+// join it (they see its lock or its announcement within the head start),
+// instead of each opening its own queue for the same MicroJobs and running
+// them twice. The names are kept with the job until the list of
+// processors changes.
+func (w *Worker) firstOwners(ctx context.Context, js *jobState) []string {
+	procs, ver := w.candidatesFor(ctx, js.info)
+	w.mu.Lock()
+	if js.owners != nil && js.ownersVer == ver {
+		owners := js.owners
+		w.mu.Unlock()
+		return owners
 	}
-	return w.join(ctx, js, &macros[take], macrojob.PeerID(w.self), committed)
+	w.mu.Unlock()
+	if !slices.Contains(procs, w.self) {
+		procs = append(slices.Clone(procs), w.self)
+	}
+	owners := make([]string, len(js.plan.Macros))
+	id := js.plan.JobID.String()
+	for i, m := range js.plan.Macros {
+		var best [32]byte
+		for _, p := range procs {
+			if h := hashOf(p, id, strconv.FormatUint(m.Index, 10)); owners[i] == "" || bytes.Compare(h[:], best[:]) > 0 {
+				owners[i], best = p, h
+			}
+		}
+	}
+	w.mu.Lock()
+	js.owners, js.ownersVer = owners, ver
+	w.mu.Unlock()
+	return owners
+}
+
+// candidatesFor lists the advertised processors that may work on a job,
+// read from the store at most once a second, with a version that changes
+// when the list does.
+func (w *Worker) candidatesFor(ctx context.Context, _ *jobs.JobInfo) ([]string, uint64) {
+	w.mu.Lock()
+	procs, ver, checked := w.procs, w.procsVer, w.procsChecked
+	w.mu.Unlock()
+	if time.Since(checked) < time.Second {
+		return procs, ver
+	}
+	fresh, err := w.processors(ctx)
+	if err != nil {
+		return procs, ver
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.procsChecked = time.Now()
+	if !slices.Equal(fresh, w.procs) {
+		w.procs = fresh
+		w.procsVer++
+	}
+	return w.procs, w.procsVer
 }
 
 func (w *Worker) join(ctx context.Context, js *jobState, m *jobs.MacroJob, creator macrojob.PeerID, committed map[jobs.ID]bool) (*macrojob.Room, error) {

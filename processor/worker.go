@@ -81,6 +81,10 @@ type Config struct {
 	// worker waits until it returns. A test seam to stop a processor
 	// mid-MicroJob. Nil in production.
 	Hold func(ctx context.Context, micro jobs.ID)
+	// HeadStart is how long, after a job is discovered, an open MacroJob
+	// is left to the processor named to open its room (firstOwners)
+	// before any processor opens it. Default 1s.
+	HeadStart time.Duration
 	// FundingBackoff is the first wait before an unfunded job's escrow is
 	// read again; it doubles up to 32 times this. Default 2s.
 	FundingBackoff time.Duration
@@ -107,6 +111,7 @@ func DefaultConfig() Config {
 		Wasm:          wasm.DefaultConfig(),
 		Fetch:         fetch.DefaultConfig(),
 
+		HeadStart:      time.Second,
 		FundingBackoff: 2 * time.Second,
 		SettleFallback: time.Minute,
 	}
@@ -119,6 +124,9 @@ func (c Config) Validate() error {
 	}
 	if c.Poll <= 0 || c.MaxCodeSize <= 0 || c.MaxDataSize <= 0 || c.FundingBackoff <= 0 || c.SettleFallback <= 0 {
 		return fmt.Errorf("%w: poll and size limits must be positive", ErrInvalidConfig)
+	}
+	if c.HeadStart < 0 {
+		return fmt.Errorf("%w: head start must not be negative", ErrInvalidConfig)
 	}
 	return nil
 }
@@ -163,7 +171,12 @@ type Worker struct {
 	// doneRooms are rooms left because their queue was done, and when.
 	doneRooms map[macrojob.RoomID]time.Time
 	pending   []microjob.Disclosure // committed, waiting for the MacroJob's other commitments
-	wake      chan struct{}
+	// procs are the advertised processors, last read at procsChecked;
+	// procsVer changes when the list does.
+	procs        []string
+	procsVer     uint64
+	procsChecked time.Time
+	wake         chan struct{}
 
 	runCtx context.Context
 	cancel context.CancelFunc
@@ -172,6 +185,10 @@ type Worker struct {
 }
 
 type jobState struct {
+	learnedAt time.Time // when this worker discovered the job
+	// stopWait ends the worker's wait for work from one of the job's
+	// rooms, once the job has a verdict.
+	stopWait   context.CancelFunc
 	info       *jobs.JobInfo
 	plan       *jobs.Plan
 	code, data []byte
@@ -201,6 +218,11 @@ type jobState struct {
 	judgedVer uint64
 	judgedAt  time.Time
 	graceWait bool
+
+	// owners name each MacroJob's first owner (firstOwners), derived
+	// from the processor list of version ownersVer.
+	owners    []string
+	ownersVer uint64
 }
 
 // New starts a Worker. Close stops it.
@@ -372,7 +394,7 @@ func (w *Worker) learn(info *jobs.JobInfo) {
 		w.log.Warn("ignoring a job that does not slice", "job", id, "err", err)
 		return
 	}
-	w.known[id] = &jobState{info: info, plan: plan}
+	w.known[id] = &jobState{info: info, plan: plan, learnedAt: time.Now()}
 	w.log.Info("job discovered", "job", id, "microjobs", plan.NumMicroJobs(), "macrojobs", len(plan.Macros))
 	w.poke()
 }
@@ -403,6 +425,9 @@ func (w *Worker) noticeRecord(r crdt.Record) {
 			w.mu.Lock()
 			if js := w.known[id]; js != nil && !js.finished {
 				js.finished = true
+				if js.stopWait != nil {
+					js.stopWait()
+				}
 				w.log.Info("job finished", "job", id)
 			}
 			w.mu.Unlock()
