@@ -1,8 +1,3 @@
-// Package dapp is the submitting side of jobmesh: it publishes a job (code
-// and data served from the node's own block layer), keeps announcing it
-// until it is finished, and waits for its verdict. With a chain it locks
-// the job's price in the escrow contract before publishing the job (so
-// processors can see it is funded) and waits for the on-chain release.
 package dapp
 
 import (
