@@ -63,7 +63,8 @@ type P2PConfig struct {
 
 // APIConfig is the [api] section.
 type APIConfig struct {
-	Address string `toml:"address"`
+	Address      string `toml:"address"`
+	MaxUploadMiB int64  `toml:"max_upload_mib"`
 }
 
 // StoreConfig is the [store] section.
@@ -102,7 +103,7 @@ func DefaultConfig() Config {
 			MaxFDs:            p.MaxFileDescriptors,
 			MaxMessageSize:    p.MaxMessageSize,
 		},
-		API:   APIConfig{Address: "127.0.0.1:0"},
+		API:   APIConfig{Address: "127.0.0.1:0", MaxUploadMiB: 64},
 		Store: StoreConfig{Rebroadcast: Duration(15 * time.Second), MaxPayload: 256 << 10, DAGSyncTimeout: Duration(20 * time.Second)},
 		Processor: ProcessorConfig{
 			CardModel:       "cpu",
@@ -158,6 +159,9 @@ func (c Config) Validate() error {
 	}
 	if c.API.Address == "" || !strings.Contains(c.API.Address, ":") {
 		return fmt.Errorf("%w: [api] address %q: want HOST:PORT", ErrInvalidConfig, c.API.Address)
+	}
+	if c.API.MaxUploadMiB < 1 || c.API.MaxUploadMiB > 1<<16 {
+		return fmt.Errorf("%w: [api] max_upload_mib %d outside 1..65536", ErrInvalidConfig, c.API.MaxUploadMiB)
 	}
 	if c.Store.Rebroadcast <= 0 {
 		return fmt.Errorf("%w: [store] rebroadcast must be positive", ErrInvalidConfig)
@@ -269,6 +273,8 @@ max_message_size = {{toml .P2P.MaxMessageSize}}
 # Local HTTP API (and Prometheus /metrics). Port 0 picks a free port; the
 # address in use is written to the repo's 'api' file while the node runs.
 address = {{toml .API.Address}}
+# Largest body POST /v1/content accepts, in MiB; larger uploads get 413.
+max_upload_mib = {{toml .API.MaxUploadMiB}}
 
 [store]
 # How often the replicated store re-announces its heads, so that peers that

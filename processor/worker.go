@@ -201,6 +201,7 @@ type jobState struct {
 	topic     *p2p.Topic[jobs.ChannelMsg]
 	announced map[uint64]roomSeen
 
+	cancelled bool          // a valid cancel record is in the store
 	funded    bool          // the escrow holds the job funded
 	fundNext  time.Time     // when an unfunded job's escrow is read again
 	fundWait  time.Duration // the current backoff
@@ -477,3 +478,7 @@ func compareIDs(a, b jobs.ID) int {
 	}
 	return 0
 }
+
+// Channel is the Jobs channel the worker joined. A DApp on the same node
+// publishes its jobs through it: a host joins a topic only once.
+func (w *Worker) Channel() *p2p.Topic[jobs.ChannelMsg] { return w.topic }
