@@ -82,4 +82,11 @@ func TestJobCommands(t *testing.T) {
 	if err == nil || !strings.Contains(string(out), "HTTP 409") {
 		t.Fatalf("cancel after the verdict: %v %s", err, out)
 	}
+	// The output, fetched and written: the word counts of every block.
+	outDir := filepath.Join(root, "out")
+	run(t, "job", "get", "--repo", client, jobID, "-o", outDir)
+	got, err := os.ReadFile(filepath.Join(outDir, "output.bin"))
+	if err != nil || len(got) == 0 {
+		t.Fatalf("job get wrote %d bytes (%v)", len(got), err)
+	}
 }
