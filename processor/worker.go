@@ -16,7 +16,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math/big"
-	"slices"
 	"sync"
 	"time"
 
@@ -24,6 +23,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/jobmesh/jobmesh/crdt"
+	"github.com/jobmesh/jobmesh/dispatch"
 	"github.com/jobmesh/jobmesh/escrow"
 	"github.com/jobmesh/jobmesh/fetch"
 	"github.com/jobmesh/jobmesh/ipfs"
@@ -88,6 +88,18 @@ type Config struct {
 	// signatures, before it submits settle itself though it is no
 	// finalizer (the finalizers may be gone). Default 1m.
 	SettleFallback time.Duration
+	// Dispatch are the mesh's dispatching, pricing and QoS parameters (job
+	// order by task value, queue cap, QoS scoring, weighted choices). Every
+	// node of a mesh must use the same values. Default
+	// dispatch.DefaultConfig().
+	Dispatch dispatch.Config
+	// AdvertTTL is how old a processor advertisement may be for its
+	// processor to count as live (dispatch weights, queue cap). Default
+	// 30m, three times the node's default advertisement refresh.
+	AdvertTTL time.Duration
+	// StakeTTL is how long a stake read from the escrow is reused before
+	// it is read again. Default 5m.
+	StakeTTL time.Duration
 	// BeforeSettle, when set, is called once a quorum has signed, before
 	// this processor submits settle (fallback: it steps in after
 	// SettleFallback rather than as a finalizer); false skips submitting
@@ -109,6 +121,9 @@ func DefaultConfig() Config {
 
 		FundingBackoff: 2 * time.Second,
 		SettleFallback: time.Minute,
+		Dispatch:       dispatch.DefaultConfig(),
+		AdvertTTL:      30 * time.Minute,
+		StakeTTL:       5 * time.Minute,
 	}
 }
 
@@ -117,8 +132,12 @@ func (c Config) Validate() error {
 	if _, err := microjob.ParseWallet(c.Wallet); err != nil {
 		return fmt.Errorf("%w: wallet: %w", ErrInvalidConfig, err)
 	}
-	if c.Poll <= 0 || c.MaxCodeSize <= 0 || c.MaxDataSize <= 0 || c.FundingBackoff <= 0 || c.SettleFallback <= 0 {
-		return fmt.Errorf("%w: poll and size limits must be positive", ErrInvalidConfig)
+	if c.Poll <= 0 || c.MaxCodeSize <= 0 || c.MaxDataSize <= 0 || c.FundingBackoff <= 0 || c.SettleFallback <= 0 ||
+		c.AdvertTTL <= 0 || c.StakeTTL <= 0 {
+		return fmt.Errorf("%w: poll, size limits and TTLs must be positive", ErrInvalidConfig)
+	}
+	if err := c.Dispatch.Validate(); err != nil {
+		return fmt.Errorf("%w: dispatch: %w", ErrInvalidConfig, err)
 	}
 	return nil
 }
@@ -176,6 +195,7 @@ type jobState struct {
 	complete   time.Time        // when this node first saw every MicroJob with a result
 	mine       map[jobs.ID]bool // MicroJobs this node committed
 	finished   bool             // a verdict exists
+	aborted    bool             // a JobAborted record exists: nobody works on it
 	// topic is the Job channel, joined when the node first works on the
 	// job; announced are the rooms heard of there.
 	topic     *p2p.Topic[jobs.ChannelMsg]
@@ -383,38 +403,25 @@ func (w *Worker) syncKnown(ctx context.Context) {
 	}
 }
 
-// eligible reports whether this processor meets a job's requirements.
-func (w *Worker) eligible(info *jobs.JobInfo) bool {
-	r := info.Requirements
-	if r.GPUModel != "" && r.GPUModel != w.cfg.CardModel {
-		return false
-	}
-	return w.cfg.VRAMMiB >= r.MinVRAMMiB
+// selfNode is this processor as dispatching sees it.
+func (w *Worker) selfNode() dispatch.Node {
+	return dispatch.Node{ID: w.self, CardModel: w.cfg.CardModel, VRAM: w.cfg.VRAMMiB}
 }
 
-// value orders jobs: price per MicroJob (the dispatch package refines it).
-func value(js *jobState) *big.Rat {
-	return new(big.Rat).SetFrac(js.info.PriceWei, big.NewInt(int64(js.plan.NumMicroJobs())))
-}
-
-// candidates returns the unfinished, eligible jobs, best first.
+// candidates returns the unfinished jobs this processor can serve, in the
+// order it takes them (orderJobs: best task value first among the queue
+// groups it serves).
 func (w *Worker) candidates(now time.Time) []*jobState {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	var out []*jobState
 	for _, js := range w.known {
-		if js.finished || !w.eligible(js.info) || now.Sub(js.failed) < 30*time.Second {
+		if js.finished || js.aborted || now.Sub(js.failed) < 30*time.Second {
 			continue
 		}
 		out = append(out, js)
 	}
-	slices.SortFunc(out, func(a, b *jobState) int {
-		if c := value(b).Cmp(value(a)); c != 0 {
-			return c
-		}
-		return compareIDs(a.plan.JobID, b.plan.JobID)
-	})
-	return out
+	return orderJobs(w.cfg.Dispatch, w.selfNode(), out)
 }
 
 func compareIDs(a, b jobs.ID) int {
