@@ -1,11 +1,14 @@
 package processor
 
 import (
+	"context"
 	"math/big"
 	"slices"
+	"time"
 
 	"github.com/jobmesh/jobmesh/dispatch"
 	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/macrojob"
 )
 
 // DispatchJob is what dispatching knows about a job, taken from its JobInfo
@@ -73,4 +76,119 @@ func servable(node dispatch.Node, job dispatch.Job) bool {
 		return false
 	}
 	return node.VRAM >= job.MinVRAM
+}
+
+// keepFacts refreshes the dispatch view every Poll.
+func (w *Worker) keepFacts(ctx context.Context) {
+	defer w.wg.Done()
+	t := time.NewTicker(w.cfg.Poll)
+	defer t.Stop()
+	for {
+		w.refreshView(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// refreshView takes a new Facts snapshot; a failed read keeps the last.
+func (w *Worker) refreshView(ctx context.Context) *View {
+	v, err := w.facts.View(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			w.log.Warn("reading dispatch facts", "err", err)
+		}
+		return w.dview.Load()
+	}
+	if old := w.dview.Load(); old == nil || old.Kicked(w.self) != v.Kicked(w.self) {
+		if k, ok := v.kicks[w.self]; ok {
+			w.log.Warn("kicked out by the QoS rules: taking no work", "reason", k.Reason, "task", k.TaskID)
+		}
+	}
+	w.dview.Store(v)
+	return v
+}
+
+// View returns the latest dispatch snapshot: the live processors with
+// their grades, stakes, QoS scores and selection weights. Nil before the
+// first one.
+func (w *Worker) View() *View { return w.dview.Load() }
+
+// Facts returns the worker's dispatch facts reader.
+func (w *Worker) Facts() *Facts { return w.facts }
+
+// weightedChooser picks a room's next queue owner among the requesters
+// with probability proportional to their selection weight W, drawn from
+// the queue's public seed. Kicked-out processors weigh 0 and are never
+// picked while an unkicked requester waits; a requester that is not live
+// yet (its advertisement has not arrived) weighs as little as the lightest
+// live processor. When every requester weighs 0 the pick is uniform, so a
+// queue never stalls.
+type weightedChooser struct{ w *Worker }
+
+var _ macrojob.Chooser = weightedChooser{}
+
+// Choose implements macrojob.Chooser.
+func (c weightedChooser) Choose(cands []macrojob.PeerID, seed []byte) int {
+	ids := make([]string, len(cands))
+	for i, p := range cands {
+		ids[i] = string(p)
+	}
+	if i, ok := weightedPick(c.w.dview.Load(), ids, seed); ok {
+		return i
+	}
+	return macrojob.SeededChooser{}.Choose(cands, seed)
+}
+
+// weightedPick draws one of ids by selection weight from seed; false when
+// every one weighs 0.
+func weightedPick(v *View, ids []string, seed []byte) (int, bool) {
+	weights := candidateWeights(v, ids)
+	i, err := dispatch.Choose(weights, seed)
+	if err != nil {
+		return 0, false
+	}
+	return i, true
+}
+
+// candidateWeights are the selection weights of ids: a live processor's
+// W, 0 for a kicked-out one, and for one not live the least positive live
+// weight (1 when nothing is live).
+func candidateWeights(v *View, ids []string) []float64 {
+	floor := 0.0
+	if v != nil {
+		for _, p := range v.Processors {
+			if p.Weight > 0 && (floor == 0 || p.Weight < floor) {
+				floor = p.Weight
+			}
+		}
+	}
+	if floor == 0 {
+		floor = 1
+	}
+	out := make([]float64, len(ids))
+	for i, id := range ids {
+		switch p, ok := v.Processor(id); {
+		case v.Kicked(id):
+		case ok:
+			out[i] = p.Weight
+		default:
+			out[i] = floor
+		}
+	}
+	return out
+}
+
+// pickThird chooses the third processor of a dispute among pool (sorted
+// peer IDs, the disputing pair left out) by selection weight, from seed.
+// Kicked-out processors are never chosen; processors not live weigh like
+// the lightest live one. False when everyone in pool is kicked out.
+func (w *Worker) pickThird(pool []string, seed []byte) (int, bool) {
+	v := w.dview.Load()
+	if i, ok := weightedPick(v, pool, seed); ok {
+		return i, true
+	}
+	return 0, false
 }

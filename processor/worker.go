@@ -17,6 +17,7 @@ import (
 	"log/slog"
 	"math/big"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -155,6 +156,9 @@ type Params struct {
 	// WalletKey signs settlements; its address must be Config.Wallet.
 	// Required with Chain.
 	WalletKey *ecdsa.PrivateKey
+	// Directory lists the advertised processors, for dispatch weights and
+	// the queue cap. Nil: no processor is known; choices are uniform.
+	Directory Directory
 }
 
 // Worker is one processor's share of the mesh's work.
@@ -172,6 +176,11 @@ type Worker struct {
 	// quorumNum / quorumDen is the escrow's signing quorum (nil without a
 	// chain).
 	quorumNum, quorumDen *big.Int
+
+	facts *Facts
+	// dview is the latest Facts snapshot; choices made inside a room's
+	// queue read it without waiting for the store.
+	dview atomic.Pointer[View]
 
 	mu    sync.Mutex
 	known map[jobs.ID]*jobState
@@ -267,7 +276,23 @@ func New(ctx context.Context, p Params, cfg Config) (*Worker, error) {
 		doneRooms: map[macrojob.RoomID]time.Time{},
 		wake:      make(chan struct{}, 1), runCtx: runCtx, cancel: cancel,
 	}
-	w.wg.Add(3)
+	var stakes StakeReader
+	if p.Chain != nil {
+		stakes = p.Chain
+	}
+	w.facts, err = NewFacts(FactsParams{Store: p.Store, Directory: p.Directory, Stakes: stakes, Logger: log},
+		FactsConfig{Dispatch: cfg.Dispatch, AdvertTTL: cfg.AdvertTTL, StakeTTL: cfg.StakeTTL, HistoryJobs: DefaultFactsConfig().HistoryJobs})
+	if err != nil {
+		cancel()
+		closer(ctx)
+		topic.Close()
+		return nil, err
+	}
+	if w.cfg.Room.Queue.Chooser == nil {
+		w.cfg.Room.Queue.Chooser = weightedChooser{w}
+	}
+	w.wg.Add(4)
+	go w.keepFacts(runCtx)
 	go w.listen(runCtx)
 	go w.work(runCtx)
 	go w.settle(runCtx)
@@ -412,6 +437,11 @@ func (w *Worker) selfNode() dispatch.Node {
 // order it takes them (orderJobs: best task value first among the queue
 // groups it serves).
 func (w *Worker) candidates(now time.Time) []*jobState {
+	if w.dview.Load().Kicked(w.self) {
+		// Kicked out by the QoS rules: the mesh ignores this processor's
+		// requests, so it does not make any.
+		return nil
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	var out []*jobState
