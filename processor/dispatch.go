@@ -78,10 +78,10 @@ func servable(node dispatch.Node, job dispatch.Job) bool {
 	return node.VRAM >= job.MinVRAM
 }
 
-// keepFacts refreshes the dispatch view every Poll.
+// keepFacts refreshes the dispatch view every FactsEvery.
 func (w *Worker) keepFacts(ctx context.Context) {
 	defer w.wg.Done()
-	t := time.NewTicker(w.cfg.Poll)
+	t := time.NewTicker(w.cfg.FactsEvery)
 	defer t.Stop()
 	for {
 		w.refreshView(ctx)
@@ -95,7 +95,15 @@ func (w *Worker) keepFacts(ctx context.Context) {
 
 // refreshView takes a new Facts snapshot; a failed read keeps the last.
 func (w *Worker) refreshView(ctx context.Context) *View {
-	v, err := w.facts.View(ctx)
+	w.mu.Lock()
+	var finished []jobs.ID
+	for id, js := range w.known {
+		if js.finished {
+			finished = append(finished, id)
+		}
+	}
+	w.mu.Unlock()
+	v, err := w.facts.View(ctx, finished)
 	if err != nil {
 		if ctx.Err() == nil {
 			w.log.Warn("reading dispatch facts", "err", err)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"math/big"
 	"slices"
 	"strconv"
@@ -34,6 +35,7 @@ type StakeReader interface {
 
 // RecordReader is the part of the replicated store Facts reads.
 type RecordReader interface {
+	Get(ctx context.Context, key string) (crdt.Record, error)
 	Query(ctx context.Context, prefix string) ([]crdt.Record, error)
 }
 
@@ -120,6 +122,8 @@ type Facts struct {
 
 	mu     sync.Mutex
 	stakes map[string]cachedStake
+	// done caches the derived outcomes of finished jobs.
+	done map[jobs.ID]*finishedJob
 }
 
 type cachedStake struct {
@@ -141,7 +145,7 @@ func NewFacts(p FactsParams, cfg FactsConfig) (*Facts, error) {
 	if p.Now == nil {
 		p.Now = time.Now
 	}
-	return &Facts{cfg: cfg, p: p, log: p.Logger, stakes: map[string]cachedStake{}}, nil
+	return &Facts{cfg: cfg, p: p, log: p.Logger, stakes: map[string]cachedStake{}, done: map[jobs.ID]*finishedJob{}}, nil
 }
 
 // ProcessorView is one live processor as dispatching weighs it.
@@ -229,8 +233,9 @@ func (v *View) Nodes() []dispatch.Node {
 }
 
 // View reads the replicated state and returns the live processors with
-// their weights.
-func (f *Facts) View(ctx context.Context) (*View, error) {
+// their weights. finished are the jobs known to have a verdict; their
+// commitment and disclosure records feed the QoS ledger.
+func (f *Facts) View(ctx context.Context, finished []jobs.ID) (*View, error) {
 	now := f.p.Now()
 	var ads []Advertised
 	if f.p.Directory != nil {
@@ -239,7 +244,7 @@ func (f *Facts) View(ctx context.Context) (*View, error) {
 			return nil, fmt.Errorf("processor: reading advertisements: %w", err)
 		}
 	}
-	outcomes, err := f.outcomes(ctx)
+	outcomes, err := f.outcomes(ctx, finished)
 	if err != nil {
 		return nil, err
 	}
@@ -337,67 +342,35 @@ type submission struct {
 	seq       uint64
 }
 
-// finishedJob is what the records say about one job with a verdict.
+// finishedJob is what the records of one job with a verdict say.
 type finishedJob struct {
 	id         jobs.ID
 	verdictSeq uint64
-	commits    map[uint64]map[string]uint64 // macro → processor → earliest seq
-	discl      map[uint64]map[string]uint64
+	tasks      []dispatch.TaskOutcome
 }
 
-// outcomes derives the task outcomes of the latest HistoryJobs finished
-// jobs, in the replay order of docs/PROTOCOL.md: jobs by (verdict record
-// seq, job ID), then MacroJobs by index. Each MacroJob is one task: its
-// assigned processors are those that committed one of its MicroJobs, a
-// round's order is by each processor's earliest record (seq, then peer
-// ID), and a committer that never disclosed timed out.
-func (f *Facts) outcomes(ctx context.Context) ([]dispatch.TaskOutcome, error) {
-	recs, err := f.p.Store.Query(ctx, "/jobs")
-	if err != nil {
-		return nil, fmt.Errorf("processor: reading job records: %w", err)
-	}
-	byJob := map[jobs.ID]*finishedJob{}
-	get := func(id jobs.ID) *finishedJob {
-		j := byJob[id]
-		if j == nil {
-			j = &finishedJob{id: id, commits: map[uint64]map[string]uint64{}, discl: map[uint64]map[string]uint64{}}
-			byJob[id] = j
-		}
-		return j
-	}
-	note := func(m map[uint64]map[string]uint64, macro uint64, who string, seq uint64) {
-		if m[macro] == nil {
-			m[macro] = map[string]uint64{}
-		}
-		if s, ok := m[macro][who]; !ok || seq < s {
-			m[macro][who] = seq
-		}
-	}
-	verdicts := map[jobs.ID]uint64{}
-	for _, r := range recs {
-		if r.Tombstone {
-			continue
-		}
-		author := r.Author.String()
-		switch r.Type {
-		case VerdictType:
-			if id, ok := jobOfVerdictKey(r.Key); ok {
-				verdicts[id] = r.Seq
-			}
-		case microjob.TypeCommit:
-			if c, err := microjob.OpenCommitment(r.Key, author, r.Payload); err == nil {
-				note(get(c.JobID).commits, c.MacroIndex, author, r.Seq)
-			}
-		case microjob.TypeResult:
-			if d, err := microjob.OpenDisclosure(r.Key, author, r.Payload); err == nil {
-				note(get(d.JobID).discl, d.MacroIndex, author, r.Seq)
-			}
-		}
-	}
+// outcomes returns the task outcomes of the latest HistoryJobs finished
+// jobs in replay order (docs/PROTOCOL.md): jobs by (verdict record seq,
+// job ID), then each job's MacroJobs by index. A job's outcomes are
+// derived once, when it is first seen finished, and cached.
+func (f *Facts) outcomes(ctx context.Context, finished []jobs.ID) ([]dispatch.TaskOutcome, error) {
 	var done []*finishedJob
-	for id, seq := range verdicts {
-		j := get(id)
-		j.verdictSeq = seq
+	for _, id := range finished {
+		f.mu.Lock()
+		j := f.done[id]
+		f.mu.Unlock()
+		if j == nil {
+			var err error
+			if j, err = f.derive(ctx, id); err != nil {
+				if ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+				continue // no verdict readable yet; next time
+			}
+			f.mu.Lock()
+			f.done[id] = j
+			f.mu.Unlock()
+		}
 		done = append(done, j)
 	}
 	slices.SortFunc(done, func(a, b *finishedJob) int {
@@ -411,24 +384,63 @@ func (f *Facts) outcomes(ctx context.Context) ([]dispatch.TaskOutcome, error) {
 	}
 	var out []dispatch.TaskOutcome
 	for _, j := range done {
-		macros := make([]uint64, 0, len(j.commits))
-		for m := range j.commits {
-			macros = append(macros, m)
-		}
-		slices.Sort(macros)
-		for _, m := range macros {
-			o := dispatch.TaskOutcome{TaskID: j.id.String() + "/macro/" + strconv.FormatUint(m, 10)}
-			commits := roundOrder(j.commits[m], nil)
-			if len(commits) > dispatch.MaxTaskProcessors {
-				commits = commits[:dispatch.MaxTaskProcessors]
-			}
-			o.Commits = commits
-			o.Assigned = slices.Sorted(slices.Values(commits))
-			o.Disclosures = roundOrder(j.discl[m], o.Assigned)
-			out = append(out, o)
-		}
+		out = append(out, j.tasks...)
 	}
 	return out, nil
+}
+
+// derive reads one finished job's records. Each MacroJob is one task: its
+// assigned processors are those that committed one of its MicroJobs, a
+// round's order is by each processor's earliest record in it (record seq,
+// then peer ID), and a committer that never disclosed timed out.
+func (f *Facts) derive(ctx context.Context, id jobs.ID) (*finishedJob, error) {
+	vr, err := f.p.Store.Get(ctx, VerdictKey(id))
+	if err != nil {
+		return nil, err
+	}
+	recs, err := f.p.Store.Query(ctx, JobKey(id)+"/")
+	if err != nil {
+		return nil, err
+	}
+	commits := map[uint64]map[string]uint64{} // macro → processor → earliest seq
+	discl := map[uint64]map[string]uint64{}
+	note := func(m map[uint64]map[string]uint64, macro uint64, who string, seq uint64) {
+		if m[macro] == nil {
+			m[macro] = map[string]uint64{}
+		}
+		if s, ok := m[macro][who]; !ok || seq < s {
+			m[macro][who] = seq
+		}
+	}
+	for _, r := range recs {
+		if r.Tombstone {
+			continue
+		}
+		author := r.Author.String()
+		switch r.Type {
+		case microjob.TypeCommit:
+			if c, err := microjob.OpenCommitment(r.Key, author, r.Payload); err == nil && c.JobID == id {
+				note(commits, c.MacroIndex, author, r.Seq)
+			}
+		case microjob.TypeResult:
+			if d, err := microjob.OpenDisclosure(r.Key, author, r.Payload); err == nil && d.JobID == id {
+				note(discl, d.MacroIndex, author, r.Seq)
+			}
+		}
+	}
+	j := &finishedJob{id: id, verdictSeq: vr.Seq}
+	for _, m := range slices.Sorted(maps.Keys(commits)) {
+		o := dispatch.TaskOutcome{TaskID: id.String() + "/macro/" + strconv.FormatUint(m, 10)}
+		order := roundOrder(commits[m], nil)
+		if len(order) > dispatch.MaxTaskProcessors {
+			order = order[:dispatch.MaxTaskProcessors]
+		}
+		o.Commits = order
+		o.Assigned = slices.Sorted(slices.Values(order))
+		o.Disclosures = roundOrder(discl[m], o.Assigned)
+		j.tasks = append(j.tasks, o)
+	}
+	return j, nil
 }
 
 // roundOrder lists the processors of one round by their earliest record

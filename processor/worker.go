@@ -101,6 +101,9 @@ type Config struct {
 	// StakeTTL is how long a stake read from the escrow is reused before
 	// it is read again. Default 5m.
 	StakeTTL time.Duration
+	// FactsEvery is how often the dispatch view (live processors, stakes,
+	// QoS, weights) is refreshed from the store. Default 5s.
+	FactsEvery time.Duration
 	// BeforeSettle, when set, is called once a quorum has signed, before
 	// this processor submits settle (fallback: it steps in after
 	// SettleFallback rather than as a finalizer); false skips submitting
@@ -125,6 +128,7 @@ func DefaultConfig() Config {
 		Dispatch:       dispatch.DefaultConfig(),
 		AdvertTTL:      30 * time.Minute,
 		StakeTTL:       5 * time.Minute,
+		FactsEvery:     5 * time.Second,
 	}
 }
 
@@ -134,7 +138,7 @@ func (c Config) Validate() error {
 		return fmt.Errorf("%w: wallet: %w", ErrInvalidConfig, err)
 	}
 	if c.Poll <= 0 || c.MaxCodeSize <= 0 || c.MaxDataSize <= 0 || c.FundingBackoff <= 0 || c.SettleFallback <= 0 ||
-		c.AdvertTTL <= 0 || c.StakeTTL <= 0 {
+		c.AdvertTTL <= 0 || c.StakeTTL <= 0 || c.FactsEvery <= 0 {
 		return fmt.Errorf("%w: poll, size limits and TTLs must be positive", ErrInvalidConfig)
 	}
 	if err := c.Dispatch.Validate(); err != nil {

@@ -1,0 +1,232 @@
+package processor_test
+
+import (
+	"context"
+	"encoding/binary"
+	"math/big"
+	"testing"
+	"time"
+
+	"github.com/jobmesh/jobmesh/dapp"
+	"github.com/jobmesh/jobmesh/escrow"
+	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/localmesh"
+	"github.com/jobmesh/jobmesh/meshtest"
+	"github.com/jobmesh/jobmesh/microjob"
+	"github.com/jobmesh/jobmesh/node"
+	"github.com/jobmesh/jobmesh/processor"
+)
+
+// dispatchRole is one processor of the dispatch mesh: its card, its
+// timeout setting (the QoS timeout score) and its compute cost per block.
+type dispatchRole struct {
+	card    string
+	vram    uint64
+	stake   int64 // in minimum stakes
+	timeout time.Duration
+	cost    time.Duration
+}
+
+// dispatchRoles: four "small" processors (8 GiB, 5m timeout, the minimum
+// stake) and four "big" ones (24 GiB, 1m timeout, 2500 times the minimum
+// stake). Before any job has finished every speed score is equal (B = 1),
+// so Q = (2·B + R + P)/4: small Q = (2 + 1/3 + 0)/4 = 7/12, big Q = 1;
+// S = √(stake/max stake): small 1/50, big 1; W = S·Q/(S+Q): small 0.0193,
+// big 0.5. One small processor is slow: its blocks cost 50 times the
+// others'.
+var dispatchRoles = []dispatchRole{
+	{"small", 8192, 1, 5 * time.Minute, 20 * time.Millisecond},
+	{"small", 8192, 1, 5 * time.Minute, 20 * time.Millisecond},
+	{"small", 8192, 1, 5 * time.Minute, 20 * time.Millisecond},
+	{"small", 8192, 1, 5 * time.Minute, time.Second},
+	{"big", 24576, 2500, time.Minute, 20 * time.Millisecond},
+	{"big", 24576, 2500, time.Minute, 20 * time.Millisecond},
+	{"big", 24576, 2500, time.Minute, 20 * time.Millisecond},
+	{"big", 24576, 2500, time.Minute, 20 * time.Millisecond},
+}
+
+const slowRole = 3
+
+func dispatchMesh(t *testing.T) *localmesh.Mesh {
+	t.Helper()
+	role := func(m *localmesh.Member) dispatchRole { return dispatchRoles[m.Index-1] }
+	return meshtest.New(t, localmesh.Options{
+		Processors: len(dispatchRoles),
+		Clients:    1,
+		Chain:      &localmesh.ChainOptions{Deploy: dispatchDeploy()},
+		Configure: func(m *localmesh.Member, cfg *node.Config) {
+			if m.Index < 1 || m.Index > len(dispatchRoles) {
+				return
+			}
+			r := role(m)
+			cfg.Processor.CardModel, cfg.Processor.VRAMMiB = r.card, r.vram
+			cfg.Processor.ProcessTimeout = node.Duration(r.timeout)
+		},
+		Processor: func(m *localmesh.Member, pc *processor.Config) {
+			testTimeouts(pc)
+			pc.DiscloseGrace = 3 * time.Second
+			pc.FundingBackoff = 200 * time.Millisecond
+			pc.StakeTTL = time.Second
+			pc.FactsEvery = 300 * time.Millisecond
+			pc.Exec = &waitExec{cost: role(m).cost}
+		},
+	})
+}
+
+// dispatchSpec is one MacroJob of n one-block MicroJobs (and a verifier),
+// so every processor meets in the same room's queue.
+func dispatchSpec(seq int, n uint32, req jobs.Requirements) dapp.Spec {
+	data := make([]byte, 8*n)
+	for i := range n {
+		binary.BigEndian.PutUint32(data[8*i:], uint32(seq))
+		binary.BigEndian.PutUint32(data[8*i+4:], i)
+	}
+	return dapp.Spec{
+		Code: minimalWasm, Data: data,
+		Slicing:      jobs.Slicing{BlockSize: 8, MicroJobs: n, BlocksPerMicro: 1, VerifierBlocks: 1},
+		Price:        big.NewInt(1_000_000_000),
+		Creator:      "0x00000000000000000000000000000000000000c1",
+		Deadline:     time.Now().Add(time.Hour),
+		Output:       jobs.Output{Kind: jobs.OutputConcat},
+		Requirements: req,
+	}
+}
+
+// commitsBy counts the job's commitments per processor in the client's
+// store.
+func commitsBy(t *testing.T, m *localmesh.Mesh, id jobs.ID) map[string]int {
+	t.Helper()
+	recs, err := client(m).Store.Query(context.Background(), processor.JobKey(id)+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]int{}
+	for _, r := range recs {
+		if r.Type == microjob.TypeCommit {
+			out[r.Author.String()]++
+		}
+	}
+	return out
+}
+
+// dispatchDeploy is the escrow with a small minimum stake, so that a big
+// processor's wallet can hold 2500 of them.
+func dispatchDeploy() escrow.DeployParams {
+	p := escrow.DefaultDeployParams()
+	p.MinStake = big.NewInt(1e15)
+	return p
+}
+
+// stakeAndWait tops every processor's stake up to its role's, and waits
+// until every processor's view holds all processors live with those
+// stakes.
+func stakeAndWait(t *testing.T, m *localmesh.Mesh) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	minStake := dispatchDeploy().MinStake
+	procs := processorsOf(m)
+	for i, p := range procs {
+		if extra := dispatchRoles[i].stake - 1; extra > 0 {
+			if _, err := p.Escrow.Stake(ctx, new(big.Int).Mul(minStake, big.NewInt(extra))); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, p := range procs {
+		ready := func() bool {
+			v := p.Worker.View()
+			if v.Live() != len(dispatchRoles) {
+				return false
+			}
+			for i, q := range procs {
+				pv, ok := v.Processor(q.Host.ID().String())
+				want := new(big.Int).Mul(minStake, big.NewInt(dispatchRoles[i].stake))
+				if !ok || pv.Stake == nil || pv.Stake.Cmp(want) != 0 {
+					return false
+				}
+			}
+			return true
+		}
+		if err := waitFor(ctx, ready); err != nil {
+			t.Fatalf("processor %d does not see every processor live with its stake: %d live", p.Index, p.Worker.View().Live())
+		}
+	}
+}
+
+// TestDispatchLiveMesh runs 8 processors of two card models with
+// different QoS on one mesh:
+//
+//	(b) a job requiring the "big" model runs only on big processors;
+//	(a) in a job all eight contend for, the big processors, which weigh
+//	    more, take more MicroJobs than the small ones;
+//	(c) the slow processor's share falls below its fast peers'.
+func TestDispatchLiveMesh(t *testing.T) {
+	m := dispatchMesh(t)
+	stakeAndWait(t, m)
+	procs := processorsOf(m)
+	peer := func(i int) string { return procs[i].Host.ID().String() }
+
+	// The weights every processor computes are the documented ones.
+	v := procs[0].Worker.View()
+	for i, r := range dispatchRoles {
+		p, ok := v.Processor(peer(i))
+		if !ok {
+			t.Fatalf("processor %d not live", i)
+		}
+		want := 0.5
+		if r.card == "small" {
+			s, q := 0.02, 7.0/12
+			want = s * q / (s + q)
+		}
+		if d := p.Weight - want; d > 1e-9 || d < -1e-9 {
+			t.Errorf("processor %d (%s) weighs %v, want %v", i, r.card, p.Weight, want)
+		}
+	}
+
+	// (b) A GPU-model job runs only on that model.
+	info, res := runJob(t, m, dispatchSpec(1, 12, jobs.Requirements{GPUModel: "big"}), 3*time.Minute)
+	checkComplete(t, info, res)
+	for who, n := range commitsBy(t, m, info.ID()) {
+		for i := range procs {
+			if peer(i) == who && dispatchRoles[i].card != "big" {
+				t.Errorf("processor %d (%s) committed %d MicroJobs of a job requiring \"big\"", i, dispatchRoles[i].card, n)
+			}
+		}
+	}
+
+	// (a) and (c): one job everyone contends for.
+	const n = 80
+	info, res = runJob(t, m, dispatchSpec(2, n, jobs.Requirements{}), 3*time.Minute)
+	checkComplete(t, info, res)
+	counts := commitsBy(t, m, info.ID())
+	var small, big, total int
+	for i, r := range dispatchRoles {
+		c := counts[peer(i)]
+		total += c
+		switch {
+		case i == slowRole:
+		case r.card == "small":
+			small += c
+		default:
+			big += c
+		}
+	}
+	t.Logf("MicroJobs committed: %v", func() []int {
+		out := make([]int, len(procs))
+		for i := range procs {
+			out[i] = counts[peer(i)]
+		}
+		return out
+	}())
+	if total < n+1 {
+		t.Fatalf("%d commitments, want at least %d", total, n+1)
+	}
+	smallMean, bigMean := float64(small)/3, float64(big)/4
+	if bigMean <= smallMean {
+		t.Errorf("big processors (W 0.5) took %.1f MicroJobs each, small ones (W 0.175) %.1f: shares do not follow the weights", bigMean, smallMean)
+	}
+	if slow := float64(counts[peer(slowRole)]); slow >= smallMean*2/3 {
+		t.Errorf("the slow processor took %v MicroJobs, its fast peers of the same weight %.1f each: want under two thirds", slow, smallMean)
+	}
+}
