@@ -236,6 +236,7 @@ func (c *Client) reannounce(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+			c.checkAborted(ctx)
 			c.announceOpen(ctx)
 		}
 	}
@@ -302,6 +303,10 @@ func (c *Client) WaitVerdict(ctx context.Context, id jobs.ID, every time.Duratio
 			delete(c.open, id)
 			c.mu.Unlock()
 			return r, nil
+		}
+		if _, err := processor.ReadAborted(ctx, c.p.Store, id); err == nil {
+			c.checkAborted(ctx)
+			return Result{}, fmt.Errorf("%w: %s", ErrAborted, id)
 		}
 		select {
 		case <-ctx.Done():

@@ -84,7 +84,7 @@ func (w *Worker) keepFacts(ctx context.Context) {
 	t := time.NewTicker(w.cfg.FactsEvery)
 	defer t.Stop()
 	for {
-		w.refreshView(ctx)
+		w.enforceCap(ctx, w.refreshView(ctx))
 		select {
 		case <-ctx.Done():
 			return
@@ -116,6 +116,14 @@ func (w *Worker) refreshView(ctx context.Context) *View {
 		}
 	}
 	w.dview.Store(v)
+	kicked := 0
+	for _, p := range v.Processors {
+		if p.Kick != nil {
+			kicked++
+		}
+	}
+	w.m.live.Set(float64(v.Live()))
+	w.m.kicked.Set(float64(kicked))
 	return v
 }
 

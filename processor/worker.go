@@ -419,6 +419,12 @@ func (w *Worker) syncKnown(ctx context.Context) {
 			if info, err := jobs.Decode(r.Payload); err == nil && JobKey(info.ID()) == r.Key {
 				w.learn(info)
 			}
+		case AbortedType:
+			if id, ok := jobOfAbortedKey(r.Key); ok {
+				if _, err := DecodeJobAborted(r.Key, r.Payload); err == nil {
+					w.markAborted(id)
+				}
+			}
 		case VerdictType:
 			if id, ok := jobOfVerdictKey(r.Key); ok {
 				w.mu.Lock()
