@@ -63,6 +63,7 @@ func NewHandler(n *node.Node) http.Handler {
 		}
 		writeJSON(w, http.StatusOK, ads)
 	})
+	registerDispatch(mux, n)
 	mux.HandleFunc("GET /v1/health", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})

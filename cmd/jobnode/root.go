@@ -46,6 +46,7 @@ func newRootCmd() *cobra.Command {
 		newIDCmd(g),
 		newPeersCmd(g),
 		newNodesCmd(g),
+		newQueueCmd(g),
 		newDemoCmd(g),
 	)
 	return root
