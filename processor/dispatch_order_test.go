@@ -3,6 +3,7 @@ package processor
 import (
 	"crypto/sha256"
 	"math/big"
+	"strconv"
 	"testing"
 	"time"
 
@@ -88,5 +89,23 @@ func TestOrderJobsOverflow(t *testing.T) {
 	got := orderJobs(cfg, dispatch.Node{ID: "n", CardModel: "cpu"}, []*jobState{big, ok})
 	if len(got) != 2 || got[0] != ok || got[1] != big {
 		t.Fatalf("got %d jobs, want ok then overflow", len(got))
+	}
+}
+
+// BenchmarkOrderJobs is the worker's job order over 10,000 known jobs in
+// 20 groups: what every work step pays to pick its next job.
+func BenchmarkOrderJobs(b *testing.B) {
+	cfg := dispatch.DefaultConfig()
+	models := []string{"", "RTX 4090", "A100", "cpu"}
+	var list []*jobState
+	for i := range 10_000 {
+		list = append(list, orderFixture(strconv.Itoa(i), int64(1_000+i*7919%100_000), uint64(1+i%50), 1, uint64(i%5)*4096, models[i%len(models)]))
+	}
+	self := dispatch.Node{ID: "self", CardModel: "RTX 4090", VRAM: 24576}
+	b.ReportAllocs()
+	for b.Loop() {
+		if got := orderJobs(cfg, self, list); len(got) == 0 {
+			b.Fatal("no job")
+		}
 	}
 }
