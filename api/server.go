@@ -12,6 +12,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/node"
 )
 
@@ -64,6 +65,34 @@ func NewHandler(n *node.Node) http.Handler {
 		writeJSON(w, http.StatusOK, ads)
 	})
 	registerDispatch(mux, n)
+	view := &JobView{Store: n.Store, Chain: n.Escrow}
+	if n.DApp != nil {
+		view.Mine = n.DApp.Submitted
+	}
+	mux.HandleFunc("GET /v1/jobs", func(w http.ResponseWriter, r *http.Request) {
+		js, err := view.List(r.Context())
+		if err != nil {
+			writeError(w, http.StatusInternalServerError, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, js)
+	})
+	mux.HandleFunc("GET /v1/jobs/{id}", func(w http.ResponseWriter, r *http.Request) {
+		id, err := jobs.ParseHash(r.PathValue("id"))
+		if err != nil {
+			writeError(w, http.StatusBadRequest, fmt.Errorf("job ID: %w", err))
+			return
+		}
+		j, err := view.Summary(r.Context(), id)
+		switch {
+		case errors.Is(err, ErrNoSuchJob):
+			writeError(w, http.StatusNotFound, err)
+		case err != nil:
+			writeError(w, http.StatusInternalServerError, err)
+		default:
+			writeJSON(w, http.StatusOK, j)
+		}
+	})
 	mux.HandleFunc("GET /v1/health", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})

@@ -1,39 +1,169 @@
 package crdt
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
+	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
+	"time"
 
+	"github.com/ipfs/boxo/ipld/merkledag"
 	"github.com/ipfs/go-cid"
 	dscrdt "github.com/ipfs/go-ds-crdt"
 	crdtpb "github.com/ipfs/go-ds-crdt/pb"
+	ipld "github.com/ipfs/go-ipld-format"
 	pubsub "github.com/libp2p/go-libp2p-pubsub"
 	"github.com/libp2p/go-libp2p/core/peer"
 	"google.golang.org/protobuf/proto"
 )
 
-// maxBroadcastBytes bounds one head announcement on the wire; a CID is well
-// under 100 bytes, so this leaves room for MaxBroadcastHeads of them.
-const maxBroadcastBytes = 64 << 10
+// maxAnnounceBytes bounds go-ds-crdt's head announcement inside a
+// broadcast; a CID is well under 100 bytes, so this leaves room for
+// MaxBroadcastHeads of them.
+const maxAnnounceBytes = 64 << 10
+
+// maxInlineBytes bounds the head blocks carried in one broadcast; heads
+// beyond it are fetched over bitswap as before.
+const maxInlineBytes = 256 << 10
+
+// maxBroadcastBytes bounds one broadcast on the wire.
+const maxBroadcastBytes = maxAnnounceBytes + maxInlineBytes + 1<<10
+
+// inlineMagic starts a broadcast that carries its head blocks (version 1).
+// A bare go-ds-crdt announcement never starts with it: its first byte is
+// the tag of field 1 (0x0a), and "J" would be an unknown field 9.
+var inlineMagic = []byte("JMB1")
+
+// errBadBroadcast is wrapped by broadcast decoding errors.
+var errBadBroadcast = errors.New("crdt: bad broadcast")
+
+// inlineBlock is one head's DAG block carried in a broadcast.
+type inlineBlock struct {
+	cid  cid.Cid
+	data []byte
+}
+
+// encodeBroadcast frames go-ds-crdt's announcement and the head blocks:
+//
+//	"JMB1" | uvarint len(announce) | announce |
+//	uvarint n | n × (uvarint len(cid) | cid | uvarint len(block) | block)
+func encodeBroadcast(announce []byte, blocks []inlineBlock) []byte {
+	var b bytes.Buffer
+	b.Write(inlineMagic)
+	b.Write(binary.AppendUvarint(nil, uint64(len(announce))))
+	b.Write(announce)
+	b.Write(binary.AppendUvarint(nil, uint64(len(blocks))))
+	for _, blk := range blocks {
+		k := blk.cid.Bytes()
+		b.Write(binary.AppendUvarint(nil, uint64(len(k))))
+		b.Write(k)
+		b.Write(binary.AppendUvarint(nil, uint64(len(blk.data))))
+		b.Write(blk.data)
+	}
+	return b.Bytes()
+}
+
+// decodeBroadcast splits a broadcast into go-ds-crdt's announcement and the
+// blocks it carries, each checked against its CID. A bare announcement
+// (no frame) has no blocks.
+func decodeBroadcast(data []byte) (announce []byte, blocks []inlineBlock, err error) {
+	if len(data) > maxBroadcastBytes {
+		return nil, nil, fmt.Errorf("%w: %d bytes", errBadBroadcast, len(data))
+	}
+	rest, framed := bytes.CutPrefix(data, inlineMagic)
+	if !framed {
+		return data, nil, nil
+	}
+	next := func(limit uint64) ([]byte, error) {
+		n, k := binary.Uvarint(rest)
+		if k <= 0 || n > limit || n > uint64(len(rest)-k) {
+			return nil, fmt.Errorf("%w: bad length", errBadBroadcast)
+		}
+		out := rest[k : k+int(n)]
+		rest = rest[k+int(n):]
+		return out, nil
+	}
+	if announce, err = next(maxAnnounceBytes); err != nil {
+		return nil, nil, err
+	}
+	n, k := binary.Uvarint(rest)
+	if k <= 0 || n > maxBroadcastHeadsLimit {
+		return nil, nil, fmt.Errorf("%w: bad block count", errBadBroadcast)
+	}
+	rest = rest[k:]
+	for range n {
+		kb, err := next(256)
+		if err != nil {
+			return nil, nil, err
+		}
+		c, err := cid.Cast(kb)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w: %w", errBadBroadcast, err)
+		}
+		blk, err := next(maxInlineBytes)
+		if err != nil {
+			return nil, nil, err
+		}
+		sum, err := c.Prefix().Sum(blk)
+		if err != nil || !sum.Equals(c) {
+			return nil, nil, fmt.Errorf("%w: block does not match %s", errBadBroadcast, c)
+		}
+		blocks = append(blocks, inlineBlock{cid: c, data: blk})
+	}
+	if len(rest) != 0 {
+		return nil, nil, fmt.Errorf("%w: %d trailing bytes", errBadBroadcast, len(rest))
+	}
+	return announce, blocks, nil
+}
+
+// maxBroadcastHeadsLimit bounds the block count field before the
+// configured MaxBroadcastHeads is applied.
+const maxBroadcastHeadsLimit = 1 << 16
 
 var _ dscrdt.Broadcaster = (*broadcaster)(nil)
 
 // broadcaster is go-ds-crdt's Broadcaster over one gossipsub topic. Unlike
 // go-ds-crdt's PubSubBroadcaster it leaves the topic synchronously on Close,
 // so a Store can be reopened on the same PubSub at once.
+//
+// Each broadcast carries the head blocks it announces (up to
+// maxInlineBytes), so a replica that receives it adds them to its DAG
+// service before go-ds-crdt walks the heads, instead of fetching each over
+// bitswap: that fetch, one head at a time, was most of the time a record
+// took to reach the other replicas under a burst of writes.
 type broadcaster struct {
 	ps    *pubsub.PubSub
 	name  string
 	topic *pubsub.Topic
 	sub   *pubsub.Subscription
+	dag   ipld.DAGService
+	log   interface{ Debug(string, ...any) }
+	// queue holds announcements whose blocks are stored, for Next; pump
+	// closes it when the subscription ends.
+	queue  chan []byte
+	cancel context.CancelFunc
+	pumped chan struct{}
 
 	closeOnce sync.Once
 }
 
+// NewBroadcaster returns a go-ds-crdt Broadcaster that speaks the store's
+// wire format on topic (announcements framed with their head blocks, see
+// docs/PROTOCOL.md), with the default limits. Store uses it internally;
+// it is exported for peers that run go-ds-crdt directly on the mesh's
+// topic, such as test harnesses playing a peer that skips the store's
+// checks.
+func NewBroadcaster(ps *pubsub.PubSub, topic string, dag ipld.DAGService, log *slog.Logger) (dscrdt.Broadcaster, error) {
+	d := DefaultConfig()
+	return newBroadcaster(ps, topic, d.MaxBroadcastHeads, d.BroadcastBuffer, dag, log)
+}
+
 // newBroadcaster registers the announcement validator, joins the topic and
 // subscribes to it.
-func newBroadcaster(ps *pubsub.PubSub, name string, maxHeads int) (*broadcaster, error) {
+func newBroadcaster(ps *pubsub.PubSub, name string, maxHeads, buffer int, dag ipld.DAGService, log interface{ Debug(string, ...any) }) (*broadcaster, error) {
 	validate := func(_ context.Context, _ peer.ID, msg *pubsub.Message) bool {
 		return validateBroadcast(msg.GetData(), maxHeads) == nil
 	}
@@ -45,21 +175,35 @@ func newBroadcaster(ps *pubsub.PubSub, name string, maxHeads int) (*broadcaster,
 		_ = ps.UnregisterTopicValidator(name)
 		return nil, fmt.Errorf("crdt: joining %q: %w", name, err)
 	}
-	sub, err := topic.Subscribe()
+	sub, err := topic.Subscribe(pubsub.WithBufferSize(buffer))
 	if err != nil {
 		_ = topic.Close()
 		_ = ps.UnregisterTopicValidator(name)
 		return nil, fmt.Errorf("crdt: subscribing to %q: %w", name, err)
 	}
-	return &broadcaster{ps: ps, name: name, topic: topic, sub: sub}, nil
+	ctx, cancel := context.WithCancel(context.Background())
+	b := &broadcaster{ps: ps, name: name, topic: topic, sub: sub, dag: dag, log: log,
+		queue: make(chan []byte, buffer), cancel: cancel, pumped: make(chan struct{})}
+	go func() {
+		defer close(b.pumped)
+		b.pump(ctx)
+	}()
+	return b, nil
 }
 
 // validateBroadcast accepts only a go-ds-crdt head announcement with 1 to
 // maxHeads well-formed CIDs, so garbage is dropped before it reaches the
 // CRDT or is forwarded to other peers.
 func validateBroadcast(data []byte, maxHeads int) error {
-	if len(data) > maxBroadcastBytes {
+	data, blocks, err := decodeBroadcast(data)
+	if err != nil {
+		return err
+	}
+	if len(data) > maxAnnounceBytes {
 		return fmt.Errorf("announcement of %d bytes", len(data))
+	}
+	if len(blocks) > maxHeads {
+		return fmt.Errorf("%d blocks", len(blocks))
 	}
 	var msg crdtpb.CRDTBroadcast
 	if err := proto.Unmarshal(data, &msg); err != nil {
@@ -79,25 +223,101 @@ func validateBroadcast(data []byte, maxHeads int) error {
 	return nil
 }
 
+// Broadcast publishes go-ds-crdt's announcement with the announced head
+// blocks this replica holds.
 func (b *broadcaster) Broadcast(ctx context.Context, data []byte) error {
-	return b.topic.Publish(ctx, data)
+	return b.topic.Publish(ctx, encodeBroadcast(data, b.headBlocks(ctx, data)))
 }
 
+// headBlocks reads the announced heads' blocks from the local DAG service,
+// up to maxInlineBytes in all.
+func (b *broadcaster) headBlocks(ctx context.Context, announce []byte) []inlineBlock {
+	var msg crdtpb.CRDTBroadcast
+	if proto.Unmarshal(announce, &msg) != nil {
+		return nil
+	}
+	// Local reads only: a head this replica announces is in its
+	// blockstore, and a miss must not wait on the network.
+	lctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+	defer cancel()
+	var out []inlineBlock
+	size := 0
+	for _, h := range msg.Heads {
+		c, err := cid.Cast(h.GetCid())
+		if err != nil || c.Type() != cid.DagProtobuf {
+			continue
+		}
+		nd, err := b.dag.Get(lctx, c)
+		if err != nil {
+			continue
+		}
+		raw := nd.RawData()
+		if size+len(raw) > maxInlineBytes {
+			break
+		}
+		size += len(raw)
+		out = append(out, inlineBlock{cid: c, data: raw})
+	}
+	return out
+}
+
+// pump reads the topic as fast as broadcasts arrive, adds the blocks they
+// carry to the DAG service at once, and queues the announcements for
+// go-ds-crdt, which walks them one at a time: a head's parent announced by
+// a later broadcast is then local when the head is walked, instead of
+// being fetched over bitswap.
+func (b *broadcaster) pump(ctx context.Context) {
+	defer close(b.queue)
+	for {
+		msg, err := b.sub.Next(ctx)
+		if err != nil {
+			return // the subscription or ctx is done; both are final
+		}
+		announce, blocks, err := decodeBroadcast(msg.GetData())
+		if err != nil {
+			continue // the validator lets it through only if it decodes
+		}
+		for _, blk := range blocks {
+			if blk.cid.Type() != cid.DagProtobuf {
+				continue
+			}
+			nd, err := merkledag.DecodeProtobuf(blk.data)
+			if err != nil || !nd.Cid().Equals(blk.cid) {
+				continue
+			}
+			if err := b.dag.Add(ctx, nd); err != nil {
+				b.log.Debug("storing a broadcast block", "cid", blk.cid, "err", err)
+			}
+		}
+		select {
+		case b.queue <- announce:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// Next returns the next announcement for go-ds-crdt.
 func (b *broadcaster) Next(ctx context.Context) ([]byte, error) {
-	msg, err := b.sub.Next(ctx)
-	if err != nil {
-		// Next fails only when the subscription or ctx is done; both are
-		// final, and go-ds-crdt stops on ErrNoMoreBroadcast.
+	select {
+	case a, ok := <-b.queue:
+		if !ok {
+			// go-ds-crdt stops on ErrNoMoreBroadcast.
+			return nil, dscrdt.ErrNoMoreBroadcast
+		}
+		return a, nil
+	case <-ctx.Done():
 		return nil, dscrdt.ErrNoMoreBroadcast
 	}
-	return msg.GetData(), nil
 }
 
 // Close leaves the topic and removes the validator. The PubSub stays open.
 func (b *broadcaster) Close() error {
 	var err error
 	b.closeOnce.Do(func() {
+		b.cancel()
 		b.sub.Cancel() // returns once the pubsub loop has dropped the subscription
+		<-b.pumped
 		err = b.topic.Close()
 		if uerr := b.ps.UnregisterTopicValidator(b.name); uerr != nil && err == nil {
 			err = uerr

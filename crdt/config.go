@@ -63,6 +63,16 @@ type Config struct {
 	// MaxBroadcastHeads bounds the heads in one announcement; larger
 	// announcements are dropped by the topic validator. Default 256.
 	MaxBroadcastHeads int
+	// SerialHeads makes go-ds-crdt walk received heads one at a time, its
+	// own default. Default false: each received head is walked at once, in
+	// parallel with the others, which under a burst of writes from many
+	// replicas cut the time a record takes to reach the others several
+	// times over (docs/BENCHMARKS.md), at the cost of more DAG branches.
+	SerialHeads bool
+	// BroadcastBuffer is how many received head announcements wait for
+	// go-ds-crdt before newer ones are dropped (a dropped one comes back
+	// with the next re-broadcast). Default 1024.
+	BroadcastBuffer int
 	// RejectLogMemory is how many distinct rejected records are remembered
 	// so that each is logged and counted once. Default 4096.
 	RejectLogMemory int
@@ -89,6 +99,7 @@ func DefaultConfig() Config {
 		DAGSyncTimeout:      2 * time.Minute,
 		RepairInterval:      time.Hour,
 		MaxBroadcastHeads:   256,
+		BroadcastBuffer:     1024,
 		RejectLogMemory:     4096,
 		VerifiedCache:       65536,
 	}
@@ -125,6 +136,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("%w: DAGSyncTimeout must not be negative", ErrInvalidConfig)
 	case c.RepairInterval < 0:
 		return fmt.Errorf("%w: RepairInterval must not be negative", ErrInvalidConfig)
+	case c.BroadcastBuffer <= 0:
+		return fmt.Errorf("%w: BroadcastBuffer must be positive", ErrInvalidConfig)
 	case c.MaxBroadcastHeads <= 0:
 		return fmt.Errorf("%w: MaxBroadcastHeads must be positive", ErrInvalidConfig)
 	case c.RejectLogMemory <= 0:

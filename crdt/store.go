@@ -15,6 +15,8 @@ import (
 	"github.com/ipfs/go-datastore/query"
 	dscrdt "github.com/ipfs/go-ds-crdt"
 	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/jobmesh/jobmesh/internal/dsguard"
 )
 
 // Reader is the read side of the store: what most consumers need.
@@ -44,6 +46,9 @@ type Store struct {
 
 	crdt  *dscrdt.Datastore
 	bcast *broadcaster
+	// guard stands between go-ds-crdt and cfg.Datastore: head walkers that
+	// outlive Close get an error instead of a closed datastore.
+	guard *dsguard.Datastore
 	m     *metrics
 
 	seqMu   sync.Mutex
@@ -88,7 +93,7 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.bcast, err = newBroadcaster(cfg.PubSub, cfg.Topic, cfg.MaxBroadcastHeads)
+	s.bcast, err = newBroadcaster(cfg.PubSub, cfg.Topic, cfg.MaxBroadcastHeads, cfg.BroadcastBuffer, cfg.DAGService, s.log)
 	if err != nil {
 		s.m.unregister()
 		return nil, err
@@ -99,9 +104,11 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 	opts.NumWorkers = cfg.NumWorkers
 	opts.DAGSyncerTimeout = cfg.DAGSyncTimeout
 	opts.RepairInterval = cfg.RepairInterval
+	opts.MultiHeadProcessing = !cfg.SerialHeads
 	opts.PutHook = s.putHook
 	opts.DeleteHook = s.deleteHook
-	s.crdt, err = dscrdt.New(cfg.Datastore, datastore.NewKey(cfg.Namespace), cfg.DAGService, s.bcast, opts)
+	s.guard = dsguard.New(cfg.Datastore)
+	s.crdt, err = dscrdt.New(s.guard, datastore.NewKey(cfg.Namespace), cfg.DAGService, s.bcast, opts)
 	if err != nil {
 		_ = s.bcast.Close()
 		s.m.unregister()
@@ -125,6 +132,7 @@ func (s *Store) Close() error {
 		// The broadcaster goes first: go-ds-crdt may otherwise wait on it.
 		berr := s.bcast.Close()
 		cerr := s.crdt.Close()
+		s.guard.Shut()
 		close(s.done)
 		s.closeWatchers()
 		s.m.unregister()

@@ -75,6 +75,7 @@ type Client struct {
 
 	mu   sync.Mutex
 	open map[jobs.ID]*jobs.JobInfo
+	mine map[jobs.ID]bool // every job this client submitted
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -95,7 +96,7 @@ func New(p Params) (*Client, error) {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	c := &Client{p: p, log: log.With("subsystem", "dapp"), topic: topic, open: map[jobs.ID]*jobs.JobInfo{}, cancel: cancel}
+	c := &Client{p: p, log: log.With("subsystem", "dapp"), topic: topic, open: map[jobs.ID]*jobs.JobInfo{}, mine: map[jobs.ID]bool{}, cancel: cancel}
 	c.wg.Add(2)
 	go c.answer(ctx)
 	go c.reannounce(ctx)
@@ -167,12 +168,20 @@ func (c *Client) Submit(ctx context.Context, s Spec) (*jobs.JobInfo, error) {
 	}
 	c.mu.Lock()
 	c.open[id] = info
+	c.mine[id] = true
 	c.mu.Unlock()
 	if err := c.topic.Publish(ctx, jobs.ChannelMsg{Kind: jobs.KindJob, Job: info.Encode()}); err != nil {
 		c.log.Warn("announcing job (it is re-announced)", "job", id, "err", err)
 	}
 	c.log.Info("job submitted", "job", id, "code", codeURI, "data", dataURI)
 	return info, nil
+}
+
+// Submitted reports whether this client submitted job id.
+func (c *Client) Submitted(id jobs.ID) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.mine[id]
 }
 
 // Fund creates the job's escrow: the price locked under the job's ID, with

@@ -463,6 +463,17 @@ func (c *Client) WaitReleased(ctx context.Context, jobID common.Hash) (*Release,
 	}
 }
 
+// Released reads a job's state and, when it is settled, its payouts (one
+// look, no waiting): nil with the state while it is not settled.
+func (c *Client) Released(ctx context.Context, jobID common.Hash) (*Release, Job, error) {
+	j, err := c.Job(ctx, jobID)
+	if err != nil || j.State != JobSettled {
+		return nil, j, err
+	}
+	r, err := c.release(ctx, jobID, j.ClosedAtBlock)
+	return r, j, err
+}
+
 func (c *Client) release(ctx context.Context, jobID common.Hash, block uint64) (*Release, error) {
 	ev := c.abi.Events["EscrowReleased"]
 	q := ethereum.FilterQuery{

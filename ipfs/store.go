@@ -30,6 +30,8 @@ import (
 	"github.com/libp2p/go-libp2p/core/routing"
 	mh "github.com/multiformats/go-multihash"
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/jobmesh/jobmesh/internal/dsguard"
 )
 
 // Store is the block layer as the rest of jobmesh sees it. Keeping callers
@@ -124,6 +126,7 @@ type Node struct {
 	prefix  cid.Prefix
 	metrics *metrics
 	cancel  context.CancelFunc
+	guard   *dsguard.Datastore
 
 	closeOnce sync.Once
 	closeErr  error
@@ -145,7 +148,8 @@ func New(ctx context.Context, p Params) (*Node, error) {
 		log = slog.Default()
 	}
 	m := newMetrics(p.Registerer)
-	bstore := &verifyingBlockstore{Blockstore: blockstore.NewBlockstore(p.Datastore), rejected: m.blocksRejected}
+	guard := dsguard.New(p.Datastore)
+	bstore := &verifyingBlockstore{Blockstore: blockstore.NewBlockstore(guard), rejected: m.blocksRejected}
 	// Bitswap lives until Close, not until the caller's ctx ends.
 	runCtx, cancel := context.WithCancel(context.Background())
 	net := bsnet.NewFromIpfsHost(p.Host)
@@ -166,6 +170,7 @@ func New(ctx context.Context, p Params) (*Node, error) {
 		prefix:  cid.Prefix{Version: 1, Codec: cid.DagProtobuf, MhType: mh.SHA2_256, MhLength: -1},
 		metrics: m,
 		cancel:  cancel,
+		guard:   guard,
 	}, nil
 }
 
@@ -361,6 +366,9 @@ func (n *Node) Close() error {
 	n.closeOnce.Do(func() {
 		n.closeErr = n.bswap.Close()
 		n.cancel()
+		// Bitswap's own goroutines may still read blocks; from here on
+		// they get ErrClosed instead of the owner's closed datastore.
+		n.guard.Shut()
 	})
 	return n.closeErr
 }

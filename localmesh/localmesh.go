@@ -44,6 +44,9 @@ type Options struct {
 	// Configure, when set, adjusts each member's config before its repo is
 	// created.
 	Configure func(m *Member, cfg *node.Config)
+	// P2P, when set, adjusts each member's host settings (loopback TCP by
+	// default) at every start; tests inject message loss through it.
+	P2P func(m *Member, cfg *p2p.Config)
 	// Processor, when set, adjusts each processor's settings at every start
 	// (tests shorten timeouts and inject faults through it).
 	Processor func(m *Member, pc *processor.Config)
@@ -166,6 +169,9 @@ func (m *Mesh) start(ctx context.Context, mem *Member) (err error) {
 	}()
 	pcfg := p2p.LoopbackConfig()
 	pcfg.Bootstrap = m.bootstrap
+	if m.opts.P2P != nil {
+		m.opts.P2P(mem, &pcfg)
+	}
 	params := node.Params{
 		Role:      mem.Role,
 		Config:    repo.Config,

@@ -69,7 +69,7 @@ func newAttacker(t *testing.T, m *localmesh.Mesh) *attacker {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { blocks.Close() })
-	bc, err := dscrdt.NewPubSubBroadcaster(ctx, h.PubSub, crdt.DefaultConfig().Topic)
+	bc, err := crdt.NewBroadcaster(h.PubSub, crdt.DefaultConfig().Topic, blocks.DAGService(), Logger())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,6 +181,11 @@ func TestOversizedAndMalformedAnnouncementsAreDropped(t *testing.T) {
 	// The attacker's go-ds-crdt already joined the topic; publish through
 	// the same router.
 	topicName := crdt.DefaultConfig().Topic
+	// The attacker drops its own announcement validator, so it can send
+	// what the store's peers must refuse.
+	if err := a.host.PubSub.UnregisterTopicValidator(topicName); err != nil {
+		t.Fatal(err)
+	}
 	junk := [][]byte{
 		make([]byte, 900<<10), // under the transport limit, over the announcement limit
 		[]byte("\xff\xfe not a protobuf"),

@@ -74,6 +74,11 @@ type Config struct {
 	OutboundQueueSize int
 	// ValidateQueueSize is the pubsub validation queue. Default: 1024.
 	ValidateQueueSize int
+	// DropInbound is a fault injection for tests: the fraction (0..1) of
+	// pubsub messages received from other peers, on every topic, that this
+	// node ignores, as if they were lost on the way (it neither delivers
+	// nor forwards them). Default 0; never set in production.
+	DropInbound float64
 }
 
 // DefaultConfig returns the defaults documented on Config.
@@ -131,6 +136,8 @@ func (c Config) Validate() error {
 		return bad("max file descriptors %d is below 64", c.MaxFileDescriptors)
 	case c.MaxMessageSize < 1024:
 		return bad("max message size %d is below 1 KiB", c.MaxMessageSize)
+	case c.DropInbound < 0 || c.DropInbound >= 1:
+		return fmt.Errorf("%w: DropInbound %v out of [0, 1)", ErrInvalidConfig, c.DropInbound)
 	case c.OutboundQueueSize < 32 || c.ValidateQueueSize < 32:
 		return bad("queue sizes must be at least 32")
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"slices"
 	"sync"
 	"time"
@@ -128,6 +129,10 @@ func New(ctx context.Context, p Params) (*Host, error) {
 	if cfg.TopicDiscovery {
 		psOpts = append(psOpts, pubsub.WithDiscovery(drouting.NewRoutingDiscovery(kad)))
 	}
+	met := newMetrics()
+	if cfg.DropInbound > 0 {
+		psOpts = append(psOpts, pubsub.WithDefaultValidator(dropInbound(h.ID(), cfg.DropInbound, met.faultDropped)))
+	}
 	// The router lives until Close, not until the caller's ctx ends.
 	runCtx, cancel := context.WithCancel(context.Background())
 	ps, err := pubsub.NewGossipSub(runCtx, h, psOpts...)
@@ -144,10 +149,11 @@ func New(ctx context.Context, p Params) (*Host, error) {
 		PubSub:    ps,
 		cfg:       cfg,
 		log:       log,
-		metrics:   newMetrics(p.Registerer),
+		metrics:   met,
 		bootstrap: bootstrap,
 		cancel:    cancel,
 	}
+	met.register(p.Registerer, cfg.DropInbound > 0)
 	if len(bootstrap) > 0 {
 		n.wg.Add(1)
 		go n.keepBootstrapped(runCtx)
@@ -249,11 +255,24 @@ func (n *Host) Close() error {
 			n.mdns.Close()
 		}
 		n.wg.Wait()
-		errs := []error{n.DHT.Close(), n.Host.Close()}
-		n.closeErr = errors.Join(errs...)
+		// libp2p's shutdown has no deadline of its own and was seen to
+		// hang under heavy load; the node must still stop.
+		done := make(chan error, 1)
+		go func() { done <- errors.Join(n.DHT.Close(), n.Host.Close()) }()
+		t := time.NewTimer(closeTimeout)
+		defer t.Stop()
+		select {
+		case n.closeErr = <-done:
+		case <-t.C:
+			n.closeErr = fmt.Errorf("p2p: the host did not shut down within %s; left closing in the background", closeTimeout)
+			n.log.Warn("host shutdown timed out", "after", closeTimeout)
+		}
 	})
 	return n.closeErr
 }
+
+// closeTimeout bounds Close.
+const closeTimeout = 15 * time.Second
 
 // keepBootstrapped keeps a connection to every bootstrap peer, redialling an
 // unreachable one with exponential backoff, and refreshes the DHT once the
@@ -320,5 +339,25 @@ func (m mdnsNotifee) HandlePeerFound(info peer.AddrInfo) {
 	defer cancel()
 	if err := m.n.Host.Connect(ctx, info); err != nil {
 		m.n.log.Debug("mdns peer unreachable", "peer", info.ID, "err", err)
+	}
+}
+
+// dropInbound is the DropInbound fault: a validator that ignores the given
+// fraction of the messages other peers send.
+func dropInbound(self peer.ID, fraction float64, dropped prometheus.Counter) pubsub.ValidatorEx {
+	var mu sync.Mutex
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0))
+	return func(_ context.Context, from peer.ID, _ *pubsub.Message) pubsub.ValidationResult {
+		if from == self {
+			return pubsub.ValidationAccept
+		}
+		mu.Lock()
+		drop := rng.Float64() < fraction
+		mu.Unlock()
+		if drop {
+			dropped.Inc()
+			return pubsub.ValidationIgnore
+		}
+		return pubsub.ValidationAccept
 	}
 }

@@ -11,11 +11,13 @@ type metrics struct {
 	bootstrapDials *prometheus.CounterVec
 	rejected       *prometheus.CounterVec
 	received       *prometheus.CounterVec
+	// faultDropped counts messages the DropInbound fault ignored.
+	faultDropped prometheus.Counter
 }
 
-// newMetrics registers the package's metrics on reg; a nil reg keeps them
-// unregistered (they still count, for tests).
-func newMetrics(reg prometheus.Registerer) *metrics {
+// newMetrics makes the package's metrics; register adds them to a
+// registry.
+func newMetrics() *metrics {
 	m := &metrics{
 		bootstrapDials: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "jobmesh", Subsystem: "p2p", Name: "bootstrap_dials_total",
@@ -29,11 +31,25 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Namespace: "jobmesh", Subsystem: "p2p", Name: "messages_accepted_total",
 			Help: "Pubsub messages accepted by a topic validator, by topic kind.",
 		}, []string{"topic"}),
-	}
-	if reg != nil {
-		reg.MustRegister(m.bootstrapDials, m.rejected, m.received)
+		faultDropped: prometheus.NewCounter(prometheus.CounterOpts{
+			Namespace: "jobmesh", Subsystem: "p2p", Name: "fault_dropped_total",
+			Help: "Pubsub messages ignored by the DropInbound fault injection (tests only).",
+		}),
 	}
 	return m
+}
+
+// register adds the metrics to reg; a nil reg keeps them unregistered
+// (they still count, for tests). The fault counter is registered only
+// when the fault is on.
+func (m *metrics) register(reg prometheus.Registerer, fault bool) {
+	if reg == nil {
+		return
+	}
+	reg.MustRegister(m.bootstrapDials, m.rejected, m.received)
+	if fault {
+		reg.MustRegister(m.faultDropped)
+	}
 }
 
 // quietHandler passes on only records at or above min: libraries log

@@ -12,6 +12,7 @@ import (
 
 	pubsub "github.com/libp2p/go-libp2p-pubsub"
 	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/jobmesh/jobmesh/internal/wait"
@@ -251,4 +252,37 @@ func mustJSON(t *testing.T, v any) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+func TestDropInboundIgnoresAFractionOfOthersMessages(t *testing.T) {
+	self, other := peer.ID("self"), peer.ID("other")
+	dropped := prometheus.NewCounter(prometheus.CounterOpts{Name: "dropped"})
+	v := dropInbound(self, 0.25, dropped)
+	ignored := 0
+	const n = 20000
+	for range n {
+		switch v(context.Background(), other, nil) {
+		case pubsub.ValidationIgnore:
+			ignored++
+		case pubsub.ValidationAccept:
+		default:
+			t.Fatal("a dropped message must be ignored, never rejected (no peer is to blame)")
+		}
+		if v(context.Background(), self, nil) != pubsub.ValidationAccept {
+			t.Fatal("a node's own messages are never dropped")
+		}
+	}
+	// 25% of 20,000: the standard deviation is about 61, so ±1,000 is
+	// far outside any chance result.
+	if ignored < n/4-1000 || ignored > n/4+1000 {
+		t.Fatalf("ignored %d of %d, want about %d", ignored, n, n/4)
+	}
+	if got := testutil.ToFloat64(dropped); got != float64(ignored) {
+		t.Fatalf("counted %v drops, ignored %d", got, ignored)
+	}
+	cfg := DefaultConfig()
+	cfg.DropInbound = 1
+	if err := cfg.Validate(); err == nil {
+		t.Fatal("DropInbound 1 is accepted")
+	}
 }

@@ -204,7 +204,7 @@ func (w *Worker) settleJob(ctx context.Context, js *jobState) error {
 		if !finalizer {
 			return nil
 		}
-		if err := crdt.PutJSON(ctx, w.p.Store, SettlementKey(id), SettlementType, NewSettlementRecord(cv.own)); err != nil {
+		if err := crdt.PutJSON(ctx, w.writer, SettlementKey(id), SettlementType, NewSettlementRecord(cv.own)); err != nil {
 			return fmt.Errorf("writing settlement: %w", err)
 		}
 		w.log.Info("settlement proposed", "job", id, "payees", len(cv.own.Payees), "culprits", len(cv.own.Culprits))
@@ -272,7 +272,7 @@ func (w *Worker) sign(ctx context.Context, id jobs.ID, s escrow.Settlement) erro
 	if err != nil {
 		return err
 	}
-	if err := w.p.Store.Put(ctx, SignatureKey(id, w.self), SignatureType, b); err != nil {
+	if err := w.writer.Put(ctx, SignatureKey(id, w.self), SignatureType, b); err != nil {
 		return fmt.Errorf("writing settlement signature: %w", err)
 	}
 	w.m.signatures.Inc()
@@ -359,7 +359,7 @@ func (w *Worker) SubmitSettlement(ctx context.Context, id jobs.ID) (bool, error)
 	w.m.settlements.WithLabelValues("submitted").Inc()
 	w.log.Info("job settled on chain", "job", id, "tx", rcpt.TxHash, "block", rcpt.BlockNumber, "payees", len(cv.own.Payees), "culprits", len(cv.own.Culprits))
 	rec := SettledRecord{Version: SettledRecordVersion, Tx: strings.ToLower(rcpt.TxHash.Hex()), Block: rcpt.BlockNumber.Uint64(), Submitter: w.self}
-	if err := crdt.PutJSON(ctx, w.p.Store, SettledKey(id), SettledType, rec); err != nil {
+	if err := crdt.PutJSON(ctx, w.writer, SettledKey(id), SettledType, rec); err != nil {
 		w.log.Warn("recording the settle transaction", "job", id, "err", err)
 	}
 	return true, nil

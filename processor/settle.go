@@ -23,7 +23,6 @@ import (
 // finalizers write the same verdict.
 func (w *Worker) settle(ctx context.Context) {
 	defer w.wg.Done()
-	changes := w.p.Store.Watch(ctx, "/jobs")
 	t := time.NewTicker(w.cfg.Poll)
 	defer t.Stop()
 	for {
@@ -34,21 +33,8 @@ func (w *Worker) settle(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-		case _, ok := <-changes:
-			if !ok {
-				return
-			}
-			// Coalesce a burst of changes into one pass.
-			for drained := false; !drained; {
-				select {
-				case _, ok := <-changes:
-					if !ok {
-						return // the store closed the watch
-					}
-				default:
-					drained = true
-				}
-			}
+		case <-w.index.changed:
+			// One pass covers every change so far: the signal coalesces.
 		}
 	}
 }
@@ -68,47 +54,81 @@ type jobRecords struct {
 	settled    bool                      // a settled record exists
 }
 
-func (w *Worker) records(ctx context.Context, id jobs.ID) (jobRecords, error) {
-	recs, err := w.p.Store.Query(ctx, JobKey(id)+"/")
-	if err != nil {
-		return jobRecords{}, err
-	}
-	out := jobRecords{reruns: map[uint64][]Rerun{}, dispute: map[uint64]Dispute{}, redo: map[string]Redo{}}
-	for _, r := range recs {
-		author := r.Author.String()
-		switch r.Type {
-		case microjob.TypeCommit:
-			if c, err := microjob.OpenCommitment(r.Key, author, r.Payload); err == nil {
-				out.commits = append(out.commits, c)
-			}
-		case microjob.TypeResult:
-			if d, err := microjob.OpenDisclosure(r.Key, author, r.Payload); err == nil {
-				out.discl = append(out.discl, d)
-			}
-		case RerunType:
-			var rr Rerun
-			if decodeStrict(r.Payload, &rr) == nil && rr.Processor == author && RerunKey(id, rr.Block, author) == r.Key {
-				out.reruns[rr.Block] = append(out.reruns[rr.Block], rr)
-			}
-		case DisputeType:
-			var d Dispute
-			if decodeStrict(r.Payload, &d) == nil && DisputeKey(id, d.Dispute.Block) == r.Key {
-				out.dispute[d.Dispute.Block] = d
-			}
-		case RedoType:
-			var rd Redo
-			if decodeStrict(r.Payload, &rd) == nil {
-				out.redo[rd.Micro] = rd
-			}
-		case VerdictType:
-			if r.Key == VerdictKey(id) {
-				out.verdict, out.verdictRec = true, r.Payload
-			}
-		default:
-			out.addSettlement(id, r.Key, author, r.Type, r.Payload)
+func newJobRecords() *jobRecords {
+	return &jobRecords{reruns: map[uint64][]Rerun{}, dispute: map[uint64]Dispute{}, redo: map[string]Redo{}}
+}
+
+// part is one record of a job, opened and checked: at most one of its
+// fields is set (rec is always), or none for a record that does not
+// belong where it is.
+type part struct {
+	rec     crdt.Record
+	commit  *microjob.Commitment
+	discl   *microjob.Disclosure
+	rerun   *Rerun
+	dispute *Dispute
+	redo    *Redo
+	verdict bool
+}
+
+// openPart opens one record of job id.
+func openPart(id jobs.ID, r crdt.Record) part {
+	p := part{rec: r}
+	author := r.Author.String()
+	switch r.Type {
+	case microjob.TypeCommit:
+		if c, err := microjob.OpenCommitment(r.Key, author, r.Payload); err == nil && c.JobID == id {
+			p.commit = &c
 		}
+	case microjob.TypeResult:
+		if d, err := microjob.OpenDisclosure(r.Key, author, r.Payload); err == nil && d.JobID == id {
+			p.discl = &d
+		}
+	case RerunType:
+		var rr Rerun
+		if decodeStrict(r.Payload, &rr) == nil && rr.Processor == author && RerunKey(id, rr.Block, author) == r.Key {
+			p.rerun = &rr
+		}
+	case DisputeType:
+		var d Dispute
+		if decodeStrict(r.Payload, &d) == nil && DisputeKey(id, d.Dispute.Block) == r.Key {
+			p.dispute = &d
+		}
+	case RedoType:
+		var rd Redo
+		if decodeStrict(r.Payload, &rd) == nil {
+			p.redo = &rd
+		}
+	case VerdictType:
+		p.verdict = r.Key == VerdictKey(id)
 	}
-	return out, nil
+	return p
+}
+
+// add adds one opened record.
+func (out *jobRecords) add(id jobs.ID, p part) {
+	switch {
+	case p.commit != nil:
+		out.commits = append(out.commits, *p.commit)
+	case p.discl != nil:
+		out.discl = append(out.discl, *p.discl)
+	case p.rerun != nil:
+		out.reruns[p.rerun.Block] = append(out.reruns[p.rerun.Block], *p.rerun)
+	case p.dispute != nil:
+		out.dispute[p.dispute.Dispute.Block] = *p.dispute
+	case p.redo != nil:
+		out.redo[p.redo.Micro] = *p.redo
+	case p.verdict:
+		out.verdict, out.verdictRec = true, p.rec.Payload
+	default:
+		out.addSettlement(id, p.rec.Key, p.rec.Author.String(), p.rec.Type, p.rec.Payload)
+	}
+}
+
+// records returns a job's records from the index. The result is shared
+// and must not be modified.
+func (w *Worker) records(ctx context.Context, id jobs.ID) (*jobRecords, error) {
+	return w.index.records(ctx, id)
 }
 
 // committed returns the MicroJobs of a job that have at least one
@@ -153,7 +173,7 @@ func (w *Worker) disclose(ctx context.Context) {
 			keep = append(keep, d)
 			continue
 		}
-		if err := w.p.Store.Put(ctx, d.Key(), microjob.TypeResult, d.Encode()); err != nil {
+		if err := w.writer.Put(ctx, d.Key(), microjob.TypeResult, d.Encode()); err != nil {
 			keep = append(keep, d)
 			continue
 		}
@@ -187,7 +207,7 @@ func (w *Worker) finalizeAll(ctx context.Context) {
 // processor proves nothing; checking it needs two independent re-runs so
 // that one lying re-runner cannot convict an honest processor. Not done
 // yet: see docs/ARCHITECTURE.md.)
-func judge(js *jobState, recs jobRecords) (microjob.Verdict, []string, []string, error) {
+func judge(js *jobState, recs *jobRecords) (microjob.Verdict, []string, []string, error) {
 	excluded := map[string]bool{}
 	var redo []string
 	for {
@@ -244,7 +264,7 @@ func judge(js *jobState, recs jobRecords) (microjob.Verdict, []string, []string,
 
 // rerunHash is the designated third processor's hash of block, if it has
 // re-run it.
-func rerunHash(recs jobRecords, block uint64) ([32]byte, bool) {
+func rerunHash(recs *jobRecords, block uint64) ([32]byte, bool) {
 	third := recs.dispute[block].Third
 	for _, rr := range recs.reruns[block] {
 		if rr.Processor != third {
@@ -257,6 +277,10 @@ func rerunHash(recs jobRecords, block uint64) ([32]byte, bool) {
 	}
 	return [32]byte{}, false
 }
+
+// judgeEvery is how many Poll periods pass between judgements of a job
+// whose MicroJobs are not all disclosed yet.
+const judgeEvery = 5
 
 func (w *Worker) finalize(ctx context.Context, js *jobState) error {
 	id := js.plan.JobID
@@ -273,6 +297,21 @@ func (w *Worker) finalize(ctx context.Context, js *jobState) error {
 	if len(recs.discl) == 0 {
 		return nil
 	}
+	// Judging costs O(records): judge when the records changed, and while
+	// some MicroJob has no disclosure yet only now and then (to catch a
+	// culprit early); the grace wait re-judges until it is over.
+	ver := w.index.version(id)
+	now := time.Now()
+	w.mu.Lock()
+	skip := !js.graceWait && ver != 0 && ver == js.judgedVer ||
+		!w.index.disclosedAll(id, js.plan) && now.Sub(js.judgedAt) < judgeEvery*w.cfg.Poll
+	if !skip {
+		js.judgedVer, js.judgedAt, js.graceWait = ver, now, false
+	}
+	w.mu.Unlock()
+	if skip {
+		return nil
+	}
 	v, culprits, redo, err := judge(js, recs)
 	if err != nil {
 		return err
@@ -285,7 +324,7 @@ func (w *Worker) finalize(ctx context.Context, js *jobState) error {
 		if _, ok := recs.redo[m]; ok {
 			continue
 		}
-		if err := crdt.PutJSON(ctx, w.p.Store, RedoKey(id, mustHash(m)), RedoType, Redo{Micro: m, Exclude: culprits}); err != nil {
+		if err := crdt.PutJSON(ctx, w.writer, RedoKey(id, mustHash(m)), RedoType, Redo{Micro: m, Exclude: culprits}); err != nil {
 			return err
 		}
 		w.log.Info("MicroJob to be redone", "job", id, "micro", m, "culprits", culprits)
@@ -299,6 +338,7 @@ func (w *Worker) finalize(ctx context.Context, js *jobState) error {
 			js.complete = time.Now()
 		}
 		waited := time.Since(js.complete)
+		js.graceWait = waited < w.cfg.DiscloseGrace
 		w.mu.Unlock()
 		if waited < w.cfg.DiscloseGrace {
 			return nil
@@ -315,7 +355,7 @@ func (w *Worker) finalize(ctx context.Context, js *jobState) error {
 		return err
 	}
 	rec := VerdictRecord{Verdict: json.RawMessage(v.Encode()), Culprits: culprits, Output: out.String()}
-	if err := crdt.PutJSON(ctx, w.p.Store, VerdictKey(id), VerdictType, rec); err != nil {
+	if err := crdt.PutJSON(ctx, w.writer, VerdictKey(id), VerdictType, rec); err != nil {
 		return err
 	}
 	w.mu.Lock()
@@ -328,7 +368,7 @@ func (w *Worker) finalize(ctx context.Context, js *jobState) error {
 
 // undisclosed counts commitments whose processor has not disclosed that
 // MicroJob yet.
-func undisclosed(recs jobRecords) int {
+func undisclosed(recs *jobRecords) int {
 	type key struct {
 		micro jobs.ID
 		proc  string
@@ -354,7 +394,7 @@ func mustHash(s string) jobs.ID {
 // requestReruns names a third processor for each disputed block: one that
 // took part in neither side, chosen by a seeded draw that anyone can
 // repeat.
-func (w *Worker) requestReruns(ctx context.Context, js *jobState, disputes []microjob.Dispute, recs jobRecords) error {
+func (w *Worker) requestReruns(ctx context.Context, js *jobState, disputes []microjob.Dispute, recs *jobRecords) error {
 	procs, err := w.processors(ctx)
 	if err != nil {
 		return err
@@ -380,7 +420,7 @@ func (w *Worker) requestReruns(ctx context.Context, js *jobState, disputes []mic
 			continue
 		}
 		rec := Dispute{Dispute: d, Third: pool[i]}
-		if err := crdt.PutJSON(ctx, w.p.Store, DisputeKey(js.plan.JobID, d.Block), DisputeType, rec); err != nil {
+		if err := crdt.PutJSON(ctx, w.writer, DisputeKey(js.plan.JobID, d.Block), DisputeType, rec); err != nil {
 			return err
 		}
 		w.log.Info("disputed block sent for a third run", "job", js.plan.JobID, "block", d.Block, "sides", d.Processors, "third", pool[i])
@@ -445,7 +485,7 @@ func (w *Worker) doReruns(ctx context.Context) bool {
 			}
 			sum := sha256.Sum256(out)
 			rr := Rerun{Block: block, Hash: hex.EncodeToString(sum[:]), Processor: w.self}
-			if err := crdt.PutJSON(ctx, w.p.Store, RerunKey(js.plan.JobID, block, w.self), RerunType, rr); err != nil {
+			if err := crdt.PutJSON(ctx, w.writer, RerunKey(js.plan.JobID, block, w.self), RerunType, rr); err != nil {
 				continue
 			}
 			w.log.Info("re-ran a disputed block", "job", js.plan.JobID, "block", block)
@@ -490,7 +530,7 @@ func (w *Worker) doRedos(ctx context.Context) bool {
 				w.fail(js, "redoing MicroJob", err)
 				continue
 			}
-			if err := w.p.Store.Put(ctx, d.Key(), microjob.TypeResult, d.Encode()); err != nil {
+			if err := w.writer.Put(ctx, d.Key(), microjob.TypeResult, d.Encode()); err != nil {
 				continue
 			}
 			w.log.Info("redid MicroJob", "job", js.plan.JobID, "micro", mid)

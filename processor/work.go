@@ -20,8 +20,15 @@ func (w *Worker) work(ctx context.Context) {
 	defer w.wg.Done()
 	t := time.NewTicker(w.cfg.Poll)
 	defer t.Stop()
+	// The whole of /jobs is read at start and then now and then, for what
+	// the Jobs channel and the store's watch both missed; the watch
+	// (noticeRecord) keeps the worker current between.
+	var synced time.Time
 	for {
-		w.syncKnown(ctx)
+		if time.Since(synced) >= syncEvery*w.cfg.Poll {
+			w.syncKnown(ctx)
+			synced = time.Now()
+		}
 		w.retireFinished()
 		if w.step(ctx) {
 			continue
@@ -35,6 +42,9 @@ func (w *Worker) work(ctx context.Context) {
 	}
 }
 
+// syncEvery is how many Poll periods pass between full reads of /jobs.
+const syncEvery = 10
+
 // retireFinished leaves the channel and rooms of jobs that have a verdict.
 func (w *Worker) retireFinished() {
 	w.mu.Lock()
@@ -43,6 +53,9 @@ func (w *Worker) retireFinished() {
 	for id, js := range w.known {
 		if !js.finished {
 			continue
+		}
+		if w.p.Chain == nil || js.chainDone {
+			w.index.forget(id)
 		}
 		if js.topic != nil {
 			topics = append(topics, js.topic)
@@ -357,7 +370,7 @@ func (w *Worker) run(ctx context.Context, js *jobState, micro *jobs.MicroJob) (m
 	if err != nil {
 		return microjob.Disclosure{}, err
 	}
-	if err := w.p.Store.Put(ctx, c.Key(), microjob.TypeCommit, c.Encode()); err != nil {
+	if err := w.writer.Put(ctx, c.Key(), microjob.TypeCommit, c.Encode()); err != nil {
 		return microjob.Disclosure{}, fmt.Errorf("writing commitment: %w", err)
 	}
 	w.m.microjobs.WithLabelValues("ok").Inc()

@@ -177,6 +177,9 @@ type Worker struct {
 	fetch  *fetch.Registry
 	topic  *p2p.Topic[jobs.ChannelMsg]
 	m      *metrics
+	// index holds each followed job's records; writer writes through it.
+	index  *recordIndex
+	writer indexWriter
 	// quorumNum / quorumDen is the escrow's signing quorum (nil without a
 	// chain).
 	quorumNum, quorumDen *big.Int
@@ -223,6 +226,13 @@ type jobState struct {
 	// quorumAt is when this processor, as a payee, first saw a quorum of
 	// signatures.
 	quorumAt time.Time
+
+	// judgedVer and judgedAt are the record index version and the time of
+	// the last judgement; graceWait: it found the job complete and is
+	// waiting out DiscloseGrace, so it must be judged again unchanged.
+	judgedVer uint64
+	judgedAt  time.Time
+	graceWait bool
 }
 
 // New starts a Worker. Close stops it.
@@ -273,7 +283,11 @@ func New(ctx context.Context, p Params, cfg Config) (*Worker, error) {
 		}
 	}
 	runCtx, cancel := context.WithCancel(context.Background())
-	w := &Worker{quorumNum: qNum, quorumDen: qDen,
+	index := newRecordIndex(p.Store)
+	// The watch starts before anything is read, so the index misses no
+	// change made after a job's records were first queried.
+	changes := p.Store.Watch(runCtx, "/jobs")
+	w := &Worker{quorumNum: qNum, quorumDen: qDen, index: index, writer: indexWriter{store: p.Store, index: index},
 		cfg: cfg, p: p, self: p.Host.ID().String(), log: log, exec: exec, closer: closer, runner: runner,
 		fetch: fetcher, topic: topic, m: newMetrics(p.Registerer),
 		known: map[jobs.ID]*jobState{}, rooms: map[macrojob.RoomID]*macrojob.Room{},
@@ -295,8 +309,13 @@ func New(ctx context.Context, p Params, cfg Config) (*Worker, error) {
 	if w.cfg.Room.Queue.Chooser == nil {
 		w.cfg.Room.Queue.Chooser = weightedChooser{w}
 	}
-	w.wg.Add(4)
+	index.onChange = w.poke
+	w.wg.Add(5)
 	go w.keepFacts(runCtx)
+	go func() {
+		defer w.wg.Done()
+		index.run(runCtx, changes, w.noticeRecord)
+	}()
 	go w.listen(runCtx)
 	go w.work(runCtx)
 	go w.settle(runCtx)
@@ -407,33 +426,41 @@ func (w *Worker) learn(info *jobs.JobInfo) {
 }
 
 // syncKnown reads jobs and verdicts from the store, which catches what the
-// channel missed.
+// channel and the watch missed (a watch overflow, records that arrived
+// before the worker started).
 func (w *Worker) syncKnown(ctx context.Context) {
 	recs, err := w.p.Store.Query(ctx, "/jobs")
 	if err != nil {
 		return
 	}
 	for _, r := range recs {
-		switch r.Type {
-		case JobType:
-			if info, err := jobs.Decode(r.Payload); err == nil && JobKey(info.ID()) == r.Key {
-				w.learn(info)
+		w.noticeRecord(r)
+	}
+}
+
+// noticeRecord learns a job from its JobInfo record and marks it finished
+// from its verdict record; other records are ignored.
+func (w *Worker) noticeRecord(r crdt.Record) {
+	switch r.Type {
+	case JobType:
+		if info, err := jobs.Decode(r.Payload); err == nil && JobKey(info.ID()) == r.Key {
+			w.learn(info)
+		}
+	case AbortedType:
+		if id, ok := jobOfAbortedKey(r.Key); ok {
+			if _, err := DecodeJobAborted(r.Key, r.Payload); err == nil {
+				w.markAborted(id)
 			}
-		case AbortedType:
-			if id, ok := jobOfAbortedKey(r.Key); ok {
-				if _, err := DecodeJobAborted(r.Key, r.Payload); err == nil {
-					w.markAborted(id)
-				}
+		}
+	case VerdictType:
+		if id, ok := jobOfVerdictKey(r.Key); ok {
+			w.mu.Lock()
+			if js := w.known[id]; js != nil && !js.finished {
+				js.finished = true
+				w.log.Info("job finished", "job", id)
 			}
-		case VerdictType:
-			if id, ok := jobOfVerdictKey(r.Key); ok {
-				w.mu.Lock()
-				if js := w.known[id]; js != nil && !js.finished {
-					js.finished = true
-					w.log.Info("job finished", "job", id)
-				}
-				w.mu.Unlock()
-			}
+			w.mu.Unlock()
+			w.poke()
 		}
 	}
 }

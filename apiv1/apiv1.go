@@ -1,9 +1,6 @@
-package api
+package apiv1
 
 import "time"
-
-// The /v1 job API's wire types. They are shared by the server, the Go SDK
-// and the dashboard; a change here is a change of the API version.
 
 // JobState is where a job is in its life, as the serving node sees it.
 type JobState string
@@ -59,10 +56,14 @@ type Job struct {
 	// ByProcessor counts the MicroJobs each processor (peer ID) committed.
 	ByProcessor map[string]int `json:"by_processor"`
 	// Verdict, once the job has one.
-	Verified       bool     `json:"verified"` // every block verified
-	Culprits       []string `json:"culprits"` // peer IDs, sorted; never null
-	OutputCID      string   `json:"output_cid,omitempty"`
-	VerifierHashes []string `json:"verifier_hashes,omitempty"` // lowercase hex, MacroJob order
+	Verified  bool     `json:"verified"` // every block verified
+	Culprits  []string `json:"culprits"` // peer IDs, sorted; never null
+	OutputCID string   `json:"output_cid,omitempty"`
+	// VerifierHashes are the accepted verifier MicroJobs' block hashes
+	// (lowercase hex) by MacroJob index; VerifierDigest is their digest,
+	// the verifier hash the settlement carries on chain.
+	VerifierHashes map[uint64][]string `json:"verifier_hashes,omitempty"`
+	VerifierDigest string              `json:"verifier_digest,omitempty"`
 	// Settlement, once the escrow is released.
 	SettlementTx string            `json:"settlement_tx,omitempty"`
 	Payouts      map[string]string `json:"payouts,omitempty"` // wallet → wei, decimal

@@ -1,0 +1,213 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/jobmesh/jobmesh/apiv1"
+	"github.com/jobmesh/jobmesh/crdt"
+	"github.com/jobmesh/jobmesh/dapp"
+	"github.com/jobmesh/jobmesh/escrow"
+	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/microjob"
+	"github.com/jobmesh/jobmesh/processor"
+)
+
+// ErrNoSuchJob: the node's store holds no job with that ID.
+var ErrNoSuchJob = errors.New("api: no such job")
+
+// maxPlans bounds the slicing plans a JobView keeps.
+const maxPlans = 256
+
+// JobView derives job summaries from a node's replicated store and, when
+// the node has one, its chain. Every node derives the same summary from
+// the same store, except Mine and what the chain adds.
+type JobView struct {
+	Store crdt.Reader
+	// Chain, when set, adds the escrow's state and payouts.
+	Chain *escrow.Client
+	// Mine reports whether this node submitted a job; nil: none.
+	Mine func(jobs.ID) bool
+
+	mu    sync.Mutex
+	plans map[jobs.ID]*jobs.Plan
+}
+
+// List returns the summary of every job in the store, newest first.
+func (v *JobView) List(ctx context.Context) ([]apiv1.Job, error) {
+	recs, err := v.Store.Query(ctx, "/jobs")
+	if err != nil {
+		return nil, err
+	}
+	out := []apiv1.Job{}
+	for _, r := range recs {
+		if r.Type != processor.JobType {
+			continue
+		}
+		info, err := jobs.Decode(r.Payload)
+		if err != nil || processor.JobKey(info.ID()) != r.Key {
+			continue
+		}
+		j, err := v.summary(ctx, info, r)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, j)
+	}
+	slices.SortFunc(out, func(a, b apiv1.Job) int {
+		if c := b.Updated.Compare(a.Updated); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return out, nil
+}
+
+// Summary returns one job's summary; ErrNoSuchJob when the store has no
+// such job.
+func (v *JobView) Summary(ctx context.Context, id jobs.ID) (apiv1.Job, error) {
+	r, err := v.Store.Get(ctx, processor.JobKey(id))
+	if errors.Is(err, crdt.ErrNotFound) {
+		return apiv1.Job{}, fmt.Errorf("%w: %s", ErrNoSuchJob, id)
+	}
+	if err != nil {
+		return apiv1.Job{}, err
+	}
+	info, err := jobs.Decode(r.Payload)
+	if err != nil || info.ID() != id {
+		return apiv1.Job{}, fmt.Errorf("%w: %s: the stored record is not that job", ErrNoSuchJob, id)
+	}
+	return v.summary(ctx, info, r)
+}
+
+func (v *JobView) plan(info *jobs.JobInfo) (*jobs.Plan, error) {
+	id := info.ID()
+	v.mu.Lock()
+	p := v.plans[id]
+	v.mu.Unlock()
+	if p != nil {
+		return p, nil
+	}
+	p, err := jobs.Slice(info)
+	if err != nil {
+		return nil, err
+	}
+	v.mu.Lock()
+	if v.plans == nil || len(v.plans) >= maxPlans {
+		v.plans = map[jobs.ID]*jobs.Plan{}
+	}
+	v.plans[id] = p
+	v.mu.Unlock()
+	return p, nil
+}
+
+func (v *JobView) summary(ctx context.Context, info *jobs.JobInfo, rec crdt.Record) (apiv1.Job, error) {
+	id := info.ID()
+	plan, err := v.plan(info)
+	if err != nil {
+		return apiv1.Job{}, fmt.Errorf("api: job %s does not slice: %w", id, err)
+	}
+	j := apiv1.Job{
+		ID:          id.String(),
+		Creator:     info.Creator.String(),
+		PriceWei:    info.PriceWei.String(),
+		Deadline:    time.Unix(info.Deadline, 0).UTC(),
+		CodeURI:     info.Code.URI,
+		DataURI:     info.Data.URI,
+		DataSize:    info.Data.Size,
+		Output:      info.Output.Kind,
+		MacroJobs:   len(plan.Macros),
+		MicroJobs:   plan.NumMicroJobs(),
+		Blocks:      plan.NumBlocks,
+		ByProcessor: map[string]int{},
+		Culprits:    []string{},
+		Updated:     rec.Time().UTC(),
+	}
+	if v.Mine != nil {
+		j.Mine = v.Mine(id)
+	}
+	// Progress: the MicroJobs with a commitment and with a disclosure, and
+	// who committed them. The store has checked each record's signature
+	// and that its author is the processor its key names.
+	recs, err := v.Store.Query(ctx, processor.JobKey(id)+"/")
+	if err != nil {
+		return apiv1.Job{}, err
+	}
+	committed, disclosed := map[jobs.ID]bool{}, map[jobs.ID]bool{}
+	for _, r := range recs {
+		if t := r.Time(); t.After(j.Updated) {
+			j.Updated = t.UTC()
+		}
+		k, err := microjob.ParseKey(r.Key)
+		if err != nil || k.JobID != id || k.Processor != r.Author.String() {
+			continue
+		}
+		switch k.Type {
+		case microjob.TypeCommit:
+			if !committed[k.MicroID] {
+				committed[k.MicroID] = true
+			}
+			j.ByProcessor[k.Processor]++
+		case microjob.TypeResult:
+			disclosed[k.MicroID] = true
+		}
+	}
+	j.Committed, j.Disclosed = len(committed), len(disclosed)
+
+	res, verdict, err := dapp.Status(ctx, v.Store, id)
+	if err != nil {
+		return apiv1.Job{}, err
+	}
+	switch {
+	case verdict:
+		j.State = apiv1.JobVerified
+		j.Verified = res.Verdict.Verified
+		j.Culprits = append(j.Culprits, res.Culprits...)
+		slices.Sort(j.Culprits)
+		j.OutputCID = res.Output.String()
+		j.VerifierHashes = maps.Clone(res.Verdict.VerifierHashes)
+		j.VerifierDigest = strings.TrimPrefix(processor.VerifierDigest(res.Verdict).Hex(), "0x")
+		// The verdict's credits replace the raw commitment counts: a
+		// culprit's or a duplicate's work is not credited.
+		j.ByProcessor = maps.Clone(res.Verdict.Counts)
+		if j.ByProcessor == nil {
+			j.ByProcessor = map[string]int{}
+		}
+	case j.Committed > 0:
+		j.State = apiv1.JobRunning
+	default:
+		j.State = apiv1.JobOpen
+	}
+	if v.Chain == nil {
+		return j, nil
+	}
+	rel, ej, err := v.Chain.Released(ctx, common.Hash(id))
+	if err != nil {
+		return apiv1.Job{}, fmt.Errorf("api: reading the escrow of job %s: %w", id, err)
+	}
+	switch ej.State {
+	case escrow.JobNone:
+		j.State = apiv1.JobUnfunded
+	case escrow.JobRefunded:
+		j.State = apiv1.JobRefunded
+	case escrow.JobAborted:
+		j.State = apiv1.JobCancelled
+	case escrow.JobSettled:
+		j.State = apiv1.JobSettled
+		j.SettlementTx = rel.TxHash.Hex()
+		j.Payouts = map[string]string{}
+		for i, p := range rel.Payees {
+			j.Payouts[strings.ToLower(p.Hex())] = rel.Amounts[i].String()
+		}
+		j.RefundWei = rel.Refund.String()
+	}
+	return j, nil
+}

@@ -1,0 +1,143 @@
+package api_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jobmesh/jobmesh/api"
+	"github.com/jobmesh/jobmesh/apiv1"
+	"github.com/jobmesh/jobmesh/dapp"
+	"github.com/jobmesh/jobmesh/examples"
+	"github.com/jobmesh/jobmesh/internal/wait"
+	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/localmesh"
+	"github.com/jobmesh/jobmesh/meshtest"
+	"github.com/jobmesh/jobmesh/node"
+	"github.com/jobmesh/jobmesh/processor"
+)
+
+func getJSON(t *testing.T, url string, want int, out any) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != want {
+		t.Fatalf("GET %s: status %d, want %d", url, resp.StatusCode, want)
+	}
+	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+}
+
+// TestJobEndpoints follows one job through GET /v1/jobs/{id} on the
+// submitting node until it is settled on chain, and checks its summary.
+func TestJobEndpoints(t *testing.T) {
+	m := meshtest.New(t, localmesh.Options{
+		Processors: 3, Clients: 1, Chain: &localmesh.ChainOptions{},
+		Processor: func(_ *localmesh.Member, pc *processor.Config) {
+			pc.Poll = 200 * time.Millisecond
+			pc.DiscloseGrace = 2 * time.Second
+		},
+	})
+	var client, boot *localmesh.Member
+	for _, mem := range m.Running() {
+		switch mem.Role {
+		case node.RoleClient:
+			client = mem
+		case node.RoleBootstrap:
+			boot = mem
+		}
+	}
+	srv := httptest.NewServer(api.NewHandler(client.Node))
+	defer srv.Close()
+	bootSrv := httptest.NewServer(api.NewHandler(boot.Node))
+	defer bootSrv.Close()
+
+	ctx := context.Background()
+	code, err := examples.Build(ctx, "wordcount")
+	if err != nil {
+		t.Fatal(err)
+	}
+	price := big.NewInt(3_000_000_000)
+	info, err := client.DApp.Submit(ctx, dapp.Spec{
+		Code: code, Data: []byte(strings.Repeat("the quick brown fox jumps over the lazy dog\n", 40)),
+		Slicing:  jobs.Slicing{BlockSize: 128, MicroJobs: 2, BlocksPerMicro: 2},
+		Price:    price,
+		Deadline: time.Now().Add(time.Hour),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := info.ID().String()
+
+	var j apiv1.Job
+	wait.Until(t, 3*time.Minute, func() error {
+		getJSON(t, srv.URL+"/v1/jobs/"+id, http.StatusOK, &j)
+		if j.State != apiv1.JobSettled {
+			return fmt.Errorf("job is %s (%d/%d committed)", j.State, j.Committed, j.MicroJobs)
+		}
+		return nil
+	})
+	if !j.Mine || !j.Verified || len(j.Culprits) != 0 || j.OutputCID == "" || j.SettlementTx == "" {
+		t.Fatalf("settled job summary: %+v", j)
+	}
+	if j.Committed != j.MicroJobs || j.Disclosed != j.MicroJobs || j.MacroJobs == 0 {
+		t.Fatalf("progress %d committed, %d disclosed of %d MicroJobs", j.Committed, j.Disclosed, j.MicroJobs)
+	}
+	if len(j.VerifierHashes) != j.MacroJobs || len(j.VerifierDigest) != 64 {
+		t.Fatalf("verifier hashes %v, digest %q", j.VerifierHashes, j.VerifierDigest)
+	}
+	credited := 0
+	for _, n := range j.ByProcessor {
+		credited += n
+	}
+	if credited != j.MicroJobs {
+		t.Fatalf("%d MicroJobs credited by processor, want %d", credited, j.MicroJobs)
+	}
+	total, ok := new(big.Int).SetString(j.RefundWei, 10)
+	if !ok {
+		t.Fatalf("refund %q", j.RefundWei)
+	}
+	for w, a := range j.Payouts {
+		v, ok := new(big.Int).SetString(a, 10)
+		if !ok || v.Sign() <= 0 {
+			t.Fatalf("payout to %s: %q", w, a)
+		}
+		total.Add(total, v)
+	}
+	if total.Cmp(price) != 0 || j.PriceWei != price.String() {
+		t.Fatalf("payouts + refund = %v, escrow %v (%s)", total, price, j.PriceWei)
+	}
+
+	// Any node derives the same summary from its replica; only Mine differs.
+	var list []apiv1.Job
+	wait.Until(t, time.Minute, func() error {
+		getJSON(t, bootSrv.URL+"/v1/jobs", http.StatusOK, &list)
+		if len(list) != 1 || list[0].State != apiv1.JobVerified {
+			return fmt.Errorf("bootstrap lists %+v", list)
+		}
+		return nil
+	})
+	if got := list[0]; got.Mine || got.ID != id || got.OutputCID != j.OutputCID || got.Committed != j.Committed {
+		t.Fatalf("bootstrap's summary %+v differs from the client's %+v", got, j)
+	}
+
+	var e api.Error
+	getJSON(t, srv.URL+"/v1/jobs/"+strings.Repeat("ab", 32), http.StatusNotFound, &e)
+	if !strings.Contains(e.Error, "no such job") {
+		t.Fatalf("unknown job: %q", e.Error)
+	}
+	getJSON(t, srv.URL+"/v1/jobs/not-a-job-id", http.StatusBadRequest, &e)
+	if !strings.Contains(e.Error, "job ID") {
+		t.Fatalf("bad job ID: %q", e.Error)
+	}
+}

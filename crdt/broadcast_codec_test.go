@@ -1,0 +1,98 @@
+package crdt
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+
+	"github.com/ipfs/boxo/ipld/merkledag"
+	crdtpb "github.com/ipfs/go-ds-crdt/pb"
+	"google.golang.org/protobuf/proto"
+)
+
+func testAnnounce(t testing.TB, blocks ...inlineBlock) []byte {
+	t.Helper()
+	var msg crdtpb.CRDTBroadcast
+	for _, b := range blocks {
+		msg.Heads = append(msg.Heads, &crdtpb.Head{Cid: b.cid.Bytes()})
+	}
+	out, err := proto.Marshal(&msg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func testBlock(data string) inlineBlock {
+	nd := merkledag.NodeWithData([]byte(data))
+	return inlineBlock{cid: nd.Cid(), data: nd.RawData()}
+}
+
+func TestBroadcastCodec(t *testing.T) {
+	a, b := testBlock("delta a"), testBlock("delta b")
+	announce := testAnnounce(t, a, b)
+	wire := encodeBroadcast(announce, []inlineBlock{a, b})
+	got, blocks, err := decodeBroadcast(wire)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, announce) || len(blocks) != 2 || !blocks[0].cid.Equals(a.cid) || !bytes.Equal(blocks[1].data, b.data) {
+		t.Fatalf("round trip: %x, %v", got, blocks)
+	}
+	if err := validateBroadcast(wire, 8); err != nil {
+		t.Fatalf("a valid framed broadcast is refused: %v", err)
+	}
+	// A bare go-ds-crdt announcement still passes, with no blocks.
+	if got, blocks, err := decodeBroadcast(announce); err != nil || !bytes.Equal(got, announce) || blocks != nil {
+		t.Fatalf("bare announcement: %v %v", blocks, err)
+	}
+
+	// A block that does not hash to its CID is refused: a peer cannot
+	// plant content under a CID it does not match.
+	forged := encodeBroadcast(announce, []inlineBlock{{cid: a.cid, data: b.data}})
+	if _, _, err := decodeBroadcast(forged); !errors.Is(err, errBadBroadcast) {
+		t.Fatalf("forged block: %v", err)
+	}
+	if err := validateBroadcast(forged, 8); err == nil {
+		t.Fatal("the validator passes a forged block")
+	}
+	// Truncation, trailing bytes, too many blocks, oversize.
+	for name, bad := range map[string][]byte{
+		"truncated": wire[:len(wire)-3],
+		"trailing":  append(append([]byte{}, wire...), 0),
+		"oversize":  append(append([]byte{}, inlineMagic...), make([]byte, maxBroadcastBytes)...),
+	} {
+		if _, _, err := decodeBroadcast(bad); err == nil {
+			t.Errorf("%s: decoded", name)
+		}
+	}
+	if err := validateBroadcast(wire, 1); err == nil {
+		t.Error("more blocks than MaxBroadcastHeads pass")
+	}
+}
+
+func FuzzDecodeBroadcast(f *testing.F) {
+	a := testBlock("delta a")
+	f.Add(encodeBroadcast(testAnnounce(f, a), []inlineBlock{a}))
+	f.Add(testAnnounce(f, a))
+	f.Add([]byte("JMB1"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		announce, blocks, err := decodeBroadcast(data)
+		if err != nil {
+			return
+		}
+		for _, b := range blocks {
+			sum, err := b.cid.Prefix().Sum(b.data)
+			if err != nil || !sum.Equals(b.cid) {
+				t.Fatalf("decoded a block that does not match its CID %s", b.cid)
+			}
+		}
+		if bytes.HasPrefix(data, inlineMagic) {
+			again, _, err := decodeBroadcast(encodeBroadcast(announce, blocks))
+			if err != nil || !bytes.Equal(again, announce) {
+				t.Fatalf("re-encoding: %v", err)
+			}
+		}
+		_ = validateBroadcast(data, 256)
+	})
+}

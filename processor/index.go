@@ -1,0 +1,280 @@
+package processor
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/jobmesh/jobmesh/crdt"
+	"github.com/jobmesh/jobmesh/jobs"
+)
+
+// The record index keeps, for each job the worker follows, the job's
+// records opened and checked once each, fed by one watch on /jobs. Reading
+// a job's records is then a lookup instead of a query that decodes and
+// verifies every record again: the worker reads them on every step, and a
+// query per step made a job cost O(MicroJobs²) per processor.
+//
+// Consistency: a job's index is loaded with one Query; changes the watch
+// delivers while it loads are replayed on top, in order, so nothing
+// written after the watch started is missed. If the watch overflows, every
+// index is marked stale and reloads on its next read. The worker's own
+// writes are applied at once (indexWriter), so a step sees what the
+// previous step wrote.
+
+// recordIndex is the worker's per-job record index.
+type recordIndex struct {
+	store *crdt.Store
+
+	mu   sync.Mutex
+	jobs map[jobs.ID]*jobIndex
+	// changed is signalled (without blocking) after any index changed;
+	// onChange, when set, is called too.
+	changed  chan struct{}
+	onChange func()
+}
+
+// jobIndex is one job's records by key.
+type jobIndex struct {
+	id      jobs.ID
+	loaded  bool          // entries reflect a query plus the changes since
+	loading bool          // a query is under way; changes go to buffered
+	buf     []crdt.Change // changes seen while loading
+	entries map[string]part
+	version uint64 // bumped on every change
+	snap    *jobRecords
+	snapVer uint64
+	// disclosed counts, by MicroJob, the valid disclosures held.
+	disclosed map[jobs.ID]int
+}
+
+func newRecordIndex(store *crdt.Store) *recordIndex {
+	return &recordIndex{store: store, jobs: map[jobs.ID]*jobIndex{}, changed: make(chan struct{}, 1)}
+}
+
+func (x *recordIndex) signal() {
+	select {
+	case x.changed <- struct{}{}:
+	default:
+	}
+	if x.onChange != nil {
+		x.onChange()
+	}
+}
+
+// jobOfKey returns the job a key under /jobs/<id>/ belongs to.
+func jobOfKey(key string) (jobs.ID, bool) {
+	rest, ok := strings.CutPrefix(key, "/jobs/")
+	if !ok || len(rest) < 65 || rest[64] != '/' {
+		return jobs.ID{}, false
+	}
+	id, err := jobs.ParseHash(rest[:64])
+	return id, err == nil
+}
+
+// run feeds the index from the store until ctx ends or the store closes.
+// onJob is called with the /jobs/<id> and verdict records it sees (job
+// discovery and completion without a query).
+func (x *recordIndex) run(ctx context.Context, changes <-chan crdt.Change, onRecord func(crdt.Record)) {
+	for c := range changes {
+		if c.Kind == crdt.ChangeOverflow {
+			x.mu.Lock()
+			for _, ji := range x.jobs {
+				if !ji.loading {
+					ji.loaded = false
+				}
+				ji.buf = append(ji.buf, c) // a loading index reloads too
+			}
+			x.mu.Unlock()
+			x.signal()
+			continue
+		}
+		if c.Kind == crdt.ChangePut && onRecord != nil && (c.Record.Type == JobType || c.Record.Type == VerdictType) {
+			onRecord(c.Record)
+		}
+		x.apply(c)
+	}
+}
+
+// apply routes one change to its job's index.
+func (x *recordIndex) apply(c crdt.Change) {
+	id, ok := jobOfKey(c.Key)
+	if !ok {
+		return
+	}
+	x.mu.Lock()
+	ji := x.jobs[id]
+	switch {
+	case ji == nil || (!ji.loaded && !ji.loading):
+		// Not followed, or stale: its next read reloads it.
+	case ji.loading:
+		ji.buf = append(ji.buf, c)
+	default:
+		ji.change(c)
+	}
+	x.mu.Unlock()
+	x.signal()
+}
+
+func (ji *jobIndex) change(c crdt.Change) {
+	switch c.Kind {
+	case crdt.ChangePut:
+		if old, ok := ji.entries[c.Key]; ok && old.rec.Seq == c.Record.Seq && old.rec.Author == c.Record.Author {
+			return // already held (the worker's own write, applied at once)
+		}
+		ji.count(c.Key, -1)
+		ji.entries[c.Key] = openPart(ji.id, c.Record)
+		ji.count(c.Key, +1)
+	case crdt.ChangeDelete:
+		ji.count(c.Key, -1)
+		delete(ji.entries, c.Key)
+	case crdt.ChangeOverflow:
+		ji.loaded = false
+		return
+	}
+	ji.version++
+}
+
+// count keeps the per-MicroJob disclosure counter in step with entries.
+func (ji *jobIndex) count(key string, delta int) {
+	p, ok := ji.entries[key]
+	if !ok || p.discl == nil {
+		return
+	}
+	m := p.discl.MicroID
+	ji.disclosed[m] += delta
+	if ji.disclosed[m] <= 0 {
+		delete(ji.disclosed, m)
+	}
+}
+
+// records returns job id's records, loading the index when it is new or
+// stale. The result is shared: callers must not modify it.
+func (x *recordIndex) records(ctx context.Context, id jobs.ID) (*jobRecords, error) {
+	for {
+		x.mu.Lock()
+		ji := x.jobs[id]
+		if ji == nil {
+			ji = &jobIndex{id: id}
+			x.jobs[id] = ji
+		}
+		if ji.loaded {
+			if ji.snap == nil || ji.snapVer != ji.version {
+				ji.snap, ji.snapVer = ji.build(), ji.version
+			}
+			s := ji.snap
+			x.mu.Unlock()
+			return s, nil
+		}
+		if ji.loading {
+			// Another goroutine loads it; read it the old way meanwhile.
+			x.mu.Unlock()
+			return x.query(ctx, id)
+		}
+		ji.loading, ji.buf = true, nil
+		x.mu.Unlock()
+
+		recs, err := x.store.Query(ctx, JobKey(id)+"/")
+
+		x.mu.Lock()
+		ji.loading = false
+		if err != nil {
+			x.mu.Unlock()
+			return nil, err
+		}
+		ji.entries = make(map[string]part, len(recs))
+		ji.disclosed = map[jobs.ID]int{}
+		for _, r := range recs {
+			ji.entries[r.Key] = openPart(id, r)
+			ji.count(r.Key, +1)
+		}
+		ji.loaded = true
+		ji.version++
+		buf := ji.buf
+		ji.buf = nil
+		for _, c := range buf {
+			ji.change(c)
+		}
+		x.mu.Unlock()
+		// An overflow while loading left it stale: load again.
+	}
+}
+
+// query reads a job's records without the index.
+func (x *recordIndex) query(ctx context.Context, id jobs.ID) (*jobRecords, error) {
+	recs, err := x.store.Query(ctx, JobKey(id)+"/")
+	if err != nil {
+		return nil, err
+	}
+	out := newJobRecords()
+	for _, r := range recs {
+		out.add(id, openPart(id, r))
+	}
+	return out, nil
+}
+
+// disclosedAll reports whether every MicroJob of plan has at least one
+// disclosure in the index (false when the index is not loaded).
+func (x *recordIndex) disclosedAll(id jobs.ID, plan *jobs.Plan) bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	ji := x.jobs[id]
+	return ji != nil && ji.loaded && len(ji.disclosed) >= plan.NumMicroJobs()
+}
+
+// version returns a number that changes whenever job id's index does.
+func (x *recordIndex) version(id jobs.ID) uint64 {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if ji := x.jobs[id]; ji != nil && ji.loaded {
+		return ji.version
+	}
+	return 0
+}
+
+// forget drops a job's index (the job is finished and settled).
+func (x *recordIndex) forget(id jobs.ID) {
+	x.mu.Lock()
+	delete(x.jobs, id)
+	x.mu.Unlock()
+}
+
+// build opens the index's records in key order, as a query returns them.
+func (ji *jobIndex) build() *jobRecords {
+	keys := make([]string, 0, len(ji.entries))
+	for k := range ji.entries {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	out := newJobRecords()
+	for _, k := range keys {
+		out.add(ji.id, ji.entries[k])
+	}
+	return out
+}
+
+// indexWriter writes to the store and applies each write to the index at
+// once, read back from the store so the index holds what the store does.
+type indexWriter struct {
+	store *crdt.Store
+	index *recordIndex
+}
+
+func (w indexWriter) Put(ctx context.Context, key, recordType string, payload []byte) error {
+	if err := w.store.Put(ctx, key, recordType, payload); err != nil {
+		return err
+	}
+	if r, err := w.store.Get(ctx, key); err == nil {
+		w.index.apply(crdt.Change{Kind: crdt.ChangePut, Key: key, Record: r})
+	}
+	return nil
+}
+
+func (w indexWriter) Delete(ctx context.Context, key string) error {
+	if err := w.store.Delete(ctx, key); err != nil {
+		return err
+	}
+	w.index.apply(crdt.Change{Kind: crdt.ChangeDelete, Key: key})
+	return nil
+}

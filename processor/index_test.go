@@ -1,0 +1,124 @@
+package processor
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"maps"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jobmesh/jobmesh/crdt"
+	"github.com/jobmesh/jobmesh/crdt/crdttest"
+	"github.com/jobmesh/jobmesh/jobs"
+)
+
+func redoKeys(r *jobRecords) map[string]Redo { return maps.Clone(r.redo) }
+
+// TestRecordIndexMatchesQuery: while two replicas write a job's records,
+// the index read on one of them converges to exactly what a query of the
+// store returns, including after a watch overflow, and the index's own
+// writes are visible at once.
+func TestRecordIndexMatchesQuery(t *testing.T) {
+	for _, buffer := range []int{1024, 2} { // 2: the watch overflows
+		t.Run("watchbuffer="+strconv.Itoa(buffer), func(t *testing.T) {
+			c := crdttest.New(t, crdttest.Options{Replicas: 2, Configure: func(_ int, cfg *crdt.Config) {
+				cfg.WatchBuffer = buffer
+			}})
+			local, remote := c.Replicas[0].Store, c.Replicas[1].Store
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			x := newRecordIndex(local)
+			changes := local.Watch(ctx, "/jobs")
+			done := make(chan struct{})
+			start := func() { go func() { defer close(done); x.run(ctx, changes, nil) }() }
+			defer func() { cancel(); <-done }()
+			if buffer > 2 {
+				start()
+			}
+			w := indexWriter{store: local, index: x}
+
+			id := jobs.ID(sha256.Sum256([]byte("job")))
+			micro := func(i int) jobs.ID { return jobs.ID(sha256.Sum256([]byte("micro" + strconv.Itoa(i)))) }
+			put := func(s crdt.Writer, i int) {
+				m := micro(i).String()
+				if err := crdt.PutJSON(ctx, s, RedoKey(id, micro(i)), RedoType, Redo{Micro: m, Exclude: []string{strconv.Itoa(i)}}); err != nil {
+					t.Error(err)
+				}
+			}
+			// The index's own write is there at once.
+			put(w, 0)
+			if r, err := x.records(ctx, id); err != nil || len(r.redo) != 1 {
+				t.Fatalf("own write: %v, %v", r, err)
+			}
+			var wg sync.WaitGroup
+			wg.Add(3)
+			go func() {
+				defer wg.Done()
+				for i := 1; i < 60; i += 2 {
+					put(w, i)
+				}
+			}()
+			go func() {
+				defer wg.Done()
+				for i := 2; i < 60; i += 2 {
+					put(remote, i)
+				}
+			}()
+			go func() { // reads race the writes
+				defer wg.Done()
+				for range 50 {
+					if _, err := x.records(ctx, id); err != nil {
+						t.Error(err)
+					}
+				}
+			}()
+			wg.Wait()
+			if buffer == 2 {
+				// The watch was not read during the writes, so it overflowed.
+				start()
+			}
+			crdttest.WaitUntil(t, 30*time.Second, func() error {
+				got, err := x.records(ctx, id)
+				if err != nil {
+					return err
+				}
+				want, err := x.query(ctx, id)
+				if err != nil {
+					return err
+				}
+				if len(want.redo) != 60 {
+					return fmt.Errorf("store holds %d records", len(want.redo))
+				}
+				if g, w := redoKeys(got), redoKeys(want); len(g) != len(w) {
+					return fmt.Errorf("index holds %d records, store %d", len(g), len(w))
+				}
+				for k, v := range want.redo {
+					if g, ok := got.redo[k]; !ok || g.Micro != v.Micro || g.Exclude[0] != v.Exclude[0] {
+						return fmt.Errorf("index lacks or differs at %s", k)
+					}
+				}
+				return nil
+			})
+			if dropped := crdttest.Metric(t, c.Replicas[0].Registry, "jobmesh_crdt_watch_dropped_total", nil); buffer == 2 && dropped == 0 {
+				t.Fatal("the watch never overflowed: the reload path was not exercised")
+			}
+			// A delete reaches the index too.
+			if err := remote.Delete(ctx, RedoKey(id, micro(2))); err != nil {
+				t.Fatal(err)
+			}
+			crdttest.WaitUntil(t, 30*time.Second, func() error {
+				got, err := x.records(ctx, id)
+				if err != nil {
+					return err
+				}
+				if _, ok := got.redo[micro(2).String()]; ok || len(got.redo) != 59 {
+					return fmt.Errorf("index holds %d records after the delete", len(got.redo))
+				}
+				return nil
+			})
+		})
+	}
+}
