@@ -128,7 +128,7 @@ func TestQueueCapAbortsLowestValue(t *testing.T) {
 	c := client(m)
 	var ids []jobs.ID
 	for i, price := range []int64{3_000_000, 1_000_000, 2_000_000} {
-		spec := dispatchSpec(100+i, 4, jobs.Requirements{GPUModel: "nobody-has-it"})
+		spec := dispatchSpec(100+i, 1, 4, jobs.Requirements{GPUModel: "nobody-has-it"})
 		spec.Price = big.NewInt(price)
 		spec.Creator = ""
 		info, err := c.DApp.Submit(ctx, spec)

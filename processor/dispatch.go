@@ -208,3 +208,14 @@ func (w *Worker) pickThird(pool []string, seed []byte) (int, bool) {
 	}
 	return 0, false
 }
+
+// Chooser returns the queue-owner chooser the worker gives its rooms (when
+// Config.Room.Queue.Chooser is nil), for wrappers that audit its choices.
+func (w *Worker) Chooser() macrojob.Chooser { return weightedChooser{w} }
+
+// SelectionWeights are the weights the worker's choosers give ids now:
+// a live processor's W, 0 when kicked out, the least positive live weight
+// when not live.
+func (w *Worker) SelectionWeights(ids []string) []float64 {
+	return candidateWeights(w.dview.Load(), ids)
+}
