@@ -60,6 +60,7 @@ func NewHandler(n *node.Node) http.Handler {
 		}
 		writeJSON(w, http.StatusOK, ads)
 	})
+	registerDispatch(mux, n)
 	view := &JobView{Store: n.Store, Chain: n.Escrow}
 	if n.DApp != nil {
 		view.Mine = n.DApp.Submitted

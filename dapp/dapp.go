@@ -366,6 +366,7 @@ func (c *Client) reannounce(ctx context.Context) {
 			return
 		case <-t.C:
 			c.closeFinished(ctx)
+			c.checkAborted(ctx)
 			c.announceOpen(ctx)
 		}
 	}
@@ -430,6 +431,10 @@ func (c *Client) WaitVerdict(ctx context.Context, id jobs.ID, every time.Duratio
 		if ok {
 			c.close(ctx, id, stateDone)
 			return r, nil
+		}
+		if _, err := processor.ReadAborted(ctx, c.p.Store, id); err == nil {
+			c.checkAborted(ctx)
+			return Result{}, fmt.Errorf("%w: %s", ErrAborted, id)
 		}
 		select {
 		case <-ctx.Done():

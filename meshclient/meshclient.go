@@ -266,3 +266,17 @@ func (c *Client) Wait(ctx context.Context, id string, onChange func(apiv1.Job)) 
 		}
 	}
 }
+
+// DispatchNodes lists the live processors with their grade, stake, QoS
+// and selection weight (GET /v1/dispatch/nodes).
+func (c *Client) DispatchNodes(ctx context.Context) (apiv1.DispatchNodes, error) {
+	var out apiv1.DispatchNodes
+	return out, c.call(ctx, http.MethodGet, "/v1/dispatch/nodes", nil, &out)
+}
+
+// Queue lists the open jobs in their dispatch groups with their values
+// (GET /v1/queue).
+func (c *Client) Queue(ctx context.Context) (apiv1.Queue, error) {
+	var out apiv1.Queue
+	return out, c.call(ctx, http.MethodGet, "/v1/queue", nil, &out)
+}

@@ -225,7 +225,7 @@ func New(ctx context.Context, p Params) (_ *Node, err error) {
 		if p.Processor != nil {
 			pc = *p.Processor
 		}
-		w, err := processor.New(ctx, processor.Params{Host: h, Blocks: blocks, Store: store, Logger: log, Registerer: reg, Chain: esc, WalletKey: p.WalletKey}, pc)
+		w, err := processor.New(ctx, processor.Params{Host: h, Blocks: blocks, Store: store, Logger: log, Registerer: reg, Chain: esc, WalletKey: p.WalletKey, Directory: directory{n}}, pc)
 		if err != nil {
 			return nil, err
 		}

@@ -93,10 +93,14 @@ func newNodesCmd(g *globals) *cobra.Command {
 			if asJSON {
 				return printJSON(cmd.OutOrStdout(), ads)
 			}
+			dn, err := c.DispatchNodes(cmd.Context())
+			if err != nil {
+				return err
+			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "PEER\tCARD\tVRAM MiB\tCPUS\tMODELS\tWALLET\tVERSION")
+			fmt.Fprintln(tw, "PEER\tCARD\tVRAM MiB\tCPUS\tMODELS\tWALLET\tVERSION\t"+dispatchHeader)
 			for _, a := range ads {
-				fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t%s\n", a.PeerID, a.CardModel, a.VRAMMiB, a.CPUs, len(a.Models), a.Wallet, a.Version)
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\n", a.PeerID, a.CardModel, a.VRAMMiB, a.CPUs, len(a.Models), a.Wallet, a.Version, dispatchColumns(dn, a.PeerID))
 			}
 			return tw.Flush()
 		},

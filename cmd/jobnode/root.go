@@ -47,6 +47,7 @@ func newRootCmd() *cobra.Command {
 		newIDCmd(g),
 		newPeersCmd(g),
 		newNodesCmd(g),
+		newQueueCmd(g),
 		newDemoCmd(g),
 		newJobCmd(g),
 	)
