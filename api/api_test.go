@@ -14,6 +14,7 @@ import (
 	"github.com/jobmesh/jobmesh/api"
 	"github.com/jobmesh/jobmesh/internal/wait"
 	"github.com/jobmesh/jobmesh/localmesh"
+	"github.com/jobmesh/jobmesh/meshclient"
 	"github.com/jobmesh/jobmesh/meshtest"
 )
 
@@ -22,7 +23,7 @@ func TestEndpoints(t *testing.T) {
 	boot := m.Members[0]
 	srv := httptest.NewServer(api.NewHandler(boot.Node))
 	defer srv.Close()
-	c := api.NewClient(srv.Listener.Addr().String())
+	c := meshclient.New(srv.URL)
 	ctx := context.Background()
 
 	id, err := c.ID(ctx)
@@ -83,7 +84,7 @@ func TestClientReportsDaemonDown(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	addr := srv.Listener.Addr().String()
 	srv.Close()
-	_, err := api.NewClient(addr).ID(context.Background())
+	_, err := meshclient.New(addr).ID(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "daemon") {
 		t.Fatalf("got %v", err)
 	}

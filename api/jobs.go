@@ -186,6 +186,12 @@ func (v *JobView) summary(ctx context.Context, info *jobs.JobInfo, rec crdt.Reco
 	default:
 		j.State = apiv1.JobOpen
 	}
+	if !verdict {
+		// The creator's signed cancel record withdraws a job on any mesh.
+		if ok, err := processor.Cancelled(ctx, v.Store, info); err == nil && ok {
+			j.State = apiv1.JobCancelled
+		}
+	}
 	if v.Chain == nil {
 		return j, nil
 	}

@@ -8,39 +8,34 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/jobmesh/jobmesh/apiv1"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/node"
 	"github.com/jobmesh/jobmesh/ui"
 )
 
 // ID describes the node serving the API.
-type ID struct {
-	PeerID  string    `json:"peer_id"`
-	Addrs   []string  `json:"addrs"`
-	Role    node.Role `json:"role"`
-	Version string    `json:"version"`
-}
+type ID = apiv1.ID
 
 // Peer is one connected peer.
-type Peer struct {
-	PeerID string   `json:"peer_id"`
-	Addrs  []string `json:"addrs"`
-}
+type Peer = apiv1.Peer
 
 // Error is the body of every error response.
-type Error struct {
-	Error string `json:"error"`
-}
+type Error = apiv1.Error
 
 // NewHandler returns the API of n.
 func NewHandler(n *node.Node) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/id", func(w http.ResponseWriter, r *http.Request) {
-		id := ID{PeerID: n.Host.ID().String(), Role: n.Role, Version: node.Version, Addrs: []string{}}
+		id := ID{PeerID: n.Host.ID().String(), Role: string(n.Role), Version: node.Version, Addrs: []string{}}
+		if n.Escrow != nil {
+			id.Escrow = strings.ToLower(n.Escrow.Address().Hex())
+		}
 		for _, a := range n.Host.FullAddrs() {
 			id.Addrs = append(id.Addrs, a.String())
 		}
@@ -65,6 +60,7 @@ func NewHandler(n *node.Node) http.Handler {
 		}
 		writeJSON(w, http.StatusOK, ads)
 	})
+	registerDispatch(mux, n)
 	view := &JobView{Store: n.Store, Chain: n.Escrow}
 	if n.DApp != nil {
 		view.Mine = n.DApp.Submitted
@@ -107,11 +103,35 @@ func NewHandler(n *node.Node) http.Handler {
 	mux.HandleFunc("GET /v1/jobs/{id}/tiles.png", outputs.ServeTiles)
 	mux.Handle("GET /ui/", ui.Handler())
 	mux.Handle("GET /ui", ui.Handler())
+
+	// The submitting side: uploads, submission, cancellation; and the
+	// API's own description.
+	sub := &submitter{n: n, view: view, maxUpload: n.Config.API.MaxUploadMiB << 20}
+	mux.HandleFunc("POST /v1/content", sub.content)
+	mux.HandleFunc("POST /v1/jobs", sub.submit)
+	mux.HandleFunc("POST /v1/jobs/{id}/cancel", sub.cancel)
+	mux.HandleFunc("GET /v1/openapi.yaml", serveOpenAPI)
+
 	mux.HandleFunc("GET /v1/health", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
 	mux.Handle("GET /metrics", promhttp.HandlerFor(n.Metrics, promhttp.HandlerOpts{}))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		// A known path asked with another method is 405, with the
+		// methods it takes.
+		var allow []string
+		for _, m := range []string{http.MethodGet, http.MethodPost} {
+			probe := r.Clone(r.Context())
+			probe.Method = m
+			if _, pattern := mux.Handler(probe); pattern != "/" && pattern != "" {
+				allow = append(allow, m)
+			}
+		}
+		if len(allow) > 0 {
+			w.Header().Set("Allow", strings.Join(allow, ", "))
+			writeError(w, http.StatusMethodNotAllowed, fmt.Errorf("%s %s: method not allowed (allowed: %s)", r.Method, r.URL.Path, strings.Join(allow, ", ")))
+			return
+		}
 		writeError(w, http.StatusNotFound, fmt.Errorf("no such endpoint: %s %s", r.Method, r.URL.Path))
 	})
 	return mux

@@ -1,17 +1,14 @@
-// Package dapp is the submitting side of jobmesh: it publishes a job (code
-// and data served from the node's own block layer), keeps announcing it
-// until it is finished, and waits for its verdict. With a chain it locks
-// the job's price in the escrow contract before publishing the job (so
-// processors can see it is funded) and waits for the on-chain release.
 package dapp
 
 import (
 	"bytes"
 	"context"
+	"crypto/ecdsa"
 	"crypto/rand"
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"math/big"
 	"strings"
@@ -19,10 +16,14 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	ethcrypto "github.com/ethereum/go-ethereum/crypto"
 	"github.com/ipfs/go-cid"
+	ds "github.com/ipfs/go-datastore"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/escrow"
+	"github.com/jobmesh/jobmesh/fetch"
 	"github.com/jobmesh/jobmesh/ipfs"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/microjob"
@@ -35,7 +36,17 @@ var (
 	ErrInvalidJob = errors.New("dapp: invalid job")
 	// ErrNoChain: an escrow operation on a client without a chain.
 	ErrNoChain = errors.New("dapp: no chain")
+	// ErrInsufficientFunds: the wallet cannot pay the job's price plus
+	// gas. Nothing was published.
+	ErrInsufficientFunds = errors.New("dapp: insufficient funds for the escrow")
 )
+
+// Channel is where jobs are announced: the Jobs channel.
+type Channel interface {
+	Publish(ctx context.Context, m jobs.ChannelMsg) error
+}
+
+var _ Channel = (*p2p.Topic[jobs.ChannelMsg])(nil)
 
 // Spec is what a DApp asks the mesh to compute.
 type Spec struct {
@@ -44,14 +55,24 @@ type Spec struct {
 	// Slicing: BlockSize is required; zero counts take the defaults.
 	Slicing      jobs.Slicing
 	Price        *big.Int // escrow in wei
-	Creator      string   // the creator's EVM address; default with a chain: the funding wallet
+	Creator      string   // the creator's EVM address; default: the node's wallet
 	Deadline     time.Time
 	Output       jobs.Output
 	Requirements jobs.Requirements
+	TaskSize     uint64 // optional task size estimate; 0 = unknown
 	// FundLater publishes the job without creating its escrow; Fund does
 	// that later. Processors with a chain skip the job until then. Default
 	// false: Submit funds it first.
 	FundLater bool
+}
+
+// SourceSpec is a Spec whose code and data are already published
+// somewhere the processors can fetch them: URIs pinned by their SHA-256,
+// and the data's size.
+type SourceSpec struct {
+	Code jobs.Source
+	Data jobs.Data
+	Spec // Code and Data of the embedded Spec are ignored
 }
 
 // Params are the node parts a Client uses; it closes none of them.
@@ -60,55 +81,112 @@ type Params struct {
 	Blocks *ipfs.Node
 	Store  *crdt.Store
 	Logger *slog.Logger
+	// Channel, when set, is the Jobs channel to announce on, already
+	// joined by another part of the node (a processor's worker, which also
+	// answers the channel's queries). Default nil: the Client joins it and
+	// answers queries itself.
+	Channel Channel
+	// Local, when set, is the node's own, non-replicated datastore where
+	// the Client remembers the jobs it submitted, so that after a restart
+	// it keeps announcing the unfinished ones. Default nil: remembered in
+	// memory only.
+	Local ds.Datastore
+	// Fetch, when set, reads content named by URI for SubmitSource's
+	// hashing and sizing (Describe). Default nil: only URIs with their
+	// hash and size are accepted.
+	Fetch *fetch.Registry
+	// MaxCodeSize and MaxDataSize bound what Describe reads: the limits
+	// processors apply. Default 64 MiB and 1 GiB.
+	MaxCodeSize, MaxDataSize int64
 	// Announce is how often unfinished jobs are announced again. Default 5s.
 	Announce time.Duration
+	// Registerer receives the client's metrics. Default nil: none.
+	Registerer prometheus.Registerer
 	// Chain, when set, is the escrow jobs are paid through: Submit creates
 	// each job on it and Wait returns its release. Nil: verdicts only.
 	Chain *escrow.Client
+	// WalletKey is the node's wallet: the default creator of its jobs, and
+	// the key that signs their cancel records. Default nil: every Spec
+	// names its creator, and jobs cannot be cancelled without a chain.
+	WalletKey *ecdsa.PrivateKey
 }
 
 // Client submits jobs and waits for them.
 type Client struct {
 	p     Params
 	log   *slog.Logger
-	topic *p2p.Topic[jobs.ChannelMsg]
+	m     *metrics
+	topic *p2p.Topic[jobs.ChannelMsg] // joined by the Client; nil with Params.Channel
+	ch    Channel
 
 	mu   sync.Mutex
 	open map[jobs.ID]*jobs.JobInfo
-	mine map[jobs.ID]bool // every job this client submitted
+	mine map[jobs.ID]*jobs.JobInfo // every job this client submitted
+	// reprovide are the ipfs:// inputs of restored open jobs, provided
+	// again once the Client runs.
+	reprovide []cid.Cid
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	once   sync.Once
 }
 
-// New joins the Jobs channel. Close leaves it.
+// New joins the Jobs channel (unless Params.Channel is set) and restores
+// the jobs Params.Local remembers. Close leaves the channel.
 func New(p Params) (*Client, error) {
 	if p.Announce <= 0 {
 		p.Announce = 5 * time.Second
+	}
+	if p.MaxCodeSize <= 0 {
+		p.MaxCodeSize = 64 << 20
+	}
+	if p.MaxDataSize <= 0 {
+		p.MaxDataSize = 1 << 30
 	}
 	log := p.Logger
 	if log == nil {
 		log = slog.Default()
 	}
-	topic, err := processor.JoinJobsTopic(p.Host)
+	c := &Client{p: p, log: log.With("subsystem", "dapp"), ch: p.Channel,
+		open: map[jobs.ID]*jobs.JobInfo{}, mine: map[jobs.ID]*jobs.JobInfo{}}
+	m, err := newMetrics(p.Registerer, func() float64 {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return float64(len(c.open))
+	})
 	if err != nil {
 		return nil, err
 	}
+	c.m = m
+	if err := c.restore(context.Background()); err != nil {
+		return nil, err
+	}
+	if c.ch == nil {
+		topic, err := processor.JoinJobsTopic(p.Host)
+		if err != nil {
+			return nil, err
+		}
+		c.topic, c.ch = topic, topic
+	}
 	ctx, cancel := context.WithCancel(context.Background())
-	c := &Client{p: p, log: log.With("subsystem", "dapp"), topic: topic, open: map[jobs.ID]*jobs.JobInfo{}, mine: map[jobs.ID]bool{}, cancel: cancel}
-	c.wg.Add(2)
-	go c.answer(ctx)
+	c.cancel = cancel
+	if c.topic != nil {
+		c.wg.Add(1)
+		go c.answer(ctx)
+	}
+	c.wg.Add(1)
 	go c.reannounce(ctx)
 	return c, nil
 }
 
-// Close stops announcing and leaves the channel.
+// Close stops announcing and leaves the channel if it joined it.
 func (c *Client) Close() error {
 	c.once.Do(func() {
 		c.cancel()
 		c.wg.Wait()
-		c.topic.Close()
+		if c.topic != nil {
+			c.topic.Close()
+		}
 	})
 	return nil
 }
@@ -116,39 +194,63 @@ func (c *Client) Close() error {
 // Submit adds the code and data to the node's block layer, writes the
 // JobInfo to the store and announces it.
 func (c *Client) Submit(ctx context.Context, s Spec) (*jobs.JobInfo, error) {
-	if s.Creator == "" && c.p.Chain != nil {
-		// The wallet that funds the escrow is the creator.
-		s.Creator = strings.ToLower(c.p.Chain.From().Hex())
+	if len(s.Code) == 0 || len(s.Data) == 0 {
+		return nil, fmt.Errorf("%w: code and data must not be empty", ErrInvalidJob)
+	}
+	codeURI, err := c.Add(ctx, bytes.NewReader(s.Code))
+	if err != nil {
+		return nil, err
+	}
+	dataURI, err := c.Add(ctx, bytes.NewReader(s.Data))
+	if err != nil {
+		return nil, err
+	}
+	return c.SubmitSource(ctx, SourceSpec{
+		Code: jobs.Source{URI: "ipfs://" + codeURI.String(), SHA256: sha256.Sum256(s.Code)},
+		Data: jobs.Data{Source: jobs.Source{URI: "ipfs://" + dataURI.String(), SHA256: sha256.Sum256(s.Data)}, Size: uint64(len(s.Data))},
+		Spec: s,
+	})
+}
+
+// SubmitSource publishes a job whose code and data are named by URI: it
+// validates the job, funds its escrow (with a chain, unless FundLater),
+// writes the JobInfo to the store, remembers it and announces it.
+func (c *Client) SubmitSource(ctx context.Context, s SourceSpec) (*jobs.JobInfo, error) {
+	if s.Creator == "" {
+		switch {
+		case c.p.Chain != nil:
+			// The wallet that funds the escrow is the creator.
+			s.Creator = strings.ToLower(c.p.Chain.From().Hex())
+		case c.p.WalletKey != nil:
+			s.Creator = strings.ToLower(ethcrypto.PubkeyToAddress(c.p.WalletKey.PublicKey).Hex())
+		}
+	}
+	if s.Creator == "" {
+		return nil, fmt.Errorf("%w: creator: the node has no wallet key (%s) and the job names no creator", ErrInvalidJob, "wallet.key")
 	}
 	creator, err := jobs.ParseAddress(s.Creator)
 	if err != nil {
 		return nil, fmt.Errorf("%w: creator: %w", ErrInvalidJob, err)
 	}
-	if len(s.Code) == 0 || len(s.Data) == 0 {
-		return nil, fmt.Errorf("%w: code and data must not be empty", ErrInvalidJob)
-	}
-	codeURI, err := c.add(ctx, s.Code)
-	if err != nil {
-		return nil, err
-	}
-	dataURI, err := c.add(ctx, s.Data)
-	if err != nil {
-		return nil, err
-	}
 	var seed jobs.Seed
 	if _, err := rand.Read(seed[:]); err != nil {
 		return nil, err
 	}
+	deadline := int64(0)
+	if !s.Deadline.IsZero() {
+		deadline = s.Deadline.Unix()
+	}
 	info := &jobs.JobInfo{
-		Code:         jobs.Source{URI: codeURI, SHA256: sha256.Sum256(s.Code)},
-		Data:         jobs.Data{Source: jobs.Source{URI: dataURI, SHA256: sha256.Sum256(s.Data)}, Size: uint64(len(s.Data))},
+		Code:         s.Code,
+		Data:         s.Data,
 		Slicing:      s.Slicing,
 		Seed:         seed,
 		PriceWei:     s.Price,
 		Requirements: s.Requirements,
 		Creator:      creator,
-		Deadline:     s.Deadline.Unix(),
+		Deadline:     deadline,
 		Output:       s.Output,
+		TaskSize:     s.TaskSize,
 	}
 	info.ApplyDefaults()
 	if err := info.Validate(time.Now()); err != nil {
@@ -163,17 +265,23 @@ func (c *Client) Submit(ctx context.Context, s Spec) (*jobs.JobInfo, error) {
 			return nil, err
 		}
 	}
+	// Remembered before it is published: a crash in between leaves a job
+	// this node announces again on restart, never one it forgot.
+	if err := c.remember(ctx, info, stateOpen); err != nil {
+		return nil, err
+	}
 	if err := c.p.Store.Put(ctx, processor.JobKey(id), processor.JobType, info.Encode()); err != nil {
 		return nil, fmt.Errorf("dapp: storing the job: %w", err)
 	}
 	c.mu.Lock()
 	c.open[id] = info
-	c.mine[id] = true
+	c.mine[id] = info
 	c.mu.Unlock()
-	if err := c.topic.Publish(ctx, jobs.ChannelMsg{Kind: jobs.KindJob, Job: info.Encode()}); err != nil {
+	if err := c.ch.Publish(ctx, jobs.ChannelMsg{Kind: jobs.KindJob, Job: info.Encode()}); err != nil {
 		c.log.Warn("announcing job (it is re-announced)", "job", id, "err", err)
 	}
-	c.log.Info("job submitted", "job", id, "code", codeURI, "data", dataURI)
+	c.m.submitted.Inc()
+	c.log.Info("job submitted", "job", id, "code", info.Code.URI, "data", info.Data.URI)
 	return info, nil
 }
 
@@ -181,7 +289,7 @@ func (c *Client) Submit(ctx context.Context, s Spec) (*jobs.JobInfo, error) {
 func (c *Client) Submitted(id jobs.ID) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.mine[id]
+	return c.mine[id] != nil
 }
 
 // Fund creates the job's escrow: the price locked under the job's ID, with
@@ -193,6 +301,9 @@ func (c *Client) Fund(ctx context.Context, info *jobs.JobInfo) error {
 	id := info.ID()
 	rcpt, err := c.p.Chain.CreateJob(ctx, common.Hash(id), escrow.SeedCommitment(common.Hash(info.Seed)),
 		time.Unix(info.Deadline, 0), info.PriceWei)
+	if errors.Is(err, escrow.ErrInsufficientFunds) {
+		return fmt.Errorf("%w: wallet %s, price %s wei: %w", ErrInsufficientFunds, strings.ToLower(c.p.Chain.From().Hex()), info.PriceWei, err)
+	}
 	if err != nil {
 		return fmt.Errorf("dapp: funding job %s: %w", id, err)
 	}
@@ -200,15 +311,20 @@ func (c *Client) Fund(ctx context.Context, info *jobs.JobInfo) error {
 	return nil
 }
 
-func (c *Client) add(ctx context.Context, b []byte) (string, error) {
-	k, err := c.p.Blocks.AddFile(ctx, bytes.NewReader(b))
+// Add adds content to the node's block layer as UnixFS and provides it.
+func (c *Client) Add(ctx context.Context, r io.Reader) (cid.Cid, error) {
+	k, err := c.p.Blocks.AddFile(ctx, r)
 	if err != nil {
-		return "", fmt.Errorf("dapp: adding content: %w", err)
+		return cid.Undef, fmt.Errorf("dapp: adding content: %w", err)
 	}
+	c.provide(ctx, k)
+	return k, nil
+}
+
+func (c *Client) provide(ctx context.Context, k cid.Cid) {
 	if err := c.p.Blocks.Provide(ctx, k); err != nil {
 		c.log.Warn("providing content (peers that ask still get it)", "cid", k, "err", err)
 	}
-	return "ipfs://" + k.String(), nil
 }
 
 func (c *Client) announceOpen(ctx context.Context) {
@@ -219,7 +335,7 @@ func (c *Client) announceOpen(ctx context.Context) {
 	}
 	c.mu.Unlock()
 	for _, info := range open {
-		_ = c.topic.Publish(ctx, jobs.ChannelMsg{Kind: jobs.KindJob, Job: info.Encode()})
+		_ = c.ch.Publish(ctx, jobs.ChannelMsg{Kind: jobs.KindJob, Job: info.Encode()})
 	}
 }
 
@@ -238,6 +354,10 @@ func (c *Client) answer(ctx context.Context) {
 
 func (c *Client) reannounce(ctx context.Context) {
 	defer c.wg.Done()
+	for _, k := range c.reprovide {
+		c.provide(ctx, k)
+	}
+	c.announceOpen(ctx)
 	t := time.NewTicker(c.p.Announce)
 	defer t.Stop()
 	for {
@@ -245,6 +365,8 @@ func (c *Client) reannounce(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+			c.closeFinished(ctx)
+			c.checkAborted(ctx)
 			c.announceOpen(ctx)
 		}
 	}
@@ -307,10 +429,12 @@ func (c *Client) WaitVerdict(ctx context.Context, id jobs.ID, every time.Duratio
 			return r, err
 		}
 		if ok {
-			c.mu.Lock()
-			delete(c.open, id)
-			c.mu.Unlock()
+			c.close(ctx, id, stateDone)
 			return r, nil
+		}
+		if _, err := processor.ReadAborted(ctx, c.p.Store, id); err == nil {
+			c.checkAborted(ctx)
+			return Result{}, fmt.Errorf("%w: %s", ErrAborted, id)
 		}
 		select {
 		case <-ctx.Done():

@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"text/template"
 	"time"
 
 	"github.com/pelletier/go-toml/v2"
 
+	"github.com/jobmesh/jobmesh/dispatch"
 	"github.com/jobmesh/jobmesh/p2p"
 	"github.com/jobmesh/jobmesh/processor"
 )
@@ -45,6 +47,7 @@ type Config struct {
 	Processor ProcessorConfig `toml:"processor"`
 	Chain     ChainConfig     `toml:"chain"`
 	Wallet    WalletConfig    `toml:"wallet"`
+	Dispatch  DispatchConfig  `toml:"dispatch"`
 }
 
 // P2PConfig is the [p2p] section.
@@ -64,7 +67,8 @@ type P2PConfig struct {
 
 // APIConfig is the [api] section.
 type APIConfig struct {
-	Address string `toml:"address"`
+	Address      string `toml:"address"`
+	MaxUploadMiB int64  `toml:"max_upload_mib"`
 }
 
 // StoreConfig is the [store] section.
@@ -86,6 +90,63 @@ type ProcessorConfig struct {
 	MaxMemoryMiBJob int      `toml:"max_job_memory_mib"`
 }
 
+// DispatchConfig is the [dispatch] section: the mesh's dispatching,
+// pricing and QoS parameters (dispatch.Config). Every node of a mesh must
+// use the same values, or their decisions diverge.
+type DispatchConfig struct {
+	TaskOverhead       Duration `toml:"task_overhead"`
+	UnitTime           Duration `toml:"unit_time"`
+	QueueAlpha         float64  `toml:"queue_alpha"`
+	MinQueueLen        int      `toml:"min_queue_len"`
+	MinModelHolders    int      `toml:"min_model_holders"`
+	MaxReplicas        int      `toml:"max_replicas"`
+	RoundScores        []uint32 `toml:"round_scores"`
+	ScoreWindow        int      `toml:"score_window"`
+	NewNodeTaskScore   uint32   `toml:"new_node_task_score"`
+	SpeedWeight        uint32   `toml:"speed_weight"`
+	VRAMWeight         uint32   `toml:"vram_weight"`
+	TimeoutWeight      uint32   `toml:"timeout_weight"`
+	MinTimeout         Duration `toml:"min_timeout"`
+	KickTimeoutWindow  int      `toml:"kick_timeout_window"`
+	KickTimeouts       int      `toml:"kick_timeouts"`
+	KickScoreWindow    int      `toml:"kick_score_window"`
+	KickScoreThreshold uint32   `toml:"kick_score_threshold"`
+	KickLowStreak      int      `toml:"kick_low_streak"`
+	// AdvertTTL and StakeTTL are local: how old an advertisement may be
+	// for its processor to count as live, and how long a stake read from
+	// the escrow is reused.
+	AdvertTTL Duration `toml:"advert_ttl"`
+	StakeTTL  Duration `toml:"stake_ttl"`
+}
+
+func dispatchSection(d dispatch.Config, advertTTL, stakeTTL time.Duration) DispatchConfig {
+	return DispatchConfig{
+		TaskOverhead: Duration(d.TaskOverhead), UnitTime: Duration(d.UnitTime),
+		QueueAlpha: d.QueueAlpha, MinQueueLen: d.MinQueueLen,
+		MinModelHolders: d.MinModelHolders, MaxReplicas: d.MaxReplicas,
+		RoundScores: slices.Clone(d.RoundScores), ScoreWindow: d.ScoreWindow, NewNodeTaskScore: d.NewNodeTaskScore,
+		SpeedWeight: d.SpeedWeight, VRAMWeight: d.VRAMWeight, TimeoutWeight: d.TimeoutWeight,
+		MinTimeout:        Duration(d.MinTimeout),
+		KickTimeoutWindow: d.KickTimeoutWindow, KickTimeouts: d.KickTimeouts,
+		KickScoreWindow: d.KickScoreWindow, KickScoreThreshold: d.KickScoreThreshold, KickLowStreak: d.KickLowStreak,
+		AdvertTTL: Duration(advertTTL), StakeTTL: Duration(stakeTTL),
+	}
+}
+
+// config converts the section for the dispatch package.
+func (c DispatchConfig) config() dispatch.Config {
+	return dispatch.Config{
+		TaskOverhead: time.Duration(c.TaskOverhead), UnitTime: time.Duration(c.UnitTime),
+		QueueAlpha: c.QueueAlpha, MinQueueLen: c.MinQueueLen,
+		MinModelHolders: c.MinModelHolders, MaxReplicas: c.MaxReplicas,
+		RoundScores: slices.Clone(c.RoundScores), ScoreWindow: c.ScoreWindow, NewNodeTaskScore: c.NewNodeTaskScore,
+		SpeedWeight: c.SpeedWeight, VRAMWeight: c.VRAMWeight, TimeoutWeight: c.TimeoutWeight,
+		MinTimeout:        time.Duration(c.MinTimeout),
+		KickTimeoutWindow: c.KickTimeoutWindow, KickTimeouts: c.KickTimeouts,
+		KickScoreWindow: c.KickScoreWindow, KickScoreThreshold: c.KickScoreThreshold, KickLowStreak: c.KickLowStreak,
+	}
+}
+
 // DefaultConfig returns the defaults written by `jobnode init`.
 func DefaultConfig() Config {
 	p := p2p.DefaultConfig()
@@ -103,7 +164,7 @@ func DefaultConfig() Config {
 			MaxFDs:            p.MaxFileDescriptors,
 			MaxMessageSize:    p.MaxMessageSize,
 		},
-		API:   APIConfig{Address: "127.0.0.1:0"},
+		API:   APIConfig{Address: "127.0.0.1:0", MaxUploadMiB: 64},
 		Store: StoreConfig{Rebroadcast: Duration(15 * time.Second), MaxPayload: 256 << 10, DAGSyncTimeout: Duration(20 * time.Second)},
 		Processor: ProcessorConfig{
 			CardModel:       "cpu",
@@ -113,6 +174,7 @@ func DefaultConfig() Config {
 			ProcessTimeout:  Duration(5 * time.Minute),
 			MaxMemoryMiBJob: 256,
 		},
+		Dispatch: dispatchSection(dispatch.DefaultConfig(), processor.DefaultConfig().AdvertTTL, processor.DefaultConfig().StakeTTL),
 	}
 }
 
@@ -149,6 +211,9 @@ func (c Config) ProcessorConfig() processor.Config {
 	pc.VRAMMiB = c.Processor.VRAMMiB
 	pc.Room.Queue.ProcessingTimeout = time.Duration(c.Processor.ProcessTimeout)
 	pc.Wasm.MemoryLimitBytes = uint64(c.Processor.MaxMemoryMiBJob) << 20
+	pc.Dispatch = c.Dispatch.config()
+	pc.AdvertTTL = time.Duration(c.Dispatch.AdvertTTL)
+	pc.StakeTTL = time.Duration(c.Dispatch.StakeTTL)
 	return pc
 }
 
@@ -159,6 +224,9 @@ func (c Config) Validate() error {
 	}
 	if c.API.Address == "" || !strings.Contains(c.API.Address, ":") {
 		return fmt.Errorf("%w: [api] address %q: want HOST:PORT", ErrInvalidConfig, c.API.Address)
+	}
+	if c.API.MaxUploadMiB < 1 || c.API.MaxUploadMiB > 1<<16 {
+		return fmt.Errorf("%w: [api] max_upload_mib %d outside 1..65536", ErrInvalidConfig, c.API.MaxUploadMiB)
 	}
 	if c.Store.Rebroadcast <= 0 {
 		return fmt.Errorf("%w: [store] rebroadcast must be positive", ErrInvalidConfig)
@@ -186,6 +254,12 @@ func (c Config) Validate() error {
 	}
 	if err := c.Wallet.validate(); err != nil {
 		return err
+	}
+	if err := c.Dispatch.config().Validate(); err != nil {
+		return fmt.Errorf("%w: [dispatch]: %w", ErrInvalidConfig, err)
+	}
+	if c.Dispatch.AdvertTTL <= 0 || c.Dispatch.StakeTTL <= 0 {
+		return fmt.Errorf("%w: [dispatch] advert_ttl and stake_ttl must be positive", ErrInvalidConfig)
 	}
 	return c.Chain.validate()
 }
@@ -273,6 +347,8 @@ max_message_size = {{toml .P2P.MaxMessageSize}}
 # Local HTTP API (and Prometheus /metrics). Port 0 picks a free port; the
 # address in use is written to the repo's 'api' file while the node runs.
 address = {{toml .API.Address}}
+# Largest body POST /v1/content accepts, in MiB; larger uploads get 413.
+max_upload_mib = {{toml .API.MaxUploadMiB}}
 
 [store]
 # How often the replicated store re-announces its heads, so that peers that
@@ -330,4 +406,48 @@ chain_id = {{toml .Chain.ChainID}}
 # passphrase is read from the file named by --password-file or from the
 # JOBMESH_WALLET_PASSWORD environment variable.
 keystore = {{toml .Wallet.Keystore}}
+
+[dispatch]
+# Who gets which work, in what order, and how processors are scored. Every
+# node of a mesh must use the same values (except advert_ttl and stake_ttl),
+# or their decisions diverge. Sources of the defaults: docs/ARCHITECTURE.md.
+# A job's estimated time is task_overhead + unit_time x its task size (or
+# its block count); its task value, which orders the queue, is its price
+# over that time.
+task_overhead = {{toml .Dispatch.TaskOverhead}}
+unit_time = {{toml .Dispatch.UnitTime}}
+# The open-job queue is capped at max(queue_alpha x live processors,
+# min_queue_len); beyond it the lowest-value job is aborted.
+queue_alpha = {{toml .Dispatch.QueueAlpha}}
+min_queue_len = {{toml .Dispatch.MinQueueLen}}
+# Live processors that should hold each required model (fewer: others are
+# asked to pre-download it).
+min_model_holders = {{toml .Dispatch.MinModelHolders}}
+# Most processors of one card model a job may ask for.
+max_replicas = {{toml .Dispatch.MaxReplicas}}
+# Points for the 1st, 2nd, 3rd... submission in a commitment or disclosure
+# round; a node's speed score is the mean task score over score_window tasks,
+# new_node_task_score before its first.
+round_scores = {{toml .Dispatch.RoundScores}}
+score_window = {{toml .Dispatch.ScoreWindow}}
+new_node_task_score = {{toml .Dispatch.NewNodeTaskScore}}
+# QoS Q = (speed x B + vram x R + timeout x P) / (speed + vram + timeout).
+speed_weight = {{toml .Dispatch.SpeedWeight}}
+vram_weight = {{toml .Dispatch.VRAMWeight}}
+timeout_weight = {{toml .Dispatch.TimeoutWeight}}
+# Shortest timeout setting the timeout score counts.
+min_timeout = {{toml .Dispatch.MinTimeout}}
+# Kick-out: kick_timeouts timeouts in the last kick_timeout_window tasks, or
+# a mean task score over kick_score_window tasks below kick_score_threshold
+# for kick_low_streak tasks in a row.
+kick_timeout_window = {{toml .Dispatch.KickTimeoutWindow}}
+kick_timeouts = {{toml .Dispatch.KickTimeouts}}
+kick_score_window = {{toml .Dispatch.KickScoreWindow}}
+kick_score_threshold = {{toml .Dispatch.KickScoreThreshold}}
+kick_low_streak = {{toml .Dispatch.KickLowStreak}}
+# A processor counts as live while its advertisement is younger than this
+# (keep it above [processor] advertise_every).
+advert_ttl = {{toml .Dispatch.AdvertTTL}}
+# How long a stake read from the escrow contract is reused.
+stake_ttl = {{toml .Dispatch.StakeTTL}}
 `))

@@ -19,6 +19,7 @@ import (
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/dapp"
 	"github.com/jobmesh/jobmesh/escrow"
+	"github.com/jobmesh/jobmesh/fetch"
 	"github.com/jobmesh/jobmesh/ipfs"
 	"github.com/jobmesh/jobmesh/p2p"
 	"github.com/jobmesh/jobmesh/processor"
@@ -83,7 +84,7 @@ type Node struct {
 	Log     *slog.Logger
 	// Worker runs MicroJobs; set on processors.
 	Worker *processor.Worker
-	// DApp submits jobs; set on clients.
+	// DApp submits jobs; set on clients and processors.
 	DApp *dapp.Client
 	// Escrow is the node's escrow client; nil without a chain.
 	Escrow *escrow.Client
@@ -224,7 +225,7 @@ func New(ctx context.Context, p Params) (_ *Node, err error) {
 		if p.Processor != nil {
 			pc = *p.Processor
 		}
-		w, err := processor.New(ctx, processor.Params{Host: h, Blocks: blocks, Store: store, Logger: log, Registerer: reg, Chain: esc, WalletKey: p.WalletKey}, pc)
+		w, err := processor.New(ctx, processor.Params{Host: h, Blocks: blocks, Store: store, Logger: log, Registerer: reg, Chain: esc, WalletKey: p.WalletKey, Directory: directory{n}}, pc)
 		if err != nil {
 			return nil, err
 		}
@@ -235,12 +236,15 @@ func New(ctx context.Context, p Params) (_ *Node, err error) {
 		}
 		n.wg.Add(1)
 		go n.keepAdvertising(runCtx)
-	case RoleClient:
-		c, err := dapp.New(dapp.Params{Host: h, Blocks: blocks, Store: store, Logger: log, Chain: esc})
+	}
+	if p.Role != RoleBootstrap {
+		// Every client and processor can submit jobs.
+		c, err := n.newDApp(p, log, reg)
 		if err != nil {
 			return nil, err
 		}
 		n.DApp = c
+		closers = append(closers, c.Close)
 	}
 	n.Log.Info("node started", "peer", h.ID())
 	return n, nil
@@ -251,11 +255,13 @@ func New(ctx context.Context, p Params) (_ *Node, err error) {
 func (n *Node) Close() error {
 	n.closeOnce.Do(func() {
 		var errs []error
-		if n.Worker != nil {
-			errs = append(errs, n.Worker.Close())
-		}
+		// The DApp first: on a processor it announces on the worker's
+		// channel.
 		if n.DApp != nil {
 			errs = append(errs, n.DApp.Close())
+		}
+		if n.Worker != nil {
+			errs = append(errs, n.Worker.Close())
 		}
 		n.cancel()
 		n.wg.Wait()
@@ -267,4 +273,37 @@ func (n *Node) Close() error {
 		n.Log.Info("node stopped")
 	})
 	return n.closeErr
+}
+
+// LocalPrefix is the datastore prefix of the node's own, non-replicated
+// records (beside /dht, /blocks and /crdt).
+const LocalPrefix = "/local"
+
+// newDApp builds the node's DApp client. On a processor it announces
+// through the worker's Jobs channel, which the worker already answers
+// queries on.
+func (n *Node) newDApp(p Params, log *slog.Logger, reg prometheus.Registerer) (*dapp.Client, error) {
+	pc := p.Config.ProcessorConfig()
+	if p.Processor != nil {
+		pc = *p.Processor
+	}
+	fcfg := pc.Fetch
+	fcfg.IPFS = n.IPFS
+	fcfg.Logger = log.With("subsystem", "dapp-fetch")
+	fetcher, err := fetch.New(fcfg)
+	if err != nil {
+		return nil, err
+	}
+	dp := dapp.Params{
+		Host: n.Host, Blocks: n.IPFS, Store: n.Store, Logger: log, Chain: n.Escrow,
+		Local:       namespace.Wrap(p.Datastore, ds.NewKey(LocalPrefix+"/dapp")),
+		Fetch:       fetcher,
+		MaxCodeSize: pc.MaxCodeSize, MaxDataSize: pc.MaxDataSize,
+		WalletKey:  p.WalletKey,
+		Registerer: reg,
+	}
+	if n.Worker != nil {
+		dp.Channel = n.Worker.Channel()
+	}
+	return dapp.New(dp)
 }

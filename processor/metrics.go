@@ -14,6 +14,9 @@ type metrics struct {
 	signatures  prometheus.Counter
 	unfunded    prometheus.Counter
 	rooms       *macrojob.Metrics // queue events of every room this processor joins
+	aborted     prometheus.Counter
+	live        prometheus.Gauge
+	kicked      prometheus.Gauge
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -42,9 +45,21 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Namespace: "jobmesh", Subsystem: "processor", Name: "unfunded_skips_total",
 			Help: "Times a job was skipped because its escrow was not funded.",
 		}),
+		aborted: prometheus.NewCounter(prometheus.CounterOpts{
+			Namespace: "jobmesh", Subsystem: "processor", Name: "jobs_aborted_total",
+			Help: "JobAborted records this processor wrote because the open-job queue was over its cap.",
+		}),
+		live: prometheus.NewGauge(prometheus.GaugeOpts{
+			Namespace: "jobmesh", Subsystem: "processor", Name: "live_processors",
+			Help: "Processors with a fresh advertisement in the latest dispatch view.",
+		}),
+		kicked: prometheus.NewGauge(prometheus.GaugeOpts{
+			Namespace: "jobmesh", Subsystem: "processor", Name: "kicked_processors",
+			Help: "Live processors the QoS rules have kicked out, in the latest dispatch view.",
+		}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.microjobs, m.seconds, m.finalized, m.settlements, m.signatures, m.unfunded)
+		reg.MustRegister(m.microjobs, m.seconds, m.finalized, m.settlements, m.signatures, m.unfunded, m.aborted, m.live, m.kicked)
 	}
 	rooms, err := macrojob.NewMetrics(reg)
 	if err != nil {

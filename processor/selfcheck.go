@@ -160,15 +160,23 @@ func (w *Worker) requestChecks(ctx context.Context, js *jobState, v microjob.Ver
 		if c, ok := recs.checks[sc.block]; ok && c.Processor == sc.processor {
 			continue // requested; waiting for the re-runs
 		}
-		weights := make([]float64, len(pool))
-		for i := range weights {
-			weights[i] = 1
+		// Two distinct re-runners, each a weighted draw (as a dispute's
+		// third) from those not yet drawn.
+		seed := dispatch.Seed(js.plan.JobID[:], []byte("check"), uint64Bytes(sc.block))
+		i, ok := w.pickThird(pool, seed)
+		if !ok {
+			w.log.Warn("every re-runner for a self-checked block is kicked out", "job", js.plan.JobID, "block", sc.block)
+			continue
 		}
-		picks, err := dispatch.NewChooser(dispatch.Seed(js.plan.JobID[:], []byte("check"), uint64Bytes(sc.block))).ChooseK(weights, 2)
-		if err != nil {
-			return false, err
+		first := pool[i]
+		rest := slices.Delete(slices.Clone(pool), i, i+1)
+		j, ok := w.pickThird(rest, dispatch.Seed(seed, []byte("second")))
+		if !ok {
+			w.log.Warn("every re-runner for a self-checked block is kicked out", "job", js.plan.JobID, "block", sc.block)
+			continue
 		}
-		rec := Check{Block: sc.block, Processor: sc.processor, Hash: sc.hash, Thirds: [2]string{pool[picks[0]], pool[picks[1]]}}
+		picks := [2]string{first, rest[j]}
+		rec := Check{Block: sc.block, Processor: sc.processor, Hash: sc.hash, Thirds: picks}
 		if err := crdt.PutJSON(ctx, w.writer, CheckKey(js.plan.JobID, sc.block), CheckType, rec); err != nil {
 			return false, err
 		}

@@ -426,14 +426,11 @@ func (w *Worker) requestReruns(ctx context.Context, js *jobState, disputes []mic
 			w.log.Warn("no third processor for a disputed block", "job", js.plan.JobID, "block", d.Block)
 			continue
 		}
-		weights := make([]float64, len(pool))
-		for i := range weights {
-			weights[i] = 1
-		}
 		seed := dispatch.Seed(js.plan.JobID[:], []byte("dispute"), uint64Bytes(d.Block))
-		i, err := dispatch.Choose(weights, seed)
-		if err != nil {
-			return err
+		i, ok := w.pickThird(pool, seed)
+		if !ok {
+			w.log.Warn("every third processor for a disputed block is kicked out", "job", js.plan.JobID, "block", d.Block)
+			continue
 		}
 		rec := Dispute{Dispute: d, Third: pool[i]}
 		if err := crdt.PutJSON(ctx, w.writer, DisputeKey(js.plan.JobID, d.Block), DisputeType, rec); err != nil {

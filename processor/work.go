@@ -91,7 +91,7 @@ func (w *Worker) step(ctx context.Context) bool {
 	}
 	now := time.Now()
 	for _, js := range w.candidates(now) {
-		if !w.funded(ctx, js, now) {
+		if w.cancelled(ctx, js) || !w.funded(ctx, js, now) {
 			continue
 		}
 		if err := w.ensureInputs(ctx, js); err != nil {

@@ -16,14 +16,15 @@ import (
 	"fmt"
 	"log/slog"
 	"math/big"
-	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/jobmesh/jobmesh/crdt"
+	"github.com/jobmesh/jobmesh/dispatch"
 	"github.com/jobmesh/jobmesh/escrow"
 	"github.com/jobmesh/jobmesh/fetch"
 	"github.com/jobmesh/jobmesh/ipfs"
@@ -92,6 +93,21 @@ type Config struct {
 	// signatures, before it submits settle itself though it is no
 	// finalizer (the finalizers may be gone). Default 1m.
 	SettleFallback time.Duration
+	// Dispatch are the mesh's dispatching, pricing and QoS parameters (job
+	// order by task value, queue cap, QoS scoring, weighted choices). Every
+	// node of a mesh must use the same values. Default
+	// dispatch.DefaultConfig().
+	Dispatch dispatch.Config
+	// AdvertTTL is how old a processor advertisement may be for its
+	// processor to count as live (dispatch weights, queue cap). Default
+	// 30m, three times the node's default advertisement refresh.
+	AdvertTTL time.Duration
+	// StakeTTL is how long a stake read from the escrow is reused before
+	// it is read again. Default 5m.
+	StakeTTL time.Duration
+	// FactsEvery is how often the dispatch view (live processors, stakes,
+	// QoS, weights) is refreshed from the store. Default 5s.
+	FactsEvery time.Duration
 	// BeforeSettle, when set, is called once a quorum has signed, before
 	// this processor submits settle (fallback: it steps in after
 	// SettleFallback rather than as a finalizer); false skips submitting
@@ -114,6 +130,10 @@ func DefaultConfig() Config {
 		HeadStart:      time.Second,
 		FundingBackoff: 2 * time.Second,
 		SettleFallback: time.Minute,
+		Dispatch:       dispatch.DefaultConfig(),
+		AdvertTTL:      30 * time.Minute,
+		StakeTTL:       5 * time.Minute,
+		FactsEvery:     5 * time.Second,
 	}
 }
 
@@ -122,8 +142,12 @@ func (c Config) Validate() error {
 	if _, err := microjob.ParseWallet(c.Wallet); err != nil {
 		return fmt.Errorf("%w: wallet: %w", ErrInvalidConfig, err)
 	}
-	if c.Poll <= 0 || c.MaxCodeSize <= 0 || c.MaxDataSize <= 0 || c.FundingBackoff <= 0 || c.SettleFallback <= 0 {
-		return fmt.Errorf("%w: poll and size limits must be positive", ErrInvalidConfig)
+	if c.Poll <= 0 || c.MaxCodeSize <= 0 || c.MaxDataSize <= 0 || c.FundingBackoff <= 0 || c.SettleFallback <= 0 ||
+		c.AdvertTTL <= 0 || c.StakeTTL <= 0 || c.FactsEvery <= 0 {
+		return fmt.Errorf("%w: poll, size limits and TTLs must be positive", ErrInvalidConfig)
+	}
+	if err := c.Dispatch.Validate(); err != nil {
+		return fmt.Errorf("%w: dispatch: %w", ErrInvalidConfig, err)
 	}
 	if c.HeadStart < 0 {
 		return fmt.Errorf("%w: head start must not be negative", ErrInvalidConfig)
@@ -144,6 +168,9 @@ type Params struct {
 	// WalletKey signs settlements; its address must be Config.Wallet.
 	// Required with Chain.
 	WalletKey *ecdsa.PrivateKey
+	// Directory lists the advertised processors, for dispatch weights and
+	// the queue cap. Nil: no processor is known; choices are uniform.
+	Directory Directory
 }
 
 // Worker is one processor's share of the mesh's work.
@@ -164,6 +191,11 @@ type Worker struct {
 	// quorumNum / quorumDen is the escrow's signing quorum (nil without a
 	// chain).
 	quorumNum, quorumDen *big.Int
+
+	facts *Facts
+	// dview is the latest Facts snapshot; choices made inside a room's
+	// queue read it without waiting for the store.
+	dview atomic.Pointer[View]
 
 	mu    sync.Mutex
 	known map[jobs.ID]*jobState
@@ -196,11 +228,13 @@ type jobState struct {
 	complete   time.Time        // when this node first saw every MicroJob with a result
 	mine       map[jobs.ID]bool // MicroJobs this node committed
 	finished   bool             // a verdict exists
+	aborted    bool             // a JobAborted record exists: nobody works on it
 	// topic is the Job channel, joined when the node first works on the
 	// job; announced are the rooms heard of there.
 	topic     *p2p.Topic[jobs.ChannelMsg]
 	announced map[uint64]roomSeen
 
+	cancelled bool          // a valid cancel record is in the store
 	funded    bool          // the escrow holds the job funded
 	fundNext  time.Time     // when an unfunded job's escrow is read again
 	fundWait  time.Duration // the current backoff
@@ -283,8 +317,24 @@ func New(ctx context.Context, p Params, cfg Config) (*Worker, error) {
 		doneRooms: map[macrojob.RoomID]time.Time{},
 		wake:      make(chan struct{}, 1), runCtx: runCtx, cancel: cancel,
 	}
+	var stakes StakeReader
+	if p.Chain != nil {
+		stakes = p.Chain
+	}
+	w.facts, err = NewFacts(FactsParams{Store: p.Store, Directory: p.Directory, Stakes: stakes, Logger: log},
+		FactsConfig{Dispatch: cfg.Dispatch, AdvertTTL: cfg.AdvertTTL, StakeTTL: cfg.StakeTTL, HistoryJobs: DefaultFactsConfig().HistoryJobs})
+	if err != nil {
+		cancel()
+		closer(ctx)
+		topic.Close()
+		return nil, err
+	}
+	if w.cfg.Room.Queue.Chooser == nil {
+		w.cfg.Room.Queue.Chooser = weightedChooser{w}
+	}
 	index.onChange = w.poke
-	w.wg.Add(4)
+	w.wg.Add(5)
+	go w.keepFacts(runCtx)
 	go func() {
 		defer w.wg.Done()
 		index.run(runCtx, changes, w.noticeRecord)
@@ -419,6 +469,12 @@ func (w *Worker) noticeRecord(r crdt.Record) {
 		if info, err := jobs.Decode(r.Payload); err == nil && JobKey(info.ID()) == r.Key {
 			w.learn(info)
 		}
+	case AbortedType:
+		if id, ok := jobOfAbortedKey(r.Key); ok {
+			if _, err := DecodeJobAborted(r.Key, r.Payload); err == nil {
+				w.markAborted(id)
+			}
+		}
 	case VerdictType:
 		if id, ok := jobOfVerdictKey(r.Key); ok {
 			w.mu.Lock()
@@ -435,38 +491,30 @@ func (w *Worker) noticeRecord(r crdt.Record) {
 	}
 }
 
-// eligible reports whether this processor meets a job's requirements.
-func (w *Worker) eligible(info *jobs.JobInfo) bool {
-	r := info.Requirements
-	if r.GPUModel != "" && r.GPUModel != w.cfg.CardModel {
-		return false
-	}
-	return w.cfg.VRAMMiB >= r.MinVRAMMiB
+// selfNode is this processor as dispatching sees it.
+func (w *Worker) selfNode() dispatch.Node {
+	return dispatch.Node{ID: w.self, CardModel: w.cfg.CardModel, VRAM: w.cfg.VRAMMiB}
 }
 
-// value orders jobs: price per MicroJob (the dispatch package refines it).
-func value(js *jobState) *big.Rat {
-	return new(big.Rat).SetFrac(js.info.PriceWei, big.NewInt(int64(js.plan.NumMicroJobs())))
-}
-
-// candidates returns the unfinished, eligible jobs, best first.
+// candidates returns the unfinished jobs this processor can serve, in the
+// order it takes them (orderJobs: best task value first among the queue
+// groups it serves).
 func (w *Worker) candidates(now time.Time) []*jobState {
+	if w.dview.Load().Kicked(w.self) {
+		// Kicked out by the QoS rules: the mesh ignores this processor's
+		// requests, so it does not make any.
+		return nil
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	var out []*jobState
 	for _, js := range w.known {
-		if js.finished || !w.eligible(js.info) || now.Sub(js.failed) < 30*time.Second {
+		if js.finished || js.aborted || now.Sub(js.failed) < 30*time.Second {
 			continue
 		}
 		out = append(out, js)
 	}
-	slices.SortFunc(out, func(a, b *jobState) int {
-		if c := value(b).Cmp(value(a)); c != 0 {
-			return c
-		}
-		return compareIDs(a.plan.JobID, b.plan.JobID)
-	})
-	return out
+	return orderJobs(w.cfg.Dispatch, w.selfNode(), out)
 }
 
 func compareIDs(a, b jobs.ID) int {
@@ -477,3 +525,7 @@ func compareIDs(a, b jobs.ID) int {
 	}
 	return 0
 }
+
+// Channel is the Jobs channel the worker joined. A DApp on the same node
+// publishes its jobs through it: a host joins a topic only once.
+func (w *Worker) Channel() *p2p.Topic[jobs.ChannelMsg] { return w.topic }

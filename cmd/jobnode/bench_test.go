@@ -14,8 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jobmesh/jobmesh/api"
+	"github.com/jobmesh/jobmesh/apiv1"
 	"github.com/jobmesh/jobmesh/internal/wait"
+	"github.com/jobmesh/jobmesh/meshclient"
 	"github.com/jobmesh/jobmesh/node"
 )
 
@@ -41,7 +42,7 @@ func BenchmarkIdleProcessorMemory(b *testing.B) {
 	initRepo(b, boot)
 	initRepo(b, proc)
 	startDaemon(b, "bootstrap", boot)
-	var id api.ID
+	var id apiv1.ID
 	if err := json.Unmarshal([]byte(run(b, "id", "--repo", boot, "--json")), &id); err != nil {
 		b.Fatal(err)
 	}
@@ -50,7 +51,7 @@ func BenchmarkIdleProcessorMemory(b *testing.B) {
 
 	ctx := context.Background()
 	wait.Until(b, 60*time.Second, func() error {
-		c, err := api.ClientForRepo(boot)
+		c, err := meshclient.ForRepo(boot)
 		if err != nil {
 			return err
 		}

@@ -17,8 +17,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jobmesh/jobmesh/api"
+	"github.com/jobmesh/jobmesh/apiv1"
 	"github.com/jobmesh/jobmesh/internal/wait"
+	"github.com/jobmesh/jobmesh/meshclient"
 	"github.com/jobmesh/jobmesh/node"
 )
 
@@ -156,7 +157,7 @@ func TestThreeProcessMesh(t *testing.T) {
 	initRepo(t, p2, "--card-model", "cpu")
 
 	db := startDaemon(t, "bootstrap", boot)
-	var id api.ID
+	var id apiv1.ID
 	if err := json.Unmarshal([]byte(run(t, "id", "--repo", boot, "--json")), &id); err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +175,7 @@ func TestThreeProcessMesh(t *testing.T) {
 	ctx := context.Background()
 	wait.Until(t, 60*time.Second, func() error {
 		for _, r := range []string{boot, p1, p2} {
-			c, err := api.ClientForRepo(r)
+			c, err := meshclient.ForRepo(r)
 			if err != nil {
 				return err
 			}
@@ -183,7 +184,7 @@ func TestThreeProcessMesh(t *testing.T) {
 				return err
 			}
 			for other, oid := range ids {
-				if other != r && !slices.ContainsFunc(peers, func(p api.Peer) bool { return p.PeerID == oid }) {
+				if other != r && !slices.ContainsFunc(peers, func(p apiv1.Peer) bool { return p.PeerID == oid }) {
 					return fmt.Errorf("%s does not list %s among its peers", r, other)
 				}
 			}

@@ -29,8 +29,11 @@ func newDaemonCmd(g *globals, use, short string) *cobra.Command {
 		wf        walletFlags
 	)
 	role := node.RoleProcessor
-	if use == "bootstrap" {
+	switch use {
+	case "bootstrap":
 		role = node.RoleBootstrap
+	case "client":
+		role = node.RoleClient
 	}
 	cmd := &cobra.Command{
 		Use:   use,

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/jobmesh/jobmesh/api"
+	"github.com/jobmesh/jobmesh/meshclient"
 )
 
 func printJSON(w io.Writer, v any) error {
@@ -25,7 +25,7 @@ func newIDCmd(g *globals) *cobra.Command {
 		Short: "Print the running node's peer ID and full multiaddrs, one per line",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := api.ClientForRepo(g.repo)
+			c, err := meshclient.ForRepo(g.repo)
 			if err != nil {
 				return err
 			}
@@ -54,7 +54,7 @@ func newPeersCmd(g *globals) *cobra.Command {
 		Short: "List the running node's connected peers",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := api.ClientForRepo(g.repo)
+			c, err := meshclient.ForRepo(g.repo)
 			if err != nil {
 				return err
 			}
@@ -82,7 +82,7 @@ func newNodesCmd(g *globals) *cobra.Command {
 		Short: "List the processors known from the replicated store",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := api.ClientForRepo(g.repo)
+			c, err := meshclient.ForRepo(g.repo)
 			if err != nil {
 				return err
 			}
@@ -93,10 +93,14 @@ func newNodesCmd(g *globals) *cobra.Command {
 			if asJSON {
 				return printJSON(cmd.OutOrStdout(), ads)
 			}
+			dn, err := c.DispatchNodes(cmd.Context())
+			if err != nil {
+				return err
+			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "PEER\tCARD\tVRAM MiB\tCPUS\tMODELS\tWALLET\tVERSION")
+			fmt.Fprintln(tw, "PEER\tCARD\tVRAM MiB\tCPUS\tMODELS\tWALLET\tVERSION\t"+dispatchHeader)
 			for _, a := range ads {
-				fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t%s\n", a.PeerID, a.CardModel, a.VRAMMiB, a.CPUs, len(a.Models), a.Wallet, a.Version)
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\n", a.PeerID, a.CardModel, a.VRAMMiB, a.CPUs, len(a.Models), a.Wallet, a.Version, dispatchColumns(dn, a.PeerID))
 			}
 			return tw.Flush()
 		},

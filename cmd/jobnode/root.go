@@ -42,14 +42,17 @@ func newRootCmd() *cobra.Command {
 	root.AddCommand(
 		newInitCmd(g),
 		newDaemonCmd(g, "bootstrap", "Run a bootstrap node: a stable DHT server with peer exchange"),
-		newDaemonCmd(g, "process", "Run a processor: advertise this node's hardware and take work"),
+		newDaemonCmd(g, "process", "Run a processor: advertise this node's hardware and take work (it can submit jobs too)"),
+		newDaemonCmd(g, "client", "Run a client: join the mesh and submit jobs, without processing"),
 		newIDCmd(g),
 		newPeersCmd(g),
 		newNodesCmd(g),
+		newQueueCmd(g),
 		newDemoCmd(g),
 		newWalletCmd(g),
 		newStakeCmd(g),
 		newExampleCmd(),
+		newJobCmd(g),
 	)
 	return root
 }

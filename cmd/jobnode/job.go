@@ -1,0 +1,324 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/jobmesh/jobmesh/apiv1"
+	"github.com/jobmesh/jobmesh/meshclient"
+)
+
+func newJobCmd(g *globals) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "job",
+		Short: "Submit, follow, fetch and cancel jobs through the running node",
+	}
+	cmd.AddCommand(newJobSubmitCmd(g), newJobStatusCmd(g), newJobListCmd(g), newJobWaitCmd(g), newJobGetCmd(g), newJobCancelCmd(g))
+	return cmd
+}
+
+// source turns a --code or --data argument into a job source: a URI as it
+// is, a local file uploaded to the node first.
+func source(ctx context.Context, c *meshclient.Client, arg string) (apiv1.Source, error) {
+	if strings.Contains(arg, "://") {
+		return apiv1.Source{URI: arg}, nil
+	}
+	f, err := os.Open(arg)
+	if err != nil {
+		return apiv1.Source{}, err
+	}
+	defer f.Close()
+	content, err := c.Upload(ctx, f)
+	if err != nil {
+		return apiv1.Source{}, fmt.Errorf("uploading %s: %w", arg, err)
+	}
+	return apiv1.Source{URI: content.URI, SHA256: content.SHA256}, nil
+}
+
+func newJobSubmitCmd(g *globals) *cobra.Command {
+	var (
+		code, data, price, output string
+		req                       apiv1.SubmitRequest
+		deadline                  time.Duration
+		wait, asJSON              bool
+	)
+	cmd := &cobra.Command{
+		Use:   "submit",
+		Short: "Submit a job: code and data from local files (uploaded to the node) or URIs; the node funds its escrow",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			c, err := meshclient.ForRepo(g.repo)
+			if err != nil {
+				return err
+			}
+			if code == "" || data == "" {
+				return errors.New("--code and --data are required")
+			}
+			if req.Code, err = source(ctx, c, code); err != nil {
+				return err
+			}
+			if req.Data, err = source(ctx, c, data); err != nil {
+				return err
+			}
+			req.PriceWei = price
+			req.Output = output
+			if deadline > 0 {
+				req.Deadline = time.Now().Add(deadline).UTC()
+			}
+			j, err := c.Submit(ctx, req)
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			if wait {
+				if !asJSON {
+					fmt.Fprintln(out, j.ID)
+				}
+				return follow(ctx, c, j.ID, out, asJSON)
+			}
+			if asJSON {
+				return printJSON(out, j)
+			}
+			fmt.Fprintln(out, j.ID)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&code, "code", "", "the WebAssembly module: a local file or a URI (ipfs://, https://, ...)")
+	f.StringVar(&data, "data", "", "the input data: a local file or a URI")
+	f.Uint64Var(&req.Slicing.BlockSize, "block-size", 0, "bytes per block (required)")
+	f.StringVar(&price, "price", "", "the escrow in wei (required)")
+	f.Uint32Var(&req.Slicing.MicroJobs, "microjobs", 0, "regular MicroJobs per MacroJob, N (default 10)")
+	f.Uint32Var(&req.Slicing.BlocksPerMicro, "blocks-per-micro", 0, "blocks per regular MicroJob, K (default 10)")
+	f.Uint32Var(&req.Slicing.VerifierBlocks, "verifier-blocks", 0, "blocks in the verifier MicroJob, K' (default min(K, N))")
+	f.StringVar(&output, "output", "", "output assembly: concat (default) or png-grid")
+	f.Uint32Var(&req.Columns, "columns", 0, "png-grid columns")
+	f.DurationVar(&deadline, "deadline", 0, "time the job may take (default 1h)")
+	f.BoolVar(&wait, "wait", false, "follow the job to its end with a progress bar")
+	f.BoolVar(&asJSON, "json", false, "print the (final) job as JSON")
+	return cmd
+}
+
+// follow waits for a job, showing one updating progress line unless
+// asJSON, and prints the end: JSON, or the output CID, settlement and
+// payouts.
+func follow(ctx context.Context, c *meshclient.Client, id string, out io.Writer, asJSON bool) error {
+	var onChange func(apiv1.Job)
+	if !asJSON {
+		onChange = func(j apiv1.Job) { fmt.Fprintf(out, "\r%s", progressLine(j)) }
+	}
+	j, err := c.Wait(ctx, id, onChange)
+	if !asJSON {
+		fmt.Fprintln(out)
+	}
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return printJSON(out, j)
+	}
+	printEnd(out, j)
+	return nil
+}
+
+// progressLine is the job's progress on one line of fixed width: a bar of
+// committed MicroJobs, the counts and the state.
+func progressLine(j apiv1.Job) string {
+	const width = 30
+	filled := 0
+	if j.MicroJobs > 0 {
+		filled = min(width, j.Committed*width/j.MicroJobs)
+	}
+	return fmt.Sprintf("[%s%s] %d/%d MicroJobs committed, %d disclosed  %-10s", strings.Repeat("#", filled),
+		strings.Repeat(".", width-filled), j.Committed, j.MicroJobs, j.Disclosed, j.State)
+}
+
+func printEnd(out io.Writer, j apiv1.Job) {
+	fmt.Fprintf(out, "state %s\n", j.State)
+	if j.OutputCID != "" {
+		fmt.Fprintf(out, "verified %v\noutput %s\n", j.Verified, j.OutputCID)
+	}
+	if len(j.Culprits) > 0 {
+		fmt.Fprintf(out, "culprits %s\n", strings.Join(j.Culprits, " "))
+	}
+	if j.SettlementTx != "" {
+		fmt.Fprintf(out, "settlement %s\n", j.SettlementTx)
+		for _, w := range slices.Sorted(maps.Keys(j.Payouts)) {
+			fmt.Fprintf(out, "payout %s %s wei\n", w, j.Payouts[w])
+		}
+		fmt.Fprintf(out, "refund %s wei\n", j.RefundWei)
+	}
+}
+
+func newJobStatusCmd(g *globals) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "status ID",
+		Short: "Show one job",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := meshclient.ForRepo(g.repo)
+			if err != nil {
+				return err
+			}
+			j, err := c.Job(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			if asJSON {
+				return printJSON(out, j)
+			}
+			fmt.Fprintf(out, "job %s\ncreator %s\nprice %s wei\ndeadline %s\ncode %s\ndata %s (%d bytes)\n",
+				j.ID, j.Creator, j.PriceWei, j.Deadline.Format(time.RFC3339), j.CodeURI, j.DataURI, j.DataSize)
+			fmt.Fprintf(out, "progress %s\nmine %v\n", strings.TrimSpace(progressLine(j)), j.Mine)
+			printEnd(out, j)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func newJobListCmd(g *globals) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List the jobs the node knows, newest first",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := meshclient.ForRepo(g.repo)
+			if err != nil {
+				return err
+			}
+			js, err := c.Jobs(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return printJSON(cmd.OutOrStdout(), js)
+			}
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tSTATE\tMICROJOBS\tPRICE WEI\tMINE\tUPDATED")
+			for _, j := range js {
+				fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%s\t%v\t%s\n", j.ID, j.State, j.Committed, j.MicroJobs, j.PriceWei, j.Mine, j.Updated.Format(time.RFC3339))
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func newJobWaitCmd(g *globals) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "wait ID",
+		Short: "Follow a job to its end with a progress bar",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := meshclient.ForRepo(g.repo)
+			if err != nil {
+				return err
+			}
+			return follow(cmd.Context(), c, args[0], cmd.OutOrStdout(), asJSON)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the final job as JSON")
+	return cmd
+}
+
+func newJobGetCmd(g *globals) *cobra.Command {
+	var dir string
+	cmd := &cobra.Command{
+		Use:   "get ID -o DIR",
+		Short: "Fetch a finished job's output: output.png for a png-grid job, output.bin otherwise",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) (err error) {
+			ctx := cmd.Context()
+			c, err := meshclient.ForRepo(g.repo)
+			if err != nil {
+				return err
+			}
+			j, err := c.Job(ctx, args[0])
+			if err != nil {
+				return err
+			}
+			if j.OutputCID == "" {
+				return fmt.Errorf("job %s has no output yet (state %s)", j.ID, j.State)
+			}
+			name := "output.bin"
+			if j.Output == "png-grid" {
+				name = "output.png"
+			}
+			rc, err := c.Output(ctx, j.ID)
+			if err != nil {
+				return err
+			}
+			defer rc.Close()
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return err
+			}
+			path := filepath.Join(dir, name)
+			// Written under a temporary name: an interrupted fetch leaves no
+			// partial output behind.
+			tmp, err := os.CreateTemp(dir, "."+name+".*")
+			if err != nil {
+				return err
+			}
+			defer os.Remove(tmp.Name())
+			n, err := io.Copy(tmp, rc)
+			if cerr := tmp.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				return fmt.Errorf("fetching the output of job %s: %w", j.ID, err)
+			}
+			if err := os.Rename(tmp.Name(), path); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s (%d bytes)\n", path, n)
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&dir, "out", "o", ".", "directory to write the output to")
+	return cmd
+}
+
+func newJobCancelCmd(g *globals) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "cancel ID",
+		Short: "Cancel a job this node submitted, before work on it has started; its escrow is refunded",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := meshclient.ForRepo(g.repo)
+			if err != nil {
+				return err
+			}
+			j, err := c.Cancel(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return printJSON(cmd.OutOrStdout(), j)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "job %s %s\n", j.ID, j.State)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the job as JSON")
+	return cmd
+}

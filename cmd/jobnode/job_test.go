@@ -1,0 +1,92 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/jobmesh/jobmesh/apiv1"
+	"github.com/jobmesh/jobmesh/examples"
+)
+
+// TestJobCommands submits, lists, cancels and follows jobs through real
+// daemons with the job commands: a client submits to a mesh that has no
+// processor yet (its job stays open and is cancelled), then a processor
+// joins and a second job runs to its verdict under job submit --wait.
+func TestJobCommands(t *testing.T) {
+	if testing.Short() {
+		t.Skip("multi-process mesh in -short mode")
+	}
+	root := t.TempDir()
+	boot, client, proc := filepath.Join(root, "boot"), filepath.Join(root, "client"), filepath.Join(root, "proc")
+	for _, r := range []string{boot, client, proc} {
+		initRepo(t, r)
+	}
+	code, err := examples.Build(context.Background(), "wordcount")
+	if err != nil {
+		t.Fatal(err)
+	}
+	codeFile, dataFile := filepath.Join(root, "wc.wasm"), filepath.Join(root, "text.txt")
+	if err := os.WriteFile(codeFile, code, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dataFile, []byte(strings.Repeat("the quick brown fox jumps over the lazy dog\n", 10)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	startDaemon(t, "bootstrap", boot)
+	var id apiv1.ID
+	if err := json.Unmarshal([]byte(run(t, "id", "--repo", boot, "--json")), &id); err != nil {
+		t.Fatal(err)
+	}
+	startDaemon(t, "client", client, "--bootstrap", id.Addrs[0])
+
+	submit := []string{"job", "submit", "--repo", client, "--code", codeFile, "--data", dataFile,
+		"--block-size", "128", "--price", "1000", "--microjobs", "2", "--blocks-per-micro", "1"}
+	var open apiv1.Job
+	if err := json.Unmarshal([]byte(run(t, append(submit, "--json")...)), &open); err != nil {
+		t.Fatal(err)
+	}
+	if open.State != apiv1.JobOpen || !open.Mine || !strings.HasPrefix(open.CodeURI, "ipfs://") {
+		t.Fatalf("submitted %+v", open)
+	}
+	if out := run(t, "job", "cancel", "--repo", client, open.ID); !strings.Contains(out, "cancelled") {
+		t.Fatalf("job cancel: %q", out)
+	}
+	var st apiv1.Job
+	if err := json.Unmarshal([]byte(run(t, "job", "status", "--repo", client, open.ID, "--json")), &st); err != nil || st.State != apiv1.JobCancelled {
+		t.Fatalf("status after cancel: %+v (%v)", st, err)
+	}
+	out, err := jobnode("job", "status", "--repo", client, strings.Repeat("ab", 32)).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "HTTP 404") || !strings.Contains(string(out), "no such job") {
+		t.Fatalf("status of an unknown job: %v %s", err, out)
+	}
+
+	startDaemon(t, "process", proc, "--bootstrap", id.Addrs[0])
+	out2 := run(t, append(submit, "--wait")...)
+	lines := strings.Split(strings.TrimSpace(out2), "\n")
+	jobID := lines[0]
+	if len(jobID) != 64 || !strings.Contains(out2, "MicroJobs committed") || !strings.Contains(out2, "state verified") || !strings.Contains(out2, "output ") {
+		t.Fatalf("job submit --wait:\n%s", out2)
+	}
+	list := run(t, "job", "list", "--repo", client)
+	if !strings.Contains(list, jobID) || !strings.Contains(list, open.ID) || !strings.Contains(list, "cancelled") {
+		t.Fatalf("job list:\n%s", list)
+	}
+	if out := run(t, "job", "wait", "--repo", client, jobID); !strings.Contains(out, "state verified") {
+		t.Fatalf("job wait: %s", out)
+	}
+	out, err = jobnode("job", "cancel", "--repo", client, jobID).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "HTTP 409") {
+		t.Fatalf("cancel after the verdict: %v %s", err, out)
+	}
+	// The output, fetched and written: the word counts of every block.
+	outDir := filepath.Join(root, "out")
+	run(t, "job", "get", "--repo", client, jobID, "-o", outDir)
+	got, err := os.ReadFile(filepath.Join(outDir, "output.bin"))
+	if err != nil || len(got) == 0 {
+		t.Fatalf("job get wrote %d bytes (%v)", len(got), err)
+	}
+}

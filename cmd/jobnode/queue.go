@@ -1,0 +1,71 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/jobmesh/jobmesh/api"
+	"github.com/jobmesh/jobmesh/meshclient"
+)
+
+// dispatchHeader names the dispatch columns of `jobnode nodes`.
+const dispatchHeader = "LIVE\tSTAKE WEI\tQOS\tWEIGHT\tKICKED"
+
+// dispatchColumns are a processor's dispatch columns: whether it is live,
+// its stake, QoS score and selection weight ("-" when it is not live).
+func dispatchColumns(dn api.DispatchNodes, peerID string) string {
+	for _, p := range dn.Processors {
+		if p.PeerID == peerID {
+			kicked := p.Kicked
+			if kicked == "" {
+				kicked = "-"
+			}
+			return fmt.Sprintf("yes\t%s\t%.3f\t%.4f\t%s", p.StakeWei, p.QoS, p.Weight, kicked)
+		}
+	}
+	return "no\t-\t-\t-\t-"
+}
+
+func newQueueCmd(g *globals) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "queue",
+		Short: "List the open jobs in their dispatch groups, best task value first",
+		Long: `List the open jobs (no verdict, not aborted) in their dispatch groups: by
+minimum VRAM and required GPU model ("Any" when none). Within a group jobs are
+ordered by task value, price over estimated time (wei per second). The cap is
+the most not-started jobs the mesh keeps before it aborts the lowest-value one.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := meshclient.ForRepo(g.repo)
+			if err != nil {
+				return err
+			}
+			q, err := c.Queue(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return printJSON(cmd.OutOrStdout(), q)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%d live processors, cap %d queued jobs\n", q.Live, q.Cap)
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "GROUP\tJOB\tPRICE WEI\tVALUE WEI/S\tEST S\tSTARTED")
+			for _, gr := range q.Groups {
+				for _, j := range gr.Jobs {
+					value := j.Value
+					if value == "" {
+						value = "-"
+					}
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%v\n", gr.Label, j.ID, j.PriceWei, value, strconv.FormatFloat(j.EstimatedSeconds, 'f', -1, 64), j.Started)
+				}
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}

@@ -1,0 +1,65 @@
+package dapp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/jobmesh/jobmesh/escrow"
+	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/processor"
+)
+
+// ErrAborted means the mesh dropped the job from its queue (a JobAborted
+// record); with a chain the client has taken the escrow back.
+var ErrAborted = errors.New("dapp: job aborted by the mesh")
+
+// checkAborted looks for JobAborted records of the client's open jobs:
+// such a job is no longer announced and, with a chain, its escrow is
+// taken back through the contract's abort.
+func (c *Client) checkAborted(ctx context.Context) {
+	c.mu.Lock()
+	var open []*jobs.JobInfo
+	for _, info := range c.open {
+		open = append(open, info)
+	}
+	c.mu.Unlock()
+	for _, info := range open {
+		id := info.ID()
+		if _, err := processor.ReadAborted(ctx, c.p.Store, id); err != nil {
+			continue
+		}
+		if err := c.abort(ctx, info); err != nil {
+			c.log.Warn("taking back the escrow of an aborted job", "job", id, "err", err)
+			continue
+		}
+		c.mu.Lock()
+		delete(c.open, id)
+		c.mu.Unlock()
+	}
+}
+
+// abort takes back the escrow of an aborted job this client created: only
+// when the chain holds it funded with this wallet as its creator.
+func (c *Client) abort(ctx context.Context, info *jobs.JobInfo) error {
+	id := info.ID()
+	if c.p.Chain == nil {
+		c.log.Info("job aborted by the mesh", "job", id)
+		return nil
+	}
+	j, err := c.p.Chain.Job(ctx, common.Hash(id))
+	if err != nil {
+		return err
+	}
+	if j.State != escrow.JobFunded || !strings.EqualFold(j.Creator.Hex(), c.p.Chain.From().Hex()) {
+		return nil // settled, refunded, already aborted, or not ours to abort
+	}
+	if _, err := c.p.Chain.Abort(ctx, common.Hash(id)); err != nil {
+		return fmt.Errorf("dapp: abort of job %s: %w", id, err)
+	}
+	c.log.Info("job aborted by the mesh; escrow taken back", "job", id, "amount", j.Amount)
+	return nil
+}

@@ -1,0 +1,68 @@
+package node
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/jobmesh/jobmesh/processor"
+)
+
+// directory gives the processor role the advertised processors, read from
+// the store's /nodes records.
+type directory struct{ n *Node }
+
+var _ processor.Directory = directory{}
+
+// Processors implements processor.Directory.
+func (d directory) Processors(ctx context.Context) ([]processor.Advertised, error) {
+	ads, err := d.n.Processors(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]processor.Advertised, len(ads))
+	for i, a := range ads {
+		out[i] = processor.Advertised{
+			PeerID: a.PeerID, CardModel: a.CardModel, VRAMMiB: a.VRAMMiB,
+			Models: slices.Clone(a.Models), Wallet: a.Wallet,
+			Timeout: time.Duration(a.ProcessTimeout) * time.Second, Updated: a.Updated,
+		}
+	}
+	return out, nil
+}
+
+// DispatchView returns the live processors with their grades, stakes, QoS
+// scores and selection weights: a processor's own latest view, or on other
+// nodes one read from the store and the chain now.
+func (n *Node) DispatchView(ctx context.Context) (*processor.View, error) {
+	if n.Worker != nil {
+		if v := n.Worker.View(); v != nil {
+			return v, nil
+		}
+	}
+	pc := n.Config.ProcessorConfig()
+	var stakes processor.StakeReader
+	if n.Escrow != nil {
+		stakes = n.Escrow
+	}
+	f, err := processor.NewFacts(processor.FactsParams{Store: n.Store, Directory: directory{n}, Stakes: stakes, Logger: n.Log},
+		processor.FactsConfig{Dispatch: pc.Dispatch, AdvertTTL: pc.AdvertTTL, StakeTTL: pc.StakeTTL, HistoryJobs: processor.DefaultFactsConfig().HistoryJobs})
+	if err != nil {
+		return nil, err
+	}
+	finished, err := processor.FinishedJobs(ctx, n.Store)
+	if err != nil {
+		return nil, err
+	}
+	return f.View(ctx, finished)
+}
+
+// Queue returns the open jobs in their dispatch groups, with the cap for
+// the live processors.
+func (n *Node) Queue(ctx context.Context) (processor.QueueView, error) {
+	v, err := n.DispatchView(ctx)
+	if err != nil {
+		return processor.QueueView{}, err
+	}
+	return processor.ReadQueue(ctx, n.Store, n.Config.ProcessorConfig().Dispatch, v.Live())
+}

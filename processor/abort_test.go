@@ -1,0 +1,161 @@
+package processor_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"math/big"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/jobmesh/jobmesh/dapp"
+	"github.com/jobmesh/jobmesh/dispatch"
+	"github.com/jobmesh/jobmesh/escrow"
+	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/localmesh"
+	"github.com/jobmesh/jobmesh/meshtest"
+	"github.com/jobmesh/jobmesh/node"
+	"github.com/jobmesh/jobmesh/processor"
+)
+
+func TestJobAbortedRecord(t *testing.T) {
+	id := jobs.ID(sha256.Sum256([]byte("job")))
+	rec := processor.NewJobAborted(id)
+	b := []byte(`{"version":1,"job":"` + id.String() + `","reason":"queue-full"}`)
+	got, err := processor.DecodeJobAborted(processor.AbortedKey(id), b)
+	if err != nil || got != rec {
+		t.Fatalf("decode: %+v, %v; want %+v", got, err, rec)
+	}
+	other := jobs.ID(sha256.Sum256([]byte("other")))
+	for name, c := range map[string]struct{ key, payload string }{
+		"other key":     {processor.AbortedKey(other), string(b)},
+		"bad version":   {processor.AbortedKey(id), `{"version":2,"job":"` + id.String() + `","reason":"queue-full"}`},
+		"bad reason":    {processor.AbortedKey(id), `{"version":1,"job":"` + id.String() + `","reason":"bored"}`},
+		"bad job":       {processor.AbortedKey(id), `{"version":1,"job":"zz","reason":"queue-full"}`},
+		"unknown field": {processor.AbortedKey(id), `{"version":1,"job":"` + id.String() + `","reason":"queue-full","x":1}`},
+		"trailing":      {processor.AbortedKey(id), string(b) + "{}"},
+	} {
+		if _, err := processor.DecodeJobAborted(c.key, []byte(c.payload)); !errors.Is(err, processor.ErrBadRecord) {
+			t.Errorf("%s: %v, want ErrBadRecord", name, err)
+		}
+	}
+}
+
+func FuzzDecodeJobAborted(f *testing.F) {
+	id := jobs.ID(sha256.Sum256([]byte("job")))
+	f.Add(processor.AbortedKey(id), []byte(`{"version":1,"job":"`+id.String()+`","reason":"queue-full"}`))
+	f.Add("/jobs/x/aborted", []byte(`{}`))
+	f.Fuzz(func(t *testing.T, key string, b []byte) {
+		a, err := processor.DecodeJobAborted(key, b)
+		if err != nil {
+			return
+		}
+		// What decodes is exactly the record its key names.
+		h, perr := jobs.ParseHash(a.Job)
+		if perr != nil || processor.AbortedKey(h) != key || a != processor.NewJobAborted(h) {
+			t.Fatalf("accepted %+v under %q", a, key)
+		}
+	})
+}
+
+// TestEvictions: over the cap the lowest task values go first; at or
+// under it nothing is evicted; the order of the input does not matter.
+func TestEvictions(t *testing.T) {
+	cfg := dispatch.DefaultConfig()
+	cfg.QueueAlpha, cfg.MinQueueLen = 1, 1
+	job := func(id string, price int64, units uint64) dispatch.Job {
+		return dispatch.Job{ID: id, Price: big.NewInt(price), Units: units}
+	}
+	queued := []dispatch.Job{job("a", 100, 1), job("b", 1000, 1), job("c", 1000, 100), job("d", 50, 1)}
+	for _, c := range []struct {
+		live int
+		want []string
+	}{
+		{4, nil},
+		// Values in wei/s: a 100/50s = 2, b 1000/50s = 20, c 1000/2030s ≈
+		// 0.49, d 50/50s = 1. live 0 still holds MinQueueLen = 1.
+		{3, []string{"c"}},
+		{2, []string{"c", "d"}},
+		{0, []string{"c", "d", "a"}},
+	} {
+		for rot := range queued {
+			in := append(append([]dispatch.Job(nil), queued[rot:]...), queued[:rot]...)
+			got, err := processor.Evictions(cfg, in, c.live)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(c.want) {
+				t.Fatalf("live %d: evicted %v, want %v", c.live, got, c.want)
+			}
+			for i := range got {
+				if got[i].ID != c.want[i] {
+					t.Fatalf("live %d: evicted %s at %d, want %v", c.live, got[i].ID, i, c.want)
+				}
+			}
+		}
+	}
+}
+
+// TestQueueCapAbortsLowestValue: two processors, a cap of one queued job
+// (α 0.5), and three jobs no processor can serve (they require a card
+// nobody has): the two of lowest value get a JobAborted record, the
+// processors skip them, and the creator takes their escrow back through
+// the contract's abort; the best one stays funded.
+func TestQueueCapAbortsLowestValue(t *testing.T) {
+	m := meshtest.New(t, localmesh.Options{
+		Processors: 2,
+		Clients:    1,
+		Chain:      &localmesh.ChainOptions{},
+		Configure: func(_ *localmesh.Member, cfg *node.Config) {
+			cfg.Dispatch.QueueAlpha = 0.5
+			cfg.Dispatch.MinQueueLen = 1
+		},
+		Processor: func(_ *localmesh.Member, pc *processor.Config) {
+			testTimeouts(pc)
+			pc.FundingBackoff = 200 * time.Millisecond
+			pc.FactsEvery = 200 * time.Millisecond
+		},
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	for _, p := range processorsOf(m) {
+		if err := waitFor(ctx, func() bool { return p.Worker.View().Live() == 2 }); err != nil {
+			t.Fatalf("processor %d sees %d live processors", p.Index, p.Worker.View().Live())
+		}
+	}
+	c := client(m)
+	var ids []jobs.ID
+	for i, price := range []int64{3_000_000, 1_000_000, 2_000_000} {
+		spec := dispatchSpec(100+i, 1, 4, jobs.Requirements{GPUModel: "nobody-has-it"})
+		spec.Price = big.NewInt(price)
+		spec.Creator = ""
+		info, err := c.DApp.Submit(ctx, spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, info.ID())
+	}
+	best, aborted := ids[0], ids[1:]
+	for _, id := range aborted {
+		if err := waitFor(ctx, func() bool {
+			j, err := m.Escrow.Job(ctx, common.Hash(id))
+			return err == nil && j.State == escrow.JobAborted
+		}); err != nil {
+			t.Fatalf("job %s: not aborted on chain: %v", id, err)
+		}
+		if _, err := processor.ReadAborted(ctx, c.Store, id); err != nil {
+			t.Fatalf("job %s: %v", id, err)
+		}
+		if _, err := c.DApp.WaitVerdict(ctx, id, 50*time.Millisecond); !errors.Is(err, dapp.ErrAborted) {
+			t.Fatalf("waiting for aborted job %s: %v, want ErrAborted", id, err)
+		}
+	}
+	if _, err := processor.ReadAborted(ctx, c.Store, best); !errors.Is(err, processor.ErrNotAborted) {
+		t.Fatalf("best job: %v, want ErrNotAborted", err)
+	}
+	if j, err := m.Escrow.Job(ctx, common.Hash(best)); err != nil || j.State != escrow.JobFunded {
+		t.Fatalf("best job on chain: %+v, %v; want funded", j, err)
+	}
+}

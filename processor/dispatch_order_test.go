@@ -1,0 +1,111 @@
+package processor
+
+import (
+	"crypto/sha256"
+	"math/big"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/jobmesh/jobmesh/dispatch"
+	"github.com/jobmesh/jobmesh/jobs"
+)
+
+// orderFixture is a job with a price in wei, a task size (0: use blocks)
+// and requirements.
+func orderFixture(name string, price int64, taskSize, blocks uint64, vram uint64, model string) *jobState {
+	return &jobState{
+		info: &jobs.JobInfo{PriceWei: big.NewInt(price), TaskSize: taskSize, Requirements: jobs.Requirements{MinVRAMMiB: vram, GPUModel: model}},
+		plan: &jobs.Plan{JobID: sha256.Sum256([]byte(name)), NumBlocks: blocks},
+	}
+}
+
+func orderNames(list []*jobState, names map[jobs.ID]string) []string {
+	out := make([]string, len(list))
+	for i, js := range list {
+		out[i] = names[js.plan.JobID]
+	}
+	return out
+}
+
+// TestOrderJobs checks the job order: task value (price over estimated
+// time from TaskSize, or blocks), only the groups the processor serves,
+// and the same order whatever order the jobs are listed in.
+func TestOrderJobs(t *testing.T) {
+	cfg := dispatch.DefaultConfig() // 30s overhead + 20s per unit
+	all := map[string]*jobState{
+		// 100/(30+20·1)=2 per s
+		"cheap-small": orderFixture("cheap-small", 100, 1, 99, 0, ""),
+		// 1000/(30+20·10)≈4.35 per s: blocks count when TaskSize is 0
+		"rich-blocks": orderFixture("rich-blocks", 1000, 0, 10, 0, ""),
+		// 1000/(30+20·100)≈0.49 per s
+		"rich-huge": orderFixture("rich-huge", 1000, 100, 1, 0, ""),
+		// best value, but needs a 4090
+		"needs-4090": orderFixture("needs-4090", 1_000_000, 1, 1, 0, "RTX 4090"),
+		// good value, needs 24 GiB
+		"needs-vram": orderFixture("needs-vram", 10_000, 1, 1, 24576, ""),
+	}
+	names := map[jobs.ID]string{}
+	for n, js := range all {
+		names[js.plan.JobID] = n
+	}
+	cases := []struct {
+		node dispatch.Node
+		want []string
+	}{
+		{dispatch.Node{ID: "cpu", CardModel: "cpu"}, []string{"rich-blocks", "cheap-small", "rich-huge"}},
+		{dispatch.Node{ID: "4090", CardModel: "RTX 4090", VRAM: 24576}, []string{"needs-4090", "needs-vram", "rich-blocks", "cheap-small", "rich-huge"}},
+		{dispatch.Node{ID: "3080", CardModel: "RTX 3080", VRAM: 10240}, []string{"rich-blocks", "cheap-small", "rich-huge"}},
+	}
+	for _, c := range cases {
+		t.Run(c.node.ID, func(t *testing.T) {
+			var list []*jobState
+			for _, js := range all { // map order: the result must not depend on it
+				list = append(list, js)
+			}
+			for range 5 {
+				got := orderNames(orderJobs(cfg, c.node, list), names)
+				if len(got) != len(c.want) {
+					t.Fatalf("order %v, want %v", got, c.want)
+				}
+				for i := range got {
+					if got[i] != c.want[i] {
+						t.Fatalf("order %v, want %v", got, c.want)
+					}
+				}
+				list = append(list[1:], list[0])
+			}
+		})
+	}
+}
+
+// TestOrderJobsOverflow: a job whose estimated time overflows is not lost;
+// it comes after every job with a value.
+func TestOrderJobsOverflow(t *testing.T) {
+	cfg := dispatch.DefaultConfig()
+	cfg.UnitTime = time.Hour
+	big := orderFixture("overflow", 1, jobs.MaxTaskSize, 1, 0, "")
+	ok := orderFixture("ok", 1, 1, 1, 0, "")
+	got := orderJobs(cfg, dispatch.Node{ID: "n", CardModel: "cpu"}, []*jobState{big, ok})
+	if len(got) != 2 || got[0] != ok || got[1] != big {
+		t.Fatalf("got %d jobs, want ok then overflow", len(got))
+	}
+}
+
+// BenchmarkOrderJobs is the worker's job order over 10,000 known jobs in
+// 20 groups: what every work step pays to pick its next job.
+func BenchmarkOrderJobs(b *testing.B) {
+	cfg := dispatch.DefaultConfig()
+	models := []string{"", "RTX 4090", "A100", "cpu"}
+	var list []*jobState
+	for i := range 10_000 {
+		list = append(list, orderFixture(strconv.Itoa(i), int64(1_000+i*7919%100_000), uint64(1+i%50), 1, uint64(i%5)*4096, models[i%len(models)]))
+	}
+	self := dispatch.Node{ID: "self", CardModel: "RTX 4090", VRAM: 24576}
+	b.ReportAllocs()
+	for b.Loop() {
+		if got := orderJobs(cfg, self, list); len(got) == 0 {
+			b.Fatal("no job")
+		}
+	}
+}

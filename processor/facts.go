@@ -1,0 +1,469 @@
+package processor
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"log/slog"
+	"maps"
+	"math/big"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/jobmesh/jobmesh/crdt"
+	"github.com/jobmesh/jobmesh/dispatch"
+	"github.com/jobmesh/jobmesh/escrow"
+	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/microjob"
+)
+
+// Directory lists the processors known from their advertisements
+// (/nodes/<peer>). The node supplies it from its advertisement records, so
+// that this package does not depend on the advertisement schema.
+type Directory interface {
+	Processors(ctx context.Context) ([]Advertised, error)
+}
+
+// StakeReader reads a processor wallet's stake; *escrow.Client is one.
+type StakeReader interface {
+	StakeOf(ctx context.Context, processor common.Address) (escrow.Stake, error)
+}
+
+// RecordReader is the part of the replicated store Facts reads.
+type RecordReader interface {
+	Get(ctx context.Context, key string) (crdt.Record, error)
+	Query(ctx context.Context, prefix string) ([]crdt.Record, error)
+}
+
+var (
+	_ StakeReader  = (*escrow.Client)(nil)
+	_ RecordReader = (*crdt.Store)(nil)
+)
+
+// Advertised is one processor's advertisement as dispatching reads it.
+type Advertised struct {
+	// PeerID is the processor's libp2p peer ID (the record's author).
+	PeerID string
+	// CardModel and VRAMMiB are its hardware grade.
+	CardModel string
+	VRAMMiB   uint64
+	// Models are the model IDs on its disk.
+	Models []string
+	// Wallet is its EVM address ("" when it has none).
+	Wallet string
+	// Timeout is its MicroJob timeout setting (QoS timeout score).
+	Timeout time.Duration
+	// Updated is when it last refreshed the advertisement.
+	Updated time.Time
+}
+
+// FactsConfig tunes Facts.
+type FactsConfig struct {
+	// Dispatch are the mesh's dispatching and QoS parameters. Default
+	// dispatch.DefaultConfig().
+	Dispatch dispatch.Config
+	// AdvertTTL: a processor is live while its advertisement is younger.
+	// Default 30m.
+	AdvertTTL time.Duration
+	// StakeTTL is how long a stake read from the chain is reused. Default
+	// 5m.
+	StakeTTL time.Duration
+	// HistoryJobs is how many finished jobs, the latest by the ordering
+	// rule of docs/PROTOCOL.md, the QoS ledger replays. Default 256.
+	HistoryJobs int
+}
+
+// DefaultFactsConfig returns the defaults documented on FactsConfig.
+func DefaultFactsConfig() FactsConfig {
+	return FactsConfig{Dispatch: dispatch.DefaultConfig(), AdvertTTL: 30 * time.Minute, StakeTTL: 5 * time.Minute, HistoryJobs: 256}
+}
+
+// Validate checks the config.
+func (c FactsConfig) Validate() error {
+	if err := c.Dispatch.Validate(); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+	}
+	if c.AdvertTTL <= 0 || c.StakeTTL <= 0 || c.HistoryJobs < 1 {
+		return fmt.Errorf("%w: facts TTLs and history must be positive", ErrInvalidConfig)
+	}
+	return nil
+}
+
+// FactsParams are what Facts reads.
+type FactsParams struct {
+	// Store holds the job records (commitments, disclosures, verdicts).
+	// Required.
+	Store RecordReader
+	// Directory lists the advertised processors. Nil: no processor is
+	// known, every view is empty.
+	Directory Directory
+	// Stakes reads stakes from the escrow. Nil (no chain): every
+	// processor has stake 1.
+	Stakes StakeReader
+	// Logger defaults to slog.Default().
+	Logger *slog.Logger
+	// Now defaults to time.Now; tests inject a clock.
+	Now func() time.Time
+}
+
+// Facts derives what dispatching needs from the replicated state: the live
+// processors and their grades from their advertisements, their stakes from
+// the escrow, and their QoS from a dispatch.Ledger that replays the
+// commitment and disclosure records of finished jobs. Safe for concurrent
+// use.
+type Facts struct {
+	cfg FactsConfig
+	p   FactsParams
+	log *slog.Logger
+
+	mu     sync.Mutex
+	stakes map[string]cachedStake
+	// done caches the derived outcomes of finished jobs.
+	done map[jobs.ID]*finishedJob
+}
+
+type cachedStake struct {
+	amount *big.Int
+	at     time.Time
+}
+
+// NewFacts returns a Facts over p.
+func NewFacts(p FactsParams, cfg FactsConfig) (*Facts, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if p.Store == nil {
+		return nil, fmt.Errorf("%w: facts need a store", ErrInvalidConfig)
+	}
+	if p.Logger == nil {
+		p.Logger = slog.Default()
+	}
+	if p.Now == nil {
+		p.Now = time.Now
+	}
+	return &Facts{cfg: cfg, p: p, log: p.Logger, stakes: map[string]cachedStake{}, done: map[jobs.ID]*finishedJob{}}, nil
+}
+
+// ProcessorView is one live processor as dispatching weighs it.
+type ProcessorView struct {
+	// Node is the processor's grade, stake and QoS score Q.
+	dispatch.Node
+	// Wallet is its advertised EVM address.
+	Wallet string
+	// Timeout is its advertised timeout setting.
+	Timeout time.Duration
+	// Scores are its QoS component scores (R, P, B and Q).
+	Scores dispatch.QoSScore
+	// SpeedScore is its node score ns (mean task score).
+	SpeedScore float64
+	// Weight is its selection weight W = S·Q/(S+Q) among the live
+	// processors (no locality boost), 0 when kicked out.
+	Weight float64
+	// Kick is set when the QoS ledger kicked it out.
+	Kick *dispatch.Kick
+}
+
+// View is a snapshot of the live processors, sorted by peer ID.
+type View struct {
+	// At is when the snapshot was taken.
+	At time.Time
+	// Processors are the live processors.
+	Processors []ProcessorView
+	// Tasks is how many task outcomes the QoS ledger replayed.
+	Tasks int
+
+	byID  map[string]int
+	kicks map[string]dispatch.Kick
+}
+
+// Live is the number of live processors.
+func (v *View) Live() int {
+	if v == nil {
+		return 0
+	}
+	return len(v.Processors)
+}
+
+// Processor returns a live processor's view.
+func (v *View) Processor(id string) (ProcessorView, bool) {
+	if v == nil {
+		return ProcessorView{}, false
+	}
+	i, ok := v.byID[id]
+	if !ok {
+		return ProcessorView{}, false
+	}
+	return v.Processors[i], true
+}
+
+// Weight is a processor's selection weight: 0 when it is kicked out or
+// not live.
+func (v *View) Weight(id string) float64 {
+	p, ok := v.Processor(id)
+	if !ok {
+		return 0
+	}
+	return p.Weight
+}
+
+// Kicked reports whether the QoS ledger kicked a processor out (live or
+// not).
+func (v *View) Kicked(id string) bool {
+	if v == nil {
+		return false
+	}
+	_, ok := v.kicks[id]
+	return ok
+}
+
+// Nodes returns the live processors as dispatch nodes.
+func (v *View) Nodes() []dispatch.Node {
+	if v == nil {
+		return nil
+	}
+	out := make([]dispatch.Node, len(v.Processors))
+	for i, p := range v.Processors {
+		out[i] = p.Node
+	}
+	return out
+}
+
+// View reads the replicated state and returns the live processors with
+// their weights. finished are the jobs known to have a verdict; their
+// commitment and disclosure records feed the QoS ledger.
+func (f *Facts) View(ctx context.Context, finished []jobs.ID) (*View, error) {
+	now := f.p.Now()
+	var ads []Advertised
+	if f.p.Directory != nil {
+		var err error
+		if ads, err = f.p.Directory.Processors(ctx); err != nil {
+			return nil, fmt.Errorf("processor: reading advertisements: %w", err)
+		}
+	}
+	outcomes, err := f.outcomes(ctx, finished)
+	if err != nil {
+		return nil, err
+	}
+	ledger, err := dispatch.NewLedger(f.cfg.Dispatch)
+	if err != nil {
+		return nil, err
+	}
+	kicks := map[string]dispatch.Kick{}
+	for _, o := range outcomes {
+		ks, err := ledger.Record(o)
+		if err != nil {
+			continue // not derivable from the records; skipped by every node alike
+		}
+		for _, k := range ks {
+			kicks[k.Node] = k
+		}
+	}
+	v := &View{At: now, Tasks: len(outcomes), byID: map[string]int{}, kicks: kicks}
+	var in []dispatch.QoSInput
+	for _, a := range ads {
+		if now.Sub(a.Updated) > f.cfg.AdvertTTL || a.Updated.After(now.Add(f.cfg.AdvertTTL)) {
+			continue
+		}
+		if _, dup := v.byID[a.PeerID]; dup || a.PeerID == "" {
+			continue
+		}
+		v.byID[a.PeerID] = len(v.Processors)
+		v.Processors = append(v.Processors, ProcessorView{
+			Node:    dispatch.Node{ID: a.PeerID, CardModel: a.CardModel, VRAM: a.VRAMMiB, Stake: f.stake(ctx, a.Wallet, now), LocalModels: slices.Clone(a.Models)},
+			Wallet:  a.Wallet,
+			Timeout: a.Timeout,
+		})
+		in = append(in, dispatch.QoSInput{ID: a.PeerID, VRAM: a.VRAMMiB, Timeout: a.Timeout})
+	}
+	slices.SortFunc(v.Processors, func(a, b ProcessorView) int { return cmp.Compare(a.ID, b.ID) })
+	slices.SortFunc(in, func(a, b dispatch.QoSInput) int { return cmp.Compare(a.ID, b.ID) })
+	for i, p := range v.Processors {
+		v.byID[p.ID] = i
+	}
+	scores, err := ledger.QoSScores(in)
+	if err != nil {
+		return nil, err
+	}
+	for i := range v.Processors {
+		p := &v.Processors[i]
+		p.Scores = scores[i]
+		p.QoS = scores[i].Q
+		p.SpeedScore = ledger.NodeScore(p.ID)
+	}
+	weights := dispatch.Weights(dispatch.Job{}, v.Nodes())
+	for i := range v.Processors {
+		p := &v.Processors[i]
+		if k, ok := kicks[p.ID]; ok {
+			p.Kick = &k
+			continue
+		}
+		p.Weight = weights[i]
+	}
+	return v, nil
+}
+
+// stake is a wallet's active stake: 1 without a chain, 0 without a
+// wallet, else the escrow's figure, cached for StakeTTL. A failed read
+// keeps the last figure (0 if there is none).
+func (f *Facts) stake(ctx context.Context, wallet string, now time.Time) *big.Int {
+	if f.p.Stakes == nil {
+		return big.NewInt(1)
+	}
+	if !common.IsHexAddress(wallet) {
+		return new(big.Int)
+	}
+	f.mu.Lock()
+	c, ok := f.stakes[wallet]
+	f.mu.Unlock()
+	if ok && now.Sub(c.at) < f.cfg.StakeTTL {
+		return c.amount
+	}
+	s, err := f.p.Stakes.StakeOf(ctx, common.HexToAddress(wallet))
+	if err != nil || s.Active == nil {
+		f.log.Warn("reading a processor's stake", "wallet", wallet, "err", err)
+		if ok {
+			return c.amount
+		}
+		return new(big.Int)
+	}
+	f.mu.Lock()
+	f.stakes[wallet] = cachedStake{amount: s.Active, at: now}
+	f.mu.Unlock()
+	return s.Active
+}
+
+// submission is one processor's earliest record in a round of a MacroJob.
+type submission struct {
+	processor string
+	seq       uint64
+}
+
+// finishedJob is what the records of one job with a verdict say.
+type finishedJob struct {
+	id         jobs.ID
+	verdictSeq uint64
+	tasks      []dispatch.TaskOutcome
+}
+
+// outcomes returns the task outcomes of the latest HistoryJobs finished
+// jobs in replay order (docs/PROTOCOL.md): jobs by (verdict record seq,
+// job ID), then each job's MacroJobs by index. A job's outcomes are
+// derived once, when it is first seen finished, and cached.
+func (f *Facts) outcomes(ctx context.Context, finished []jobs.ID) ([]dispatch.TaskOutcome, error) {
+	var done []*finishedJob
+	for _, id := range finished {
+		f.mu.Lock()
+		j := f.done[id]
+		f.mu.Unlock()
+		if j == nil {
+			var err error
+			if j, err = f.derive(ctx, id); err != nil {
+				if ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+				continue // no verdict readable yet; next time
+			}
+			f.mu.Lock()
+			f.done[id] = j
+			f.mu.Unlock()
+		}
+		done = append(done, j)
+	}
+	slices.SortFunc(done, func(a, b *finishedJob) int {
+		if c := cmp.Compare(a.verdictSeq, b.verdictSeq); c != 0 {
+			return c
+		}
+		return compareIDs(a.id, b.id)
+	})
+	if len(done) > f.cfg.HistoryJobs {
+		done = done[len(done)-f.cfg.HistoryJobs:]
+	}
+	var out []dispatch.TaskOutcome
+	for _, j := range done {
+		out = append(out, j.tasks...)
+	}
+	return out, nil
+}
+
+// derive reads one finished job's records. Each MacroJob is one task: its
+// assigned processors are those that committed one of its MicroJobs, a
+// round's order is by each processor's earliest record in it (record seq,
+// then peer ID), and a committer that never disclosed timed out.
+func (f *Facts) derive(ctx context.Context, id jobs.ID) (*finishedJob, error) {
+	vr, err := f.p.Store.Get(ctx, VerdictKey(id))
+	if err != nil {
+		return nil, err
+	}
+	recs, err := f.p.Store.Query(ctx, JobKey(id)+"/")
+	if err != nil {
+		return nil, err
+	}
+	commits := map[uint64]map[string]uint64{} // macro → processor → earliest seq
+	discl := map[uint64]map[string]uint64{}
+	note := func(m map[uint64]map[string]uint64, macro uint64, who string, seq uint64) {
+		if m[macro] == nil {
+			m[macro] = map[string]uint64{}
+		}
+		if s, ok := m[macro][who]; !ok || seq < s {
+			m[macro][who] = seq
+		}
+	}
+	for _, r := range recs {
+		if r.Tombstone {
+			continue
+		}
+		author := r.Author.String()
+		switch r.Type {
+		case microjob.TypeCommit:
+			if c, err := microjob.OpenCommitment(r.Key, author, r.Payload); err == nil && c.JobID == id {
+				note(commits, c.MacroIndex, author, r.Seq)
+			}
+		case microjob.TypeResult:
+			if d, err := microjob.OpenDisclosure(r.Key, author, r.Payload); err == nil && d.JobID == id {
+				note(discl, d.MacroIndex, author, r.Seq)
+			}
+		}
+	}
+	j := &finishedJob{id: id, verdictSeq: vr.Seq}
+	for _, m := range slices.Sorted(maps.Keys(commits)) {
+		o := dispatch.TaskOutcome{TaskID: id.String() + "/macro/" + strconv.FormatUint(m, 10)}
+		order := roundOrder(commits[m], nil)
+		if len(order) > dispatch.MaxTaskProcessors {
+			order = order[:dispatch.MaxTaskProcessors]
+		}
+		o.Commits = order
+		o.Assigned = slices.Sorted(slices.Values(order))
+		o.Disclosures = roundOrder(discl[m], o.Assigned)
+		j.tasks = append(j.tasks, o)
+	}
+	return j, nil
+}
+
+// roundOrder lists the processors of one round by their earliest record
+// (seq, then peer ID), keeping only those in allowed when it is not nil.
+func roundOrder(m map[string]uint64, allowed []string) []string {
+	subs := make([]submission, 0, len(m))
+	for p, s := range m {
+		if allowed != nil {
+			if _, ok := slices.BinarySearch(allowed, p); !ok {
+				continue
+			}
+		}
+		subs = append(subs, submission{p, s})
+	}
+	slices.SortFunc(subs, func(a, b submission) int {
+		if c := cmp.Compare(a.seq, b.seq); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.processor, b.processor)
+	})
+	out := make([]string, len(subs))
+	for i, s := range subs {
+		out[i] = s.processor
+	}
+	return out
+}

@@ -1,0 +1,142 @@
+package processor
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/ipfs/go-cid"
+	mh "github.com/multiformats/go-multihash"
+
+	"github.com/jobmesh/jobmesh/crdt"
+	"github.com/jobmesh/jobmesh/crdt/crdttest"
+	"github.com/jobmesh/jobmesh/dispatch"
+	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/microjob"
+)
+
+// staticDirectory is a fixed list of advertisements.
+type staticDirectory []Advertised
+
+func (d staticDirectory) Processors(context.Context) ([]Advertised, error) { return d, nil }
+
+// submit writes processor r's commitment (and, if disclose, its
+// disclosure) of one MicroJob of job's MacroJob 0.
+func submit(t *testing.T, r *crdttest.Replica, job jobs.ID, micro string, disclose bool) {
+	t.Helper()
+	h, err := mh.Sum([]byte(micro), mh.SHA2_256, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := microjob.Disclosure{
+		Version: microjob.RecordVersion, JobID: job, MicroID: sha256.Sum256([]byte(micro)),
+		Processor: r.ID().String(), Wallet: fmt.Sprintf("0x%040x", r.Index+1),
+		BlockIndices: []uint64{0}, BlockHashes: [][32]byte{sha256.Sum256([]byte(micro))},
+		ResultCID: cid.NewCidV1(cid.DagProtobuf, h), Salt: sha256.Sum256([]byte("salt")),
+	}
+	c, err := d.Commitment()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := r.Store.Put(ctx, c.Key(), microjob.TypeCommit, c.Encode()); err != nil {
+		t.Fatal(err)
+	}
+	if disclose {
+		if err := r.Store.Put(ctx, d.Key(), microjob.TypeResult, d.Encode()); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestFactsQoSFromRecords: three processors on a real replicated store
+// work on two jobs; the third commits but never discloses. Every replica
+// derives the same task outcomes (commit order by record seq), the first
+// committer has the best speed score, and the silent one is kicked out
+// after its second timeout (2 of the last 3 tasks) and weighs 0.
+func TestFactsQoSFromRecords(t *testing.T) {
+	cl := crdttest.New(t, crdttest.Options{Replicas: 3})
+	cl.WaitTopicMesh()
+	a, b, c := cl.Replicas[0], cl.Replicas[1], cl.Replicas[2]
+	now := time.Now()
+	var dir staticDirectory
+	for _, r := range cl.Replicas {
+		dir = append(dir, Advertised{PeerID: r.ID().String(), CardModel: "cpu", VRAMMiB: 1024, Timeout: time.Minute, Updated: now})
+	}
+	var finished []jobs.ID
+	for round := range 2 {
+		job := jobs.ID(sha256.Sum256(fmt.Appendf(nil, "job %d", round)))
+		submit(t, a, job, fmt.Sprintf("a%d", round), true)
+		submit(t, b, job, fmt.Sprintf("b%d", round), true)
+		submit(t, c, job, fmt.Sprintf("c%d", round), false)
+		if err := crdt.PutJSON(context.Background(), a.Store, VerdictKey(job), VerdictType, map[string]int{"round": round}); err != nil {
+			t.Fatal(err)
+		}
+		finished = append(finished, job)
+	}
+	views := make([]*View, len(cl.Replicas))
+	for i, r := range cl.Replicas {
+		f, err := NewFacts(FactsParams{Store: r.Store, Directory: dir, Now: func() time.Time { return now }}, DefaultFactsConfig())
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Wait until the replica holds every record: 2 jobs × (3 commits
+		// + 2 disclosures) + 2 verdicts.
+		crdttest.WaitUntil(t, 20*time.Second, func() error {
+			recs, err := r.Store.Query(context.Background(), "/jobs")
+			if err != nil || len(recs) != 12 {
+				return fmt.Errorf("replica %d holds %d records (%v)", i, len(recs), err)
+			}
+			return nil
+		})
+		if views[i], err = f.View(context.Background(), finished); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, v := range views {
+		if v.Tasks != 2 || v.Live() != 3 {
+			t.Fatalf("replica %d: %d tasks, %d live", i, v.Tasks, v.Live())
+		}
+		for _, p := range views[0].Processors {
+			q, _ := v.Processor(p.ID)
+			if q.SpeedScore != p.SpeedScore || q.Weight != p.Weight || (q.Kick == nil) != (p.Kick == nil) {
+				t.Fatalf("replica %d disagrees on %s: %+v vs %+v", i, p.ID, q, p)
+			}
+		}
+	}
+	v := views[0]
+	pa, _ := v.Processor(a.ID().String())
+	pb, _ := v.Processor(b.ID().String())
+	pc, _ := v.Processor(c.ID().String())
+	// a committed first and disclosed first: 10 + 10 in both tasks.
+	if pa.SpeedScore != 20 || pb.SpeedScore != 10 {
+		t.Errorf("speed scores a %v, b %v; want 20 and 10", pa.SpeedScore, pb.SpeedScore)
+	}
+	if pc.Kick == nil || pc.Kick.Reason != dispatch.KickTimeouts || pc.Weight != 0 || !v.Kicked(c.ID().String()) {
+		t.Errorf("silent processor: kick %+v, weight %v; want kicked for timeouts, weight 0", pc.Kick, pc.Weight)
+	}
+	if pa.Weight <= pb.Weight || pb.Weight <= 0 {
+		t.Errorf("weights a %v, b %v: want a > b > 0", pa.Weight, pb.Weight)
+	}
+	// The chooser never picks a kicked processor while another waits.
+	ids := []string{c.ID().String(), b.ID().String()}
+	for s := range 200 {
+		i, ok := weightedPick(v, ids, dispatch.Seed([]byte{byte(s)}))
+		if !ok || i != 1 {
+			t.Fatalf("seed %d: picked %d (%v)", s, i, ok)
+		}
+	}
+	if _, ok := weightedPick(v, ids[:1], []byte("seed")); ok {
+		t.Fatal("picked among kicked processors only")
+	}
+	// A stale advertisement is not live.
+	old := slices.Clone(dir)
+	old[1].Updated = now.Add(-time.Hour)
+	f, _ := NewFacts(FactsParams{Store: a.Store, Directory: old, Now: func() time.Time { return now }}, DefaultFactsConfig())
+	if v, err := f.View(context.Background(), finished); err != nil || v.Live() != 2 {
+		t.Fatalf("with a stale advertisement: %v live (%v), want 2", v.Live(), err)
+	}
+}

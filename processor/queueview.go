@@ -1,0 +1,187 @@
+package processor
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math/big"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jobmesh/jobmesh/dispatch"
+	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/microjob"
+)
+
+// QueueView is the open-job queue as the store shows it: the jobs without
+// a verdict or a JobAborted record, in their dispatch groups.
+type QueueView struct {
+	// Live is the number of live processors the cap was computed for.
+	Live int
+	// Cap is max(⌊α·Live⌋, MinQueueLen): the most queued (not started)
+	// jobs before the lowest-value ones are aborted.
+	Cap int
+	// Groups are the queue groups, the group with the best head first.
+	Groups []QueueGroup
+}
+
+// QueueGroup is one group of open jobs (by VRAM and GPU model), best
+// first.
+type QueueGroup struct {
+	// Label is the group's name, e.g. "0/Any" or "24576/RTX 4090".
+	Label string
+	// Jobs are the group's jobs in queue order.
+	Jobs []QueuedJob
+}
+
+// QueuedJob is one open job and its task value.
+type QueuedJob struct {
+	// ID is the job ID.
+	ID jobs.ID
+	// PriceWei is the escrowed price.
+	PriceWei *big.Int
+	// Value is the task value in wei per second; nil when it cannot be
+	// computed (the estimated time overflows).
+	Value *big.Rat
+	// Estimated is the estimated execution time.
+	Estimated time.Duration
+	// Started is true once a MicroJob of the job is committed: the job is
+	// being processed and no longer counts against the cap.
+	Started bool
+}
+
+// FinishedJobs lists the jobs that have a verdict in the store.
+func FinishedJobs(ctx context.Context, store RecordReader) ([]jobs.ID, error) {
+	recs, err := store.Query(ctx, "/jobs")
+	if err != nil {
+		return nil, err
+	}
+	var out []jobs.ID
+	for _, r := range recs {
+		if r.Type == VerdictType && !r.Tombstone {
+			if id, ok := jobOfVerdictKey(r.Key); ok {
+				out = append(out, id)
+			}
+		}
+	}
+	return out, nil
+}
+
+// ReadQueue reads the open jobs from the store and orders them as
+// dispatching does.
+func ReadQueue(ctx context.Context, store RecordReader, cfg dispatch.Config, live int) (QueueView, error) {
+	if err := cfg.Validate(); err != nil {
+		return QueueView{}, err
+	}
+	recs, err := store.Query(ctx, "/jobs")
+	if err != nil {
+		return QueueView{}, fmt.Errorf("processor: reading jobs: %w", err)
+	}
+	infos := map[jobs.ID]*jobs.JobInfo{}
+	closed := map[jobs.ID]bool{}
+	started := map[jobs.ID]bool{}
+	for _, r := range recs {
+		if r.Tombstone {
+			continue
+		}
+		switch r.Type {
+		case JobType:
+			if info, err := jobs.Decode(r.Payload); err == nil && JobKey(info.ID()) == r.Key {
+				infos[info.ID()] = info
+			}
+		case VerdictType:
+			if id, ok := jobOfVerdictKey(r.Key); ok {
+				closed[id] = true
+			}
+		case AbortedType:
+			if id, ok := jobOfAbortedKey(r.Key); ok {
+				if _, err := DecodeJobAborted(r.Key, r.Payload); err == nil {
+					closed[id] = true
+				}
+			}
+		case microjob.TypeCommit:
+			if id, ok := jobOfRecordKey(r.Key); ok {
+				started[id] = true
+			}
+		}
+	}
+	q, _ := dispatch.NewQueue(cfg)
+	view := QueueView{Live: live, Cap: q.Cap(live)}
+	groups := map[string]*QueueGroup{}
+	type entry struct {
+		job dispatch.Job
+		qj  QueuedJob
+	}
+	entries := map[string][]entry{}
+	for id, info := range infos {
+		if closed[id] {
+			continue
+		}
+		plan, err := jobs.Slice(info)
+		if err != nil {
+			continue
+		}
+		j := DispatchJob(info, plan)
+		qj := QueuedJob{ID: id, PriceWei: new(big.Int).Set(j.Price), Started: started[id]}
+		if v, err := dispatch.TaskValue(cfg, j); err == nil {
+			qj.Value = v
+			qj.Estimated, _ = dispatch.EstimatedTime(cfg, j.Units)
+		}
+		label := dispatch.GroupLabel(j)
+		if groups[label] == nil {
+			groups[label] = &QueueGroup{Label: label}
+		}
+		entries[label] = append(entries[label], entry{j, qj})
+	}
+	for label, es := range entries {
+		slices.SortFunc(es, func(a, b entry) int {
+			switch {
+			case a.qj.Value == nil && b.qj.Value == nil:
+				return strings.Compare(a.job.ID, b.job.ID)
+			case a.qj.Value == nil:
+				return 1
+			case b.qj.Value == nil:
+				return -1
+			}
+			if less, _ := dispatch.Less(cfg, a.job, b.job); less {
+				return -1
+			}
+			return 1
+		})
+		g := groups[label]
+		for _, e := range es {
+			g.Jobs = append(g.Jobs, e.qj)
+		}
+		view.Groups = append(view.Groups, *g)
+	}
+	slices.SortFunc(view.Groups, func(a, b QueueGroup) int {
+		av, bv := a.Jobs[0].Value, b.Jobs[0].Value
+		switch {
+		case av != nil && bv != nil:
+			if c := bv.Cmp(av); c != 0 {
+				return c
+			}
+		case av != nil:
+			return -1
+		case bv != nil:
+			return 1
+		}
+		return cmp.Compare(a.Label, b.Label)
+	})
+	return view, nil
+}
+
+// jobOfRecordKey is the job of any key under /jobs/<id>/.
+func jobOfRecordKey(key string) (jobs.ID, bool) {
+	rest, ok := strings.CutPrefix(key, "/jobs/")
+	if !ok {
+		return jobs.ID{}, false
+	}
+	id, _, ok := strings.Cut(rest, "/")
+	if !ok {
+		return jobs.ID{}, false
+	}
+	h, err := jobs.ParseHash(id)
+	return h, err == nil
+}
