@@ -58,6 +58,9 @@ func balanceJSON(t *testing.T, repo, url string) walletBalance {
 // its own process, against a dev chain given only by its URL: funding,
 // staking, the cool-down, payouts withdrawn, and every refusal.
 func TestWalletAndStakeCommands(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits out an unstake cool-down")
+	}
 	const cooldown = 10 * time.Second
 	chain := startTestDevChain(t, cooldown)
 	url := chain.URL()
