@@ -19,6 +19,7 @@ import (
 	"github.com/jobmesh/jobmesh/internal/wait"
 	"github.com/jobmesh/jobmesh/ipfs"
 	"github.com/jobmesh/jobmesh/localmesh"
+	"github.com/jobmesh/jobmesh/meshclient"
 	"github.com/jobmesh/jobmesh/node"
 	"github.com/jobmesh/jobmesh/p2p"
 )
@@ -164,7 +165,7 @@ func TestForgedRecordsAndOversizedMessagesAreRejected(t *testing.T) {
 	// The API keeps answering.
 	srv := httptest.NewServer(api.NewHandler(m.Members[2].Node))
 	defer srv.Close()
-	if _, err := api.NewClient(srv.Listener.Addr().String()).Nodes(ctx); err != nil {
+	if _, err := meshclient.New(srv.URL).Nodes(ctx); err != nil {
 		t.Fatal(err)
 	}
 }
