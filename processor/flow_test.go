@@ -32,6 +32,7 @@ func flowMesh(t *testing.T, processors int, tune func(m *localmesh.Member, pc *p
 		Processor: func(m *localmesh.Member, pc *processor.Config) {
 			pc.Poll = 200 * time.Millisecond
 			pc.DiscloseGrace = 5 * time.Second
+			pc.RerunTimeout = 5 * time.Second
 			pc.Room.Queue.ProcessingTimeout = 6 * time.Second
 			pc.Room.Queue.OwnerTimeout = 2 * time.Second
 			pc.Room.Queue.Rebroadcast = 300 * time.Millisecond
@@ -317,6 +318,7 @@ func TestJobCompletesWithTenPercentLoss(t *testing.T) {
 		Processor: func(_ *localmesh.Member, pc *processor.Config) {
 			pc.Poll = 200 * time.Millisecond
 			pc.DiscloseGrace = 5 * time.Second
+			pc.RerunTimeout = 5 * time.Second
 			pc.Room.Queue.ProcessingTimeout = 6 * time.Second
 			pc.Room.Queue.OwnerTimeout = 2 * time.Second
 			pc.Room.Queue.Rebroadcast = 300 * time.Millisecond
@@ -401,6 +403,68 @@ func TestSelfCheckingLiarIsCaught(t *testing.T) {
 	}
 	if _, ok := res.Verdict.Counts[liar]; ok {
 		t.Fatalf("the liar is credited: %v", res.Verdict.Counts)
+	}
+	if got := output(t, m, res, info.Output.Kind); !bytes.Equal(got, job.local(t)) {
+		t.Fatal("mesh output differs from the local run")
+	}
+}
+
+// TestSilentCommitterIsRedone: a processor that commits a MicroJob and
+// stops before the disclosure round leaves a commitment nobody can open.
+// After DiscloseGrace its MicroJob is redone by another processor and the
+// job completes with the right output.
+func TestSilentCommitterIsRedone(t *testing.T) {
+	const silent = 1
+	committed := make(chan struct{})
+	released := make(chan struct{})
+	m := flowMesh(t, 3, func(mem *localmesh.Member, pc *processor.Config) {
+		if mem.Index == silent {
+			runs := 0
+			pc.Hold = func(ctx context.Context, _ jobs.ID) {
+				if runs++; runs == 2 {
+					// The first MicroJob is committed: stop here until
+					// the node is stopped.
+					close(committed)
+					<-ctx.Done()
+				}
+			}
+			return
+		}
+		first := true
+		pc.Hold = func(ctx context.Context, _ jobs.ID) {
+			if first {
+				first = false
+				select {
+				case <-released:
+				case <-ctx.Done():
+				}
+			}
+		}
+	})
+	job := newMandelbrot(t, 128, 96, 32)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	info, err := client(m).DApp.Submit(ctx, job.spec(3, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-committed:
+	case <-ctx.Done():
+		t.Fatal("the silent processor never committed")
+	}
+	silentID := m.Members[silent].Host.ID().String()
+	if err := m.Stop(silent); err != nil {
+		t.Fatal(err)
+	}
+	close(released)
+	res, err := client(m).DApp.Wait(ctx, info.ID(), 100*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkComplete(t, info, res)
+	if _, ok := res.Verdict.Counts[silentID]; ok {
+		t.Fatalf("the silent processor is credited: %v", res.Verdict.Counts)
 	}
 	if got := output(t, m, res, info.Output.Kind); !bytes.Equal(got, job.local(t)) {
 		t.Fatal("mesh output differs from the local run")

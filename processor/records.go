@@ -84,6 +84,9 @@ type VerdictRecord struct {
 type Dispute struct {
 	Dispute microjob.Dispute `json:"dispute"`
 	Third   string           `json:"third"`
+	// Dropped are earlier thirds that did not re-run the block within
+	// Config.RerunTimeout; they are not drawn again.
+	Dropped []string `json:"dropped,omitempty"`
 }
 
 // Rerun is a third processor's output hash of a disputed block.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"slices"
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/dispatch"
@@ -37,6 +39,12 @@ type Check struct {
 	Processor string    `json:"processor"`
 	Hash      string    `json:"hash"`   // lowercase hex SHA-256
 	Thirds    [2]string `json:"thirds"` // distinct, neither is Processor
+	// Dropped are earlier re-runners that did not answer within
+	// Config.RerunTimeout; they are not drawn again.
+	Dropped []string `json:"dropped,omitempty"`
+	// Exhausted: no processor is left to replace a silent re-runner; the
+	// re-runs that came in decide alone, and only to confirm the hash.
+	Exhausted bool `json:"exhausted,omitempty"`
 }
 
 // selfCheck is one self-checked block of a verdict.
@@ -90,6 +98,23 @@ func checkOutcome(recs *jobRecords, sc selfCheck) (culprit string, done bool) {
 	c, ok := recs.checks[sc.block]
 	if !ok || c.Processor != sc.processor {
 		return "", false
+	}
+	if c.Exhausted {
+		// Too few live processors for a majority of three: a re-run that
+		// agrees confirms the block; a disagreement cannot be decided.
+		agree := false
+		for _, third := range c.Thirds {
+			for _, rr := range recs.reruns[sc.block] {
+				if rr.Processor != third {
+					continue
+				}
+				if rr.Hash != sc.hash {
+					return "", false
+				}
+				agree = true
+			}
+		}
+		return "", agree
 	}
 	var h [2]string
 	for i, third := range c.Thirds {
@@ -157,30 +182,81 @@ func (w *Worker) requestChecks(ctx context.Context, js *jobState, v microjob.Ver
 			continue
 		}
 		pending = true
-		if c, ok := recs.checks[sc.block]; ok && c.Processor == sc.processor {
-			continue // requested; waiting for the re-runs
+		c, requested := recs.checks[sc.block]
+		requested = requested && c.Processor == sc.processor
+		var keep, dropped []string
+		if requested {
+			// Waiting for the re-runs; re-runners that do not answer in
+			// time are replaced.
+			var silent []string
+			for _, third := range c.Thirds {
+				if hasRerun(recs, sc.block, third) {
+					keep = append(keep, third)
+				} else {
+					silent = append(silent, third)
+				}
+			}
+			if len(silent) == 0 || !w.rerunOverdue(js, "check", sc.block, c.Thirds[:]) {
+				continue
+			}
+			dropped = append(slices.Clone(c.Dropped), silent...)
+			w.log.Warn("re-runners of a self-checked block did not answer; drawing others", "job", js.plan.JobID, "block", sc.block, "silent", silent)
 		}
-		// Two distinct re-runners, each a weighted draw (as a dispute's
-		// third) from those not yet drawn.
-		seed := dispatch.Seed(js.plan.JobID[:], []byte("check"), uint64Bytes(sc.block))
-		i, ok := w.pickThird(pool, seed)
-		if !ok {
-			w.log.Warn("every re-runner for a self-checked block is kicked out", "job", js.plan.JobID, "block", sc.block)
-			continue
+		pool = slices.DeleteFunc(pool, func(p string) bool { return slices.Contains(dropped, p) || slices.Contains(keep, p) })
+		// Re-runners are weighted draws (as a dispute's third) from those
+		// not drawn yet.
+		seed := dispatch.Seed(js.plan.JobID[:], []byte("check"), uint64Bytes(sc.block), uint64Bytes(uint64(len(dropped))))
+		picks := slices.Clone(keep)
+		for len(picks) < 2 {
+			i, ok := w.pickThird(pool, dispatch.Seed(seed, uint64Bytes(uint64(len(picks)))))
+			if !ok {
+				break
+			}
+			picks = append(picks, pool[i])
+			pool = slices.Delete(pool, i, i+1)
 		}
-		first := pool[i]
-		rest := slices.Delete(slices.Clone(pool), i, i+1)
-		j, ok := w.pickThird(rest, dispatch.Seed(seed, []byte("second")))
-		if !ok {
-			w.log.Warn("every re-runner for a self-checked block is kicked out", "job", js.plan.JobID, "block", sc.block)
-			continue
+		exhausted := len(picks) < 2
+		if exhausted {
+			if !requested || c.Exhausted {
+				w.log.Warn("no processors left to re-run a self-checked block", "job", js.plan.JobID, "block", sc.block)
+				continue
+			}
+			// Keep the silent one named; the answers that came decide.
+			w.log.Warn("no processors left to replace a silent re-runner; the re-runs in hand decide", "job", js.plan.JobID, "block", sc.block)
+			picks = c.Thirds[:]
 		}
-		picks := [2]string{first, rest[j]}
-		rec := Check{Block: sc.block, Processor: sc.processor, Hash: sc.hash, Thirds: picks}
+		rec := Check{Block: sc.block, Processor: sc.processor, Hash: sc.hash, Thirds: [2]string{picks[0], picks[1]}, Dropped: dropped, Exhausted: exhausted}
 		if err := crdt.PutJSON(ctx, w.writer, CheckKey(js.plan.JobID, sc.block), CheckType, rec); err != nil {
 			return false, err
 		}
 		w.log.Info("self-checked block sent for two independent runs", "job", js.plan.JobID, "block", sc.block, "processor", sc.processor, "thirds", rec.Thirds)
 	}
 	return !pending, nil
+}
+
+// hasRerun reports whether processor has stored its re-run of block.
+func hasRerun(recs *jobRecords, block uint64, processor string) bool {
+	return slices.ContainsFunc(recs.reruns[block], func(r Rerun) bool { return r.Processor == processor })
+}
+
+// rerunOverdue reports whether the re-run request (kind, block, thirds)
+// has waited longer than Config.RerunTimeout since this node first saw it.
+func (w *Worker) rerunOverdue(js *jobState, kind string, block uint64, thirds []string) bool {
+	key := kind + "/" + strconv.FormatUint(block, 10) + "/" + strings.Join(thirds, ",")
+	now := time.Now()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if js.rerunSeen == nil {
+		js.rerunSeen = map[string]time.Time{}
+	}
+	seen, ok := js.rerunSeen[key]
+	if !ok {
+		js.rerunSeen[key] = now
+		seen = now
+	}
+	if now.Sub(seen) < w.cfg.RerunTimeout {
+		js.graceWait = true // judge again when it is overdue
+		return false
+	}
+	return true
 }

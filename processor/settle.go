@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -339,6 +340,9 @@ func (w *Worker) finalize(ctx context.Context, js *jobState) error {
 		}
 		w.log.Info("MicroJob to be redone", "job", id, "micro", m, "culprits", culprits)
 	}
+	if err := w.redoSilent(ctx, js, recs, v, now); err != nil {
+		return err
+	}
 	if !v.Complete {
 		return nil
 	}
@@ -379,6 +383,77 @@ func (w *Worker) finalize(ctx context.Context, js *jobState) error {
 	return nil
 }
 
+// redoSilent has MicroJobs redone whose committers went silent: committed,
+// their MacroJob fully committed, and still no valid disclosure
+// DiscloseGrace later (a processor that stopped between the two rounds).
+// They are redone by others, as a culprit's are, so the job does not wait
+// for the silent processor forever.
+func (w *Worker) redoSilent(ctx context.Context, js *jobState, recs *jobRecords, v microjob.Verdict, now time.Time) error {
+	silent := silentCommitters(js.plan, recs, v)
+	w.mu.Lock()
+	if len(silent) == 0 {
+		js.silentSince = time.Time{}
+		w.mu.Unlock()
+		return nil
+	}
+	if js.silentSince.IsZero() {
+		js.silentSince = now
+	}
+	waited := now.Sub(js.silentSince)
+	if waited < w.cfg.DiscloseGrace {
+		js.graceWait = true // judge again when the grace is over
+	}
+	w.mu.Unlock()
+	if waited < w.cfg.DiscloseGrace {
+		return nil
+	}
+	id := js.plan.JobID
+	for _, m := range slices.Sorted(maps.Keys(silent)) {
+		if _, ok := recs.redo[m]; ok {
+			continue
+		}
+		if err := crdt.PutJSON(ctx, w.writer, RedoKey(id, mustHash(m)), RedoType, Redo{Micro: m, Exclude: silent[m]}); err != nil {
+			return err
+		}
+		w.log.Info("MicroJob to be redone: its committers never disclosed", "job", id, "micro", m, "silent", silent[m])
+	}
+	return nil
+}
+
+// silentCommitters maps each MicroJob without a valid disclosure, in a
+// MacroJob whose every MicroJob has a commitment, to the processors that
+// committed it (sorted).
+func silentCommitters(plan *jobs.Plan, recs *jobRecords, v microjob.Verdict) map[string][]string {
+	if len(v.Missing) == 0 {
+		return nil
+	}
+	committers := map[jobs.ID][]string{}
+	for _, c := range recs.commits {
+		committers[c.MicroID] = append(committers[c.MicroID], c.Processor)
+	}
+	out := map[string][]string{}
+	for _, m := range v.Missing {
+		id, err := jobs.ParseHash(m)
+		if err != nil || len(committers[id]) == 0 {
+			continue
+		}
+		mu, err := plan.MicroJob(id)
+		if err != nil {
+			continue
+		}
+		full := true
+		for _, other := range plan.Macros[mu.Macro].Micros {
+			full = full && len(committers[other.ID]) > 0
+		}
+		if full {
+			ps := slices.Clone(committers[id])
+			slices.Sort(ps)
+			out[m] = slices.Compact(ps)
+		}
+	}
+	return out
+}
+
 // undisclosed counts commitments whose processor has not disclosed that
 // MicroJob yet.
 func undisclosed(recs *jobRecords) int {
@@ -413,12 +488,18 @@ func (w *Worker) requestReruns(ctx context.Context, js *jobState, disputes []mic
 		return err
 	}
 	for _, d := range disputes {
-		if _, ok := recs.dispute[d.Block]; ok {
-			continue
+		var dropped []string
+		if prev, ok := recs.dispute[d.Block]; ok {
+			// Requested: a third that does not re-run in time is replaced.
+			if hasRerun(recs, d.Block, prev.Third) || !w.rerunOverdue(js, "dispute", d.Block, []string{prev.Third}) {
+				continue
+			}
+			dropped = append(slices.Clone(prev.Dropped), prev.Third)
+			w.log.Warn("the third processor of a disputed block did not answer; drawing another", "job", js.plan.JobID, "block", d.Block, "silent", prev.Third)
 		}
 		var pool []string
 		for _, p := range procs {
-			if p != d.Processors[0] && p != d.Processors[1] {
+			if p != d.Processors[0] && p != d.Processors[1] && !slices.Contains(dropped, p) {
 				pool = append(pool, p)
 			}
 		}
@@ -427,12 +508,15 @@ func (w *Worker) requestReruns(ctx context.Context, js *jobState, disputes []mic
 			continue
 		}
 		seed := dispatch.Seed(js.plan.JobID[:], []byte("dispute"), uint64Bytes(d.Block))
+		if len(dropped) > 0 {
+			seed = dispatch.Seed(seed, uint64Bytes(uint64(len(dropped))))
+		}
 		i, ok := w.pickThird(pool, seed)
 		if !ok {
 			w.log.Warn("every third processor for a disputed block is kicked out", "job", js.plan.JobID, "block", d.Block)
 			continue
 		}
-		rec := Dispute{Dispute: d, Third: pool[i]}
+		rec := Dispute{Dispute: d, Third: pool[i], Dropped: dropped}
 		if err := crdt.PutJSON(ctx, w.writer, DisputeKey(js.plan.JobID, d.Block), DisputeType, rec); err != nil {
 			return err
 		}

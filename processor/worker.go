@@ -63,6 +63,10 @@ type Config struct {
 	// after committing holds the verdict back by at most this long.
 	// Default 30s.
 	DiscloseGrace time.Duration
+	// RerunTimeout is how long a processor drawn to re-run a disputed or
+	// self-checked block has to store its re-run before another is drawn
+	// in its place (it may have stopped). Default 2m.
+	RerunTimeout time.Duration
 	// MaxCodeSize and MaxDataSize bound what a job may make this node
 	// fetch. Default 64 MiB and 1 GiB.
 	MaxCodeSize, MaxDataSize int64
@@ -122,6 +126,7 @@ func DefaultConfig() Config {
 		CardModel:     "cpu",
 		Poll:          2 * time.Second,
 		DiscloseGrace: 30 * time.Second,
+		RerunTimeout:  2 * time.Minute,
 		MaxCodeSize:   64 << 20,
 		MaxDataSize:   1 << 30,
 		Wasm:          wasm.DefaultConfig(),
@@ -148,6 +153,9 @@ func (c Config) Validate() error {
 	}
 	if err := c.Dispatch.Validate(); err != nil {
 		return fmt.Errorf("%w: dispatch: %w", ErrInvalidConfig, err)
+	}
+	if c.RerunTimeout <= 0 {
+		return fmt.Errorf("%w: rerun timeout must be positive", ErrInvalidConfig)
 	}
 	if c.HeadStart < 0 {
 		return fmt.Errorf("%w: head start must not be negative", ErrInvalidConfig)
@@ -251,6 +259,12 @@ type jobState struct {
 	judgedVer uint64
 	judgedAt  time.Time
 	graceWait bool
+	// silentSince is when this node first saw committed MicroJobs of a
+	// fully committed MacroJob without a disclosure (redoSilent).
+	silentSince time.Time
+	// rerunSeen is when this node first saw each re-run request
+	// (rerunOverdue).
+	rerunSeen map[string]time.Time
 
 	// owners name each MacroJob's first owner (firstOwners), derived
 	// from the processor list of version ownersVer.
