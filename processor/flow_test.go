@@ -26,22 +26,26 @@ import (
 // and one client (the last member).
 func flowMesh(t *testing.T, processors int, tune func(m *localmesh.Member, pc *processor.Config)) *localmesh.Mesh {
 	t.Helper()
-	return meshtest.New(t, localmesh.Options{
-		Processors: processors,
-		Clients:    1,
-		Processor: func(m *localmesh.Member, pc *processor.Config) {
-			pc.Poll = 200 * time.Millisecond
-			pc.DiscloseGrace = 5 * time.Second
-			pc.RerunTimeout = 5 * time.Second
-			pc.Room.Queue.ProcessingTimeout = 6 * time.Second
-			pc.Room.Queue.OwnerTimeout = 2 * time.Second
-			pc.Room.Queue.Rebroadcast = 300 * time.Millisecond
-			pc.Room.LockTTL = 6 * time.Second
-			if tune != nil {
-				tune(m, pc)
-			}
-		},
-	})
+	return flowMeshWith(t, localmesh.Options{Processors: processors}, tune)
+}
+
+// flowMeshWith is flowMesh with more of the mesh's options set.
+func flowMeshWith(t *testing.T, opts localmesh.Options, tune func(m *localmesh.Member, pc *processor.Config)) *localmesh.Mesh {
+	t.Helper()
+	opts.Clients = 1
+	opts.Processor = func(m *localmesh.Member, pc *processor.Config) {
+		pc.Poll = 200 * time.Millisecond
+		pc.DiscloseGrace = 5 * time.Second
+		pc.RerunTimeout = 5 * time.Second
+		pc.Room.Queue.ProcessingTimeout = 6 * time.Second
+		pc.Room.Queue.OwnerTimeout = 2 * time.Second
+		pc.Room.Queue.Rebroadcast = 300 * time.Millisecond
+		pc.Room.LockTTL = 6 * time.Second
+		if tune != nil {
+			tune(m, pc)
+		}
+	}
+	return meshtest.New(t, opts)
 }
 
 type mandelbrotJob struct {
@@ -311,20 +315,10 @@ func TestOwnerKilledMidMicroJob(t *testing.T) {
 // rooms, the store's head announcements), and the job still completes
 // with the right output.
 func TestJobCompletesWithTenPercentLoss(t *testing.T) {
-	m := meshtest.New(t, localmesh.Options{
+	m := flowMeshWith(t, localmesh.Options{
 		Processors: 4,
-		Clients:    1,
 		P2P:        func(_ *localmesh.Member, cfg *p2p.Config) { cfg.DropInbound = 0.1 },
-		Processor: func(_ *localmesh.Member, pc *processor.Config) {
-			pc.Poll = 200 * time.Millisecond
-			pc.DiscloseGrace = 5 * time.Second
-			pc.RerunTimeout = 5 * time.Second
-			pc.Room.Queue.ProcessingTimeout = 6 * time.Second
-			pc.Room.Queue.OwnerTimeout = 2 * time.Second
-			pc.Room.Queue.Rebroadcast = 300 * time.Millisecond
-			pc.Room.LockTTL = 6 * time.Second
-		},
-	})
+	}, nil)
 	job := newMandelbrot(t, 192, 160, 32)
 	info, res := runJob(t, m, job.spec(3, 4), 4*time.Minute)
 	checkComplete(t, info, res)

@@ -42,6 +42,15 @@ func (f *chainFlags) add(fs *pflag.FlagSet) {
 }
 
 // apply writes the flags into cfg's [chain] section and checks it.
+// config reads the repo's config with the flags applied.
+func (f *chainFlags) config(dir string) (node.Config, error) {
+	cfg, err := repoConfig(dir)
+	if err != nil {
+		return cfg, err
+	}
+	return cfg, f.apply(&cfg)
+}
+
 func (f *chainFlags) apply(cfg *node.Config) error {
 	if f.rpc != "" {
 		cfg.Chain.RPC = f.rpc
@@ -326,11 +335,8 @@ func newWalletBalanceCmd(g *globals) *cobra.Command {
 		Short: "Show the wallet's ETH balance, its escrow credit (payouts to withdraw) and its stake",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := repoConfig(g.repo)
+			cfg, err := cf.config(g.repo)
 			if err != nil {
-				return err
-			}
-			if err := cf.apply(&cfg); err != nil {
 				return err
 			}
 			if cfg.Processor.Wallet == "" {
@@ -384,11 +390,8 @@ func newWalletWithdrawCmd(g *globals) *cobra.Command {
 		Short: "Withdraw the wallet's escrow credit (its payouts and refunds) to the wallet",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := repoConfig(g.repo)
+			cfg, err := cf.config(g.repo)
 			if err != nil {
-				return err
-			}
-			if err := cf.apply(&cfg); err != nil {
 				return err
 			}
 			key, err := repoWallet(g.repo, cfg, &wf)
