@@ -207,7 +207,12 @@ func (v *JobView) summary(ctx context.Context, info *jobs.JobInfo, rec crdt.Reco
 	case escrow.JobAborted:
 		j.State = apiv1.JobCancelled
 	case escrow.JobSettled:
-		j.State = apiv1.JobSettled
+		// Settled is terminal, so it waits until this node's replica
+		// also holds the verdict (output, verifier hashes): a client
+		// that sees "settled" finds the whole result.
+		if verdict {
+			j.State = apiv1.JobSettled
+		}
 		j.SettlementTx = rel.TxHash.Hex()
 		j.Payouts = map[string]string{}
 		for i, p := range rel.Payees {

@@ -18,7 +18,8 @@ const (
 	// JobVerified: a verdict is in the store; with a chain, the escrow is
 	// not released yet.
 	JobVerified JobState = "verified"
-	// JobSettled: the escrow was released on chain (terminal).
+	// JobSettled: the escrow was released on chain and the serving
+	// node holds the verdict (terminal).
 	JobSettled JobState = "settled"
 	// JobCancelled: aborted by its creator before work started; the
 	// escrow is refunded (terminal).
