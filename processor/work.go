@@ -396,9 +396,12 @@ func (w *Worker) process(ctx context.Context, js *jobState, room *macrojob.Room,
 	w.mu.Lock()
 	done := js.mine[mid]
 	w.mu.Unlock()
-	if done {
+	if done || w.committedElsewhere(ctx, js, mid) {
 		// Already committed here (the queue re-offered it, e.g. after a
-		// takeover): completing it again costs nothing, running it would.
+		// takeover), or by another processor (its lock expired, or two
+		// rooms ran for one MacroJob): completing it costs nothing,
+		// running it again would, and a commitment that is never
+		// disclosed is redone anyway (redoSilent).
 		_ = room.Complete(ctx, id)
 		return
 	}
@@ -426,6 +429,18 @@ func (w *Worker) process(ctx context.Context, js *jobState, room *macrojob.Room,
 	if t := w.jobChannel(ctx, js); t != nil {
 		_ = t.Publish(ctx, jobs.ChannelMsg{Kind: jobs.KindProgress, JobID: js.plan.JobID.String(), MicroID: mid.String(), Processor: w.self})
 	}
+}
+
+// committedElsewhere reports whether the store holds a commitment of
+// MicroJob mid by a processor other than this one.
+func (w *Worker) committedElsewhere(ctx context.Context, js *jobState, mid jobs.ID) bool {
+	recs, err := w.records(ctx, js.plan.JobID)
+	if err != nil {
+		return false
+	}
+	return slices.ContainsFunc(recs.commits, func(c microjob.Commitment) bool {
+		return c.MicroID == mid && c.Processor != w.self
+	})
 }
 
 // run executes one MicroJob and writes its commitment; it returns the
