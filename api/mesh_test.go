@@ -22,7 +22,6 @@ import (
 	"github.com/jobmesh/jobmesh/apiv1"
 	"github.com/jobmesh/jobmesh/assemble"
 	"github.com/jobmesh/jobmesh/dapp"
-	"github.com/jobmesh/jobmesh/examples"
 	"github.com/jobmesh/jobmesh/examples/mandelbrot/tiles"
 	"github.com/jobmesh/jobmesh/internal/wait"
 	"github.com/jobmesh/jobmesh/jobs"
@@ -30,60 +29,23 @@ import (
 	"github.com/jobmesh/jobmesh/meshtest"
 	"github.com/jobmesh/jobmesh/node"
 	"github.com/jobmesh/jobmesh/processor"
-	"github.com/jobmesh/jobmesh/wasm"
 )
 
 // mandelbrot is a small picture job: 4×3 tiles of 16×16 pixels.
-type mandelbrot struct {
-	code, data []byte
-	params     tiles.Params
-}
+type mandelbrot struct{ meshtest.Mandelbrot }
 
 func newMandelbrot(t *testing.T) mandelbrot {
-	t.Helper()
-	code, err := examples.Build(context.Background(), "mandelbrot")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := tiles.Params{Width: 64, Height: 48, TileWidth: 16, TileHeight: 16, MaxIter: 64, View: tiles.DefaultView}
-	data, err := p.Job()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return mandelbrot{code: code, data: data, params: p}
+	return mandelbrot{meshtest.NewMandelbrot(t, 64, 48, 16)}
 }
 
 func (j mandelbrot) spec(price *big.Int) dapp.Spec {
 	return dapp.Spec{
-		Code: j.code, Data: j.data,
+		Code: j.Code, Data: j.Data,
 		Slicing:  jobs.Slicing{BlockSize: tiles.DescriptorSize, MicroJobs: 2, BlocksPerMicro: 3},
 		Price:    price,
 		Deadline: time.Now().Add(time.Hour),
-		Output:   jobs.Output{Kind: jobs.OutputPNGGrid, Columns: uint32(j.params.Columns())},
+		Output:   jobs.Output{Kind: jobs.OutputPNGGrid, Columns: uint32(j.Params.Columns())},
 	}
-}
-
-// local computes the picture on this machine: what the mesh must return.
-func (j mandelbrot) local(t *testing.T) []byte {
-	t.Helper()
-	exec, err := wasm.New(wasm.DefaultConfig(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer exec.Close(context.Background())
-	var outs [][]byte
-	for off := 0; off < len(j.data); off += tiles.DescriptorSize {
-		out, err := exec.Run(context.Background(), j.code, j.data[off:off+tiles.DescriptorSize])
-		if err != nil {
-			t.Fatal(err)
-		}
-		outs = append(outs, out)
-	}
-	pic, err := assemble.PNGGrid(outs, j.params.Columns())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pic
 }
 
 // pictureMesh starts 3 processors, a submitting client and the dev chain,
@@ -131,7 +93,7 @@ var stateRank = map[apiv1.JobState]int{
 // settlement, then the output, the tile picture and the metrics.
 func TestPictureJobOverTheAPI(t *testing.T) {
 	pic := newMandelbrot(t)
-	want := pic.local(t)
+	want := pic.Local(t)
 	m, client, srv := pictureMesh(t)
 	ctx := context.Background()
 

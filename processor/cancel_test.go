@@ -98,17 +98,17 @@ func TestProcessorsSkipCancelledJob(t *testing.T) {
 
 	key, _ := ethcrypto.GenerateKey()
 	spec := job.spec(2, 1)
-	codeCID, err := c.IPFS.AddFile(ctx, bytes.NewReader(job.code))
+	codeCID, err := c.IPFS.AddFile(ctx, bytes.NewReader(job.Code))
 	if err != nil {
 		t.Fatal(err)
 	}
-	dataCID, err := c.IPFS.AddFile(ctx, bytes.NewReader(job.data))
+	dataCID, err := c.IPFS.AddFile(ctx, bytes.NewReader(job.Data))
 	if err != nil {
 		t.Fatal(err)
 	}
 	cancelled := &jobs.JobInfo{
-		Code:     jobs.Source{URI: "ipfs://" + codeCID.String(), SHA256: sha256.Sum256(job.code)},
-		Data:     jobs.Data{Source: jobs.Source{URI: "ipfs://" + dataCID.String(), SHA256: sha256.Sum256(job.data)}, Size: uint64(len(job.data))},
+		Code:     jobs.Source{URI: "ipfs://" + codeCID.String(), SHA256: sha256.Sum256(job.Code)},
+		Data:     jobs.Data{Source: jobs.Source{URI: "ipfs://" + dataCID.String(), SHA256: sha256.Sum256(job.Data)}, Size: uint64(len(job.Data))},
 		Slicing:  spec.Slicing,
 		Seed:     jobs.Seed{7},
 		PriceWei: big.NewInt(1_000_000_000_000), // above the other job's: tried first

@@ -9,9 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jobmesh/jobmesh/assemble"
 	"github.com/jobmesh/jobmesh/dapp"
-	"github.com/jobmesh/jobmesh/examples"
 	"github.com/jobmesh/jobmesh/examples/mandelbrot/tiles"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/localmesh"
@@ -19,7 +17,6 @@ import (
 	"github.com/jobmesh/jobmesh/microjob"
 	"github.com/jobmesh/jobmesh/p2p"
 	"github.com/jobmesh/jobmesh/processor"
-	"github.com/jobmesh/jobmesh/wasm"
 )
 
 // flowMesh starts a mesh with fast timeouts: a bootstrap node, processors
@@ -48,58 +45,21 @@ func flowMeshWith(t *testing.T, opts localmesh.Options, tune func(m *localmesh.M
 	return meshtest.New(t, opts)
 }
 
-type mandelbrotJob struct {
-	code, data []byte
-	params     tiles.Params
-}
+type mandelbrotJob struct{ meshtest.Mandelbrot }
 
 func newMandelbrot(t *testing.T, w, h, tile uint32) mandelbrotJob {
-	t.Helper()
-	code, err := examples.Build(context.Background(), "mandelbrot")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := tiles.Params{Width: w, Height: h, TileWidth: tile, TileHeight: tile, MaxIter: 64, View: tiles.DefaultView}
-	data, err := p.Job()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return mandelbrotJob{code: code, data: data, params: p}
+	return mandelbrotJob{meshtest.NewMandelbrot(t, w, h, tile)}
 }
 
 func (j mandelbrotJob) spec(n, k uint32) dapp.Spec {
 	return dapp.Spec{
-		Code: j.code, Data: j.data,
+		Code: j.Code, Data: j.Data,
 		Slicing:  jobs.Slicing{BlockSize: tiles.DescriptorSize, MicroJobs: n, BlocksPerMicro: k},
 		Price:    big.NewInt(1_000_000_000),
 		Creator:  "0x00000000000000000000000000000000000000c1",
 		Deadline: time.Now().Add(time.Hour),
-		Output:   jobs.Output{Kind: jobs.OutputPNGGrid, Columns: uint32(j.params.Columns())},
+		Output:   jobs.Output{Kind: jobs.OutputPNGGrid, Columns: uint32(j.Params.Columns())},
 	}
-}
-
-// local runs the job block by block on this machine's executor and
-// assembles the picture: what the mesh's output must equal.
-func (j mandelbrotJob) local(t *testing.T) []byte {
-	t.Helper()
-	exec, err := wasm.New(wasm.DefaultConfig(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer exec.Close(context.Background())
-	var outs [][]byte
-	for off := 0; off < len(j.data); off += tiles.DescriptorSize {
-		out, err := exec.Run(context.Background(), j.code, j.data[off:off+tiles.DescriptorSize])
-		if err != nil {
-			t.Fatal(err)
-		}
-		outs = append(outs, out)
-	}
-	png, err := assemble.PNGGrid(outs, j.params.Columns())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return png
 }
 
 func client(m *localmesh.Mesh) *localmesh.Member { return m.Members[len(m.Members)-1] }
@@ -172,7 +132,7 @@ func TestJobEndToEnd(t *testing.T) {
 		t.Fatalf("culprits in an honest mesh: %v", res.Culprits)
 	}
 	got := output(t, m, res, info.Output.Kind)
-	if want := job.local(t); !bytes.Equal(got, want) {
+	if want := job.Local(t); !bytes.Equal(got, want) {
 		t.Fatalf("mesh output (%d bytes) differs from the local run (%d bytes)", len(got), len(want))
 	}
 	if len(res.Verdict.Counts) < 2 {
@@ -200,7 +160,7 @@ func TestWrongOutputNamesCulpritAndJobCompletes(t *testing.T) {
 		t.Fatalf("the liar is credited: %v", res.Verdict.Counts)
 	}
 	got := output(t, m, res, info.Output.Kind)
-	if want := job.local(t); !bytes.Equal(got, want) {
+	if want := job.Local(t); !bytes.Equal(got, want) {
 		t.Fatalf("mesh output differs from the local run")
 	}
 }
@@ -305,7 +265,7 @@ func TestOwnerKilledMidMicroJob(t *testing.T) {
 	if !redone {
 		t.Fatalf("MicroJob %s held by the killed processor was not redone", micro)
 	}
-	if got := output(t, m, res, info.Output.Kind); !bytes.Equal(got, job.local(t)) {
+	if got := output(t, m, res, info.Output.Kind); !bytes.Equal(got, job.Local(t)) {
 		t.Fatal("mesh output differs from the local run")
 	}
 }
@@ -322,7 +282,7 @@ func TestJobCompletesWithTenPercentLoss(t *testing.T) {
 	job := newMandelbrot(t, 192, 160, 32)
 	info, res := runJob(t, m, job.spec(3, 4), 4*time.Minute)
 	checkComplete(t, info, res)
-	if got := output(t, m, res, info.Output.Kind); !bytes.Equal(got, job.local(t)) {
+	if got := output(t, m, res, info.Output.Kind); !bytes.Equal(got, job.Local(t)) {
 		t.Fatal("mesh output differs from the local run")
 	}
 	var dropped float64
@@ -398,7 +358,7 @@ func TestSelfCheckingLiarIsCaught(t *testing.T) {
 	if _, ok := res.Verdict.Counts[liar]; ok {
 		t.Fatalf("the liar is credited: %v", res.Verdict.Counts)
 	}
-	if got := output(t, m, res, info.Output.Kind); !bytes.Equal(got, job.local(t)) {
+	if got := output(t, m, res, info.Output.Kind); !bytes.Equal(got, job.Local(t)) {
 		t.Fatal("mesh output differs from the local run")
 	}
 }
@@ -460,7 +420,7 @@ func TestSilentCommitterIsRedone(t *testing.T) {
 	if _, ok := res.Verdict.Counts[silentID]; ok {
 		t.Fatalf("the silent processor is credited: %v", res.Verdict.Counts)
 	}
-	if got := output(t, m, res, info.Output.Kind); !bytes.Equal(got, job.local(t)) {
+	if got := output(t, m, res, info.Output.Kind); !bytes.Equal(got, job.Local(t)) {
 		t.Fatal("mesh output differs from the local run")
 	}
 }
