@@ -76,7 +76,7 @@ func jobOfKey(key string) (jobs.ID, bool) {
 // run feeds the index from the store until ctx ends or the store closes.
 // onJob is called with the /jobs/<id> and verdict records it sees (job
 // discovery and completion without a query).
-func (x *recordIndex) run(ctx context.Context, changes <-chan crdt.Change, onRecord func(crdt.Record)) {
+func (x *recordIndex) run(changes <-chan crdt.Change, onRecord func(crdt.Record)) {
 	for c := range changes {
 		if c.Kind == crdt.ChangeOverflow {
 			x.mu.Lock()

@@ -33,7 +33,7 @@ func TestRecordIndexMatchesQuery(t *testing.T) {
 			x := newRecordIndex(local)
 			changes := local.Watch(ctx, "/jobs")
 			done := make(chan struct{})
-			start := func() { go func() { defer close(done); x.run(ctx, changes, nil) }() }
+			start := func() { go func() { defer close(done); x.run(changes, nil) }() }
 			defer func() { cancel(); <-done }()
 			if buffer > 2 {
 				start()

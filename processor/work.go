@@ -180,7 +180,7 @@ func (w *Worker) room(ctx context.Context, js *jobState) (*macrojob.Room, error)
 	// MacroJobs this processor is to open come first (firstOwner); then
 	// each processor starts looking at its own MacroJob, so that
 	// processors spread over the rooms.
-	owners := w.firstOwners(ctx, js)
+	owners := w.firstOwners(js)
 	h := hashOf(w.self, id)
 	start := int(binary.BigEndian.Uint32(h[:4]) % uint32(len(macros)))
 	order := make([]int, 0, len(macros))
@@ -232,25 +232,32 @@ func (w *Worker) room(ctx context.Context, js *jobState) (*macrojob.Room, error)
 }
 
 // firstOwners names, for each MacroJob of a job, who opens its room: of
-// the advertised processors, the one with the highest hash of its peer ID
-// with the job and the MacroJob's index (rendezvous hashing). Every
+// the live processors eligible for the job (the dispatch view), the one
+// with the highest hash of its peer ID with the job and the MacroJob's
+// index (rendezvous hashing). Every
 // processor computes the same names from the store, so when a job appears
 // and all processors look at once, one opens each room and the others
 // join it (they see its lock or its announcement within the head start),
 // instead of each opening its own queue for the same MicroJobs and running
-// them twice. The names are kept with the job until the list of
-// processors changes.
-func (w *Worker) firstOwners(ctx context.Context, js *jobState) []string {
-	procs, ver := w.candidatesFor(ctx, js.info)
+// them twice. The names are kept with the job until the dispatch view
+// changes.
+func (w *Worker) firstOwners(js *jobState) []string {
+	v := w.dview.Load()
 	w.mu.Lock()
-	if js.owners != nil && js.ownersVer == ver {
+	if js.owners != nil && js.ownersView == v {
 		owners := js.owners
 		w.mu.Unlock()
 		return owners
 	}
 	w.mu.Unlock()
-	if !slices.Contains(procs, w.self) {
-		procs = append(slices.Clone(procs), w.self)
+	procs := []string{w.self}
+	if v != nil {
+		r := js.info.Requirements
+		for _, p := range v.Processors {
+			if p.ID != w.self && (r.GPUModel == "" || r.GPUModel == p.CardModel) && p.VRAM >= r.MinVRAMMiB {
+				procs = append(procs, p.ID)
+			}
+		}
 	}
 	owners := make([]string, len(js.plan.Macros))
 	id := js.plan.JobID.String()
@@ -263,33 +270,9 @@ func (w *Worker) firstOwners(ctx context.Context, js *jobState) []string {
 		}
 	}
 	w.mu.Lock()
-	js.owners, js.ownersVer = owners, ver
+	js.owners, js.ownersView = owners, v
 	w.mu.Unlock()
 	return owners
-}
-
-// candidatesFor lists the advertised processors that may work on a job,
-// read from the store at most once a second, with a version that changes
-// when the list does.
-func (w *Worker) candidatesFor(ctx context.Context, _ *jobs.JobInfo) ([]string, uint64) {
-	w.mu.Lock()
-	procs, ver, checked := w.procs, w.procsVer, w.procsChecked
-	w.mu.Unlock()
-	if time.Since(checked) < time.Second {
-		return procs, ver
-	}
-	fresh, err := w.processors(ctx)
-	if err != nil {
-		return procs, ver
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.procsChecked = time.Now()
-	if !slices.Equal(fresh, w.procs) {
-		w.procs = fresh
-		w.procsVer++
-	}
-	return w.procs, w.procsVer
 }
 
 func (w *Worker) join(ctx context.Context, js *jobState, m *jobs.MacroJob, creator macrojob.PeerID, committed map[jobs.ID]bool) (*macrojob.Room, error) {

@@ -211,12 +211,7 @@ type Worker struct {
 	// doneRooms are rooms left because their queue was done, and when.
 	doneRooms map[macrojob.RoomID]time.Time
 	pending   []microjob.Disclosure // committed, waiting for the MacroJob's other commitments
-	// procs are the advertised processors, last read at procsChecked;
-	// procsVer changes when the list does.
-	procs        []string
-	procsVer     uint64
-	procsChecked time.Time
-	wake         chan struct{}
+	wake      chan struct{}
 
 	runCtx context.Context
 	cancel context.CancelFunc
@@ -268,8 +263,8 @@ type jobState struct {
 
 	// owners name each MacroJob's first owner (firstOwners), derived
 	// from the processor list of version ownersVer.
-	owners    []string
-	ownersVer uint64
+	owners     []string
+	ownersView *View
 }
 
 // New starts a Worker. Close stops it.
@@ -351,7 +346,7 @@ func New(ctx context.Context, p Params, cfg Config) (*Worker, error) {
 	go w.keepFacts(runCtx)
 	go func() {
 		defer w.wg.Done()
-		index.run(runCtx, changes, w.noticeRecord)
+		index.run(changes, w.noticeRecord)
 	}()
 	go w.listen(runCtx)
 	go w.work(runCtx)
