@@ -250,6 +250,14 @@ func (w *Worker) firstOwners(js *jobState) []string {
 		return owners
 	}
 	w.mu.Unlock()
+	if _, ok := v.Processor(w.self); !ok {
+		// A view without this processor is too young to agree with the
+		// others' (its advertisement has not come back yet): name no
+		// first owner, so everyone waits the head start, rather than
+		// every processor naming itself and all opening the same rooms.
+		w.refreshSoon()
+		return make([]string, len(js.plan.Macros))
+	}
 	procs := []string{w.self}
 	if v != nil {
 		r := js.info.Requirements

@@ -69,6 +69,11 @@ type Config struct {
 	// neither credited nor waited for longer than this. Default 0, which
 	// means three Polls.
 	DuplicateGrace time.Duration
+	// FinalizeTakeover is how long processors other than a complete job's
+	// designated finalizer (see docs/PROTOCOL.md) wait for it to finish
+	// the job before they do it themselves (it may have stopped). Default
+	// 0, which means ten Polls.
+	FinalizeTakeover time.Duration
 	// RerunTimeout is how long a processor drawn to re-run a disputed or
 	// self-checked block has to store its re-run before another is drawn
 	// in its place (it may have stopped). Default 2m.
@@ -163,7 +168,7 @@ func (c Config) Validate() error {
 	if c.RerunTimeout <= 0 {
 		return fmt.Errorf("%w: rerun timeout must be positive", ErrInvalidConfig)
 	}
-	if c.DuplicateGrace < 0 || c.DiscloseGrace < 0 {
+	if c.DuplicateGrace < 0 || c.DiscloseGrace < 0 || c.FinalizeTakeover < 0 {
 		return fmt.Errorf("%w: grace periods must not be negative", ErrInvalidConfig)
 	}
 	if c.HeadStart < 0 {
@@ -213,6 +218,8 @@ type Worker struct {
 	// dview is the latest Facts snapshot; choices made inside a room's
 	// queue read it without waiting for the store.
 	dview atomic.Pointer[View]
+	// refreshing is set while refreshSoon takes a view.
+	refreshing atomic.Bool
 
 	mu    sync.Mutex
 	known map[jobs.ID]*jobState
@@ -282,6 +289,14 @@ func (c Config) duplicateGrace() time.Duration {
 		return c.DuplicateGrace
 	}
 	return 3 * c.Poll
+}
+
+// finalizeTakeover is Config.FinalizeTakeover with its default applied.
+func (c Config) finalizeTakeover() time.Duration {
+	if c.FinalizeTakeover > 0 {
+		return c.FinalizeTakeover
+	}
+	return 10 * c.Poll
 }
 
 // New starts a Worker. Close stops it.
@@ -454,6 +469,20 @@ func (w *Worker) announceOpen(ctx context.Context) {
 	for _, info := range open {
 		_ = w.topic.Publish(ctx, jobs.ChannelMsg{Kind: jobs.KindJob, Job: info.Encode()})
 	}
+}
+
+// refreshSoon takes a new dispatch view now, outside the FactsEvery
+// rhythm, unless one is being taken already.
+func (w *Worker) refreshSoon() {
+	if !w.refreshing.CompareAndSwap(false, true) {
+		return
+	}
+	w.wg.Add(1)
+	go func() {
+		defer w.wg.Done()
+		defer w.refreshing.Store(false)
+		w.refreshView(w.runCtx)
+	}()
 }
 
 // learn records a job seen on the channel or in the store.
