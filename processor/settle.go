@@ -44,14 +44,15 @@ func (w *Worker) settle(ctx context.Context) {
 type jobRecords struct {
 	commits []microjob.Commitment
 	discl   []microjob.Disclosure
+	reruns  map[uint64][]Rerun // by block
+	dispute map[uint64]Dispute // by block
+	checks  map[uint64]Check   // self-checked blocks' re-run requests, by block
+	redo    map[string]Redo    // by MicroJob
+	verdict bool
+
 	// commitSeqs and disclSeqs are the record seqs of commits and discl,
 	// index for index (the verdict's rounds are ordered by them).
 	commitSeqs, disclSeqs []uint64
-	reruns                map[uint64][]Rerun // by block
-	dispute               map[uint64]Dispute // by block
-	checks                map[uint64]Check   // self-checked blocks' re-run requests, by block
-	redo                  map[string]Redo    // by MicroJob
-	verdict               bool
 
 	verdictRec []byte                    // the verdict record's payload
 	proposal   *escrow.Settlement        // the proposed settlement
