@@ -101,6 +101,7 @@ type DispatchConfig struct {
 	MinModelHolders    int      `toml:"min_model_holders"`
 	MaxReplicas        int      `toml:"max_replicas"`
 	RoundScores        []uint32 `toml:"round_scores"`
+	FeeBasePoints      uint32   `toml:"fee_base_points"`
 	ScoreWindow        int      `toml:"score_window"`
 	NewNodeTaskScore   uint32   `toml:"new_node_task_score"`
 	SpeedWeight        uint32   `toml:"speed_weight"`
@@ -124,7 +125,7 @@ func dispatchSection(d dispatch.Config, advertTTL, stakeTTL time.Duration) Dispa
 		TaskOverhead: Duration(d.TaskOverhead), UnitTime: Duration(d.UnitTime),
 		QueueAlpha: d.QueueAlpha, MinQueueLen: d.MinQueueLen,
 		MinModelHolders: d.MinModelHolders, MaxReplicas: d.MaxReplicas,
-		RoundScores: slices.Clone(d.RoundScores), ScoreWindow: d.ScoreWindow, NewNodeTaskScore: d.NewNodeTaskScore,
+		RoundScores: slices.Clone(d.RoundScores), FeeBasePoints: d.FeeBasePoints, ScoreWindow: d.ScoreWindow, NewNodeTaskScore: d.NewNodeTaskScore,
 		SpeedWeight: d.SpeedWeight, VRAMWeight: d.VRAMWeight, TimeoutWeight: d.TimeoutWeight,
 		MinTimeout:        Duration(d.MinTimeout),
 		KickTimeoutWindow: d.KickTimeoutWindow, KickTimeouts: d.KickTimeouts,
@@ -139,7 +140,7 @@ func (c DispatchConfig) config() dispatch.Config {
 		TaskOverhead: time.Duration(c.TaskOverhead), UnitTime: time.Duration(c.UnitTime),
 		QueueAlpha: c.QueueAlpha, MinQueueLen: c.MinQueueLen,
 		MinModelHolders: c.MinModelHolders, MaxReplicas: c.MaxReplicas,
-		RoundScores: slices.Clone(c.RoundScores), ScoreWindow: c.ScoreWindow, NewNodeTaskScore: c.NewNodeTaskScore,
+		RoundScores: slices.Clone(c.RoundScores), FeeBasePoints: c.FeeBasePoints, ScoreWindow: c.ScoreWindow, NewNodeTaskScore: c.NewNodeTaskScore,
 		SpeedWeight: c.SpeedWeight, VRAMWeight: c.VRAMWeight, TimeoutWeight: c.TimeoutWeight,
 		MinTimeout:        time.Duration(c.MinTimeout),
 		KickTimeoutWindow: c.KickTimeoutWindow, KickTimeouts: c.KickTimeouts,
@@ -431,6 +432,9 @@ max_replicas = {{toml .Dispatch.MaxReplicas}}
 round_scores = {{toml .Dispatch.RoundScores}}
 score_window = {{toml .Dispatch.ScoreWindow}}
 new_node_task_score = {{toml .Dispatch.NewNodeTaskScore}}
+# Fee weight of a credited result: fee_base_points plus its processor's
+# task score (round scores of its commitment and disclosure positions).
+fee_base_points = {{toml .Dispatch.FeeBasePoints}}
 # QoS Q = (speed x B + vram x R + timeout x P) / (speed + vram + timeout).
 speed_weight = {{toml .Dispatch.SpeedWeight}}
 vram_weight = {{toml .Dispatch.VRAMWeight}}

@@ -51,6 +51,10 @@ type jobRecords struct {
 	redo    map[string]Redo    // by MicroJob
 	verdict bool
 
+	// commitSeqs and disclSeqs are the record seqs of commits and discl,
+	// index for index (the verdict's rounds are ordered by them).
+	commitSeqs, disclSeqs []uint64
+
 	verdictRec []byte                    // the verdict record's payload
 	proposal   *escrow.Settlement        // the proposed settlement
 	sigs       []escrow.SignedSettlement // payees' signatures, checked
@@ -120,8 +124,10 @@ func (out *jobRecords) add(id jobs.ID, p part) {
 	switch {
 	case p.commit != nil:
 		out.commits = append(out.commits, *p.commit)
+		out.commitSeqs = append(out.commitSeqs, p.rec.Seq)
 	case p.discl != nil:
 		out.discl = append(out.discl, *p.discl)
+		out.disclSeqs = append(out.disclSeqs, p.rec.Seq)
 	case p.rerun != nil:
 		out.reruns[p.rerun.Block] = append(out.reruns[p.rerun.Block], *p.rerun)
 	case p.dispute != nil:
@@ -383,7 +389,7 @@ func (w *Worker) finalize(ctx context.Context, js *jobState) error {
 	if err != nil {
 		return err
 	}
-	rec := VerdictRecord{Verdict: json.RawMessage(v.Encode()), Culprits: culprits, Output: out.String()}
+	rec := VerdictRecord{Verdict: json.RawMessage(v.Encode()), Culprits: culprits, Output: out.String(), Rounds: finalRounds(js.plan, recs)}
 	if err := crdt.PutJSON(ctx, w.writer, VerdictKey(id), VerdictType, rec); err != nil {
 		return err
 	}
