@@ -98,7 +98,10 @@ func NewModelFetcher(p ModelFetcherParams, cfg ModelFetcherConfig) (*ModelFetche
 	}
 	log := p.Logger.With("subsystem", "models")
 	fcfg := p.Worker.cfg.Fetch
-	fcfg.Timeout, fcfg.IPFS, fcfg.Logger, fcfg.Registerer = cfg.Timeout, p.Worker.p.Blocks, log, nil
+	fcfg.Timeout, fcfg.IPFS, fcfg.Logger, fcfg.Registerer = cfg.Timeout, nil, log, nil
+	if p.Worker.p.Blocks != nil {
+		fcfg.IPFS = p.Worker.p.Blocks
+	}
 	reg, err := fetch.New(fcfg)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)

@@ -80,3 +80,24 @@ func TestModelStore(t *testing.T) {
 		t.Fatalf("zero budget: %v", err)
 	}
 }
+
+// FuzzModelPath: model IDs come from jobs on the wire; any the store
+// accepts names a file directly inside its directory.
+func FuzzModelPath(f *testing.F) {
+	for _, s := range []string{cidA, cidB, "", "..", "../" + cidA, cidA + "/..", "QmYwAPJzv5CZsnA625s3Xf2nemtYgPpHdWEz79ojWnPbdG", "/etc/passwd"} {
+		f.Add(s)
+	}
+	s := &ModelStore{dir: "/models"}
+	f.Fuzz(func(t *testing.T, id string) {
+		p, err := s.Path(id)
+		if err != nil {
+			if !errors.Is(err, ErrBadModelCID) {
+				t.Fatalf("%q: %v", id, err)
+			}
+			return
+		}
+		if filepath.Dir(p) != "/models" || filepath.Base(p) != id || strings.HasPrefix(id, ".") {
+			t.Fatalf("%q maps to %q", id, p)
+		}
+	})
+}
