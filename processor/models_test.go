@@ -26,7 +26,7 @@ func (noRecords) Query(context.Context, string) ([]crdt.Record, error) { return 
 
 // modelView builds a view through Facts from ads, then marks kicked
 // processors kicked out as the QoS ledger would.
-func modelView(t *testing.T, ads []Advertised, kicked ...string) *View {
+func modelView(t testing.TB, ads []Advertised, kicked ...string) *View {
 	t.Helper()
 	now := time.Now()
 	for i := range ads {
