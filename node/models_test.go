@@ -81,22 +81,7 @@ func TestProcessorAdvertisesModelsOnDisk(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, DefaultModelDir, diskModel), []byte("weights"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	r, err := OpenRepo(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	dstore, err := pebbleds.NewDatastore(filepath.Join(dir, DatastoreDir))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dstore.Close()
-	pcfg := p2p.LoopbackConfig()
-	n, err := New(ctx, Params{Role: RoleProcessor, Config: r.Config, Identity: r.Identity, Datastore: dstore, P2P: &pcfg, WalletKey: r.WalletKey, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer n.Close()
+	n := startProcessor(t, dir)
 	advertised := func() ([]string, error) {
 		ads, err := n.Processors(ctx)
 		if err != nil {
@@ -134,5 +119,63 @@ func TestProcessorAdvertisesModelsOnDisk(t *testing.T) {
 	})
 	if err := n.FetchModel(ctx, "not-a-cid"); !errors.Is(err, processor.ErrBadModelCID) {
 		t.Fatalf("bad CID: %v", err)
+	}
+}
+
+// startProcessor starts a processor node on the repo in dir, stopped at
+// the end of the test.
+func startProcessor(t *testing.T, dir string) *Node {
+	t.Helper()
+	r, err := OpenRepo(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	dstore, err := pebbleds.NewDatastore(filepath.Join(dir, DatastoreDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { dstore.Close() })
+	pcfg := p2p.LoopbackConfig()
+	n, err := New(t.Context(), Params{Role: RoleProcessor, Config: r.Config, Identity: r.Identity, Datastore: dstore, P2P: &pcfg, WalletKey: r.WalletKey, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { n.Close() })
+	return n
+}
+
+// TestFetchModelOverBudget: a model larger than what is left of
+// max_model_bytes is refused with a clear error; nothing is stored or
+// advertised, and a model that fits exactly still is.
+func TestFetchModelOverBudget(t *testing.T) {
+	ctx := t.Context()
+	dir := t.TempDir()
+	cfg := DefaultConfig()
+	cfg.Processor.MaxModelBytes = 100_000
+	if err := InitRepo(dir, cfg); err != nil {
+		t.Fatal(err)
+	}
+	n := startProcessor(t, dir)
+	large, err := n.IPFS.AddFile(ctx, bytes.NewReader(bytes.Repeat([]byte("b"), 300_000)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := n.FetchModel(ctx, large.String()); !errors.Is(err, processor.ErrModelStoreFull) {
+		t.Fatalf("over budget: %v", err)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(dir, DefaultModelDir)); len(entries) != 0 {
+		t.Fatalf("the store kept %v", entries)
+	}
+	fits, err := n.IPFS.AddFile(ctx, bytes.NewReader(bytes.Repeat([]byte("s"), 100_000)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := n.FetchModel(ctx, fits.String()); err != nil {
+		t.Fatalf("exactly the budget: %v", err)
+	}
+	ads, err := n.Processors(ctx)
+	if err != nil || len(ads) != 1 || !slices.Equal(ads[0].Models, []string{fits.String()}) {
+		t.Fatalf("advertised %+v (%v)", ads, err)
 	}
 }
