@@ -32,8 +32,7 @@ func TestModelPreDownloadInMesh(t *testing.T) {
 			}
 		}
 	})
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
+	ctx := t.Context()
 	c := client(m)
 	procs := m.Members[1 : len(m.Members)-1]
 
@@ -44,7 +43,9 @@ func TestModelPreDownloadInMesh(t *testing.T) {
 	}
 	cid := mc.String()
 	holder := procs[0]
-	if err := holder.FetchModel(ctx, cid); err != nil {
+	fctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	if err := holder.FetchModel(fctx, cid); err != nil {
 		t.Fatalf("holder fetching the model: %v", err)
 	}
 	// Every processor's view lists all four, the holder with the model,
@@ -65,7 +66,9 @@ func TestModelPreDownloadInMesh(t *testing.T) {
 	job := newMandelbrot(t, 128, 128, 32) // 16 tiles
 	spec := job.spec(2, 4)
 	spec.Requirements = jobs.Requirements{ModelCIDs: []string{cid}}
-	info, err := c.DApp.Submit(ctx, spec)
+	sctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	info, err := c.DApp.Submit(sctx, spec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +116,9 @@ func TestModelPreDownloadInMesh(t *testing.T) {
 	}
 	// The job was not held up by the pre-download for good: it completes.
 	close(release)
-	res, err := c.DApp.Wait(ctx, info.ID(), 100*time.Millisecond)
+	jctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancel()
+	res, err := c.DApp.Wait(jctx, info.ID(), 100*time.Millisecond)
 	if err != nil {
 		t.Fatalf("job %s: %v", info.ID(), err)
 	}
