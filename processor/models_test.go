@@ -183,6 +183,16 @@ func TestFirstOwnersNarrowToHolders(t *testing.T) {
 			t.Fatalf("models %v: owners %v are all holders", js.info.Requirements.ModelCIDs, got)
 		}
 	}
+	// With one holder kicked out, the other opens every room; with both,
+	// nobody is narrowed to.
+	v = modelView(t, ads, "p6")
+	if got := owners("p0", modelJob(t, model)); slices.ContainsFunc(got, func(o string) bool { return o != "p3" }) {
+		t.Fatalf("one holder kicked out: owners %v", got)
+	}
+	v = modelView(t, ads, "p3", "p6")
+	if got := owners("p0", modelJob(t, model)); !slices.ContainsFunc(got, func(o string) bool { return o != "p3" && o != "p6" }) {
+		t.Fatalf("both holders kicked out: owners %v", got)
+	}
 }
 
 // TestPreDownloadsAgreeAcrossViews: two nodes that read the same

@@ -235,8 +235,8 @@ func (w *Worker) room(ctx context.Context, js *jobState) (*macrojob.Room, error)
 // firstOwners names, for each MacroJob of a job, who opens its room: of
 // the live processors eligible for the job (the dispatch view), the one
 // with the highest hash of its peer ID with the job and the MacroJob's
-// index (rendezvous hashing). When some of them hold all the job's
-// models on disk, only those holders are named. Every
+// index (rendezvous hashing). When some of them that are not kicked out
+// hold all the job's models on disk, only those holders are named. Every
 // processor computes the same names from the store, so when a job appears
 // and all processors look at once, one opens each room and the others
 // join it (they see its lock or its announcement within the head start),
@@ -262,7 +262,7 @@ func (w *Worker) firstOwners(js *jobState) []string {
 				if p.ID != w.self {
 					procs = append(procs, p.ID)
 				}
-				if len(r.ModelCIDs) > 0 && dispatch.HoldsModels(job, p.Node) {
+				if len(r.ModelCIDs) > 0 && p.Kick == nil && dispatch.HoldsModels(job, p.Node) {
 					holders = append(holders, p.ID)
 				}
 			}
@@ -271,7 +271,8 @@ func (w *Worker) firstOwners(js *jobState) []string {
 	if len(holders) > 0 {
 		// Model locality (seed 001): when eligible processors hold the
 		// job's models, they open its rooms; the others join after the
-		// head start.
+		// head start. A kicked-out holder takes no work, so it is no
+		// reason to narrow.
 		procs = holders
 	}
 	owners := make([]string, len(js.plan.Macros))
