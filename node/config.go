@@ -88,7 +88,19 @@ type ProcessorConfig struct {
 	AdvertiseEvery  Duration `toml:"advertise_every"`
 	ProcessTimeout  Duration `toml:"process_timeout"`
 	MaxMemoryMiBJob int      `toml:"max_job_memory_mib"`
+	// ModelDir is the model store's directory; a relative path is
+	// relative to the repo (OpenRepo resolves it). Empty: no model
+	// store, so no pre-download. Default "models".
+	ModelDir string `toml:"model_dir"`
+	// MaxModelBytes bounds the model store. Default 64 GiB.
+	MaxModelBytes int64 `toml:"max_model_bytes"`
 }
+
+// DefaultModelDir is the model store's directory inside a repo.
+const DefaultModelDir = "models"
+
+// DefaultMaxModelBytes is the model store's default byte budget.
+const DefaultMaxModelBytes = 64 << 30
 
 // DispatchConfig is the [dispatch] section: the mesh's dispatching,
 // pricing and QoS parameters (dispatch.Config). Every node of a mesh must
@@ -174,6 +186,8 @@ func DefaultConfig() Config {
 			AdvertiseEvery:  Duration(10 * time.Minute),
 			ProcessTimeout:  Duration(5 * time.Minute),
 			MaxMemoryMiBJob: 256,
+			ModelDir:        DefaultModelDir,
+			MaxModelBytes:   DefaultMaxModelBytes,
 		},
 		Dispatch: dispatchSection(dispatch.DefaultConfig(), processor.DefaultConfig().AdvertTTL, processor.DefaultConfig().StakeTTL),
 	}
@@ -252,6 +266,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("%w: [processor] process_timeout must be positive", ErrInvalidConfig)
 	case p.MaxMemoryMiBJob <= 0 || p.MaxMemoryMiBJob > 4096:
 		return fmt.Errorf("%w: [processor] max_job_memory_mib %d outside 1..4096", ErrInvalidConfig, p.MaxMemoryMiBJob)
+	case p.MaxModelBytes <= 0:
+		return fmt.Errorf("%w: [processor] max_model_bytes must be positive", ErrInvalidConfig)
+	case len(p.Models) > maxAdvertModels:
+		return fmt.Errorf("%w: [processor] models lists %d models, at most %d", ErrInvalidConfig, len(p.Models), maxAdvertModels)
 	}
 	if err := c.Wallet.validate(); err != nil {
 		return err
@@ -383,6 +401,15 @@ advertise_every = {{toml .Processor.AdvertiseEvery}}
 process_timeout = {{toml .Processor.ProcessTimeout}}
 # Memory cap of one WebAssembly MicroJob, in MiB.
 max_job_memory_mib = {{toml .Processor.MaxMemoryMiBJob}}
+# Model store: one file per model, named by its CID. Models found there at
+# start are advertised with the ones listed in 'models', and models this
+# node is asked to pre-download (a job needs them and too few processors
+# hold them) are fetched into it. A relative path is inside the repo;
+# empty: no store, no pre-download.
+model_dir = {{toml .Processor.ModelDir}}
+# Most bytes of models the store holds; a model that does not fit is not
+# fetched (the error says so).
+max_model_bytes = {{toml .Processor.MaxModelBytes}}
 
 [chain]
 # JSON-RPC endpoint (http(s)://, ws(s)://) of the chain the escrow contract

@@ -158,8 +158,9 @@ type ProcessorView struct {
 	Scores dispatch.QoSScore
 	// SpeedScore is its node score ns (mean task score).
 	SpeedScore float64
-	// Weight is its selection weight W = S·Q/(S+Q) among the live
-	// processors (no locality boost), 0 when kicked out.
+	// Weight is its job-independent selection weight W = S·Q/(S+Q)
+	// among the live processors (no locality boost), 0 when kicked out;
+	// View.JobWeights gives a job's weights.
 	Weight float64
 	// Kick is set when the QoS ledger kicked it out.
 	Kick *dispatch.Kick
@@ -176,6 +177,9 @@ type View struct {
 
 	byID  map[string]int
 	kicks map[string]dispatch.Kick
+	// jobs caches per-job weights and pre-download names (models.go);
+	// nil in views built by hand, which then compute them every time.
+	jobs *jobCache
 }
 
 // Live is the number of live processors.
@@ -260,7 +264,7 @@ func (f *Facts) View(ctx context.Context, finished []jobs.ID) (*View, error) {
 			kicks[k.Node] = k
 		}
 	}
-	v := &View{At: now, Tasks: len(outcomes), byID: map[string]int{}, kicks: kicks}
+	v := &View{At: now, Tasks: len(outcomes), byID: map[string]int{}, kicks: kicks, jobs: newJobCache()}
 	var in []dispatch.QoSInput
 	for _, a := range ads {
 		if now.Sub(a.Updated) > f.cfg.AdvertTTL || a.Updated.After(now.Add(f.cfg.AdvertTTL)) {

@@ -550,7 +550,7 @@ func (w *Worker) requestReruns(ctx context.Context, js *jobState, disputes []mic
 		if len(dropped) > 0 {
 			seed = dispatch.Seed(seed, uint64Bytes(uint64(len(dropped))))
 		}
-		i, ok := w.pickThird(pool, seed)
+		i, ok := w.pickThird(js, pool, seed)
 		if !ok {
 			w.log.Warn("every third processor for a disputed block is kicked out", "job", js.plan.JobID, "block", d.Block)
 			continue
