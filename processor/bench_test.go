@@ -101,9 +101,10 @@ var tunings = []tuning{
 		pc.Poll = 50 * time.Millisecond
 		pc.Room.Tick = 20 * time.Millisecond
 	}},
-	// An owner locks up to 3 (5) MicroJobs per turn; the worker runs
-	// them and writes their commitments as one store batch.
-	{name: "turn3", proc: func(pc *processor.Config) { pc.Room.Queue.MaxLocksPerTurn = 3 }},
+	// An owner locks one (five) MicroJobs per turn instead of the
+	// default three; the worker runs a turn's MicroJobs and writes their
+	// commitments as one store batch.
+	{name: "turn1", proc: func(pc *processor.Config) { pc.Room.Queue.MaxLocksPerTurn = 1 }},
 	{name: "turn5", proc: func(pc *processor.Config) { pc.Room.Queue.MaxLocksPerTurn = 5 }},
 	// The store re-announces its heads less often (localmesh sets 1s).
 	{name: "storerebroadcast10s", node: func(cfg *node.Config) { cfg.Store.Rebroadcast = node.Duration(10 * time.Second) }},

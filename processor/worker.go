@@ -51,7 +51,8 @@ type Config struct {
 	CardModel string
 	VRAMMiB   uint64
 	// Room configures the MacroJob rooms (queue timeouts, lock TTL).
-	// Default: the queue's defaults with a 1m room lock.
+	// Default: the queue's defaults with a 1m room lock, except
+	// MaxLocksPerTurn 3.
 	Room macrojob.RoomConfig
 	// Poll is how often an idle worker looks for work, and how often
 	// pending disclosures and finalization are re-checked. Default 2s.
@@ -137,11 +138,14 @@ func DefaultConfig() Config {
 		CardModel:     "cpu",
 		Poll:          2 * time.Second,
 		DiscloseGrace: 30 * time.Second,
-		RerunTimeout:  2 * time.Minute,
-		MaxCodeSize:   64 << 20,
-		MaxDataSize:   1 << 30,
-		Wasm:          wasm.DefaultConfig(),
-		Fetch:         fetch.DefaultConfig(),
+		// Three MicroJobs per ownership turn, run and committed as one
+		// batch: fewer handoffs and store deltas (docs/BENCHMARKS.md).
+		Room:         macrojob.RoomConfig{Queue: macrojob.Config{MaxLocksPerTurn: 3}},
+		RerunTimeout: 2 * time.Minute,
+		MaxCodeSize:  64 << 20,
+		MaxDataSize:  1 << 30,
+		Wasm:         wasm.DefaultConfig(),
+		Fetch:        fetch.DefaultConfig(),
 
 		HeadStart:      time.Second,
 		FundingBackoff: 2 * time.Second,
