@@ -131,6 +131,9 @@ func Start(ctx context.Context, opts Options) (_ *Mesh, err error) {
 		cfg := node.DefaultConfig()
 		cfg.Store.Rebroadcast = node.Duration(time.Second)
 		cfg.Store.DAGSyncTimeout = node.Duration(3 * time.Second) // loopback
+		// A short fetch timeout gives up more often under load: repair
+		// soon, so no record stays missing for long.
+		cfg.Store.RepairInterval = node.Duration(5 * time.Second)
 		cfg.Processor.AdvertiseEvery = node.Duration(time.Minute)
 		if opts.Configure != nil {
 			opts.Configure(mem, &cfg)

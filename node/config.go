@@ -76,6 +76,7 @@ type StoreConfig struct {
 	Rebroadcast    Duration `toml:"rebroadcast"`
 	MaxPayload     int      `toml:"max_payload"`
 	DAGSyncTimeout Duration `toml:"dag_sync_timeout"`
+	RepairInterval Duration `toml:"repair_interval"`
 }
 
 // ProcessorConfig is the [processor] section: what a processor advertises.
@@ -178,7 +179,7 @@ func DefaultConfig() Config {
 			MaxMessageSize:    p.MaxMessageSize,
 		},
 		API:   APIConfig{Address: "127.0.0.1:0", MaxUploadMiB: 64},
-		Store: StoreConfig{Rebroadcast: Duration(15 * time.Second), MaxPayload: 256 << 10, DAGSyncTimeout: Duration(20 * time.Second)},
+		Store: StoreConfig{Rebroadcast: Duration(15 * time.Second), MaxPayload: 256 << 10, DAGSyncTimeout: Duration(20 * time.Second), RepairInterval: Duration(time.Minute)},
 		Processor: ProcessorConfig{
 			CardModel:       "cpu",
 			CPUs:            runtime.NumCPU(),
@@ -248,6 +249,9 @@ func (c Config) Validate() error {
 	}
 	if c.Store.DAGSyncTimeout <= 0 {
 		return fmt.Errorf("%w: [store] dag_sync_timeout must be positive", ErrInvalidConfig)
+	}
+	if c.Store.RepairInterval < 0 {
+		return fmt.Errorf("%w: [store] repair_interval must not be negative", ErrInvalidConfig)
 	}
 	if c.Store.MaxPayload <= 0 || c.Store.MaxPayload > 1<<20 {
 		return fmt.Errorf("%w: [store] max_payload %d outside 1..1048576", ErrInvalidConfig, c.Store.MaxPayload)
@@ -380,6 +384,11 @@ max_payload = {{toml .Store.MaxPayload}}
 # (and retried by the periodic repair), so it must stay short: while it
 # waits, later updates wait too.
 dag_sync_timeout = {{toml .Store.DAGSyncTimeout}}
+# How often the store checks whether an update was given up (a fetch that
+# timed out, an update whose parts did not all arrive) and, if so, walks its
+# history again to apply what is missing. Until then those records are
+# missing on this node. 0 turns the repair off.
+repair_interval = {{toml .Store.RepairInterval}}
 
 [processor]
 # What this node advertises when it runs as a processor.

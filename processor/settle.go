@@ -324,6 +324,12 @@ func (w *Worker) finalize(ctx context.Context, js *jobState) error {
 	ver := w.index.version(id)
 	now := time.Now()
 	w.mu.Lock()
+	if now.Before(js.standbyUntil) {
+		// Another processor is finishing this job: judging it again
+		// here would only repeat its work.
+		w.mu.Unlock()
+		return nil
+	}
 	skip := !js.graceWait && ver != 0 && ver == js.judgedVer ||
 		!w.index.disclosedAll(id, js.plan) && now.Sub(js.judgedAt) < judgeEvery*w.cfg.Poll
 	if !skip {
@@ -371,18 +377,23 @@ func (w *Worker) finalize(ctx context.Context, js *jobState) error {
 	// One processor finishes the job; the others stand by and take over
 	// only if it has not within FinalizeTakeover.
 	if f := designatedFinalizer(id, recs, culprits); f != w.self && waited < w.cfg.finalizeTakeover() {
+		w.log.Debug("job complete: standing by for its finalizer", "job", id, "finalizer", f)
 		w.mu.Lock()
 		js.graceWait = true
+		js.standbyUntil = js.complete.Add(w.cfg.finalizeTakeover())
 		w.mu.Unlock()
 		return nil
 	}
 	if len(v.Disputes) > 0 {
+		w.log.Debug("job complete: waiting for dispute re-runs", "job", id, "disputes", len(v.Disputes))
 		return w.requestReruns(ctx, js, v.Disputes, recs)
 	}
 	if !v.Verified {
+		w.log.Debug("job complete but not verified", "job", id, "missing", len(v.Missing), "redo", len(v.Redo))
 		return nil
 	}
 	if settled, err := w.requestChecks(ctx, js, v, recs); err != nil || !settled {
+		w.log.Debug("job complete: waiting for self-check re-runs", "job", id, "err", err)
 		return err
 	}
 	out, err := microjob.Assemble(ctx, js.info, js.plan, v, w.p.Blocks)

@@ -247,11 +247,14 @@ type jobState struct {
 	info       *jobs.JobInfo
 	plan       *jobs.Plan
 	code, data []byte
-	failed     time.Time        // last fetch or run failure, for backoff
-	complete   time.Time        // when this node first saw every MicroJob with a result
-	mine       map[jobs.ID]bool // MicroJobs this node committed
-	finished   bool             // a verdict exists
-	aborted    bool             // a JobAborted record exists: nobody works on it
+	failed     time.Time // last fetch or run failure, for backoff
+	complete   time.Time // when this node first saw every MicroJob with a result
+	// standbyUntil: another processor is the job's designated finalizer;
+	// this one does not judge it again before then (FinalizeTakeover).
+	standbyUntil time.Time
+	mine         map[jobs.ID]bool // MicroJobs this node committed
+	finished     bool             // a verdict exists
+	aborted      bool             // a JobAborted record exists: nobody works on it
 	// topic is the Job channel, joined when the node first works on the
 	// job; announced are the rooms heard of there.
 	topic     *p2p.Topic[jobs.ChannelMsg]
