@@ -201,6 +201,8 @@ type Worker struct {
 	quorumNum, quorumDen *big.Int
 
 	facts *Facts
+
+	groups groupCache // replicated jobs' groups (group.go)
 	// dview is the latest Facts snapshot; choices made inside a room's
 	// queue read it without waiting for the store.
 	dview atomic.Pointer[View]
