@@ -3,6 +3,7 @@ package processor
 import (
 	"crypto/sha256"
 	"errors"
+	"math/big"
 	"slices"
 	"testing"
 
@@ -16,6 +17,7 @@ func TestGroupReplicaItems(t *testing.T) {
 		Data:         jobs.Data{Source: jobs.Source{URI: "file:///d", SHA256: sha256.Sum256([]byte("dddddd"))}, Size: 6},
 		Slicing:      jobs.Slicing{BlockSize: 1, MicroJobs: 2, BlocksPerMicro: 1},
 		Seed:         sha256.Sum256([]byte("s")),
+		PriceWei:     big.NewInt(1),
 		Creator:      jobs.Address{1},
 		Deadline:     2_000_000_000,
 		Output:       jobs.Output{Kind: jobs.OutputConcat},

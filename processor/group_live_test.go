@@ -1,0 +1,119 @@
+package processor_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/localmesh"
+	"github.com/jobmesh/jobmesh/node"
+	"github.com/jobmesh/jobmesh/processor"
+)
+
+// groupRoles: four "big" processors and two "small" ones.
+var groupRoles = []struct {
+	card string
+	vram uint64
+}{{"big", 24576}, {"big", 24576}, {"big", 24576}, {"big", 24576}, {"small", 8192}, {"small", 8192}}
+
+// TestGroupJobLiveMesh runs a job asking for R=3 replicas on a mesh of
+// four big and two small processors: only big has three, so the group is
+// three of the four big ones; the job completes with every MicroJob run by
+// the three members, and nobody else commits anything.
+func TestGroupJobLiveMesh(t *testing.T) {
+	m := flowMeshWith(t, localmesh.Options{
+		Processors: len(groupRoles),
+		Configure: func(mem *localmesh.Member, cfg *node.Config) {
+			if mem.Index >= 1 && mem.Index <= len(groupRoles) {
+				r := groupRoles[mem.Index-1]
+				cfg.Processor.CardModel, cfg.Processor.VRAMMiB = r.card, r.vram
+			}
+		},
+	}, func(_ *localmesh.Member, pc *processor.Config) {
+		pc.FactsEvery = 300 * time.Millisecond
+		pc.DiscloseGrace = 3 * time.Second
+		pc.Exec = &waitExec{cost: 10 * time.Millisecond} // dispatchSpec's code is a stand-in module
+	})
+	procs := processorsOf(m)
+	card := map[string]string{}
+	for i, p := range procs {
+		card[p.Host.ID().String()] = groupRoles[i].card
+	}
+	// Every processor sees every other live before the job appears, so
+	// the first to take it chooses among all of them.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, p := range procs {
+		if err := waitFor(ctx, func() bool { return p.Worker.View().Live() == len(groupRoles) }); err != nil {
+			t.Fatalf("processor %d sees %d live processors", p.Index, p.Worker.View().Live())
+		}
+	}
+
+	const r = 3
+	info, res := runJob(t, m, dispatchSpec(7, 2, 4, jobs.Requirements{Replicas: r}), 90*time.Second)
+	checkComplete(t, info, res)
+	if len(res.Culprits) != 0 {
+		t.Fatalf("culprits in an honest mesh: %v", res.Culprits)
+	}
+
+	// The group: one winning record, three big members.
+	recs, err := client(m).Store.Query(context.Background(), processor.GroupPrefix(info.ID()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, ok := processor.PickGroup(info, nil, recs)
+	if !ok {
+		t.Fatalf("no valid group record among %d", len(recs))
+	}
+	if g.CardModel != "big" || len(g.Members) != r {
+		t.Fatalf("group %+v: want %d big members", g, r)
+	}
+	for _, p := range g.Members {
+		if card[p] != "big" {
+			t.Fatalf("group member %s has card %q", p, card[p])
+		}
+	}
+
+	// Every MicroJob has R credited results from distinct members.
+	v := res.Verdict
+	if v.Replicas != r || len(v.Short) != 0 {
+		t.Fatalf("verdict replicas %d, short %v", v.Replicas, v.Short)
+	}
+	plan, err := jobs.Slice(info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	by := map[string]map[string]bool{}
+	for _, x := range v.Results {
+		if by[x.MicroID] == nil {
+			by[x.MicroID] = map[string]bool{}
+		}
+		if by[x.MicroID][x.Processor] {
+			t.Fatalf("MicroJob %s credited twice to %s", x.MicroID, x.Processor)
+		}
+		by[x.MicroID][x.Processor] = true
+		if !g.Has(x.Processor) {
+			t.Fatalf("MicroJob %s has a result of non-member %s", x.MicroID, x.Processor)
+		}
+	}
+	for _, mac := range plan.Macros {
+		for _, mu := range mac.Micros {
+			if n := len(by[mu.ID.String()]); n != r {
+				t.Fatalf("MicroJob %s has %d results, want %d", mu.ID, n, r)
+			}
+		}
+	}
+	for _, p := range g.Members {
+		if v.Counts[p] != plan.NumMicroJobs() {
+			t.Fatalf("member %s credited %d MicroJobs, want %d", p, v.Counts[p], plan.NumMicroJobs())
+		}
+	}
+
+	// Nobody outside the group committed anything.
+	for who, n := range commitsBy(t, m, info.ID()) {
+		if !g.Has(who) {
+			t.Fatalf("non-member %s (%s) committed %d MicroJobs", who, card[who], n)
+		}
+	}
+}
