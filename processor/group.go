@@ -49,6 +49,12 @@ type Group struct {
 	CardModel string   `json:"cardModel"` // every member's card model
 	Members   []string `json:"members"`   // R peer IDs, sorted, distinct
 	Chooser   string   `json:"chooser"`   // who chose it: the record's author
+	// Round is 0 for the first choice; a record that replaces silent
+	// members of the round before has that round plus one.
+	Round uint32 `json:"round"`
+	// Dropped are the members replaced in rounds 1..Round, sorted; empty
+	// in round 0.
+	Dropped []string `json:"dropped,omitempty"`
 }
 
 // Has reports whether p is a member.
@@ -80,29 +86,60 @@ func DecodeGroup(info *jobs.JobInfo, key, author string, b []byte) (Group, error
 	case len(g.Members) != r:
 		return g, fmt.Errorf("%w: group of %d members, the job asks for %d", ErrBadRecord, len(g.Members), r)
 	}
-	for i, m := range g.Members {
-		if m == "" || len(m) > dispatch.MaxIDLen {
-			return g, fmt.Errorf("%w: group member of %d bytes", ErrBadRecord, len(m))
-		}
-		if i > 0 && g.Members[i-1] >= m {
-			return g, fmt.Errorf("%w: group members not sorted and distinct", ErrBadRecord)
+	if err := sortedIDs("group members", g.Members); err != nil {
+		return g, err
+	}
+	if err := sortedIDs("dropped members", g.Dropped); err != nil {
+		return g, err
+	}
+	switch {
+	case len(g.Dropped) > maxDropped:
+		return g, fmt.Errorf("%w: group drops %d members, at most %d", ErrBadRecord, len(g.Dropped), maxDropped)
+	case (g.Round == 0) != (len(g.Dropped) == 0) || int(g.Round) > len(g.Dropped):
+		return g, fmt.Errorf("%w: group round %d drops only %d members", ErrBadRecord, g.Round, len(g.Dropped))
+	}
+	for _, d := range g.Dropped {
+		if g.Has(d) {
+			return g, fmt.Errorf("%w: dropped member %s is still a member", ErrBadRecord, d)
 		}
 	}
 	return g, nil
 }
 
+// maxDropped bounds the members a job's group may replace over its life.
+const maxDropped = 64
+
+func sortedIDs(what string, ids []string) error {
+	for i, m := range ids {
+		if m == "" || len(m) > dispatch.MaxIDLen {
+			return fmt.Errorf("%w: %s: ID of %d bytes", ErrBadRecord, what, len(m))
+		}
+		if i > 0 && ids[i-1] >= m {
+			return fmt.Errorf("%w: %s not sorted and distinct", ErrBadRecord, what)
+		}
+	}
+	return nil
+}
+
 // groupDigest orders competing group records: SHA-256 of the payload.
 func groupDigest(payload []byte) [32]byte { return sha256.Sum256(payload) }
 
-// PickGroup returns the winner among a job's group records: of the records
-// that decode and check, and whose members known to view have the
-// group's card model, the one with the lowest SHA-256 of its payload.
+// PickGroup returns the winner among a job's group records. Of the records
+// that decode and check, and whose members known to view have the group's
+// card model, the round-0 winner is the one with the lowest SHA-256 of
+// its payload; then, round by round, the winner of round k is the
+// lowest-hash record of round k that extends the winner of round k-1: the
+// same card model, written by one of its members that it keeps, keeping
+// every other member except those it drops, and dropping only members
+// that have committed nothing in the job (active lists those that have).
 // Every node holding the same records picks the same winner, whoever
 // wrote first. ok is false when no record qualifies.
-func PickGroup(info *jobs.JobInfo, view *View, recs []crdt.Record) (Group, bool) {
-	var best Group
-	var bestSum [32]byte
-	found := false
+func PickGroup(info *jobs.JobInfo, view *View, recs []crdt.Record, active map[string]bool) (Group, bool) {
+	type cand struct {
+		g   Group
+		sum [32]byte
+	}
+	byRound := map[uint32][]cand{}
 	for _, r := range recs {
 		if r.Type != GroupType || r.Tombstone {
 			continue
@@ -111,11 +148,48 @@ func PickGroup(info *jobs.JobInfo, view *View, recs []crdt.Record) (Group, bool)
 		if err != nil || !cardsMatch(g, view) {
 			continue
 		}
-		if sum := groupDigest(r.Payload); !found || bytes.Compare(sum[:], bestSum[:]) < 0 {
-			best, bestSum, found = g, sum, true
+		byRound[g.Round] = append(byRound[g.Round], cand{g, groupDigest(r.Payload)})
+	}
+	var cur Group
+	for k := uint32(0); ; k++ {
+		var best *cand
+		for i, c := range byRound[k] {
+			if k > 0 && !extends(c.g, cur, active) {
+				continue
+			}
+			if best == nil || bytes.Compare(c.sum[:], best.sum[:]) < 0 {
+				best = &byRound[k][i]
+			}
+		}
+		if best == nil {
+			return cur, k > 0
+		}
+		cur = best.g
+	}
+}
+
+// extends reports whether g is a valid replacement of prev (see PickGroup).
+func extends(g, prev Group, active map[string]bool) bool {
+	if g.CardModel != prev.CardModel || !prev.Has(g.Chooser) || !g.Has(g.Chooser) {
+		return false
+	}
+	for _, d := range prev.Dropped {
+		if _, ok := slices.BinarySearch(g.Dropped, d); !ok {
+			return false
 		}
 	}
-	return best, found
+	dropped := 0
+	for _, m := range prev.Members {
+		if g.Has(m) {
+			continue
+		}
+		if _, ok := slices.BinarySearch(g.Dropped, m); !ok || active[m] {
+			return false
+		}
+		dropped++
+	}
+	// Everything g drops was a member of prev or dropped before it.
+	return dropped > 0 && len(g.Dropped) == len(prev.Dropped)+dropped
 }
 
 // cardsMatch reports whether every member view knows advertises the
@@ -224,6 +298,10 @@ type groupCache struct {
 	// waiting is when this worker last logged that a job waits for a
 	// group, so that the log says it once a minute, not once a poll.
 	waiting map[jobs.ID]time.Time
+	// since is when this worker first saw each round of a job's group
+	// ("<job>#<round>"): members silent for RerunTimeout after it are
+	// replaced.
+	since map[string]time.Time
 }
 
 // replicated reports whether a job asks for R > 1 processors per MicroJob.
@@ -231,35 +309,43 @@ func replicated(js *jobState) bool { return js.info.Requirements.Replicas > 1 }
 
 // groupOf returns the group of a replicated job: the winner among the
 // store's group records, or, when there is none yet, one this processor
-// chooses and writes. ok is false while no group can be formed.
+// chooses and writes. A member replaces members that stay silent
+// (replaceSilent). ok is false while no group can be formed.
 func (w *Worker) groupOf(ctx context.Context, js *jobState) (Group, bool) {
 	id := js.plan.JobID
-	recs, err := w.p.Store.Query(ctx, GroupPrefix(id))
-	if err != nil {
-		return Group{}, false
-	}
 	view := w.dview.Load()
-	if g, ok := PickGroup(js.info, view, recs); ok {
-		w.rememberGroup(id, g)
+	pick := func() (Group, bool) {
+		recs, err := w.p.Store.Query(ctx, GroupPrefix(id))
+		if err != nil {
+			return Group{}, false
+		}
+		by, err := w.committers(ctx, id)
+		if err != nil {
+			return Group{}, false
+		}
+		active := map[string]bool{}
+		for _, ps := range by {
+			for _, p := range ps {
+				active[p] = true
+			}
+		}
+		g, ok := PickGroup(js.info, view, recs, active)
+		if ok {
+			w.rememberGroup(id, g)
+		}
+		return g, ok
+	}
+	if g, ok := pick(); ok {
+		if g.Has(w.self) && w.replaceSilent(ctx, js, g, view) {
+			if won, ok := pick(); ok {
+				return won, true
+			}
+		}
 		return g, true
 	}
 	g, err := ChooseGroup(js.info, w.groupCandidates(view), GroupSeed(js.info), w.self)
 	if err != nil {
-		w.groups.mu.Lock()
-		if w.groups.waiting == nil {
-			w.groups.waiting = map[jobs.ID]time.Time{}
-		}
-		last := w.groups.waiting[id]
-		now := time.Now()
-		if now.Sub(last) >= time.Minute {
-			w.groups.waiting[id] = now
-		}
-		w.groups.mu.Unlock()
-		if now.Sub(last) >= time.Minute {
-			w.log.Info("replicated job waits: no card model has enough live processors for its group",
-				"job", id, "replicas", js.info.Requirements.Replicas, "gpuModel", js.info.Requirements.GPUModel,
-				"minVRAMMiB", js.info.Requirements.MinVRAMMiB, "err", err)
-		}
+		w.logWaiting(js, err)
 		return Group{}, false
 	}
 	if err := crdt.PutJSON(ctx, w.writer, GroupKey(id, w.self), GroupType, g); err != nil {
@@ -269,13 +355,102 @@ func (w *Worker) groupOf(ctx context.Context, js *jobState) (Group, bool) {
 	w.log.Info("chose the group of a replicated job", "job", id, "cardModel", g.CardModel, "members", g.Members)
 	// Another processor may have written its choice meanwhile: read again
 	// and take the winner.
-	if recs, err = w.p.Store.Query(ctx, GroupPrefix(id)); err == nil {
-		if won, ok := PickGroup(js.info, view, recs); ok {
-			g = won
+	if won, ok := pick(); ok {
+		return won, true
+	}
+	return g, true
+}
+
+// logWaiting says, at most once a minute per job, why a replicated job
+// has no group.
+func (w *Worker) logWaiting(js *jobState, err error) {
+	id := js.plan.JobID
+	now := time.Now()
+	w.groups.mu.Lock()
+	if w.groups.waiting == nil {
+		w.groups.waiting = map[jobs.ID]time.Time{}
+	}
+	last := w.groups.waiting[id]
+	if now.Sub(last) >= time.Minute {
+		w.groups.waiting[id] = now
+	}
+	w.groups.mu.Unlock()
+	if now.Sub(last) >= time.Minute {
+		r := js.info.Requirements
+		w.log.Info("replicated job waits: no card model has enough live processors for its group",
+			"job", id, "replicas", r.Replicas, "gpuModel", r.GPUModel, "minVRAMMiB", r.MinVRAMMiB, "err", err)
+	}
+}
+
+// replaceSilent writes the next round of g when some member has
+// committed nothing in the job for Config.RerunTimeout since this node
+// first saw g: the silent members are dropped and as many others of the
+// group's card model are drawn in their place (GroupSeed with the round),
+// among the live, unkicked, eligible processors that are neither members
+// nor dropped before. It reports whether it wrote a record.
+func (w *Worker) replaceSilent(ctx context.Context, js *jobState, g Group, view *View) bool {
+	id := js.plan.JobID
+	by, err := w.committers(ctx, id)
+	if err != nil {
+		return false
+	}
+	active := map[string]bool{}
+	for _, ps := range by {
+		for _, p := range ps {
+			active[p] = true
 		}
 	}
-	w.rememberGroup(id, g)
-	return g, true
+	var silent []string
+	for _, m := range g.Members {
+		if !active[m] && m != w.self {
+			silent = append(silent, m)
+		}
+	}
+	key := id.String() + "#" + strconv.FormatUint(uint64(g.Round), 10)
+	now := time.Now()
+	w.groups.mu.Lock()
+	if w.groups.since == nil {
+		w.groups.since = map[string]time.Time{}
+	}
+	since, seen := w.groups.since[key]
+	if !seen {
+		w.groups.since[key] = now
+	}
+	w.groups.mu.Unlock()
+	if len(silent) == 0 || !seen || now.Sub(since) < w.cfg.RerunTimeout {
+		return false
+	}
+	var cands []GroupCandidate
+	for _, c := range w.groupCandidates(view) {
+		if c.CardModel == g.CardModel && !g.Has(c.ID) && !slices.Contains(g.Dropped, c.ID) {
+			cands = append(cands, c)
+		}
+	}
+	sub := *js.info
+	sub.Requirements.Replicas = uint32(len(silent))
+	sub.Requirements.GPUModel = g.CardModel
+	seed := dispatch.Seed(GroupSeed(js.info), []byte("round"), []byte(strconv.FormatUint(uint64(g.Round)+1, 10)))
+	fresh, err := ChooseGroup(&sub, cands, seed, w.self)
+	if err != nil {
+		w.logWaiting(js, fmt.Errorf("replacing silent members %v: %w", silent, err))
+		return false
+	}
+	next := Group{Version: GroupVersion, Job: g.Job, CardModel: g.CardModel, Chooser: w.self, Round: g.Round + 1}
+	for _, m := range g.Members {
+		if !slices.Contains(silent, m) {
+			next.Members = append(next.Members, m)
+		}
+	}
+	next.Members = append(next.Members, fresh.Members...)
+	slices.Sort(next.Members)
+	next.Dropped = append(slices.Clone(g.Dropped), silent...)
+	slices.Sort(next.Dropped)
+	if err := crdt.PutJSON(ctx, w.writer, GroupKey(id, w.self), GroupType, next); err != nil {
+		w.log.Warn("writing a group record", "job", id, "err", err)
+		return false
+	}
+	w.log.Info("replaced silent group members", "job", id, "round", next.Round, "silent", silent, "new", fresh.Members)
+	return true
 }
 
 func (w *Worker) rememberGroup(id jobs.ID, g Group) {

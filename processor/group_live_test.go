@@ -62,7 +62,7 @@ func TestGroupJobLiveMesh(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, ok := processor.PickGroup(info, nil, recs)
+	g, ok := processor.PickGroup(info, nil, recs, nil)
 	if !ok {
 		t.Fatalf("no valid group record among %d", len(recs))
 	}

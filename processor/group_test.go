@@ -166,7 +166,7 @@ func TestGroupRecordChecksAndWinner(t *testing.T) {
 		want = gb
 	}
 	for _, recs := range [][]crdt.Record{{ra, rb}, {rb, ra}} {
-		g, ok := processor.PickGroup(info, nil, recs)
+		g, ok := processor.PickGroup(info, nil, recs, nil)
 		if !ok || g.Chooser != want.Chooser || !slices.Equal(g.Members, want.Members) {
 			t.Fatalf("winner %+v, want %+v", g, want)
 		}
@@ -182,7 +182,7 @@ func TestGroupRecordChecksAndWinner(t *testing.T) {
 		if _, err := processor.DecodeGroup(info, r.Key, r.Author.String(), r.Payload); !errors.Is(err, processor.ErrBadRecord) {
 			t.Errorf("%s: err %v, want ErrBadRecord", name, err)
 		}
-		if _, ok := processor.PickGroup(info, nil, []crdt.Record{r}); ok {
+		if _, ok := processor.PickGroup(info, nil, []crdt.Record{r}, nil); ok {
 			t.Errorf("%s: picked", name)
 		}
 	}
@@ -235,4 +235,66 @@ func FuzzDecodeGroup(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestGroupReplacementRounds(t *testing.T) {
+	info := groupJob(t, 3, "", 0)
+	ids := make([]peer.ID, 5)
+	for i := range ids {
+		ids[i] = test.RandPeerIDFatal(t)
+	}
+	s := func(i int) string { return ids[i].String() }
+	sorted := func(xs ...string) []string { slices.Sort(xs); return xs }
+	g0 := processor.Group{Version: 1, Job: info.ID().String(), CardModel: "big", Members: sorted(s(0), s(1), s(2)), Chooser: s(4)}
+	r0 := groupRecord(t, info, g0, ids[4])
+	// Member 1 replaces silent member 2 by member 3.
+	g1 := processor.Group{Version: 1, Job: g0.Job, CardModel: "big", Members: sorted(s(0), s(1), s(3)), Chooser: s(1), Round: 1, Dropped: []string{s(2)}}
+	r1 := groupRecord(t, info, g1, ids[1])
+	g, ok := processor.PickGroup(info, nil, []crdt.Record{r1, r0}, nil)
+	if !ok || g.Round != 1 || !g.Has(s(3)) || g.Has(s(2)) {
+		t.Fatalf("winner %+v, want round 1 with member 3 for member 2", g)
+	}
+	// The dropped member has committed meanwhile: the replacement does not
+	// hold, round 0 stands.
+	if g, _ := processor.PickGroup(info, nil, []crdt.Record{r1, r0}, map[string]bool{s(2): true}); g.Round != 0 {
+		t.Fatalf("a replacement of an active member won: %+v", g)
+	}
+	// Without round 0 a round-1 record has nothing to extend.
+	if _, ok := processor.PickGroup(info, nil, []crdt.Record{r1}, nil); ok {
+		t.Fatal("a round-1 record alone was picked")
+	}
+	// A non-member may not replace anyone; a replacement must keep the
+	// members it does not drop, and drop what it names.
+	bad := []processor.Group{
+		{Version: 1, Job: g0.Job, CardModel: "big", Members: sorted(s(0), s(1), s(3)), Chooser: s(3), Round: 1, Dropped: []string{s(2)}},
+		{Version: 1, Job: g0.Job, CardModel: "big", Members: sorted(s(0), s(3), s(4)), Chooser: s(0), Round: 1, Dropped: []string{s(2)}},
+		{Version: 1, Job: g0.Job, CardModel: "small", Members: sorted(s(0), s(1), s(3)), Chooser: s(1), Round: 1, Dropped: []string{s(2)}},
+	}
+	for i, b := range bad {
+		r := groupRecord(t, info, b, mustDecode(t, b.Chooser))
+		if g, _ := processor.PickGroup(info, nil, []crdt.Record{r0, r}, nil); g.Round != 0 {
+			t.Errorf("bad replacement %d won: %+v", i, g)
+		}
+	}
+	// Dropped must match the round: a round-0 record with drops, or a
+	// dropped member still listed, does not decode.
+	for _, b := range []processor.Group{
+		{Version: 1, Job: g0.Job, CardModel: "big", Members: g0.Members, Chooser: s(4), Dropped: []string{s(3)}},
+		{Version: 1, Job: g0.Job, CardModel: "big", Members: g0.Members, Chooser: s(4), Round: 1, Dropped: []string{s(0)}},
+		{Version: 1, Job: g0.Job, CardModel: "big", Members: g0.Members, Chooser: s(4), Round: 2, Dropped: []string{s(3)}},
+	} {
+		r := groupRecord(t, info, b, ids[4])
+		if _, err := processor.DecodeGroup(info, r.Key, s(4), r.Payload); !errors.Is(err, processor.ErrBadRecord) {
+			t.Errorf("group %+v: err %v", b, err)
+		}
+	}
+}
+
+func mustDecode(t *testing.T, s string) peer.ID {
+	t.Helper()
+	id, err := peer.Decode(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
 }
