@@ -2,9 +2,13 @@ package processor_test
 
 import (
 	"context"
+	"encoding/json"
+	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/localmesh"
 	"github.com/jobmesh/jobmesh/node"
@@ -116,4 +120,96 @@ func TestGroupJobLiveMesh(t *testing.T) {
 			t.Fatalf("non-member %s (%s) committed %d MicroJobs", who, card[who], n)
 		}
 	}
+}
+
+// TestGroupSilentMemberReplaced: the first member (by peer ID) of the
+// first group never runs anything; after RerunTimeout another member
+// replaces it by the fourth big processor, and the job completes with
+// every MicroJob run by the three members of the new round.
+func TestGroupSilentMemberReplaced(t *testing.T) {
+	var silentID atomic.Value
+	m := flowMeshWith(t, localmesh.Options{
+		Processors: 5,
+		Configure: func(mem *localmesh.Member, cfg *node.Config) {
+			if mem.Index >= 1 && mem.Index <= 5 {
+				r := groupRoles[mem.Index-1]
+				cfg.Processor.CardModel, cfg.Processor.VRAMMiB = r.card, r.vram
+			}
+		},
+	}, func(mem *localmesh.Member, pc *processor.Config) {
+		pc.FactsEvery = 300 * time.Millisecond
+		pc.DiscloseGrace = 3 * time.Second
+		pc.Exec = &waitExec{cost: 10 * time.Millisecond}
+		pc.Hold = func(ctx context.Context, _ jobs.ID) {
+			if g, ok := firstGroup(ctx, mem); ok && g.Members[0] == mem.Host.ID().String() {
+				silentID.Store(mem.Host.ID().String())
+				<-ctx.Done() // silent until the worker stops
+			}
+		}
+	})
+	procs := processorsOf(m)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, p := range procs {
+		if err := waitFor(ctx, func() bool { return p.Worker.View().Live() == 5 }); err != nil {
+			t.Fatalf("processor %d sees %d live processors", p.Index, p.Worker.View().Live())
+		}
+	}
+	info, res := runJob(t, m, dispatchSpec(8, 2, 4, jobs.Requirements{Replicas: 3}), 2*time.Minute)
+	checkComplete(t, info, res)
+	silent, _ := silentID.Load().(string)
+	if silent == "" {
+		t.Fatal("the first member never reached a MicroJob")
+	}
+	recs, err := client(m).Store.Query(context.Background(), processor.GroupPrefix(info.ID()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, ok := processor.PickGroup(info, nil, recs, nil)
+	if !ok || g.Round != 1 || !slices.Equal(g.Dropped, []string{silent}) || g.Has(silent) || g.CardModel != "big" {
+		t.Fatalf("final group %+v, want round 1 dropping %s", g, silent)
+	}
+	commits := commitsBy(t, m, info.ID())
+	if commits[silent] != 0 {
+		t.Fatalf("the silent member committed %d MicroJobs", commits[silent])
+	}
+	plan, err := jobs.Slice(info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for who := range commits {
+		if !g.Has(who) {
+			t.Fatalf("non-member %s committed", who)
+		}
+	}
+	for _, p := range g.Members {
+		if res.Verdict.Counts[p] != plan.NumMicroJobs() {
+			t.Fatalf("member %s credited %d of %d MicroJobs", p, res.Verdict.Counts[p], plan.NumMicroJobs())
+		}
+	}
+}
+
+// firstGroup is the round-0 group record with the lowest payload hash in
+// mem's store, whichever job it is for (the tests run one job).
+func firstGroup(ctx context.Context, mem *localmesh.Member) (processor.Group, bool) {
+	recs, err := mem.Store.Query(ctx, "/jobs")
+	if err != nil {
+		return processor.Group{}, false
+	}
+	var first []crdt.Record
+	for _, r := range recs {
+		var g processor.Group
+		if r.Type == processor.GroupType && json.Unmarshal(r.Payload, &g) == nil && g.Round == 0 {
+			first = append(first, r)
+		}
+	}
+	for _, r := range recs {
+		if r.Type != processor.JobType {
+			continue
+		}
+		if info, err := jobs.Decode(r.Payload); err == nil {
+			return processor.PickGroup(info, nil, first, nil)
+		}
+	}
+	return processor.Group{}, false
 }
