@@ -213,3 +213,72 @@ func firstGroup(ctx context.Context, mem *localmesh.Member) (processor.Group, bo
 	}
 	return processor.Group{}, false
 }
+
+// TestGroupLiarOutvoted: of three big processors (the only card model
+// with three), one returns wrong output for every block. The majority of
+// each MicroJob's three results names it culprit without a third run,
+// and the job completes with the two honest members' results.
+func TestGroupLiarOutvoted(t *testing.T) {
+	const liarIndex = 2
+	roles := []struct {
+		card string
+		vram uint64
+	}{{"big", 24576}, {"big", 24576}, {"big", 24576}, {"small", 8192}}
+	m := flowMeshWith(t, localmesh.Options{
+		Processors: len(roles),
+		Configure: func(mem *localmesh.Member, cfg *node.Config) {
+			if mem.Index >= 1 && mem.Index <= len(roles) {
+				r := roles[mem.Index-1]
+				cfg.Processor.CardModel, cfg.Processor.VRAMMiB = r.card, r.vram
+			}
+		},
+	}, func(mem *localmesh.Member, pc *processor.Config) {
+		pc.FactsEvery = 300 * time.Millisecond
+		pc.DiscloseGrace = 3 * time.Second
+		pc.RerunTimeout = time.Minute // nobody is silent here
+		pc.Exec = &waitExec{cost: 10 * time.Millisecond}
+		if mem.Index == liarIndex {
+			pc.Tamper = func(_ uint64, out []byte) []byte { return append(out, 0xff) }
+		}
+	})
+	procs := processorsOf(m)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, p := range procs {
+		if err := waitFor(ctx, func() bool { return p.Worker.View().Live() == len(roles) }); err != nil {
+			t.Fatalf("processor %d sees %d live processors", p.Index, p.Worker.View().Live())
+		}
+	}
+	liar := m.Members[liarIndex].Host.ID().String()
+	info, res := runJob(t, m, dispatchSpec(9, 2, 4, jobs.Requirements{Replicas: 3}), 2*time.Minute)
+	checkComplete(t, info, res)
+	v := res.Verdict
+	// The final verdict judges without the culprit's disclosures; its
+	// commitments still count toward R.
+	if !slices.Equal(res.Culprits, []string{liar}) {
+		t.Fatalf("culprits %v, want the liar %s", res.Culprits, liar)
+	}
+	for micro, n := range v.Committed {
+		if n != 3 {
+			t.Fatalf("MicroJob %s has %d committers, want 3", micro, n)
+		}
+	}
+	if len(v.Resolutions) != 0 {
+		t.Fatalf("the majority should decide without third runs: %+v", v.Resolutions)
+	}
+	if _, ok := v.Counts[liar]; ok {
+		t.Fatalf("the liar is credited: %v", v.Counts)
+	}
+	plan, err := jobs.Slice(info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, n := range v.Counts {
+		if n != plan.NumMicroJobs() {
+			t.Fatalf("honest member %s credited %d of %d MicroJobs", p, n, plan.NumMicroJobs())
+		}
+	}
+	if len(v.Counts) != 2 {
+		t.Fatalf("credited %v, want the two honest members", v.Counts)
+	}
+}
