@@ -11,7 +11,7 @@ import (
 // newReplicaFixture is newFixture's job with R replicas: every MicroJob is
 // run by the same r processors (a group), honestly unless out says
 // otherwise for a processor.
-func newReplicaFixture(t *testing.T, r uint32, out map[int]func(uint64, []byte) []byte) (*fixture, []string) {
+func newReplicaFixture(t testing.TB, r uint32, out map[int]func(uint64, []byte) []byte) (*fixture, []string) {
 	t.Helper()
 	base := newFixture(t, nil)
 	info := *base.info
