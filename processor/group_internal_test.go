@@ -1,10 +1,13 @@
 package processor
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"errors"
+	"log/slog"
 	"math/big"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/jobmesh/jobmesh/jobs"
@@ -74,6 +77,46 @@ func TestGroupReplicaItems(t *testing.T) {
 	for i, it := range one {
 		if string(it) != plan1.Macros[0].Micros[i].ID.String() {
 			t.Fatalf("R=1 item %d is %q", i, it)
+		}
+	}
+}
+
+// TestGroupWaitingLogsOnce: a replicated job without a group is logged
+// once a minute with what it needs, not on every poll.
+func TestGroupWaitingLogsOnce(t *testing.T) {
+	var buf bytes.Buffer
+	w := &Worker{log: slog.New(slog.NewTextHandler(&buf, nil))}
+	info := &jobs.JobInfo{
+		Code:         jobs.Source{URI: "file:///c", SHA256: sha256.Sum256([]byte("c"))},
+		Data:         jobs.Data{Source: jobs.Source{URI: "file:///d", SHA256: sha256.Sum256([]byte("dd"))}, Size: 2},
+		Slicing:      jobs.Slicing{BlockSize: 1, MicroJobs: 1, BlocksPerMicro: 1},
+		Seed:         sha256.Sum256([]byte("s")),
+		PriceWei:     big.NewInt(1),
+		Creator:      jobs.Address{1},
+		Deadline:     2_000_000_000,
+		Output:       jobs.Output{Kind: jobs.OutputConcat},
+		Requirements: jobs.Requirements{Replicas: 4, GPUModel: "big"},
+	}
+	info.ApplyDefaults()
+	plan, err := jobs.Slice(info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	js := &jobState{info: info, plan: plan}
+	_, cerr := ChooseGroup(info, []GroupCandidate{{ID: "a", CardModel: "big", Weight: 1}}, GroupSeed(info), "a")
+	if !errors.Is(cerr, ErrNoGroup) {
+		t.Fatalf("one candidate for R=4: %v", cerr)
+	}
+	for range 5 {
+		w.logWaiting(js, cerr)
+	}
+	out := buf.String()
+	if n := strings.Count(out, "replicated job waits"); n != 1 {
+		t.Fatalf("logged %d times:\n%s", n, out)
+	}
+	for _, want := range []string{"replicas=4", "gpuModel=big", plan.JobID.String(), "no card model has enough processors"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("log lacks %q:\n%s", want, out)
 		}
 	}
 }
