@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/dispatch"
 	"github.com/jobmesh/jobmesh/jobs"
@@ -293,6 +295,11 @@ func eligibleCount(m map[string][]GroupCandidate) int {
 
 // groupCache is a Worker's knowledge of the groups of replicated jobs.
 type groupCache struct {
+	// events counts group records written ("chosen", "replaced") and
+	// waits for a group ("waiting", as often as they are logged). Nil:
+	// not counted.
+	events *prometheus.CounterVec
+
 	mu     sync.Mutex
 	groups map[jobs.ID]Group
 	// waiting is when this worker last logged that a job waits for a
@@ -302,6 +309,25 @@ type groupCache struct {
 	// ("<job>#<round>"): members silent for RerunTimeout after it are
 	// replaced.
 	since map[string]time.Time
+}
+
+// newGroupMetrics registers the group events counter with reg (nil: not
+// registered, still counted).
+func newGroupMetrics(reg prometheus.Registerer) *prometheus.CounterVec {
+	c := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: "jobmesh", Subsystem: "processor", Name: "group_events_total",
+		Help: "Replicated jobs' group events: group records written (chosen, replaced) and waits for enough processors (waiting).",
+	}, []string{"event"})
+	if reg != nil {
+		reg.MustRegister(c)
+	}
+	return c
+}
+
+func (c *groupCache) count(event string) {
+	if c.events != nil {
+		c.events.WithLabelValues(event).Inc()
+	}
 }
 
 // replicated reports whether a job asks for R > 1 processors per MicroJob.
@@ -352,6 +378,7 @@ func (w *Worker) groupOf(ctx context.Context, js *jobState) (Group, bool) {
 		w.log.Warn("writing a group record", "job", id, "err", err)
 		return Group{}, false
 	}
+	w.groups.count("chosen")
 	w.log.Info("chose the group of a replicated job", "job", id, "cardModel", g.CardModel, "members", g.Members)
 	// Another processor may have written its choice meanwhile: read again
 	// and take the winner.
@@ -376,6 +403,7 @@ func (w *Worker) logWaiting(js *jobState, err error) {
 	}
 	w.groups.mu.Unlock()
 	if now.Sub(last) >= time.Minute {
+		w.groups.count("waiting")
 		r := js.info.Requirements
 		w.log.Info("replicated job waits: no card model has enough live processors for its group",
 			"job", id, "replicas", r.Replicas, "gpuModel", r.GPUModel, "minVRAMMiB", r.MinVRAMMiB, "err", err)
@@ -449,6 +477,7 @@ func (w *Worker) replaceSilent(ctx context.Context, js *jobState, g Group, view 
 		w.log.Warn("writing a group record", "job", id, "err", err)
 		return false
 	}
+	w.groups.count("replaced")
 	w.log.Info("replaced silent group members", "job", id, "round", next.Round, "silent", silent, "new", fresh.Members)
 	return true
 }

@@ -10,6 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/macrojob"
 )
@@ -86,6 +89,7 @@ func TestGroupReplicaItems(t *testing.T) {
 func TestGroupWaitingLogsOnce(t *testing.T) {
 	var buf bytes.Buffer
 	w := &Worker{log: slog.New(slog.NewTextHandler(&buf, nil))}
+	w.groups.events = newGroupMetrics(prometheus.NewRegistry())
 	info := &jobs.JobInfo{
 		Code:         jobs.Source{URI: "file:///c", SHA256: sha256.Sum256([]byte("c"))},
 		Data:         jobs.Data{Source: jobs.Source{URI: "file:///d", SHA256: sha256.Sum256([]byte("dd"))}, Size: 2},
@@ -113,6 +117,9 @@ func TestGroupWaitingLogsOnce(t *testing.T) {
 	out := buf.String()
 	if n := strings.Count(out, "replicated job waits"); n != 1 {
 		t.Fatalf("logged %d times:\n%s", n, out)
+	}
+	if n := testutil.ToFloat64(w.groups.events.WithLabelValues("waiting")); n != 1 {
+		t.Fatalf("waiting counted %v times, want 1", n)
 	}
 	for _, want := range []string{"replicas=4", "gpuModel=big", plan.JobID.String(), "no card model has enough processors"} {
 		if !strings.Contains(out, want) {

@@ -344,6 +344,7 @@ func New(ctx context.Context, p Params, cfg Config) (*Worker, error) {
 		w.cfg.Room.Queue.Chooser = weightedChooser{w}
 	}
 	index.onChange = w.poke
+	w.groups.events = newGroupMetrics(p.Registerer)
 	w.wg.Add(5)
 	go w.keepFacts(runCtx)
 	go func() {
