@@ -65,7 +65,9 @@ type Config struct {
 	DiscloseGrace time.Duration
 	// RerunTimeout is how long a processor drawn to re-run a disputed or
 	// self-checked block has to store its re-run before another is drawn
-	// in its place (it may have stopped). Default 2m.
+	// in its place (it may have stopped); and how long a replicated job's
+	// group member may go without any commitment before another member
+	// replaces it (group.go). Default 2m.
 	RerunTimeout time.Duration
 	// MaxCodeSize and MaxDataSize bound what a job may make this node
 	// fetch. Default 64 MiB and 1 GiB.
