@@ -37,6 +37,7 @@ func TestGroupJobLiveMesh(t *testing.T) {
 	}, func(_ *localmesh.Member, pc *processor.Config) {
 		pc.FactsEvery = 300 * time.Millisecond
 		pc.DiscloseGrace = 3 * time.Second
+		pc.RerunTimeout = time.Minute // nobody is silent here
 		pc.Exec = &waitExec{cost: 10 * time.Millisecond} // dispatchSpec's code is a stand-in module
 	})
 	procs := processorsOf(m)
@@ -140,6 +141,9 @@ func TestGroupSilentMemberReplaced(t *testing.T) {
 		pc.FactsEvery = 300 * time.Millisecond
 		pc.DiscloseGrace = 3 * time.Second
 		pc.Exec = &waitExec{cost: 10 * time.Millisecond}
+		// Long enough for a busy machine's honest members to commit
+		// their first MicroJob.
+		pc.RerunTimeout = 8 * time.Second
 		pc.Hold = func(ctx context.Context, _ jobs.ID) {
 			if g, ok := firstGroup(ctx, mem); ok && g.Members[0] == mem.Host.ID().String() {
 				silentID.Store(mem.Host.ID().String())
