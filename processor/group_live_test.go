@@ -37,7 +37,7 @@ func TestGroupJobLiveMesh(t *testing.T) {
 	}, func(_ *localmesh.Member, pc *processor.Config) {
 		pc.FactsEvery = 300 * time.Millisecond
 		pc.DiscloseGrace = 3 * time.Second
-		pc.RerunTimeout = time.Minute // nobody is silent here
+		pc.RerunTimeout = time.Minute                    // nobody is silent here
 		pc.Exec = &waitExec{cost: 10 * time.Millisecond} // dispatchSpec's code is a stand-in module
 	})
 	procs := processorsOf(m)
