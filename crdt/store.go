@@ -207,21 +207,58 @@ func (s *Store) Delete(ctx context.Context, key string) error {
 	return nil
 }
 
+// Entry is one record of a PutBatch.
+type Entry struct {
+	Key, Type string
+	Payload   []byte
+}
+
+// PutBatch writes entries as one delta: every replica merges, stores and
+// re-announces them once instead of once per record, which is what makes a
+// processor's commitments of one ownership turn cheap for the mesh. Each
+// record is still signed on its own, so readers check it as if it had been
+// Put alone. The entries are checked before anything is written: one bad
+// entry fails the whole batch with the error Put would give. When PutBatch
+// returns nil, every entry is visible locally.
+func (s *Store) PutBatch(ctx context.Context, entries []Entry) error {
+	if s.closed() {
+		return ErrClosed
+	}
+	sealed := make([][]byte, len(entries))
+	for i, e := range entries {
+		if len(e.Payload) > s.cfg.MaxPayload {
+			return fmt.Errorf("%w: %q: %d bytes, limit %d", ErrOversized, e.Key, len(e.Payload), s.cfg.MaxPayload)
+		}
+		if err := validType(e.Type); err != nil {
+			return err
+		}
+		data, err := s.seal(Record{Key: e.Key, Type: e.Type, Payload: e.Payload})
+		if err != nil {
+			return err
+		}
+		sealed[i] = data
+	}
+	b, err := s.crdt.Batch(ctx)
+	if err != nil {
+		return fmt.Errorf("crdt: opening a batch: %w", err)
+	}
+	for i, e := range entries {
+		if err := b.Put(ctx, datastore.NewKey(e.Key), sealed[i]); err != nil {
+			return fmt.Errorf("crdt: writing %q: %w", e.Key, err)
+		}
+	}
+	if err := b.Commit(ctx); err != nil {
+		return fmt.Errorf("crdt: committing %d records: %w", len(entries), err)
+	}
+	s.m.put.Add(float64(len(entries)))
+	return nil
+}
+
 func (s *Store) write(ctx context.Context, r Record) error {
 	if s.closed() {
 		return ErrClosed
 	}
-	if err := validKey(r.Key); err != nil {
-		return err
-	}
-	if s.cfg.AuthorPolicy != nil {
-		if err := s.cfg.AuthorPolicy(r.Key, s.self); err != nil {
-			return fmt.Errorf("%w: %w", ErrPolicy, err)
-		}
-	}
-	r.Author = s.self
-	r.Seq = s.nextSeq()
-	data, err := sealRecord(r, s.cfg.PrivKey)
+	data, err := s.seal(r)
 	if err != nil {
 		return err
 	}
@@ -229,6 +266,22 @@ func (s *Store) write(ctx context.Context, r Record) error {
 		return fmt.Errorf("crdt: writing %q: %w", r.Key, err)
 	}
 	return nil
+}
+
+// seal checks r's key against the rules and the author policy, then signs
+// it as this store's next write.
+func (s *Store) seal(r Record) ([]byte, error) {
+	if err := validKey(r.Key); err != nil {
+		return nil, err
+	}
+	if s.cfg.AuthorPolicy != nil {
+		if err := s.cfg.AuthorPolicy(r.Key, s.self); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrPolicy, err)
+		}
+	}
+	r.Author = s.self
+	r.Seq = s.nextSeq()
+	return sealRecord(r, s.cfg.PrivKey)
 }
 
 // Get returns the verified record under key. It fails with ErrNotFound when

@@ -530,3 +530,48 @@ func TestConcurrentWritesConvergeToOneValue(t *testing.T) {
 		return nil
 	})
 }
+
+// A batch is one DAG node on the writer and arrives whole on the others;
+// a bad entry fails the batch before anything is written.
+func TestPutBatchWritesOneDeltaReadableEverywhere(t *testing.T) {
+	c := crdttest.New(t, crdttest.Options{Replicas: 3, Configure: func(_ int, cfg *crdt.Config) {
+		cfg.MaxPayload = 100
+	}})
+	ctx := context.Background()
+	w := c.Replicas[0]
+	var entries []crdt.Entry
+	for i := range 5 {
+		entries = append(entries, crdt.Entry{Key: fmt.Sprintf("/jobs/b/%d", i), Type: "job", Payload: []byte(fmt.Sprintf("v%d", i))})
+	}
+	if err := w.Store.PutBatch(ctx, entries); err != nil {
+		t.Fatal(err)
+	}
+	if got := crdttest.Metric(t, w.Registry, "jobmesh_crdt_max_height", nil); got != 1 {
+		t.Errorf("five records in one batch made a DAG of height %v, want 1", got)
+	}
+	if got := crdttest.Metric(t, w.Registry, "jobmesh_crdt_records_put_total", nil); got != 5 {
+		t.Errorf("records put = %v, want 5", got)
+	}
+	for _, r := range c.Replicas {
+		for i, e := range entries {
+			rec := c.WaitGet(r.Index, e.Key, nil)
+			if rec.Author != w.ID() || string(rec.Payload) != fmt.Sprintf("v%d", i) || rec.Type != "job" {
+				t.Fatalf("replica %d read %+v for %s", r.Index, rec, e.Key)
+			}
+		}
+	}
+	bad := [][]crdt.Entry{
+		{{Key: "/jobs/c/0", Type: "job"}, {Key: "/jobs/c/1", Type: "job", Payload: make([]byte, 101)}},
+		{{Key: "/jobs/c/0", Type: "job"}, {Key: "jobs/c/1", Type: "job"}},
+		{{Key: "/jobs/c/0", Type: "job"}, {Key: "/jobs/c/1", Type: "Bad Type"}},
+	}
+	wantErr := []error{crdt.ErrOversized, crdt.ErrInvalidKey, crdt.ErrInvalidType}
+	for i, b := range bad {
+		if err := w.Store.PutBatch(ctx, b); !errors.Is(err, wantErr[i]) {
+			t.Errorf("bad batch %d: %v, want %v", i, err, wantErr[i])
+		}
+		if _, err := w.Store.Get(ctx, "/jobs/c/0"); !errors.Is(err, crdt.ErrNotFound) {
+			t.Fatalf("bad batch %d wrote its good entry: %v", i, err)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -326,6 +327,30 @@ func (r *Room) Next(ctx context.Context) (ID, error) {
 	}
 }
 
+// NextBatch is Next, followed by every other MicroJob the queue has
+// already locked for this node, up to max in all: an owner's grab of
+// MaxLocksPerTurn MicroJobs comes back as one batch, so the caller can run
+// them and write their results together.
+func (r *Room) NextBatch(ctx context.Context, max int) ([]ID, error) {
+	id, err := r.Next(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := []ID{id}
+	for len(out) < max {
+		select {
+		case id := <-r.ready:
+			if !slices.Contains(out, id) && r.holds(ctx, id) {
+				out = append(out, id)
+			}
+			continue
+		default:
+		}
+		break
+	}
+	return out, nil
+}
+
 // holds reports whether this node still holds an unexpired lock on id: a
 // MicroJob that waited in the ready channel may have expired, or been taken
 // over, meanwhile, and running it would only duplicate work.
@@ -357,6 +382,48 @@ func (r *Room) Complete(ctx context.Context, id ID) error {
 		return err
 	}
 	return <-errc
+}
+
+// CompleteAll records that this node finished every MicroJob of ids, in
+// one step of the queue: the owner publishes one snapshot for all of them.
+// Unknown ids are skipped; the first error is returned.
+func (r *Room) CompleteAll(ctx context.Context, ids []ID) error {
+	errc := make(chan error, 1)
+	if err := r.do(ctx, func(now time.Time) []Msg {
+		var out []Msg
+		var first error
+		for _, id := range ids {
+			msgs, err := r.q.Complete(id, now)
+			if err != nil && first == nil {
+				first = err
+			}
+			out = append(out, msgs...)
+		}
+		errc <- first
+		return lastSnapshotOnly(out)
+	}); err != nil {
+		return err
+	}
+	return <-errc
+}
+
+// lastSnapshotOnly drops every snapshot of msgs but the last: each one
+// supersedes the ones before it.
+func lastSnapshotOnly(msgs []Msg) []Msg {
+	last := -1
+	for i, m := range msgs {
+		if _, ok := m.(*Snapshot); ok {
+			last = i
+		}
+	}
+	out := msgs[:0:0]
+	for i, m := range msgs {
+		if _, ok := m.(*Snapshot); ok && i != last {
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
 }
 
 // Done reports whether every MicroJob of the room is processed.

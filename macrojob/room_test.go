@@ -171,3 +171,75 @@ func TestRoomSharesWorkOverGossipsub(t *testing.T) {
 		return nil
 	})
 }
+
+// TestRoomBatchesHandOutWholeTurns: with MaxLocksPerTurn 3, NextBatch
+// returns an owner's whole grab at once and CompleteAll completes it; the
+// members between them process every MicroJob, none twice.
+func TestRoomBatchesHandOutWholeTurns(t *testing.T) {
+	nodes := testNodes(t, 2)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	items := []ID{"m0", "m1", "m2", "m3", "m4", "m5", "m6", "m7", "m8", "m9", "m10"}
+	creator := PeerID(nodes[0].host.ID().String())
+	cfg := RoomConfig{Queue: Config{MaxLocksPerTurn: 3, ProcessingTimeout: 10 * time.Second, OwnerTimeout: 2 * time.Second, Rebroadcast: 200 * time.Millisecond}, LockTTL: time.Minute}
+	var rooms []*Room
+	for _, n := range nodes {
+		r, err := JoinRoom(ctx, RoomParams{Host: n.host, Store: n.store, JobID: "job1", Macro: 0, Items: items, Creator: creator}, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { r.Close() })
+		rooms = append(rooms, r)
+	}
+	// The creator owns the queue: its first batch is a whole grab.
+	batch, err := rooms[0].NextBatch(ctx, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(batch) != 3 {
+		t.Fatalf("the owner's first batch holds %d MicroJobs, want its grab of 3: %v", len(batch), batch)
+	}
+	if err := rooms[0].CompleteAll(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	seen := map[ID]int{}
+	for _, id := range batch {
+		seen[id]++
+	}
+	var wg sync.WaitGroup
+	for i, r := range rooms {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				ids, err := r.NextBatch(ctx, 5)
+				if errors.Is(err, ErrRoomDone) {
+					return
+				}
+				if err != nil {
+					t.Errorf("node %d: %v", i, err)
+					return
+				}
+				if len(ids) > 3 {
+					t.Errorf("node %d: a batch of %d exceeds the turn's 3", i, len(ids))
+				}
+				mu.Lock()
+				for _, id := range ids {
+					seen[id]++
+				}
+				mu.Unlock()
+				if err := r.CompleteAll(ctx, ids); err != nil {
+					t.Errorf("node %d: complete: %v", i, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, id := range items {
+		if seen[id] != 1 {
+			t.Fatalf("%s processed %d times: %v", id, seen[id], seen)
+		}
+	}
+}

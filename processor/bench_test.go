@@ -100,6 +100,10 @@ var tunings = []tuning{
 		pc.Poll = 50 * time.Millisecond
 		pc.Room.Tick = 20 * time.Millisecond
 	}},
+	// An owner locks up to 3 (5) MicroJobs per turn; the worker runs
+	// them and writes their commitments as one store batch.
+	{name: "turn3", proc: func(pc *processor.Config) { pc.Room.Queue.MaxLocksPerTurn = 3 }},
+	{name: "turn5", proc: func(pc *processor.Config) { pc.Room.Queue.MaxLocksPerTurn = 5 }},
 	// The store re-announces its heads less often (localmesh sets 1s).
 	{name: "storerebroadcast10s", node: func(cfg *node.Config) { cfg.Store.Rebroadcast = node.Duration(10 * time.Second) }},
 }
@@ -276,8 +280,12 @@ func judgeView(m *localmesh.Mesh, info *jobs.JobInfo) string {
 	if err != nil {
 		return fmt.Sprintf("records %v; judge: %v", types, err)
 	}
-	return fmt.Sprintf("records %v; missing %d, redo %d, disputes %d, invalid %d, complete %v, verified %v",
-		types, len(v.Missing), len(v.Redo), len(v.Disputes), len(v.Invalid), v.Complete, v.Verified)
+	reasons := map[string]int{}
+	for _, in := range v.Invalid {
+		reasons[in.Reason]++
+	}
+	return fmt.Sprintf("records %v; missing %d, redo %d, disputes %d, invalid %d %v, complete %v, verified %v",
+		types, len(v.Missing), len(v.Redo), len(v.Disputes), len(v.Invalid), reasons, v.Complete, v.Verified)
 }
 
 // benchFlow runs b.N jobs of shape s on one mesh and reports the

@@ -37,6 +37,7 @@ func TestGroupJobLiveMesh(t *testing.T) {
 	}, func(_ *localmesh.Member, pc *processor.Config) {
 		pc.FactsEvery = 300 * time.Millisecond
 		pc.DiscloseGrace = 3 * time.Second
+		pc.DuplicateGrace = 3 * time.Second              // every replica is judged, a slow one too
 		pc.RerunTimeout = time.Minute                    // nobody is silent here
 		pc.Exec = &waitExec{cost: 10 * time.Millisecond} // dispatchSpec's code is a stand-in module
 	})
@@ -140,6 +141,7 @@ func TestGroupSilentMemberReplaced(t *testing.T) {
 	}, func(mem *localmesh.Member, pc *processor.Config) {
 		pc.FactsEvery = 300 * time.Millisecond
 		pc.DiscloseGrace = 3 * time.Second
+		pc.DuplicateGrace = 3 * time.Second // every replica is judged, a slow one too
 		pc.Exec = &waitExec{cost: 10 * time.Millisecond}
 		// Long enough for a busy machine's honest members to commit
 		// their first MicroJob.
@@ -239,7 +241,8 @@ func TestGroupLiarOutvoted(t *testing.T) {
 	}, func(mem *localmesh.Member, pc *processor.Config) {
 		pc.FactsEvery = 300 * time.Millisecond
 		pc.DiscloseGrace = 3 * time.Second
-		pc.RerunTimeout = time.Minute // nobody is silent here
+		pc.DuplicateGrace = 3 * time.Second // every replica is judged, a slow one too
+		pc.RerunTimeout = time.Minute       // nobody is silent here
 		pc.Exec = &waitExec{cost: 10 * time.Millisecond}
 		if mem.Index == liarIndex {
 			pc.Tamper = func(_ uint64, out []byte) []byte { return append(out, 0xff) }

@@ -8,8 +8,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/macrojob"
+	"github.com/jobmesh/jobmesh/microjob"
 )
 
 // How a replicated job's rooms work. A MacroJob room of a job with R > 1
@@ -156,8 +158,9 @@ func (w *Worker) completeReplicas(ctx context.Context, js *jobState, m *jobs.Mac
 // MicroJob mid: mid itself if it has not run it and it lacks committers,
 // else the first such MicroJob of the MacroJob, starting at a place drawn
 // from this processor's ID (so that members do not all pick the same
-// one). False when there is none.
-func (w *Worker) replicaTarget(ctx context.Context, js *jobState, mid jobs.ID) (*jobs.MicroJob, bool) {
+// one). taken are MicroJobs already run in this turn. False when there is
+// none.
+func (w *Worker) replicaTarget(ctx context.Context, js *jobState, mid jobs.ID, taken map[jobs.ID]bool) (*jobs.MicroJob, bool) {
 	micro, err := js.plan.MicroJob(mid)
 	if err != nil {
 		return nil, false
@@ -165,6 +168,9 @@ func (w *Worker) replicaTarget(ctx context.Context, js *jobState, mid jobs.ID) (
 	skip, err := w.roomCommitted(ctx, js)
 	if err != nil {
 		return nil, false
+	}
+	for id := range taken {
+		skip[id] = true
 	}
 	if !skip[mid] {
 		return micro, true
@@ -180,43 +186,68 @@ func (w *Worker) replicaTarget(ctx context.Context, js *jobState, mid jobs.ID) (
 	return nil, false
 }
 
-// processReplica runs one token of a replicated job's room (see the top
-// of this file), commits the result and completes the token.
-func (w *Worker) processReplica(ctx context.Context, js *jobState, room *macrojob.Room, item macrojob.ID) {
-	mid, _, err := parseReplicaItem(item)
-	if err != nil {
-		return
-	}
-	micro, ok := w.replicaTarget(ctx, js, mid)
-	if !ok {
-		// Nothing left for this processor: the token expires and another
-		// member takes it.
-		w.log.Debug("holding a replica token with nothing to run", "job", js.plan.JobID, "item", item)
-		return
-	}
-	if w.cfg.Hold != nil {
-		w.cfg.Hold(ctx, micro.ID)
-		if ctx.Err() != nil {
-			return
+// processReplicas runs the tokens of one ownership turn of a replicated
+// job's room (see the top of this file): a MicroJob for each token,
+// distinct from one another, their commitments written as one store batch,
+// then the tokens completed. A token with nothing left to run is left
+// locked: it expires and another member takes it.
+func (w *Worker) processReplicas(ctx context.Context, js *jobState, room *macrojob.Room, items []macrojob.ID) {
+	var done []macrojob.ID
+	var ran []microjob.Disclosure
+	var commits []crdt.Entry
+	taken := map[jobs.ID]bool{}
+	for _, item := range items {
+		mid, _, err := parseReplicaItem(item)
+		if err != nil {
+			continue
 		}
+		micro, ok := w.replicaTarget(ctx, js, mid, taken)
+		if !ok {
+			w.log.Debug("holding a replica token with nothing to run", "job", js.plan.JobID, "item", item)
+			continue
+		}
+		if w.cfg.Hold != nil {
+			w.cfg.Hold(ctx, micro.ID)
+			if ctx.Err() != nil {
+				return
+			}
+		}
+		d, c, err := w.run(ctx, js, micro)
+		if err != nil {
+			w.fail(js, "running MicroJob", err)
+			continue
+		}
+		taken[micro.ID] = true
+		ran = append(ran, d)
+		commits = append(commits, crdt.Entry{Key: c.Key(), Type: microjob.TypeCommit, Payload: c.Encode()})
+		done = append(done, item)
 	}
-	d, err := w.run(ctx, js, micro)
-	if err != nil {
-		w.fail(js, "running MicroJob", err)
+	if len(commits) == 0 {
 		return
 	}
-	if err := room.Complete(ctx, item); err != nil {
-		w.log.Warn("completing a replica token in room", "item", item, "err", err)
+	if err := w.writer.PutBatch(ctx, commits); err != nil {
+		w.log.Warn("writing commitments", "job", js.plan.JobID, "count", len(commits), "err", err)
+		return
+	}
+	w.m.microjobs.WithLabelValues("ok").Add(float64(len(commits)))
+	if err := room.CompleteAll(ctx, done); err != nil {
+		w.log.Warn("completing replica tokens in room", "room", room.Name, "err", err)
 	}
 	w.mu.Lock()
-	w.pending = append(w.pending, d)
+	w.pending = append(w.pending, ran...)
 	if js.mine == nil {
 		js.mine = map[jobs.ID]bool{}
 	}
-	js.mine[micro.ID] = true
+	for _, d := range ran {
+		js.mine[d.MicroID] = true
+	}
 	w.mu.Unlock()
-	if t := w.jobChannel(ctx, js); t != nil {
-		_ = t.Publish(ctx, jobs.ChannelMsg{Kind: jobs.KindProgress, JobID: js.plan.JobID.String(), MicroID: micro.ID.String(), Processor: w.self})
+	t := w.jobChannel(ctx, js)
+	for _, d := range ran {
+		w.log.Info("MicroJob committed", "job", js.plan.JobID, "macro", d.MacroIndex, "micro", d.MicroID)
+		if t != nil {
+			_ = t.Publish(ctx, jobs.ChannelMsg{Kind: jobs.KindProgress, JobID: js.plan.JobID.String(), MicroID: d.MicroID.String(), Processor: w.self})
+		}
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/microjob"
 )
 
 // The record index keeps, for each job the worker follows, the job's
@@ -47,6 +48,9 @@ type jobIndex struct {
 	snapVer uint64
 	// disclosed counts, by MicroJob, the valid disclosures held.
 	disclosed map[jobs.ID]int
+	// committers counts, by MicroJob and processor, the valid commitments
+	// held, so that "is it committed, and by whom" costs no rebuild.
+	committers map[jobs.ID]map[string]int
 }
 
 func newRecordIndex(store *crdt.Store) *recordIndex {
@@ -136,17 +140,78 @@ func (ji *jobIndex) change(c crdt.Change) {
 	ji.version++
 }
 
-// count keeps the per-MicroJob disclosure counter in step with entries.
+// count keeps the per-MicroJob disclosure and commitment counters in
+// step with entries.
 func (ji *jobIndex) count(key string, delta int) {
 	p, ok := ji.entries[key]
-	if !ok || p.discl == nil {
-		return
+	switch {
+	case !ok:
+	case p.discl != nil:
+		m := p.discl.MicroID
+		ji.disclosed[m] += delta
+		if ji.disclosed[m] <= 0 {
+			delete(ji.disclosed, m)
+		}
+	case p.commit != nil:
+		m, who := p.commit.MicroID, p.commit.Processor
+		if ji.committers[m] == nil {
+			ji.committers[m] = map[string]int{}
+		}
+		ji.committers[m][who] += delta
+		if ji.committers[m][who] <= 0 {
+			delete(ji.committers[m], who)
+			if len(ji.committers[m]) == 0 {
+				delete(ji.committers, m)
+			}
+		}
 	}
-	m := p.discl.MicroID
-	ji.disclosed[m] += delta
-	if ji.disclosed[m] <= 0 {
-		delete(ji.disclosed, m)
+}
+
+// committed returns the MicroJobs of job id that have at least one
+// commitment, from the counters when the index is loaded.
+func (x *recordIndex) committed(ctx context.Context, id jobs.ID) (map[jobs.ID]bool, error) {
+	x.mu.Lock()
+	if ji := x.jobs[id]; ji != nil && ji.loaded {
+		out := make(map[jobs.ID]bool, len(ji.committers))
+		for m := range ji.committers {
+			out[m] = true
+		}
+		x.mu.Unlock()
+		return out, nil
 	}
+	x.mu.Unlock()
+	recs, err := x.records(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	out := map[jobs.ID]bool{}
+	for _, c := range recs.commits {
+		out[c.MicroID] = true
+	}
+	return out, nil
+}
+
+// committedByOther reports whether a processor other than self has a
+// commitment of MicroJob mid of job id.
+func (x *recordIndex) committedByOther(ctx context.Context, id, mid jobs.ID, self string) (bool, error) {
+	x.mu.Lock()
+	if ji := x.jobs[id]; ji != nil && ji.loaded {
+		cs := ji.committers[mid]
+		_, mine := cs[self]
+		x.mu.Unlock()
+		if mine {
+			return len(cs) > 1, nil
+		}
+		return len(cs) > 0, nil
+	}
+	x.mu.Unlock()
+	recs, err := x.records(ctx, id)
+	if err != nil {
+		return false, err
+	}
+	return slices.ContainsFunc(recs.commits, func(c microjob.Commitment) bool {
+		return c.MicroID == mid && c.Processor != self
+	}), nil
 }
 
 // records returns job id's records, loading the index when it is new or
@@ -185,6 +250,7 @@ func (x *recordIndex) records(ctx context.Context, id jobs.ID) (*jobRecords, err
 		}
 		ji.entries = make(map[string]part, len(recs))
 		ji.disclosed = map[jobs.ID]int{}
+		ji.committers = map[jobs.ID]map[string]int{}
 		for _, r := range recs {
 			ji.entries[r.Key] = openPart(id, r)
 			ji.count(r.Key, +1)
@@ -267,6 +333,20 @@ func (w indexWriter) Put(ctx context.Context, key, recordType string, payload []
 	}
 	if r, err := w.store.Get(ctx, key); err == nil {
 		w.index.apply(crdt.Change{Kind: crdt.ChangePut, Key: key, Record: r})
+	}
+	return nil
+}
+
+// PutBatch writes entries as one store batch (one delta for the mesh)
+// and applies them to the index.
+func (w indexWriter) PutBatch(ctx context.Context, entries []crdt.Entry) error {
+	if err := w.store.PutBatch(ctx, entries); err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if r, err := w.store.Get(ctx, e.Key); err == nil {
+			w.index.apply(crdt.Change{Kind: crdt.ChangePut, Key: e.Key, Record: r})
+		}
 	}
 	return nil
 }

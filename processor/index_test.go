@@ -13,6 +13,7 @@ import (
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/crdt/crdttest"
 	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/microjob"
 )
 
 func redoKeys(r *jobRecords) map[string]Redo { return maps.Clone(r.redo) }
@@ -121,4 +122,73 @@ func TestRecordIndexMatchesQuery(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestIndexCommitCounters: the index's commitment counters, written in
+// batches by two replicas, say what the full records say: which MicroJobs
+// are committed, and whether a processor other than a given one committed
+// each.
+func TestIndexCommitCounters(t *testing.T) {
+	c := crdttest.New(t, crdttest.Options{Replicas: 2})
+	local, remote := c.Replicas[0].Store, c.Replicas[1].Store
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	x := newRecordIndex(local)
+	changes := local.Watch(ctx, "/jobs")
+	done := make(chan struct{})
+	go func() { defer close(done); x.run(changes, nil) }()
+	defer func() { cancel(); <-done }()
+	w := indexWriter{store: local, index: x}
+
+	id := jobs.ID(sha256.Sum256([]byte("job")))
+	micro := func(i int) jobs.ID { return jobs.ID(sha256.Sum256([]byte("micro" + strconv.Itoa(i)))) }
+	commit := func(s *crdt.Store, i int) crdt.Entry {
+		d := microjob.Disclosure{Version: microjob.RecordVersion, JobID: id, MicroID: micro(i), Processor: s.Self().String(),
+			Wallet: "0x00000000000000000000000000000000000000a1", BlockIndices: []uint64{uint64(i)}, BlockHashes: [][32]byte{{1}}}
+		cm, err := d.Commitment()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return crdt.Entry{Key: cm.Key(), Type: microjob.TypeCommit, Payload: cm.Encode()}
+	}
+	// Local commits 0..9, remote 5..14: 5..9 by both.
+	var mine, theirs []crdt.Entry
+	for i := range 10 {
+		mine = append(mine, commit(local, i))
+		theirs = append(theirs, commit(remote, i+5))
+	}
+	if err := w.PutBatch(ctx, mine); err != nil {
+		t.Fatal(err)
+	}
+	if err := remote.PutBatch(ctx, theirs); err != nil {
+		t.Fatal(err)
+	}
+	self := local.Self().String()
+	crdttest.WaitUntil(t, 30*time.Second, func() error {
+		got, err := x.committed(ctx, id)
+		if err != nil {
+			return err
+		}
+		recs, err := x.query(ctx, id)
+		if err != nil {
+			return err
+		}
+		want := map[jobs.ID]bool{}
+		for _, c := range recs.commits {
+			want[c.MicroID] = true
+		}
+		if len(want) != 15 || !maps.Equal(got, want) {
+			return fmt.Errorf("counters say %d MicroJobs committed, the store %d", len(got), len(want))
+		}
+		for i := range 15 {
+			other, err := x.committedByOther(ctx, id, micro(i), self)
+			if err != nil {
+				return err
+			}
+			if other != (i >= 5) {
+				return fmt.Errorf("MicroJob %d: committed by another = %v", i, other)
+			}
+		}
+		return nil
+	})
 }

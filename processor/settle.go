@@ -145,15 +145,7 @@ func (w *Worker) records(ctx context.Context, id jobs.ID) (*jobRecords, error) {
 // committed returns the MicroJobs of a job that have at least one
 // commitment in the store.
 func (w *Worker) committed(ctx context.Context, id jobs.ID) (map[jobs.ID]bool, error) {
-	recs, err := w.records(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	done := map[jobs.ID]bool{}
-	for _, c := range recs.commits {
-		done[c.MicroID] = true
-	}
-	return done, nil
+	return w.index.committed(ctx, id)
 }
 
 // disclose publishes every pending disclosure whose MacroJob has a
@@ -163,7 +155,7 @@ func (w *Worker) disclose(ctx context.Context) {
 	w.mu.Lock()
 	pending := slices.Clone(w.pending)
 	w.mu.Unlock()
-	var keep []microjob.Disclosure
+	var keep, ready []microjob.Disclosure
 	done := map[jobs.ID]map[jobs.ID]bool{}
 	for _, d := range pending {
 		w.mu.Lock()
@@ -184,11 +176,22 @@ func (w *Worker) disclose(ctx context.Context) {
 			keep = append(keep, d)
 			continue
 		}
-		if err := w.writer.Put(ctx, d.Key(), microjob.TypeResult, d.Encode()); err != nil {
-			keep = append(keep, d)
-			continue
+		ready = append(ready, d)
+	}
+	// Everything due now goes out as one store batch.
+	if len(ready) > 0 {
+		entries := make([]crdt.Entry, len(ready))
+		for i, d := range ready {
+			entries[i] = crdt.Entry{Key: d.Key(), Type: microjob.TypeResult, Payload: d.Encode()}
 		}
-		w.log.Debug("result disclosed", "job", d.JobID, "micro", d.MicroID)
+		if err := w.writer.PutBatch(ctx, entries); err != nil {
+			keep = append(keep, ready...)
+			if ctx.Err() == nil {
+				w.log.Warn("writing disclosures", "count", len(ready), "err", err)
+			}
+		} else {
+			w.log.Debug("results disclosed", "count", len(ready))
+		}
 	}
 	w.mu.Lock()
 	// Keep what came in meanwhile.
@@ -352,9 +355,9 @@ func (w *Worker) finalize(ctx context.Context, js *jobState) error {
 			js.complete = time.Now()
 		}
 		waited := time.Since(js.complete)
-		js.graceWait = waited < w.cfg.DiscloseGrace
+		js.graceWait = waited < w.cfg.duplicateGrace()
 		w.mu.Unlock()
-		if waited < w.cfg.DiscloseGrace {
+		if waited < w.cfg.duplicateGrace() {
 			return nil
 		}
 	}
@@ -629,12 +632,17 @@ func (w *Worker) doRedos(ctx context.Context) bool {
 				w.fail(js, "fetching job inputs", err)
 				continue
 			}
-			d, err := w.run(ctx, js, micro)
+			d, c, err := w.run(ctx, js, micro)
 			if err != nil {
 				w.fail(js, "redoing MicroJob", err)
 				continue
 			}
-			if err := w.writer.Put(ctx, d.Key(), microjob.TypeResult, d.Encode()); err != nil {
+			// The rest of the MacroJob is disclosed already: the
+			// commitment and the disclosure go out together.
+			if err := w.writer.PutBatch(ctx, []crdt.Entry{
+				{Key: c.Key(), Type: microjob.TypeCommit, Payload: c.Encode()},
+				{Key: d.Key(), Type: microjob.TypeResult, Payload: d.Encode()},
+			}); err != nil {
 				continue
 			}
 			w.log.Info("redid MicroJob", "job", js.plan.JobID, "micro", mid)

@@ -7,11 +7,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/macrojob"
 	"github.com/jobmesh/jobmesh/microjob"
@@ -115,7 +115,7 @@ func (w *Worker) step(ctx context.Context) bool {
 		w.mu.Lock()
 		js.stopWait = cancel // a verdict ends the wait (noticeRecord)
 		w.mu.Unlock()
-		id, err := room.Next(nctx)
+		ids, err := room.NextBatch(nctx, w.turnSize())
 		cancel()
 		switch {
 		case errors.Is(err, macrojob.ErrRoomDone):
@@ -124,7 +124,7 @@ func (w *Worker) step(ctx context.Context) bool {
 		case err != nil:
 			continue
 		}
-		w.process(ctx, js, room, id)
+		w.process(ctx, js, room, ids)
 		return true
 	}
 	return false
@@ -365,75 +365,104 @@ func hashOf(parts ...string) [32]byte {
 	return out
 }
 
-// process runs MicroJob id, commits its result and completes it in the
-// room. The disclosure waits in pending until the MacroJob's every
-// MicroJob has a commitment.
-func (w *Worker) process(ctx context.Context, js *jobState, room *macrojob.Room, id macrojob.ID) {
+// turnSize is how many MicroJobs the worker takes from a room at once:
+// what the queue locks for an owner per turn.
+func (w *Worker) turnSize() int {
+	if m := w.cfg.Room.Queue.MaxLocksPerTurn; m > 0 {
+		return m
+	}
+	return macrojob.DefaultConfig().MaxLocksPerTurn
+}
+
+// process runs the MicroJobs of one ownership turn, writes their
+// commitments as one store batch and completes them in the room. The
+// disclosures wait in pending until their MacroJob's every MicroJob has a
+// commitment. A MicroJob that fails to run is left locked: its lock
+// expires and the queue offers it again.
+func (w *Worker) process(ctx context.Context, js *jobState, room *macrojob.Room, ids []macrojob.ID) {
 	if replicated(js) {
-		w.processReplica(ctx, js, room, id)
+		w.processReplicas(ctx, js, room, ids)
 		return
 	}
-	mid, err := jobs.ParseHash(string(id))
-	if err != nil {
-		return
+	var done []macrojob.ID
+	var ran []microjob.Disclosure
+	var commits []crdt.Entry
+	for _, id := range ids {
+		mid, err := jobs.ParseHash(string(id))
+		if err != nil {
+			continue
+		}
+		micro, err := js.plan.MicroJob(mid)
+		if err != nil {
+			continue
+		}
+		w.mu.Lock()
+		mine := js.mine[mid]
+		w.mu.Unlock()
+		if mine || w.committedElsewhere(ctx, js, mid) {
+			// Already committed here (the queue re-offered it, e.g. after
+			// a takeover), or by another processor (its lock expired, or
+			// two rooms ran for one MacroJob): completing it costs
+			// nothing, running it again would, and a commitment that is
+			// never disclosed is redone anyway (redoSilent).
+			done = append(done, id)
+			continue
+		}
+		if w.cfg.Hold != nil {
+			w.cfg.Hold(ctx, mid)
+			if ctx.Err() != nil {
+				return
+			}
+		}
+		d, c, err := w.run(ctx, js, micro)
+		if err != nil {
+			w.fail(js, "running MicroJob", err)
+			continue
+		}
+		ran = append(ran, d)
+		commits = append(commits, crdt.Entry{Key: c.Key(), Type: microjob.TypeCommit, Payload: c.Encode()})
+		done = append(done, id)
 	}
-	micro, err := js.plan.MicroJob(mid)
-	if err != nil {
-		return
-	}
-	w.mu.Lock()
-	done := js.mine[mid]
-	w.mu.Unlock()
-	if done || w.committedElsewhere(ctx, js, mid) {
-		// Already committed here (the queue re-offered it, e.g. after a
-		// takeover), or by another processor (its lock expired, or two
-		// rooms ran for one MacroJob): completing it costs nothing,
-		// running it again would, and a commitment that is never
-		// disclosed is redone anyway (redoSilent).
-		_ = room.Complete(ctx, id)
-		return
-	}
-	if w.cfg.Hold != nil {
-		w.cfg.Hold(ctx, mid)
-		if ctx.Err() != nil {
+	if len(commits) > 0 {
+		if err := w.writer.PutBatch(ctx, commits); err != nil {
+			w.log.Warn("writing commitments", "job", js.plan.JobID, "count", len(commits), "err", err)
 			return
 		}
+		w.m.microjobs.WithLabelValues("ok").Add(float64(len(commits)))
 	}
-	d, err := w.run(ctx, js, micro)
-	if err != nil {
-		w.fail(js, "running MicroJob", err)
-		return
-	}
-	if err := room.Complete(ctx, id); err != nil {
-		w.log.Warn("completing MicroJob in room", "micro", id, "err", err)
+	if len(done) > 0 {
+		if err := room.CompleteAll(ctx, done); err != nil {
+			w.log.Warn("completing MicroJobs in room", "room", room.Name, "err", err)
+		}
 	}
 	w.mu.Lock()
-	w.pending = append(w.pending, d)
+	w.pending = append(w.pending, ran...)
 	if js.mine == nil {
 		js.mine = map[jobs.ID]bool{}
 	}
-	js.mine[mid] = true
+	for _, d := range ran {
+		js.mine[d.MicroID] = true
+	}
 	w.mu.Unlock()
-	if t := w.jobChannel(ctx, js); t != nil {
-		_ = t.Publish(ctx, jobs.ChannelMsg{Kind: jobs.KindProgress, JobID: js.plan.JobID.String(), MicroID: mid.String(), Processor: w.self})
+	t := w.jobChannel(ctx, js)
+	for _, d := range ran {
+		w.log.Info("MicroJob committed", "job", js.plan.JobID, "macro", d.MacroIndex, "micro", d.MicroID)
+		if t != nil {
+			_ = t.Publish(ctx, jobs.ChannelMsg{Kind: jobs.KindProgress, JobID: js.plan.JobID.String(), MicroID: d.MicroID.String(), Processor: w.self})
+		}
 	}
 }
 
 // committedElsewhere reports whether the store holds a commitment of
 // MicroJob mid by a processor other than this one.
 func (w *Worker) committedElsewhere(ctx context.Context, js *jobState, mid jobs.ID) bool {
-	recs, err := w.records(ctx, js.plan.JobID)
-	if err != nil {
-		return false
-	}
-	return slices.ContainsFunc(recs.commits, func(c microjob.Commitment) bool {
-		return c.MicroID == mid && c.Processor != w.self
-	})
+	ok, err := w.index.committedByOther(ctx, js.plan.JobID, mid, w.self)
+	return err == nil && ok
 }
 
-// run executes one MicroJob and writes its commitment; it returns the
-// disclosure to publish later.
-func (w *Worker) run(ctx context.Context, js *jobState, micro *jobs.MicroJob) (microjob.Disclosure, error) {
+// run executes one MicroJob; it returns the disclosure to publish later
+// and the commitment to write now.
+func (w *Worker) run(ctx context.Context, js *jobState, micro *jobs.MicroJob) (microjob.Disclosure, microjob.Commitment, error) {
 	w.mu.Lock()
 	code, data := js.code, js.data
 	w.mu.Unlock()
@@ -441,22 +470,17 @@ func (w *Worker) run(ctx context.Context, js *jobState, micro *jobs.MicroJob) (m
 	out, err := w.runner.Run(ctx, microjob.Input{Info: js.info, Plan: js.plan, Micro: micro, Code: code, Data: data})
 	if err != nil {
 		w.m.microjobs.WithLabelValues("failed").Inc()
-		return microjob.Disclosure{}, err
+		return microjob.Disclosure{}, microjob.Commitment{}, err
 	}
 	salt, err := microjob.NewSalt()
 	if err != nil {
-		return microjob.Disclosure{}, err
+		return microjob.Disclosure{}, microjob.Commitment{}, err
 	}
 	d := out.Disclosure(js.plan, micro, w.self, w.cfg.Wallet, salt)
 	c, err := d.Commitment()
 	if err != nil {
-		return microjob.Disclosure{}, err
+		return microjob.Disclosure{}, microjob.Commitment{}, err
 	}
-	if err := w.writer.Put(ctx, c.Key(), microjob.TypeCommit, c.Encode()); err != nil {
-		return microjob.Disclosure{}, fmt.Errorf("writing commitment: %w", err)
-	}
-	w.m.microjobs.WithLabelValues("ok").Inc()
 	w.m.seconds.Observe(time.Since(start).Seconds())
-	w.log.Info("MicroJob committed", "job", js.plan.JobID, "macro", micro.Macro, "micro", micro.ID, "elapsed", time.Since(start).Round(time.Millisecond))
-	return d, nil
+	return d, c, nil
 }

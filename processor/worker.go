@@ -56,13 +56,19 @@ type Config struct {
 	// Poll is how often an idle worker looks for work, and how often
 	// pending disclosures and finalization are re-checked. Default 2s.
 	Poll time.Duration
-	// DiscloseGrace is how long a finalizer waits, once every MicroJob has
-	// a result, for processors that committed but have not disclosed yet:
-	// their results are judged too, so a wrong one is named even when an
-	// honest duplicate already covers its MicroJob. A processor that died
-	// after committing holds the verdict back by at most this long.
-	// Default 30s.
+	// DiscloseGrace is how long a MicroJob whose MacroJob is fully
+	// committed may stay without any disclosure before it is redone by
+	// others (its committers stopped between the two rounds). Default 30s.
 	DiscloseGrace time.Duration
+	// DuplicateGrace is how long a finalizer waits, once every MicroJob
+	// has a credited result, for processors that ran a MicroJob twice and
+	// have committed but not disclosed yet: their results are judged too,
+	// so a wrong duplicate is named even though an honest result already
+	// covers its MicroJob. A live processor discloses within a Poll or
+	// two of its MacroJob's last commitment; one that never does is
+	// neither credited nor waited for longer than this. Default 0, which
+	// means three Polls.
+	DuplicateGrace time.Duration
 	// RerunTimeout is how long a processor drawn to re-run a disputed or
 	// self-checked block has to store its re-run before another is drawn
 	// in its place (it may have stopped); and how long a replicated job's
@@ -158,6 +164,9 @@ func (c Config) Validate() error {
 	}
 	if c.RerunTimeout <= 0 {
 		return fmt.Errorf("%w: rerun timeout must be positive", ErrInvalidConfig)
+	}
+	if c.DuplicateGrace < 0 || c.DiscloseGrace < 0 {
+		return fmt.Errorf("%w: grace periods must not be negative", ErrInvalidConfig)
 	}
 	if c.HeadStart < 0 {
 		return fmt.Errorf("%w: head start must not be negative", ErrInvalidConfig)
@@ -269,6 +278,14 @@ type jobState struct {
 	// from the processor list of version ownersVer.
 	owners     []string
 	ownersView *View
+}
+
+// duplicateGrace is Config.DuplicateGrace with its default applied.
+func (c Config) duplicateGrace() time.Duration {
+	if c.DuplicateGrace > 0 {
+		return c.DuplicateGrace
+	}
+	return 3 * c.Poll
 }
 
 // New starts a Worker. Close stops it.
