@@ -529,15 +529,35 @@ func (w *Worker) mayWork(ctx context.Context, js *jobState) bool {
 	return ok && g.Has(w.self)
 }
 
-// mayRedo reports whether this processor may redo a MicroJob of js: any
-// processor for R = 1; for a replicated job only one of the group's card
-// model, so that every result of a MicroJob comes from one card model.
-func (w *Worker) mayRedo(js *jobState) bool {
+// mayRedo reports whether this processor may take redo request rd of js:
+// any processor for R = 1. For a replicated job a redo is work outside
+// the rooms, for a processor of the group's card model that is not a
+// member (members run the job through its rooms) and has not committed
+// to the MicroJob, and only once the MicroJob's MacroJob has finished its
+// commitment round (before that, the MicroJob is still being run in its
+// room; a redo then would only duplicate it).
+func (w *Worker) mayRedo(ctx context.Context, js *jobState, rd Redo) bool {
 	if !replicated(js) {
 		return true
 	}
 	w.groups.mu.Lock()
 	g, ok := w.groups.groups[js.plan.JobID]
 	w.groups.mu.Unlock()
-	return ok && g.CardModel == w.cfg.CardModel
+	if !ok || g.CardModel != w.cfg.CardModel || g.Has(w.self) {
+		return false
+	}
+	mid, err := jobs.ParseHash(rd.Micro)
+	if err != nil {
+		return false
+	}
+	mu, err := js.plan.MicroJob(mid)
+	if err != nil {
+		return false
+	}
+	by, err := w.committers(ctx, js.plan.JobID)
+	if err != nil || slices.Contains(by[mid], w.self) {
+		return false
+	}
+	full, err := w.fullyCommitted(ctx, js)
+	return err == nil && all(&js.plan.Macros[mu.Macro], full)
 }

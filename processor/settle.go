@@ -612,7 +612,7 @@ func (w *Worker) doRedos(ctx context.Context) bool {
 			continue
 		}
 		for _, rd := range recs.redo {
-			if slices.Contains(rd.Exclude, w.self) || !w.mayRedo(js) {
+			if slices.Contains(rd.Exclude, w.self) || !w.mayRedo(ctx, js, rd) {
 				continue
 			}
 			mid, err := jobs.ParseHash(rd.Micro)
