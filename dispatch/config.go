@@ -40,6 +40,13 @@ type Config struct {
 	// [10 5 2] (Crynux relay TASK_SCORE_REWARDS; seed 003 gives only the
 	// shape, earlier on-chain versions used [10 9 6]).
 	RoundScores []uint32
+	// FeeBasePoints are the points every credited result adds to its
+	// payee's fee weight before the task score: a result earns
+	// FeeBasePoints + ts (see SpeedFeeWeights). Default 10, RoundScores[0]
+	// (a jobmesh choice: a result always earns, and with the default
+	// RoundScores the fastest processor of a task earns up to 3× the
+	// slowest, (10+20)/10). 0 pays by task score alone.
+	FeeBasePoints uint32
 	// ScoreWindow is how many recent scored tasks the node score averages
 	// over. Default 50 (Crynux relay NODE_QOS_SCORE_POOL_SIZE; seed 003 says
 	// "a time window").
@@ -86,6 +93,7 @@ func DefaultConfig() Config {
 		MinModelHolders:    3,
 		MaxReplicas:        3,
 		RoundScores:        []uint32{10, 5, 2},
+		FeeBasePoints:      10,
 		ScoreWindow:        50,
 		NewNodeTaskScore:   10,
 		SpeedWeight:        2,
@@ -139,6 +147,9 @@ func (c Config) Validate() error {
 	}
 	if c.RoundScores[0] > 1<<20 {
 		return fmt.Errorf("%w: RoundScores[0] %d is too large", ErrConfig, c.RoundScores[0])
+	}
+	if c.FeeBasePoints > 1<<20 {
+		return fmt.Errorf("%w: FeeBasePoints %d is too large", ErrConfig, c.FeeBasePoints)
 	}
 	return nil
 }

@@ -67,3 +67,72 @@ func FeeWeights(cfg Config, o TaskOutcome) ([]uint64, error) {
 	}
 	return out, nil
 }
+
+// FeeCredit is one credited result in a speed-weighted split: the payee it
+// pays, and the task and processor that earned it.
+type FeeCredit struct {
+	// Payee is the index of the payee the result pays, in [0, payees).
+	Payee int
+	// Task is the index of the result's task in the tasks given to
+	// SpeedFeeWeights, or -1 when the task's rounds are not known (task
+	// score 0).
+	Task int
+	// Processor is who produced the result.
+	Processor string
+}
+
+// SpeedFeeWeights are the fee weights of payees split by submission speed
+// (seed 003, task fee distribution): each credited result adds
+//
+//	FeeBasePoints + ts
+//
+// to its payee's weight, ts being its processor's task score in the
+// result's task (TaskScores; 0 when the processor is not in the task's
+// rounds or the task is -1). A payee credited with several results, in one
+// task or many, earns for each. With equal speed the weights are
+// proportional to the results credited; SplitFee turns them into exact
+// shares.
+func SpeedFeeWeights(cfg Config, payees int, tasks []TaskOutcome, credits []FeeCredit) ([]uint64, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if payees < 0 || payees > MaxFeeShares {
+		return nil, fmt.Errorf("%w: %d payees, at most %d", ErrBadWeights, payees, MaxFeeShares)
+	}
+	// Task scores by task, computed when a credit first needs them.
+	scores := make([]map[string]uint32, len(tasks))
+	score := func(task int, processor string) (uint32, error) {
+		if task == -1 {
+			return 0, nil
+		}
+		if task < 0 || task >= len(tasks) {
+			return 0, fmt.Errorf("%w: credit of task %d, %d tasks", ErrBadWeights, task, len(tasks))
+		}
+		if scores[task] == nil {
+			o := tasks[task]
+			ts, err := TaskScores(cfg, o)
+			if err != nil {
+				return 0, err
+			}
+			scores[task] = make(map[string]uint32, len(ts))
+			for i, id := range o.Assigned {
+				scores[task][id] = ts[i]
+			}
+		}
+		return scores[task][processor], nil
+	}
+	out := make([]uint64, payees)
+	for _, c := range credits {
+		if c.Payee < 0 || c.Payee >= payees {
+			return nil, fmt.Errorf("%w: credit of payee %d, %d payees", ErrBadWeights, c.Payee, payees)
+		}
+		ts, err := score(c.Task, c.Processor)
+		if err != nil {
+			return nil, err
+		}
+		// At most 3·2^20 per credit (Validate): no overflow below 2^40
+		// credits, far above any job's result count.
+		out[c.Payee] += uint64(cfg.FeeBasePoints) + uint64(ts)
+	}
+	return out, nil
+}

@@ -2,7 +2,9 @@ package dispatch
 
 import (
 	"errors"
+	"fmt"
 	"math/big"
+	"slices"
 	"testing"
 )
 
@@ -145,4 +147,155 @@ func FuzzSplitFee(f *testing.F) {
 		}
 		checkSplit(t, total, weights, shares)
 	})
+}
+
+func TestSpeedFeeWeights(t *testing.T) {
+	trio := []string{"a", "b", "c"}
+	// Seed 003's figure: b first in both rounds, then c, then a.
+	bca := outcome("t0", trio, "b", "c", "a")
+	// Everyone alone in its own task: equal speed.
+	alone := []TaskOutcome{outcome("a", []string{"a"}, "a"), outcome("b", []string{"b"}, "b")}
+	late := TaskOutcome{TaskID: "t1", Assigned: trio, Commits: []string{"a", "b", "c"}, Disclosures: []string{"c", "a"}}
+	for _, tc := range []struct {
+		name    string
+		payees  int
+		tasks   []TaskOutcome
+		credits []FeeCredit
+		want    []uint64
+	}{
+		{"first earns most", 3, []TaskOutcome{bca}, []FeeCredit{{0, 0, "a"}, {1, 0, "b"}, {2, 0, "c"}},
+			[]uint64{10 + 2 + 2, 10 + 10 + 10, 10 + 5 + 5}},
+		{"equal speed is proportional to results", 2, alone,
+			[]FeeCredit{{0, 0, "a"}, {0, 0, "a"}, {0, 0, "a"}, {1, 1, "b"}}, []uint64{3 * 30, 30}},
+		{"unknown rounds earn the base", 2, nil, []FeeCredit{{0, -1, "a"}, {1, -1, "b"}, {1, -1, "b"}}, []uint64{10, 20}},
+		{"two processors share a payee", 2, []TaskOutcome{bca}, []FeeCredit{{0, 0, "a"}, {0, 0, "b"}, {1, 0, "c"}},
+			[]uint64{14 + 30, 20}},
+		{"not in the rounds earns the base", 1, []TaskOutcome{bca}, []FeeCredit{{0, 0, "stranger"}}, []uint64{10}},
+		{"a timed-out discloser scores its commit only", 3, []TaskOutcome{late},
+			[]FeeCredit{{0, 0, "a"}, {1, 0, "b"}, {2, 0, "c"}}, []uint64{10 + 10 + 5, 10 + 5, 10 + 2 + 10}},
+		{"a payee without credit weighs 0", 2, []TaskOutcome{bca}, []FeeCredit{{1, 0, "a"}}, []uint64{0, 14}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := SpeedFeeWeights(DefaultConfig(), tc.payees, tc.tasks, tc.credits)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Fatalf("weights %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestSpeedFeeWeightsFeeBase(t *testing.T) {
+	cfg := DefaultConfig()
+	o := outcome("t", []string{"a", "b", "c", "d"}, "a", "b", "c", "d")
+	credits := []FeeCredit{{0, 0, "a"}, {1, 0, "d"}}
+	w, err := SpeedFeeWeights(cfg, 2, []TaskOutcome{o}, credits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The default base: the fastest earns 3× a processor past the scored
+	// positions.
+	if w[0] != 3*w[1] {
+		t.Fatalf("weights %v: fastest is not 3× the slowest", w)
+	}
+	cfg.FeeBasePoints = 0
+	w, err = SpeedFeeWeights(cfg, 2, []TaskOutcome{o}, credits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w[0] != 20 || w[1] != 0 {
+		t.Fatalf("weights %v without a base, want [20 0]", w)
+	}
+}
+
+func TestSpeedFeeWeightsErrors(t *testing.T) {
+	cfg := DefaultConfig()
+	o := outcome("t", []string{"a"}, "a")
+	for name, run := range map[string]func() error{
+		"payee out of range": func() error {
+			_, err := SpeedFeeWeights(cfg, 1, []TaskOutcome{o}, []FeeCredit{{1, 0, "a"}})
+			return err
+		},
+		"negative payee": func() error {
+			_, err := SpeedFeeWeights(cfg, 1, []TaskOutcome{o}, []FeeCredit{{-1, 0, "a"}})
+			return err
+		},
+		"task out of range": func() error {
+			_, err := SpeedFeeWeights(cfg, 1, []TaskOutcome{o}, []FeeCredit{{0, 1, "a"}})
+			return err
+		},
+		"too many payees": func() error {
+			_, err := SpeedFeeWeights(cfg, MaxFeeShares+1, nil, nil)
+			return err
+		},
+	} {
+		if err := run(); !errors.Is(err, ErrBadWeights) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	bad := TaskOutcome{TaskID: "t", Assigned: []string{"a"}, Commits: []string{"a", "a"}}
+	if _, err := SpeedFeeWeights(cfg, 1, []TaskOutcome{bad}, []FeeCredit{{0, 0, "a"}}); !errors.Is(err, ErrBadOutcome) {
+		t.Errorf("bad outcome: %v", err)
+	}
+	cfg.FeeBasePoints = 1<<20 + 1
+	if _, err := SpeedFeeWeights(cfg, 1, nil, nil); !errors.Is(err, ErrConfig) {
+		t.Errorf("bad config: %v", err)
+	}
+}
+
+// TestSpeedFeeSplitProperty splits random prices over random tasks and
+// credits: the shares always sum to the price, and in one task a processor
+// that is ahead in both rounds never earns less per result than one behind
+// it.
+func TestSpeedFeeSplitProperty(t *testing.T) {
+	s := NewStream([]byte("speed-fee-property"))
+	cfg := DefaultConfig()
+	procs := []string{"p0", "p1", "p2", "p3", "p4", "p5"}
+	for range 1000 {
+		var tasks []TaskOutcome
+		var credits []FeeCredit
+		payees := 1 + int(s.Uniform(4))
+		payeeOf := map[string]int{}
+		for _, p := range procs {
+			payeeOf[p] = int(s.Uniform(uint64(payees)))
+		}
+		for ti := range 1 + int(s.Uniform(4)) {
+			order := slices.Clone(procs[:1+s.Uniform(uint64(len(procs)))])
+			for i := len(order) - 1; i > 0; i-- {
+				j := s.Uniform(uint64(i + 1))
+				order[i], order[j] = order[j], order[i]
+			}
+			o := TaskOutcome{TaskID: fmt.Sprint(ti), Assigned: slices.Sorted(slices.Values(order)), Commits: order, Disclosures: order}
+			tasks = append(tasks, o)
+			for _, p := range order {
+				for range 1 + s.Uniform(3) {
+					credits = append(credits, FeeCredit{Payee: payeeOf[p], Task: ti, Processor: p})
+				}
+			}
+			// Per-result weight follows the order.
+			var prev uint64 = 1 << 62
+			for _, p := range order {
+				w, err := SpeedFeeWeights(cfg, 1, []TaskOutcome{o}, []FeeCredit{{0, 0, p}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if w[0] > prev || w[0] < uint64(cfg.FeeBasePoints) {
+					t.Fatalf("task %v: %s earns %d per result after %d", o, p, w[0], prev)
+				}
+				prev = w[0]
+			}
+		}
+		weights, err := SpeedFeeWeights(cfg, payees, tasks, credits)
+		if err != nil {
+			t.Fatal(err)
+		}
+		total := new(big.Int).Lsh(new(big.Int).SetUint64(s.Uint64()), uint(s.Uniform(100)))
+		shares, err := SplitFee(total, weights)
+		if err != nil {
+			t.Fatal(err) // every result earns FeeBasePoints: never all zero
+		}
+		checkSplit(t, total, weights, shares)
+	}
 }

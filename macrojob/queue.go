@@ -52,7 +52,9 @@ type Config struct {
 	// results; it must be below OwnerTimeout. Default 5s.
 	Rebroadcast time.Duration
 	// MaxLocksPerTurn is M, the most MicroJobs an owner locks for itself per
-	// turn (one turn per Request). Default 1.
+	// turn (one turn per Request). While other members wait for a turn it
+	// locks no more than a fair share, max(1, open ÷ (1 + pending)).
+	// Default 1.
 	MaxLocksPerTurn int
 	// MaxMembers caps the processors one queue admits, at most the wire limit
 	// MaxMembers. Default 256.
@@ -728,9 +730,19 @@ func (q *Queue) drive(now time.Time) bool {
 		q.wanting = false
 	}
 	if q.wanting {
+		// Up to M, but no more than a fair share of what is open when
+		// others are waiting for a turn: the first owner of a fresh room
+		// must not take work its members would do in parallel.
+		open := 0
+		for i := range q.items {
+			if q.items[i].state == Open {
+				open++
+			}
+		}
+		limit := min(q.cfg.MaxLocksPerTurn, max(1, open/(1+len(q.pending))))
 		n := 0
 		for i := range q.items {
-			if n == q.cfg.MaxLocksPerTurn {
+			if n == limit {
 				break
 			}
 			if q.items[i].state == Open {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"sync"
 
 	uio "github.com/ipfs/boxo/ipld/unixfs/io"
 	"github.com/ipfs/go-cid"
@@ -135,14 +136,29 @@ func BlockOutputs(ctx context.Context, plan *jobs.Plan, v Verdict, store ResultR
 			byMicro[r.MicroID] = append(byMicro[r.MicroID], r)
 		}
 	}
-	outputs = make([][]byte, plan.NumBlocks)
-	from = make([]string, plan.NumBlocks)
+	var micros []*jobs.MicroJob
 	for m := range plan.Macros {
 		for s := range plan.Macros[m].Micros {
-			mu := &plan.Macros[m].Micros[s]
-			if mu.Verifier {
-				continue
+			if mu := &plan.Macros[m].Micros[s]; !mu.Verifier {
+				micros = append(micros, mu)
 			}
+		}
+	}
+	// Each result is a round trip to the processor that holds it: read
+	// up to fetchParallel MicroJobs at once. Every MicroJob writes only
+	// its own blocks, and the error reported is that of the first failing
+	// MicroJob in plan order, so the outcome does not depend on timing.
+	outputs = make([][]byte, plan.NumBlocks)
+	from = make([]string, plan.NumBlocks)
+	fails := make([]error, len(micros))
+	sem := make(chan struct{}, fetchParallel)
+	var wg sync.WaitGroup
+	for i, mu := range micros {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
 			var errs []error
 			for _, r := range byMicro[mu.ID.String()] {
 				outs, err := readResult(ctx, store, mu, r)
@@ -153,16 +169,22 @@ func BlockOutputs(ctx context.Context, plan *jobs.Plan, v Verdict, store ResultR
 				for i, b := range mu.Blocks {
 					outputs[b], from[b] = outs[i], r.Processor
 				}
-				errs = nil
-				break
+				return
 			}
-			if errs != nil || len(byMicro[mu.ID.String()]) == 0 {
-				return nil, nil, fmt.Errorf("microjob %s: no usable result: %w", mu.ID, errors.Join(append(errs, ErrOutput)...))
-			}
+			fails[i] = fmt.Errorf("microjob %s: no usable result: %w", mu.ID, errors.Join(append(errs, ErrOutput)...))
+		}()
+	}
+	wg.Wait()
+	for _, err := range fails {
+		if err != nil {
+			return nil, nil, err
 		}
 	}
 	return outputs, from, nil
 }
+
+// fetchParallel is how many result directories BlockOutputs reads at once.
+const fetchParallel = 16
 
 // readResult reads and checks every block output of one result directory.
 func readResult(ctx context.Context, store ResultReader, mu *jobs.MicroJob, r Result) ([][]byte, error) {

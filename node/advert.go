@@ -52,11 +52,14 @@ func (a Advert) Validate() error {
 		return fmt.Errorf("%w: cpus %d", ErrBadAdvert, a.CPUs)
 	case a.Wallet != "" && !isHexAddress(a.Wallet):
 		return fmt.Errorf("%w: wallet %q", ErrBadAdvert, a.Wallet)
-	case len(a.Models) > 1024:
+	case len(a.Models) > maxAdvertModels:
 		return fmt.Errorf("%w: %d models", ErrBadAdvert, len(a.Models))
 	}
 	return nil
 }
+
+// maxAdvertModels bounds an advertisement's model list.
+const maxAdvertModels = 1024
 
 // MaxAdvertSize bounds an encoded advertisement.
 const MaxAdvertSize = 64 << 10
@@ -87,7 +90,7 @@ func (n *Node) Advertise(ctx context.Context) error {
 		CardModel:      pc.CardModel,
 		VRAMMiB:        pc.VRAMMiB,
 		CPUs:           pc.CPUs,
-		Models:         slices.Clone(pc.Models),
+		Models:         n.advertisedModels(),
 		Wallet:         pc.Wallet,
 		Version:        Version,
 		Addrs:          addrs,
@@ -98,6 +101,25 @@ func (n *Node) Advertise(ctx context.Context) error {
 		return fmt.Errorf("node: advertise: %w", err)
 	}
 	return nil
+}
+
+// advertisedModels are the models on this node's disk: the [processor]
+// models list and the model store's contents, sorted and distinct, at
+// most maxAdvertModels.
+func (n *Node) advertisedModels() []string {
+	out := slices.Clone(n.Config.Processor.Models)
+	if n.Models != nil {
+		out = append(out, n.Models.List()...)
+	}
+	out = slices.Compact(slices.Sorted(slices.Values(out)))
+	if len(out) > maxAdvertModels {
+		n.Log.Warn("more models on disk than an advertisement lists; advertising the first", "models", len(out), "max", maxAdvertModels)
+		out = out[:maxAdvertModels]
+	}
+	if out == nil {
+		out = []string{}
+	}
+	return out
 }
 
 func (n *Node) keepAdvertising(ctx context.Context) {

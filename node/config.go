@@ -88,7 +88,19 @@ type ProcessorConfig struct {
 	AdvertiseEvery  Duration `toml:"advertise_every"`
 	ProcessTimeout  Duration `toml:"process_timeout"`
 	MaxMemoryMiBJob int      `toml:"max_job_memory_mib"`
+	// ModelDir is the model store's directory; a relative path is
+	// relative to the repo (OpenRepo resolves it). Empty: no model
+	// store, so no pre-download. Default "models".
+	ModelDir string `toml:"model_dir"`
+	// MaxModelBytes bounds the model store. Default 64 GiB.
+	MaxModelBytes int64 `toml:"max_model_bytes"`
 }
+
+// DefaultModelDir is the model store's directory inside a repo.
+const DefaultModelDir = "models"
+
+// DefaultMaxModelBytes is the model store's default byte budget.
+const DefaultMaxModelBytes = 64 << 30
 
 // DispatchConfig is the [dispatch] section: the mesh's dispatching,
 // pricing and QoS parameters (dispatch.Config). Every node of a mesh must
@@ -101,6 +113,7 @@ type DispatchConfig struct {
 	MinModelHolders    int      `toml:"min_model_holders"`
 	MaxReplicas        int      `toml:"max_replicas"`
 	RoundScores        []uint32 `toml:"round_scores"`
+	FeeBasePoints      uint32   `toml:"fee_base_points"`
 	ScoreWindow        int      `toml:"score_window"`
 	NewNodeTaskScore   uint32   `toml:"new_node_task_score"`
 	SpeedWeight        uint32   `toml:"speed_weight"`
@@ -124,7 +137,7 @@ func dispatchSection(d dispatch.Config, advertTTL, stakeTTL time.Duration) Dispa
 		TaskOverhead: Duration(d.TaskOverhead), UnitTime: Duration(d.UnitTime),
 		QueueAlpha: d.QueueAlpha, MinQueueLen: d.MinQueueLen,
 		MinModelHolders: d.MinModelHolders, MaxReplicas: d.MaxReplicas,
-		RoundScores: slices.Clone(d.RoundScores), ScoreWindow: d.ScoreWindow, NewNodeTaskScore: d.NewNodeTaskScore,
+		RoundScores: slices.Clone(d.RoundScores), FeeBasePoints: d.FeeBasePoints, ScoreWindow: d.ScoreWindow, NewNodeTaskScore: d.NewNodeTaskScore,
 		SpeedWeight: d.SpeedWeight, VRAMWeight: d.VRAMWeight, TimeoutWeight: d.TimeoutWeight,
 		MinTimeout:        Duration(d.MinTimeout),
 		KickTimeoutWindow: d.KickTimeoutWindow, KickTimeouts: d.KickTimeouts,
@@ -139,7 +152,7 @@ func (c DispatchConfig) config() dispatch.Config {
 		TaskOverhead: time.Duration(c.TaskOverhead), UnitTime: time.Duration(c.UnitTime),
 		QueueAlpha: c.QueueAlpha, MinQueueLen: c.MinQueueLen,
 		MinModelHolders: c.MinModelHolders, MaxReplicas: c.MaxReplicas,
-		RoundScores: slices.Clone(c.RoundScores), ScoreWindow: c.ScoreWindow, NewNodeTaskScore: c.NewNodeTaskScore,
+		RoundScores: slices.Clone(c.RoundScores), FeeBasePoints: c.FeeBasePoints, ScoreWindow: c.ScoreWindow, NewNodeTaskScore: c.NewNodeTaskScore,
 		SpeedWeight: c.SpeedWeight, VRAMWeight: c.VRAMWeight, TimeoutWeight: c.TimeoutWeight,
 		MinTimeout:        time.Duration(c.MinTimeout),
 		KickTimeoutWindow: c.KickTimeoutWindow, KickTimeouts: c.KickTimeouts,
@@ -173,6 +186,8 @@ func DefaultConfig() Config {
 			AdvertiseEvery:  Duration(10 * time.Minute),
 			ProcessTimeout:  Duration(5 * time.Minute),
 			MaxMemoryMiBJob: 256,
+			ModelDir:        DefaultModelDir,
+			MaxModelBytes:   DefaultMaxModelBytes,
 		},
 		Dispatch: dispatchSection(dispatch.DefaultConfig(), processor.DefaultConfig().AdvertTTL, processor.DefaultConfig().StakeTTL),
 	}
@@ -251,6 +266,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("%w: [processor] process_timeout must be positive", ErrInvalidConfig)
 	case p.MaxMemoryMiBJob <= 0 || p.MaxMemoryMiBJob > 4096:
 		return fmt.Errorf("%w: [processor] max_job_memory_mib %d outside 1..4096", ErrInvalidConfig, p.MaxMemoryMiBJob)
+	case p.MaxModelBytes <= 0:
+		return fmt.Errorf("%w: [processor] max_model_bytes must be positive", ErrInvalidConfig)
+	case len(p.Models) > maxAdvertModels:
+		return fmt.Errorf("%w: [processor] models lists %d models, at most %d", ErrInvalidConfig, len(p.Models), maxAdvertModels)
 	}
 	if err := c.Wallet.validate(); err != nil {
 		return err
@@ -382,6 +401,15 @@ advertise_every = {{toml .Processor.AdvertiseEvery}}
 process_timeout = {{toml .Processor.ProcessTimeout}}
 # Memory cap of one WebAssembly MicroJob, in MiB.
 max_job_memory_mib = {{toml .Processor.MaxMemoryMiBJob}}
+# Model store: one file per model, named by its CID. Models found there at
+# start are advertised with the ones listed in 'models', and models this
+# node is asked to pre-download (a job needs them and too few processors
+# hold them) are fetched into it. A relative path is inside the repo;
+# empty: no store, no pre-download.
+model_dir = {{toml .Processor.ModelDir}}
+# Most bytes of models the store holds; a model that does not fit is not
+# fetched (the error says so).
+max_model_bytes = {{toml .Processor.MaxModelBytes}}
 
 [chain]
 # JSON-RPC endpoint (http(s)://, ws(s)://) of the chain the escrow contract
@@ -431,6 +459,9 @@ max_replicas = {{toml .Dispatch.MaxReplicas}}
 round_scores = {{toml .Dispatch.RoundScores}}
 score_window = {{toml .Dispatch.ScoreWindow}}
 new_node_task_score = {{toml .Dispatch.NewNodeTaskScore}}
+# Fee weight of a credited result: fee_base_points plus its processor's
+# task score (round scores of its commitment and disclosure positions).
+fee_base_points = {{toml .Dispatch.FeeBasePoints}}
 # QoS Q = (speed x B + vram x R + timeout x P) / (speed + vram + timeout).
 speed_weight = {{toml .Dispatch.SpeedWeight}}
 vram_weight = {{toml .Dispatch.VRAMWeight}}

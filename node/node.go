@@ -88,6 +88,11 @@ type Node struct {
 	DApp *dapp.Client
 	// Escrow is the node's escrow client; nil without a chain.
 	Escrow *escrow.Client
+	// Models is a processor's model store; nil on other roles and when
+	// [processor] model_dir is empty.
+	Models *processor.ModelStore
+	// models pre-downloads into Models; nil with it.
+	models *processor.ModelFetcher
 
 	closeChain func() // closes a chain connection New dialled
 	started    time.Time
@@ -231,6 +236,9 @@ func New(ctx context.Context, p Params) (_ *Node, err error) {
 		}
 		n.Worker = w
 		closers = append(closers, w.Close)
+		if err := n.startModels(runCtx, p.Config, pc, log, reg); err != nil {
+			return nil, err
+		}
 		if err := n.Advertise(ctx); err != nil {
 			return nil, err
 		}

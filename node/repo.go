@@ -99,7 +99,8 @@ type Repo struct {
 	lock      *os.File
 }
 
-// OpenRepo loads a repo's config and identity and takes its lock.
+// OpenRepo loads a repo's config and identity and takes its lock. A
+// relative [processor] model_dir is resolved inside the repo.
 func OpenRepo(dir string) (*Repo, error) {
 	if _, err := os.Stat(filepath.Join(dir, ConfigFile)); errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%w: %s", ErrNoRepo, dir)
@@ -107,6 +108,9 @@ func OpenRepo(dir string) (*Repo, error) {
 	cfg, err := LoadConfig(filepath.Join(dir, ConfigFile))
 	if err != nil {
 		return nil, err
+	}
+	if m := cfg.Processor.ModelDir; m != "" && !filepath.IsAbs(m) {
+		cfg.Processor.ModelDir = filepath.Join(dir, m)
 	}
 	key, err := p2p.LoadIdentity(filepath.Join(dir, IdentityFile))
 	if err != nil {

@@ -135,7 +135,7 @@ func (w *Worker) view(ctx context.Context, js *jobState) (chainView, error) {
 		}
 	}
 	slices.Sort(wallets)
-	cv.own, err = DeriveSettlement(js.info, vr, v, slices.Compact(wallets))
+	cv.own, err = DeriveSettlement(w.cfg.Dispatch, js.info, vr, v, slices.Compact(wallets))
 	if err != nil {
 		return cv, err
 	}

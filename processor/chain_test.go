@@ -170,6 +170,7 @@ func TestJobSettlesOnChain(t *testing.T) {
 	info, res := runJob(t, m, job.spec(3, 4), 3*time.Minute)
 	checkComplete(t, info, res)
 	checkRelease(t, m, info, res)
+	checkSpeedSplit(t, m, info, res)
 	wallets := map[common.Address]bool{}
 	for _, mem := range processorsOf(m) {
 		wallets[mem.Wallet] = true

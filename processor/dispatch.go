@@ -136,86 +136,110 @@ func (w *Worker) View() *View { return w.dview.Load() }
 func (w *Worker) Facts() *Facts { return w.facts }
 
 // weightedChooser picks a room's next queue owner among the requesters
-// with probability proportional to their selection weight W, drawn from
-// the queue's public seed. Kicked-out processors weigh 0 and are never
-// picked while an unkicked requester waits; a requester that is not live
-// yet (its advertisement has not arrived) weighs as little as the lightest
-// live processor. When every requester weighs 0 the pick is uniform, so a
-// queue never stalls.
+// with probability proportional to their job-independent selection
+// weight W (no locality), drawn from the queue's public seed. It is the
+// worker's default Config.Room.Queue.Chooser; each of the worker's own
+// rooms replaces it with a jobChooser for its job (roomConfig).
 type weightedChooser struct{ w *Worker }
 
 var _ macrojob.Chooser = weightedChooser{}
 
 // Choose implements macrojob.Chooser.
 func (c weightedChooser) Choose(cands []macrojob.PeerID, seed []byte) int {
+	return choose(c.w.dview.Load(), nil, cands, seed)
+}
+
+// jobChooser picks a room's next queue owner among the requesters with
+// probability proportional to their selection weight W for the room's job
+// (View.JobWeights: locality boost and narrowing included), drawn from the
+// queue's public seed. Kicked-out processors weigh 0 and are never picked
+// while an unkicked requester waits; a requester that is not live yet
+// (its advertisement has not arrived) weighs as little as the lightest
+// live processor. When every requester weighs 0 the pick is uniform, so a
+// queue never stalls.
+type jobChooser struct {
+	w   *Worker
+	job dispatch.Job
+}
+
+var _ macrojob.Chooser = jobChooser{}
+
+// Choose implements macrojob.Chooser.
+func (c jobChooser) Choose(cands []macrojob.PeerID, seed []byte) int {
+	return choose(c.w.dview.Load(), &c.job, cands, seed)
+}
+
+func choose(v *View, job *dispatch.Job, cands []macrojob.PeerID, seed []byte) int {
 	ids := make([]string, len(cands))
 	for i, p := range cands {
 		ids[i] = string(p)
 	}
-	if i, ok := weightedPick(c.w.dview.Load(), ids, seed); ok {
+	if i, ok := weightedPick(v, job, ids, seed); ok {
 		return i
 	}
 	return macrojob.SeededChooser{}.Choose(cands, seed)
 }
 
-// weightedPick draws one of ids by selection weight from seed; false when
-// every one weighs 0.
-func weightedPick(v *View, ids []string, seed []byte) (int, bool) {
-	weights := candidateWeights(v, ids)
-	i, err := dispatch.Choose(weights, seed)
+// weightedPick draws one of ids by selection weight for job from seed;
+// false when every one weighs 0.
+func weightedPick(v *View, job *dispatch.Job, ids []string, seed []byte) (int, bool) {
+	i, err := dispatch.Choose(candidateWeights(v, job, ids), seed)
 	if err != nil {
 		return 0, false
 	}
 	return i, true
 }
 
-// candidateWeights are the selection weights of ids: a live processor's
-// W, 0 for a kicked-out one, and for one not live the least positive live
-// weight (1 when nothing is live).
-func candidateWeights(v *View, ids []string) []float64 {
-	floor := 0.0
-	if v != nil {
-		for _, p := range v.Processors {
-			if p.Weight > 0 && (floor == 0 || p.Weight < floor) {
-				floor = p.Weight
-			}
-		}
+// candidateWeights are the selection weights of ids for job
+// (View.JobWeights); a nil job weighs without locality.
+func candidateWeights(v *View, job *dispatch.Job, ids []string) []float64 {
+	if job == nil {
+		return v.JobWeights(dispatch.Job{}, ids)
 	}
-	if floor == 0 {
-		floor = 1
-	}
-	out := make([]float64, len(ids))
-	for i, id := range ids {
-		switch p, ok := v.Processor(id); {
-		case v.Kicked(id):
-		case ok:
-			out[i] = p.Weight
-		default:
-			out[i] = floor
-		}
-	}
-	return out
+	return v.JobWeights(*job, ids)
 }
 
-// pickThird chooses the third processor of a dispute among pool (sorted
-// peer IDs, the disputing pair left out) by selection weight, from seed.
-// Kicked-out processors are never chosen; processors not live weigh like
-// the lightest live one. False when everyone in pool is kicked out.
-func (w *Worker) pickThird(pool []string, seed []byte) (int, bool) {
-	v := w.dview.Load()
-	if i, ok := weightedPick(v, pool, seed); ok {
-		return i, true
-	}
-	return 0, false
+// pickThird chooses a processor among pool (sorted peer IDs) for a
+// dispute's third run or a self-check re-run of js, by selection weight
+// for the job, from seed. Kicked-out processors are never chosen;
+// processors not live weigh like the lightest live one. False when
+// everyone in pool is kicked out.
+func (w *Worker) pickThird(js *jobState, pool []string, seed []byte) (int, bool) {
+	job := DispatchJob(js.info, js.plan)
+	return weightedPick(w.dview.Load(), &job, pool, seed)
 }
 
-// Chooser returns the queue-owner chooser the worker gives its rooms (when
-// Config.Room.Queue.Chooser is nil), for wrappers that audit its choices.
+// roomConfig is the room configuration for a room of js: the worker's,
+// with the queue-owner chooser weighing for the job, unless
+// Config.Room.Queue.Chooser was set (then it is used as given).
+func (w *Worker) roomConfig(js *jobState) macrojob.RoomConfig {
+	rc := w.cfg.Room
+	if _, ok := rc.Queue.Chooser.(weightedChooser); ok {
+		rc.Queue.Chooser = w.ChooserFor(DispatchJob(js.info, js.plan))
+	}
+	return rc
+}
+
+// Chooser returns the job-independent queue-owner chooser (no locality),
+// for wrappers that audit choices. The worker's own rooms, when
+// Config.Room.Queue.Chooser is nil, use ChooserFor their job.
 func (w *Worker) Chooser() macrojob.Chooser { return weightedChooser{w} }
 
-// SelectionWeights are the weights the worker's choosers give ids now:
-// a live processor's W, 0 when kicked out, the least positive live weight
-// when not live.
+// ChooserFor returns the queue-owner chooser of a room of job: weighted
+// by the job's selection weights.
+func (w *Worker) ChooserFor(job dispatch.Job) macrojob.Chooser {
+	return jobChooser{w: w, job: job}
+}
+
+// SelectionWeights are the job-independent weights the worker's choosers
+// give ids now: a live processor's W, 0 when kicked out, the least
+// positive live weight when not live.
 func (w *Worker) SelectionWeights(ids []string) []float64 {
-	return candidateWeights(w.dview.Load(), ids)
+	return candidateWeights(w.dview.Load(), nil, ids)
+}
+
+// JobSelectionWeights are the weights choices made for job give ids now
+// (View.JobWeights over the latest view).
+func (w *Worker) JobSelectionWeights(job dispatch.Job, ids []string) []float64 {
+	return candidateWeights(w.dview.Load(), &job, ids)
 }

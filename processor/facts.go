@@ -5,10 +5,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"maps"
 	"math/big"
 	"slices"
-	"strconv"
 	"sync"
 	"time"
 
@@ -160,8 +158,9 @@ type ProcessorView struct {
 	Scores dispatch.QoSScore
 	// SpeedScore is its node score ns (mean task score).
 	SpeedScore float64
-	// Weight is its selection weight W = S·Q/(S+Q) among the live
-	// processors (no locality boost), 0 when kicked out.
+	// Weight is its job-independent selection weight W = S·Q/(S+Q)
+	// among the live processors (no locality boost), 0 when kicked out;
+	// View.JobWeights gives a job's weights.
 	Weight float64
 	// Kick is set when the QoS ledger kicked it out.
 	Kick *dispatch.Kick
@@ -178,6 +177,9 @@ type View struct {
 
 	byID  map[string]int
 	kicks map[string]dispatch.Kick
+	// jobs caches per-job weights and pre-download names (models.go);
+	// nil in views built by hand, which then compute them every time.
+	jobs *jobCache
 }
 
 // Live is the number of live processors.
@@ -262,7 +264,7 @@ func (f *Facts) View(ctx context.Context, finished []jobs.ID) (*View, error) {
 			kicks[k.Node] = k
 		}
 	}
-	v := &View{At: now, Tasks: len(outcomes), byID: map[string]int{}, kicks: kicks}
+	v := &View{At: now, Tasks: len(outcomes), byID: map[string]int{}, kicks: kicks, jobs: newJobCache()}
 	var in []dispatch.QoSInput
 	for _, a := range ads {
 		if now.Sub(a.Updated) > f.cfg.AdvertTTL || a.Updated.After(now.Add(f.cfg.AdvertTTL)) {
@@ -336,12 +338,6 @@ func (f *Facts) stake(ctx context.Context, wallet string, now time.Time) *big.In
 	return s.Active
 }
 
-// submission is one processor's earliest record in a round of a MacroJob.
-type submission struct {
-	processor string
-	seq       uint64
-}
-
 // finishedJob is what the records of one job with a verdict say.
 type finishedJob struct {
 	id         jobs.ID
@@ -389,29 +385,31 @@ func (f *Facts) outcomes(ctx context.Context, finished []jobs.ID) ([]dispatch.Ta
 	return out, nil
 }
 
-// derive reads one finished job's records. Each MacroJob is one task: its
-// assigned processors are those that committed one of its MicroJobs, a
-// round's order is by each processor's earliest record in it (record seq,
-// then peer ID), and a committer that never disclosed timed out.
+// derive reads one finished job's records. Each MacroJob is one task,
+// its rounds as the verdict record lists them (RoundOrder; the finalizer
+// fixed them, so every node replays the same order). A verdict record
+// without rounds (an older finalizer) falls back to the same rule over the
+// records this node holds: a MacroJob's assigned processors are those that
+// committed one of its MicroJobs, a round's order is by each processor's
+// earliest record in it (record seq, then peer ID). A committer that never
+// disclosed timed out.
 func (f *Facts) derive(ctx context.Context, id jobs.ID) (*finishedJob, error) {
 	vr, err := f.p.Store.Get(ctx, VerdictKey(id))
 	if err != nil {
 		return nil, err
 	}
+	j := &finishedJob{id: id, verdictSeq: vr.Seq}
+	if rec, _, err := DecodeVerdictRecord(vr.Payload); err == nil && len(rec.Rounds) > 0 {
+		for _, r := range rec.Rounds {
+			j.tasks = append(j.tasks, r.taskOutcome(id))
+		}
+		return j, nil
+	}
 	recs, err := f.p.Store.Query(ctx, JobKey(id)+"/")
 	if err != nil {
 		return nil, err
 	}
-	commits := map[uint64]map[string]uint64{} // macro → processor → earliest seq
-	discl := map[uint64]map[string]uint64{}
-	note := func(m map[uint64]map[string]uint64, macro uint64, who string, seq uint64) {
-		if m[macro] == nil {
-			m[macro] = map[string]uint64{}
-		}
-		if s, ok := m[macro][who]; !ok || seq < s {
-			m[macro][who] = seq
-		}
-	}
+	var s roundSeqs
 	for _, r := range recs {
 		if r.Tombstone {
 			continue
@@ -420,50 +418,16 @@ func (f *Facts) derive(ctx context.Context, id jobs.ID) (*finishedJob, error) {
 		switch r.Type {
 		case microjob.TypeCommit:
 			if c, err := microjob.OpenCommitment(r.Key, author, r.Payload); err == nil && c.JobID == id {
-				note(commits, c.MacroIndex, author, r.Seq)
+				s.commit(c.MacroIndex, author, r.Seq)
 			}
 		case microjob.TypeResult:
 			if d, err := microjob.OpenDisclosure(r.Key, author, r.Payload); err == nil && d.JobID == id {
-				note(discl, d.MacroIndex, author, r.Seq)
+				s.disclose(d.MacroIndex, author, r.Seq)
 			}
 		}
 	}
-	j := &finishedJob{id: id, verdictSeq: vr.Seq}
-	for _, m := range slices.Sorted(maps.Keys(commits)) {
-		o := dispatch.TaskOutcome{TaskID: id.String() + "/macro/" + strconv.FormatUint(m, 10)}
-		order := roundOrder(commits[m], nil)
-		if len(order) > dispatch.MaxTaskProcessors {
-			order = order[:dispatch.MaxTaskProcessors]
-		}
-		o.Commits = order
-		o.Assigned = slices.Sorted(slices.Values(order))
-		o.Disclosures = roundOrder(discl[m], o.Assigned)
-		j.tasks = append(j.tasks, o)
+	for _, r := range s.orders() {
+		j.tasks = append(j.tasks, r.taskOutcome(id))
 	}
 	return j, nil
-}
-
-// roundOrder lists the processors of one round by their earliest record
-// (seq, then peer ID), keeping only those in allowed when it is not nil.
-func roundOrder(m map[string]uint64, allowed []string) []string {
-	subs := make([]submission, 0, len(m))
-	for p, s := range m {
-		if allowed != nil {
-			if _, ok := slices.BinarySearch(allowed, p); !ok {
-				continue
-			}
-		}
-		subs = append(subs, submission{p, s})
-	}
-	slices.SortFunc(subs, func(a, b submission) int {
-		if c := cmp.Compare(a.seq, b.seq); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.processor, b.processor)
-	})
-	out := make([]string, len(subs))
-	for i, s := range subs {
-		out[i] = s.processor
-	}
-	return out
 }

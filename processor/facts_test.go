@@ -124,12 +124,12 @@ func TestFactsQoSFromRecords(t *testing.T) {
 	// The chooser never picks a kicked processor while another waits.
 	ids := []string{c.ID().String(), b.ID().String()}
 	for s := range 200 {
-		i, ok := weightedPick(v, ids, dispatch.Seed([]byte{byte(s)}))
+		i, ok := weightedPick(v, nil, ids, dispatch.Seed([]byte{byte(s)}))
 		if !ok || i != 1 {
 			t.Fatalf("seed %d: picked %d (%v)", s, i, ok)
 		}
 	}
-	if _, ok := weightedPick(v, ids[:1], []byte("seed")); ok {
+	if _, ok := weightedPick(v, nil, ids[:1], []byte("seed")); ok {
 		t.Fatal("picked among kicked processors only")
 	}
 	// A stale advertisement is not live.

@@ -51,6 +51,9 @@ type jobIndex struct {
 	// committers counts, by MicroJob and processor, the valid commitments
 	// held, so that "is it committed, and by whom" costs no rebuild.
 	committers map[jobs.ID]map[string]int
+	// requests counts the dispute, self-check and redo records held: work
+	// asked of some processor beyond the queues.
+	requests int
 }
 
 func newRecordIndex(store *crdt.Store) *recordIndex {
@@ -146,6 +149,8 @@ func (ji *jobIndex) count(key string, delta int) {
 	p, ok := ji.entries[key]
 	switch {
 	case !ok:
+	case p.dispute != nil || p.check != nil || p.redo != nil:
+		ji.requests += delta
 	case p.discl != nil:
 		m := p.discl.MicroID
 		ji.disclosed[m] += delta
@@ -189,6 +194,15 @@ func (x *recordIndex) committed(ctx context.Context, id jobs.ID) (map[jobs.ID]bo
 		out[c.MicroID] = true
 	}
 	return out, nil
+}
+
+// mayRequest reports whether job id may hold dispute, self-check or redo
+// records: false only when its loaded index holds none.
+func (x *recordIndex) mayRequest(id jobs.ID) bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	ji := x.jobs[id]
+	return ji == nil || !ji.loaded || ji.requests > 0
 }
 
 // committedByOther reports whether a processor other than self has a
@@ -251,6 +265,7 @@ func (x *recordIndex) records(ctx context.Context, id jobs.ID) (*jobRecords, err
 		ji.entries = make(map[string]part, len(recs))
 		ji.disclosed = map[jobs.ID]int{}
 		ji.committers = map[jobs.ID]map[string]int{}
+		ji.requests = 0
 		for _, r := range recs {
 			ji.entries[r.Key] = openPart(id, r)
 			ji.count(r.Key, +1)

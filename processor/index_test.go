@@ -164,6 +164,15 @@ func TestIndexCommitCounters(t *testing.T) {
 		t.Fatal(err)
 	}
 	self := local.Self().String()
+	if x.mayRequest(id) {
+		// Loaded by the writes above, and holding no request.
+		if _, err := x.records(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+		if x.mayRequest(id) {
+			t.Fatal("an index of commitments only says it may hold requests")
+		}
+	}
 	crdttest.WaitUntil(t, 30*time.Second, func() error {
 		got, err := x.committed(ctx, id)
 		if err != nil {
@@ -191,4 +200,11 @@ func TestIndexCommitCounters(t *testing.T) {
 		}
 		return nil
 	})
+	// A redo record turns the request counter on.
+	if err := crdt.PutJSON(ctx, w, RedoKey(id, micro(0)), RedoType, Redo{Micro: micro(0).String(), Exclude: []string{self}}); err != nil {
+		t.Fatal(err)
+	}
+	if !x.mayRequest(id) {
+		t.Fatal("the index holds a redo but says it holds no request")
+	}
 }

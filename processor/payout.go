@@ -196,25 +196,31 @@ func DecodeSignatureRecord(b []byte) (escrow.SignedSettlement, error) {
 
 // DeriveSettlement is the settlement a verified job's verdict implies. It
 // is a pure function of its inputs, so every processor derives the same
-// one from the same records:
+// one from the same records and the mesh's dispatch config:
 //
 //   - payees: the wallets of the verdict's results whose processor is not
-//     a culprit; weights: the number of such results per wallet (the
-//     MicroJobs credited to it, as Verdict.Counts counts them);
-//     amounts: dispatch.SplitFee(price, weights), which pays out the
-//     price exactly;
+//     a culprit (credited results);
+//   - weights: dispatch.SpeedFeeWeights: each credited result in MacroJob
+//     m adds cfg.FeeBasePoints + ts to its wallet's weight, ts being its
+//     processor's task score in m from the verdict record's rounds (0
+//     when the record has none, which leaves the weights proportional to
+//     the MicroJobs credited); amounts: dispatch.SplitFee(price, weights),
+//     which pays out the price exactly;
 //   - culprits: culpritWallets, sorted, without duplicates and payees
 //     (the contract slashes them and refuses a culprit that is paid);
 //   - resultRoot: keccak256 of the output CID's binary form;
 //   - verifierHash: VerifierDigest of the verdict;
 //   - seed: the job's seed, which the escrow's commitment binds.
-func DeriveSettlement(info *jobs.JobInfo, rec VerdictRecord, v microjob.Verdict, culpritWallets []string) (escrow.Settlement, error) {
+func DeriveSettlement(cfg dispatch.Config, info *jobs.JobInfo, rec VerdictRecord, v microjob.Verdict, culpritWallets []string) (escrow.Settlement, error) {
 	if !v.Verified {
 		return escrow.Settlement{}, fmt.Errorf("%w: verdict not verified", ErrNotSettleable)
 	}
 	out, err := cid.Decode(rec.Output)
 	if err != nil {
 		return escrow.Settlement{}, fmt.Errorf("%w: output %q: %v", ErrNotSettleable, rec.Output, err)
+	}
+	if err := checkRounds(rec.Rounds, v); err != nil {
+		return escrow.Settlement{}, fmt.Errorf("%w: %w", ErrNotSettleable, err)
 	}
 	culprit := map[string]bool{}
 	for _, c := range append(slices.Clone(rec.Culprits), v.Culprits...) {
@@ -242,9 +248,9 @@ func DeriveSettlement(info *jobs.JobInfo, rec VerdictRecord, v microjob.Verdict,
 		payees = append(payees, a)
 	}
 	slices.SortFunc(payees, func(a, b common.Address) int { return a.Cmp(b) })
-	weights := make([]uint64, len(payees))
-	for i, a := range payees {
-		weights[i] = uint64(credits[a])
+	weights, err := speedWeights(cfg, info.ID(), rec.Rounds, v, culprit, payees)
+	if err != nil {
+		return escrow.Settlement{}, fmt.Errorf("%w: %w", ErrNotSettleable, err)
 	}
 	amounts, err := dispatch.SplitFee(info.PriceWei, weights)
 	if err != nil {
@@ -300,4 +306,36 @@ func VerifierDigest(v microjob.Verdict) common.Hash {
 		}
 	}
 	return crypto.Keccak256Hash(buf)
+}
+
+// speedWeights are the fee weights of payees (ascending addresses): each
+// credited result of the verdict paid by its wallet, with its processor's
+// task score in the result's MacroJob from rounds.
+func speedWeights(cfg dispatch.Config, id jobs.ID, rounds []RoundOrder, v microjob.Verdict, culprit map[string]bool, payees []common.Address) ([]uint64, error) {
+	tasks := make([]dispatch.TaskOutcome, len(rounds))
+	task := make(map[uint64]int, len(rounds))
+	for i, r := range rounds {
+		tasks[i] = r.taskOutcome(id)
+		task[r.Macro] = i
+	}
+	payee := make(map[common.Address]int, len(payees))
+	for i, a := range payees {
+		payee[a] = i
+	}
+	var fc []dispatch.FeeCredit
+	for _, r := range v.Results {
+		if culprit[r.Processor] {
+			continue
+		}
+		a, err := microjob.ParseWallet(r.Wallet)
+		if err != nil {
+			return nil, err
+		}
+		t, ok := task[r.Macro]
+		if !ok {
+			t = -1
+		}
+		fc = append(fc, dispatch.FeeCredit{Payee: payee[a], Task: t, Processor: r.Processor})
+	}
+	return dispatch.SpeedFeeWeights(cfg, len(payees), tasks, fc)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 	mh "github.com/multiformats/go-multihash"
 
+	"github.com/jobmesh/jobmesh/dispatch"
 	"github.com/jobmesh/jobmesh/escrow"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/microjob"
@@ -57,7 +58,7 @@ func payoutFixture(t testing.TB) (*jobs.JobInfo, processor.VerdictRecord, microj
 
 func TestDeriveSettlement(t *testing.T) {
 	info, rec, v := payoutFixture(t)
-	s, err := processor.DeriveSettlement(info, rec, v, []string{wallet(2), wallet(2), "junk"})
+	s, err := processor.DeriveSettlement(dispatch.DefaultConfig(), info, rec, v, []string{wallet(2), wallet(2), "junk"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +85,7 @@ func TestDeriveSettlement(t *testing.T) {
 	if s.VerifierHash != processor.VerifierDigest(v) || s.VerifierHash == (common.Hash{}) {
 		t.Fatal("verifier hash")
 	}
-	again, err := processor.DeriveSettlement(info, rec, v, []string{wallet(2)})
+	again, err := processor.DeriveSettlement(dispatch.DefaultConfig(), info, rec, v, []string{wallet(2)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +93,7 @@ func TestDeriveSettlement(t *testing.T) {
 		t.Fatal("derivation is not deterministic")
 	}
 	// A culprit wallet that is also credited stays a payee, not a culprit.
-	both, err := processor.DeriveSettlement(info, rec, v, []string{wallet(0)})
+	both, err := processor.DeriveSettlement(dispatch.DefaultConfig(), info, rec, v, []string{wallet(0)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,23 +111,23 @@ func TestDeriveSettlementRefusesUnpayable(t *testing.T) {
 	info, rec, v := payoutFixture(t)
 	unverified := v
 	unverified.Verified = false
-	if _, err := processor.DeriveSettlement(info, rec, unverified, nil); !errors.Is(err, processor.ErrNotSettleable) {
+	if _, err := processor.DeriveSettlement(dispatch.DefaultConfig(), info, rec, unverified, nil); !errors.Is(err, processor.ErrNotSettleable) {
 		t.Fatalf("unverified verdict: %v", err)
 	}
 	rec.Culprits = []string{"p0", "p1", "p2", "p3"}
-	if _, err := processor.DeriveSettlement(info, rec, v, nil); !errors.Is(err, processor.ErrNotSettleable) {
+	if _, err := processor.DeriveSettlement(dispatch.DefaultConfig(), info, rec, v, nil); !errors.Is(err, processor.ErrNotSettleable) {
 		t.Fatalf("no credited result: %v", err)
 	}
 	_, rec, _ = payoutFixture(t)
 	rec.Output = "not a cid"
-	if _, err := processor.DeriveSettlement(info, rec, v, nil); !errors.Is(err, processor.ErrNotSettleable) {
+	if _, err := processor.DeriveSettlement(dispatch.DefaultConfig(), info, rec, v, nil); !errors.Is(err, processor.ErrNotSettleable) {
 		t.Fatalf("bad output CID: %v", err)
 	}
 }
 
 func TestSettlementRecordRoundTrip(t *testing.T) {
 	info, rec, v := payoutFixture(t)
-	s, err := processor.DeriveSettlement(info, rec, v, []string{wallet(2)})
+	s, err := processor.DeriveSettlement(dispatch.DefaultConfig(), info, rec, v, []string{wallet(2)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +174,7 @@ func TestSettledRecordAuthor(t *testing.T) {
 
 func TestSignatureRecord(t *testing.T) {
 	info, rec, v := payoutFixture(t)
-	s, err := processor.DeriveSettlement(info, rec, v, nil)
+	s, err := processor.DeriveSettlement(dispatch.DefaultConfig(), info, rec, v, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +214,7 @@ func TestAuthorPolicySignatures(t *testing.T) {
 
 func FuzzDecodeSettlementRecord(f *testing.F) {
 	info, rec, v := payoutFixture(f)
-	s, err := processor.DeriveSettlement(info, rec, v, []string{wallet(2)})
+	s, err := processor.DeriveSettlement(dispatch.DefaultConfig(), info, rec, v, []string{wallet(2)})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -260,7 +261,7 @@ func FuzzDecodeSettledRecord(f *testing.F) {
 
 func FuzzDecodeSignatureRecord(f *testing.F) {
 	info, rec, v := payoutFixture(f)
-	s, _ := processor.DeriveSettlement(info, rec, v, nil)
+	s, _ := processor.DeriveSettlement(dispatch.DefaultConfig(), info, rec, v, nil)
 	key := escrow.DevKey(3)
 	d := escrow.Domain{ChainID: big.NewInt(escrow.DevChainID), Contract: common.Address{9}}
 	sig, _ := escrow.SignSettlement(key, d, s)

@@ -73,11 +73,17 @@ func jobOfVerdictKey(key string) (jobs.ID, bool) {
 }
 
 // VerdictRecord is the finalizer's record: the verdict, the processors
-// found wrong, and the assembled output.
+// found wrong, the assembled output and the submission order of every
+// MacroJob (verdict record version 2; version 1 had no rounds, and a
+// decoder of version 1 refuses a record that has them).
 type VerdictRecord struct {
 	Verdict  json.RawMessage `json:"verdict"`  // microjob.Verdict.Encode()
 	Culprits []string        `json:"culprits"` // sorted
 	Output   string          `json:"output"`   // CID of the assembled output
+	// Rounds are the commitment and disclosure orders of each MacroJob
+	// with a commitment, by MacroJob index; empty in a version 1 record.
+	// The QoS ledger and the fee split read them (checkRounds).
+	Rounds []RoundOrder `json:"rounds,omitempty"`
 }
 
 // Dispute asks Third to re-run the disputed block.
@@ -111,7 +117,8 @@ func decodeStrict(b []byte, v any) error {
 	return nil
 }
 
-// DecodeVerdictRecord decodes a verdict record and its verdict.
+// DecodeVerdictRecord decodes a verdict record and its verdict, and checks
+// its rounds (size-limited to MaxRecord like every flow record).
 func DecodeVerdictRecord(b []byte) (VerdictRecord, microjob.Verdict, error) {
 	var r VerdictRecord
 	if err := decodeStrict(b, &r); err != nil {
@@ -120,6 +127,9 @@ func DecodeVerdictRecord(b []byte) (VerdictRecord, microjob.Verdict, error) {
 	v, err := microjob.DecodeVerdict(r.Verdict)
 	if err != nil {
 		return r, v, fmt.Errorf("%w: %w", ErrBadRecord, err)
+	}
+	if err := checkRounds(r.Rounds, v); err != nil {
+		return r, v, err
 	}
 	return r, v, nil
 }

@@ -208,7 +208,7 @@ func (w *Worker) requestChecks(ctx context.Context, js *jobState, v microjob.Ver
 		seed := dispatch.Seed(js.plan.JobID[:], []byte("check"), uint64Bytes(sc.block), uint64Bytes(uint64(len(dropped))))
 		picks := slices.Clone(keep)
 		for len(picks) < 2 {
-			i, ok := w.pickThird(pool, dispatch.Seed(seed, uint64Bytes(uint64(len(picks)))))
+			i, ok := w.pickThird(js, pool, dispatch.Seed(seed, uint64Bytes(uint64(len(picks)))))
 			if !ok {
 				break
 			}

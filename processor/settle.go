@@ -1,6 +1,7 @@
 package processor
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -49,6 +50,10 @@ type jobRecords struct {
 	checks  map[uint64]Check   // self-checked blocks' re-run requests, by block
 	redo    map[string]Redo    // by MicroJob
 	verdict bool
+
+	// commitSeqs and disclSeqs are the record seqs of commits and discl,
+	// index for index (the verdict's rounds are ordered by them).
+	commitSeqs, disclSeqs []uint64
 
 	verdictRec []byte                    // the verdict record's payload
 	proposal   *escrow.Settlement        // the proposed settlement
@@ -119,8 +124,10 @@ func (out *jobRecords) add(id jobs.ID, p part) {
 	switch {
 	case p.commit != nil:
 		out.commits = append(out.commits, *p.commit)
+		out.commitSeqs = append(out.commitSeqs, p.rec.Seq)
 	case p.discl != nil:
 		out.discl = append(out.discl, *p.discl)
+		out.disclSeqs = append(out.disclSeqs, p.rec.Seq)
 	case p.rerun != nil:
 		out.reruns[p.rerun.Block] = append(out.reruns[p.rerun.Block], *p.rerun)
 	case p.dispute != nil:
@@ -349,17 +356,25 @@ func (w *Worker) finalize(ctx context.Context, js *jobState) error {
 	if !v.Complete {
 		return nil
 	}
-	if undisclosed(recs) > 0 {
+	w.mu.Lock()
+	if js.complete.IsZero() {
+		js.complete = now
+	}
+	waited := now.Sub(js.complete)
+	w.mu.Unlock()
+	if undisclosed(recs) > 0 && waited < w.cfg.duplicateGrace() {
 		w.mu.Lock()
-		if js.complete.IsZero() {
-			js.complete = time.Now()
-		}
-		waited := time.Since(js.complete)
-		js.graceWait = waited < w.cfg.duplicateGrace()
+		js.graceWait = true
 		w.mu.Unlock()
-		if waited < w.cfg.duplicateGrace() {
-			return nil
-		}
+		return nil
+	}
+	// One processor finishes the job; the others stand by and take over
+	// only if it has not within FinalizeTakeover.
+	if f := designatedFinalizer(id, recs, culprits); f != w.self && waited < w.cfg.finalizeTakeover() {
+		w.mu.Lock()
+		js.graceWait = true
+		w.mu.Unlock()
+		return nil
 	}
 	if len(v.Disputes) > 0 {
 		return w.requestReruns(ctx, js, v.Disputes, recs)
@@ -374,7 +389,7 @@ func (w *Worker) finalize(ctx context.Context, js *jobState) error {
 	if err != nil {
 		return err
 	}
-	rec := VerdictRecord{Verdict: json.RawMessage(v.Encode()), Culprits: culprits, Output: out.String()}
+	rec := VerdictRecord{Verdict: json.RawMessage(v.Encode()), Culprits: culprits, Output: out.String(), Rounds: finalRounds(js.plan, recs)}
 	if err := crdt.PutJSON(ctx, w.writer, VerdictKey(id), VerdictType, rec); err != nil {
 		return err
 	}
@@ -384,6 +399,27 @@ func (w *Worker) finalize(ctx context.Context, js *jobState) error {
 	w.m.finalized.Inc()
 	w.log.Info("job verified", "job", id, "output", out, "culprits", culprits)
 	return nil
+}
+
+// designatedFinalizer is the processor expected to finish job id (ask for
+// re-runs, write the verdict): of the processors with a disclosure that
+// are not culprits, the one with the highest hash of its peer ID with the
+// job ID (rendezvous hashing). Every node computes the same one from the
+// same records, so a complete job is finished once instead of by every
+// processor at the same moment. "" when there is no such processor.
+func designatedFinalizer(id jobs.ID, recs *jobRecords, culprits []string) string {
+	var best string
+	var bestHash [32]byte
+	for _, d := range recs.discl {
+		p := d.Processor
+		if p == best || slices.Contains(culprits, p) {
+			continue
+		}
+		if h := hashOf(p, id.String(), "finalizer"); best == "" || bytes.Compare(h[:], bestHash[:]) > 0 {
+			best, bestHash = p, h
+		}
+	}
+	return best
 }
 
 // redoSilent has MicroJobs redone whose committers went silent: committed,
@@ -514,7 +550,7 @@ func (w *Worker) requestReruns(ctx context.Context, js *jobState, disputes []mic
 		if len(dropped) > 0 {
 			seed = dispatch.Seed(seed, uint64Bytes(uint64(len(dropped))))
 		}
-		i, ok := w.pickThird(pool, seed)
+		i, ok := w.pickThird(js, pool, seed)
 		if !ok {
 			w.log.Warn("every third processor for a disputed block is kicked out", "job", js.plan.JobID, "block", d.Block)
 			continue
@@ -556,6 +592,9 @@ func (w *Worker) processors(ctx context.Context) ([]string, error) {
 func (w *Worker) doReruns(ctx context.Context) bool {
 	did := false
 	for _, js := range w.openJobs() {
+		if !w.index.mayRequest(js.plan.JobID) {
+			continue
+		}
 		recs, err := w.records(ctx, js.plan.JobID)
 		if err != nil {
 			continue
@@ -607,6 +646,9 @@ func (w *Worker) doReruns(ctx context.Context) bool {
 // MacroJob's other commitments are long in).
 func (w *Worker) doRedos(ctx context.Context) bool {
 	for _, js := range w.openJobs() {
+		if !w.index.mayRequest(js.plan.JobID) {
+			continue
+		}
 		recs, err := w.records(ctx, js.plan.JobID)
 		if err != nil || len(recs.redo) == 0 {
 			continue

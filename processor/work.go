@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/jobmesh/jobmesh/crdt"
+	"github.com/jobmesh/jobmesh/dispatch"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/macrojob"
 	"github.com/jobmesh/jobmesh/microjob"
@@ -237,7 +238,8 @@ func (w *Worker) room(ctx context.Context, js *jobState) (*macrojob.Room, error)
 // firstOwners names, for each MacroJob of a job, who opens its room: of
 // the live processors eligible for the job (the dispatch view), the one
 // with the highest hash of its peer ID with the job and the MacroJob's
-// index (rendezvous hashing). Every
+// index (rendezvous hashing). When some of them that are not kicked out
+// hold all the job's models on disk, only those holders are named. Every
 // processor computes the same names from the store, so when a job appears
 // and all processors look at once, one opens each room and the others
 // join it (they see its lock or its announcement within the head start),
@@ -253,14 +255,36 @@ func (w *Worker) firstOwners(js *jobState) []string {
 		return owners
 	}
 	w.mu.Unlock()
+	if _, ok := v.Processor(w.self); !ok {
+		// A view without this processor is too young to agree with the
+		// others' (its advertisement has not come back yet): name no
+		// first owner, so everyone waits the head start, rather than
+		// every processor naming itself and all opening the same rooms.
+		w.refreshSoon()
+		return make([]string, len(js.plan.Macros))
+	}
 	procs := []string{w.self}
+	var holders []string
 	if v != nil {
 		r := js.info.Requirements
+		job := dispatch.Job{Models: r.ModelCIDs}
 		for _, p := range v.Processors {
-			if p.ID != w.self && (r.GPUModel == "" || r.GPUModel == p.CardModel) && p.VRAM >= r.MinVRAMMiB {
-				procs = append(procs, p.ID)
+			if (r.GPUModel == "" || r.GPUModel == p.CardModel) && p.VRAM >= r.MinVRAMMiB {
+				if p.ID != w.self {
+					procs = append(procs, p.ID)
+				}
+				if len(r.ModelCIDs) > 0 && p.Kick == nil && dispatch.HoldsModels(job, p.Node) {
+					holders = append(holders, p.ID)
+				}
 			}
 		}
+	}
+	if len(holders) > 0 {
+		// Model locality (seed 001): when eligible processors hold the
+		// job's models, they open its rooms; the others join after the
+		// head start. A kicked-out holder takes no work, so it is no
+		// reason to narrow.
+		procs = holders
 	}
 	owners := make([]string, len(js.plan.Macros))
 	id := js.plan.JobID.String()
@@ -283,7 +307,7 @@ func (w *Worker) join(ctx context.Context, js *jobState, m *jobs.MacroJob, creat
 	r, err := macrojob.JoinRoom(ctx, macrojob.RoomParams{
 		Host: w.p.Host, Store: w.p.Store, JobID: js.plan.JobID.String(), Macro: m.Index,
 		Items: items, Creator: creator, Logger: w.log, Metrics: w.m.rooms,
-	}, w.cfg.Room)
+	}, w.roomConfig(js))
 	if err != nil {
 		return nil, err
 	}

@@ -51,7 +51,8 @@ type Config struct {
 	CardModel string
 	VRAMMiB   uint64
 	// Room configures the MacroJob rooms (queue timeouts, lock TTL).
-	// Default: the queue's defaults with a 1m room lock.
+	// Default: the queue's defaults with a 1m room lock, except
+	// MaxLocksPerTurn 3.
 	Room macrojob.RoomConfig
 	// Poll is how often an idle worker looks for work, and how often
 	// pending disclosures and finalization are re-checked. Default 2s.
@@ -69,6 +70,11 @@ type Config struct {
 	// neither credited nor waited for longer than this. Default 0, which
 	// means three Polls.
 	DuplicateGrace time.Duration
+	// FinalizeTakeover is how long processors other than a complete job's
+	// designated finalizer (see docs/PROTOCOL.md) wait for it to finish
+	// the job before they do it themselves (it may have stopped). Default
+	// 0, which means ten Polls.
+	FinalizeTakeover time.Duration
 	// RerunTimeout is how long a processor drawn to re-run a disputed or
 	// self-checked block has to store its re-run before another is drawn
 	// in its place (it may have stopped); and how long a replicated job's
@@ -134,11 +140,14 @@ func DefaultConfig() Config {
 		CardModel:     "cpu",
 		Poll:          2 * time.Second,
 		DiscloseGrace: 30 * time.Second,
-		RerunTimeout:  2 * time.Minute,
-		MaxCodeSize:   64 << 20,
-		MaxDataSize:   1 << 30,
-		Wasm:          wasm.DefaultConfig(),
-		Fetch:         fetch.DefaultConfig(),
+		// Three MicroJobs per ownership turn, run and committed as one
+		// batch: fewer handoffs and store deltas (docs/BENCHMARKS.md).
+		Room:         macrojob.RoomConfig{Queue: macrojob.Config{MaxLocksPerTurn: 3}},
+		RerunTimeout: 2 * time.Minute,
+		MaxCodeSize:  64 << 20,
+		MaxDataSize:  1 << 30,
+		Wasm:         wasm.DefaultConfig(),
+		Fetch:        fetch.DefaultConfig(),
 
 		HeadStart:      time.Second,
 		FundingBackoff: 2 * time.Second,
@@ -165,7 +174,7 @@ func (c Config) Validate() error {
 	if c.RerunTimeout <= 0 {
 		return fmt.Errorf("%w: rerun timeout must be positive", ErrInvalidConfig)
 	}
-	if c.DuplicateGrace < 0 || c.DiscloseGrace < 0 {
+	if c.DuplicateGrace < 0 || c.DiscloseGrace < 0 || c.FinalizeTakeover < 0 {
 		return fmt.Errorf("%w: grace periods must not be negative", ErrInvalidConfig)
 	}
 	if c.HeadStart < 0 {
@@ -217,6 +226,8 @@ type Worker struct {
 	// dview is the latest Facts snapshot; choices made inside a room's
 	// queue read it without waiting for the store.
 	dview atomic.Pointer[View]
+	// refreshing is set while refreshSoon takes a view.
+	refreshing atomic.Bool
 
 	mu    sync.Mutex
 	known map[jobs.ID]*jobState
@@ -286,6 +297,14 @@ func (c Config) duplicateGrace() time.Duration {
 		return c.DuplicateGrace
 	}
 	return 3 * c.Poll
+}
+
+// finalizeTakeover is Config.FinalizeTakeover with its default applied.
+func (c Config) finalizeTakeover() time.Duration {
+	if c.FinalizeTakeover > 0 {
+		return c.FinalizeTakeover
+	}
+	return 10 * c.Poll
 }
 
 // New starts a Worker. Close stops it.
@@ -459,6 +478,20 @@ func (w *Worker) announceOpen(ctx context.Context) {
 	for _, info := range open {
 		_ = w.topic.Publish(ctx, jobs.ChannelMsg{Kind: jobs.KindJob, Job: info.Encode()})
 	}
+}
+
+// refreshSoon takes a new dispatch view now, outside the FactsEvery
+// rhythm, unless one is being taken already.
+func (w *Worker) refreshSoon() {
+	if !w.refreshing.CompareAndSwap(false, true) {
+		return
+	}
+	w.wg.Add(1)
+	go func() {
+		defer w.wg.Done()
+		defer w.refreshing.Store(false)
+		w.refreshView(w.runCtx)
+	}()
 }
 
 // learn records a job seen on the channel or in the store.

@@ -1,0 +1,148 @@
+package processor_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/jobmesh/jobmesh/internal/wait"
+	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/localmesh"
+	"github.com/jobmesh/jobmesh/processor"
+)
+
+// TestModelPreDownloadInMesh: a job needs a model (content the client
+// added to its IPFS) that one of four processors holds. Fewer than three
+// hold it, so the processors every node names (from its view and the
+// job's seed) fetch it by CID into their model stores and advertise it;
+// the MicroJobs are held until three processors advertise the model,
+// and the job then completes with the right output.
+func TestModelPreDownloadInMesh(t *testing.T) {
+	release := make(chan struct{})
+	m := flowMeshWith(t, localmesh.Options{Processors: 4}, func(_ *localmesh.Member, pc *processor.Config) {
+		pc.FactsEvery = 300 * time.Millisecond
+		pc.Hold = func(ctx context.Context, _ jobs.ID) {
+			select {
+			case <-release:
+			case <-ctx.Done():
+			}
+		}
+	})
+	ctx := t.Context()
+	c := client(m)
+	procs := m.Members[1 : len(m.Members)-1]
+
+	model := bytes.Repeat([]byte("jobmesh test model weights\n"), 20_000) // 540 kB: several blocks
+	mc, err := c.IPFS.AddFile(ctx, bytes.NewReader(model))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cid := mc.String()
+	holder := procs[0]
+	fctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	if err := holder.FetchModel(fctx, cid); err != nil {
+		t.Fatalf("holder fetching the model: %v", err)
+	}
+	// Every processor's view lists all four, the holder with the model,
+	// before the job appears: then they all name the same fetchers.
+	wait.Until(t, time.Minute, func() error {
+		for _, p := range procs {
+			v := p.Worker.View()
+			if v.Live() != len(procs) {
+				return fmt.Errorf("processor %d sees %d live", p.Index, v.Live())
+			}
+			if h, _ := v.Processor(holder.Host.ID().String()); !slices.Contains(h.LocalModels, cid) {
+				return fmt.Errorf("processor %d does not see the holder's model yet", p.Index)
+			}
+		}
+		return nil
+	})
+
+	job := newMandelbrot(t, 128, 128, 32) // 16 tiles
+	spec := job.spec(2, 4)
+	spec.Requirements = jobs.Requirements{ModelCIDs: []string{cid}}
+	sctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	info, err := c.DApp.Submit(sctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// The named processors fetch the model and advertise it.
+	var holders []string
+	wait.Until(t, 2*time.Minute, func() error {
+		ads, err := c.Processors(ctx)
+		if err != nil {
+			return err
+		}
+		holders = holders[:0]
+		for _, a := range ads {
+			if slices.Contains(a.Models, cid) {
+				holders = append(holders, a.PeerID)
+			}
+		}
+		if len(holders) < 3 {
+			return fmt.Errorf("%d processors advertise the model", len(holders))
+		}
+		return nil
+	})
+	fetched := 0
+	for _, p := range procs {
+		if !slices.Contains(holders, p.Host.ID().String()) {
+			continue
+		}
+		path, err := p.Models.Path(cid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(path)
+		if err != nil || !bytes.Equal(got, model) {
+			t.Fatalf("processor %d's model file: %d bytes, %v", p.Index, len(got), err)
+		}
+		if p != holder {
+			fetched++
+			if n := counter(t, p, "jobmesh_models_fetched_total"); n < 1 {
+				t.Fatalf("processor %d advertises the model but counted %v fetches", p.Index, n)
+			}
+		}
+	}
+	if fetched < 2 {
+		t.Fatalf("%d processors pre-downloaded the model, want at least 2", fetched)
+	}
+	// The job was not held up by the pre-download for good: it completes.
+	close(release)
+	jctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancel()
+	res, err := c.DApp.Wait(jctx, info.ID(), 100*time.Millisecond)
+	if err != nil {
+		t.Fatalf("job %s: %v", info.ID(), err)
+	}
+	checkComplete(t, info, res)
+	if got := output(t, m, res, info.Output.Kind); !bytes.Equal(got, job.Local(t)) {
+		t.Fatal("mesh output differs from the local run")
+	}
+}
+
+// counter reads a counter's value from a member's metrics registry.
+func counter(t *testing.T, mem *localmesh.Member, name string) float64 {
+	t.Helper()
+	mfs, err := mem.Metrics.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() == name {
+			sum := 0.0
+			for _, m := range mf.GetMetric() {
+				sum += m.GetCounter().GetValue()
+			}
+			return sum
+		}
+	}
+	return 0
+}

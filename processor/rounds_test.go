@@ -1,0 +1,332 @@
+package processor_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"maps"
+	"math/big"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/jobmesh/jobmesh/dapp"
+	"github.com/jobmesh/jobmesh/dispatch"
+	"github.com/jobmesh/jobmesh/escrow"
+	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/localmesh"
+	"github.com/jobmesh/jobmesh/microjob"
+	"github.com/jobmesh/jobmesh/processor"
+)
+
+// speedFixture is payoutFixture with rounds and a verdict that decodes: in
+// MacroJob 0, p1 committed and disclosed first, then p0, p3 and the
+// culprit p2; MacroJob 1 names only p0, whose results but the first are
+// in MacroJob 1.
+func speedFixture(t testing.TB) (*jobs.JobInfo, processor.VerdictRecord, microjob.Verdict) {
+	t.Helper()
+	info, rec, v := payoutFixture(t)
+	v.JobID = info.ID().String()
+	for i := range v.Results {
+		r := &v.Results[i]
+		r.MicroID = jobs.ID(sha256.Sum256([]byte{byte(i)})).String()
+		r.Slot = i
+		r.ResultCID = testCID(t).String()
+		r.Hashes = []string{strings.Repeat("ab", 32)}
+		if r.Processor == "p0" && i > 0 {
+			r.Macro = 1
+		}
+	}
+	v.Results[0].Verifier = true
+	rec.Verdict = json.RawMessage(v.Encode())
+	if _, err := microjob.DecodeVerdict(rec.Verdict); err != nil {
+		t.Fatal(err)
+	}
+	rec.Rounds = []processor.RoundOrder{
+		{Macro: 0, Commits: []string{"p1", "p0", "p3", "p2"}, Disclosures: []string{"p1", "p0", "p2", "p3"}},
+		{Macro: 1, Commits: []string{"p0"}, Disclosures: []string{"p0"}},
+	}
+	return info, rec, v
+}
+
+func encodeRecord(t testing.TB, rec processor.VerdictRecord) []byte {
+	t.Helper()
+	b, err := json.Marshal(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestDecodeVerdictRecordRounds(t *testing.T) {
+	_, rec, _ := speedFixture(t)
+	b := encodeRecord(t, rec)
+	got, _, err := processor.DecodeVerdictRecord(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Rounds) != 2 || !slices.Equal(got.Rounds[0].Commits, rec.Rounds[0].Commits) ||
+		!slices.Equal(got.Rounds[0].Disclosures, rec.Rounds[0].Disclosures) {
+		t.Fatalf("rounds %+v, want %+v", got.Rounds, rec.Rounds)
+	}
+	// A record without rounds (version 1) still decodes, and encodes
+	// without the field, so version 1 decoders read it.
+	old := rec
+	old.Rounds = nil
+	ob := encodeRecord(t, old)
+	if strings.Contains(string(ob), "rounds") {
+		t.Fatalf("a record without rounds encodes them: %s", ob)
+	}
+	if got, _, err := processor.DecodeVerdictRecord(ob); err != nil || got.Rounds != nil {
+		t.Fatalf("version 1 record: %+v, %v", got.Rounds, err)
+	}
+	long := strings.Repeat("p", dispatch.MaxIDLen+1)
+	many := make([]string, dispatch.MaxTaskProcessors+1)
+	for i := range many {
+		many[i] = "p" + strings.Repeat("x", i)
+	}
+	for name, rounds := range map[string][]processor.RoundOrder{
+		"macro twice":              {{Macro: 0, Commits: []string{"p0"}}, {Macro: 0, Commits: []string{"p1"}}},
+		"macros descending":        {{Macro: 1, Commits: []string{"p0"}}, {Macro: 0, Commits: []string{"p0"}}},
+		"macro outside the plan":   {{Macro: 2, Commits: []string{"p0"}}},
+		"no committer":             {{Macro: 0}},
+		"committer twice":          {{Macro: 0, Commits: []string{"p0", "p0"}}},
+		"empty peer ID":            {{Macro: 0, Commits: []string{""}}},
+		"peer ID too long":         {{Macro: 0, Commits: []string{long}}},
+		"too many committers":      {{Macro: 0, Commits: many}},
+		"discloser did not commit": {{Macro: 0, Commits: []string{"p0"}, Disclosures: []string{"p1"}}},
+		"discloser twice":          {{Macro: 0, Commits: []string{"p0", "p1"}, Disclosures: []string{"p0", "p0"}}},
+		"more rounds than macros":  {{Macro: 0, Commits: []string{"p0"}}, {Macro: 1, Commits: []string{"p0"}}, {Macro: 2, Commits: []string{"p0"}}},
+	} {
+		bad := rec
+		bad.Rounds = rounds
+		if _, _, err := processor.DecodeVerdictRecord(encodeRecord(t, bad)); !errors.Is(err, processor.ErrBadRecord) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	for name, bad := range map[string]string{
+		"unknown round field": strings.Replace(string(b), `"macro":0,`, `"macro":0,"extra":1,`, 1),
+		"rounds not a list":   strings.Replace(string(b), `"rounds":[`, `"rounds":{"x":[`, 1),
+		"oversized":           strings.Replace(string(b), `"commits":["p1"`, `"commits":["`+strings.Repeat("p", processor.MaxRecord)+`","p1"`, 1),
+	} {
+		if _, _, err := processor.DecodeVerdictRecord([]byte(bad)); !errors.Is(err, processor.ErrBadRecord) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+// TestDeriveSettlementBySpeed: with rounds, each credited result earns
+// FeeBasePoints + its processor's task score in its MacroJob. p1 (wallet
+// 1) was first in both rounds of MacroJob 0; wallet 0 holds p0's results
+// (second in MacroJob 0, alone in MacroJob 1) and p3's (third committer,
+// last discloser); the culprit p2 earns nothing.
+func TestDeriveSettlementBySpeed(t *testing.T) {
+	info, rec, v := speedFixture(t)
+	cfg := dispatch.DefaultConfig()
+	s, err := processor.DeriveSettlement(cfg, info, rec, v, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Wallet 0: p0 once in MacroJob 0 (10 + 5 + 5) and twice in
+	// MacroJob 1 (2 × (10 + 10 + 10)), p3 once (10 + 2 + 0): 92.
+	// Wallet 1: p1 twice in MacroJob 0, 2 × (10 + 10 + 10) = 60.
+	want, err := dispatch.SplitFee(info.PriceWei, []uint64{92, 60})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Amounts) != 2 || s.Amounts[0].Cmp(want[0]) != 0 || s.Amounts[1].Cmp(want[1]) != 0 {
+		t.Fatalf("amounts %v, want %v", s.Amounts, want)
+	}
+	if s.Total().Cmp(info.PriceWei) != 0 {
+		t.Fatalf("total %v, price %v", s.Total(), info.PriceWei)
+	}
+	// Counted alone, wallet 0 has 4 results to wallet 1's 2: speed moves
+	// wallet 1 above a third of the price.
+	third := new(big.Int).Quo(info.PriceWei, big.NewInt(3))
+	if s.Amounts[1].Cmp(third) <= 0 {
+		t.Fatalf("the fast wallet gets %v, no more than a count-weighted third %v", s.Amounts[1], third)
+	}
+	// Another order is another settlement.
+	swapped := rec
+	swapped.Rounds = slices.Clone(rec.Rounds)
+	swapped.Rounds[0] = processor.RoundOrder{Macro: 0, Commits: []string{"p3", "p0", "p2", "p1"}, Disclosures: []string{"p3", "p0", "p2", "p1"}}
+	other, err := processor.DeriveSettlement(cfg, info, swapped, v, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if other.Digest(escrow.Domain{}) == s.Digest(escrow.Domain{}) {
+		t.Fatal("the split ignores the rounds")
+	}
+	// Bad rounds make the verdict unsettleable, not a wrong split.
+	swapped.Rounds = []processor.RoundOrder{{Macro: 7, Commits: []string{"p0"}}}
+	if _, err := processor.DeriveSettlement(cfg, info, swapped, v, nil); !errors.Is(err, processor.ErrNotSettleable) {
+		t.Fatalf("rounds outside the verdict: %v", err)
+	}
+}
+
+// TestDeriveSettlementSameOnEveryNode: two nodes that hold the same
+// verdict record bytes derive byte-identical settlements, whatever order
+// their config slices or maps hand things over in.
+func TestDeriveSettlementSameOnEveryNode(t *testing.T) {
+	info, rec, _ := speedFixture(t)
+	b := encodeRecord(t, rec)
+	var digests []string
+	for node := range 2 {
+		vr, dv, err := processor.DecodeVerdictRecord(slices.Clone(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		wallets := []string{wallet(2), wallet(3)}
+		if node == 1 {
+			slices.Reverse(wallets)
+		}
+		s, err := processor.DeriveSettlement(dispatch.DefaultConfig(), info, vr, dv, wallets)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rb, err := json.Marshal(processor.NewSettlementRecord(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		digests = append(digests, string(rb))
+	}
+	if digests[0] != digests[1] {
+		t.Fatalf("two nodes derive different settlements:\n%s\n%s", digests[0], digests[1])
+	}
+}
+
+// TestDeriveSettlementWithoutRoundsCountsResults: a version 1 record (no
+// rounds) splits by the number of credited results, as before.
+func TestDeriveSettlementWithoutRoundsCountsResults(t *testing.T) {
+	info, rec, v := payoutFixture(t)
+	s, err := processor.DeriveSettlement(dispatch.DefaultConfig(), info, rec, v, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := dispatch.SplitFee(info.PriceWei, []uint64{4, 2})
+	if s.Amounts[0].Cmp(want[0]) != 0 || s.Amounts[1].Cmp(want[1]) != 0 {
+		t.Fatalf("amounts %v, want %v", s.Amounts, want)
+	}
+}
+
+func FuzzDecodeVerdictRecord(f *testing.F) {
+	_, rec, _ := speedFixture(f)
+	f.Add(encodeRecord(f, rec))
+	rec.Rounds = nil
+	f.Add(encodeRecord(f, rec))
+	f.Add([]byte(`{"verdict":{},"culprits":[],"output":"","rounds":[{"macro":0,"commits":["a"],"disclosures":["a","a"]}]}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		rec, v, err := processor.DecodeVerdictRecord(b)
+		if err != nil {
+			if !errors.Is(err, processor.ErrBadRecord) {
+				t.Fatalf("error not ErrBadRecord: %v", err)
+			}
+			return
+		}
+		if len(b) > processor.MaxRecord {
+			t.Fatalf("decoded %d bytes, limit %d", len(b), processor.MaxRecord)
+		}
+		for i, r := range rec.Rounds {
+			if i > 0 && r.Macro <= rec.Rounds[i-1].Macro {
+				t.Fatalf("rounds not ascending: %+v", rec.Rounds)
+			}
+			if _, ok := v.VerifierHashes[r.Macro]; !ok {
+				t.Fatalf("round of MacroJob %d outside the verdict", r.Macro)
+			}
+			if len(r.Commits) == 0 || len(r.Commits) > dispatch.MaxTaskProcessors {
+				t.Fatalf("%d committers", len(r.Commits))
+			}
+			for _, p := range r.Disclosures {
+				if !slices.Contains(r.Commits, p) {
+					t.Fatalf("discloser %q did not commit", p)
+				}
+			}
+		}
+		// What decodes re-encodes to a record that decodes the same.
+		again, _, err := processor.DecodeVerdictRecord(encodeRecord(t, rec))
+		if err != nil {
+			t.Fatalf("re-encoded record refused: %v", err)
+		}
+		if len(again.Rounds) != len(rec.Rounds) {
+			t.Fatalf("re-encoding changed the rounds")
+		}
+	})
+}
+
+// checkSpeedSplit checks a settled job's verdict record and payouts: the
+// record has rounds for every MacroJob of the plan, and the payouts are
+// the split by speed, computed here from the record alone: each credited
+// result earns 10 + its processor's round scores ([10 5 2]) in its
+// MacroJob.
+func checkSpeedSplit(t *testing.T, m *localmesh.Mesh, info *jobs.JobInfo, res dapp.Result) {
+	t.Helper()
+	r, err := client(m).Store.Get(context.Background(), processor.VerdictKey(info.ID()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, v, err := processor.DecodeVerdictRecord(r.Payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := jobs.Slice(info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.Rounds) != len(plan.Macros) {
+		t.Fatalf("rounds for %d of %d MacroJobs", len(rec.Rounds), len(plan.Macros))
+	}
+	points := func(list []string, p string) uint64 {
+		i := slices.Index(list, p)
+		if i < 0 || i >= 3 {
+			return 0
+		}
+		return []uint64{10, 5, 2}[i]
+	}
+	culprit := map[string]bool{}
+	for _, c := range append(slices.Clone(rec.Culprits), v.Culprits...) {
+		culprit[c] = true
+	}
+	speed, count := map[common.Address]uint64{}, map[common.Address]uint64{}
+	for _, x := range v.Results {
+		if culprit[x.Processor] {
+			continue
+		}
+		if rec.Rounds[x.Macro].Macro != x.Macro {
+			t.Fatalf("rounds %d are of MacroJob %d", x.Macro, rec.Rounds[x.Macro].Macro)
+		}
+		if !slices.Contains(rec.Rounds[x.Macro].Disclosures, x.Processor) {
+			t.Fatalf("credited %s is not among MacroJob %d's disclosers %v", x.Processor, x.Macro, rec.Rounds[x.Macro].Disclosures)
+		}
+		a := common.HexToAddress(x.Wallet)
+		speed[a] += 10 + points(rec.Rounds[x.Macro].Commits, x.Processor) + points(rec.Rounds[x.Macro].Disclosures, x.Processor)
+		count[a]++
+	}
+	payees := slices.SortedFunc(maps.Keys(speed), func(a, b common.Address) int { return a.Cmp(b) })
+	split := func(w map[common.Address]uint64) []*big.Int {
+		ws := make([]uint64, len(payees))
+		for i, a := range payees {
+			ws[i] = w[a]
+		}
+		out, err := dispatch.SplitFee(info.PriceWei, ws)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	want, byCount := split(speed), split(count)
+	rel := res.Release
+	if !slices.Equal(rel.Payees, payees) {
+		t.Fatalf("payees %v, want %v", rel.Payees, payees)
+	}
+	differs := false
+	for i := range payees {
+		if rel.Amounts[i].Cmp(want[i]) != 0 {
+			t.Fatalf("payee %s paid %v, the split by speed gives %v (by count %v)", payees[i], rel.Amounts[i], want[i], byCount[i])
+		}
+		differs = differs || want[i].Cmp(byCount[i]) != 0
+	}
+	t.Logf("rounds %+v; payouts %v; by count they would be %v (differs: %v)", rec.Rounds, rel.Amounts, byCount, differs)
+}
