@@ -31,7 +31,7 @@ const MaxVerdictBytes = 256 << 20
 type Verdict struct {
 	Version  uint32 `json:"version"`  // VerdictVersion
 	JobID    string `json:"job"`      // the job
-	Complete bool   `json:"complete"` // every MicroJob has a credited result: no Missing, no Redo
+	Complete bool   `json:"complete"` // every MicroJob has a credited result: no Missing, no Redo, no Short
 	Verified bool   `json:"verified"` // Complete and no open Disputes: the results may be paid and assembled
 	// VerifierHashes maps a MacroJob index to its accepted verifier
 	// MicroJob's block hashes, in the verifier's block order: the proof
@@ -49,6 +49,16 @@ type Verdict struct {
 	Invalid     []Invalid         `json:"invalid"`     // disclosures that did not count, with reasons
 	Resolutions []Resolution      `json:"resolutions"` // the third runs Resolve applied, in order
 	Results     []Result          `json:"results"`     // every valid disclosure, by MacroJob, slot, processor
+	// Replicas is the job's R when above 1 (replicated validation), else
+	// 0 and absent from the encoding.
+	Replicas uint32 `json:"replicas,omitempty"`
+	// Committed maps, for R > 1, each MicroJob with a result to the number
+	// of distinct processors with a valid commitment to it.
+	Committed map[string]int `json:"committed,omitempty"`
+	// Short lists, for R > 1, the MicroJobs with a result that are not
+	// decided yet: fewer than R committers, or fewer than a majority
+	// (⌊R/2⌋+1) of credited results.
+	Short []string `json:"short,omitempty"`
 }
 
 // Result is one valid disclosure as the verdict keeps it.
@@ -114,6 +124,17 @@ type microEntry struct {
 // MicroJob (jobs.Plan.Counterpart); a difference is a Dispute between the
 // regular side (index 0) and the verifier side (index 1).
 //
+// With replicated validation (info.Requirements.Replicas R > 1) each
+// MicroJob is run by R processors. Its results are grouped by their block
+// hashes: when they differ and one group holds a majority q = ⌊R/2⌋+1 of
+// them, the processors outside it are culprits (no Dispute); without such
+// a majority every differing pair is a Dispute, as for R = 1. A MicroJob
+// is decided only when R distinct processors committed to it and at least
+// q of its results are credited (not from a culprit); until then it is
+// listed in Short and the verdict is not Complete. A culprit's commitment
+// still counts toward R: the wiring may pass the commitments of processors
+// it leaves out for being culprits, without their disclosures.
+//
 // Judge has no view of time: the wiring passes the commitments it observed
 // before the MacroJob's disclosure round opened, and leaves out the records
 // of processors an earlier verdict found to be culprits.
@@ -126,6 +147,9 @@ func Judge(info *jobs.JobInfo, plan *jobs.Plan, commits []Commitment, discl []Di
 	}
 	jobID := plan.JobID
 	v := Verdict{Version: VerdictVersion, JobID: jobID.String()}
+	if r := info.Requirements.Replicas; r > 1 {
+		v.Replicas = r
+	}
 
 	// Commitments by MicroJob and processor; two different values from one
 	// processor is equivocation.
@@ -153,6 +177,17 @@ func Judge(info *jobs.JobInfo, plan *jobs.Plan, commits []Commitment, discl []Di
 	slices.SortFunc(ptrs, func(a, b *Disclosure) int {
 		return cmp.Or(bytes.Compare(a.MicroID[:], b.MicroID[:]), cmp.Compare(a.Processor, b.Processor), bytes.Compare(enc[a], enc[b]))
 	})
+
+	// Distinct committers per MicroJob, for R > 1.
+	committers := map[jobs.ID]int{}
+	for k := range committed {
+		if !equivocated[k] {
+			committers[k.micro]++
+		}
+	}
+	if v.Replicas > 1 {
+		v.Committed = map[string]int{}
+	}
 
 	entries := map[jobs.ID]*microEntry{}
 	valid := map[resultKey]*Disclosure{}
@@ -226,6 +261,13 @@ func Judge(info *jobs.JobInfo, plan *jobs.Plan, commits []Commitment, discl []Di
 			for _, d := range e.results {
 				v.Results = append(v.Results, newResult(mu, d))
 			}
+			if v.Replicas > 1 {
+				v.Committed[mu.ID.String()] = committers[mu.ID]
+				if outvoted, ok := majority(e.results, v.Replicas); ok {
+					v.Culprits = append(v.Culprits, outvoted...)
+					continue
+				}
+			}
 			// Duplicates: every pair of results that differ on a block.
 			for x, a := range e.results {
 				for _, d := range e.results[x+1:] {
@@ -265,6 +307,45 @@ func Judge(info *jobs.JobInfo, plan *jobs.Plan, commits []Commitment, discl []Di
 	return v, nil
 }
 
+// majority reports, for the results of one MicroJob under R replicas,
+// the processors outvoted by a majority: when the results differ and the
+// largest group of equal results holds at least ⌊R/2⌋+1 of them (and no
+// other group is as large), the processors outside that group. ok is
+// false when the results all agree or no group has a majority.
+func majority(results []*Disclosure, r uint32) (outvoted []string, ok bool) {
+	groups := map[string][]string{}
+	for _, d := range results {
+		var k []byte
+		for _, h := range d.BlockHashes {
+			k = append(k, h[:]...)
+		}
+		groups[string(k)] = append(groups[string(k)], d.Processor)
+	}
+	if len(groups) < 2 {
+		return nil, false
+	}
+	best, second := 0, 0
+	var winner string
+	for k, ps := range groups {
+		switch n := len(ps); {
+		case n > best:
+			best, second, winner = n, best, k
+		case n > second:
+			second = n
+		}
+	}
+	if best < int(r/2)+1 || best == second {
+		return nil, false
+	}
+	for k, ps := range groups {
+		if k != winner {
+			outvoted = append(outvoted, ps...)
+		}
+	}
+	slices.Sort(outvoted)
+	return outvoted, true
+}
+
 func newResult(mu *jobs.MicroJob, d *Disclosure) Result {
 	r := Result{
 		Macro: mu.Macro, Slot: mu.Slot, MicroID: mu.ID.String(), Verifier: mu.Verifier,
@@ -301,21 +382,34 @@ func (v *Verdict) derive() {
 	v.Counts = map[string]int{}
 	v.ResultCIDs = map[string]string{}
 	v.Redo = v.Redo[:0]
+	v.Short = nil
+	quorum := int(v.Replicas/2) + 1
 	for i := 0; i < len(v.Results); {
 		j := i
-		accepted := -1
+		accepted, credited, fromCulprit := -1, 0, false
 		for ; j < len(v.Results) && v.Results[j].MicroID == v.Results[i].MicroID; j++ {
 			r := v.Results[j]
 			if culprit[r.Processor] {
+				fromCulprit = true
 				continue
 			}
 			v.Counts[r.Processor]++
+			credited++
 			if accepted < 0 {
 				accepted = j
 			}
 		}
+		micro := v.Results[i].MicroID
+		switch {
+		case v.Replicas > 1 && accepted >= 0 && credited < quorum && fromCulprit:
+			// The culprits' results are gone and too few remain: the
+			// MicroJob needs other hands.
+			v.Redo = append(v.Redo, micro)
+		case v.Replicas > 1 && accepted >= 0 && (credited < quorum || v.Committed[micro] < int(v.Replicas)):
+			v.Short = append(v.Short, micro)
+		}
 		if accepted < 0 {
-			v.Redo = append(v.Redo, v.Results[i].MicroID) // Results are in MacroJob, slot order
+			v.Redo = append(v.Redo, micro) // Results are in MacroJob, slot order
 		} else {
 			r := v.Results[accepted]
 			v.ResultCIDs[r.MicroID] = r.ResultCID
@@ -333,7 +427,7 @@ func (v *Verdict) derive() {
 		return cmp.Or(cmp.Compare(a.MicroID, b.MicroID), cmp.Compare(a.Processor, b.Processor), cmp.Compare(a.Reason, b.Reason))
 	})
 	v.normalize()
-	v.Complete = len(v.Missing) == 0 && len(v.Redo) == 0
+	v.Complete = len(v.Missing) == 0 && len(v.Redo) == 0 && len(v.Short) == 0
 	v.Verified = v.Complete && len(v.Disputes) == 0
 }
 
@@ -476,6 +570,19 @@ func (v *Verdict) check() error {
 			if _, err := parseHash("hash", h); err != nil {
 				return err
 			}
+		}
+	}
+	if v.Replicas == 1 || v.Replicas > jobs.MaxReplicas {
+		return fmt.Errorf("%w: verdict replicas %d (0 or 2..%d)", ErrMalformed, v.Replicas, jobs.MaxReplicas)
+	}
+	for m := range v.Committed {
+		if _, err := parseHash("micro", m); err != nil {
+			return err
+		}
+	}
+	for _, m := range v.Short {
+		if _, err := parseHash("micro", m); err != nil {
+			return err
 		}
 	}
 	for m, c := range v.ResultCIDs {

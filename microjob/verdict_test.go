@@ -542,6 +542,9 @@ func FuzzDecodeVerdict(f *testing.F) {
 		}
 		f.Add(r.Encode())
 	}
+	// A replicated verdict with a culprit outvoted by the majority.
+	rf, _ := newReplicaFixture(f, 3, map[int]func(uint64, []byte) []byte{1: lieOn(4)})
+	f.Add(rf.judge(f).Encode())
 	f.Fuzz(func(t *testing.T, b []byte) {
 		v, err := DecodeVerdict(b)
 		if err != nil {

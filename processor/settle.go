@@ -172,7 +172,7 @@ func (w *Worker) disclose(ctx context.Context) {
 			continue
 		}
 		if done[d.JobID] == nil {
-			c, err := w.committed(ctx, d.JobID)
+			c, err := w.fullyCommitted(ctx, js)
 			if err != nil {
 				keep = append(keep, d)
 				continue
@@ -235,7 +235,7 @@ func judge(js *jobState, recs *jobRecords) (microjob.Verdict, []string, []string
 		keep := func(p string) bool { return !excluded[p] }
 		var commits []microjob.Commitment
 		for _, c := range recs.commits {
-			if keep(c.Processor) {
+			if keep(c.Processor) || replicated(js) { // a culprit still counts toward R (groupwork.go)
 				commits = append(commits, c)
 			}
 		}
@@ -439,7 +439,7 @@ func designatedFinalizer(id jobs.ID, recs *jobRecords, culprits []string) string
 // They are redone by others, as a culprit's are, so the job does not wait
 // for the silent processor forever.
 func (w *Worker) redoSilent(ctx context.Context, js *jobState, recs *jobRecords, v microjob.Verdict, now time.Time) error {
-	silent := silentCommitters(js.plan, recs, v)
+	silent := w.groupSilent(ctx, js, silentCommitters(js.plan, recs, v))
 	w.mu.Lock()
 	if len(silent) == 0 {
 		js.silentSince = time.Time{}
@@ -665,7 +665,7 @@ func (w *Worker) doRedos(ctx context.Context) bool {
 			continue
 		}
 		for _, rd := range recs.redo {
-			if slices.Contains(rd.Exclude, w.self) {
+			if slices.Contains(rd.Exclude, w.self) || !w.mayRedo(ctx, js, rd) {
 				continue
 			}
 			mid, err := jobs.ParseHash(rd.Micro)

@@ -95,6 +95,9 @@ func (w *Worker) step(ctx context.Context) bool {
 		if w.cancelled(ctx, js) || !w.funded(ctx, js, now) {
 			continue
 		}
+		if !w.mayWork(ctx, js) { // a replicated job: members of its group only (group.go)
+			continue
+		}
 		if err := w.ensureInputs(ctx, js); err != nil {
 			w.fail(js, "fetching job inputs", err)
 			continue
@@ -171,7 +174,7 @@ func (w *Worker) ensureInputs(ctx context.Context, js *jobState) error {
 // the job has work left.
 func (w *Worker) room(ctx context.Context, js *jobState) (*macrojob.Room, error) {
 	id := js.plan.JobID.String()
-	committed, err := w.committed(ctx, js.plan.JobID)
+	committed, err := w.roomCommitted(ctx, js)
 	if err != nil {
 		return nil, err
 	}
@@ -300,10 +303,7 @@ func (w *Worker) firstOwners(js *jobState) []string {
 }
 
 func (w *Worker) join(ctx context.Context, js *jobState, m *jobs.MacroJob, creator macrojob.PeerID, committed map[jobs.ID]bool) (*macrojob.Room, error) {
-	items := make([]macrojob.ID, len(m.Micros))
-	for i, mu := range m.Micros {
-		items[i] = macrojob.ID(mu.ID.String())
-	}
+	items := roomItems(js, m)
 	r, err := macrojob.JoinRoom(ctx, macrojob.RoomParams{
 		Host: w.p.Host, Store: w.p.Store, JobID: js.plan.JobID.String(), Macro: m.Index,
 		Items: items, Creator: creator, Logger: w.log, Metrics: w.m.rooms,
@@ -314,10 +314,11 @@ func (w *Worker) join(ctx context.Context, js *jobState, m *jobs.MacroJob, creat
 	// MicroJobs already committed in the store are done, whatever the
 	// queue's members remember (a room re-created after all left).
 	for _, mu := range m.Micros {
-		if committed[mu.ID] {
+		if committed[mu.ID] && !replicated(js) {
 			_ = r.Complete(ctx, macrojob.ID(mu.ID.String()))
 		}
 	}
+	w.completeReplicas(ctx, js, m, r, creator)
 	w.mu.Lock()
 	w.rooms[r.Name] = r
 	w.mu.Unlock()
@@ -403,6 +404,10 @@ func (w *Worker) turnSize() int {
 // commitment. A MicroJob that fails to run is left locked: its lock
 // expires and the queue offers it again.
 func (w *Worker) process(ctx context.Context, js *jobState, room *macrojob.Room, ids []macrojob.ID) {
+	if replicated(js) {
+		w.processReplicas(ctx, js, room, ids)
+		return
+	}
 	var done []macrojob.ID
 	var ran []microjob.Disclosure
 	var commits []crdt.Entry

@@ -77,7 +77,9 @@ type Config struct {
 	FinalizeTakeover time.Duration
 	// RerunTimeout is how long a processor drawn to re-run a disputed or
 	// self-checked block has to store its re-run before another is drawn
-	// in its place (it may have stopped). Default 2m.
+	// in its place (it may have stopped); and how long a replicated job's
+	// group member may go without any commitment before another member
+	// replaces it (group.go). Default 2m.
 	RerunTimeout time.Duration
 	// MaxCodeSize and MaxDataSize bound what a job may make this node
 	// fetch. Default 64 MiB and 1 GiB.
@@ -219,6 +221,8 @@ type Worker struct {
 	quorumNum, quorumDen *big.Int
 
 	facts *Facts
+
+	groups groupCache // replicated jobs' groups (group.go)
 	// dview is the latest Facts snapshot; choices made inside a room's
 	// queue read it without waiting for the store.
 	dview atomic.Pointer[View]
@@ -381,6 +385,7 @@ func New(ctx context.Context, p Params, cfg Config) (*Worker, error) {
 		w.cfg.Room.Queue.Chooser = weightedChooser{w}
 	}
 	index.onChange = w.poke
+	w.groups.events = newGroupMetrics(p.Registerer)
 	w.wg.Add(5)
 	go w.keepFacts(runCtx)
 	go func() {

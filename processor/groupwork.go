@@ -1,0 +1,280 @@
+package processor
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/jobmesh/jobmesh/crdt"
+	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/macrojob"
+	"github.com/jobmesh/jobmesh/microjob"
+)
+
+// How a replicated job's rooms work. A MacroJob room of a job with R > 1
+// queues R items per MicroJob, "<micro-id>#<r>" for r = 0..R-1, all the
+// #0 items first. An item is a token for one run: the member the queue
+// hands it runs that MicroJob if it has not run it yet and fewer than R
+// processors have committed to it, and otherwise another MicroJob of the
+// MacroJob that it has not run and that still lacks committers; then it
+// completes the item. A member with nothing left to run in a MacroJob
+// does not ask its room for work (roomCommitted), so it holds no token it
+// cannot use; a token it holds anyway (a race with the store) is left to
+// expire and is handed to another member. A room re-created after all
+// members left completes, per MicroJob, as many tokens as the store shows
+// committers.
+
+// replicaItem is the queue item of replica r of MicroJob id.
+func replicaItem(id jobs.ID, r int) macrojob.ID {
+	return macrojob.ID(id.String() + "#" + strconv.Itoa(r))
+}
+
+// parseReplicaItem splits a queue item of a replicated job.
+func parseReplicaItem(item macrojob.ID) (jobs.ID, int, error) {
+	id, rs, ok := strings.Cut(string(item), "#")
+	if !ok {
+		return jobs.ID{}, 0, fmt.Errorf("%w: queue item %q has no replica", ErrBadRecord, item)
+	}
+	mid, err := jobs.ParseHash(id)
+	if err != nil {
+		return jobs.ID{}, 0, fmt.Errorf("%w: queue item %q: %w", ErrBadRecord, item, err)
+	}
+	r, err := strconv.Atoi(rs)
+	if err != nil || r < 0 || r >= jobs.MaxReplicas || strconv.Itoa(r) != rs {
+		return jobs.ID{}, 0, fmt.Errorf("%w: queue item %q: replica %q", ErrBadRecord, item, rs)
+	}
+	return mid, r, nil
+}
+
+// roomItems are the queue items of MacroJob m: its MicroJob IDs, or for a
+// replicated job R items per MicroJob, replica by replica.
+func roomItems(js *jobState, m *jobs.MacroJob) []macrojob.ID {
+	r := max(int(js.info.Requirements.Replicas), 1)
+	items := make([]macrojob.ID, 0, r*len(m.Micros))
+	if r == 1 {
+		for _, mu := range m.Micros {
+			items = append(items, macrojob.ID(mu.ID.String()))
+		}
+		return items
+	}
+	for k := range r {
+		for _, mu := range m.Micros {
+			items = append(items, replicaItem(mu.ID, k))
+		}
+	}
+	return items
+}
+
+// committers returns, per MicroJob of a job, the distinct processors with
+// a commitment in the store, sorted.
+func (w *Worker) committers(ctx context.Context, id jobs.ID) (map[jobs.ID][]string, error) {
+	recs, err := w.records(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	out := map[jobs.ID][]string{}
+	for _, c := range recs.commits {
+		if !slices.Contains(out[c.MicroID], c.Processor) {
+			out[c.MicroID] = append(out[c.MicroID], c.Processor)
+		}
+	}
+	for _, ps := range out {
+		slices.Sort(ps)
+	}
+	return out, nil
+}
+
+// roomCommitted returns the MicroJobs of a job this processor has no
+// reason to run: those with a commitment (R = 1), or, for a replicated
+// job, those it committed itself and those R processors committed.
+// A MacroJob all of whose MicroJobs are in it has nothing for this
+// processor.
+func (w *Worker) roomCommitted(ctx context.Context, js *jobState) (map[jobs.ID]bool, error) {
+	if !replicated(js) {
+		return w.committed(ctx, js.plan.JobID)
+	}
+	by, err := w.committers(ctx, js.plan.JobID)
+	if err != nil {
+		return nil, err
+	}
+	r := int(js.info.Requirements.Replicas)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := map[jobs.ID]bool{}
+	for id := range js.mine {
+		out[id] = true
+	}
+	for id, ps := range by {
+		if len(ps) >= r || slices.Contains(ps, w.self) {
+			out[id] = true
+		}
+	}
+	return out, nil
+}
+
+// fullyCommitted returns the MicroJobs of a job whose commitment round is
+// over: with a commitment (R = 1), or with R distinct committers. A result
+// is disclosed only when every MicroJob of its MacroJob is fully
+// committed, so that no replica can copy another's disclosed hashes.
+func (w *Worker) fullyCommitted(ctx context.Context, js *jobState) (map[jobs.ID]bool, error) {
+	if !replicated(js) {
+		return w.committed(ctx, js.plan.JobID)
+	}
+	by, err := w.committers(ctx, js.plan.JobID)
+	if err != nil {
+		return nil, err
+	}
+	out := map[jobs.ID]bool{}
+	for id, ps := range by {
+		if len(ps) >= int(js.info.Requirements.Replicas) {
+			out[id] = true
+		}
+	}
+	return out, nil
+}
+
+// completeReplicas completes, in a room this processor (re)creates, as
+// many tokens of each MicroJob as the store shows committers (at most R).
+func (w *Worker) completeReplicas(ctx context.Context, js *jobState, m *jobs.MacroJob, room *macrojob.Room, creator macrojob.PeerID) {
+	if !replicated(js) || creator != macrojob.PeerID(w.self) {
+		return
+	}
+	by, err := w.committers(ctx, js.plan.JobID)
+	if err != nil {
+		return
+	}
+	r := int(js.info.Requirements.Replicas)
+	for _, mu := range m.Micros {
+		for k := range min(len(by[mu.ID]), r) {
+			_ = room.Complete(ctx, replicaItem(mu.ID, k))
+		}
+	}
+}
+
+// replicaTarget chooses the MicroJob this processor runs for a token of
+// MicroJob mid: mid itself if it has not run it and it lacks committers,
+// else the first such MicroJob of the MacroJob, starting at a place drawn
+// from this processor's ID (so that members do not all pick the same
+// one). taken are MicroJobs already run in this turn. False when there is
+// none.
+func (w *Worker) replicaTarget(ctx context.Context, js *jobState, mid jobs.ID, taken map[jobs.ID]bool) (*jobs.MicroJob, bool) {
+	micro, err := js.plan.MicroJob(mid)
+	if err != nil {
+		return nil, false
+	}
+	skip, err := w.roomCommitted(ctx, js)
+	if err != nil {
+		return nil, false
+	}
+	for id := range taken {
+		skip[id] = true
+	}
+	if !skip[mid] {
+		return micro, true
+	}
+	micros := js.plan.Macros[micro.Macro].Micros
+	h := hashOf(w.self, js.plan.JobID.String(), strconv.FormatUint(micro.Macro, 10))
+	start := int(binary.BigEndian.Uint32(h[:4]) % uint32(len(micros)))
+	for k := range micros {
+		if mu := &micros[(start+k)%len(micros)]; !skip[mu.ID] {
+			return mu, true
+		}
+	}
+	return nil, false
+}
+
+// processReplicas runs the tokens of one ownership turn of a replicated
+// job's room (see the top of this file): a MicroJob for each token,
+// distinct from one another, their commitments written as one store batch,
+// then the tokens completed. A token with nothing left to run is left
+// locked: it expires and another member takes it.
+func (w *Worker) processReplicas(ctx context.Context, js *jobState, room *macrojob.Room, items []macrojob.ID) {
+	var done []macrojob.ID
+	var ran []microjob.Disclosure
+	var commits []crdt.Entry
+	taken := map[jobs.ID]bool{}
+	for _, item := range items {
+		mid, _, err := parseReplicaItem(item)
+		if err != nil {
+			continue
+		}
+		micro, ok := w.replicaTarget(ctx, js, mid, taken)
+		if !ok {
+			w.log.Debug("holding a replica token with nothing to run", "job", js.plan.JobID, "item", item)
+			continue
+		}
+		if w.cfg.Hold != nil {
+			w.cfg.Hold(ctx, micro.ID)
+			if ctx.Err() != nil {
+				return
+			}
+		}
+		d, c, err := w.run(ctx, js, micro)
+		if err != nil {
+			w.fail(js, "running MicroJob", err)
+			continue
+		}
+		taken[micro.ID] = true
+		ran = append(ran, d)
+		commits = append(commits, crdt.Entry{Key: c.Key(), Type: microjob.TypeCommit, Payload: c.Encode()})
+		done = append(done, item)
+	}
+	if len(commits) == 0 {
+		return
+	}
+	if err := w.writer.PutBatch(ctx, commits); err != nil {
+		w.log.Warn("writing commitments", "job", js.plan.JobID, "count", len(commits), "err", err)
+		return
+	}
+	w.m.microjobs.WithLabelValues("ok").Add(float64(len(commits)))
+	if err := room.CompleteAll(ctx, done); err != nil {
+		w.log.Warn("completing replica tokens in room", "room", room.Name, "err", err)
+	}
+	w.mu.Lock()
+	w.pending = append(w.pending, ran...)
+	if js.mine == nil {
+		js.mine = map[jobs.ID]bool{}
+	}
+	for _, d := range ran {
+		js.mine[d.MicroID] = true
+	}
+	w.mu.Unlock()
+	t := w.jobChannel(ctx, js)
+	for _, d := range ran {
+		w.log.Info("MicroJob committed", "job", js.plan.JobID, "macro", d.MacroIndex, "micro", d.MicroID)
+		if t != nil {
+			_ = t.Publish(ctx, jobs.ChannelMsg{Kind: jobs.KindProgress, JobID: js.plan.JobID.String(), MicroID: d.MicroID.String(), Processor: w.self})
+		}
+	}
+}
+
+// groupSilent keeps, of the MicroJobs redoSilent would have redone
+// because their committers never disclosed, those of MacroJobs whose
+// commitment round is over (fullyCommitted): in a replicated job a
+// MacroJob discloses only once every MicroJob has R committers, and its
+// first committers are not silent before that.
+func (w *Worker) groupSilent(ctx context.Context, js *jobState, silent map[string][]string) map[string][]string {
+	if !replicated(js) || len(silent) == 0 {
+		return silent
+	}
+	full, err := w.fullyCommitted(ctx, js)
+	if err != nil {
+		return nil
+	}
+	out := map[string][]string{}
+	for m, ps := range silent {
+		id, err := jobs.ParseHash(m)
+		if err != nil {
+			continue
+		}
+		mu, err := js.plan.MicroJob(id)
+		if err != nil || !all(&js.plan.Macros[mu.Macro], full) {
+			continue
+		}
+		out[m] = ps
+	}
+	return out
+}
