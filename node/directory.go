@@ -45,7 +45,11 @@ func (n *Node) DispatchView(ctx context.Context) (*processor.View, error) {
 	if n.Escrow != nil {
 		stakes = n.Escrow
 	}
-	f, err := processor.NewFacts(processor.FactsParams{Store: n.Store, Directory: directory{n}, Stakes: stakes, Logger: n.Log},
+	var blocks processor.BodyReader
+	if n.IPFS != nil {
+		blocks = n.IPFS
+	}
+	f, err := processor.NewFacts(processor.FactsParams{Store: n.Store, Directory: directory{n}, Stakes: stakes, Blocks: blocks, Logger: n.Log},
 		processor.FactsConfig{Dispatch: pc.Dispatch, AdvertTTL: pc.AdvertTTL, StakeTTL: pc.StakeTTL, HistoryJobs: processor.DefaultFactsConfig().HistoryJobs})
 	if err != nil {
 		return nil, err

@@ -120,7 +120,7 @@ func (w *Worker) view(ctx context.Context, js *jobState) (chainView, error) {
 	if recs.verdictRec == nil {
 		return cv, errNoVerdict
 	}
-	vr, v, err := DecodeVerdictRecord(recs.verdictRec)
+	vr, v, err := LoadVerdictRecord(ctx, recs.verdictRec, w.bodyBlocks())
 	if err != nil {
 		return cv, err
 	}

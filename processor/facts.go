@@ -3,6 +3,7 @@ package processor
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math/big"
@@ -102,6 +103,10 @@ type FactsParams struct {
 	// Stakes reads stakes from the escrow. Nil (no chain): every
 	// processor has stake 1.
 	Stakes StakeReader
+	// Blocks reads out-of-line verdict bodies (LoadVerdictRecord). Nil:
+	// a job whose verdict is in a body falls back to the record-order
+	// rule, as a verdict without rounds does.
+	Blocks BodyReader
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
 	// Now defaults to time.Now; tests inject a clock.
@@ -392,14 +397,23 @@ func (f *Facts) outcomes(ctx context.Context, finished []jobs.ID) ([]dispatch.Ta
 // records this node holds: a MacroJob's assigned processors are those that
 // committed one of its MicroJobs, a round's order is by each processor's
 // earliest record in it (record seq, then peer ID). A committer that never
-// disclosed timed out.
+// disclosed timed out. A verdict kept in a body is read through
+// FactsParams.Blocks; a body no peer serves yet is an error, so the job is
+// derived again on a later refresh.
 func (f *Facts) derive(ctx context.Context, id jobs.ID) (*finishedJob, error) {
 	vr, err := f.p.Store.Get(ctx, VerdictKey(id))
 	if err != nil {
 		return nil, err
 	}
 	j := &finishedJob{id: id, verdictSeq: vr.Seq}
-	if rec, _, err := DecodeVerdictRecord(vr.Payload); err == nil && len(rec.Rounds) > 0 {
+	rec, _, err := LoadVerdictRecord(ctx, vr.Payload, f.p.Blocks)
+	if errors.Is(err, ErrBodyUnavailable) {
+		// Not readable yet (no peer served the body in time): try again
+		// on a later refresh rather than fix a different order.
+		f.log.Warn("verdict body unavailable", "job", id, "err", err)
+		return nil, err
+	}
+	if err == nil && len(rec.Rounds) > 0 {
 		for _, r := range rec.Rounds {
 			j.tasks = append(j.tasks, r.taskOutcome(id))
 		}

@@ -401,6 +401,9 @@ func (w *Worker) finalize(ctx context.Context, js *jobState) error {
 		return err
 	}
 	rec := VerdictRecord{Verdict: json.RawMessage(v.Encode()), Culprits: culprits, Output: out.String(), Rounds: finalRounds(js.plan, recs)}
+	if rec, err = w.verdictRecord(ctx, id, rec); err != nil {
+		return err
+	}
 	if err := crdt.PutJSON(ctx, w.writer, VerdictKey(id), VerdictType, rec); err != nil {
 		return err
 	}

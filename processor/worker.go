@@ -132,6 +132,11 @@ type Config struct {
 	// this time (it is asked again on the next pass). A test seam to make
 	// submitters race or stay away. Nil in production.
 	BeforeSettle func(job jobs.ID, fallback bool) bool
+	// MaxInlineVerdict is the largest encoded verdict record written
+	// inline; a larger one keeps its verdict and rounds in a body document
+	// on IPFS (docs/PROTOCOL.md), so big jobs stay under the store's
+	// payload limit. Default 192 KiB; 0 means the default.
+	MaxInlineVerdict int
 }
 
 // DefaultConfig returns the defaults documented on Config.
@@ -156,6 +161,8 @@ func DefaultConfig() Config {
 		AdvertTTL:      30 * time.Minute,
 		StakeTTL:       5 * time.Minute,
 		FactsEvery:     5 * time.Second,
+
+		MaxInlineVerdict: DefaultMaxInlineVerdict,
 	}
 }
 
@@ -179,6 +186,9 @@ func (c Config) Validate() error {
 	}
 	if c.HeadStart < 0 {
 		return fmt.Errorf("%w: head start must not be negative", ErrInvalidConfig)
+	}
+	if c.MaxInlineVerdict < 0 {
+		return fmt.Errorf("%w: max inline verdict must not be negative", ErrInvalidConfig)
 	}
 	return nil
 }
@@ -373,7 +383,7 @@ func New(ctx context.Context, p Params, cfg Config) (*Worker, error) {
 	if p.Chain != nil {
 		stakes = p.Chain
 	}
-	w.facts, err = NewFacts(FactsParams{Store: p.Store, Directory: p.Directory, Stakes: stakes, Logger: log},
+	w.facts, err = NewFacts(FactsParams{Store: p.Store, Directory: p.Directory, Stakes: stakes, Blocks: w.bodyBlocks(), Logger: log},
 		FactsConfig{Dispatch: cfg.Dispatch, AdvertTTL: cfg.AdvertTTL, StakeTTL: cfg.StakeTTL, HistoryJobs: DefaultFactsConfig().HistoryJobs})
 	if err != nil {
 		cancel()
