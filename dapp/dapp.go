@@ -382,8 +382,17 @@ type Result struct {
 	Release *escrow.Release
 }
 
-// Status reads a job's verdict; ok is false while there is none.
+// Status reads a job's inline verdict; ok is false while there is none. A
+// verdict kept in an IPFS body is an error wrapping
+// processor.ErrBodyNotFetched: LoadStatus reads it.
 func Status(ctx context.Context, store crdt.Reader, id jobs.ID) (Result, bool, error) {
+	return LoadStatus(ctx, store, nil, id)
+}
+
+// LoadStatus reads a job's verdict, fetching it from blocks when the
+// record keeps it in a body (at most processor.BodyFetchTimeout); ok is
+// false while there is none.
+func LoadStatus(ctx context.Context, store crdt.Reader, blocks processor.BodyReader, id jobs.ID) (Result, bool, error) {
 	rec, err := store.Get(ctx, processor.VerdictKey(id))
 	if errors.Is(err, crdt.ErrNotFound) {
 		return Result{}, false, nil
@@ -391,9 +400,9 @@ func Status(ctx context.Context, store crdt.Reader, id jobs.ID) (Result, bool, e
 	if err != nil {
 		return Result{}, false, err
 	}
-	vr, v, err := processor.DecodeVerdictRecord(rec.Payload)
+	vr, v, err := processor.LoadVerdictRecord(ctx, rec.Payload, blocks)
 	if err != nil {
-		return Result{}, false, err
+		return Result{}, false, fmt.Errorf("dapp: verdict of job %s: %w", id, err)
 	}
 	out, err := cid.Decode(vr.Output)
 	if err != nil {
@@ -424,7 +433,12 @@ func (c *Client) WaitVerdict(ctx context.Context, id jobs.ID, every time.Duratio
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
-		r, ok, err := Status(ctx, c.p.Store, id)
+		r, ok, err := LoadStatus(ctx, c.p.Store, c.bodies(), id)
+		if errors.Is(err, processor.ErrBodyUnavailable) && ctx.Err() == nil {
+			// No peer served the verdict body in time; it may yet.
+			c.log.Warn("verdict body unavailable, retrying", "job", id, "err", err)
+			err = nil
+		}
 		if err != nil {
 			return r, err
 		}
@@ -442,4 +456,13 @@ func (c *Client) WaitVerdict(ctx context.Context, id jobs.ID, every time.Duratio
 		case <-t.C:
 		}
 	}
+}
+
+// bodies is the client's block layer as a verdict body reader; nil
+// without one.
+func (c *Client) bodies() processor.BodyReader {
+	if c.p.Blocks == nil {
+		return nil
+	}
+	return c.p.Blocks
 }
