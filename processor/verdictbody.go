@@ -134,12 +134,12 @@ func checkBodyRef(r VerdictRecord) (cid.Cid, error) {
 	return c, nil
 }
 
-// decodeVerdictBody decodes a body document strictly (size-limited, no
-// unknown fields, canonical) and checks its verdict and rounds as an
-// inline record's are checked.
-func decodeVerdictBody(doc []byte) (VerdictBody, microjob.Verdict, error) {
+// decodeVerdictBody decodes a body document of at most limit bytes
+// strictly (no unknown fields, canonical) and checks its verdict and
+// rounds as an inline record's are checked.
+func decodeVerdictBody(doc []byte, limit int) (VerdictBody, microjob.Verdict, error) {
 	var b VerdictBody
-	if err := strictjson.Decode(doc, MaxVerdictBody, &b); err != nil {
+	if err := strictjson.Decode(doc, limit, &b); err != nil {
 		if errors.Is(err, strictjson.ErrTooLarge) {
 			return b, microjob.Verdict{}, fmt.Errorf("%w: %w", ErrBodyTooLarge, err)
 		}
@@ -164,6 +164,11 @@ func decodeVerdictBody(doc []byte) (VerdictBody, microjob.Verdict, error) {
 // BodyFetchTimeout), its SHA-256 checked against the record, decoded and
 // checked, and the returned record has Verdict and Rounds filled in.
 func LoadVerdictRecord(ctx context.Context, payload []byte, blocks BodyReader) (VerdictRecord, microjob.Verdict, error) {
+	return loadVerdictRecord(ctx, payload, blocks, MaxVerdictBody)
+}
+
+// loadVerdictRecord is LoadVerdictRecord with the body limit a parameter.
+func loadVerdictRecord(ctx context.Context, payload []byte, blocks BodyReader, limit int) (VerdictRecord, microjob.Verdict, error) {
 	var r VerdictRecord
 	if err := decodeStrict(payload, &r); err != nil {
 		return r, microjob.Verdict{}, err
@@ -180,14 +185,14 @@ func LoadVerdictRecord(ctx context.Context, payload []byte, blocks BodyReader) (
 	}
 	ctx, cancel := context.WithTimeout(ctx, BodyFetchTimeout)
 	defer cancel()
-	doc, err := readBody(ctx, blocks, c)
+	doc, err := readBody(ctx, blocks, c, limit)
 	if err != nil {
 		return r, microjob.Verdict{}, err
 	}
 	if sum := sha256.Sum256(doc); hex.EncodeToString(sum[:]) != r.BodySHA256 {
 		return r, microjob.Verdict{}, fmt.Errorf("%w: body %s hashes to %x, record names %s", ErrBodyDigest, c, sum, r.BodySHA256)
 	}
-	b, v, err := decodeVerdictBody(doc)
+	b, v, err := decodeVerdictBody(doc, limit)
 	if err != nil {
 		return r, v, err
 	}
@@ -195,20 +200,20 @@ func LoadVerdictRecord(ctx context.Context, payload []byte, blocks BodyReader) (
 	return r, v, nil
 }
 
-// readBody reads at most MaxVerdictBody+1 bytes of c, so an oversize body
-// is refused without reading it all.
-func readBody(ctx context.Context, blocks BodyReader, c cid.Cid) ([]byte, error) {
+// readBody reads at most limit+1 bytes of c, so an oversize body is
+// refused without reading it all.
+func readBody(ctx context.Context, blocks BodyReader, c cid.Cid, limit int) ([]byte, error) {
 	rc, err := blocks.Cat(ctx, c)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrBodyUnavailable, c, err)
 	}
 	defer rc.Close()
-	doc, err := io.ReadAll(io.LimitReader(rc, MaxVerdictBody+1))
+	doc, err := io.ReadAll(io.LimitReader(rc, int64(limit)+1))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrBodyUnavailable, c, err)
 	}
-	if len(doc) > MaxVerdictBody {
-		return nil, fmt.Errorf("%w: %s exceeds %d bytes", ErrBodyTooLarge, c, MaxVerdictBody)
+	if len(doc) > limit {
+		return nil, fmt.Errorf("%w: %s exceeds %d bytes", ErrBodyTooLarge, c, limit)
 	}
 	return doc, nil
 }
