@@ -267,7 +267,8 @@ func checkSpeedSplit(t *testing.T, m *localmesh.Mesh, info *jobs.JobInfo, res da
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec, v, err := processor.DecodeVerdictRecord(r.Payload)
+	// Inline or in a body: the client's node reads either.
+	rec, v, err := processor.LoadVerdictRecord(context.Background(), r.Payload, client(m).IPFS)
 	if err != nil {
 		t.Fatal(err)
 	}
