@@ -36,6 +36,9 @@ type JobView struct {
 	Chain *escrow.Client
 	// Mine reports whether this node submitted a job; nil: none.
 	Mine func(jobs.ID) bool
+	// Blocks reads verdicts kept in an IPFS body; nil: such a job's
+	// summary is an error (processor.ErrBodyNotFetched).
+	Blocks processor.BodyReader
 
 	mu    sync.Mutex
 	plans map[jobs.ID]*jobs.Plan
@@ -162,7 +165,7 @@ func (v *JobView) summary(ctx context.Context, info *jobs.JobInfo, rec crdt.Reco
 	}
 	j.Committed, j.Disclosed = len(committed), len(disclosed)
 
-	res, verdict, err := dapp.Status(ctx, v.Store, id)
+	res, verdict, err := dapp.LoadStatus(ctx, v.Store, v.Blocks, id)
 	if err != nil {
 		return apiv1.Job{}, err
 	}

@@ -66,7 +66,7 @@ func (o *Outputs) finished(ctx context.Context, id jobs.ID) (*jobs.JobInfo, dapp
 	if err != nil || info.ID() != id {
 		return nil, dapp.Result{}, fmt.Errorf("%w: %s: the stored record is not that job", ErrNoSuchJob, id)
 	}
-	res, ok, err := dapp.Status(ctx, o.Store, id)
+	res, ok, err := dapp.LoadStatus(ctx, o.Store, o.Blocks, id)
 	if err != nil {
 		return nil, dapp.Result{}, err
 	}

@@ -61,7 +61,7 @@ func NewHandler(n *node.Node) http.Handler {
 		writeJSON(w, http.StatusOK, ads)
 	})
 	registerDispatch(mux, n)
-	view := &JobView{Store: n.Store, Chain: n.Escrow}
+	view := &JobView{Store: n.Store, Chain: n.Escrow, Blocks: n.IPFS}
 	if n.DApp != nil {
 		view.Mine = n.DApp.Submitted
 	}

@@ -230,7 +230,7 @@ func waitWithProgress(ctx context.Context, client *localmesh.Member, id jobs.ID,
 	defer tick.Stop()
 	last := ""
 	for {
-		res, ok, err := dapp.Status(ctx, client.Store, id)
+		res, ok, err := dapp.LoadStatus(ctx, client.Store, client.IPFS, id)
 		if err != nil {
 			return res, err
 		}
