@@ -31,7 +31,7 @@ type bodyNode struct {
 	*ipfs.Node
 }
 
-func newBodyNode(t *testing.T) bodyNode {
+func newBodyNode(t testing.TB) bodyNode {
 	t.Helper()
 	cfg := p2p.LoopbackConfig()
 	cfg.TopicDiscovery = false
@@ -56,7 +56,7 @@ func newBodyNode(t *testing.T) bodyNode {
 
 // connectedBodyNodes are two block layers whose hosts are connected, so
 // one fetches what the other holds over bitswap.
-func connectedBodyNodes(t *testing.T) (bodyNode, bodyNode) {
+func connectedBodyNodes(t testing.TB) (bodyNode, bodyNode) {
 	t.Helper()
 	a, b := newBodyNode(t), newBodyNode(t)
 	if err := b.h.Connect(context.Background(), peer.AddrInfo{ID: a.h.ID(), Addrs: a.h.Addrs()}); err != nil {
@@ -351,4 +351,27 @@ func FuzzLoadVerdictBody(f *testing.F) {
 			t.Fatal("accepted a verdict that does not check")
 		}
 	})
+}
+
+// BenchmarkLoadVerdictBody reads the verdict of a 2,002-MicroJob job (182
+// MacroJobs × 11, 8 block hashes each) from a body a connected node serves:
+// the first read fetches it over bitswap, later ones from the local
+// blockstore (b.N reads in all). It reports the record and body sizes.
+func BenchmarkLoadVerdictBody(b *testing.B) {
+	rec := bigVerdictRecord(b, 182, 8)
+	finalizer, payee := connectedBodyNodes(b)
+	ctx := context.Background()
+	out, err := buildVerdictRecord(ctx, rec, DefaultMaxInlineVerdict, finalizer.Node)
+	if err != nil {
+		b.Fatal(err)
+	}
+	small := marshal(b, out)
+	b.ReportMetric(float64(len(marshal(b, rec))), "inline-bytes")
+	b.ReportMetric(float64(len(small)), "record-bytes")
+	b.ResetTimer()
+	for b.Loop() {
+		if _, v, err := LoadVerdictRecord(ctx, small, payee.Node); err != nil || len(v.Results) != 2002 {
+			b.Fatal(err)
+		}
+	}
 }
