@@ -40,6 +40,7 @@ func DispatchJob(info *jobs.JobInfo, plan *jobs.Plan) dispatch.Job {
 // among the groups it can serve (seed 001 dequeue). The order depends only
 // on the JobInfo records and cfg. A job whose value cannot be computed
 // (its estimated time overflows) comes last, by ID, if self can serve it.
+// A job asking for more replicas than cfg.MaxReplicas is not taken.
 func orderJobs(cfg dispatch.Config, self dispatch.Node, list []*jobState) []*jobState {
 	q, err := dispatch.NewQueue(cfg)
 	if err != nil {
@@ -49,6 +50,11 @@ func orderJobs(cfg dispatch.Config, self dispatch.Node, list []*jobState) []*job
 	byID := make(map[string]*jobState, len(list))
 	var rest []*jobState
 	for _, js := range list {
+		if int(js.info.Requirements.Replicas) > cfg.MaxReplicas {
+			// The mesh's dispatch parameters cap replicated jobs
+			// (seed 000: GPT tasks on 3 nodes of one card model).
+			continue
+		}
 		j := DispatchJob(js.info, js.plan)
 		byID[j.ID] = js
 		if q == nil || q.Push(j) != nil {
