@@ -223,7 +223,53 @@ func (w *Worker) roomConfig(js *jobState) macrojob.RoomConfig {
 	if _, ok := rc.Queue.Chooser.(weightedChooser); ok {
 		rc.Queue.Chooser = w.ChooserFor(DispatchJob(js.info, js.plan))
 	}
+	if rc.Queue.Avoid == nil {
+		rc.Queue.Avoid = w.avoidSelfCheck(js)
+	}
 	return rc
+}
+
+// avoidSelfCheck is the rooms' Avoid rule: a processor does not lock a
+// MacroJob's verifier MicroJob beside a regular MicroJob it checks (held,
+// or already run here), nor such a regular one beside the verifier. One
+// processor running both proves nothing, and the job then pays for two
+// independent re-runs of each such block (self-checks).
+func (w *Worker) avoidSelfCheck(js *jobState) func(macrojob.ID, []macrojob.ID) bool {
+	return func(id macrojob.ID, taken []macrojob.ID) bool {
+		a, err := jobs.ParseHash(string(id))
+		if err != nil {
+			return false
+		}
+		conflicts := func(b jobs.ID) bool { return checks(js.plan, a, b) || checks(js.plan, b, a) }
+		for _, t := range taken {
+			if b, err := jobs.ParseHash(string(t)); err == nil && conflicts(b) {
+				return true
+			}
+		}
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		for b := range js.mine {
+			if conflicts(b) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// checks reports whether verifier is a verifier MicroJob of plan that
+// takes a block of regular.
+func checks(plan *jobs.Plan, verifier, regular jobs.ID) bool {
+	v, err := plan.MicroJob(verifier)
+	if err != nil || !v.Verifier {
+		return false
+	}
+	for _, src := range v.Sources {
+		if plan.Macros[v.Macro].Micros[src.Slot].ID == regular {
+			return true
+		}
+	}
+	return false
 }
 
 // Chooser returns the job-independent queue-owner chooser (no locality),
