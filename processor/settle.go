@@ -393,6 +393,9 @@ func (w *Worker) finalize(ctx context.Context, js *jobState) error {
 		return nil
 	}
 	if settled, err := w.requestChecks(ctx, js, v, recs); err != nil || !settled {
+		if err == nil {
+			w.prefetchResults(js, v)
+		}
 		w.log.Debug("job complete: waiting for self-check re-runs", "job", id, "err", err)
 		return err
 	}
