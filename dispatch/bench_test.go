@@ -5,12 +5,14 @@ import (
 	"math/big"
 	"testing"
 	"time"
+
+	"github.com/jobmesh/jobmesh/internal/cputime"
 )
 
 // reportCPU adds a cpu-ns/op metric for the loop that started at start.
 func reportCPU(b *testing.B, start time.Duration) {
 	if b.N > 0 && start >= 0 {
-		b.ReportMetric(float64(cpuTime(b)-start)/float64(b.N), "cpu-ns/op")
+		b.ReportMetric(float64(cputime.Process()-start)/float64(b.N), "cpu-ns/op")
 	}
 }
 
@@ -73,7 +75,7 @@ func BenchmarkSelect(b *testing.B) {
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			seed := Seed([]byte(bc.job.ID))
-			start := cpuTime(b)
+			start := cputime.Process()
 			for b.Loop() {
 				if _, err := p.Select(bc.job, seed); err != nil {
 					b.Fatal(err)
@@ -107,7 +109,7 @@ func BenchmarkRelease(b *testing.B) {
 	}
 	next := benchJobs
 	i := 0
-	start := cpuTime(b)
+	start := cputime.Process()
 	for b.Loop() {
 		id := benchNode(i % benchNodes).ID
 		if _, _, err := d.Release(id, []byte(id)); err != nil {
@@ -134,7 +136,7 @@ func BenchmarkQueueNext(b *testing.B) {
 	}
 	all := func(string, uint64, int) bool { return true }
 	i := 0
-	start := cpuTime(b)
+	start := cputime.Process()
 	for b.Loop() {
 		n := benchNode(i)
 		j, ok := q.Next(n, all)

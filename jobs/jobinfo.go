@@ -52,13 +52,17 @@ const (
 	MaxBlocks            = 1 << 22  // blocks per job; bounds the plan's memory (32 MiB of indices)
 	MaxMicroJobs         = 1 << 18  // regular MicroJobs per job; bounds the per-MicroJob part of a plan
 	MaxReplicas          = 16
-	MaxURILength         = 2048
-	MaxGPUModelLength    = 128
-	MaxModelCIDs         = 64
-	MaxColumns           = 1 << 16
-	MaxTaskSize          = 1 << 53 // exact in IEEE doubles, so JSON tooling elsewhere keeps it
-	MaxMinVRAMMiB        = 1 << 24 // 16 TiB
-	MaxDeadline          = 1 << 40 // unix seconds, far beyond any real deadline
+	// MaxQueueItems bounds one MacroJob room's queue: (N+1)·R items, the
+	// N regular MicroJobs and the verifier, each R times. It equals
+	// macrojob.MaxItems (a test checks).
+	MaxQueueItems     = 4096
+	MaxURILength      = 2048
+	MaxGPUModelLength = 128
+	MaxModelCIDs      = 64
+	MaxColumns        = 1 << 16
+	MaxTaskSize       = 1 << 53 // exact in IEEE doubles, so JSON tooling elsewhere keeps it
+	MaxMinVRAMMiB     = 1 << 24 // 16 TiB
+	MaxDeadline       = 1 << 40 // unix seconds, far beyond any real deadline
 )
 
 // maxPrice is 2^256-1: the price must fit the escrow contract's uint256.

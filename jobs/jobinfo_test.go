@@ -113,6 +113,7 @@ func TestValidateRejectsEachBadField(t *testing.T) {
 		{"duplicate model cid", func(j *JobInfo) { j.Requirements.ModelCIDs = []string{testModelCID, testModelCID} }, ErrInvalidRequirements, "requirements.model_cids[1]"},
 		{"zero replicas", func(j *JobInfo) { j.Requirements.Replicas = 0 }, ErrInvalidRequirements, "requirements.replicas"},
 		{"too many replicas", func(j *JobInfo) { j.Requirements.Replicas = MaxReplicas + 1 }, ErrInvalidRequirements, "requirements.replicas"},
+		{"replicas overflow a room's queue", func(j *JobInfo) { j.Slicing.MicroJobs, j.Requirements.Replicas = 1000, 5 }, ErrInvalidRequirements, "requirements.replicas"},
 		{"zero wallet", func(j *JobInfo) { j.Creator = Address{} }, ErrInvalidWallet, "creator"},
 		{"deadline in the past", func(j *JobInfo) { j.Deadline = testNow.Unix() - 1 }, ErrInvalidDeadline, "deadline"},
 		{"deadline now", func(j *JobInfo) { j.Deadline = testNow.Unix() }, ErrInvalidDeadline, "deadline"},

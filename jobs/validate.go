@@ -104,6 +104,8 @@ func (j *JobInfo) validateStatic() []error {
 	}
 	if r.Replicas < 1 || r.Replicas > MaxReplicas {
 		add("requirements.replicas", ErrInvalidRequirements, "%d not in 1..%d", r.Replicas, MaxReplicas)
+	} else if n := uint64(j.Slicing.MicroJobs); n >= 1 && n <= MaxMicroJobsPerMacro && (n+1)*uint64(r.Replicas) > MaxQueueItems {
+		add("requirements.replicas", ErrInvalidRequirements, "%d replicas of %d MicroJobs per MacroJob (with the verifier) make %d queue items, at most %d", r.Replicas, n+1, (n+1)*uint64(r.Replicas), MaxQueueItems)
 	}
 
 	if j.Creator == (Address{}) {

@@ -59,6 +59,13 @@ type Config struct {
 	// MaxMembers caps the processors one queue admits, at most the wire limit
 	// MaxMembers. Default 256.
 	MaxMembers int
+	// Avoid, when set, names open items the owner should not lock for
+	// itself, given the items it holds (taken): it locks them only when
+	// nothing else is open, so a queue never stalls. The processor avoids
+	// running a MacroJob's verifier together with the regular MicroJobs it
+	// checks. A local choice: the snapshot shows only the locks. Default
+	// nil: any open item.
+	Avoid func(id ID, taken []ID) bool
 	// Chooser picks the next owner among pending requesters. Default
 	// SeededChooser.
 	Chooser Chooser
@@ -740,15 +747,31 @@ func (q *Queue) drive(now time.Time) bool {
 			}
 		}
 		limit := min(q.cfg.MaxLocksPerTurn, max(1, open/(1+len(q.pending))))
-		n := 0
-		for i := range q.items {
-			if n == limit {
-				break
+		var taken []ID
+		if q.cfg.Avoid != nil {
+			for i := range q.items {
+				if q.items[i].state == Locked && q.items[i].holder == q.self {
+					taken = append(taken, q.ids[i])
+				}
 			}
-			if q.items[i].state == Open {
+		}
+		n := 0
+		// Items Avoid names are locked only when nothing else could be.
+		for pass := 0; pass < 2 && n == 0; pass++ {
+			for i := range q.items {
+				if n == limit {
+					break
+				}
+				if q.items[i].state != Open || pass == 0 && q.cfg.Avoid != nil && q.cfg.Avoid(q.ids[i], taken) {
+					continue
+				}
 				q.items[i] = lock{state: Locked, holder: q.self, expiry: now.Add(q.cfg.ProcessingTimeout).UnixNano()}
 				q.ready = append(q.ready, q.ids[i])
+				taken = append(taken, q.ids[i])
 				n++
+			}
+			if q.cfg.Avoid == nil {
+				break
 			}
 		}
 		if n > 0 {

@@ -200,3 +200,32 @@ func TestSuccessorOrder(t *testing.T) {
 		t.Errorf("first successor over 32 terms: %v", firsts)
 	}
 }
+
+// TestAvoid: the owner does not lock an item Avoid names while others are
+// open, and locks it once nothing else is, so the queue never stalls.
+func TestAvoid(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.MaxLocksPerTurn = 3
+	// "v" checks "r1": one processor should not run both.
+	cfg.Avoid = func(id ID, taken []ID) bool {
+		return id == "v" && slices.Contains(taken, "r1") || id == "r1" && slices.Contains(taken, "v")
+	}
+	q, err := New(cfg, Params{Self: "a", Room: "r", Items: []ID{"r1", "v", "r2", "r3"}, Creator: "a"}, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.Request(t0)
+	if got := q.Ready(); !slices.Equal(got, []ID{"r1", "r2", "r3"}) {
+		t.Fatalf("first turn locked %v, want r1 r2 r3 (v avoided beside r1)", got)
+	}
+	// r1 is still held; v is the only open item: it is locked anyway.
+	for _, id := range []ID{"r2", "r3"} {
+		if _, err := q.Complete(id, t0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	q.Request(t0)
+	if got := q.Ready(); !slices.Equal(got, []ID{"v"}) {
+		t.Fatalf("second turn locked %v, want v (nothing else is open)", got)
+	}
+}

@@ -75,13 +75,10 @@ func testHosts(t testing.TB, n int) []*p2p.Host {
 	return hs
 }
 
-func TestRoomSharesWorkOverGossipsub(t *testing.T) {
-	nodes := testNodes(t, 3)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	items := []ID{"m0", "m1", "m2", "m3", "m4", "m5", "m6", "m7"}
-	creator := PeerID(nodes[0].host.ID().String())
-	cfg := RoomConfig{Queue: Config{ProcessingTimeout: 10 * time.Second, OwnerTimeout: 2 * time.Second, Rebroadcast: 200 * time.Millisecond}, LockTTL: time.Minute}
+// joinRooms has every node join room 0 of "job1" with items, creator
+// owning it first; the rooms close when the test ends.
+func joinRooms(ctx context.Context, t *testing.T, nodes []testNode, items []ID, creator PeerID, cfg RoomConfig) []*Room {
+	t.Helper()
 	var rooms []*Room
 	for _, n := range nodes {
 		r, err := JoinRoom(ctx, RoomParams{Host: n.host, Store: n.store, JobID: "job1", Macro: 0, Items: items, Creator: creator}, cfg)
@@ -91,6 +88,17 @@ func TestRoomSharesWorkOverGossipsub(t *testing.T) {
 		t.Cleanup(func() { r.Close() })
 		rooms = append(rooms, r)
 	}
+	return rooms
+}
+
+func TestRoomSharesWorkOverGossipsub(t *testing.T) {
+	nodes := testNodes(t, 3)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	items := []ID{"m0", "m1", "m2", "m3", "m4", "m5", "m6", "m7"}
+	creator := PeerID(nodes[0].host.ID().String())
+	cfg := RoomConfig{Queue: Config{ProcessingTimeout: 10 * time.Second, OwnerTimeout: 2 * time.Second, Rebroadcast: 200 * time.Millisecond}, LockTTL: time.Minute}
+	rooms := joinRooms(ctx, t, nodes, items, creator, cfg)
 	var mu sync.Mutex
 	byNode := map[int][]ID{}
 	var wg sync.WaitGroup
@@ -182,15 +190,7 @@ func TestRoomBatchesHandOutWholeTurns(t *testing.T) {
 	items := []ID{"m0", "m1", "m2", "m3", "m4", "m5", "m6", "m7", "m8", "m9", "m10"}
 	creator := PeerID(nodes[0].host.ID().String())
 	cfg := RoomConfig{Queue: Config{MaxLocksPerTurn: 3, ProcessingTimeout: 10 * time.Second, OwnerTimeout: 2 * time.Second, Rebroadcast: 200 * time.Millisecond}, LockTTL: time.Minute}
-	var rooms []*Room
-	for _, n := range nodes {
-		r, err := JoinRoom(ctx, RoomParams{Host: n.host, Store: n.store, JobID: "job1", Macro: 0, Items: items, Creator: creator}, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { r.Close() })
-		rooms = append(rooms, r)
-	}
+	rooms := joinRooms(ctx, t, nodes, items, creator, cfg)
 	// The creator owns the queue: its first batch is a whole grab.
 	batch, err := rooms[0].NextBatch(ctx, 5)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jobmesh/jobmesh/crdt"
+	"github.com/jobmesh/jobmesh/internal/cputime"
 	"github.com/jobmesh/jobmesh/internal/wait"
 	"github.com/jobmesh/jobmesh/localmesh"
 )
@@ -69,12 +70,12 @@ func benchConvergence(b *testing.B, nodes int) {
 
 	// The idle mesh's own CPU use (heartbeats, rebroadcasts, DHT upkeep),
 	// measured over a fixed period: it is the floor under every write.
-	idle0, idleStart := cpuTime(b), time.Now()
+	idle0, idleStart := cputime.Process(), time.Now()
 	time.Sleep(2 * time.Second)
-	idleCPU := float64(cpuTime(b)-idle0) / float64(time.Since(idleStart))
+	idleCPU := float64(cputime.Process()-idle0) / float64(time.Since(idleStart))
 
 	var lat, first []time.Duration
-	cpu0 := cpuTime(b)
+	cpu0 := cputime.Process()
 	i := 0
 	for b.Loop() {
 		w := m.Members[i%nodes]
@@ -115,7 +116,7 @@ func benchConvergence(b *testing.B, nodes int) {
 				i-1, w.Index, last.Sub(start).Round(time.Millisecond), strings.Join(order, " "))
 		}
 	}
-	cpu := cpuTime(b) - cpu0
+	cpu := cputime.Process() - cpu0
 	b.StopTimer()
 	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 	b.ReportMetric(ms(percentile(lat, 50)), "p50-ms")

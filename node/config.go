@@ -460,7 +460,8 @@ min_queue_len = {{toml .Dispatch.MinQueueLen}}
 # Live processors that should hold each required model (fewer: others are
 # asked to pre-download it).
 min_model_holders = {{toml .Dispatch.MinModelHolders}}
-# Most processors of one card model a job may ask for.
+# Most processors of one card model a job may ask for (requirements.replicas);
+# this processor does not take a job that asks for more.
 max_replicas = {{toml .Dispatch.MaxReplicas}}
 # Points for the 1st, 2nd, 3rd... submission in a commitment or disclosure
 # round; a node's speed score is the mean task score over score_window tasks,

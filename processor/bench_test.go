@@ -13,6 +13,7 @@ import (
 
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/dapp"
+	"github.com/jobmesh/jobmesh/internal/cputime"
 	"github.com/jobmesh/jobmesh/internal/wait"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/localmesh"
@@ -331,11 +332,11 @@ func benchFlow(b *testing.B, s flowShape, tu tuning) {
 	runBenchJob(b, m, exec, flowShape{processors: s.processors, macros: 1, n: 2, cost: 0}, -1)
 	var runs []flowRun
 	b.ResetTimer()
-	cpu0 := cpuTime(b)
+	cpu0 := cputime.Process()
 	for i := range b.N {
 		runs = append(runs, runBenchJob(b, m, exec, s, i))
 	}
-	cpu := cpuTime(b) - cpu0
+	cpu := cputime.Process() - cpu0
 	b.StopTimer()
 	var wall, compute, committed, disclosed time.Duration
 	var blocks int64

@@ -40,6 +40,7 @@ func DispatchJob(info *jobs.JobInfo, plan *jobs.Plan) dispatch.Job {
 // among the groups it can serve (seed 001 dequeue). The order depends only
 // on the JobInfo records and cfg. A job whose value cannot be computed
 // (its estimated time overflows) comes last, by ID, if self can serve it.
+// A job asking for more replicas than cfg.MaxReplicas is not taken.
 func orderJobs(cfg dispatch.Config, self dispatch.Node, list []*jobState) []*jobState {
 	q, err := dispatch.NewQueue(cfg)
 	if err != nil {
@@ -49,6 +50,11 @@ func orderJobs(cfg dispatch.Config, self dispatch.Node, list []*jobState) []*job
 	byID := make(map[string]*jobState, len(list))
 	var rest []*jobState
 	for _, js := range list {
+		if int(js.info.Requirements.Replicas) > cfg.MaxReplicas {
+			// The mesh's dispatch parameters cap replicated jobs
+			// (seed 000: GPT tasks on 3 nodes of one card model).
+			continue
+		}
 		j := DispatchJob(js.info, js.plan)
 		byID[j.ID] = js
 		if q == nil || q.Push(j) != nil {
@@ -217,7 +223,53 @@ func (w *Worker) roomConfig(js *jobState) macrojob.RoomConfig {
 	if _, ok := rc.Queue.Chooser.(weightedChooser); ok {
 		rc.Queue.Chooser = w.ChooserFor(DispatchJob(js.info, js.plan))
 	}
+	if rc.Queue.Avoid == nil {
+		rc.Queue.Avoid = w.avoidSelfCheck(js)
+	}
 	return rc
+}
+
+// avoidSelfCheck is the rooms' Avoid rule: a processor does not lock a
+// MacroJob's verifier MicroJob beside a regular MicroJob it checks (held,
+// or already run here), nor such a regular one beside the verifier. One
+// processor running both proves nothing, and the job then pays for two
+// independent re-runs of each such block (self-checks).
+func (w *Worker) avoidSelfCheck(js *jobState) func(macrojob.ID, []macrojob.ID) bool {
+	return func(id macrojob.ID, taken []macrojob.ID) bool {
+		a, err := jobs.ParseHash(string(id))
+		if err != nil {
+			return false
+		}
+		conflicts := func(b jobs.ID) bool { return checks(js.plan, a, b) || checks(js.plan, b, a) }
+		for _, t := range taken {
+			if b, err := jobs.ParseHash(string(t)); err == nil && conflicts(b) {
+				return true
+			}
+		}
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		for b := range js.mine {
+			if conflicts(b) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// checks reports whether verifier is a verifier MicroJob of plan that
+// takes a block of regular.
+func checks(plan *jobs.Plan, verifier, regular jobs.ID) bool {
+	v, err := plan.MicroJob(verifier)
+	if err != nil || !v.Verifier {
+		return false
+	}
+	for _, src := range v.Sources {
+		if plan.Macros[v.Macro].Micros[src.Slot].ID == regular {
+			return true
+		}
+	}
+	return false
 }
 
 // Chooser returns the job-independent queue-owner chooser (no locality),

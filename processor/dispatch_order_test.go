@@ -109,3 +109,17 @@ func BenchmarkOrderJobs(b *testing.B) {
 		}
 	}
 }
+
+// TestOrderJobsCapsReplicas: a job asking for more replicas than the
+// mesh's MaxReplicas is not taken; one within it is.
+func TestOrderJobsCapsReplicas(t *testing.T) {
+	cfg := dispatch.DefaultConfig()
+	ok := orderFixture("ok", 100, 0, 10, 0, "")
+	ok.info.Requirements.Replicas = uint32(cfg.MaxReplicas)
+	tooMany := orderFixture("too-many", 1000, 0, 10, 0, "")
+	tooMany.info.Requirements.Replicas = uint32(cfg.MaxReplicas + 1)
+	got := orderJobs(cfg, dispatch.Node{ID: "self", CardModel: "cpu"}, []*jobState{tooMany, ok})
+	if len(got) != 1 || got[0] != ok {
+		t.Fatalf("took %d jobs; want only the one within MaxReplicas", len(got))
+	}
+}

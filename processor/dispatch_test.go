@@ -114,6 +114,9 @@ func dispatchMesh(t *testing.T, log *choiceLog) *localmesh.Mesh {
 			log.workers[m.Index] = wp
 			log.mu.Unlock()
 			pc.Room.Queue.Chooser = recordingChooser{log, wp}
+			// One MicroJob per ownership turn: the test counts weighted
+			// handoffs, and a turn of three makes fewer of them.
+			pc.Room.Queue.MaxLocksPerTurn = 1
 		},
 	})
 }

@@ -219,6 +219,9 @@ func TestOwnerKilledMidMicroJob(t *testing.T) {
 	held := make(chan jobs.ID, 1)
 	var m *localmesh.Mesh
 	m = flowMesh(t, 4, func(mem *localmesh.Member, pc *processor.Config) {
+		// One MicroJob per turn, so that work spreads over every
+		// processor and the victim is sure to get some.
+		pc.Room.Queue.MaxLocksPerTurn = 1
 		if mem.Index != victim {
 			return
 		}

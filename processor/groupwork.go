@@ -225,30 +225,7 @@ func (w *Worker) processReplicas(ctx context.Context, js *jobState, room *macroj
 	if len(commits) == 0 {
 		return
 	}
-	if err := w.writer.PutBatch(ctx, commits); err != nil {
-		w.log.Warn("writing commitments", "job", js.plan.JobID, "count", len(commits), "err", err)
-		return
-	}
-	w.m.microjobs.WithLabelValues("ok").Add(float64(len(commits)))
-	if err := room.CompleteAll(ctx, done); err != nil {
-		w.log.Warn("completing replica tokens in room", "room", room.Name, "err", err)
-	}
-	w.mu.Lock()
-	w.pending = append(w.pending, ran...)
-	if js.mine == nil {
-		js.mine = map[jobs.ID]bool{}
-	}
-	for _, d := range ran {
-		js.mine[d.MicroID] = true
-	}
-	w.mu.Unlock()
-	t := w.jobChannel(ctx, js)
-	for _, d := range ran {
-		w.log.Info("MicroJob committed", "job", js.plan.JobID, "macro", d.MacroIndex, "micro", d.MicroID)
-		if t != nil {
-			_ = t.Publish(ctx, jobs.ChannelMsg{Kind: jobs.KindProgress, JobID: js.plan.JobID.String(), MicroID: d.MicroID.String(), Processor: w.self})
-		}
-	}
+	w.finishTurn(ctx, js, room, ran, commits, done)
 }
 
 // groupSilent keeps, of the MicroJobs redoSilent would have redone

@@ -2,6 +2,7 @@ package processor
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"strconv"
 	"strings"
@@ -158,6 +159,8 @@ func checkCulprits(plan *jobs.Plan, v microjob.Verdict, recs *jobRecords) []stri
 func (w *Worker) requestChecks(ctx context.Context, js *jobState, v microjob.Verdict, recs *jobRecords) (bool, error) {
 	scs := selfChecked(js.plan, v)
 	pending := false
+	var checks []crdt.Entry
+	var sent []Check
 	var procs []string
 	for _, sc := range scs {
 		if _, done := checkOutcome(recs, sc); done {
@@ -226,10 +229,21 @@ func (w *Worker) requestChecks(ctx context.Context, js *jobState, v microjob.Ver
 			picks = c.Thirds[:]
 		}
 		rec := Check{Block: sc.block, Processor: sc.processor, Hash: sc.hash, Thirds: [2]string{picks[0], picks[1]}, Dropped: dropped, Exhausted: exhausted}
-		if err := crdt.PutJSON(ctx, w.writer, CheckKey(js.plan.JobID, sc.block), CheckType, rec); err != nil {
+		payload, err := json.Marshal(rec)
+		if err != nil {
 			return false, err
 		}
-		w.log.Info("self-checked block sent for two independent runs", "job", js.plan.JobID, "block", sc.block, "processor", sc.processor, "thirds", rec.Thirds)
+		checks = append(checks, crdt.Entry{Key: CheckKey(js.plan.JobID, sc.block), Type: CheckType, Payload: payload})
+		sent = append(sent, rec)
+	}
+	// Every request of this judgement goes out as one store batch.
+	if len(checks) > 0 {
+		if err := w.writer.PutBatch(ctx, checks); err != nil {
+			return false, err
+		}
+		for _, rec := range sent {
+			w.log.Info("self-checked block sent for two independent runs", "job", js.plan.JobID, "block", rec.Block, "processor", rec.Processor, "thirds", rec.Thirds)
+		}
 	}
 	return !pending, nil
 }

@@ -393,6 +393,9 @@ func (w *Worker) finalize(ctx context.Context, js *jobState) error {
 		return nil
 	}
 	if settled, err := w.requestChecks(ctx, js, v, recs); err != nil || !settled {
+		if err == nil {
+			w.prefetchResults(js, v)
+		}
 		w.log.Debug("job complete: waiting for self-check re-runs", "job", id, "err", err)
 		return err
 	}
@@ -620,6 +623,7 @@ func (w *Worker) doReruns(ctx context.Context) bool {
 		for block, c := range recs.checks {
 			asked[block] = asked[block] || c.Thirds[0] == w.self || c.Thirds[1] == w.self
 		}
+		var reruns []crdt.Entry
 		for block, mine := range asked {
 			if !mine || slices.ContainsFunc(recs.reruns[block], func(r Rerun) bool { return r.Processor == w.self }) {
 				continue
@@ -645,12 +649,22 @@ func (w *Worker) doReruns(ctx context.Context) bool {
 			}
 			sum := sha256.Sum256(out)
 			rr := Rerun{Block: block, Hash: hex.EncodeToString(sum[:]), Processor: w.self}
-			if err := crdt.PutJSON(ctx, w.writer, RerunKey(js.plan.JobID, block, w.self), RerunType, rr); err != nil {
+			payload, err := json.Marshal(rr)
+			if err != nil {
 				continue
 			}
-			w.log.Info("re-ran a disputed block", "job", js.plan.JobID, "block", block)
-			did = true
+			reruns = append(reruns, crdt.Entry{Key: RerunKey(js.plan.JobID, block, w.self), Type: RerunType, Payload: payload})
 		}
+		// A job's re-runs go out as one store batch.
+		if len(reruns) == 0 {
+			continue
+		}
+		if err := w.writer.PutBatch(ctx, reruns); err != nil {
+			w.log.Warn("writing re-runs", "job", js.plan.JobID, "count", len(reruns), "err", err)
+			continue
+		}
+		w.log.Info("re-ran disputed or self-checked blocks", "job", js.plan.JobID, "blocks", len(reruns))
+		did = true
 	}
 	return did
 }

@@ -447,6 +447,14 @@ func (w *Worker) process(ctx context.Context, js *jobState, room *macrojob.Room,
 		commits = append(commits, crdt.Entry{Key: c.Key(), Type: microjob.TypeCommit, Payload: c.Encode()})
 		done = append(done, id)
 	}
+	w.finishTurn(ctx, js, room, ran, commits, done)
+}
+
+// finishTurn writes a turn's commitments as one store batch, completes
+// its items in the room, keeps the disclosures for their round and
+// announces the progress. Nothing is completed when the commitments could
+// not be written: their locks expire and the queue offers them again.
+func (w *Worker) finishTurn(ctx context.Context, js *jobState, room *macrojob.Room, ran []microjob.Disclosure, commits []crdt.Entry, done []macrojob.ID) {
 	if len(commits) > 0 {
 		if err := w.writer.PutBatch(ctx, commits); err != nil {
 			w.log.Warn("writing commitments", "job", js.plan.JobID, "count", len(commits), "err", err)

@@ -266,6 +266,9 @@ type jobState struct {
 	// standbyUntil: another processor is the job's designated finalizer;
 	// this one does not judge it again before then (FinalizeTakeover).
 	standbyUntil time.Time
+	// prefetching: the finalizer has started fetching the job's result
+	// directories (prefetchResults).
+	prefetching bool
 	mine         map[jobs.ID]bool // MicroJobs this node committed
 	finished     bool             // a verdict exists
 	aborted      bool             // a JobAborted record exists: nobody works on it
