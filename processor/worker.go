@@ -269,9 +269,9 @@ type jobState struct {
 	// prefetching: the finalizer has started fetching the job's result
 	// directories (prefetchResults).
 	prefetching bool
-	mine         map[jobs.ID]bool // MicroJobs this node committed
-	finished     bool             // a verdict exists
-	aborted      bool             // a JobAborted record exists: nobody works on it
+	mine        map[jobs.ID]bool // MicroJobs this node committed
+	finished    bool             // a verdict exists
+	aborted     bool             // a JobAborted record exists: nobody works on it
 	// topic is the Job channel, joined when the node first works on the
 	// job; announced are the rooms heard of there.
 	topic     *p2p.Topic[jobs.ChannelMsg]
