@@ -1,12 +1,16 @@
 package processor
 
 import (
+	"context"
 	"crypto/sha256"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 
+	"github.com/jobmesh/jobmesh/crdt/crdttest"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/macrojob"
 	"github.com/jobmesh/jobmesh/microjob"
@@ -96,5 +100,52 @@ func TestAvoidSelfCheck(t *testing.T) {
 	}
 	if avoid(macrojob.ID("not-a-hash#1"), nil) {
 		t.Fatal("an item that names no MicroJob is avoided")
+	}
+}
+
+// TestRedoSilentTimesEachMicroJob: a MicroJob is redone only after it has
+// been silent (fully committed MacroJob, no disclosure) for DiscloseGrace
+// itself; another MicroJob silent for long does not make a newly silent
+// one due at once.
+func TestRedoSilentTimesEachMicroJob(t *testing.T) {
+	plan := roundsPlan(t)
+	info := &jobs.JobInfo{Requirements: jobs.Requirements{Replicas: 1}}
+	c := crdttest.New(t, crdttest.Options{Replicas: 1})
+	store := c.Replicas[0].Store
+	x := newRecordIndex(store)
+	w := &Worker{cfg: Config{DiscloseGrace: time.Minute}, writer: indexWriter{store: store, index: x}, log: slog.New(slog.DiscardHandler)}
+	js := &jobState{info: info, plan: plan}
+	recs := newJobRecords()
+	for _, mu := range plan.Macros[0].Micros {
+		recs.commits = append(recs.commits, microjob.Commitment{JobID: plan.JobID, MicroID: mu.ID, Processor: "p"})
+	}
+	a, b := plan.Macros[0].Micros[0].ID.String(), plan.Macros[0].Micros[1].ID.String()
+	ctx := context.Background()
+	t0 := time.Unix(1_800_000_000, 0)
+	redone := func(m string) bool {
+		_, err := store.Get(ctx, RedoKey(plan.JobID, mustHash(m)))
+		return err == nil
+	}
+	if err := w.redoSilent(ctx, js, recs, microjob.Verdict{Missing: []string{a}}, t0); err != nil {
+		t.Fatal(err)
+	}
+	if redone(a) {
+		t.Fatal("redone before its grace")
+	}
+	// A minute on: a has been silent for the grace, b only just now.
+	if err := w.redoSilent(ctx, js, recs, microjob.Verdict{Missing: []string{a, b}}, t0.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if !redone(a) {
+		t.Fatal("a MicroJob silent for the grace was not redone")
+	}
+	if redone(b) {
+		t.Fatal("a MicroJob silent only since now was redone at once")
+	}
+	if err := w.redoSilent(ctx, js, recs, microjob.Verdict{Missing: []string{a, b}}, t0.Add(2*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if !redone(b) {
+		t.Fatal("b was not redone after its own grace")
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -446,34 +445,44 @@ func designatedFinalizer(id jobs.ID, recs *jobRecords, culprits []string) string
 // for the silent processor forever.
 func (w *Worker) redoSilent(ctx context.Context, js *jobState, recs *jobRecords, v microjob.Verdict, now time.Time) error {
 	silent := w.groupSilent(ctx, js, silentCommitters(js.plan, recs, v))
+	// Each MicroJob's silence is timed on its own: one MicroJob silent
+	// for long must not get another, silent only since its MacroJob's
+	// last commitment, redone at once.
+	var due []string
 	w.mu.Lock()
-	if len(silent) == 0 {
-		js.silentSince = time.Time{}
-		w.mu.Unlock()
-		return nil
-	}
-	if js.silentSince.IsZero() {
-		js.silentSince = now
-	}
-	waited := now.Sub(js.silentSince)
-	if waited < w.cfg.DiscloseGrace {
-		js.graceWait = true // judge again when the grace is over
+	since := js.silentSince
+	js.silentSince = make(map[string]time.Time, len(silent))
+	for m := range silent {
+		at, ok := since[m]
+		if !ok {
+			at = now
+		}
+		js.silentSince[m] = at
+		if now.Sub(at) >= w.cfg.DiscloseGrace {
+			due = append(due, m)
+		} else {
+			js.graceWait = true // judge again when the grace is over
+		}
 	}
 	w.mu.Unlock()
-	if waited < w.cfg.DiscloseGrace {
-		return nil
-	}
 	id := js.plan.JobID
-	for _, m := range slices.Sorted(maps.Keys(silent)) {
+	var entries []crdt.Entry
+	slices.Sort(due)
+	for _, m := range due {
 		if _, ok := recs.redo[m]; ok {
 			continue
 		}
-		if err := crdt.PutJSON(ctx, w.writer, RedoKey(id, mustHash(m)), RedoType, Redo{Micro: m, Exclude: silent[m]}); err != nil {
+		payload, err := json.Marshal(Redo{Micro: m, Exclude: silent[m]})
+		if err != nil {
 			return err
 		}
+		entries = append(entries, crdt.Entry{Key: RedoKey(id, mustHash(m)), Type: RedoType, Payload: payload})
 		w.log.Info("MicroJob to be redone: its committers never disclosed", "job", id, "micro", m, "silent", silent[m])
 	}
-	return nil
+	if len(entries) == 0 {
+		return nil
+	}
+	return w.writer.PutBatch(ctx, entries)
 }
 
 // silentCommitters maps each MicroJob without a valid disclosure, in a

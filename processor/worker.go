@@ -294,9 +294,9 @@ type jobState struct {
 	judgedVer uint64
 	judgedAt  time.Time
 	graceWait bool
-	// silentSince is when this node first saw committed MicroJobs of a
-	// fully committed MacroJob without a disclosure (redoSilent).
-	silentSince time.Time
+	// silentSince is, for each MicroJob of a fully committed MacroJob
+	// without any disclosure, when this node first saw it so (redoSilent).
+	silentSince map[string]time.Time
 	// rerunSeen is when this node first saw each re-run request
 	// (rerunOverdue).
 	rerunSeen map[string]time.Time
