@@ -44,13 +44,20 @@ type JobView struct {
 	plans map[jobs.ID]*jobs.Plan
 }
 
-// List returns the summary of every job in the store, newest first.
-func (v *JobView) List(ctx context.Context) ([]apiv1.Job, error) {
+// storedJob is a job record of the store and its JobInfo.
+type storedJob struct {
+	info *jobs.JobInfo
+	rec  crdt.Record
+}
+
+// jobsInStore returns every well-formed job record of the store: of type
+// job, decoding to a JobInfo whose ID names its key.
+func (v *JobView) jobsInStore(ctx context.Context) ([]storedJob, error) {
 	recs, err := v.Store.Query(ctx, "/jobs")
 	if err != nil {
 		return nil, err
 	}
-	out := []apiv1.Job{}
+	var out []storedJob
 	for _, r := range recs {
 		if r.Type != processor.JobType {
 			continue
@@ -59,7 +66,20 @@ func (v *JobView) List(ctx context.Context) ([]apiv1.Job, error) {
 		if err != nil || processor.JobKey(info.ID()) != r.Key {
 			continue
 		}
-		j, err := v.summary(ctx, info, r)
+		out = append(out, storedJob{info, r})
+	}
+	return out, nil
+}
+
+// List returns the summary of every job in the store, newest first.
+func (v *JobView) List(ctx context.Context) ([]apiv1.Job, error) {
+	stored, err := v.jobsInStore(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := []apiv1.Job{}
+	for _, sj := range stored {
+		j, err := v.summary(ctx, sj.info, sj.rec)
 		if err != nil {
 			return nil, err
 		}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/jobmesh/jobmesh/apiv1"
 	"github.com/jobmesh/jobmesh/jobs"
-	"github.com/jobmesh/jobmesh/processor"
 )
 
 // collectTimeout bounds deriving the job states for one scrape.
@@ -82,19 +81,13 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 }
 
 func (c *collector) count(ctx context.Context) (map[apiv1.JobState]int, error) {
-	recs, err := c.view.Store.Query(ctx, "/jobs")
+	stored, err := c.view.jobsInStore(ctx)
 	if err != nil {
 		return nil, err
 	}
 	counts := map[apiv1.JobState]int{}
-	for _, r := range recs {
-		if r.Type != processor.JobType {
-			continue
-		}
-		info, err := jobs.Decode(r.Payload)
-		if err != nil || processor.JobKey(info.ID()) != r.Key {
-			continue
-		}
+	for _, sj := range stored {
+		info, r := sj.info, sj.rec
 		id := info.ID()
 		c.mu.Lock()
 		state, done := c.terminal[id]

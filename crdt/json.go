@@ -8,11 +8,21 @@ import (
 
 // PutJSON writes v, encoded as JSON, as a record of type typ under key.
 func PutJSON(ctx context.Context, w Writer, key, typ string, v any) error {
+	e, err := JSONEntry(key, typ, v)
+	if err != nil {
+		return err
+	}
+	return w.Put(ctx, e.Key, e.Type, e.Payload)
+}
+
+// JSONEntry is v, encoded as JSON, as a PutBatch entry of type typ under
+// key.
+func JSONEntry(key, typ string, v any) (Entry, error) {
 	payload, err := json.Marshal(v)
 	if err != nil {
-		return fmt.Errorf("crdt: encoding %q: %w", key, err)
+		return Entry{}, fmt.Errorf("crdt: encoding %q: %w", key, err)
 	}
-	return w.Put(ctx, key, typ, payload)
+	return Entry{Key: key, Type: typ, Payload: payload}, nil
 }
 
 // GetJSON reads the record under key, checks that it is of type typ

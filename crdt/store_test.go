@@ -235,19 +235,23 @@ func TestForgedRecordsAreRejectedOnEveryReplica(t *testing.T) {
 			}
 		}
 		// Reading the bad records again neither recounts them nor hides
-		// the good ones.
-		recs, err := r.Store.Query(ctx, "/")
-		if err != nil {
-			t.Fatal(err)
-		}
-		var keys []string
-		for _, rec := range recs {
-			keys = append(keys, rec.Key)
-		}
+		// the good ones. Heads are walked in parallel, so the earlier
+		// good records may land after /jobs/after: wait for them.
 		want := []string{"/jobs/after", "/jobs/original", "/nodes/" + victim.ID().String()}
-		if strings.Join(keys, " ") != strings.Join(want, " ") {
-			t.Fatalf("replica %d: query returned %v, want %v", r.Index, keys, want)
-		}
+		crdttest.WaitUntil(t, waitFor, func() error {
+			recs, err := r.Store.Query(ctx, "/")
+			if err != nil {
+				return err
+			}
+			var keys []string
+			for _, rec := range recs {
+				keys = append(keys, rec.Key)
+			}
+			if strings.Join(keys, " ") != strings.Join(want, " ") {
+				return fmt.Errorf("replica %d: query returned %v, want %v", r.Index, keys, want)
+			}
+			return nil
+		})
 		if got := crdttest.Metric(t, r.Registry, "jobmesh_crdt_records_rejected_total",
 			map[string]string{"reason": "bad_signature"}); got != 1 {
 			t.Fatalf("replica %d: re-reading recounted: %v", r.Index, got)

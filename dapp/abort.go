@@ -21,13 +21,7 @@ var ErrAborted = errors.New("dapp: job aborted by the mesh")
 // such a job is no longer announced and, with a chain, its escrow is
 // taken back through the contract's abort.
 func (c *Client) checkAborted(ctx context.Context) {
-	c.mu.Lock()
-	var open []*jobs.JobInfo
-	for _, info := range c.open {
-		open = append(open, info)
-	}
-	c.mu.Unlock()
-	for _, info := range open {
+	for _, info := range c.openJobs() {
 		id := info.ID()
 		if _, err := processor.ReadAborted(ctx, c.p.Store, id); err != nil {
 			continue

@@ -327,14 +327,19 @@ func (c *Client) provide(ctx context.Context, k cid.Cid) {
 	}
 }
 
-func (c *Client) announceOpen(ctx context.Context) {
+// openJobs returns the client's open jobs.
+func (c *Client) openJobs() []*jobs.JobInfo {
 	c.mu.Lock()
-	var open []*jobs.JobInfo
+	defer c.mu.Unlock()
+	open := make([]*jobs.JobInfo, 0, len(c.open))
 	for _, info := range c.open {
 		open = append(open, info)
 	}
-	c.mu.Unlock()
-	for _, info := range open {
+	return open
+}
+
+func (c *Client) announceOpen(ctx context.Context) {
+	for _, info := range c.openJobs() {
 		_ = c.ch.Publish(ctx, jobs.ChannelMsg{Kind: jobs.KindJob, Job: info.Encode()})
 	}
 }

@@ -2,7 +2,6 @@ package processor
 
 import (
 	"context"
-	"encoding/json"
 	"slices"
 	"strconv"
 	"strings"
@@ -229,11 +228,11 @@ func (w *Worker) requestChecks(ctx context.Context, js *jobState, v microjob.Ver
 			picks = c.Thirds[:]
 		}
 		rec := Check{Block: sc.block, Processor: sc.processor, Hash: sc.hash, Thirds: [2]string{picks[0], picks[1]}, Dropped: dropped, Exhausted: exhausted}
-		payload, err := json.Marshal(rec)
+		e, err := crdt.JSONEntry(CheckKey(js.plan.JobID, sc.block), CheckType, rec)
 		if err != nil {
 			return false, err
 		}
-		checks = append(checks, crdt.Entry{Key: CheckKey(js.plan.JobID, sc.block), Type: CheckType, Payload: payload})
+		checks = append(checks, e)
 		sent = append(sent, rec)
 	}
 	// Every request of this judgement goes out as one store batch.

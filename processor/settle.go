@@ -472,11 +472,11 @@ func (w *Worker) redoSilent(ctx context.Context, js *jobState, recs *jobRecords,
 		if _, ok := recs.redo[m]; ok {
 			continue
 		}
-		payload, err := json.Marshal(Redo{Micro: m, Exclude: silent[m]})
+		e, err := crdt.JSONEntry(RedoKey(id, mustHash(m)), RedoType, Redo{Micro: m, Exclude: silent[m]})
 		if err != nil {
 			return err
 		}
-		entries = append(entries, crdt.Entry{Key: RedoKey(id, mustHash(m)), Type: RedoType, Payload: payload})
+		entries = append(entries, e)
 		w.log.Info("MicroJob to be redone: its committers never disclosed", "job", id, "micro", m, "silent", silent[m])
 	}
 	if len(entries) == 0 {
@@ -658,11 +658,11 @@ func (w *Worker) doReruns(ctx context.Context) bool {
 			}
 			sum := sha256.Sum256(out)
 			rr := Rerun{Block: block, Hash: hex.EncodeToString(sum[:]), Processor: w.self}
-			payload, err := json.Marshal(rr)
+			e, err := crdt.JSONEntry(RerunKey(js.plan.JobID, block, w.self), RerunType, rr)
 			if err != nil {
 				continue
 			}
-			reruns = append(reruns, crdt.Entry{Key: RerunKey(js.plan.JobID, block, w.self), Type: RerunType, Payload: payload})
+			reruns = append(reruns, e)
 		}
 		// A job's re-runs go out as one store batch.
 		if len(reruns) == 0 {
