@@ -146,6 +146,10 @@ type broadcaster struct {
 	queue  chan []byte
 	cancel context.CancelFunc
 	pumped chan struct{}
+	// queued is when each head was last queued for go-ds-crdt (pump's
+	// goroutine only); now is the clock.
+	queued map[cid.Cid]time.Time
+	now    func() time.Time
 
 	closeOnce sync.Once
 }
@@ -183,7 +187,8 @@ func newBroadcaster(ps *pubsub.PubSub, name string, maxHeads, buffer int, dag ip
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	b := &broadcaster{ps: ps, name: name, topic: topic, sub: sub, dag: dag, log: log,
-		queue: make(chan []byte, buffer), cancel: cancel, pumped: make(chan struct{})}
+		queue: make(chan []byte, buffer), cancel: cancel, pumped: make(chan struct{}),
+		queued: map[cid.Cid]time.Time{}, now: time.Now}
 	go func() {
 		defer close(b.pumped)
 		b.pump(ctx)
@@ -290,6 +295,9 @@ func (b *broadcaster) pump(ctx context.Context) {
 			}
 		}
 		for _, a := range splitHeads(announce) {
+			if !b.fresh(a) {
+				continue
+			}
 			select {
 			case b.queue <- a:
 			case <-ctx.Done():
@@ -298,6 +306,49 @@ func (b *broadcaster) pump(ctx context.Context) {
 		}
 	}
 }
+
+// headRepeat is how long a head queued for go-ds-crdt is not queued again.
+// Every replica re-announces its heads (Config.RebroadcastInterval), and
+// go-ds-crdt walks each announced head in a goroutine of its own: a head
+// still being walked, announced again by each of its holders, was walked
+// many times at once, each walk fetching the same blocks (under load,
+// hundreds of walks per replica waiting on the same fetches). A head
+// announced again after headRepeat is queued again: its first walk may
+// have failed, and one already processed is skipped by go-ds-crdt.
+const headRepeat = 10 * time.Second
+
+// fresh reports whether the one-head announcement a is to be queued: its
+// head was not queued within headRepeat. Announcements it cannot read go
+// through as they are.
+func (b *broadcaster) fresh(a []byte) bool {
+	var msg crdtpb.CRDTBroadcast
+	if proto.Unmarshal(a, &msg) != nil || len(msg.Heads) != 1 {
+		return true
+	}
+	c, err := cid.Cast(msg.Heads[0].GetCid())
+	if err != nil {
+		return true
+	}
+	now := b.now()
+	if at, ok := b.queued[c]; ok && now.Sub(at) < headRepeat {
+		return false
+	}
+	if len(b.queued) >= maxQueuedHeads {
+		for k, at := range b.queued {
+			if now.Sub(at) >= headRepeat {
+				delete(b.queued, k)
+			}
+		}
+		if len(b.queued) >= maxQueuedHeads {
+			clear(b.queued) // a burst of distinct heads: forget, at worst walk twice
+		}
+	}
+	b.queued[c] = now
+	return true
+}
+
+// maxQueuedHeads bounds fresh's memory.
+const maxQueuedHeads = 1 << 14
 
 // splitHeads turns an announcement of several heads into one announcement
 // per head. go-ds-crdt walks the heads of one announcement in parallel

@@ -3,9 +3,12 @@ package crdt
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/ipfs/boxo/ipld/merkledag"
+	"github.com/ipfs/go-cid"
 	crdtpb "github.com/ipfs/go-ds-crdt/pb"
 	"google.golang.org/protobuf/proto"
 )
@@ -112,5 +115,34 @@ func TestSplitHeadsGivesOneAnnouncementPerHead(t *testing.T) {
 	one := testAnnounce(t, a)
 	if parts := splitHeads(one); len(parts) != 1 || !bytes.Equal(parts[0], one) {
 		t.Fatal("a one-head announcement is changed")
+	}
+}
+
+// TestRepeatedHeadIsQueuedOnce: a head announced again within headRepeat
+// of being queued is not queued again (go-ds-crdt would walk it once more
+// in parallel); after headRepeat it is, and other heads are unaffected.
+func TestRepeatedHeadIsQueuedOnce(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	b := &broadcaster{queued: map[cid.Cid]time.Time{}, now: func() time.Time { return now }}
+	a, c := testAnnounce(t, testBlock("delta a")), testAnnounce(t, testBlock("delta c"))
+	if !b.fresh(a) || !b.fresh(c) {
+		t.Fatal("a first announcement is not queued")
+	}
+	now = now.Add(headRepeat - time.Second)
+	if b.fresh(a) {
+		t.Fatal("a head announced again within headRepeat is queued again")
+	}
+	now = now.Add(time.Second)
+	if !b.fresh(a) {
+		t.Fatal("a head announced again after headRepeat is not queued")
+	}
+	if !b.fresh([]byte("not an announcement")) {
+		t.Fatal("an unreadable announcement is held back")
+	}
+	for i := range maxQueuedHeads + 10 {
+		b.fresh(testAnnounce(t, testBlock(fmt.Sprint("burst ", i))))
+	}
+	if len(b.queued) > maxQueuedHeads {
+		t.Fatalf("%d heads remembered, the bound is %d", len(b.queued), maxQueuedHeads)
 	}
 }

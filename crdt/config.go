@@ -57,8 +57,9 @@ type Config struct {
 	// DAGSyncTimeout bounds fetching one DAG block from the network.
 	// Default 2m.
 	DAGSyncTimeout time.Duration
-	// RepairInterval is how often go-ds-crdt re-walks a DAG marked dirty
-	// after a failed sync. Default 1h; 0 disables.
+	// RepairInterval is how often the store re-walks a DAG that go-ds-crdt
+	// marked dirty after a failed sync, and at least ten times as long as
+	// the last repair took. Default 1h; 0 disables.
 	RepairInterval time.Duration
 	// MaxBroadcastHeads bounds the heads in one announcement; larger
 	// announcements are dropped by the topic validator. Default 256.

@@ -28,7 +28,7 @@ func JSONEntry(key, typ string, v any) (Entry, error) {
 // GetJSON reads the record under key, checks that it is of type typ
 // (ErrWrongType otherwise) and decodes its JSON payload into a T. The record
 // is returned too, for its author and sequence.
-func GetJSON[T any](ctx context.Context, r Reader, key, typ string) (T, Record, error) {
+func GetJSON[T any](ctx context.Context, r Getter, key, typ string) (T, Record, error) {
 	var v T
 	rec, err := r.Get(ctx, key)
 	if err != nil {

@@ -8,12 +8,14 @@ import (
 
 // metrics are the Store's Prometheus collectors.
 type metrics struct {
-	put      prometheus.Counter
-	deleted  prometheus.Counter
-	rejected *prometheus.CounterVec
-	dropped  prometheus.Counter
-	heads    prometheus.GaugeFunc
-	height   prometheus.GaugeFunc
+	put           prometheus.Counter
+	deleted       prometheus.Counter
+	rejected      *prometheus.CounterVec
+	dropped       prometheus.Counter
+	repairs       prometheus.Counter
+	repairSeconds prometheus.Counter
+	heads         prometheus.GaugeFunc
+	height        prometheus.GaugeFunc
 
 	reg prometheus.Registerer
 	all []prometheus.Collector
@@ -37,6 +39,14 @@ func newMetrics(reg prometheus.Registerer, heads, height func() float64) (*metri
 			Name: "jobmesh_crdt_watch_dropped_total",
 			Help: "Changes dropped because a watcher's buffer was full.",
 		}),
+		repairs: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "jobmesh_crdt_repairs_total",
+			Help: "DAG repairs run (re-walks of a DAG marked dirty).",
+		}),
+		repairSeconds: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "jobmesh_crdt_repair_seconds_total",
+			Help: "Time spent in DAG repairs.",
+		}),
 		heads: prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "jobmesh_crdt_heads",
 			Help: "Current number of Merkle-CRDT DAG heads.",
@@ -50,7 +60,7 @@ func newMetrics(reg prometheus.Registerer, heads, height func() float64) (*metri
 	for _, r := range reasons {
 		m.rejected.WithLabelValues(r.label) // export zeros so that rates work
 	}
-	m.all = []prometheus.Collector{m.put, m.deleted, m.rejected, m.dropped, m.heads, m.height}
+	m.all = []prometheus.Collector{m.put, m.deleted, m.rejected, m.dropped, m.repairs, m.repairSeconds, m.heads, m.height}
 	if reg == nil {
 		return m, nil
 	}

@@ -21,9 +21,14 @@ import (
 
 // Reader is the read side of the store: what most consumers need.
 type Reader interface {
-	Get(ctx context.Context, key string) (Record, error)
+	Getter
 	Query(ctx context.Context, prefix string) ([]Record, error)
 	Watch(ctx context.Context, prefix string) <-chan Change
+}
+
+// Getter reads one record.
+type Getter interface {
+	Get(ctx context.Context, key string) (Record, error)
 }
 
 // Writer is the write side of the store.
@@ -60,6 +65,10 @@ type Store struct {
 
 	watchMu  sync.Mutex
 	watchers map[*watcher]struct{}
+
+	// stopRepair ends repairLoop; repairing is done when it has.
+	stopRepair context.CancelFunc
+	repairing  chan struct{}
 
 	closeOnce sync.Once
 	closeErr  error
@@ -103,7 +112,7 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 	opts.RebroadcastInterval = cfg.RebroadcastInterval
 	opts.NumWorkers = cfg.NumWorkers
 	opts.DAGSyncerTimeout = cfg.DAGSyncTimeout
-	opts.RepairInterval = cfg.RepairInterval
+	opts.RepairInterval = 0 // repairLoop repairs, spaced by how long a repair takes
 	opts.MultiHeadProcessing = !cfg.SerialHeads
 	opts.PutHook = s.putHook
 	opts.DeleteHook = s.deleteHook
@@ -114,8 +123,52 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 		s.m.unregister()
 		return nil, fmt.Errorf("crdt: opening go-ds-crdt: %w", err)
 	}
+	rctx, stop := context.WithCancel(context.Background())
+	s.stopRepair, s.repairing = stop, make(chan struct{})
+	go s.repairLoop(rctx)
 	s.log.Info("store open", "namespace", cfg.Namespace, "topic", cfg.Topic, "self", self)
 	return s, nil
+}
+
+// repairSpacing is how many times as long as the last repair took the
+// store waits, at least, before the next one.
+const repairSpacing = 10
+
+// repairLoop re-walks the DAG when go-ds-crdt has marked it dirty (an
+// update it gave up on): at start, then every Config.RepairInterval, but
+// never sooner than repairSpacing times the last repair's duration after
+// it. A repair walks every delta from the heads to the roots, so its cost
+// grows with the store's history; under load (when updates are given up
+// most) go-ds-crdt's own fixed interval made every replica re-walk its
+// whole DAG back to back, and the repairs held the CPU that the updates
+// they were to recover needed.
+func (s *Store) repairLoop(ctx context.Context) {
+	defer close(s.repairing)
+	if s.cfg.RepairInterval == 0 {
+		return
+	}
+	t := time.NewTimer(0)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		next := s.cfg.RepairInterval
+		if s.crdt.IsDirty(ctx) {
+			start := time.Now()
+			err := s.crdt.Repair(ctx)
+			took := time.Since(start)
+			s.m.repairs.Inc()
+			s.m.repairSeconds.Add(took.Seconds())
+			if err != nil && ctx.Err() == nil {
+				s.log.Warn("store repair", "took", took, "err", err)
+			}
+			next = max(next, repairSpacing*took)
+		}
+		t.Reset(next)
+	}
 }
 
 // Self returns the peer ID that signs this store's writes.
@@ -129,6 +182,8 @@ func (s *Store) Done() <-chan struct{} { return s.done }
 // returns the first result.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
+		s.stopRepair()
+		<-s.repairing
 		// The broadcaster goes first: go-ds-crdt may otherwise wait on it.
 		berr := s.bcast.Close()
 		cerr := s.crdt.Close()

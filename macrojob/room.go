@@ -81,7 +81,7 @@ func (l RoomLock) Open(now time.Time) bool { return !now.Before(l.Expires) }
 
 // ReadRoomLock returns the room's lock, or ok=false when it was never taken
 // (or its record is unreadable, which counts as never taken).
-func ReadRoomLock(ctx context.Context, r crdt.Reader, jobID string, macro uint64) (RoomLock, bool) {
+func ReadRoomLock(ctx context.Context, r crdt.Getter, jobID string, macro uint64) (RoomLock, bool) {
 	l, rec, err := crdt.GetJSON[RoomLock](ctx, r, RoomLockKey(jobID, macro), RoomLockType)
 	if err != nil || rec.Author.String() != l.Owner {
 		return RoomLock{}, false
@@ -98,7 +98,7 @@ type Room struct {
 	cfg     RoomConfig
 	q       *Queue
 	topic   *p2p.Topic[Msg]
-	store   crdt.Writer
+	store   LockStore
 	jobID   string
 	macro   uint64
 	self    PeerID
@@ -116,10 +116,18 @@ type Room struct {
 	counted Stats // the queue's Stats when last counted
 }
 
+// LockStore is what a room needs of the store: its lock is read and
+// written there.
+type LockStore interface {
+	crdt.Getter
+	crdt.Writer
+}
+
 // RoomParams name the room and this node.
 type RoomParams struct {
-	Host  *p2p.Host
-	Store crdt.Writer
+	Host *p2p.Host
+	// Store holds the room lock.
+	Store LockStore
 	JobID string
 	Macro uint64
 	// Items are the MacroJob's MicroJob IDs in slot order.
@@ -187,7 +195,15 @@ func JoinRoom(ctx context.Context, p RoomParams, cfg RoomConfig) (*Room, error) 
 	return r, nil
 }
 
+// refreshLock extends the room lock to a LockTTL from now. The queue
+// owner refreshes it at a third of the TTL, and ownership passes every
+// turn: a new owner leaves a lock that any member wrote within that third
+// as it is, so the store takes one lock write per room per third of the
+// TTL however often the queue changes hands.
 func (r *Room) refreshLock(ctx context.Context, now time.Time) error {
+	if l, ok := ReadRoomLock(ctx, r.store, r.jobID, r.macro); ok && l.Expires.Sub(now) > r.cfg.LockTTL-r.cfg.LockTTL/3 {
+		return nil
+	}
 	l := RoomLock{Owner: string(r.self), Expires: now.Add(r.cfg.LockTTL).UTC()}
 	if err := crdt.PutJSON(ctx, r.store, RoomLockKey(r.jobID, r.macro), RoomLockType, l); err != nil {
 		return fmt.Errorf("macrojob: room lock: %w", err)

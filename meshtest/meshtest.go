@@ -18,13 +18,14 @@ import (
 	"github.com/jobmesh/jobmesh/localmesh"
 )
 
-// Logger returns a logger for a test mesh: warnings and errors only, or
-// everything when JOBMESH_TEST_LOG=debug.
+// Logger returns a logger for a test mesh: silent, or on stderr from the
+// level JOBMESH_TEST_LOG names (debug, info, warn or error).
 func Logger() *slog.Logger {
-	if os.Getenv("JOBMESH_TEST_LOG") == "debug" {
-		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(os.Getenv("JOBMESH_TEST_LOG"))); err != nil {
+		return slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	return slog.New(slog.NewTextHandler(io.Discard, nil))
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 }
 
 // New starts a mesh on 127.0.0.1 sockets; opts.Dir defaults to a test

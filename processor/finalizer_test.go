@@ -1,6 +1,7 @@
 package processor
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/jobmesh/jobmesh/crdt/crdttest"
+	"github.com/jobmesh/jobmesh/dispatch"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/macrojob"
 	"github.com/jobmesh/jobmesh/microjob"
@@ -113,7 +115,7 @@ func TestRedoSilentTimesEachMicroJob(t *testing.T) {
 	c := crdttest.New(t, crdttest.Options{Replicas: 1})
 	store := c.Replicas[0].Store
 	x := newRecordIndex(store)
-	w := &Worker{cfg: Config{DiscloseGrace: time.Minute}, writer: indexWriter{store: store, index: x}, log: slog.New(slog.DiscardHandler)}
+	w := &Worker{cfg: Config{DiscloseGrace: time.Minute}, writer: indexWriter{store: store, index: x}, index: x, log: slog.New(slog.DiscardHandler)}
 	js := &jobState{info: info, plan: plan}
 	recs := newJobRecords()
 	for _, mu := range plan.Macros[0].Micros {
@@ -147,5 +149,91 @@ func TestRedoSilentTimesEachMicroJob(t *testing.T) {
 	}
 	if !redone(b) {
 		t.Fatal("b was not redone after its own grace")
+	}
+}
+
+// TestRedoSilentSparesLiveCommitters: a committer that keeps writing to
+// the job is alive and only behind; its MicroJobs are redone only once it
+// has written nothing for DiscloseGrace.
+func TestRedoSilentSparesLiveCommitters(t *testing.T) {
+	plan := roundsPlan(t)
+	info := &jobs.JobInfo{Requirements: jobs.Requirements{Replicas: 1}}
+	c := crdttest.New(t, crdttest.Options{Replicas: 1})
+	store := c.Replicas[0].Store
+	x := newRecordIndex(store)
+	t0 := time.Unix(1_800_000_000, 0)
+	x.jobs[plan.JobID] = &jobIndex{id: plan.JobID, loaded: true, entries: map[string]part{}, disclosed: map[jobs.ID]int{}, committers: map[jobs.ID]map[string]int{},
+		heard: map[string]time.Time{"p": t0.Add(50 * time.Second)}}
+	w := &Worker{cfg: Config{DiscloseGrace: time.Minute}, writer: indexWriter{store: store, index: x}, index: x, log: slog.New(slog.DiscardHandler)}
+	js := &jobState{info: info, plan: plan}
+	recs := newJobRecords()
+	for _, mu := range plan.Macros[0].Micros {
+		recs.commits = append(recs.commits, microjob.Commitment{JobID: plan.JobID, MicroID: mu.ID, Processor: "p"})
+	}
+	a := plan.Macros[0].Micros[0].ID.String()
+	v := microjob.Verdict{Missing: []string{a}}
+	ctx := context.Background()
+	redone := func() bool {
+		_, err := store.Get(ctx, RedoKey(plan.JobID, mustHash(a)))
+		return err == nil
+	}
+	for _, at := range []time.Duration{0, time.Minute, 109 * time.Second} {
+		if err := w.redoSilent(ctx, js, recs, v, t0.Add(at)); err != nil {
+			t.Fatal(err)
+		}
+		if redone() {
+			t.Fatalf("redone at +%s, though its committer wrote at +50s", at)
+		}
+	}
+	if err := w.redoSilent(ctx, js, recs, v, t0.Add(110*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if !redone() {
+		t.Fatal("not redone a grace after its committer's last write")
+	}
+}
+
+// TestRedoTurnRanksProcessors: of the live processors that may redo a
+// MicroJob, the first by rendezvous hash redoes it at once and the k-th
+// only once the redo has waited k processing timeouts; excluded and
+// kicked-out processors take no place in the ranking.
+func TestRedoTurnRanksProcessors(t *testing.T) {
+	plan := roundsPlan(t)
+	js := &jobState{info: &jobs.JobInfo{Requirements: jobs.Requirements{Replicas: 1}}, plan: plan}
+	rd := Redo{Micro: plan.Macros[0].Micros[0].ID.String(), Exclude: []string{"silent"}}
+	ids := []string{"p1", "p2", "p3", "silent", "kicked"}
+	v := &View{}
+	for _, id := range ids {
+		pv := ProcessorView{Node: dispatch.Node{ID: id, CardModel: "cpu"}}
+		if id == "kicked" {
+			pv.Kick = &dispatch.Kick{}
+		}
+		v.Processors = append(v.Processors, pv)
+	}
+	// The expected order: p1..p3 by descending hash.
+	ranked := []string{"p1", "p2", "p3"}
+	slices.SortFunc(ranked, func(a, b string) int {
+		ha, hb := hashOf(a, plan.JobID.String(), rd.Micro, "redo"), hashOf(b, plan.JobID.String(), rd.Micro, "redo")
+		return -bytes.Compare(ha[:], hb[:])
+	})
+	const timeout = time.Minute
+	for rank, self := range ranked {
+		w := &Worker{self: self, cfg: Config{Room: macrojob.RoomConfig{Queue: macrojob.Config{ProcessingTimeout: timeout}}}}
+		w.dview.Store(v)
+		js.redoSeen, js.redoView = nil, nil // each worker keeps its own job state
+		if got := w.redoTurn(js, rd); got != (rank == 0) {
+			t.Fatalf("rank %d (%s): turn at once = %v", rank, self, got)
+		}
+		if rank == 0 {
+			continue
+		}
+		js.redoSeen[rd.Micro] = time.Now().Add(-time.Duration(rank)*timeout + time.Second)
+		if w.redoTurn(js, rd) {
+			t.Fatalf("rank %d: turn before %d timeouts", rank, rank)
+		}
+		js.redoSeen[rd.Micro] = time.Now().Add(-time.Duration(rank) * timeout)
+		if !w.redoTurn(js, rd) {
+			t.Fatalf("rank %d: no turn after %d timeouts", rank, rank)
+		}
 	}
 }

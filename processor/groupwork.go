@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/jobs"
@@ -94,7 +95,26 @@ func (w *Worker) committers(ctx context.Context, id jobs.ID) (map[jobs.ID][]stri
 // processor.
 func (w *Worker) roomCommitted(ctx context.Context, js *jobState) (map[jobs.ID]bool, error) {
 	if !replicated(js) {
-		return w.committed(ctx, js.plan.JobID)
+		// Derived at most once a Poll: a worker looks for a room on
+		// every step, and a map a Poll old only makes it look at a room
+		// whose MicroJobs process() then finds done.
+		now := time.Now()
+		w.mu.Lock()
+		if js.doneMap != nil && now.Sub(js.doneAt) < w.cfg.Poll {
+			out := js.doneMap
+			w.mu.Unlock()
+			return out, nil
+		}
+		w.mu.Unlock()
+		out, err := w.committed(ctx, js.plan.JobID)
+		if err != nil {
+			return nil, err
+		}
+		w.addHeardDone(js, out)
+		w.mu.Lock()
+		js.doneMap, js.doneAt = out, now
+		w.mu.Unlock()
+		return out, nil
 	}
 	by, err := w.committers(ctx, js.plan.JobID)
 	if err != nil {

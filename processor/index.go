@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/jobs"
@@ -54,6 +55,11 @@ type jobIndex struct {
 	// requests counts the dispute, self-check and redo records held: work
 	// asked of some processor beyond the queues.
 	requests int
+	// heard is, by author, when this node last saw a new record of the
+	// job from that processor (for those in the load, the load's time):
+	// a processor still writing is alive, however far behind its view
+	// of the store is.
+	heard map[string]time.Time
 }
 
 func newRecordIndex(store *crdt.Store) *recordIndex {
@@ -81,8 +87,7 @@ func jobOfKey(key string) (jobs.ID, bool) {
 }
 
 // run feeds the index from the store until ctx ends or the store closes.
-// onJob is called with the /jobs/<id> and verdict records it sees (job
-// discovery and completion without a query).
+// onRecord is called with the records of the noticed types.
 func (x *recordIndex) run(changes <-chan crdt.Change, onRecord func(crdt.Record)) {
 	for c := range changes {
 		if c.Kind == crdt.ChangeOverflow {
@@ -97,12 +102,17 @@ func (x *recordIndex) run(changes <-chan crdt.Change, onRecord func(crdt.Record)
 			x.signal()
 			continue
 		}
-		if c.Kind == crdt.ChangePut && onRecord != nil && (c.Record.Type == JobType || c.Record.Type == VerdictType) {
+		if c.Kind == crdt.ChangePut && onRecord != nil && noticed[c.Record.Type] {
 			onRecord(c.Record)
 		}
 		x.apply(c)
 	}
 }
+
+// noticed are the record types the index passes to its onRecord callback:
+// jobs and verdicts (discovery and completion without a query), and
+// requests for work outside the queues (disputes, self-checks, redos).
+var noticed = map[string]bool{JobType: true, VerdictType: true, DisputeType: true, CheckType: true, RedoType: true}
 
 // apply routes one change to its job's index.
 func (x *recordIndex) apply(c crdt.Change) {
@@ -133,6 +143,10 @@ func (ji *jobIndex) change(c crdt.Change) {
 		ji.count(c.Key, -1)
 		ji.entries[c.Key] = openPart(ji.id, c.Record)
 		ji.count(c.Key, +1)
+		if ji.heard == nil {
+			ji.heard = map[string]time.Time{}
+		}
+		ji.heard[c.Record.Author.String()] = time.Now()
 	case crdt.ChangeDelete:
 		ji.count(c.Key, -1)
 		delete(ji.entries, c.Key)
@@ -266,9 +280,18 @@ func (x *recordIndex) records(ctx context.Context, id jobs.ID) (*jobRecords, err
 		ji.disclosed = map[jobs.ID]int{}
 		ji.committers = map[jobs.ID]map[string]int{}
 		ji.requests = 0
+		heard := ji.heard
+		ji.heard = make(map[string]time.Time, len(heard))
+		now := time.Now()
 		for _, r := range recs {
 			ji.entries[r.Key] = openPart(id, r)
 			ji.count(r.Key, +1)
+			a := r.Author.String()
+			if at, ok := heard[a]; ok {
+				ji.heard[a] = at
+			} else {
+				ji.heard[a] = now
+			}
 		}
 		ji.loaded = true
 		ji.version++
@@ -312,6 +335,17 @@ func (x *recordIndex) version(id jobs.ID) uint64 {
 		return ji.version
 	}
 	return 0
+}
+
+// lastHeard is when this node last saw a new record of job id written by
+// processor p (zero when the index holds none, or is not loaded).
+func (x *recordIndex) lastHeard(id jobs.ID, p string) time.Time {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if ji := x.jobs[id]; ji != nil && ji.loaded {
+		return ji.heard[p]
+	}
+	return time.Time{}
 }
 
 // forget drops a job's index (the job is finished and settled).

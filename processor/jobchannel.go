@@ -2,8 +2,10 @@ package processor
 
 import (
 	"context"
+	"maps"
 	"time"
 
+	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/jobmesh/jobmesh/jobs"
@@ -79,6 +81,18 @@ func (w *Worker) readJobChannel(ctx context.Context, js *jobState, t *p2p.Topic[
 		case jobs.KindRooms:
 			w.announceRooms(ctx, js, t)
 		case jobs.KindProgress:
+			if mid, err := jobs.ParseHash(m.Value.MicroID); err == nil && !replicated(js) {
+				if _, err := js.plan.MicroJob(mid); err == nil {
+					now := time.Now()
+					w.mu.Lock()
+					if js.progress == nil {
+						js.progress, js.active = map[jobs.ID]heard{}, map[string]time.Time{}
+					}
+					js.progress[mid] = heard{processor: m.Value.Processor, at: now}
+					js.active[m.Value.Processor] = now
+					w.mu.Unlock()
+				}
+			}
 			w.poke()
 		}
 	}
@@ -112,4 +126,86 @@ func (w *Worker) announcedOwner(js *jobState, macro uint64, now time.Time) (stri
 		return "", false
 	}
 	return s.owner, true
+}
+
+// The Job channel runs ahead of the store: under load a commitment may
+// reach another processor's store a minute or more after its committer
+// said on the channel that the MicroJob is complete. Until then a
+// processor that trusted the store alone would take the MicroJob's room
+// again and run it twice, adding to the load that delays the store. So a
+// MicroJob heard complete counts as done while its processor is alive:
+// connected to this node, or heard from (on the channel, or new records
+// in the store) within DiscloseGrace. The hint lapses when the processor
+// is gone (it may have stopped before its commitment replicated), and in
+// any case hintLife after it was heard, so a live processor that claims
+// work it never commits delays that work only so long; the MicroJob is
+// then taken again.
+
+// hintLife is how many DiscloseGrace periods a heard-complete MicroJob
+// counts as done at most without its commitment in the store.
+const hintLife = 10
+
+// heard is one MicroJob heard complete on the Job channel.
+type heard struct {
+	processor string
+	at        time.Time
+}
+
+// heardDone reports whether MicroJob mid of js was heard complete on the
+// Job channel by a processor still alive.
+func (w *Worker) heardDone(js *jobState, mid jobs.ID) bool {
+	w.mu.Lock()
+	h, ok := js.progress[mid]
+	last := js.active[h.processor]
+	w.mu.Unlock()
+	now := time.Now()
+	return ok && now.Sub(h.at) < hintLife*w.cfg.DiscloseGrace && w.alive(js, h.processor, last, now)
+}
+
+// addHeardDone adds to done the MicroJobs of js heard complete by
+// processors still alive.
+func (w *Worker) addHeardDone(js *jobState, done map[jobs.ID]bool) {
+	now := time.Now()
+	w.mu.Lock()
+	hints := make(map[jobs.ID]heard, len(js.progress))
+	for mid, h := range js.progress {
+		if !done[mid] && now.Sub(h.at) < hintLife*w.cfg.DiscloseGrace {
+			hints[mid] = h
+		}
+	}
+	active := maps.Clone(js.active)
+	w.mu.Unlock()
+	alive := map[string]bool{}
+	for mid, h := range hints {
+		ok, seen := alive[h.processor]
+		if !seen {
+			ok = w.alive(js, h.processor, active[h.processor], now)
+			alive[h.processor] = ok
+		}
+		if ok {
+			done[mid] = true
+		}
+	}
+}
+
+// alive reports whether processor p, last heard on the Job channel at
+// last, is connected to this node or has been heard from (there or in the
+// store) within DiscloseGrace of now.
+func (w *Worker) alive(js *jobState, p string, last, now time.Time) bool {
+	if w.connected(p) {
+		return true
+	}
+	if h := w.index.lastHeard(js.plan.JobID, p); h.After(last) {
+		last = h
+	}
+	return now.Sub(last) < w.cfg.DiscloseGrace
+}
+
+// connected reports whether processor p is connected to this node.
+func (w *Worker) connected(p string) bool {
+	if w.p.Host == nil {
+		return false
+	}
+	id, err := peer.Decode(p)
+	return err == nil && w.p.Host.Network().Connectedness(id) == network.Connected
 }

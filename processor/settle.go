@@ -15,6 +15,7 @@ import (
 	"github.com/jobmesh/jobmesh/dispatch"
 	"github.com/jobmesh/jobmesh/escrow"
 	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/macrojob"
 	"github.com/jobmesh/jobmesh/microjob"
 )
 
@@ -304,22 +305,10 @@ const judgeEvery = 5
 
 func (w *Worker) finalize(ctx context.Context, js *jobState) error {
 	id := js.plan.JobID
-	recs, err := w.records(ctx, id)
-	if err != nil {
-		return err
-	}
-	if recs.verdict {
-		w.mu.Lock()
-		js.finished = true
-		w.mu.Unlock()
-		return nil
-	}
-	if len(recs.discl) == 0 {
-		return nil
-	}
-	// Judging costs O(records): judge when the records changed, and while
-	// some MicroJob has no disclosure yet only now and then (to catch a
-	// culprit early); the grace wait re-judges until it is over.
+	// Judging costs O(records), and so does reading them: judge when the
+	// records changed, and while some MicroJob has no disclosure yet only
+	// now and then (to catch a culprit early); the grace wait re-judges
+	// until it is over.
 	ver := w.index.version(id)
 	now := time.Now()
 	w.mu.Lock()
@@ -336,6 +325,19 @@ func (w *Worker) finalize(ctx context.Context, js *jobState) error {
 	}
 	w.mu.Unlock()
 	if skip {
+		return nil
+	}
+	recs, err := w.records(ctx, id)
+	if err != nil {
+		return err
+	}
+	if recs.verdict {
+		w.mu.Lock()
+		js.finished = true
+		w.mu.Unlock()
+		return nil
+	}
+	if len(recs.discl) == 0 {
 		return nil
 	}
 	v, culprits, redo, err := judge(js, recs)
@@ -439,12 +441,25 @@ func designatedFinalizer(id jobs.ID, recs *jobRecords, culprits []string) string
 }
 
 // redoSilent has MicroJobs redone whose committers went silent: committed,
-// their MacroJob fully committed, and still no valid disclosure
-// DiscloseGrace later (a processor that stopped between the two rounds).
-// They are redone by others, as a culprit's are, so the job does not wait
-// for the silent processor forever.
+// their MacroJob fully committed, no valid disclosure, and nothing new
+// from any of their committers in the job, for DiscloseGrace (a processor
+// that stopped between the two rounds), or for hintLife of them when a
+// committer is still connected to this node. They are redone by others, as a
+// culprit's are, so the job does not wait for the silent processor
+// forever. A committer that keeps writing is alive and only behind: its
+// own view may lack its MacroJob's last commitments for long when the
+// mesh is loaded, and redoing its MicroJobs then only adds load.
 func (w *Worker) redoSilent(ctx context.Context, js *jobState, recs *jobRecords, v microjob.Verdict, now time.Time) error {
 	silent := w.groupSilent(ctx, js, silentCommitters(js.plan, recs, v))
+	id := js.plan.JobID
+	heard := map[string]time.Time{}
+	for _, ps := range silent {
+		for _, p := range ps {
+			if _, ok := heard[p]; !ok {
+				heard[p] = w.index.lastHeard(id, p)
+			}
+		}
+	}
 	// Each MicroJob's silence is timed on its own: one MicroJob silent
 	// for long must not get another, silent only since its MacroJob's
 	// last commitment, redone at once.
@@ -452,20 +467,34 @@ func (w *Worker) redoSilent(ctx context.Context, js *jobState, recs *jobRecords,
 	w.mu.Lock()
 	since := js.silentSince
 	js.silentSince = make(map[string]time.Time, len(silent))
-	for m := range silent {
+	for m, ps := range silent {
 		at, ok := since[m]
 		if !ok {
 			at = now
 		}
 		js.silentSince[m] = at
-		if now.Sub(at) >= w.cfg.DiscloseGrace {
+		connected := false
+		for _, p := range ps {
+			if heard[p].After(at) {
+				at = heard[p]
+			}
+			connected = connected || w.connected(p)
+		}
+		grace := w.cfg.DiscloseGrace
+		if connected {
+			// A committer still connected is alive and its records may
+			// only be late here; it is given hintLife graces, so that
+			// one that withholds its disclosure holds the job up only
+			// so long.
+			grace *= hintLife
+		}
+		if now.Sub(at) >= grace {
 			due = append(due, m)
 		} else {
 			js.graceWait = true // judge again when the grace is over
 		}
 	}
 	w.mu.Unlock()
-	id := js.plan.JobID
 	var entries []crdt.Entry
 	slices.Sort(due)
 	for _, m := range due {
@@ -618,7 +647,7 @@ func (w *Worker) processors(ctx context.Context) ([]string, error) {
 func (w *Worker) doReruns(ctx context.Context) bool {
 	did := false
 	for _, js := range w.openJobs() {
-		if !w.index.mayRequest(js.plan.JobID) {
+		if !w.index.mayRequest(js.plan.JobID) || !w.requestPass(js, 1) {
 			continue
 		}
 		recs, err := w.records(ctx, js.plan.JobID)
@@ -683,7 +712,7 @@ func (w *Worker) doReruns(ctx context.Context) bool {
 // MacroJob's other commitments are long in).
 func (w *Worker) doRedos(ctx context.Context) bool {
 	for _, js := range w.openJobs() {
-		if !w.index.mayRequest(js.plan.JobID) {
+		if !w.index.mayRequest(js.plan.JobID) || !w.requestPass(js, 0) {
 			continue
 		}
 		recs, err := w.records(ctx, js.plan.JobID)
@@ -691,7 +720,7 @@ func (w *Worker) doRedos(ctx context.Context) bool {
 			continue
 		}
 		for _, rd := range recs.redo {
-			if slices.Contains(rd.Exclude, w.self) || !w.mayRedo(ctx, js, rd) {
+			if slices.Contains(rd.Exclude, w.self) || !w.mayRedo(ctx, js, rd) || !w.redoTurn(js, rd) {
 				continue
 			}
 			mid, err := jobs.ParseHash(rd.Micro)
@@ -729,6 +758,94 @@ func (w *Worker) doRedos(ctx context.Context) bool {
 		}
 	}
 	return false
+}
+
+// redoTurn reports whether it is this processor's turn to redo rd. The
+// live processors that may take it are ranked by a hash of their peer ID
+// with the job and the MicroJob (rendezvous hashing, the same ranking on
+// every node): the first redoes it at once, the k-th only once the redo
+// has waited k MicroJob processing timeouts since this node first saw it
+// (those before it may have stopped). Without the ranking every processor
+// redoes every redone MicroJob at once. A replicated job's redos are
+// taken by any processor mayRedo admits.
+func (w *Worker) redoTurn(js *jobState, rd Redo) bool {
+	if replicated(js) {
+		return true
+	}
+	v := w.dview.Load()
+	w.mu.Lock()
+	if js.redoView != v {
+		js.redoRanks, js.redoView = map[string]int{}, v
+	}
+	key := rd.Micro + "/" + strings.Join(rd.Exclude, ",")
+	rank, ok := js.redoRanks[key]
+	w.mu.Unlock()
+	if !ok {
+		rank = w.redoRank(js, rd, v)
+		w.mu.Lock()
+		js.redoRanks[key] = rank
+		w.mu.Unlock()
+	}
+	if rank == 0 {
+		return true
+	}
+	now := time.Now()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if js.redoSeen == nil {
+		js.redoSeen = map[string]time.Time{}
+	}
+	seen, ok := js.redoSeen[rd.Micro]
+	if !ok {
+		js.redoSeen[rd.Micro], seen = now, now
+	}
+	return now.Sub(seen) >= time.Duration(rank)*w.processingTimeout()
+}
+
+// redoRank is this processor's place in redoTurn's ranking for rd in
+// dispatch view v.
+func (w *Worker) redoRank(js *jobState, rd Redo, v *View) int {
+	self := hashOf(w.self, js.plan.JobID.String(), rd.Micro, "redo")
+	rank := 0
+	if v != nil {
+		r := js.info.Requirements
+		for _, p := range v.Processors {
+			if p.ID == w.self || p.Kick != nil || slices.Contains(rd.Exclude, p.ID) ||
+				r.GPUModel != "" && r.GPUModel != p.CardModel || p.VRAM < r.MinVRAMMiB {
+				continue
+			}
+			if h := hashOf(p.ID, js.plan.JobID.String(), rd.Micro, "redo"); bytes.Compare(h[:], self[:]) > 0 {
+				rank++
+			}
+		}
+	}
+	return rank
+}
+
+// requestPass reports whether a pass over js's requests of kind k
+// (0 redos, 1 re-runs) is due: the job's records changed since the last
+// pass, or a Poll has gone by (a takeover may have come due). The worker
+// steps far more often than either, and a pass reads all the job's
+// records.
+func (w *Worker) requestPass(js *jobState, k int) bool {
+	ver := w.index.version(js.plan.JobID)
+	now := time.Now()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if ver != 0 && ver == js.requestsVer[k] && now.Sub(js.requestsAt[k]) < w.cfg.Poll {
+		return false
+	}
+	js.requestsVer[k], js.requestsAt[k] = ver, now
+	return true
+}
+
+// processingTimeout is how long a locked MicroJob may run before its
+// queue offers it again.
+func (w *Worker) processingTimeout() time.Duration {
+	if p := w.cfg.Room.Queue.ProcessingTimeout; p > 0 {
+		return p
+	}
+	return macrojob.DefaultConfig().ProcessingTimeout
 }
 
 func (w *Worker) openJobs() []*jobState {

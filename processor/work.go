@@ -351,11 +351,7 @@ func (w *Worker) leave(r *macrojob.Room, done bool) {
 // waitForQueue bounds one wait for work from a room: long enough for the
 // lock holders to finish and for an owner's successor to take over.
 func (w *Worker) waitForQueue() time.Duration {
-	q := w.cfg.Room.Queue
-	p, o := q.ProcessingTimeout, q.OwnerTimeout
-	if p == 0 {
-		p = macrojob.DefaultConfig().ProcessingTimeout
-	}
+	p, o := w.processingTimeout(), w.cfg.Room.Queue.OwnerTimeout
 	if o == 0 {
 		o = macrojob.DefaultConfig().OwnerTimeout
 	}
@@ -423,12 +419,14 @@ func (w *Worker) process(ctx context.Context, js *jobState, room *macrojob.Room,
 		w.mu.Lock()
 		mine := js.mine[mid]
 		w.mu.Unlock()
-		if mine || w.committedElsewhere(ctx, js, mid) {
+		if mine || w.committedElsewhere(ctx, js, mid) || w.heardDone(js, mid) {
 			// Already committed here (the queue re-offered it, e.g. after
 			// a takeover), or by another processor (its lock expired, or
-			// two rooms ran for one MacroJob): completing it costs
-			// nothing, running it again would, and a commitment that is
-			// never disclosed is redone anyway (redoSilent).
+			// two rooms ran for one MacroJob), or heard complete from an
+			// active processor whose commitment the store may not show
+			// yet: completing it costs nothing, running it again would,
+			// and a commitment that is never disclosed is redone anyway
+			// (redoSilent), one that never arrives retaken (heardDone).
 			done = append(done, id)
 			continue
 		}

@@ -297,6 +297,28 @@ type jobState struct {
 	// silentSince is, for each MicroJob of a fully committed MacroJob
 	// without any disclosure, when this node first saw it so (redoSilent).
 	silentSince map[string]time.Time
+	// progress is, for each MicroJob heard complete on the Job channel,
+	// the processor that said so and when; active is when each such
+	// processor was last heard there (heardDone).
+	progress map[jobs.ID]heard
+	active   map[string]time.Time
+	// doneMap is roomCommitted's last answer for a non-replicated job,
+	// derived at doneAt; callers must not modify it.
+	doneMap map[jobs.ID]bool
+	doneAt  time.Time
+	// redoRanks is this processor's place among those that may redo each
+	// redo request (by MicroJob and exclusions), for the dispatch view
+	// redoView.
+	redoRanks map[string]int
+	redoView  *View
+	// requestsVer and requestsAt are the record index version and the
+	// time of the last pass over the job's redo, dispute and self-check
+	// requests (doRedos, doReruns).
+	requestsVer [2]uint64
+	requestsAt  [2]time.Time
+	// redoSeen is when this node first saw each redo request of a
+	// MicroJob that is not its turn to redo yet (redoTurn).
+	redoSeen map[string]time.Time
 	// rerunSeen is when this node first saw each re-run request
 	// (rerunOverdue).
 	rerunSeen map[string]time.Time
@@ -568,6 +590,19 @@ func (w *Worker) noticeRecord(r crdt.Record) {
 			w.mu.Unlock()
 			w.poke()
 		}
+	case DisputeType, CheckType, RedoType:
+		// Work asked of some processor outside the queues: a worker
+		// waiting for a room's queue (up to a processing timeout and
+		// four owner timeouts) stops waiting and looks, so that a
+		// re-run or redo does not sit behind a quiet room.
+		w.mu.Lock()
+		for _, js := range w.known {
+			if js.stopWait != nil {
+				js.stopWait()
+			}
+		}
+		w.mu.Unlock()
+		w.poke()
 	}
 }
 
