@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/crdt/crdttest"
 	"github.com/jobmesh/jobmesh/dispatch"
 	"github.com/jobmesh/jobmesh/jobs"
@@ -105,22 +106,30 @@ func TestAvoidSelfCheck(t *testing.T) {
 	}
 }
 
+// silentFixture is a worker with a one-replica store, DiscloseGrace a
+// minute, and a job whose first MacroJob processor "p" fully committed
+// without disclosing anything.
+func silentFixture(t *testing.T) (*Worker, *jobState, *jobRecords, *crdt.Store) {
+	plan := roundsPlan(t)
+	c := crdttest.New(t, crdttest.Options{Replicas: 1})
+	store := c.Replicas[0].Store
+	x := newRecordIndex(store)
+	w := &Worker{cfg: Config{DiscloseGrace: time.Minute}, writer: indexWriter{store: store, index: x}, index: x, log: slog.New(slog.DiscardHandler)}
+	js := &jobState{info: &jobs.JobInfo{Requirements: jobs.Requirements{Replicas: 1}}, plan: plan}
+	recs := newJobRecords()
+	for _, mu := range plan.Macros[0].Micros {
+		recs.commits = append(recs.commits, microjob.Commitment{JobID: plan.JobID, MicroID: mu.ID, Processor: "p"})
+	}
+	return w, js, recs, store
+}
+
 // TestRedoSilentTimesEachMicroJob: a MicroJob is redone only after it has
 // been silent (fully committed MacroJob, no disclosure) for DiscloseGrace
 // itself; another MicroJob silent for long does not make a newly silent
 // one due at once.
 func TestRedoSilentTimesEachMicroJob(t *testing.T) {
-	plan := roundsPlan(t)
-	info := &jobs.JobInfo{Requirements: jobs.Requirements{Replicas: 1}}
-	c := crdttest.New(t, crdttest.Options{Replicas: 1})
-	store := c.Replicas[0].Store
-	x := newRecordIndex(store)
-	w := &Worker{cfg: Config{DiscloseGrace: time.Minute}, writer: indexWriter{store: store, index: x}, index: x, log: slog.New(slog.DiscardHandler)}
-	js := &jobState{info: info, plan: plan}
-	recs := newJobRecords()
-	for _, mu := range plan.Macros[0].Micros {
-		recs.commits = append(recs.commits, microjob.Commitment{JobID: plan.JobID, MicroID: mu.ID, Processor: "p"})
-	}
+	w, js, recs, store := silentFixture(t)
+	plan := js.plan
 	a, b := plan.Macros[0].Micros[0].ID.String(), plan.Macros[0].Micros[1].ID.String()
 	ctx := context.Background()
 	t0 := time.Unix(1_800_000_000, 0)
@@ -156,20 +165,11 @@ func TestRedoSilentTimesEachMicroJob(t *testing.T) {
 // the job is alive and only behind; its MicroJobs are redone only once it
 // has written nothing for DiscloseGrace.
 func TestRedoSilentSparesLiveCommitters(t *testing.T) {
-	plan := roundsPlan(t)
-	info := &jobs.JobInfo{Requirements: jobs.Requirements{Replicas: 1}}
-	c := crdttest.New(t, crdttest.Options{Replicas: 1})
-	store := c.Replicas[0].Store
-	x := newRecordIndex(store)
+	w, js, recs, store := silentFixture(t)
+	plan := js.plan
 	t0 := time.Unix(1_800_000_000, 0)
-	x.jobs[plan.JobID] = &jobIndex{id: plan.JobID, loaded: true, entries: map[string]part{}, disclosed: map[jobs.ID]int{}, committers: map[jobs.ID]map[string]int{},
+	w.index.jobs[plan.JobID] = &jobIndex{id: plan.JobID, loaded: true, entries: map[string]part{}, disclosed: map[jobs.ID]int{}, committers: map[jobs.ID]map[string]int{},
 		heard: map[string]time.Time{"p": t0.Add(50 * time.Second)}}
-	w := &Worker{cfg: Config{DiscloseGrace: time.Minute}, writer: indexWriter{store: store, index: x}, index: x, log: slog.New(slog.DiscardHandler)}
-	js := &jobState{info: info, plan: plan}
-	recs := newJobRecords()
-	for _, mu := range plan.Macros[0].Micros {
-		recs.commits = append(recs.commits, microjob.Commitment{JobID: plan.JobID, MicroID: mu.ID, Processor: "p"})
-	}
 	a := plan.Macros[0].Micros[0].ID.String()
 	v := microjob.Verdict{Missing: []string{a}}
 	ctx := context.Background()
