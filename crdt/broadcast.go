@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ipfs/boxo/ipld/merkledag"
+	blocks "github.com/ipfs/go-block-format"
 	"github.com/ipfs/go-cid"
 	dscrdt "github.com/ipfs/go-ds-crdt"
 	crdtpb "github.com/ipfs/go-ds-crdt/pb"
@@ -278,16 +279,14 @@ func (b *broadcaster) pump(ctx context.Context) {
 		if err != nil {
 			return // the subscription or ctx is done; both are final
 		}
-		announce, blocks, err := decodeBroadcast(msg.GetData())
+		announce, inline, err := decodeBroadcast(msg.GetData())
 		if err != nil {
 			continue // the validator lets it through only if it decodes
 		}
-		for _, blk := range blocks {
-			if blk.cid.Type() != cid.DagProtobuf {
-				continue
-			}
-			nd, err := merkledag.DecodeProtobuf(blk.data)
-			if err != nil || !nd.Cid().Equals(blk.cid) {
+		for _, blk := range inline {
+			nd, err := inlineNode(blk)
+			if err != nil {
+				b.log.Debug("a broadcast block", "cid", blk.cid, "err", err)
 				continue
 			}
 			if err := b.dag.Add(ctx, nd); err != nil {
@@ -349,6 +348,29 @@ func (b *broadcaster) fresh(a []byte) bool {
 
 // maxQueuedHeads bounds fresh's memory.
 const maxQueuedHeads = 1 << 14
+
+// inlineNode decodes a broadcast block as the DAG node go-ds-crdt wrote,
+// under the CID it was announced with. go-ds-crdt writes CIDv1 dag-pb
+// nodes; a plain dag-pb decode gives every node a CIDv0, so it never
+// matched and every announced block used to be dropped here and fetched
+// over bitswap instead.
+func inlineNode(blk inlineBlock) (ipld.Node, error) {
+	if blk.cid.Type() != cid.DagProtobuf {
+		return nil, fmt.Errorf("%w: %s is not dag-pb", errBadBroadcast, blk.cid)
+	}
+	raw, err := blocks.NewBlockWithCid(blk.data, blk.cid)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", errBadBroadcast, err)
+	}
+	nd, err := merkledag.DecodeProtobufBlock(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", errBadBroadcast, err)
+	}
+	if !nd.Cid().Equals(blk.cid) {
+		return nil, fmt.Errorf("%w: block decodes as %s, announced as %s", errBadBroadcast, nd.Cid(), blk.cid)
+	}
+	return nd, nil
+}
 
 // splitHeads turns an announcement of several heads into one announcement
 // per head. go-ds-crdt walks the heads of one announcement in parallel

@@ -146,3 +146,26 @@ func TestRepeatedHeadIsQueuedOnce(t *testing.T) {
 		t.Fatalf("%d heads remembered, the bound is %d", len(b.queued), maxQueuedHeads)
 	}
 }
+
+// TestInlineNodeKeepsTheAnnouncedCID: a broadcast block decodes to the
+// node under the CID it was announced with, CIDv1 (what go-ds-crdt
+// writes) as well as CIDv0; a block that is not dag-pb is refused.
+func TestInlineNodeKeepsTheAnnouncedCID(t *testing.T) {
+	v1 := merkledag.NodeWithData([]byte("delta v1"))
+	if err := v1.SetCidBuilder(merkledag.V1CidPrefix()); err != nil {
+		t.Fatal(err)
+	}
+	for _, blk := range []inlineBlock{{cid: v1.Cid(), data: v1.RawData()}, testBlock("delta v0")} {
+		nd, err := inlineNode(blk)
+		if err != nil {
+			t.Fatalf("%s: %v", blk.cid, err)
+		}
+		if !nd.Cid().Equals(blk.cid) || !bytes.Equal(nd.RawData(), blk.data) {
+			t.Fatalf("%s decoded as %s", blk.cid, nd.Cid())
+		}
+	}
+	raw := cid.NewCidV1(cid.Raw, v1.Cid().Hash())
+	if _, err := inlineNode(inlineBlock{cid: raw, data: v1.RawData()}); !errors.Is(err, errBadBroadcast) {
+		t.Fatalf("a raw block: %v, want errBadBroadcast", err)
+	}
+}
