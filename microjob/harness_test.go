@@ -9,14 +9,13 @@ import (
 	"testing"
 
 	"github.com/ipfs/go-cid"
-	ds "github.com/ipfs/go-datastore"
-	dssync "github.com/ipfs/go-datastore/sync"
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/peer"
 	mh "github.com/multiformats/go-multihash"
 
 	"github.com/jobmesh/jobmesh/examples"
 	"github.com/jobmesh/jobmesh/ipfs"
+	"github.com/jobmesh/jobmesh/ipfs/ipfstest"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/p2p"
 	"github.com/jobmesh/jobmesh/wasm"
@@ -33,25 +32,7 @@ func newStore(t *testing.T) *ipfs.Node {
 // newHostStore is newStore that also returns the host and its key.
 func newHostStore(t *testing.T) (*p2p.Host, *ipfs.Node, crypto.PrivKey) {
 	t.Helper()
-	cfg := p2p.LoopbackConfig()
-	cfg.TopicDiscovery = false
-	key, err := p2p.GenerateIdentity()
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := p2p.New(context.Background(), p2p.Params{Config: cfg, Identity: key})
-	if err != nil {
-		t.Fatal(err)
-	}
-	n, err := ipfs.New(context.Background(), ipfs.Params{
-		Config: ipfs.DefaultConfig(), Host: h, Routing: h.DHT,
-		Datastore: dssync.MutexWrap(ds.NewMapDatastore()),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { n.Close(); h.Close() })
-	return h, n, key
+	return ipfstest.New(t)
 }
 
 var (

@@ -16,31 +16,44 @@ import (
 )
 
 // groupRoles: four "big" processors and two "small" ones.
-var groupRoles = []struct {
+// groupRole is one processor's hardware in a group-job test mesh.
+type groupRole struct {
 	card string
 	vram uint64
-}{{"big", 24576}, {"big", 24576}, {"big", 24576}, {"big", 24576}, {"small", 8192}, {"small", 8192}}
+}
+
+var groupRoles = []groupRole{{"big", 24576}, {"big", 24576}, {"big", 24576}, {"big", 24576}, {"small", 8192}, {"small", 8192}}
+
+// groupMesh starts a mesh of one processor per role, with the group tests'
+// timings: a fast dispatch view, short disclosure and duplicate graces
+// (every replica is judged, a slow one too) and 10 ms blocks (the jobs'
+// code is a stand-in module). more adjusts each processor after that.
+func groupMesh(t *testing.T, roles []groupRole, more func(mem *localmesh.Member, pc *processor.Config)) *localmesh.Mesh {
+	t.Helper()
+	return flowMeshWith(t, localmesh.Options{
+		Processors: len(roles),
+		Configure: func(mem *localmesh.Member, cfg *node.Config) {
+			if mem.Index >= 1 && mem.Index <= len(roles) {
+				r := roles[mem.Index-1]
+				cfg.Processor.CardModel, cfg.Processor.VRAMMiB = r.card, r.vram
+			}
+		},
+	}, func(mem *localmesh.Member, pc *processor.Config) {
+		pc.FactsEvery = 300 * time.Millisecond
+		pc.DiscloseGrace = 3 * time.Second
+		pc.DuplicateGrace = 3 * time.Second
+		pc.RerunTimeout = time.Minute // nobody is silent, unless more says so
+		pc.Exec = &waitExec{cost: 10 * time.Millisecond}
+		more(mem, pc)
+	})
+}
 
 // TestGroupJobLiveMesh runs a job asking for R=3 replicas on a mesh of
 // four big and two small processors: only big has three, so the group is
 // three of the four big ones; the job completes with every MicroJob run by
 // the three members, and nobody else commits anything.
 func TestGroupJobLiveMesh(t *testing.T) {
-	m := flowMeshWith(t, localmesh.Options{
-		Processors: len(groupRoles),
-		Configure: func(mem *localmesh.Member, cfg *node.Config) {
-			if mem.Index >= 1 && mem.Index <= len(groupRoles) {
-				r := groupRoles[mem.Index-1]
-				cfg.Processor.CardModel, cfg.Processor.VRAMMiB = r.card, r.vram
-			}
-		},
-	}, func(_ *localmesh.Member, pc *processor.Config) {
-		pc.FactsEvery = 300 * time.Millisecond
-		pc.DiscloseGrace = 3 * time.Second
-		pc.DuplicateGrace = 3 * time.Second              // every replica is judged, a slow one too
-		pc.RerunTimeout = time.Minute                    // nobody is silent here
-		pc.Exec = &waitExec{cost: 10 * time.Millisecond} // dispatchSpec's code is a stand-in module
-	})
+	m := groupMesh(t, groupRoles, func(*localmesh.Member, *processor.Config) {})
 	procs := processorsOf(m)
 	card := map[string]string{}
 	for i, p := range procs {
@@ -130,19 +143,7 @@ func TestGroupJobLiveMesh(t *testing.T) {
 // every MicroJob run by the three members of the new round.
 func TestGroupSilentMemberReplaced(t *testing.T) {
 	var silentID atomic.Value
-	m := flowMeshWith(t, localmesh.Options{
-		Processors: 5,
-		Configure: func(mem *localmesh.Member, cfg *node.Config) {
-			if mem.Index >= 1 && mem.Index <= 5 {
-				r := groupRoles[mem.Index-1]
-				cfg.Processor.CardModel, cfg.Processor.VRAMMiB = r.card, r.vram
-			}
-		},
-	}, func(mem *localmesh.Member, pc *processor.Config) {
-		pc.FactsEvery = 300 * time.Millisecond
-		pc.DiscloseGrace = 3 * time.Second
-		pc.DuplicateGrace = 3 * time.Second // every replica is judged, a slow one too
-		pc.Exec = &waitExec{cost: 10 * time.Millisecond}
+	m := groupMesh(t, groupRoles[:5], func(mem *localmesh.Member, pc *processor.Config) {
 		// Long enough for a busy machine's honest members to commit
 		// their first MicroJob.
 		pc.RerunTimeout = 8 * time.Second
@@ -226,24 +227,8 @@ func firstGroup(ctx context.Context, mem *localmesh.Member) (processor.Group, bo
 // and the job completes with the two honest members' results.
 func TestGroupLiarOutvoted(t *testing.T) {
 	const liarIndex = 2
-	roles := []struct {
-		card string
-		vram uint64
-	}{{"big", 24576}, {"big", 24576}, {"big", 24576}, {"small", 8192}}
-	m := flowMeshWith(t, localmesh.Options{
-		Processors: len(roles),
-		Configure: func(mem *localmesh.Member, cfg *node.Config) {
-			if mem.Index >= 1 && mem.Index <= len(roles) {
-				r := roles[mem.Index-1]
-				cfg.Processor.CardModel, cfg.Processor.VRAMMiB = r.card, r.vram
-			}
-		},
-	}, func(mem *localmesh.Member, pc *processor.Config) {
-		pc.FactsEvery = 300 * time.Millisecond
-		pc.DiscloseGrace = 3 * time.Second
-		pc.DuplicateGrace = 3 * time.Second // every replica is judged, a slow one too
-		pc.RerunTimeout = time.Minute       // nobody is silent here
-		pc.Exec = &waitExec{cost: 10 * time.Millisecond}
+	roles := []groupRole{{"big", 24576}, {"big", 24576}, {"big", 24576}, {"small", 8192}}
+	m := groupMesh(t, roles, func(mem *localmesh.Member, pc *processor.Config) {
 		if mem.Index == liarIndex {
 			pc.Tamper = func(_ uint64, out []byte) []byte { return append(out, 0xff) }
 		}

@@ -159,7 +159,12 @@ func (w *Worker) heardDone(js *jobState, mid jobs.ID) bool {
 	last := js.active[h.processor]
 	w.mu.Unlock()
 	now := time.Now()
-	return ok && now.Sub(h.at) < hintLife*w.cfg.DiscloseGrace && w.alive(js, h.processor, last, now)
+	return ok && w.hintFresh(h, now) && w.alive(js, h.processor, last, now)
+}
+
+// hintFresh reports whether hint h is younger than hintLife graces at now.
+func (w *Worker) hintFresh(h heard, now time.Time) bool {
+	return now.Sub(h.at) < hintLife*w.cfg.DiscloseGrace
 }
 
 // addHeardDone adds to done the MicroJobs of js heard complete by
@@ -169,13 +174,13 @@ func (w *Worker) addHeardDone(js *jobState, done map[jobs.ID]bool) {
 	w.mu.Lock()
 	hints := make(map[jobs.ID]heard, len(js.progress))
 	for mid, h := range js.progress {
-		if !done[mid] && now.Sub(h.at) < hintLife*w.cfg.DiscloseGrace {
+		if !done[mid] && w.hintFresh(h, now) {
 			hints[mid] = h
 		}
 	}
 	active := maps.Clone(js.active)
 	w.mu.Unlock()
-	alive := map[string]bool{}
+	alive := map[string]bool{} // by processor: one check each per call
 	for mid, h := range hints {
 		ok, seen := alive[h.processor]
 		if !seen {

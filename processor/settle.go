@@ -647,7 +647,7 @@ func (w *Worker) processors(ctx context.Context) ([]string, error) {
 func (w *Worker) doReruns(ctx context.Context) bool {
 	did := false
 	for _, js := range w.openJobs() {
-		if !w.index.mayRequest(js.plan.JobID) || !w.requestPass(js, 1) {
+		if !w.index.mayRequest(js.plan.JobID) || !w.requestPass(js, rerunPass) {
 			continue
 		}
 		recs, err := w.records(ctx, js.plan.JobID)
@@ -712,7 +712,7 @@ func (w *Worker) doReruns(ctx context.Context) bool {
 // MacroJob's other commitments are long in).
 func (w *Worker) doRedos(ctx context.Context) bool {
 	for _, js := range w.openJobs() {
-		if !w.index.mayRequest(js.plan.JobID) || !w.requestPass(js, 0) {
+		if !w.index.mayRequest(js.plan.JobID) || !w.requestPass(js, redoPass) {
 			continue
 		}
 		recs, err := w.records(ctx, js.plan.JobID)
@@ -822,8 +822,14 @@ func (w *Worker) redoRank(js *jobState, rd Redo, v *View) int {
 	return rank
 }
 
+// The kinds of request pass (requestPass).
+const (
+	redoPass = iota
+	rerunPass
+)
+
 // requestPass reports whether a pass over js's requests of kind k
-// (0 redos, 1 re-runs) is due: the job's records changed since the last
+// (redoPass, rerunPass) is due: the job's records changed since the last
 // pass, or a Poll has gone by (a takeover may have come due). The worker
 // steps far more often than either, and a pass reads all the job's
 // records.

@@ -14,12 +14,11 @@ import (
 	"time"
 
 	"github.com/ipfs/go-cid"
-	ds "github.com/ipfs/go-datastore"
-	dssync "github.com/ipfs/go-datastore/sync"
 	"github.com/libp2p/go-libp2p/core/peer"
 	mh "github.com/multiformats/go-multihash"
 
 	"github.com/jobmesh/jobmesh/ipfs"
+	"github.com/jobmesh/jobmesh/ipfs/ipfstest"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/microjob"
 	"github.com/jobmesh/jobmesh/p2p"
@@ -33,24 +32,7 @@ type bodyNode struct {
 
 func newBodyNode(t testing.TB) bodyNode {
 	t.Helper()
-	cfg := p2p.LoopbackConfig()
-	cfg.TopicDiscovery = false
-	key, err := p2p.GenerateIdentity()
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := p2p.New(context.Background(), p2p.Params{Config: cfg, Identity: key})
-	if err != nil {
-		t.Fatal(err)
-	}
-	n, err := ipfs.New(context.Background(), ipfs.Params{
-		Config: ipfs.DefaultConfig(), Host: h, Routing: h.DHT,
-		Datastore: dssync.MutexWrap(ds.NewMapDatastore()),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { n.Close(); h.Close() })
+	h, n, _ := ipfstest.New(t)
 	return bodyNode{h: h, Node: n}
 }
 
