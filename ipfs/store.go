@@ -361,6 +361,55 @@ func (n *Node) Has(ctx context.Context, c cid.Cid) (bool, error) {
 	return n.bstore.Has(ctx, c)
 }
 
+// LocalDAG returns the blocks of the DAG under root, breadth first, read
+// from the local block store only, if every one of them is local and they
+// hold at most limit bytes together; ok is false otherwise. Only dag-pb
+// and raw blocks are walked.
+func (n *Node) LocalDAG(ctx context.Context, root cid.Cid, limit int) (bs []blocks.Block, ok bool, err error) {
+	size := 0
+	seen := map[cid.Cid]bool{root: true}
+	for queue := []cid.Cid{root}; len(queue) > 0; queue = queue[1:] {
+		c := queue[0]
+		b, err := n.bstore.Get(ctx, c)
+		if ipld.IsNotFound(err) {
+			return nil, false, nil
+		}
+		if err != nil {
+			return nil, false, fmt.Errorf("ipfs: local dag %s: %w", root, err)
+		}
+		if size += len(b.RawData()); size > limit {
+			return nil, false, nil
+		}
+		bs = append(bs, b)
+		switch c.Type() {
+		case cid.Raw:
+		case cid.DagProtobuf:
+			nd, err := merkledag.DecodeProtobufBlock(b)
+			if err != nil {
+				return nil, false, fmt.Errorf("ipfs: local dag %s: %w", root, err)
+			}
+			for _, l := range nd.Links() {
+				if !seen[l.Cid] {
+					seen[l.Cid] = true
+					queue = append(queue, l.Cid)
+				}
+			}
+		default:
+			return nil, false, nil
+		}
+	}
+	return bs, true, nil
+}
+
+// PutBlocks stores blocks, each checked against its CID, and hands them to
+// bitswap, so that a pending fetch of any of them ends at once.
+func (n *Node) PutBlocks(ctx context.Context, bs []blocks.Block) error {
+	if err := n.bserv.AddBlocks(ctx, bs); err != nil {
+		return fmt.Errorf("ipfs: put blocks: %w", err)
+	}
+	return nil
+}
+
 // Close stops bitswap. It leaves the host, routing and datastore open.
 func (n *Node) Close() error {
 	n.closeOnce.Do(func() {

@@ -157,3 +157,47 @@ func TestCatUnknownCIDTimesOut(t *testing.T) {
 		t.Fatalf("got %v, want ErrNotFound", err)
 	}
 }
+
+// TestLocalDAGMovesASmallDirectory: a small directory's blocks, read from
+// the local store, put into another node's store make the directory
+// readable there without the network; a directory over the limit, or one
+// with a block missing, gives none.
+func TestLocalDAGMovesASmallDirectory(t *testing.T) {
+	ctx := context.Background()
+	a, b := newTestNode(t), newTestNode(t)
+	entries := map[string][]byte{"0": []byte("zero"), "1": []byte("one")}
+	c, err := a.AddDir(ctx, entries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bs, ok, err := a.LocalDAG(ctx, c, 4<<10)
+	if err != nil || !ok || len(bs) != 3 || !bs[0].Cid().Equals(c) {
+		t.Fatalf("LocalDAG: %d blocks, ok %v, err %v", len(bs), ok, err)
+	}
+	if _, ok, err := a.LocalDAG(ctx, c, 8); ok || err != nil {
+		t.Fatalf("over the limit: ok %v, err %v", ok, err)
+	}
+	if _, ok, err := b.LocalDAG(ctx, c, 4<<10); ok || err != nil {
+		t.Fatalf("nothing local: ok %v, err %v", ok, err)
+	}
+	if err := b.PutBlocks(ctx, bs); err != nil {
+		t.Fatal(err)
+	}
+	// b is connected to nobody: the read is local.
+	nd, err := b.DAGService().Get(ctx, c)
+	if err != nil || len(nd.Links()) != 2 {
+		t.Fatalf("directory on b: %v", err)
+	}
+	got, ok, err := b.LocalDAG(ctx, c, 4<<10)
+	if err != nil || !ok || len(got) != len(bs) {
+		t.Fatalf("LocalDAG on b: %d blocks, ok %v, err %v", len(got), ok, err)
+	}
+	sum, _ := mh.Sum([]byte("real"), mh.SHA2_256, -1)
+	forged, _ := blocks.NewBlockWithCid([]byte("forged"), cid.NewCidV1(cid.Raw, sum))
+	if err := b.PutBlocks(ctx, []blocks.Block{forged}); err == nil {
+		t.Fatal("a forged block was stored")
+	}
+	if has, _ := b.Has(ctx, forged.Cid()); has {
+		t.Fatal("forged block stored")
+	}
+}

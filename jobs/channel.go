@@ -32,6 +32,10 @@ const (
 	KindRoom = "room"
 	// KindRooms (Job channel) asks for open rooms.
 	KindRooms = "rooms"
+	// KindFinalizing (Job channel) says that Processor is finishing the
+	// complete JobID (re-runs, output assembly, verdict): other
+	// processors stand by instead of repeating that work.
+	KindFinalizing = "finalizing"
 )
 
 // ErrBadMessage is wrapped by every channel decoding error.
@@ -42,10 +46,10 @@ type ChannelMsg struct {
 	V         int    `json:"v"`
 	Kind      string `json:"kind"`
 	Job       []byte `json:"job,omitempty"`       // KindJob: canonical JobInfo
-	JobID     string `json:"job_id,omitempty"`    // progress, room, rooms
+	JobID     string `json:"job_id,omitempty"`    // progress, room, rooms, finalizing
 	Macro     uint64 `json:"macro,omitempty"`     // room
 	MicroID   string `json:"micro_id,omitempty"`  // progress
-	Processor string `json:"processor,omitempty"` // progress, room: the claiming peer
+	Processor string `json:"processor,omitempty"` // progress, room, finalizing: the claiming peer
 	Open      int    `json:"open,omitempty"`      // room: MicroJobs not yet processed
 }
 
@@ -105,6 +109,13 @@ func DecodeChannelMsg(b []byte) (ChannelMsg, error) {
 		if err := hexID(); err != nil {
 			return m, err
 		}
+	case KindFinalizing:
+		if err := hexID(); err != nil {
+			return m, err
+		}
+		if m.Processor == "" {
+			return m, fmt.Errorf("%w: no processor", ErrBadMessage)
+		}
 	default:
 		return m, fmt.Errorf("%w: kind %q", ErrBadMessage, m.Kind)
 	}
@@ -112,9 +123,10 @@ func DecodeChannelMsg(b []byte) (ChannelMsg, error) {
 }
 
 // CheckSender ties a message's claims to the peer that signed it: only a
-// processor itself may say it completed a MicroJob or owns a room.
+// processor itself may say it completed a MicroJob, owns a room or is
+// finishing a job.
 func CheckSender(from string, m ChannelMsg) error {
-	if (m.Kind == KindProgress || m.Kind == KindRoom) && m.Processor != from {
+	if (m.Kind == KindProgress || m.Kind == KindRoom || m.Kind == KindFinalizing) && m.Processor != from {
 		return fmt.Errorf("%w: %s claims to be %s", ErrBadMessage, from, m.Processor)
 	}
 	return nil

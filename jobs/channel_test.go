@@ -15,6 +15,7 @@ func TestChannelMessages(t *testing.T) {
 		{Kind: KindProgress, JobID: id, MicroID: id, Processor: "peerA"},
 		{Kind: KindRoom, JobID: id, Macro: 3, Processor: "peerA", Open: 4},
 		{Kind: KindRooms, JobID: id},
+		{Kind: KindFinalizing, JobID: id, Processor: "peerA"},
 	}
 	for _, m := range good {
 		b, err := EncodeChannelMsg(m)
@@ -27,14 +28,16 @@ func TestChannelMessages(t *testing.T) {
 		}
 	}
 	bad := map[string]string{
-		"version":        `{"v":2,"kind":"query"}`,
-		"kind":           `{"v":1,"kind":"gossip"}`,
-		"unknown field":  `{"v":1,"kind":"query","x":1}`,
-		"progress no id": `{"v":1,"kind":"progress","micro_id":"` + id + `","processor":"p"}`,
-		"room no owner":  `{"v":1,"kind":"room","job_id":"` + id + `"}`,
-		"job not canon":  `{"v":1,"kind":"job","job":"e30="}`,
-		"trailing":       `{"v":1,"kind":"query"}{}`,
-		"oversized":      `{"v":1,"kind":"query","job_id":"` + strings.Repeat("a", MaxChannelMsg) + `"}`,
+		"version":                 `{"v":2,"kind":"query"}`,
+		"kind":                    `{"v":1,"kind":"gossip"}`,
+		"unknown field":           `{"v":1,"kind":"query","x":1}`,
+		"progress no id":          `{"v":1,"kind":"progress","micro_id":"` + id + `","processor":"p"}`,
+		"room no owner":           `{"v":1,"kind":"room","job_id":"` + id + `"}`,
+		"finalizing no processor": `{"v":1,"kind":"finalizing","job_id":"` + id + `"}`,
+		"finalizing no id":        `{"v":1,"kind":"finalizing","processor":"p"}`,
+		"job not canon":           `{"v":1,"kind":"job","job":"e30="}`,
+		"trailing":                `{"v":1,"kind":"query"}{}`,
+		"oversized":               `{"v":1,"kind":"query","job_id":"` + strings.Repeat("a", MaxChannelMsg) + `"}`,
 	}
 	for name, in := range bad {
 		if _, err := DecodeChannelMsg([]byte(in)); !errors.Is(err, ErrBadMessage) {
@@ -47,11 +50,14 @@ func TestChannelMessages(t *testing.T) {
 	if err := CheckSender("peerA", good[3]); err != nil {
 		t.Fatal(err)
 	}
+	if err := CheckSender("peerB", good[5]); !errors.Is(err, ErrBadMessage) {
+		t.Fatalf("finalizing claimed for another peer: %v", err)
+	}
 }
 
 func FuzzDecodeChannelMsg(f *testing.F) {
 	job := validJob()
-	for _, m := range []ChannelMsg{{Kind: KindJob, Job: job.Encode()}, {Kind: KindQuery}, {Kind: KindRooms, JobID: job.ID().String()}} {
+	for _, m := range []ChannelMsg{{Kind: KindJob, Job: job.Encode()}, {Kind: KindQuery}, {Kind: KindRooms, JobID: job.ID().String()}, {Kind: KindFinalizing, JobID: job.ID().String(), Processor: "p"}} {
 		b, _ := EncodeChannelMsg(m)
 		f.Add(b)
 	}

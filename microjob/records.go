@@ -11,8 +11,10 @@ import (
 	"fmt"
 	"strings"
 
+	blocks "github.com/ipfs/go-block-format"
 	"github.com/ipfs/go-cid"
 	"github.com/libp2p/go-libp2p/core/peer"
+	mh "github.com/multiformats/go-multihash"
 
 	"github.com/jobmesh/jobmesh/jobs"
 
@@ -71,7 +73,19 @@ type Disclosure struct {
 	BlockHashes  [][32]byte // SHA-256 of each block's output, same order
 	ResultCID    cid.Cid    // UnixFS directory of the block outputs (see BlockFileName)
 	Salt         [32]byte   // the secret that hid the commitment (NewSalt)
+	// Inline, when set, holds every block of the result directory's DAG
+	// (at most MaxInlineBlocks blocks of MaxInlineBytes together), so the
+	// finalizer reads small results from the record instead of the
+	// network. Each block is checked against its CID when decoded; it is
+	// not part of the commitment.
+	Inline []blocks.Block
 }
+
+// Bounds of a disclosure's inline result blocks.
+const (
+	MaxInlineBytes  = 4 << 10
+	MaxInlineBlocks = 64
+)
 
 // NewSalt returns 32 random bytes from crypto/rand. A fresh salt per
 // commitment keeps a commitment from revealing its hashes: without it,
@@ -203,16 +217,23 @@ type commitmentWire struct {
 }
 
 type disclosureWire struct {
-	Version   uint32   `json:"version"`
-	JobID     string   `json:"job"`
-	Macro     uint64   `json:"macro"`
-	MicroID   string   `json:"micro"`
-	Processor string   `json:"processor"`
-	Wallet    string   `json:"wallet"`
-	Blocks    []uint64 `json:"blocks"`
-	Hashes    []string `json:"hashes"`
-	Result    string   `json:"result"`
-	Salt      string   `json:"salt"`
+	Version   uint32       `json:"version"`
+	JobID     string       `json:"job"`
+	Macro     uint64       `json:"macro"`
+	MicroID   string       `json:"micro"`
+	Processor string       `json:"processor"`
+	Wallet    string       `json:"wallet"`
+	Blocks    []uint64     `json:"blocks"`
+	Hashes    []string     `json:"hashes"`
+	Result    string       `json:"result"`
+	Salt      string       `json:"salt"`
+	Inline    []inlineWire `json:"inline,omitempty"`
+}
+
+// inlineWire is one inline result block: its CID and its bytes.
+type inlineWire struct {
+	CID  string `json:"cid"`
+	Data []byte `json:"data"`
 }
 
 // Encode returns the canonical encoding of c.
@@ -278,6 +299,9 @@ func (d Disclosure) Encode() []byte {
 	if d.ResultCID.Defined() {
 		w.Result = d.ResultCID.String()
 	}
+	for _, b := range d.Inline {
+		w.Inline = append(w.Inline, inlineWire{CID: b.Cid().String(), Data: b.RawData()})
+	}
 	b, err := json.Marshal(w)
 	if err != nil {
 		panic(err)
@@ -329,10 +353,44 @@ func DecodeDisclosure(b []byte) (Disclosure, error) {
 	if _, err := ParseWallet(w.Wallet); err != nil {
 		return Disclosure{}, err
 	}
+	if d.Inline, err = decodeInline(w.Inline); err != nil {
+		return Disclosure{}, err
+	}
 	if !bytes.Equal(d.Encode(), b) {
 		return Disclosure{}, fmt.Errorf("%w: disclosure", ErrNonCanonical)
 	}
 	return d, nil
+}
+
+// decodeInline checks a disclosure's inline blocks: within the bounds,
+// and each one's bytes hashing (SHA-256) to its CID.
+func decodeInline(ws []inlineWire) ([]blocks.Block, error) {
+	if len(ws) > MaxInlineBlocks {
+		return nil, fmt.Errorf("%w: %d inline blocks, limit %d", ErrMalformed, len(ws), MaxInlineBlocks)
+	}
+	var out []blocks.Block
+	size := 0
+	for _, iw := range ws {
+		if size += len(iw.Data); size > MaxInlineBytes {
+			return nil, fmt.Errorf("%w: inline blocks over %d bytes", ErrMalformed, MaxInlineBytes)
+		}
+		c, err := cid.Decode(iw.CID)
+		if err != nil {
+			return nil, fmt.Errorf("%w: inline block CID %q: %v", ErrMalformed, iw.CID, err)
+		}
+		if c.Prefix().MhType != mh.SHA2_256 {
+			return nil, fmt.Errorf("%w: inline block %s is not SHA-256", ErrMalformed, c)
+		}
+		b, err := blocks.NewBlockWithCid(iw.Data, c)
+		if err != nil {
+			return nil, fmt.Errorf("%w: inline block %s: %v", ErrMalformed, c, err)
+		}
+		if got, err := c.Prefix().Sum(iw.Data); err != nil || !got.Equals(c) {
+			return nil, fmt.Errorf("%w: inline block does not hash to %s", ErrMalformed, c)
+		}
+		out = append(out, b)
+	}
+	return out, nil
 }
 
 // strictJSON decodes one JSON object of at most limit bytes into v,

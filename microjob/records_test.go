@@ -3,12 +3,17 @@ package microjob
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"reflect"
 	"strings"
 	"testing"
 
+	blocks "github.com/ipfs/go-block-format"
+	"github.com/ipfs/go-cid"
 	"github.com/libp2p/go-libp2p/core/peer"
+	mh "github.com/multiformats/go-multihash"
 
 	"github.com/jobmesh/jobmesh/jobs"
 )
@@ -274,6 +279,7 @@ func FuzzDecodeDisclosure(f *testing.F) {
 	f.Add([]byte(`{"blocks":[1,2],"hashes":[]}`))
 	d, _ := sampleDisclosure(f, newPeer(f))
 	f.Add(d.Encode())
+	f.Add(inlineSample(f).Encode())
 	f.Fuzz(func(t *testing.T, b []byte) {
 		d, err := DecodeDisclosure(b)
 		if err != nil {
@@ -284,6 +290,16 @@ func FuzzDecodeDisclosure(f *testing.F) {
 		}
 		if len(d.BlockIndices) != len(d.BlockHashes) || len(d.BlockIndices) == 0 || len(d.BlockIndices) > MaxRecordBlocks {
 			t.Fatalf("accepted %d blocks, %d hashes", len(d.BlockIndices), len(d.BlockHashes))
+		}
+		size := 0
+		for _, ib := range d.Inline {
+			size += len(ib.RawData())
+			if got, err := ib.Cid().Prefix().Sum(ib.RawData()); err != nil || !got.Equals(ib.Cid()) {
+				t.Fatalf("accepted an inline block that does not hash to %s", ib.Cid())
+			}
+		}
+		if len(d.Inline) > MaxInlineBlocks || size > MaxInlineBytes {
+			t.Fatalf("accepted %d inline blocks of %d bytes", len(d.Inline), size)
 		}
 	})
 }
@@ -303,4 +319,56 @@ func FuzzParseKey(f *testing.F) {
 			t.Fatalf("owner refused on %q", key)
 		}
 	})
+}
+
+// inlineSample is sampleDisclosure with two inline blocks.
+func inlineSample(t testing.TB) Disclosure {
+	t.Helper()
+	d, _ := sampleDisclosure(t, newPeer(t))
+	for _, data := range []string{"dir", "leaf"} {
+		b, err := blocks.NewBlockWithCid([]byte(data), rawCID(t, []byte(data)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.Inline = append(d.Inline, b)
+	}
+	return d
+}
+
+// TestInlineBlocks: inline result blocks round-trip and stay out of the
+// commitment; a block whose bytes do not hash to its CID, a hash other
+// than SHA-256, too many blocks or too many bytes are refused.
+func TestInlineBlocks(t *testing.T) {
+	d := inlineSample(t)
+	got, err := DecodeDisclosure(d.Encode())
+	if err != nil || len(got.Inline) != 2 || !got.Inline[1].Cid().Equals(d.Inline[1].Cid()) || string(got.Inline[1].RawData()) != "leaf" {
+		t.Fatalf("round trip: %v, %+v", err, got.Inline)
+	}
+	plain := d
+	plain.Inline = nil
+	c1, _ := d.Commitment()
+	c2, _ := plain.Commitment()
+	if c1 != c2 {
+		t.Fatal("inline blocks change the commitment")
+	}
+	enc := string(d.Encode())
+	leaf := base64.StdEncoding.EncodeToString([]byte("leaf"))
+	identity, _ := cid.V1Builder{Codec: cid.Raw, MhType: mh.IDENTITY}.Sum([]byte("leaf"))
+	many := make([]inlineWire, MaxInlineBlocks+1)
+	big := []inlineWire{{CID: rawCID(t, make([]byte, MaxInlineBytes+1)).String(), Data: make([]byte, MaxInlineBytes+1)}}
+	encodeWith := func(ws []inlineWire) string {
+		b, _ := json.Marshal(ws)
+		return strings.Replace(enc, enc[strings.Index(enc, `"inline":`):len(enc)-1], `"inline":`+string(b), 1)
+	}
+	for name, b := range map[string]string{
+		"wrong bytes": strings.Replace(enc, leaf, base64.StdEncoding.EncodeToString([]byte("fake")), 1),
+		"identity":    strings.Replace(enc, d.Inline[1].Cid().String(), identity.String(), 1),
+		"bad cid":     strings.Replace(enc, d.Inline[1].Cid().String(), "bafyNOT", 1),
+		"many blocks": encodeWith(many),
+		"too big":     encodeWith(big),
+	} {
+		if _, err := DecodeDisclosure([]byte(b)); !errors.Is(err, ErrMalformed) {
+			t.Errorf("%s: err = %v, want ErrMalformed", name, err)
+		}
+	}
 }

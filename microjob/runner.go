@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	blocks "github.com/ipfs/go-block-format"
 	"github.com/ipfs/go-cid"
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -55,6 +56,16 @@ type Output struct {
 	BlockIndices []uint64   // the MicroJob's blocks, in its order
 	BlockHashes  [][32]byte // SHA-256 of each block's output, same order
 	ResultCID    cid.Cid    // UnixFS directory: one file per block, named BlockFileName(index)
+	// Inline holds the result directory's blocks when they are small
+	// enough to travel in the disclosure (Disclosure.Inline).
+	Inline []blocks.Block
+}
+
+// LocalDAGReader reads a small DAG back from local storage; ipfs.Node
+// satisfies it. A Runner whose Blocks satisfies it puts results of at most
+// MaxInlineBytes inline in their disclosures.
+type LocalDAGReader interface {
+	LocalDAG(ctx context.Context, root cid.Cid, limit int) ([]blocks.Block, bool, error)
 }
 
 // Config configures a Runner.
@@ -227,6 +238,15 @@ func (r *Runner) Run(ctx context.Context, in Input) (out Output, err error) {
 		return Output{}, fmt.Errorf("microjob %s: storing outputs: %w", in.Micro.ID, err)
 	}
 	out.ResultCID = c
+	if lr, ok := r.cfg.Blocks.(LocalDAGReader); ok {
+		bs, small, err := lr.LocalDAG(ctx, c, MaxInlineBytes)
+		if err != nil {
+			return Output{}, fmt.Errorf("microjob %s: reading outputs back: %w", in.Micro.ID, err)
+		}
+		if small && len(bs) <= MaxInlineBlocks {
+			out.Inline = bs
+		}
+	}
 	return out, nil
 }
 
@@ -244,5 +264,6 @@ func (out Output) Disclosure(plan *jobs.Plan, micro *jobs.MicroJob, processor, w
 		BlockHashes:  out.BlockHashes,
 		ResultCID:    out.ResultCID,
 		Salt:         salt,
+		Inline:       out.Inline,
 	}
 }

@@ -477,3 +477,43 @@ func catPath(t *testing.T, store *ipfs.Node, root cid.Cid, name string) []byte {
 	}
 	return b
 }
+
+// TestSmallResultsTravelInline: a job's small results come with every
+// block of their result directory inline in the disclosure, and a node
+// connected to nobody assembles the job's output from those blocks alone.
+func TestSmallResultsTravelInline(t *testing.T) {
+	ctx := context.Background()
+	code := buildExample(t, "wordcount")
+	data := []byte(strings.Repeat("mesh job alpha beta\n", 40))
+	info, plan := newJob(t, code, data, 64, 2, 2, jobs.Output{Kind: jobs.OutputConcat})
+	e := executor(t)
+	want := localOutputs(t, e, plan, code, data)
+	p := processAll(t, newRunner(t, e, newStore(t), nil), info, plan, code, data)
+	v, err := Judge(info, plan, p.commits, p.discl)
+	if err != nil || !v.Verified {
+		t.Fatalf("honest run not verified: %v %+v", err, v)
+	}
+	alone := newStore(t)
+	for _, d := range p.discl {
+		if len(d.Inline) == 0 || !d.Inline[0].Cid().Equals(d.ResultCID) {
+			t.Fatalf("MicroJob %s: %d inline blocks, the first not its result %s", d.MicroID, len(d.Inline), d.ResultCID)
+		}
+		// The record as stored is what the finalizer reads.
+		dd, err := DecodeDisclosure(d.Encode())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := alone.PutBlocks(ctx, dd.Inline); err != nil {
+			t.Fatal(err)
+		}
+	}
+	actx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	root, err := Assemble(actx, info, plan, v, alone)
+	if err != nil {
+		t.Fatalf("assembling from inline blocks alone: %v", err)
+	}
+	if got := catPath(t, alone, root, "output.bin"); !bytes.Equal(got, assemble.Concat(want)) {
+		t.Fatal("assembled output differs from the local outputs in block order")
+	}
+}

@@ -240,6 +240,24 @@ func (n *Host) Connect(ctx context.Context, info peer.AddrInfo) error {
 	return nil
 }
 
+// Reach connects to peer id unless it is connected already, with the
+// addresses the peerstore holds for it or, without any, those the DHT
+// finds.
+func (n *Host) Reach(ctx context.Context, id peer.ID) error {
+	if id == n.ID() || n.Network().Connectedness(id) == network.Connected {
+		return nil
+	}
+	info := peer.AddrInfo{ID: id, Addrs: n.Peerstore().Addrs(id)}
+	if len(info.Addrs) == 0 {
+		found, err := n.DHT.FindPeer(ctx, id)
+		if err != nil {
+			return fmt.Errorf("p2p: find %s: %w", id, err)
+		}
+		info = found
+	}
+	return n.Connect(ctx, info)
+}
+
 // Peers returns the IDs of the connected peers, sorted.
 func (n *Host) Peers() []peer.ID {
 	ps := n.Network().Peers()

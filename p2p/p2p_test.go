@@ -286,3 +286,32 @@ func TestDropInboundIgnoresAFractionOfOthersMessages(t *testing.T) {
 		t.Fatal("DropInbound 1 is accepted")
 	}
 }
+
+// TestReachFindsAPeerThroughTheDHT: a host reaches a peer it has no
+// address for through a DHT peer both are connected to; reaching a
+// connected peer or itself does nothing.
+func TestReachFindsAPeerThroughTheDHT(t *testing.T) {
+	a, b, c := newTestHost(t, nil), newTestHost(t, nil), newTestHost(t, nil)
+	connect(t, a, b)
+	connect(t, c, b)
+	if len(a.Peerstore().Addrs(c.ID())) != 0 {
+		t.Fatal("a already knows c's addresses")
+	}
+	ctx := context.Background()
+	// b's routing table learns c once the DHT protocol is confirmed on
+	// the connection: retry until it has.
+	wait.Until(t, 10*time.Second, func() error {
+		rctx, cancel := context.WithTimeout(ctx, time.Second)
+		defer cancel()
+		return a.Reach(rctx, c.ID())
+	})
+	if !slices.Contains(a.Peers(), c.ID()) {
+		t.Fatal("Reach returned without a connection")
+	}
+	if err := a.Reach(ctx, a.ID()); err != nil {
+		t.Fatalf("reaching itself: %v", err)
+	}
+	if err := a.Reach(ctx, b.ID()); err != nil {
+		t.Fatalf("reaching a connected peer: %v", err)
+	}
+}

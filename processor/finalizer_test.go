@@ -237,3 +237,75 @@ func TestRedoTurnRanksProcessors(t *testing.T) {
 		}
 	}
 }
+
+// TestFinalizerStandby: the designated finalizer never stands by; the
+// k-th in rank stands by for k × FinalizeTakeover after the job is
+// complete, then only while a processor ranked above it was heard
+// finishing the job within FinalizeTakeover, and never after
+// finalizeLimit; one without a disclosure ranks last.
+func TestFinalizerStandby(t *testing.T) {
+	cfg := Config{Poll: time.Second, RerunTimeout: time.Minute}
+	takeover := cfg.finalizeTakeover()
+	order := []string{"a", "b", "c", "d"}
+	t0 := time.Unix(1_800_000_000, 0)
+	at := func(waited time.Duration) time.Time { return t0.Add(waited) }
+	w := &Worker{cfg: cfg, self: "c"}
+	js := &jobState{}
+	if _, ok := (&Worker{cfg: cfg, self: "a"}).standby(js, order, 0, t0); ok {
+		t.Fatal("the designated finalizer stands by")
+	}
+	if until, ok := w.standby(js, order, takeover, at(takeover)); !ok || !until.Equal(at(2*takeover)) {
+		t.Fatalf("rank 2 after one takeover: until %v, %v; want %v", until, ok, at(2*takeover))
+	}
+	if _, ok := w.standby(js, order, 2*takeover, at(2*takeover)); ok {
+		t.Fatal("rank 2 stands by after its turn with nobody heard finishing the job")
+	}
+	// Heard from a processor ranked below: no reason to wait.
+	js.finalizing = map[string]time.Time{"d": at(2 * takeover)}
+	if _, ok := w.standby(js, order, 2*takeover, at(2*takeover)); ok {
+		t.Fatal("stood by for a processor ranked below")
+	}
+	// Heard from the designated finalizer: wait until a takeover after.
+	heardAt := at(3 * takeover)
+	js.finalizing["a"] = heardAt
+	if until, ok := w.standby(js, order, 3*takeover+takeover/2, heardAt.Add(takeover/2)); !ok || !until.Equal(heardAt.Add(takeover)) {
+		t.Fatalf("heard the finalizer: until %v, %v; want %v", until, ok, heardAt.Add(takeover))
+	}
+	if _, ok := w.standby(js, order, 4*takeover, heardAt.Add(takeover)); ok {
+		t.Fatal("stood by for a finalizer not heard for a whole takeover")
+	}
+	// A finalizer that keeps talking is waited for only so long.
+	limit := cfg.finalizeLimit()
+	js.finalizing["a"] = at(limit)
+	if _, ok := w.standby(js, order, limit, at(limit)); ok {
+		t.Fatal("stood by beyond finalizeLimit")
+	}
+	// Without a disclosure of its own a processor comes last.
+	x := &Worker{cfg: cfg, self: "x"}
+	if _, ok := x.standby(&jobState{}, order, 3*takeover, at(3*takeover)); !ok {
+		t.Fatal("a processor without a disclosure took over before the four ranked ones had their turns")
+	}
+	if _, ok := x.standby(&jobState{}, order, 4*takeover, at(4*takeover)); ok {
+		t.Fatal("a processor without a disclosure never takes over")
+	}
+}
+
+// TestFinalizerOrder: the order names each non-culprit discloser once,
+// starting with the designated finalizer.
+func TestFinalizerOrder(t *testing.T) {
+	id := jobs.ID(sha256.Sum256([]byte("job")))
+	recs := newJobRecords()
+	for i, p := range []string{"a", "b", "a", "c", "b", "d"} {
+		recs.discl = append(recs.discl, microjob.Disclosure{Processor: p, MicroID: jobs.ID{byte(i)}})
+	}
+	order := finalizerOrder(id, recs, []string{"c"})
+	if len(order) != 3 || slices.Contains(order, "c") || order[0] != designatedFinalizer(id, recs, []string{"c"}) {
+		t.Fatalf("order %v", order)
+	}
+	for i := 1; i < len(order); i++ {
+		a, b := hashOf(order[i-1], id.String(), "finalizer"), hashOf(order[i], id.String(), "finalizer")
+		if bytes.Compare(a[:], b[:]) <= 0 {
+			t.Fatalf("order %v is not by descending hash", order)
+		}
+	}
+}

@@ -33,7 +33,7 @@ func (w *Worker) jobChannel(ctx context.Context, js *jobState) *p2p.Topic[jobs.C
 		Encode:  jobs.EncodeChannelMsg,
 		Decode:  jobs.DecodeChannelMsg,
 		Check: func(from peer.ID, m jobs.ChannelMsg) error {
-			if m.Kind != jobs.KindRooms && m.Kind != jobs.KindRoom && m.Kind != jobs.KindProgress {
+			if m.Kind != jobs.KindRooms && m.Kind != jobs.KindRoom && m.Kind != jobs.KindProgress && m.Kind != jobs.KindFinalizing {
 				return jobs.ErrBadMessage
 			}
 			return jobs.CheckSender(from.String(), m)
@@ -80,6 +80,13 @@ func (w *Worker) readJobChannel(ctx context.Context, js *jobState, t *p2p.Topic[
 			}
 		case jobs.KindRooms:
 			w.announceRooms(ctx, js, t)
+		case jobs.KindFinalizing:
+			w.mu.Lock()
+			if js.finalizing == nil {
+				js.finalizing = map[string]time.Time{}
+			}
+			js.finalizing[m.Value.Processor] = time.Now()
+			w.mu.Unlock()
 		case jobs.KindProgress:
 			if mid, err := jobs.ParseHash(m.Value.MicroID); err == nil && !replicated(js) {
 				if _, err := js.plan.MicroJob(mid); err == nil {

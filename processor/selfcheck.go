@@ -221,6 +221,7 @@ func (w *Worker) requestChecks(ctx context.Context, js *jobState, v microjob.Ver
 		if exhausted {
 			if !requested || c.Exhausted {
 				w.log.Warn("no processors left to re-run a self-checked block", "job", js.plan.JobID, "block", sc.block)
+				w.judgeAgain(js)
 				continue
 			}
 			// Keep the silent one named; the answers that came decide.

@@ -299,9 +299,14 @@ func rerunHash(recs *jobRecords, block uint64) ([32]byte, bool) {
 	return [32]byte{}, false
 }
 
-// judgeEvery is how many Poll periods pass between judgements of a job
-// whose MicroJobs are not all disclosed yet.
-const judgeEvery = 5
+// judgeEvery is how many Poll periods at least pass between judgements
+// of a job whose MicroJobs are not all disclosed yet; judgeSpacing is how
+// many times the last judgement's duration at least pass, so that judging
+// a large job early takes a small share of the node's time.
+const (
+	judgeEvery   = 5
+	judgeSpacing = 20
+)
 
 func (w *Worker) finalize(ctx context.Context, js *jobState) error {
 	id := js.plan.JobID
@@ -312,6 +317,14 @@ func (w *Worker) finalize(ctx context.Context, js *jobState) error {
 	ver := w.index.version(id)
 	now := time.Now()
 	w.mu.Lock()
+	finishing := js.finishing
+	w.mu.Unlock()
+	if finishing {
+		// Waiting for re-runs is finishing too: say so while the
+		// records do not change.
+		w.sayFinalizing(ctx, js, now)
+	}
+	w.mu.Lock()
 	if now.Before(js.standbyUntil) {
 		// Another processor is finishing this job: judging it again
 		// here would only repeat its work.
@@ -319,7 +332,7 @@ func (w *Worker) finalize(ctx context.Context, js *jobState) error {
 		return nil
 	}
 	skip := !js.graceWait && ver != 0 && ver == js.judgedVer ||
-		!w.index.disclosedAll(id, js.plan) && now.Sub(js.judgedAt) < judgeEvery*w.cfg.Poll
+		!w.index.disclosedAll(id, js.plan) && now.Sub(js.judgedAt) < max(judgeEvery*w.cfg.Poll, judgeSpacing*js.judgeCost)
 	if !skip {
 		js.judgedVer, js.judgedAt, js.graceWait = ver, now, false
 	}
@@ -344,6 +357,9 @@ func (w *Worker) finalize(ctx context.Context, js *jobState) error {
 	if err != nil {
 		return err
 	}
+	w.mu.Lock()
+	js.judgeCost = time.Since(now)
+	w.mu.Unlock()
 	// A culprit's MicroJobs without another credited result are redone.
 	for _, m := range append(redo, v.Missing...) {
 		if len(culprits) == 0 {
@@ -376,15 +392,20 @@ func (w *Worker) finalize(ctx context.Context, js *jobState) error {
 		return nil
 	}
 	// One processor finishes the job; the others stand by and take over
-	// only if it has not within FinalizeTakeover.
-	if f := designatedFinalizer(id, recs, culprits); f != w.self && waited < w.cfg.finalizeTakeover() {
-		w.log.Debug("job complete: standing by for its finalizer", "job", id, "finalizer", f)
+	// in rank order only if it has gone quiet (finalizer.go).
+	order := finalizerOrder(id, recs, culprits)
+	if until, ok := w.standby(js, order, waited, now); ok {
+		w.log.Debug("job complete: standing by for its finalizer", "job", id, "finalizer", order[0], "until", until)
 		w.mu.Lock()
-		js.graceWait = true
-		js.standbyUntil = js.complete.Add(w.cfg.finalizeTakeover())
+		js.graceWait, js.finishing = true, false
+		js.standbyUntil = until
 		w.mu.Unlock()
 		return nil
 	}
+	w.mu.Lock()
+	js.finishing = true
+	w.mu.Unlock()
+	w.sayFinalizing(ctx, js, now)
 	if len(v.Disputes) > 0 {
 		w.log.Debug("job complete: waiting for dispute re-runs", "job", id, "disputes", len(v.Disputes))
 		return w.requestReruns(ctx, js, v.Disputes, recs)
@@ -395,15 +416,28 @@ func (w *Worker) finalize(ctx context.Context, js *jobState) error {
 	}
 	if settled, err := w.requestChecks(ctx, js, v, recs); err != nil || !settled {
 		if err == nil {
-			w.prefetchResults(js, v)
+			w.prefetchResults(js, v, recs)
 		}
 		w.log.Debug("job complete: waiting for self-check re-runs", "job", id, "err", err)
 		return err
 	}
+	start := time.Now()
+	stop := w.keepSayingFinalizing(ctx, js)
+	// The assembly reads what the prefetch brought; what it could not
+	// bring in prefetchWait is fetched result by result.
+	pw := time.NewTimer(prefetchWait)
+	select {
+	case <-w.prefetchResults(js, v, recs):
+	case <-pw.C:
+	case <-ctx.Done():
+	}
+	pw.Stop()
 	out, err := microjob.Assemble(ctx, js.info, js.plan, v, w.p.Blocks)
+	stop()
 	if err != nil {
 		return err
 	}
+	assembly := time.Since(start)
 	rec := VerdictRecord{Verdict: json.RawMessage(v.Encode()), Culprits: culprits, Output: out.String(), Rounds: finalRounds(js.plan, recs)}
 	if rec, err = w.verdictRecord(ctx, id, rec); err != nil {
 		return err
@@ -415,29 +449,8 @@ func (w *Worker) finalize(ctx context.Context, js *jobState) error {
 	js.finished, js.finalizer = true, true
 	w.mu.Unlock()
 	w.m.finalized.Inc()
-	w.log.Info("job verified", "job", id, "output", out, "culprits", culprits)
+	w.log.Info("job verified", "job", id, "output", out, "culprits", culprits, "assembly", assembly)
 	return nil
-}
-
-// designatedFinalizer is the processor expected to finish job id (ask for
-// re-runs, write the verdict): of the processors with a disclosure that
-// are not culprits, the one with the highest hash of its peer ID with the
-// job ID (rendezvous hashing). Every node computes the same one from the
-// same records, so a complete job is finished once instead of by every
-// processor at the same moment. "" when there is no such processor.
-func designatedFinalizer(id jobs.ID, recs *jobRecords, culprits []string) string {
-	var best string
-	var bestHash [32]byte
-	for _, d := range recs.discl {
-		p := d.Processor
-		if p == best || slices.Contains(culprits, p) {
-			continue
-		}
-		if h := hashOf(p, id.String(), "finalizer"); best == "" || bytes.Compare(h[:], bestHash[:]) > 0 {
-			best, bestHash = p, h
-		}
-	}
-	return best
 }
 
 // redoSilent has MicroJobs redone whose committers went silent: committed,
@@ -599,6 +612,7 @@ func (w *Worker) requestReruns(ctx context.Context, js *jobState, disputes []mic
 		}
 		if len(pool) == 0 {
 			w.log.Warn("no third processor for a disputed block", "job", js.plan.JobID, "block", d.Block)
+			w.judgeAgain(js)
 			continue
 		}
 		seed := dispatch.Seed(js.plan.JobID[:], []byte("dispute"), uint64Bytes(d.Block))
@@ -608,6 +622,7 @@ func (w *Worker) requestReruns(ctx context.Context, js *jobState, disputes []mic
 		i, ok := w.pickThird(js, pool, seed)
 		if !ok {
 			w.log.Warn("every third processor for a disputed block is kicked out", "job", js.plan.JobID, "block", d.Block)
+			w.judgeAgain(js)
 			continue
 		}
 		rec := Dispute{Dispute: d, Third: pool[i], Dropped: dropped}
@@ -617,6 +632,15 @@ func (w *Worker) requestReruns(ctx context.Context, js *jobState, disputes []mic
 		w.log.Info("disputed block sent for a third run", "job", js.plan.JobID, "block", d.Block, "sides", d.Processors, "third", pool[i])
 	}
 	return nil
+}
+
+// judgeAgain has js judged at the next Poll even if its records do not
+// change: a re-runner that could not be drawn may be drawn once this
+// node's view of the processors changes.
+func (w *Worker) judgeAgain(js *jobState) {
+	w.mu.Lock()
+	js.graceWait = true
+	w.mu.Unlock()
 }
 
 func uint64Bytes(v uint64) []byte {

@@ -71,9 +71,11 @@ type Config struct {
 	// means three Polls.
 	DuplicateGrace time.Duration
 	// FinalizeTakeover is how long processors other than a complete job's
-	// designated finalizer (see docs/PROTOCOL.md) wait for it to finish
-	// the job before they do it themselves (it may have stopped). Default
-	// 0, which means ten Polls.
+	// designated finalizer (see docs/PROTOCOL.md) wait for it, or for any
+	// processor ranked above them, to be heard finishing the job before
+	// they do it themselves (it may have stopped); the k-th in rank waits
+	// k times as long after the job is complete. Default 0, which means
+	// ten Polls.
 	FinalizeTakeover time.Duration
 	// RerunTimeout is how long a processor drawn to re-run a disputed or
 	// self-checked block has to store its re-run before another is drawn
@@ -263,15 +265,24 @@ type jobState struct {
 	code, data []byte
 	failed     time.Time // last fetch or run failure, for backoff
 	complete   time.Time // when this node first saw every MicroJob with a result
-	// standbyUntil: another processor is the job's designated finalizer;
-	// this one does not judge it again before then (FinalizeTakeover).
+	// standbyUntil: another processor is finishing the job (finalizer.go);
+	// this one does not judge it again before then.
 	standbyUntil time.Time
-	// prefetching: the finalizer has started fetching the job's result
-	// directories (prefetchResults).
-	prefetching bool
-	mine        map[jobs.ID]bool // MicroJobs this node committed
-	finished    bool             // a verdict exists
-	aborted     bool             // a JobAborted record exists: nobody works on it
+	// finishing: this processor is finishing the job and says so on the
+	// Job channel; saidFinalizing is when it last did. finalizing is,
+	// per processor, when it was last heard finishing the job.
+	finishing      bool
+	saidFinalizing time.Time
+	finalizing     map[string]time.Time
+	// prefetched is closed once the finalizer's fetch of the job's result
+	// directories is over; nil before it starts (prefetchResults).
+	prefetched <-chan struct{}
+	// reached: the finalizer has connected to the result holders
+	// (reachHolders).
+	reached  bool
+	mine     map[jobs.ID]bool // MicroJobs this node committed
+	finished bool             // a verdict exists
+	aborted  bool             // a JobAborted record exists: nobody works on it
 	// topic is the Job channel, joined when the node first works on the
 	// job; announced are the rooms heard of there.
 	topic     *p2p.Topic[jobs.ChannelMsg]
@@ -289,10 +300,12 @@ type jobState struct {
 	quorumAt time.Time
 
 	// judgedVer and judgedAt are the record index version and the time of
-	// the last judgement; graceWait: it found the job complete and is
-	// waiting out DiscloseGrace, so it must be judged again unchanged.
+	// the last judgement, judgeCost how long it took to read the records
+	// and judge them; graceWait: it found the job complete and is waiting
+	// out DiscloseGrace, so it must be judged again unchanged.
 	judgedVer uint64
 	judgedAt  time.Time
+	judgeCost time.Duration
 	graceWait bool
 	// silentSince is, for each MicroJob of a fully committed MacroJob
 	// without any disclosure, when this node first saw it so (redoSilent).
