@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/bloom"
 	ethcrypto "github.com/ethereum/go-ethereum/crypto"
 	pebbleds "github.com/ipfs/go-ds-pebble"
 	"github.com/libp2p/go-libp2p/core/crypto"
@@ -80,7 +82,7 @@ func InitRepo(dir string, cfg Config) error {
 	if err := writeFileAtomic(filepath.Join(dir, ConfigFile), b, 0o600); err != nil {
 		return err
 	}
-	ds, err := pebbleds.NewDatastore(filepath.Join(dir, DatastoreDir))
+	ds, err := pebbleds.NewDatastore(filepath.Join(dir, DatastoreDir), datastoreOptions()...)
 	if err != nil {
 		return fmt.Errorf("node: create datastore: %w", err)
 	}
@@ -135,7 +137,7 @@ func OpenRepo(dir string) (*Repo, error) {
 
 // OpenDatastore opens the repo's persistent datastore; the caller closes it.
 func (r *Repo) OpenDatastore() (*pebbleds.Datastore, error) {
-	ds, err := pebbleds.NewDatastore(filepath.Join(r.Dir, DatastoreDir))
+	ds, err := pebbleds.NewDatastore(filepath.Join(r.Dir, DatastoreDir), datastoreOptions()...)
 	if err != nil {
 		return nil, fmt.Errorf("node: open datastore: %w", err)
 	}
@@ -193,4 +195,21 @@ func writeFileAtomic(path string, b []byte, perm os.FileMode) error {
 		return fmt.Errorf("node: write %s: %w", path, err)
 	}
 	return nil
+}
+
+// DatastoreCacheBytes is the datastore's block cache: pebble's default is
+// 8 MiB, which a busy node's store and block records outgrow.
+const DatastoreCacheBytes = 64 << 20
+
+// datastoreOptions are the repo datastore's pebble settings. A Bloom
+// filter on every level makes a lookup of an absent key cheap: the
+// replicated store asks whether each block it meets was processed already,
+// and the block store whether it holds each block it is offered or asked
+// for, and most of those answers are no.
+func datastoreOptions() []pebbleds.Option {
+	opts := &pebble.Options{}
+	for i := range opts.Levels {
+		opts.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
+	}
+	return []pebbleds.Option{pebbleds.WithPebbleOpts(opts), pebbleds.WithCacheSize(DatastoreCacheBytes)}
 }
