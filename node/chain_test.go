@@ -36,15 +36,7 @@ func TestChainSectionRoundTrip(t *testing.T) {
 }
 
 func TestInitRepoWalletLoads(t *testing.T) {
-	dir := t.TempDir()
-	if err := InitRepo(dir, DefaultConfig()); err != nil {
-		t.Fatal(err)
-	}
-	r, err := OpenRepo(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := newTestRepo(t)
 	if r.WalletKey == nil {
 		t.Fatal("no wallet key loaded")
 	}

@@ -8,9 +8,10 @@ import (
 	ds "github.com/ipfs/go-datastore"
 )
 
-// TestDatastoreFiltersAbsentKeys: the repo datastore answers lookups of
-// absent keys from its Bloom filters instead of reading table blocks.
-func TestDatastoreFiltersAbsentKeys(t *testing.T) {
+// newTestRepo initialises a repo with the default config in a temp dir
+// and opens it; it is closed when the test ends.
+func newTestRepo(t *testing.T) *Repo {
+	t.Helper()
 	dir := t.TempDir()
 	if err := InitRepo(dir, DefaultConfig()); err != nil {
 		t.Fatal(err)
@@ -19,7 +20,14 @@ func TestDatastoreFiltersAbsentKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.Close()
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
+// TestDatastoreFiltersAbsentKeys: the repo datastore answers lookups of
+// absent keys from its Bloom filters instead of reading table blocks.
+func TestDatastoreFiltersAbsentKeys(t *testing.T) {
+	r := newTestRepo(t)
 	d, err := r.OpenDatastore()
 	if err != nil {
 		t.Fatal(err)
