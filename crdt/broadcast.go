@@ -170,7 +170,12 @@ func NewBroadcaster(ps *pubsub.PubSub, topic string, dag ipld.DAGService, log *s
 // subscribes to it.
 func newBroadcaster(ps *pubsub.PubSub, name string, maxHeads, buffer int, dag ipld.DAGService, log interface{ Debug(string, ...any) }) (*broadcaster, error) {
 	validate := func(_ context.Context, _ peer.ID, msg *pubsub.Message) bool {
-		return validateBroadcast(msg.GetData(), maxHeads) == nil
+		d, err := checkBroadcast(msg.GetData(), maxHeads)
+		if err != nil {
+			return false
+		}
+		msg.ValidatorData = d // pump reads it instead of decoding again
+		return true
 	}
 	if err := ps.RegisterTopicValidator(name, validate); err != nil {
 		return nil, fmt.Errorf("crdt: registering validator on %q: %w", name, err)
@@ -201,32 +206,44 @@ func newBroadcaster(ps *pubsub.PubSub, name string, maxHeads, buffer int, dag ip
 // maxHeads well-formed CIDs, so garbage is dropped before it reaches the
 // CRDT or is forwarded to other peers.
 func validateBroadcast(data []byte, maxHeads int) error {
-	data, blocks, err := decodeBroadcast(data)
+	_, err := checkBroadcast(data, maxHeads)
+	return err
+}
+
+// decodedBroadcast is a broadcast that passed checkBroadcast.
+type decodedBroadcast struct {
+	announce []byte
+	blocks   []inlineBlock
+}
+
+// checkBroadcast decodes and checks a broadcast (validateBroadcast).
+func checkBroadcast(wire []byte, maxHeads int) (decodedBroadcast, error) {
+	data, blocks, err := decodeBroadcast(wire)
 	if err != nil {
-		return err
+		return decodedBroadcast{}, err
 	}
 	if len(data) > maxAnnounceBytes {
-		return fmt.Errorf("announcement of %d bytes", len(data))
+		return decodedBroadcast{}, fmt.Errorf("announcement of %d bytes", len(data))
 	}
 	if len(blocks) > maxHeads {
-		return fmt.Errorf("%d blocks", len(blocks))
+		return decodedBroadcast{}, fmt.Errorf("%d blocks", len(blocks))
 	}
 	var msg crdtpb.CRDTBroadcast
 	if err := proto.Unmarshal(data, &msg); err != nil {
-		return err
+		return decodedBroadcast{}, err
 	}
 	if len(msg.ProtoReflect().GetUnknown()) > 0 {
-		return fmt.Errorf("unknown fields")
+		return decodedBroadcast{}, fmt.Errorf("unknown fields")
 	}
 	if len(msg.Heads) == 0 || len(msg.Heads) > maxHeads {
-		return fmt.Errorf("%d heads", len(msg.Heads))
+		return decodedBroadcast{}, fmt.Errorf("%d heads", len(msg.Heads))
 	}
 	for _, h := range msg.Heads {
 		if _, err := cid.Cast(h.GetCid()); err != nil {
-			return err
+			return decodedBroadcast{}, err
 		}
 	}
-	return nil
+	return decodedBroadcast{announce: data, blocks: blocks}, nil
 }
 
 // Broadcast publishes go-ds-crdt's announcement with the announced head
@@ -279,21 +296,12 @@ func (b *broadcaster) pump(ctx context.Context) {
 		if err != nil {
 			return // the subscription or ctx is done; both are final
 		}
-		announce, inline, err := decodeBroadcast(msg.GetData())
-		if err != nil {
+		d, ok := msg.ValidatorData.(decodedBroadcast)
+		if !ok {
 			continue // the validator lets it through only if it decodes
 		}
-		for _, blk := range inline {
-			nd, err := inlineNode(blk)
-			if err != nil {
-				b.log.Debug("a broadcast block", "cid", blk.cid, "err", err)
-				continue
-			}
-			if err := b.dag.Add(ctx, nd); err != nil {
-				b.log.Debug("storing a broadcast block", "cid", blk.cid, "err", err)
-			}
-		}
-		for _, a := range splitHeads(announce) {
+		b.storeBlocks(ctx, d.blocks)
+		for _, a := range splitHeads(d.announce) {
 			if !b.fresh(a) {
 				continue
 			}
@@ -302,6 +310,27 @@ func (b *broadcaster) pump(ctx context.Context) {
 			case <-ctx.Done():
 				return
 			}
+		}
+	}
+}
+
+// storeBlocks adds the blocks a broadcast carries to the DAG service,
+// except the blocks of heads queued within headRepeat: those were stored
+// when they were first announced, and every replica re-announces its
+// heads (Config.RebroadcastInterval), so most blocks arrive many times.
+func (b *broadcaster) storeBlocks(ctx context.Context, inline []inlineBlock) {
+	now := b.now()
+	for _, blk := range inline {
+		if at, ok := b.queued[blk.cid]; ok && now.Sub(at) < headRepeat {
+			continue
+		}
+		nd, err := inlineNode(blk)
+		if err != nil {
+			b.log.Debug("a broadcast block", "cid", blk.cid, "err", err)
+			continue
+		}
+		if err := b.dag.Add(ctx, nd); err != nil {
+			b.log.Debug("storing a broadcast block", "cid", blk.cid, "err", err)
 		}
 	}
 }

@@ -2,13 +2,17 @@ package crdt
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"testing"
 	"time"
 
 	"github.com/ipfs/boxo/ipld/merkledag"
+	dstest "github.com/ipfs/boxo/ipld/merkledag/test"
 	"github.com/ipfs/go-cid"
+	ipld "github.com/ipfs/go-ipld-format"
 	crdtpb "github.com/ipfs/go-ds-crdt/pb"
 	"google.golang.org/protobuf/proto"
 )
@@ -167,5 +171,44 @@ func TestInlineNodeKeepsTheAnnouncedCID(t *testing.T) {
 	raw := cid.NewCidV1(cid.Raw, v1.Cid().Hash())
 	if _, err := inlineNode(inlineBlock{cid: raw, data: v1.RawData()}); !errors.Is(err, errBadBroadcast) {
 		t.Fatalf("a raw block: %v, want errBadBroadcast", err)
+	}
+}
+
+// countingDAG counts the nodes added to it.
+type countingDAG struct {
+	ipld.DAGService
+	added []cid.Cid
+}
+
+func (d *countingDAG) Add(ctx context.Context, nd ipld.Node) error {
+	d.added = append(d.added, nd.Cid())
+	return d.DAGService.Add(ctx, nd)
+}
+
+// TestRepeatedHeadBlockIsStoredOnce: a head's block is stored when it
+// first arrives and not again while its head stays queued (headRepeat),
+// however often it is re-announced; after that it is stored again.
+func TestRepeatedHeadBlockIsStoredOnce(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	dag := &countingDAG{DAGService: dstest.Mock()}
+	b := &broadcaster{queued: map[cid.Cid]time.Time{}, now: func() time.Time { return now }, dag: dag, log: slog.New(slog.DiscardHandler)}
+	ctx := context.Background()
+	a, c := testBlock("delta a"), testBlock("delta c")
+	b.storeBlocks(ctx, []inlineBlock{a})
+	if !b.fresh(testAnnounce(t, a)) {
+		t.Fatal("a first announcement is not queued")
+	}
+	if _, err := dag.Get(ctx, a.cid); err != nil {
+		t.Fatalf("the first block was not stored: %v", err)
+	}
+	now = now.Add(headRepeat - time.Second)
+	b.storeBlocks(ctx, []inlineBlock{a, c})
+	if len(dag.added) != 2 || !dag.added[1].Equals(c.cid) {
+		t.Fatalf("stored %v: want a once, then only the new block c", dag.added)
+	}
+	now = now.Add(time.Second)
+	b.storeBlocks(ctx, []inlineBlock{a})
+	if len(dag.added) != 3 {
+		t.Fatalf("stored %v: a block whose head was queued headRepeat ago is not stored again", dag.added)
 	}
 }
