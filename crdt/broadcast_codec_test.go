@@ -12,8 +12,8 @@ import (
 	"github.com/ipfs/boxo/ipld/merkledag"
 	dstest "github.com/ipfs/boxo/ipld/merkledag/test"
 	"github.com/ipfs/go-cid"
-	ipld "github.com/ipfs/go-ipld-format"
 	crdtpb "github.com/ipfs/go-ds-crdt/pb"
+	ipld "github.com/ipfs/go-ipld-format"
 	"google.golang.org/protobuf/proto"
 )
 
