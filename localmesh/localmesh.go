@@ -130,9 +130,11 @@ func Start(ctx context.Context, opts Options) (_ *Mesh, err error) {
 		mem := &Member{Index: i, Role: role, Dir: filepath.Join(opts.Dir, fmt.Sprintf("%s-%d", role, i))}
 		cfg := node.DefaultConfig()
 		cfg.Store.Rebroadcast = node.Duration(time.Second)
-		cfg.Store.DAGSyncTimeout = node.Duration(3 * time.Second) // loopback
-		// A short fetch timeout gives up more often under load: repair
-		// soon, so no record stays missing for long.
+		// The store's DAG walks keep the node default (20 s) to wait for
+		// a block: a walk also waits for the store's DAG workers, and
+		// under load a 3 s wait gave up thousands of walks per job, each
+		// to be repaired. A walk that does give up is repaired soon, so
+		// no record stays missing for long.
 		cfg.Store.RepairInterval = node.Duration(5 * time.Second)
 		cfg.Processor.AdvertiseEvery = node.Duration(time.Minute)
 		if opts.Configure != nil {
