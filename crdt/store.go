@@ -370,6 +370,14 @@ func (s *Store) Get(ctx context.Context, key string) (Record, error) {
 // (path semantics: "/jobs" matches "/jobs/a", not "/jobsx"), ordered by key.
 // Rejected records are counted and skipped; deleted keys are absent.
 func (s *Store) Query(ctx context.Context, prefix string) ([]Record, error) {
+	return s.QueryKeys(ctx, prefix, nil)
+}
+
+// QueryKeys is Query for the keys under prefix that keep accepts (all of
+// them when keep is nil). A record whose key keep refuses is neither
+// decoded nor verified, so a scan for a few kinds of record under a large
+// prefix costs little more than reading the keys.
+func (s *Store) QueryKeys(ctx context.Context, prefix string, keep func(key string) bool) ([]Record, error) {
 	if s.closed() {
 		return nil, ErrClosed
 	}
@@ -382,6 +390,9 @@ func (s *Store) Query(ctx context.Context, prefix string) ([]Record, error) {
 	for e := range res.Next() {
 		if e.Error != nil {
 			return nil, fmt.Errorf("crdt: query %q: %w", prefix, e.Error)
+		}
+		if keep != nil && !keep(e.Key) {
+			continue
 		}
 		r, err := s.open(e.Key, e.Value)
 		if err != nil || r.Tombstone {

@@ -150,6 +150,11 @@ func TestSlowWatcherDoesNotBlockAndIsToldToResync(t *testing.T) {
 	if err != nil || len(recs) != 10 {
 		t.Fatalf("query: %d records, %v", len(recs), err)
 	}
+	// QueryKeys returns only the keys it is asked to keep, in key order.
+	recs, err = s.QueryKeys(ctx, "/k", func(k string) bool { return k == "/k/3" || k == "/k/7" })
+	if err != nil || len(recs) != 2 || recs[0].Key != "/k/3" || recs[1].Key != "/k/7" || recs[1].Payload[0] != 7 {
+		t.Fatalf("QueryKeys: %+v, %v", recs, err)
+	}
 	if err := s.Put(ctx, "/k/next", "t", nil); err != nil {
 		t.Fatal(err)
 	}

@@ -309,3 +309,20 @@ func TestFinalizerOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestJobLevelKey: the periodic sync reads a job's own records and those
+// directly under it, not its MicroJobs' or requests' records.
+func TestJobLevelKey(t *testing.T) {
+	id := jobs.ID(sha256.Sum256([]byte("job")))
+	for _, k := range []string{JobKey(id), VerdictKey(id), AbortedKey(id)} {
+		if !jobLevelKey(k) {
+			t.Errorf("%s left out", k)
+		}
+	}
+	mid := jobs.ID(sha256.Sum256([]byte("micro")))
+	for _, k := range []string{CheckKey(id, 3), RedoKey(id, mid), "/jobs/" + id.String() + "/macro/0/micro/" + mid.String() + "/commit/p", "/nodes/p"} {
+		if jobLevelKey(k) {
+			t.Errorf("%s kept", k)
+		}
+	}
+}

@@ -18,6 +18,7 @@ import (
 	"math/big"
 	"sync"
 	"sync/atomic"
+	"strings"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -563,11 +564,18 @@ func (w *Worker) learn(info *jobs.JobInfo) {
 	w.poke()
 }
 
+// jobLevelKey reports whether key is a job's own record or one directly
+// under it (verdict, aborted, ...), not one of its MicroJobs' records.
+func jobLevelKey(key string) bool {
+	rest, ok := strings.CutPrefix(key, "/jobs/")
+	return ok && strings.Count(rest, "/") <= 1
+}
+
 // syncKnown reads jobs and verdicts from the store, which catches what the
 // channel and the watch missed (a watch overflow, records that arrived
 // before the worker started).
 func (w *Worker) syncKnown(ctx context.Context) {
-	recs, err := w.p.Store.Query(ctx, "/jobs")
+	recs, err := w.p.Store.QueryKeys(ctx, "/jobs", jobLevelKey)
 	if err != nil {
 		return
 	}
