@@ -91,6 +91,12 @@ func jobOfKey(key string) (jobs.ID, bool) {
 func (x *recordIndex) run(changes <-chan crdt.Change, onRecord func(crdt.Record)) {
 	for c := range changes {
 		if c.Kind == crdt.ChangeOverflow {
+			if onRecord != nil {
+				// Records were missed, so onRecord may have missed a
+				// request: it hears of the overflow as a change of no
+				// particular record.
+				onRecord(crdt.Record{Type: overflowType})
+			}
 			x.mu.Lock()
 			for _, ji := range x.jobs {
 				if !ji.loading {
@@ -108,6 +114,10 @@ func (x *recordIndex) run(changes <-chan crdt.Change, onRecord func(crdt.Record)
 		x.apply(c)
 	}
 }
+
+// overflowType is the record type of the empty record run passes to its
+// onRecord callback when the store's watch overflowed.
+const overflowType = "\x00overflow"
 
 // noticed are the record types the index passes to its onRecord callback:
 // jobs and verdicts (discovery and completion without a query), and

@@ -208,3 +208,25 @@ func TestIndexCommitCounters(t *testing.T) {
 		t.Fatal("the index holds a redo but says it holds no request")
 	}
 }
+
+// TestWatchOverflowInterruptsRoomWaits: a watch that overflowed may have
+// dropped a request for work, so the worker stops waiting for a room's
+// queue and looks, as it does for a request it sees.
+func TestWatchOverflowInterruptsRoomWaits(t *testing.T) {
+	c := crdttest.New(t, crdttest.Options{Replicas: 1})
+	x := newRecordIndex(c.Replicas[0].Store)
+	var seen []string
+	changes := make(chan crdt.Change, 2)
+	changes <- crdt.Change{Kind: crdt.ChangeOverflow}
+	close(changes)
+	x.run(changes, func(r crdt.Record) { seen = append(seen, r.Type) })
+	if len(seen) != 1 || seen[0] != overflowType {
+		t.Fatalf("onRecord saw %q, want the overflow", seen)
+	}
+	interrupted := false
+	w := &Worker{known: map[jobs.ID]*jobState{{1}: {stopWait: func() { interrupted = true }}}, wake: make(chan struct{}, 1)}
+	w.noticeRecord(crdt.Record{Type: overflowType})
+	if !interrupted {
+		t.Fatal("an overflow did not interrupt the wait for a room's queue")
+	}
+}

@@ -611,11 +611,12 @@ func (w *Worker) noticeRecord(r crdt.Record) {
 			w.mu.Unlock()
 			w.poke()
 		}
-	case DisputeType, CheckType, RedoType:
+	case DisputeType, CheckType, RedoType, overflowType:
 		// Work asked of some processor outside the queues: a worker
 		// waiting for a room's queue (up to a processing timeout and
 		// four owner timeouts) stops waiting and looks, so that a
-		// re-run or redo does not sit behind a quiet room.
+		// re-run or redo does not sit behind a quiet room. A watch that
+		// overflowed may have dropped such a request: look as well.
 		w.mu.Lock()
 		for _, js := range w.known {
 			if js.stopWait != nil {
