@@ -212,6 +212,7 @@ func (r *Runner) Run(ctx context.Context, in Input) (out Output, err error) {
 	n := len(in.Micro.Blocks)
 	out = Output{BlockIndices: make([]uint64, n), BlockHashes: make([][32]byte, n)}
 	files := make(map[string][]byte, n)
+	outBytes := 0 // the result directory's DAG holds at least these bytes
 	for i, b := range in.Micro.Blocks {
 		if err := ctx.Err(); err != nil {
 			return Output{}, fmt.Errorf("microjob %s: %w", in.Micro.ID, err)
@@ -230,6 +231,7 @@ func (r *Runner) Run(ctx context.Context, in Input) (out Output, err error) {
 		out.BlockIndices[i] = b
 		out.BlockHashes[i] = sha256.Sum256(res)
 		files[BlockFileName(b)] = res
+		outBytes += len(res)
 		r.blocks.Inc()
 		log.Debug("block done", "block", b, "bytes", len(res))
 	}
@@ -238,7 +240,7 @@ func (r *Runner) Run(ctx context.Context, in Input) (out Output, err error) {
 		return Output{}, fmt.Errorf("microjob %s: storing outputs: %w", in.Micro.ID, err)
 	}
 	out.ResultCID = c
-	if lr, ok := r.cfg.Blocks.(LocalDAGReader); ok {
+	if lr, ok := r.cfg.Blocks.(LocalDAGReader); ok && outBytes <= MaxInlineBytes {
 		bs, small, err := lr.LocalDAG(ctx, c, MaxInlineBytes)
 		if err != nil {
 			return Output{}, fmt.Errorf("microjob %s: reading outputs back: %w", in.Micro.ID, err)

@@ -88,14 +88,11 @@ func jobOfKey(key string) (jobs.ID, bool) {
 
 // run feeds the index from the store until ctx ends or the store closes.
 // onRecord is called with the records of the noticed types.
-func (x *recordIndex) run(changes <-chan crdt.Change, onRecord func(crdt.Record)) {
+func (x *recordIndex) run(changes <-chan crdt.Change, onRecord func(crdt.Record), onOverflow func()) {
 	for c := range changes {
 		if c.Kind == crdt.ChangeOverflow {
-			if onRecord != nil {
-				// Records were missed, so onRecord may have missed a
-				// request: it hears of the overflow as a change of no
-				// particular record.
-				onRecord(crdt.Record{Type: overflowType})
+			if onOverflow != nil {
+				onOverflow() // records were missed, onRecord's among them
 			}
 			x.mu.Lock()
 			for _, ji := range x.jobs {
@@ -114,10 +111,6 @@ func (x *recordIndex) run(changes <-chan crdt.Change, onRecord func(crdt.Record)
 		x.apply(c)
 	}
 }
-
-// overflowType is the record type of the empty record run passes to its
-// onRecord callback when the store's watch overflowed.
-const overflowType = "\x00overflow"
 
 // noticed are the record types the index passes to its onRecord callback:
 // jobs and verdicts (discovery and completion without a query), and

@@ -34,7 +34,7 @@ func TestRecordIndexMatchesQuery(t *testing.T) {
 			x := newRecordIndex(local)
 			changes := local.Watch(ctx, "/jobs")
 			done := make(chan struct{})
-			start := func() { go func() { defer close(done); x.run(changes, nil) }() }
+			start := func() { go func() { defer close(done); x.run(changes, nil, nil) }() }
 			defer func() { cancel(); <-done }()
 			if buffer > 2 {
 				start()
@@ -136,7 +136,7 @@ func TestIndexCommitCounters(t *testing.T) {
 	x := newRecordIndex(local)
 	changes := local.Watch(ctx, "/jobs")
 	done := make(chan struct{})
-	go func() { defer close(done); x.run(changes, nil) }()
+	go func() { defer close(done); x.run(changes, nil, nil) }()
 	defer func() { cancel(); <-done }()
 	w := indexWriter{store: local, index: x}
 
@@ -215,17 +215,12 @@ func TestIndexCommitCounters(t *testing.T) {
 func TestWatchOverflowInterruptsRoomWaits(t *testing.T) {
 	c := crdttest.New(t, crdttest.Options{Replicas: 1})
 	x := newRecordIndex(c.Replicas[0].Store)
-	var seen []string
+	interrupted := false
+	w := &Worker{known: map[jobs.ID]*jobState{{1}: {stopWait: func() { interrupted = true }}}, wake: make(chan struct{}, 1)}
 	changes := make(chan crdt.Change, 2)
 	changes <- crdt.Change{Kind: crdt.ChangeOverflow}
 	close(changes)
-	x.run(changes, func(r crdt.Record) { seen = append(seen, r.Type) })
-	if len(seen) != 1 || seen[0] != overflowType {
-		t.Fatalf("onRecord saw %q, want the overflow", seen)
-	}
-	interrupted := false
-	w := &Worker{known: map[jobs.ID]*jobState{{1}: {stopWait: func() { interrupted = true }}}, wake: make(chan struct{}, 1)}
-	w.noticeRecord(crdt.Record{Type: overflowType})
+	x.run(changes, w.noticeRecord, w.interruptWaits)
 	if !interrupted {
 		t.Fatal("an overflow did not interrupt the wait for a room's queue")
 	}

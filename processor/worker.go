@@ -439,7 +439,9 @@ func New(ctx context.Context, p Params, cfg Config) (*Worker, error) {
 	go w.keepFacts(runCtx)
 	go func() {
 		defer w.wg.Done()
-		index.run(changes, w.noticeRecord)
+		// A watch that overflowed may have dropped a request for work:
+		// look, as for a request seen.
+		index.run(changes, w.noticeRecord, w.interruptWaits)
 	}()
 	go w.listen(runCtx)
 	go w.work(runCtx)
@@ -611,21 +613,24 @@ func (w *Worker) noticeRecord(r crdt.Record) {
 			w.mu.Unlock()
 			w.poke()
 		}
-	case DisputeType, CheckType, RedoType, overflowType:
-		// Work asked of some processor outside the queues: a worker
-		// waiting for a room's queue (up to a processing timeout and
-		// four owner timeouts) stops waiting and looks, so that a
-		// re-run or redo does not sit behind a quiet room. A watch that
-		// overflowed may have dropped such a request: look as well.
-		w.mu.Lock()
-		for _, js := range w.known {
-			if js.stopWait != nil {
-				js.stopWait()
-			}
-		}
-		w.mu.Unlock()
-		w.poke()
+	case DisputeType, CheckType, RedoType:
+		w.interruptWaits()
 	}
+}
+
+// interruptWaits is for work asked of some processor outside the queues
+// (a dispute, a self-check, a redo): a worker waiting for a room's queue
+// (up to a processing timeout and four owner timeouts) stops waiting and
+// looks, so that a re-run or redo does not sit behind a quiet room.
+func (w *Worker) interruptWaits() {
+	w.mu.Lock()
+	for _, js := range w.known {
+		if js.stopWait != nil {
+			js.stopWait()
+		}
+	}
+	w.mu.Unlock()
+	w.poke()
 }
 
 // selfNode is this processor as dispatching sees it.
