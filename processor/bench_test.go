@@ -109,6 +109,12 @@ var tunings = []tuning{
 	{name: "turn5", proc: func(pc *processor.Config) { pc.Room.Queue.MaxLocksPerTurn = 5 }},
 	// The store re-announces its heads less often (localmesh sets 1s).
 	{name: "storerebroadcast10s", node: func(cfg *node.Config) { cfg.Store.Rebroadcast = node.Duration(10 * time.Second) }},
+	// Queue snapshots re-announced every second (half the benchmark's
+	// OwnerTimeout) instead of every 300 ms, and store heads at the node
+	// default (15 s) instead of the test mesh's 1 s.
+	{name: "rebroadcast-slow",
+		proc: func(pc *processor.Config) { pc.Room.Queue.Rebroadcast = time.Second },
+		node: func(cfg *node.Config) { cfg.Store.Rebroadcast = node.DefaultConfig().Store.Rebroadcast }},
 	// A store update's DAG walk waits up to 3 s for its blocks (local
 	// meshes did before) instead of the node default, 20 s: under load
 	// the walk also waits for the store's DAG workers, and a walk given
@@ -187,6 +193,7 @@ type flowRun struct {
 	// as the job has MicroJobs; zero when it did not before the verdict.
 	committed, disclosed time.Duration
 	blocks               int64 // blocks run by all processors
+	checks               int   // self-checked blocks (re-run twice each)
 }
 
 func runBenchJob(b *testing.B, m *localmesh.Mesh, exec *waitExec, s flowShape, seq int) flowRun {
@@ -248,7 +255,11 @@ func runBenchJob(b *testing.B, m *localmesh.Mesh, exec *waitExec, s flowShape, s
 	if !v.Verified || !v.Complete || len(v.Disputes) != 0 || len(res.Culprits) != 0 {
 		b.Fatalf("verdict not clean: verified %v complete %v disputes %d culprits %v", v.Verified, v.Complete, len(v.Disputes), res.Culprits)
 	}
-	r := flowRun{wall: wall, compute: time.Unix(0, exec.last.Load()).Sub(start), blocks: exec.calls.Load() - calls}
+	checks, err := c.Store.QueryKeys(ctx, processor.JobKey(info.ID())+"/check/", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := flowRun{wall: wall, compute: time.Unix(0, exec.last.Load()).Sub(start), blocks: exec.calls.Load() - calls, checks: len(checks)}
 	// Zero when the client's store did not see them all before the
 	// verdict (it needs only the verdict, not every record).
 	if !at[0].IsZero() {
@@ -350,6 +361,7 @@ func benchFlow(b *testing.B, s flowShape, tu tuning) {
 	b.StopTimer()
 	var wall, compute, committed, disclosed time.Duration
 	var blocks int64
+	var checks int
 	phases := true // every run saw all commitments and disclosures
 	for _, r := range runs {
 		wall += r.wall
@@ -357,6 +369,7 @@ func benchFlow(b *testing.B, s flowShape, tu tuning) {
 		committed += r.committed
 		disclosed += r.disclosed
 		blocks += r.blocks
+		checks += r.checks
 		phases = phases && r.committed > 0 && r.disclosed > 0
 	}
 	n := time.Duration(len(runs))
@@ -374,6 +387,7 @@ func benchFlow(b *testing.B, s flowShape, tu tuning) {
 		b.ReportMetric(disclosed.Seconds(), "disclosed-s")
 	}
 	b.ReportMetric(float64(blocks)/float64(len(runs))/mj, "blocks-run/microjob")
+	b.ReportMetric(float64(checks)/float64(len(runs)), "self-checks/job")
 	if cpu0 >= 0 {
 		// The whole mesh runs in this process: its CPU time per MicroJob
 		// is the coordination's cost, which a busy machine's wall time

@@ -57,7 +57,9 @@ func roomItems(js *jobState, m *jobs.MacroJob) []macrojob.ID {
 	items := make([]macrojob.ID, 0, r*len(m.Micros))
 	if r == 1 {
 		for _, mu := range m.Micros {
-			items = append(items, macrojob.ID(mu.ID.String()))
+			if !outOfRoom(js, &mu) {
+				items = append(items, macrojob.ID(mu.ID.String()))
+			}
 		}
 		return items
 	}

@@ -102,6 +102,9 @@ func (w *Worker) step(ctx context.Context) bool {
 			w.fail(js, "fetching job inputs", err)
 			continue
 		}
+		if w.runVerifiers(ctx, js) {
+			return true
+		}
 		room, err := w.room(ctx, js)
 		if err != nil {
 			w.log.Warn("joining a room", "job", js.plan.JobID, "err", err)
@@ -200,7 +203,7 @@ func (w *Worker) room(ctx context.Context, js *jobState) (*macrojob.Room, error)
 	}
 	for _, i := range order {
 		m := &macros[i]
-		if all(m, committed) {
+		if roomDone(js, m, committed) {
 			continue
 		}
 		name := macrojob.RoomName(id, m.Index)
@@ -217,12 +220,21 @@ func (w *Worker) room(ctx context.Context, js *jobState) (*macrojob.Room, error)
 			}
 			continue
 		}
+		// A room someone holds is joined, unless this processor ran the
+		// MacroJob's verifier: it could take there only MicroJobs its
+		// verifier checks (verifiers.go).
 		if lock, ok := macrojob.ReadRoomLock(ctx, w.p.Store, id, m.Index); ok && !lock.Open(now) {
+			if w.ranVerifier(js, m) {
+				continue
+			}
 			return w.join(ctx, js, m, macrojob.PeerID(lock.Owner), committed)
 		}
 		// The store may lag: a room announced on the Job channel is open
 		// to join too.
 		if owner, ok := w.announcedOwner(js, m.Index, now); ok {
+			if w.ranVerifier(js, m) {
+				continue
+			}
 			return w.join(ctx, js, m, macrojob.PeerID(owner), committed)
 		}
 		// An open MacroJob: its named first owner opens it at once,
@@ -296,8 +308,9 @@ func (w *Worker) firstOwners(js *jobState) []string {
 			}
 		}
 	}
+	verifiers := verifierRunners(id, js.plan, procs, owners)
 	w.mu.Lock()
-	js.owners, js.ownersView = owners, v
+	js.owners, js.verifiers, js.ownersView = owners, verifiers, v
 	w.mu.Unlock()
 	return owners
 }
@@ -314,7 +327,7 @@ func (w *Worker) join(ctx context.Context, js *jobState, m *jobs.MacroJob, creat
 	// MicroJobs already committed in the store are done, whatever the
 	// queue's members remember (a room re-created after all left).
 	for _, mu := range m.Micros {
-		if committed[mu.ID] && !replicated(js) {
+		if committed[mu.ID] && !replicated(js) && !outOfRoom(js, &mu) {
 			_ = r.Complete(ctx, macrojob.ID(mu.ID.String()))
 		}
 	}
@@ -324,7 +337,7 @@ func (w *Worker) join(ctx context.Context, js *jobState, m *jobs.MacroJob, creat
 	w.mu.Unlock()
 	if creator == macrojob.PeerID(w.self) {
 		if t := w.jobChannel(ctx, js); t != nil {
-			_ = t.Publish(ctx, jobs.ChannelMsg{Kind: jobs.KindRoom, JobID: js.plan.JobID.String(), Macro: m.Index, Processor: w.self, Open: len(m.Micros)})
+			_ = t.Publish(ctx, jobs.ChannelMsg{Kind: jobs.KindRoom, JobID: js.plan.JobID.String(), Macro: m.Index, Processor: w.self, Open: len(items)})
 		}
 		w.log.Info("took MacroJob room", "room", r.Name)
 	} else {
@@ -365,9 +378,21 @@ func (w *Worker) lockTTL() time.Duration {
 	return time.Minute
 }
 
+// all reports whether every MicroJob of m is in done.
 func all(m *jobs.MacroJob, done map[jobs.ID]bool) bool {
 	for _, mu := range m.Micros {
 		if !done[mu.ID] {
+			return false
+		}
+	}
+	return true
+}
+
+// roomDone reports whether every MicroJob of m's room is in done (a
+// verifier run outside the room does not count; see verifiers.go).
+func roomDone(js *jobState, m *jobs.MacroJob, done map[jobs.ID]bool) bool {
+	for _, mu := range m.Micros {
+		if !done[mu.ID] && !outOfRoom(js, &mu) {
 			return false
 		}
 	}
@@ -460,7 +485,7 @@ func (w *Worker) finishTurn(ctx context.Context, js *jobState, room *macrojob.Ro
 		}
 		w.m.microjobs.WithLabelValues("ok").Add(float64(len(commits)))
 	}
-	if len(done) > 0 {
+	if len(done) > 0 && room != nil {
 		if err := room.CompleteAll(ctx, done); err != nil {
 			w.log.Warn("completing MicroJobs in room", "room", room.Name, "err", err)
 		}

@@ -341,6 +341,9 @@ type jobState struct {
 	// from the processor list of version ownersVer.
 	owners     []string
 	ownersView *View
+	// verifiers rank, for each MacroJob, who runs its verifier MicroJob
+	// outside the room (verifierRunners), derived with owners.
+	verifiers [][]string
 }
 
 // duplicateGrace is Config.DuplicateGrace with its default applied.
