@@ -3,6 +3,7 @@ package processor
 import (
 	"bytes"
 	"context"
+	"maps"
 	"slices"
 	"time"
 
@@ -49,6 +50,34 @@ func finalizerOrder(id jobs.ID, recs *jobRecords, culprits []string) []string {
 	}
 	return out
 }
+
+// earlyJudge reports whether this processor is the one expected to judge
+// js while some MicroJob has no disclosure yet (to catch a culprit or a
+// silent committer early): of itself and the processors heard working on
+// the job (progress messages) that are still alive, the one with the
+// highest finalizer hash (finalizerOrder's hash). The others judge such a
+// job lateJudge times less often, in case it is gone: every processor
+// judging a large job all the time repeated the same work on each.
+func (w *Worker) earlyJudge(js *jobState, now time.Time) bool {
+	id := js.plan.JobID.String()
+	w.mu.Lock()
+	active := maps.Clone(js.active)
+	w.mu.Unlock()
+	best := hashOf(w.self, id, "finalizer")
+	for p, last := range active {
+		if p == w.self {
+			continue
+		}
+		if h := hashOf(p, id, "finalizer"); bytes.Compare(h[:], best[:]) > 0 && w.alive(js, p, last, now) {
+			return false
+		}
+	}
+	return true
+}
+
+// lateJudge is how many times less often a processor that is not
+// earlyJudge's choice judges a job not yet fully disclosed.
+const lateJudge = 10
 
 // designatedFinalizer is the processor expected to finish job id: the
 // first of finalizerOrder, "" when there is none.

@@ -326,3 +326,40 @@ func TestJobLevelKey(t *testing.T) {
 		}
 	}
 }
+
+// TestEarlyJudge: of itself and the live processors heard working on a
+// job, only the one with the highest finalizer hash judges it early; a
+// processor above it that has gone quiet does not count.
+func TestEarlyJudge(t *testing.T) {
+	plan := roundsPlan(t)
+	id := plan.JobID.String()
+	peers := []string{"p1", "p2", "p3", "p4"}
+	slices.SortFunc(peers, func(a, b string) int {
+		ha, hb := hashOf(a, id, "finalizer"), hashOf(b, id, "finalizer")
+		return bytes.Compare(hb[:], ha[:])
+	})
+	top, low := peers[0], peers[len(peers)-1]
+	now := time.Now()
+	w := &Worker{self: peers[1], cfg: Config{DiscloseGrace: time.Minute}, index: newRecordIndex(nil)}
+	js := &jobState{plan: plan}
+	if !w.earlyJudge(js, now) {
+		t.Fatal("a processor that heard nobody does not judge early")
+	}
+	js.active = map[string]time.Time{low: now}
+	if !w.earlyJudge(js, now) {
+		t.Fatal("a processor below this one keeps it from judging early")
+	}
+	js.active[top] = now.Add(-time.Second)
+	if w.earlyJudge(js, now) {
+		t.Fatal("judges early beside a live processor above it")
+	}
+	js.active[top] = now.Add(-2 * time.Minute)
+	if !w.earlyJudge(js, now) {
+		t.Fatal("a processor above it that went quiet keeps it from judging early")
+	}
+	w.self = top
+	js.active = map[string]time.Time{peers[1]: now, low: now}
+	if !w.earlyJudge(js, now) {
+		t.Fatal("the top processor does not judge early")
+	}
+}

@@ -158,6 +158,20 @@ func (w *Worker) fullyCommitted(ctx context.Context, js *jobState) (map[jobs.ID]
 	return out, nil
 }
 
+// macroCommitted reports whether every MicroJob of m has its commitments
+// (R of them for a replicated job): the MacroJob's results may be
+// disclosed.
+func (w *Worker) macroCommitted(ctx context.Context, js *jobState, m *jobs.MacroJob) (bool, error) {
+	if !replicated(js) {
+		return w.index.macroCommitted(ctx, js.plan.JobID, m)
+	}
+	full, err := w.fullyCommitted(ctx, js)
+	if err != nil {
+		return false, err
+	}
+	return all(m, full), nil
+}
+
 // completeReplicas completes, in a room this processor (re)creates, as
 // many tokens of each MicroJob as the store shows committers (at most R).
 func (w *Worker) completeReplicas(ctx context.Context, js *jobState, m *jobs.MacroJob, room *macrojob.Room, creator macrojob.PeerID) {

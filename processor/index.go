@@ -213,6 +213,27 @@ func (x *recordIndex) committed(ctx context.Context, id jobs.ID) (map[jobs.ID]bo
 	return out, nil
 }
 
+// macroCommitted reports whether every MicroJob of MacroJob m of job id
+// has a commitment, without copying the index as committed does.
+func (x *recordIndex) macroCommitted(ctx context.Context, id jobs.ID, m *jobs.MacroJob) (bool, error) {
+	x.mu.Lock()
+	if ji := x.jobs[id]; ji != nil && ji.loaded {
+		defer x.mu.Unlock()
+		for _, mu := range m.Micros {
+			if len(ji.committers[mu.ID]) == 0 {
+				return false, nil
+			}
+		}
+		return true, nil
+	}
+	x.mu.Unlock()
+	done, err := x.committed(ctx, id)
+	if err != nil {
+		return false, err
+	}
+	return all(m, done), nil
+}
+
 // mayRequest reports whether job id may hold dispute, self-check or redo
 // records: false only when its loaded index holds none.
 func (x *recordIndex) mayRequest(id jobs.ID) bool {

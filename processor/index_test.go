@@ -126,8 +126,8 @@ func TestRecordIndexMatchesQuery(t *testing.T) {
 
 // TestIndexCommitCounters: the index's commitment counters, written in
 // batches by two replicas, say what the full records say: which MicroJobs
-// are committed, and whether a processor other than a given one committed
-// each.
+// are committed, whether a MacroJob's every MicroJob is, and whether a
+// processor other than a given one committed each.
 func TestIndexCommitCounters(t *testing.T) {
 	c := crdttest.New(t, crdttest.Options{Replicas: 2})
 	local, remote := c.Replicas[0].Store, c.Replicas[1].Store
@@ -188,6 +188,19 @@ func TestIndexCommitCounters(t *testing.T) {
 		}
 		if len(want) != 15 || !maps.Equal(got, want) {
 			return fmt.Errorf("counters say %d MicroJobs committed, the store %d", len(got), len(want))
+		}
+		// A MacroJob of MicroJobs 10..14 is fully committed; one that
+		// adds MicroJob 15 is not.
+		m := &jobs.MacroJob{}
+		for i := 10; i < 15; i++ {
+			m.Micros = append(m.Micros, jobs.MicroJob{ID: micro(i)})
+		}
+		if full, err := x.macroCommitted(ctx, id, m); err != nil || !full {
+			return fmt.Errorf("a committed MacroJob: full %v, err %v", full, err)
+		}
+		m.Micros = append(m.Micros, jobs.MicroJob{ID: micro(15)})
+		if full, err := x.macroCommitted(ctx, id, m); err != nil || full {
+			return fmt.Errorf("a MacroJob with an uncommitted MicroJob: full %v, err %v", full, err)
 		}
 		for i := range 15 {
 			other, err := x.committedByOther(ctx, id, micro(i), self)

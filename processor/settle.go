@@ -163,7 +163,12 @@ func (w *Worker) disclose(ctx context.Context) {
 	pending := slices.Clone(w.pending)
 	w.mu.Unlock()
 	var keep, ready []microjob.Disclosure
-	done := map[jobs.ID]map[jobs.ID]bool{}
+	type macroKey struct {
+		job   jobs.ID
+		macro uint64
+	}
+	// Whether each MacroJob met is fully committed, asked once per call.
+	full := map[macroKey]bool{}
 	for _, d := range pending {
 		w.mu.Lock()
 		js := w.known[d.JobID]
@@ -171,15 +176,17 @@ func (w *Worker) disclose(ctx context.Context) {
 		if js == nil {
 			continue
 		}
-		if done[d.JobID] == nil {
-			c, err := w.fullyCommitted(ctx, js)
-			if err != nil {
+		k := macroKey{d.JobID, d.MacroIndex}
+		ok, seen := full[k]
+		if !seen {
+			var err error
+			if ok, err = w.macroCommitted(ctx, js, &js.plan.Macros[d.MacroIndex]); err != nil {
 				keep = append(keep, d)
 				continue
 			}
-			done[d.JobID] = c
+			full[k] = ok
 		}
-		if !all(&js.plan.Macros[d.MacroIndex], done[d.JobID]) {
+		if !ok {
 			keep = append(keep, d)
 			continue
 		}
@@ -324,6 +331,8 @@ func (w *Worker) finalize(ctx context.Context, js *jobState) error {
 		// records do not change.
 		w.sayFinalizing(ctx, js, now)
 	}
+	disclosed := w.index.disclosedAll(id, js.plan)
+	early := disclosed || w.earlyJudge(js, now)
 	w.mu.Lock()
 	if now.Before(js.standbyUntil) {
 		// Another processor is finishing this job: judging it again
@@ -331,8 +340,12 @@ func (w *Worker) finalize(ctx context.Context, js *jobState) error {
 		w.mu.Unlock()
 		return nil
 	}
+	spacing := max(judgeEvery*w.cfg.Poll, judgeSpacing*js.judgeCost)
+	if !early {
+		spacing *= lateJudge
+	}
 	skip := !js.graceWait && ver != 0 && ver == js.judgedVer ||
-		!w.index.disclosedAll(id, js.plan) && now.Sub(js.judgedAt) < max(judgeEvery*w.cfg.Poll, judgeSpacing*js.judgeCost)
+		!disclosed && now.Sub(js.judgedAt) < spacing
 	if !skip {
 		js.judgedVer, js.judgedAt, js.graceWait = ver, now, false
 	}
