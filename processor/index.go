@@ -52,6 +52,10 @@ type jobIndex struct {
 	// committers counts, by MicroJob and processor, the valid commitments
 	// held, so that "is it committed, and by whom" costs no rebuild.
 	committers map[jobs.ID]map[string]int
+	// reqVersion is bumped whenever a dispute, self-check, redo or re-run
+	// record changes (and on a load): passes over the requests are due
+	// then, not on every commitment or disclosure.
+	reqVersion uint64
 	// requests counts the dispute, self-check and redo records held: work
 	// asked of some processor beyond the queues.
 	requests int
@@ -168,6 +172,9 @@ func (ji *jobIndex) count(key string, delta int) {
 	case !ok:
 	case p.dispute != nil || p.check != nil || p.redo != nil:
 		ji.requests += delta
+		ji.reqVersion++
+	case p.rerun != nil:
+		ji.reqVersion++
 	case p.discl != nil:
 		m := p.discl.MicroID
 		ji.disclosed[m] += delta
@@ -319,6 +326,7 @@ func (x *recordIndex) records(ctx context.Context, id jobs.ID) (*jobRecords, err
 		}
 		ji.loaded = true
 		ji.version++
+		ji.reqVersion++
 		buf := ji.buf
 		ji.buf = nil
 		for _, c := range buf {
@@ -357,6 +365,17 @@ func (x *recordIndex) version(id jobs.ID) uint64 {
 	defer x.mu.Unlock()
 	if ji := x.jobs[id]; ji != nil && ji.loaded {
 		return ji.version
+	}
+	return 0
+}
+
+// requestsVersion returns a number that changes whenever a dispute,
+// self-check, redo or re-run record of job id does (0 when not loaded).
+func (x *recordIndex) requestsVersion(id jobs.ID) uint64 {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if ji := x.jobs[id]; ji != nil && ji.loaded {
+		return ji.reqVersion
 	}
 	return 0
 }

@@ -213,12 +213,24 @@ func TestIndexCommitCounters(t *testing.T) {
 		}
 		return nil
 	})
-	// A redo record turns the request counter on.
+	// A commitment changes the index's version, not its requests'.
+	ver, reqVer := x.version(id), x.requestsVersion(id)
+	if err := w.PutBatch(ctx, []crdt.Entry{commit(local, 20)}); err != nil {
+		t.Fatal(err)
+	}
+	if x.version(id) == ver || x.requestsVersion(id) != reqVer {
+		t.Fatalf("after a commitment: version %d → %d, requests' version %d → %d", ver, x.version(id), reqVer, x.requestsVersion(id))
+	}
+	// A redo record turns the request counter on and changes the
+	// requests' version.
 	if err := crdt.PutJSON(ctx, w, RedoKey(id, micro(0)), RedoType, Redo{Micro: micro(0).String(), Exclude: []string{self}}); err != nil {
 		t.Fatal(err)
 	}
 	if !x.mayRequest(id) {
 		t.Fatal("the index holds a redo but says it holds no request")
+	}
+	if x.requestsVersion(id) == reqVer {
+		t.Fatal("a redo record left the requests' version unchanged")
 	}
 }
 

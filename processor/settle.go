@@ -866,12 +866,12 @@ const (
 )
 
 // requestPass reports whether a pass over js's requests of kind k
-// (redoPass, rerunPass) is due: the job's records changed since the last
-// pass, or a Poll has gone by (a takeover may have come due). The worker
-// steps far more often than either, and a pass reads all the job's
-// records.
+// (redoPass, rerunPass) is due: the job's dispute, self-check, redo or
+// re-run records changed since the last pass, or a Poll has gone by (a
+// takeover may have come due, or a redo been done). The worker steps far
+// more often than either, and a pass reads all the job's records.
 func (w *Worker) requestPass(js *jobState, k int) bool {
-	ver := w.index.version(js.plan.JobID)
+	ver := w.index.requestsVersion(js.plan.JobID)
 	now := time.Now()
 	w.mu.Lock()
 	defer w.mu.Unlock()
