@@ -26,7 +26,7 @@ import (
 // ProcessingTimeouts without a commitment of it (stored, or heard on the
 // Job channel). Its commitment and disclosure are those of any MicroJob.
 // A processor that already ran a regular MicroJob the verifier checks
-// passes its turn, unless it is the last in rank. Nothing in verification
+// passes its turn until the last in rank's is due. Nothing in verification
 // trusts this choice: when one processor still ran both, the block is
 // self-checked as before.
 
@@ -97,8 +97,8 @@ func (w *Worker) runVerifiers(ctx context.Context, js *jobState) bool {
 // verifier MicroJobs of plan that are self's to run after since on the
 // job: those without a commitment (done) for which self is k-th in ranks
 // and since is at least k × takeover. A processor that ran (ran) a regular
-// MicroJob a verifier takes a block from passes its turn, unless it is the
-// last in rank.
+// MicroJob a verifier takes a block from passes its turn until the last
+// in rank's is due: those after it may be gone.
 func dueVerifiers(plan *jobs.Plan, ranks [][]string, self string, done, ran func(jobs.ID) bool, since, takeover time.Duration, max int) []jobs.ID {
 	var out []jobs.ID
 	for i := range plan.Macros {
@@ -114,7 +114,8 @@ func dueVerifiers(plan *jobs.Plan, ranks [][]string, self string, done, ran func
 		if k < 0 || since < time.Duration(k)*takeover {
 			continue
 		}
-		if k < len(ranks[i])-1 && slices.ContainsFunc(ver.Sources, func(src jobs.BlockSource) bool { return ran(m.Micros[src.Slot].ID) }) {
+		last := len(ranks[i]) - 1
+		if k < last && since < time.Duration(last)*takeover && slices.ContainsFunc(ver.Sources, func(src jobs.BlockSource) bool { return ran(m.Micros[src.Slot].ID) }) {
 			continue
 		}
 		out = append(out, ver.ID)

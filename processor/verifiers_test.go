@@ -61,7 +61,7 @@ func TestVerifierRunners(t *testing.T) {
 
 // TestDueVerifiers: the first in rank runs a verifier at once, the k-th
 // after k takeovers; committed verifiers are skipped; one that ran a
-// regular MicroJob the verifier checks passes its turn unless it is last;
+// regular MicroJob the verifier checks passes its turn until the last in rank's turn is due;
 // at most max are due at once.
 func TestDueVerifiers(t *testing.T) {
 	plan := roundsPlan(t)
@@ -102,6 +102,11 @@ func TestDueVerifiers(t *testing.T) {
 	}
 	if got := due("c", none, ran0, 2*takeover, 3); !slices.Equal(got, []jobs.ID{ver(0), ver(1)}) {
 		t.Fatalf("the last in rank passes its turn: %v", got)
+	}
+	// The ones after it may be gone: once the last in rank's turn is
+	// due, one that ran a checked MicroJob runs the verifier too.
+	if got := due("a", none, ran0, 2*takeover, 3); !slices.Equal(got, []jobs.ID{ver(0), ver(1)}) {
+		t.Fatalf("passes its turn after the last in rank's is due: %v", got)
 	}
 	if got := due("z", none, none, time.Hour, 3); len(got) != 0 {
 		t.Fatalf("an unranked processor runs verifiers: %v", got)
