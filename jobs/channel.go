@@ -19,6 +19,38 @@ const ChannelVersion = 1
 // MaxChannelMsg bounds an encoded channel message (a JobInfo fits easily).
 const MaxChannelMsg = 128 << 10
 
+// MaxProgressMicros bounds the MicroJobs one progress message names.
+const MaxProgressMicros = 64
+
+// Micros returns the MicroJobs a progress message names: MicroIDs, or
+// MicroID alone.
+func (m ChannelMsg) Micros() []string {
+	if len(m.MicroIDs) > 0 {
+		return m.MicroIDs
+	}
+	if m.MicroID != "" {
+		return []string{m.MicroID}
+	}
+	return nil
+}
+
+// Progress returns the progress message by which processor says it
+// completed micros of job: MicroID for one, which every version of the
+// channel reads, MicroIDs for more. It panics on none or more than
+// MaxProgressMicros, a caller's error.
+func Progress(job, processor string, micros []string) ChannelMsg {
+	m := ChannelMsg{Kind: KindProgress, JobID: job, Processor: processor}
+	switch n := len(micros); {
+	case n == 0 || n > MaxProgressMicros:
+		panic(fmt.Sprintf("jobs: progress of %d MicroJobs", n))
+	case n == 1:
+		m.MicroID = micros[0]
+	default:
+		m.MicroIDs = micros
+	}
+	return m
+}
+
 // Kinds of channel message.
 const (
 	// KindJob announces a job; Job carries its canonical JobInfo, so a
@@ -26,7 +58,8 @@ const (
 	KindJob = "job"
 	// KindQuery asks for open jobs; nodes answer with KindJob messages.
 	KindQuery = "query"
-	// KindProgress says that Processor completed MicroID of JobID.
+	// KindProgress says that Processor completed MicroID (or each of
+	// MicroIDs, the MicroJobs of one turn) of JobID.
 	KindProgress = "progress"
 	// KindRoom (Job channel) announces a MacroJob room and its owner.
 	KindRoom = "room"
@@ -43,14 +76,17 @@ var ErrBadMessage = errors.New("jobs: bad channel message")
 
 // ChannelMsg is one message on the Jobs or a Job channel.
 type ChannelMsg struct {
-	V         int    `json:"v"`
-	Kind      string `json:"kind"`
-	Job       []byte `json:"job,omitempty"`       // KindJob: canonical JobInfo
-	JobID     string `json:"job_id,omitempty"`    // progress, room, rooms, finalizing
-	Macro     uint64 `json:"macro,omitempty"`     // room
-	MicroID   string `json:"micro_id,omitempty"`  // progress
-	Processor string `json:"processor,omitempty"` // progress, room, finalizing: the claiming peer
-	Open      int    `json:"open,omitempty"`      // room: MicroJobs not yet processed
+	V       int    `json:"v"`
+	Kind    string `json:"kind"`
+	Job     []byte `json:"job,omitempty"`      // KindJob: canonical JobInfo
+	JobID   string `json:"job_id,omitempty"`   // progress, room, rooms, finalizing
+	Macro   uint64 `json:"macro,omitempty"`    // room
+	MicroID string `json:"micro_id,omitempty"` // progress: one MicroJob
+	// MicroIDs (progress) are the MicroJobs of one turn, 2 to
+	// MaxProgressMicros of them, instead of MicroID.
+	MicroIDs  []string `json:"micro_ids,omitempty"`
+	Processor string   `json:"processor,omitempty"` // progress, room, finalizing: the claiming peer
+	Open      int      `json:"open,omitempty"`      // room: MicroJobs not yet processed
 }
 
 // EncodeChannelMsg encodes m.
@@ -92,8 +128,21 @@ func DecodeChannelMsg(b []byte) (ChannelMsg, error) {
 		if err := hexID(); err != nil {
 			return m, err
 		}
-		if _, err := ParseHash(m.MicroID); err != nil {
-			return m, fmt.Errorf("%w: micro id: %w", ErrBadMessage, err)
+		switch {
+		case m.MicroIDs == nil:
+			if _, err := ParseHash(m.MicroID); err != nil {
+				return m, fmt.Errorf("%w: micro id: %w", ErrBadMessage, err)
+			}
+		case m.MicroID != "":
+			return m, fmt.Errorf("%w: both micro_id and micro_ids", ErrBadMessage)
+		case len(m.MicroIDs) < 2 || len(m.MicroIDs) > MaxProgressMicros:
+			return m, fmt.Errorf("%w: %d micro ids, want 2 to %d", ErrBadMessage, len(m.MicroIDs), MaxProgressMicros)
+		default:
+			for _, id := range m.MicroIDs {
+				if _, err := ParseHash(id); err != nil {
+					return m, fmt.Errorf("%w: micro id: %w", ErrBadMessage, err)
+				}
+			}
 		}
 		if m.Processor == "" {
 			return m, fmt.Errorf("%w: no processor", ErrBadMessage)

@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -16,6 +17,7 @@ func TestChannelMessages(t *testing.T) {
 		{Kind: KindRoom, JobID: id, Macro: 3, Processor: "peerA", Open: 4},
 		{Kind: KindRooms, JobID: id},
 		{Kind: KindFinalizing, JobID: id, Processor: "peerA"},
+		Progress(id, "peerA", []string{id, strings.Repeat("ab", 32)}),
 	}
 	for _, m := range good {
 		b, err := EncodeChannelMsg(m)
@@ -32,6 +34,11 @@ func TestChannelMessages(t *testing.T) {
 		"kind":                    `{"v":1,"kind":"gossip"}`,
 		"unknown field":           `{"v":1,"kind":"query","x":1}`,
 		"progress no id":          `{"v":1,"kind":"progress","micro_id":"` + id + `","processor":"p"}`,
+		"progress both":           `{"v":1,"kind":"progress","job_id":"` + id + `","micro_id":"` + id + `","micro_ids":["` + id + `","` + id + `"],"processor":"p"}`,
+		"progress one of many":    `{"v":1,"kind":"progress","job_id":"` + id + `","micro_ids":["` + id + `"],"processor":"p"}`,
+		"progress empty list":     `{"v":1,"kind":"progress","job_id":"` + id + `","micro_ids":[],"processor":"p"}`,
+		"progress bad id in list": `{"v":1,"kind":"progress","job_id":"` + id + `","micro_ids":["` + id + `","xyz"],"processor":"p"}`,
+		"progress too many":       `{"v":1,"kind":"progress","job_id":"` + id + `","micro_ids":["` + strings.TrimSuffix(strings.Repeat(id+`","`, MaxProgressMicros+1), `","`) + `"],"processor":"p"}`,
 		"room no owner":           `{"v":1,"kind":"room","job_id":"` + id + `"}`,
 		"finalizing no processor": `{"v":1,"kind":"finalizing","job_id":"` + id + `"}`,
 		"finalizing no id":        `{"v":1,"kind":"finalizing","processor":"p"}`,
@@ -43,6 +50,19 @@ func TestChannelMessages(t *testing.T) {
 		if _, err := DecodeChannelMsg([]byte(in)); !errors.Is(err, ErrBadMessage) {
 			t.Errorf("%s: got %v, want ErrBadMessage", name, err)
 		}
+	}
+	// One MicroJob goes as micro_id, which every version reads; more as
+	// micro_ids.
+	if one := Progress(id, "peerA", []string{id}); one.MicroID != id || one.MicroIDs != nil || !slices.Equal(one.Micros(), []string{id}) {
+		t.Fatalf("progress of one: %+v", one)
+	}
+	two := []string{id, strings.Repeat("ab", 32)}
+	b, err := EncodeChannelMsg(Progress(id, "peerA", two))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, err := DecodeChannelMsg(b); err != nil || m.MicroID != "" || !slices.Equal(m.Micros(), two) {
+		t.Fatalf("progress of two: %v %+v", err, m)
 	}
 	if err := CheckSender("peerB", good[2]); !errors.Is(err, ErrBadMessage) {
 		t.Fatalf("progress claimed for another peer: %v", err)
@@ -57,7 +77,8 @@ func TestChannelMessages(t *testing.T) {
 
 func FuzzDecodeChannelMsg(f *testing.F) {
 	job := validJob()
-	for _, m := range []ChannelMsg{{Kind: KindJob, Job: job.Encode()}, {Kind: KindQuery}, {Kind: KindRooms, JobID: job.ID().String()}, {Kind: KindFinalizing, JobID: job.ID().String(), Processor: "p"}} {
+	for _, m := range []ChannelMsg{{Kind: KindJob, Job: job.Encode()}, {Kind: KindQuery}, {Kind: KindRooms, JobID: job.ID().String()}, {Kind: KindFinalizing, JobID: job.ID().String(), Processor: "p"},
+		Progress(job.ID().String(), "p", []string{job.ID().String()}), Progress(job.ID().String(), "p", []string{job.ID().String(), job.ID().String()})} {
 		b, _ := EncodeChannelMsg(m)
 		f.Add(b)
 	}

@@ -88,17 +88,22 @@ func (w *Worker) readJobChannel(ctx context.Context, js *jobState, t *p2p.Topic[
 			js.finalizing[m.Value.Processor] = time.Now()
 			w.mu.Unlock()
 		case jobs.KindProgress:
-			if mid, err := jobs.ParseHash(m.Value.MicroID); err == nil && !replicated(js) {
-				if _, err := js.plan.MicroJob(mid); err == nil {
-					now := time.Now()
-					w.mu.Lock()
-					if js.progress == nil {
-						js.progress, js.active = map[jobs.ID]heard{}, map[string]time.Time{}
-					}
-					js.progress[mid] = heard{processor: m.Value.Processor, at: now}
-					js.active[m.Value.Processor] = now
-					w.mu.Unlock()
+			now := time.Now()
+			for _, s := range m.Value.Micros() {
+				mid, err := jobs.ParseHash(s)
+				if err != nil || replicated(js) {
+					continue
 				}
+				if _, err := js.plan.MicroJob(mid); err != nil {
+					continue
+				}
+				w.mu.Lock()
+				if js.progress == nil {
+					js.progress, js.active = map[jobs.ID]heard{}, map[string]time.Time{}
+				}
+				js.progress[mid] = heard{processor: m.Value.Processor, at: now}
+				js.active[m.Value.Processor] = now
+				w.mu.Unlock()
 			}
 			w.poke()
 		}

@@ -122,15 +122,3 @@ func dueVerifiers(plan *jobs.Plan, ranks [][]string, self string, done, ran func
 	}
 	return out
 }
-
-// ranVerifier reports whether this processor committed the verifier
-// MicroJob of m: it then stays out of m's room (room), where it could only
-// take regular MicroJobs its verifier checks.
-func (w *Worker) ranVerifier(js *jobState, m *jobs.MacroJob) bool {
-	if replicated(js) {
-		return false
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return js.mine[m.Micros[m.VerifierSlot].ID]
-}

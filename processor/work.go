@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -220,21 +221,12 @@ func (w *Worker) room(ctx context.Context, js *jobState) (*macrojob.Room, error)
 			}
 			continue
 		}
-		// A room someone holds is joined, unless this processor ran the
-		// MacroJob's verifier: it could take there only MicroJobs its
-		// verifier checks (verifiers.go).
 		if lock, ok := macrojob.ReadRoomLock(ctx, w.p.Store, id, m.Index); ok && !lock.Open(now) {
-			if w.ranVerifier(js, m) {
-				continue
-			}
 			return w.join(ctx, js, m, macrojob.PeerID(lock.Owner), committed)
 		}
 		// The store may lag: a room announced on the Job channel is open
 		// to join too.
 		if owner, ok := w.announcedOwner(js, m.Index, now); ok {
-			if w.ranVerifier(js, m) {
-				continue
-			}
 			return w.join(ctx, js, m, macrojob.PeerID(owner), committed)
 		}
 		// An open MacroJob: its named first owner opens it at once,
@@ -499,11 +491,15 @@ func (w *Worker) finishTurn(ctx context.Context, js *jobState, room *macrojob.Ro
 		js.mine[d.MicroID] = true
 	}
 	w.mu.Unlock()
-	t := w.jobChannel(ctx, js)
+	// One progress message names the turn's MicroJobs.
+	var micros []string
 	for _, d := range ran {
 		w.log.Info("MicroJob committed", "job", js.plan.JobID, "macro", d.MacroIndex, "micro", d.MicroID)
-		if t != nil {
-			_ = t.Publish(ctx, jobs.ChannelMsg{Kind: jobs.KindProgress, JobID: js.plan.JobID.String(), MicroID: d.MicroID.String(), Processor: w.self})
+		micros = append(micros, d.MicroID.String())
+	}
+	if t := w.jobChannel(ctx, js); t != nil {
+		for part := range slices.Chunk(micros, jobs.MaxProgressMicros) {
+			_ = t.Publish(ctx, jobs.Progress(js.plan.JobID.String(), w.self, part))
 		}
 	}
 }
