@@ -1,6 +1,9 @@
 package processor
 
 import (
+	"crypto/sha256"
+	"log/slog"
+	"math/big"
 	"slices"
 	"testing"
 	"time"
@@ -146,5 +149,40 @@ func TestRoomItemsLeaveOutVerifier(t *testing.T) {
 	}
 	if all(m, done) {
 		t.Fatal("a MacroJob without its verifier's commitment is all done")
+	}
+}
+
+// TestNewJobInterruptsRoomWaits: a worker waiting in a room of one job
+// comes back when it learns another, whose verifier MicroJobs may be its
+// to run at once.
+func TestNewJobInterruptsRoomWaits(t *testing.T) {
+	plan := roundsPlan(t)
+	stopped := false
+	w := &Worker{
+		known: map[jobs.ID]*jobState{plan.JobID: {plan: plan, stopWait: func() { stopped = true }}},
+		wake:  make(chan struct{}, 1),
+		log:   slog.New(slog.DiscardHandler),
+	}
+	info := &jobs.JobInfo{
+		Code:     jobs.Source{URI: "ipfs://bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy", SHA256: sha256.Sum256([]byte("code"))},
+		Data:     jobs.Data{Source: jobs.Source{URI: "https://example.com/other", SHA256: sha256.Sum256([]byte("other"))}, Size: 4 * 64},
+		Slicing:  jobs.Slicing{BlockSize: 64, MicroJobs: 2, BlocksPerMicro: 1},
+		Seed:     jobs.Seed{2},
+		PriceWei: big.NewInt(5),
+		Creator:  jobs.Address{1},
+		Deadline: time.Now().Add(time.Hour).Unix(),
+	}
+	info.ApplyDefaults()
+	w.learn(info)
+	if _, ok := w.known[info.ID()]; !ok {
+		t.Fatal("the new job is not known")
+	}
+	if !stopped {
+		t.Fatal("learning a job did not interrupt the wait in another job's room")
+	}
+	stopped = false
+	w.learn(info)
+	if stopped {
+		t.Fatal("a job learned again interrupted the wait")
 	}
 }

@@ -92,6 +92,7 @@ func (w *Worker) step(ctx context.Context) bool {
 		return true
 	}
 	now := time.Now()
+	var workable []*jobState
 	for _, js := range w.candidates(now) {
 		if w.cancelled(ctx, js) || !w.funded(ctx, js, now) {
 			continue
@@ -103,9 +104,16 @@ func (w *Worker) step(ctx context.Context) bool {
 			w.fail(js, "fetching job inputs", err)
 			continue
 		}
+		workable = append(workable, js)
+	}
+	// Verifier MicroJobs due here come before room work of any job:
+	// others wait for them, or take them over after a ProcessingTimeout.
+	for _, js := range workable {
 		if w.runVerifiers(ctx, js) {
 			return true
 		}
+	}
+	for _, js := range workable {
 		room, err := w.room(ctx, js)
 		if err != nil {
 			w.log.Warn("joining a room", "job", js.plan.JobID, "err", err)

@@ -566,6 +566,13 @@ func (w *Worker) learn(info *jobs.JobInfo) {
 	}
 	w.known[id] = &jobState{info: info, plan: plan, learnedAt: time.Now()}
 	w.log.Info("job discovered", "job", id, "microjobs", plan.NumMicroJobs(), "macrojobs", len(plan.Macros))
+	// A worker waiting in a room comes back to run the new job's
+	// verifier MicroJobs due here (verifiers.go).
+	for _, other := range w.known {
+		if other.stopWait != nil {
+			other.stopWait()
+		}
+	}
 	w.poke()
 }
 
