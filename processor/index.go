@@ -361,21 +361,21 @@ func (x *recordIndex) disclosedAll(id jobs.ID, plan *jobs.Plan) bool {
 
 // version returns a number that changes whenever job id's index does.
 func (x *recordIndex) version(id jobs.ID) uint64 {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	if ji := x.jobs[id]; ji != nil && ji.loaded {
-		return ji.version
-	}
-	return 0
+	return x.loadedValue(id, func(ji *jobIndex) uint64 { return ji.version })
 }
 
 // requestsVersion returns a number that changes whenever a dispute,
-// self-check, redo or re-run record of job id does (0 when not loaded).
+// self-check, redo or re-run record of job id does.
 func (x *recordIndex) requestsVersion(id jobs.ID) uint64 {
+	return x.loadedValue(id, func(ji *jobIndex) uint64 { return ji.reqVersion })
+}
+
+// loadedValue returns f of job id's index, 0 when it is not loaded.
+func (x *recordIndex) loadedValue(id jobs.ID, f func(*jobIndex) uint64) uint64 {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if ji := x.jobs[id]; ji != nil && ji.loaded {
-		return ji.reqVersion
+		return f(ji)
 	}
 	return 0
 }

@@ -1,9 +1,7 @@
 package processor
 
 import (
-	"crypto/sha256"
 	"log/slog"
-	"math/big"
 	"slices"
 	"testing"
 	"time"
@@ -163,16 +161,7 @@ func TestNewJobInterruptsRoomWaits(t *testing.T) {
 		wake:  make(chan struct{}, 1),
 		log:   slog.New(slog.DiscardHandler),
 	}
-	info := &jobs.JobInfo{
-		Code:     jobs.Source{URI: "ipfs://bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy", SHA256: sha256.Sum256([]byte("code"))},
-		Data:     jobs.Data{Source: jobs.Source{URI: "https://example.com/other", SHA256: sha256.Sum256([]byte("other"))}, Size: 4 * 64},
-		Slicing:  jobs.Slicing{BlockSize: 64, MicroJobs: 2, BlocksPerMicro: 1},
-		Seed:     jobs.Seed{2},
-		PriceWei: big.NewInt(5),
-		Creator:  jobs.Address{1},
-		Deadline: time.Now().Add(time.Hour).Unix(),
-	}
-	info.ApplyDefaults()
+	info := roundsInfo(2)
 	w.learn(info)
 	if _, ok := w.known[info.ID()]; !ok {
 		t.Fatal("the new job is not known")
