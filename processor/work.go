@@ -423,7 +423,9 @@ func (w *Worker) turnSize() int {
 // commitments as one store batch and completes them in the room. The
 // disclosures wait in pending until their MacroJob's every MicroJob has a
 // commitment. A MicroJob that fails to run is left locked: its lock
-// expires and the queue offers it again.
+// expires and the queue offers it again. room is nil for verifier
+// MicroJobs run outside any room (verifiers.go): a failed one is due again
+// at a later step.
 func (w *Worker) process(ctx context.Context, js *jobState, room *macrojob.Room, ids []macrojob.ID) {
 	if replicated(js) {
 		w.processReplicas(ctx, js, room, ids)
@@ -474,7 +476,7 @@ func (w *Worker) process(ctx context.Context, js *jobState, room *macrojob.Room,
 }
 
 // finishTurn writes a turn's commitments as one store batch, completes
-// its items in the room, keeps the disclosures for their round and
+// its items in the room (when there is one), keeps the disclosures for their round and
 // announces the progress. Nothing is completed when the commitments could
 // not be written: their locks expire and the queue offers them again.
 func (w *Worker) finishTurn(ctx context.Context, js *jobState, room *macrojob.Room, ran []microjob.Disclosure, commits []crdt.Entry, done []macrojob.ID) {
