@@ -40,6 +40,13 @@ type RoomConfig struct {
 	Drop func() bool
 }
 
+// Validate reports a room config that cannot work, with its zero fields
+// taken as their defaults: JoinRoom refuses such a config, so a caller can
+// refuse it up front.
+func (c RoomConfig) Validate() error {
+	return c.withDefaults().Queue.Validate()
+}
+
 func (c RoomConfig) withDefaults() RoomConfig {
 	c.Queue = c.Queue.withDefaults()
 	if c.Tick <= 0 {

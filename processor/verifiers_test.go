@@ -1,6 +1,7 @@
 package processor
 
 import (
+	"errors"
 	"log/slog"
 	"slices"
 	"testing"
@@ -173,5 +174,26 @@ func TestNewJobInterruptsRoomWaits(t *testing.T) {
 	w.learn(info)
 	if stopped {
 		t.Fatal("a job learned again interrupted the wait")
+	}
+}
+
+// TestConfigRefusesRoomConfig: a room config every room would refuse
+// (a queue whose owner timeout does not exceed its re-broadcast) is
+// refused when the worker's config is validated, with the queue's reason.
+func TestConfigRefusesRoomConfig(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Wallet = "0x00000000000000000000000000000000000000a1"
+	if err := cfg.Validate(); err != nil {
+		t.Fatalf("the default config: %v", err)
+	}
+	cfg.Room.Queue.OwnerTimeout = 2 * time.Second
+	cfg.Room.Queue.Rebroadcast = 5 * time.Second
+	err := cfg.Validate()
+	if !errors.Is(err, ErrInvalidConfig) || !errors.Is(err, macrojob.ErrInvalidConfig) {
+		t.Fatalf("owner timeout below re-broadcast: %v", err)
+	}
+	cfg.Room.Queue.Rebroadcast = time.Second
+	if err := cfg.Validate(); err != nil {
+		t.Fatalf("owner timeout above re-broadcast: %v", err)
 	}
 }

@@ -193,6 +193,10 @@ func (c Config) Validate() error {
 	if c.MaxInlineVerdict < 0 {
 		return fmt.Errorf("%w: max inline verdict must not be negative", ErrInvalidConfig)
 	}
+	// Every room would refuse it: say so at start, not at each join.
+	if err := c.Room.Validate(); err != nil {
+		return fmt.Errorf("%w: room: %w", ErrInvalidConfig, err)
+	}
 	return nil
 }
 
