@@ -255,7 +255,7 @@ func runBenchJob(b *testing.B, m *localmesh.Mesh, exec *waitExec, s flowShape, s
 	if !v.Verified || !v.Complete || len(v.Disputes) != 0 || len(res.Culprits) != 0 {
 		b.Fatalf("verdict not clean: verified %v complete %v disputes %d culprits %v", v.Verified, v.Complete, len(v.Disputes), res.Culprits)
 	}
-	checks, err := c.Store.QueryKeys(ctx, processor.JobKey(info.ID())+"/check/", nil)
+	checks, err := c.Store.Query(ctx, processor.JobKey(info.ID())+"/check/")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -90,8 +90,11 @@ func (w *Worker) readJobChannel(ctx context.Context, js *jobState, t *p2p.Topic[
 		case jobs.KindProgress:
 			now := time.Now()
 			for _, s := range m.Value.Micros() {
+				if replicated(js) {
+					break // hints count for jobs with R = 1 only
+				}
 				mid, err := jobs.ParseHash(s)
-				if err != nil || replicated(js) {
+				if err != nil {
 					continue
 				}
 				if _, err := js.plan.MicroJob(mid); err != nil {

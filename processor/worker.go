@@ -572,11 +572,7 @@ func (w *Worker) learn(info *jobs.JobInfo) {
 	w.log.Info("job discovered", "job", id, "microjobs", plan.NumMicroJobs(), "macrojobs", len(plan.Macros))
 	// A worker waiting in a room comes back to run the new job's
 	// verifier MicroJobs due here (verifiers.go).
-	for _, other := range w.known {
-		if other.stopWait != nil {
-			other.stopWait()
-		}
-	}
+	w.stopWaitsLocked()
 	w.poke()
 }
 
@@ -638,13 +634,19 @@ func (w *Worker) noticeRecord(r crdt.Record) {
 // looks, so that a re-run or redo does not sit behind a quiet room.
 func (w *Worker) interruptWaits() {
 	w.mu.Lock()
+	w.stopWaitsLocked()
+	w.mu.Unlock()
+	w.poke()
+}
+
+// stopWaitsLocked ends the worker's wait for a room's queue, whichever
+// job's room it is. w.mu is held.
+func (w *Worker) stopWaitsLocked() {
 	for _, js := range w.known {
 		if js.stopWait != nil {
 			js.stopWait()
 		}
 	}
-	w.mu.Unlock()
-	w.poke()
 }
 
 // selfNode is this processor as dispatching sees it.
