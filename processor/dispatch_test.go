@@ -248,7 +248,7 @@ func TestDispatchLiveMesh(t *testing.T) {
 	}
 
 	// (a) and (c): one job everyone contends for.
-	const macros, n = 1, 48
+	const macros, n = 1, 64
 	info, res = runJob(t, m, dispatchSpec(2, macros, n, jobs.Requirements{}), 3*time.Minute)
 	checkComplete(t, info, res)
 	counts := commitsBy(t, m, info.ID())
