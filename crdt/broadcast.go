@@ -141,7 +141,9 @@ type broadcaster struct {
 	topic *pubsub.Topic
 	sub   *pubsub.Subscription
 	dag   ipld.DAGService
-	log   interface{ Debug(string, ...any) }
+	// stored, if set, is told each block a broadcast brought (awaitDAG).
+	stored func(cid.Cid)
+	log    interface{ Debug(string, ...any) }
 	// queue holds announcements whose blocks are stored, for Next; pump
 	// closes it when the subscription ends.
 	queue  chan []byte
@@ -163,12 +165,12 @@ type broadcaster struct {
 // checks.
 func NewBroadcaster(ps *pubsub.PubSub, topic string, dag ipld.DAGService, log *slog.Logger) (dscrdt.Broadcaster, error) {
 	d := DefaultConfig()
-	return newBroadcaster(ps, topic, d.MaxBroadcastHeads, d.BroadcastBuffer, dag, log)
+	return newBroadcaster(ps, topic, d.MaxBroadcastHeads, d.BroadcastBuffer, dag, nil, log)
 }
 
 // newBroadcaster registers the announcement validator, joins the topic and
 // subscribes to it.
-func newBroadcaster(ps *pubsub.PubSub, name string, maxHeads, buffer int, dag ipld.DAGService, log interface{ Debug(string, ...any) }) (*broadcaster, error) {
+func newBroadcaster(ps *pubsub.PubSub, name string, maxHeads, buffer int, dag ipld.DAGService, stored func(cid.Cid), log interface{ Debug(string, ...any) }) (*broadcaster, error) {
 	validate := func(_ context.Context, _ peer.ID, msg *pubsub.Message) bool {
 		d, err := checkBroadcast(msg.GetData(), maxHeads)
 		if err != nil {
@@ -192,7 +194,7 @@ func newBroadcaster(ps *pubsub.PubSub, name string, maxHeads, buffer int, dag ip
 		return nil, fmt.Errorf("crdt: subscribing to %q: %w", name, err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	b := &broadcaster{ps: ps, name: name, topic: topic, sub: sub, dag: dag, log: log,
+	b := &broadcaster{ps: ps, name: name, topic: topic, sub: sub, dag: dag, stored: stored, log: log,
 		queue: make(chan []byte, buffer), cancel: cancel, pumped: make(chan struct{}),
 		queued: map[cid.Cid]time.Time{}, now: time.Now}
 	go func() {
@@ -331,6 +333,10 @@ func (b *broadcaster) storeBlocks(ctx context.Context, inline []inlineBlock) {
 		}
 		if err := b.dag.Add(ctx, nd); err != nil {
 			b.log.Debug("storing a broadcast block", "cid", blk.cid, "err", err)
+			continue
+		}
+		if b.stored != nil {
+			b.stored(blk.cid)
 		}
 	}
 }

@@ -24,6 +24,16 @@ type Config struct {
 	// DAGService stores and fetches the CRDT's Merkle-DAG blocks (the node
 	// passes its bitswap-backed DAG service). Required.
 	DAGService ipld.DAGService
+	// LocalBlocks, if set, tells which DAG blocks are already in the local
+	// block store (the node passes its block store); with it, a DAG walk
+	// that needs a block which is not local first waits up to
+	// AnnounceWait for a broadcast to bring it (see awaitDAG). Default
+	// nil: missing blocks are fetched from the network at once.
+	LocalBlocks LocalBlocks
+	// AnnounceWait is how long a DAG walk waits for a missing block to
+	// arrive with a broadcast before it fetches the block over bitswap.
+	// Default 1s; 0 fetches at once.
+	AnnounceWait time.Duration
 	// PubSub carries head announcements between replicas. Required.
 	PubSub *pubsub.PubSub
 	// Topic is the pubsub topic of the announcements. The Store joins it
@@ -98,6 +108,7 @@ func DefaultConfig() Config {
 		WatchBuffer:         256,
 		NumWorkers:          5,
 		DAGSyncTimeout:      2 * time.Minute,
+		AnnounceWait:        time.Second,
 		RepairInterval:      time.Hour,
 		MaxBroadcastHeads:   256,
 		BroadcastBuffer:     1024,
@@ -135,6 +146,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("%w: NumWorkers must be positive", ErrInvalidConfig)
 	case c.DAGSyncTimeout < 0:
 		return fmt.Errorf("%w: DAGSyncTimeout must not be negative", ErrInvalidConfig)
+	case c.AnnounceWait < 0:
+		return fmt.Errorf("%w: AnnounceWait must not be negative", ErrInvalidConfig)
 	case c.RepairInterval < 0:
 		return fmt.Errorf("%w: RepairInterval must not be negative", ErrInvalidConfig)
 	case c.BroadcastBuffer <= 0:

@@ -14,6 +14,7 @@ type metrics struct {
 	dropped       prometheus.Counter
 	repairs       prometheus.Counter
 	repairSeconds prometheus.Counter
+	awaited       *prometheus.CounterVec
 	heads         prometheus.GaugeFunc
 	height        prometheus.GaugeFunc
 
@@ -47,6 +48,10 @@ func newMetrics(reg prometheus.Registerer, heads, height func() float64) (*metri
 			Name: "jobmesh_crdt_repair_seconds_total",
 			Help: "Time spent in DAG repairs.",
 		}),
+		awaited: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "jobmesh_crdt_dag_blocks_awaited_total",
+			Help: "DAG blocks a walk needed that were not local, by how they came: with a broadcast within the wait, or from the network after it.",
+		}, []string{"outcome"}),
 		heads: prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "jobmesh_crdt_heads",
 			Help: "Current number of Merkle-CRDT DAG heads.",
@@ -60,7 +65,10 @@ func newMetrics(reg prometheus.Registerer, heads, height func() float64) (*metri
 	for _, r := range reasons {
 		m.rejected.WithLabelValues(r.label) // export zeros so that rates work
 	}
-	m.all = []prometheus.Collector{m.put, m.deleted, m.rejected, m.dropped, m.repairs, m.repairSeconds, m.heads, m.height}
+	for _, o := range []string{"broadcast", "network"} {
+		m.awaited.WithLabelValues(o)
+	}
+	m.all = []prometheus.Collector{m.put, m.deleted, m.rejected, m.dropped, m.repairs, m.repairSeconds, m.awaited, m.heads, m.height}
 	if reg == nil {
 		return m, nil
 	}

@@ -11,9 +11,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ipfs/go-cid"
 	"github.com/ipfs/go-datastore"
 	"github.com/ipfs/go-datastore/query"
 	dscrdt "github.com/ipfs/go-ds-crdt"
+	ipld "github.com/ipfs/go-ipld-format"
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/jobmesh/jobmesh/internal/dsguard"
@@ -102,7 +104,17 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.bcast, err = newBroadcaster(cfg.PubSub, cfg.Topic, cfg.MaxBroadcastHeads, cfg.BroadcastBuffer, cfg.DAGService, s.log)
+	// go-ds-crdt walks the DAG through awaitDAG when the node can tell
+	// local blocks; the broadcaster tells it what broadcasts brought.
+	walked := ipld.DAGService(cfg.DAGService)
+	var stored func(cid.Cid)
+	if cfg.LocalBlocks != nil && cfg.AnnounceWait > 0 {
+		ad := newAwaitDAG(cfg.DAGService, cfg.LocalBlocks, cfg.AnnounceWait, func(outcome string) {
+			s.m.awaited.WithLabelValues(outcome).Inc()
+		})
+		walked, stored = ad, ad.stored
+	}
+	s.bcast, err = newBroadcaster(cfg.PubSub, cfg.Topic, cfg.MaxBroadcastHeads, cfg.BroadcastBuffer, cfg.DAGService, stored, s.log)
 	if err != nil {
 		s.m.unregister()
 		return nil, err
@@ -117,7 +129,7 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 	opts.PutHook = s.putHook
 	opts.DeleteHook = s.deleteHook
 	s.guard = dsguard.New(cfg.Datastore)
-	s.crdt, err = dscrdt.New(s.guard, datastore.NewKey(cfg.Namespace), cfg.DAGService, s.bcast, opts)
+	s.crdt, err = dscrdt.New(s.guard, datastore.NewKey(cfg.Namespace), walked, s.bcast, opts)
 	if err != nil {
 		_ = s.bcast.Close()
 		s.m.unregister()

@@ -174,6 +174,7 @@ func New(ctx context.Context, p Params) (_ *Node, err error) {
 	scfg := crdt.DefaultConfig()
 	scfg.Datastore = namespace.Wrap(p.Datastore, ds.NewKey("/crdt"))
 	scfg.DAGService = blocks.DAGService()
+	scfg.LocalBlocks = blocks
 	scfg.PubSub = h.PubSub
 	scfg.PrivKey = key
 	scfg.Logger = log

@@ -120,6 +120,7 @@ func New(ctx context.Context, p Params) (*Host, error) {
 	psOpts := []pubsub.Option{
 		pubsub.WithMessageSignaturePolicy(pubsub.StrictSign),
 		pubsub.WithFloodPublish(true),
+		pubsub.WithGossipSubParams(gossipParams(cfg.MeshDegree)),
 		pubsub.WithPeerExchange(cfg.PeerExchange),
 		pubsub.WithPeerOutboundQueueSize(cfg.OutboundQueueSize),
 		pubsub.WithValidateQueueSize(cfg.ValidateQueueSize),
@@ -378,4 +379,18 @@ func dropInbound(self peer.ID, fraction float64, dropped prometheus.Counter) pub
 		}
 		return pubsub.ValidationAccept
 	}
+}
+
+// gossipParams are gossipsub's defaults with the mesh sized around degree
+// d (Config.MeshDegree): the bounds keep the library's proportions (at
+// d = 6 they are its defaults: Dlo 5, Dhi 12, Dscore 4, Dout 2) and its
+// rules (Dout below Dlo and below d/2, Dscore at most Dhi).
+func gossipParams(d int) pubsub.GossipSubParams {
+	gp := pubsub.DefaultGossipSubParams()
+	gp.D = d
+	gp.Dlo = d - 1
+	gp.Dhi = 2 * d
+	gp.Dscore = 2 * d / 3
+	gp.Dout = d/2 - 1
+	return gp
 }

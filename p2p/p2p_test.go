@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/libp2p/go-libp2p"
 	pubsub "github.com/libp2p/go-libp2p-pubsub"
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/prometheus/client_golang/prometheus"
@@ -313,5 +314,32 @@ func TestReachFindsAPeerThroughTheDHT(t *testing.T) {
 	}
 	if err := a.Reach(ctx, b.ID()); err != nil {
 		t.Fatalf("reaching a connected peer: %v", err)
+	}
+}
+
+func TestGossipParamsAreValid(t *testing.T) {
+	if got, want := gossipParams(6), pubsub.DefaultGossipSubParams(); got.Dlo != want.Dlo || got.Dhi != want.Dhi || got.Dscore != want.Dscore || got.Dout != want.Dout {
+		t.Errorf("degree 6: Dlo %d Dhi %d Dscore %d Dout %d, the library's defaults are %d %d %d %d",
+			got.Dlo, got.Dhi, got.Dscore, got.Dout, want.Dlo, want.Dhi, want.Dscore, want.Dout)
+	}
+	h, err := libp2p.New(libp2p.NoListenAddrs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	for d := 2; d <= 12; d++ {
+		// NewGossipSub refuses parameters that break the library's rules.
+		ctx, cancel := context.WithCancel(context.Background())
+		if _, err := pubsub.NewGossipSub(ctx, h, pubsub.WithGossipSubParams(gossipParams(d))); err != nil {
+			t.Errorf("degree %d: %v", d, err)
+		}
+		cancel()
+	}
+	for _, d := range []int{1, 13} {
+		c := DefaultConfig()
+		c.MeshDegree = d
+		if err := c.Validate(); !errors.Is(err, ErrInvalidConfig) {
+			t.Errorf("mesh degree %d: Validate = %v, want ErrInvalidConfig", d, err)
+		}
 	}
 }
