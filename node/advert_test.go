@@ -78,7 +78,8 @@ func TestConfigRoundTrip(t *testing.T) {
 	}
 	defer r.Close()
 	if r.Config.P2P.Bootstrap[0] != cfg.P2P.Bootstrap[0] || r.Config.Processor.Models[0] != "bafy-model" ||
-		r.Config.Store.Rebroadcast != cfg.Store.Rebroadcast {
+		r.Config.Store.Rebroadcast != cfg.Store.Rebroadcast || r.Config.Store.AnnounceWait != cfg.Store.AnnounceWait ||
+		r.Config.P2P.MeshDegree != cfg.P2P.MeshDegree || cfg.P2P.MeshDegree == 0 {
 		t.Fatalf("config did not round-trip: %+v", r.Config)
 	}
 	if _, err := OpenRepo(dir); !errors.Is(err, ErrRepoLocked) {
@@ -95,6 +96,9 @@ func TestConfigRejectsUnknownKeysAndBadValues(t *testing.T) {
 		"bad dht":     "[p2p]\ndht_mode = \"maybe\"\n",
 		"bad wallet":  "[processor]\nwallet = \"me\"\n",
 		"bad dur":     "[store]\nrebroadcast = \"soon\"\n",
+		"mesh degree": "[p2p]\nmesh_degree = 1\n",
+		"long wait":   "[store]\nannounce_wait = \"1h\"\n",
+		"neg wait":    "[store]\nannounce_wait = \"-1s\"\n",
 	} {
 		p := t.TempDir() + "/config.toml"
 		if err := writeFileAtomic(p, []byte(text), 0o600); err != nil {

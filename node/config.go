@@ -13,6 +13,7 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 
+	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/dispatch"
 	"github.com/jobmesh/jobmesh/p2p"
 	"github.com/jobmesh/jobmesh/processor"
@@ -63,6 +64,7 @@ type P2PConfig struct {
 	MaxMemoryMiB      int64    `toml:"max_memory_mib"`
 	MaxFDs            int      `toml:"max_fds"`
 	MaxMessageSize    int      `toml:"max_message_size"`
+	MeshDegree        int      `toml:"mesh_degree"`
 }
 
 // APIConfig is the [api] section.
@@ -77,6 +79,7 @@ type StoreConfig struct {
 	MaxPayload     int      `toml:"max_payload"`
 	DAGSyncTimeout Duration `toml:"dag_sync_timeout"`
 	RepairInterval Duration `toml:"repair_interval"`
+	AnnounceWait   Duration `toml:"announce_wait"`
 }
 
 // ProcessorConfig is the [processor] section: what a processor advertises.
@@ -177,9 +180,11 @@ func DefaultConfig() Config {
 			MaxMemoryMiB:      p.MaxMemory >> 20,
 			MaxFDs:            p.MaxFileDescriptors,
 			MaxMessageSize:    p.MaxMessageSize,
+			MeshDegree:        p.MeshDegree,
 		},
-		API:   APIConfig{Address: "127.0.0.1:0", MaxUploadMiB: 64},
-		Store: StoreConfig{Rebroadcast: Duration(15 * time.Second), MaxPayload: 256 << 10, DAGSyncTimeout: Duration(20 * time.Second), RepairInterval: Duration(time.Minute)},
+		API: APIConfig{Address: "127.0.0.1:0", MaxUploadMiB: 64},
+		Store: StoreConfig{Rebroadcast: Duration(15 * time.Second), MaxPayload: 256 << 10, DAGSyncTimeout: Duration(20 * time.Second), RepairInterval: Duration(time.Minute),
+			AnnounceWait: Duration(crdt.DefaultConfig().AnnounceWait)},
 		Processor: ProcessorConfig{
 			CardModel:       "cpu",
 			CPUs:            runtime.NumCPU(),
@@ -212,6 +217,7 @@ func (c Config) p2pConfig(role Role) p2p.Config {
 	p.MaxMemory = c.P2P.MaxMemoryMiB << 20
 	p.MaxFileDescriptors = c.P2P.MaxFDs
 	p.MaxMessageSize = c.P2P.MaxMessageSize
+	p.MeshDegree = c.P2P.MeshDegree
 	if role == RoleBootstrap {
 		p.DHTMode = p2p.DHTModeServer
 		p.PeerExchange = true
@@ -249,6 +255,9 @@ func (c Config) Validate() error {
 	}
 	if c.Store.DAGSyncTimeout <= 0 {
 		return fmt.Errorf("%w: [store] dag_sync_timeout must be positive", ErrInvalidConfig)
+	}
+	if c.Store.AnnounceWait < 0 || c.Store.AnnounceWait > c.Store.DAGSyncTimeout {
+		return fmt.Errorf("%w: [store] announce_wait %s outside 0..dag_sync_timeout (%s)", ErrInvalidConfig, time.Duration(c.Store.AnnounceWait), time.Duration(c.Store.DAGSyncTimeout))
 	}
 	if c.Store.RepairInterval < 0 {
 		return fmt.Errorf("%w: [store] repair_interval must not be negative", ErrInvalidConfig)
@@ -365,6 +374,11 @@ max_memory_mib = {{toml .P2P.MaxMemoryMiB}}
 max_fds = {{toml .P2P.MaxFDs}}
 # Largest pubsub message accepted, in bytes.
 max_message_size = {{toml .P2P.MaxMessageSize}}
+# Gossipsub mesh degree: how many peers of a topic this node forwards
+# others' messages to (2 to 12). A node's own messages go to every
+# connected peer of the topic anyway, so a larger mesh mostly adds
+# duplicates.
+mesh_degree = {{toml .P2P.MeshDegree}}
 
 [api]
 # Local HTTP API (and Prometheus /metrics). Port 0 picks a free port; the
@@ -389,6 +403,9 @@ dag_sync_timeout = {{toml .Store.DAGSyncTimeout}}
 # history again to apply what is missing. Until then those records are
 # missing on this node. 0 turns the repair off.
 repair_interval = {{toml .Store.RepairInterval}}
+# How long applying an update waits for a part it needs to arrive with a
+# peer's announcement before asking peers for it (0: ask at once).
+announce_wait = {{toml .Store.AnnounceWait}}
 
 [processor]
 # What this node advertises when it runs as a processor.

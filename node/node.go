@@ -182,6 +182,7 @@ func New(ctx context.Context, p Params) (_ *Node, err error) {
 	scfg.RebroadcastInterval = time.Duration(p.Config.Store.Rebroadcast)
 	scfg.MaxPayload = p.Config.Store.MaxPayload
 	scfg.DAGSyncTimeout = time.Duration(p.Config.Store.DAGSyncTimeout)
+	scfg.AnnounceWait = time.Duration(p.Config.Store.AnnounceWait)
 	scfg.RepairInterval = time.Duration(p.Config.Store.RepairInterval)
 	scfg.AuthorPolicy = processor.AuthorPolicy(NodesPrefix)
 	store, err := crdt.New(ctx, scfg)
