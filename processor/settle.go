@@ -157,12 +157,83 @@ func (w *Worker) committed(ctx context.Context, id jobs.ID) (map[jobs.ID]bool, e
 
 // disclose publishes every pending disclosure whose MacroJob has a
 // commitment for each of its MicroJobs (commit–reveal: nobody can copy a
-// hash it has not committed to before).
-func (w *Worker) disclose(ctx context.Context) {
+// hash it has not committed to before). While a turn is running or the
+// worker is in a room, a due disclosure is held for a turn to write with
+// its commitments, as one store delta instead of two, but for at most
+// discloseHold.
+func (w *Worker) disclose(ctx context.Context) { w.discloseAt(ctx, time.Now()) }
+
+// discloseAt is disclose at time now.
+func (w *Worker) discloseAt(ctx context.Context, now time.Time) {
+	w.discloseMu.Lock()
+	defer w.discloseMu.Unlock()
+	w.mu.Lock()
+	n := len(w.pending)
+	w.mu.Unlock()
+	ready, keep := w.dueDisclosures(ctx)
+	if len(ready) > 0 && w.turnsLikely() {
+		if w.readySince == nil {
+			w.readySince = map[string]time.Time{}
+		}
+		var out []microjob.Disclosure
+		for _, d := range ready {
+			since, ok := w.readySince[d.Key()]
+			if !ok {
+				w.readySince[d.Key()], since = now, now
+			}
+			if now.Sub(since) >= w.discloseHold() {
+				out = append(out, d)
+			} else {
+				keep = append(keep, d)
+			}
+		}
+		ready = out
+	}
+	if len(ready) > 0 {
+		if err := w.writer.PutBatch(ctx, discloseEntries(ready)); err != nil {
+			keep = append(keep, ready...)
+			if ctx.Err() == nil {
+				w.log.Warn("writing disclosures", "count", len(ready), "err", err)
+			}
+		} else {
+			w.disclosed(ready)
+			w.log.Debug("results disclosed", "count", len(ready))
+		}
+	}
+	w.keepPending(keep, n)
+	if len(keep) == 0 {
+		clear(w.readySince) // disclosures of retired jobs leave no hold behind
+	}
+}
+
+// turnsLikely reports whether a turn is running or one is likely soon:
+// the worker is in a room.
+func (w *Worker) turnsLikely() bool {
+	if w.turns.Load() > 0 {
+		return true
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.rooms) > 0
+}
+
+// maxDiscloseHold bounds how long a due disclosure waits for a turn to
+// carry it.
+const maxDiscloseHold = 500 * time.Millisecond
+
+// discloseHold is how long a due disclosure may wait for a turn to carry
+// it: Poll, at most maxDiscloseHold.
+func (w *Worker) discloseHold() time.Duration {
+	return min(w.cfg.Poll, maxDiscloseHold)
+}
+
+// dueDisclosures splits pending into the disclosures whose MacroJob is
+// fully committed and the rest. The caller holds discloseMu and puts the
+// ones it does not write back with keepPending.
+func (w *Worker) dueDisclosures(ctx context.Context) (ready, keep []microjob.Disclosure) {
 	w.mu.Lock()
 	pending := slices.Clone(w.pending)
 	w.mu.Unlock()
-	var keep, ready []microjob.Disclosure
 	type macroKey struct {
 		job   jobs.ID
 		macro uint64
@@ -192,25 +263,30 @@ func (w *Worker) disclose(ctx context.Context) {
 		}
 		ready = append(ready, d)
 	}
-	// Everything due now goes out as one store batch.
-	if len(ready) > 0 {
-		entries := make([]crdt.Entry, len(ready))
-		for i, d := range ready {
-			entries[i] = crdt.Entry{Key: d.Key(), Type: microjob.TypeResult, Payload: d.Encode()}
-		}
-		if err := w.writer.PutBatch(ctx, entries); err != nil {
-			keep = append(keep, ready...)
-			if ctx.Err() == nil {
-				w.log.Warn("writing disclosures", "count", len(ready), "err", err)
-			}
-		} else {
-			w.log.Debug("results disclosed", "count", len(ready))
-		}
-	}
+	return ready, keep
+}
+
+// keepPending makes keep the pending disclosures, with those that came in
+// since the first n were read.
+func (w *Worker) keepPending(keep []microjob.Disclosure, n int) {
 	w.mu.Lock()
-	// Keep what came in meanwhile.
-	w.pending = append(keep, w.pending[len(pending):]...)
+	w.pending = append(keep, w.pending[n:]...)
 	w.mu.Unlock()
+}
+
+// disclosed forgets the hold times of written disclosures.
+func (w *Worker) disclosed(ds []microjob.Disclosure) {
+	for _, d := range ds {
+		delete(w.readySince, d.Key())
+	}
+}
+
+func discloseEntries(ds []microjob.Disclosure) []crdt.Entry {
+	entries := make([]crdt.Entry, len(ds))
+	for i, d := range ds {
+		entries[i] = crdt.Entry{Key: d.Key(), Type: microjob.TypeResult, Payload: d.Encode()}
+	}
+	return entries
 }
 
 func (w *Worker) finalizeAll(ctx context.Context) {

@@ -427,6 +427,8 @@ func (w *Worker) turnSize() int {
 // MicroJobs run outside any room (verifiers.go): a failed one is due again
 // at a later step.
 func (w *Worker) process(ctx context.Context, js *jobState, room *macrojob.Room, ids []macrojob.ID) {
+	w.turns.Add(1)
+	defer w.endTurn()
 	if replicated(js) {
 		w.processReplicas(ctx, js, room, ids)
 		return
@@ -480,12 +482,8 @@ func (w *Worker) process(ctx context.Context, js *jobState, room *macrojob.Room,
 // their round and announces the progress. Nothing is completed when the commitments could
 // not be written: their locks expire and the queue offers them again.
 func (w *Worker) finishTurn(ctx context.Context, js *jobState, room *macrojob.Room, ran []microjob.Disclosure, commits []crdt.Entry, done []macrojob.ID) {
-	if len(commits) > 0 {
-		if err := w.writer.PutBatch(ctx, commits); err != nil {
-			w.log.Warn("writing commitments", "job", js.plan.JobID, "count", len(commits), "err", err)
-			return
-		}
-		w.m.microjobs.WithLabelValues("ok").Add(float64(len(commits)))
+	if len(commits) > 0 && !w.commitTurn(ctx, js, commits) {
+		return
 	}
 	if len(done) > 0 && room != nil {
 		if err := room.CompleteAll(ctx, done); err != nil {
@@ -512,6 +510,42 @@ func (w *Worker) finishTurn(ctx context.Context, js *jobState, room *macrojob.Ro
 			_ = t.Publish(ctx, jobs.Progress(js.plan.JobID.String(), w.self, part))
 		}
 	}
+}
+
+// endTurn ends a turn started in process. Disclosures held for the turn
+// that it did not carry (it wrote no commitments) go out at once.
+func (w *Worker) endTurn() {
+	if w.turns.Add(-1) > 0 {
+		return
+	}
+	w.discloseMu.Lock()
+	held := len(w.readySince) > 0
+	w.discloseMu.Unlock()
+	if held {
+		w.index.signal() // wakes the settle loop
+	}
+}
+
+// commitTurn writes a turn's commitments, and with them, in the same
+// store batch, the disclosures that are due (see disclose). It reports
+// whether the commitments were written; disclosures that were not stay
+// pending.
+func (w *Worker) commitTurn(ctx context.Context, js *jobState, commits []crdt.Entry) bool {
+	w.discloseMu.Lock()
+	defer w.discloseMu.Unlock()
+	w.mu.Lock()
+	n := len(w.pending)
+	w.mu.Unlock()
+	ready, keep := w.dueDisclosures(ctx)
+	if err := w.writer.PutBatch(ctx, append(slices.Clip(commits), discloseEntries(ready)...)); err != nil {
+		w.keepPending(append(keep, ready...), n)
+		w.log.Warn("writing commitments", "job", js.plan.JobID, "count", len(commits), "err", err)
+		return false
+	}
+	w.disclosed(ready)
+	w.keepPending(keep, n)
+	w.m.microjobs.WithLabelValues("ok").Add(float64(len(commits)))
+	return true
 }
 
 // committedElsewhere reports whether the store holds a commitment of

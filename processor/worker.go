@@ -254,6 +254,16 @@ type Worker struct {
 	pending   []microjob.Disclosure // committed, waiting for the MacroJob's other commitments
 	wake      chan struct{}
 
+	// discloseMu serializes taking disclosures out of pending: the settle
+	// loop writes them alone (disclose), a turn with its commitments
+	// (finishTurn).
+	discloseMu sync.Mutex
+	// readySince is, by disclosure key, when disclose first found a
+	// disclosure due but held it for the running turn to carry.
+	readySince map[string]time.Time
+	// turns counts the turns (process) running now.
+	turns atomic.Int32
+
 	runCtx context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup

@@ -1,0 +1,171 @@
+package processor
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/ipfs/go-cid"
+	"github.com/multiformats/go-multihash"
+
+	"github.com/jobmesh/jobmesh/crdt"
+	"github.com/jobmesh/jobmesh/crdt/crdttest"
+	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/macrojob"
+	"github.com/jobmesh/jobmesh/microjob"
+)
+
+// discloseFixture is a worker on a one-replica store following a job of
+// two MacroJobs (two regular MicroJobs and a verifier each), and a disclosure (with its commitment entry) by this
+// worker for each MicroJob of the plan.
+type discloseFixture struct {
+	w       *Worker
+	js      *jobState
+	store   *crdt.Store
+	discl   map[jobs.ID]microjob.Disclosure
+	commits map[jobs.ID]crdt.Entry
+}
+
+func newDiscloseFixture(t *testing.T, poll time.Duration) *discloseFixture {
+	t.Helper()
+	plan := roundsPlan(t)
+	c := crdttest.New(t, crdttest.Options{Replicas: 1})
+	r := c.Replicas[0]
+	x := newRecordIndex(r.Store)
+	js := &jobState{info: roundsInfo(1), plan: plan}
+	w := &Worker{
+		self: r.ID().String(), cfg: Config{Poll: poll},
+		writer: indexWriter{store: r.Store, index: x}, index: x,
+		known: map[jobs.ID]*jobState{plan.JobID: js}, rooms: map[macrojob.RoomID]*macrojob.Room{},
+		log: slog.New(slog.DiscardHandler), m: newMetrics(nil),
+	}
+	f := &discloseFixture{w: w, js: js, store: r.Store, discl: map[jobs.ID]microjob.Disclosure{}, commits: map[jobs.ID]crdt.Entry{}}
+	mh, err := multihash.Sum([]byte("result"), multihash.SHA2_256, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range plan.Macros {
+		for _, mu := range m.Micros {
+			d := microjob.Disclosure{
+				Version: microjob.RecordVersion, JobID: plan.JobID, MacroIndex: m.Index, MicroID: mu.ID,
+				Processor: w.self, Wallet: "0x00000000000000000000000000000000000000aa",
+				BlockIndices: mu.Blocks, ResultCID: cid.NewCidV1(cid.Raw, mh), Salt: sha256.Sum256([]byte(mu.ID.String())),
+			}
+			for range mu.Blocks {
+				d.BlockHashes = append(d.BlockHashes, sha256.Sum256([]byte("out")))
+			}
+			c, err := d.Commitment()
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.discl[mu.ID] = d
+			f.commits[mu.ID] = crdt.Entry{Key: c.Key(), Type: microjob.TypeCommit, Payload: c.Encode()}
+		}
+	}
+	return f
+}
+
+// commit writes the commitments of MacroJob m's MicroJobs as one turn
+// would, and keeps their disclosures pending.
+func (f *discloseFixture) commit(t *testing.T, m int) {
+	t.Helper()
+	var entries []crdt.Entry
+	for _, mu := range f.js.plan.Macros[m].Micros {
+		entries = append(entries, f.commits[mu.ID])
+	}
+	if !f.w.commitTurn(context.Background(), f.js, entries) {
+		t.Fatalf("MacroJob %d: commitments not written", m)
+	}
+	f.w.mu.Lock()
+	for _, mu := range f.js.plan.Macros[m].Micros {
+		f.w.pending = append(f.w.pending, f.discl[mu.ID])
+	}
+	f.w.mu.Unlock()
+}
+
+// disclosed reports how many of MacroJob m's disclosures the store holds.
+func (f *discloseFixture) disclosed(t *testing.T, m int) int {
+	t.Helper()
+	n := 0
+	for _, mu := range f.js.plan.Macros[m].Micros {
+		_, err := f.store.Get(context.Background(), f.discl[mu.ID].Key())
+		switch {
+		case err == nil:
+			n++
+		case !errors.Is(err, crdt.ErrNotFound):
+			t.Fatal(err)
+		}
+	}
+	return n
+}
+
+func (f *discloseFixture) pending() int {
+	f.w.mu.Lock()
+	defer f.w.mu.Unlock()
+	return len(f.w.pending)
+}
+
+// TestTurnCarriesDueDisclosures: while a turn runs, a disclosure that
+// became due is held, and the turn's commitments take it along in their
+// store batch; nothing is lost or written twice.
+func TestTurnCarriesDueDisclosures(t *testing.T) {
+	f := newDiscloseFixture(t, time.Hour)
+	ctx := context.Background()
+	f.commit(t, 0) // MacroJob 0 is fully committed: its disclosures are due
+	n0, n1 := len(f.js.plan.Macros[0].Micros), len(f.js.plan.Macros[1].Micros)
+	f.w.turns.Add(1)
+	f.w.disclose(ctx)
+	if n := f.disclosed(t, 0); n != 0 {
+		t.Fatalf("%d disclosures written while a turn runs, want them held", n)
+	}
+	if n := f.pending(); n != n0 {
+		t.Fatalf("%d pending, want the %d held", n, n0)
+	}
+	f.commit(t, 1) // the running turn's commitments carry them
+	f.w.turns.Add(-1)
+	if n := f.disclosed(t, 0); n != n0 {
+		t.Fatalf("%d of MacroJob 0's disclosures written with the next turn's commitments, want %d", n, n0)
+	}
+	if n := f.pending(); n != n1 {
+		t.Fatalf("%d pending, want MacroJob 1's %d", n, n1)
+	}
+	if len(f.w.readySince) != 0 {
+		t.Fatalf("hold times left for written disclosures: %v", f.w.readySince)
+	}
+	// No turn now: the settle loop writes what is due at once.
+	f.w.disclose(ctx)
+	if n := f.disclosed(t, 1); n != n1 {
+		t.Fatalf("%d of MacroJob 1's disclosures written by an idle worker, want %d", n, n1)
+	}
+	if n := f.pending(); n != 0 {
+		t.Fatalf("%d pending after all were written", n)
+	}
+}
+
+// TestHeldDisclosureGoesOutAfterTheHold: a due disclosure waits for a turn
+// at most discloseHold; a turn that never writes does not keep it back.
+func TestHeldDisclosureGoesOutAfterTheHold(t *testing.T) {
+	f := newDiscloseFixture(t, 200*time.Millisecond)
+	ctx := context.Background()
+	f.commit(t, 0)
+	f.w.turns.Add(1)
+	t0 := time.Unix(1_800_000_000, 0)
+	f.w.discloseAt(ctx, t0)
+	f.w.discloseAt(ctx, t0.Add(199*time.Millisecond))
+	if n := f.disclosed(t, 0); n != 0 {
+		t.Fatalf("%d disclosures written within the hold while a turn runs, want them held", n)
+	}
+	f.w.discloseAt(ctx, t0.Add(200*time.Millisecond))
+	if n, want := f.disclosed(t, 0), len(f.js.plan.Macros[0].Micros); n != want {
+		t.Fatalf("%d disclosures written after the hold, want %d", n, want)
+	}
+	if n := f.pending(); n != 0 {
+		t.Fatalf("%d pending after all were written", n)
+	}
+	if got := (&Worker{cfg: Config{Poll: time.Minute}}).discloseHold(); got != maxDiscloseHold {
+		t.Errorf("hold with a slow Poll: %s, want the cap %s", got, maxDiscloseHold)
+	}
+}
