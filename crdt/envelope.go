@@ -1,10 +1,13 @@
 package crdt
 
 import (
+	"bytes"
 	"crypto/ed25519"
+	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ipfs/go-datastore"
@@ -26,8 +29,28 @@ import (
 //
 // Every uvarint must be minimally encoded and nothing may follow the
 // signature, so that one record has exactly one encoding.
+//
+// Version 2 is a record of a batch (Store.PutBatch) signed once for the
+// whole batch: version byte 2, the same fields up to the payload, then
+//
+//	uvarint n       records in the batch, 2..MaxBatchRecords
+//	uvarint index   this record's place, below n
+//	[n × 32]        leaf hashes: SHA-256(leafDomain || fields 1–8) of each record
+//	[64]            Ed25519 signature over batchSignDomain || uvarint n || the leaves
+//
+// A reader checks that its record's own leaf is at index and that the
+// signature holds; replicas check each batch's signature once (sigCache),
+// not once per record.
 const (
-	envelopeVersion = 1
+	envelopeVersion      = 1
+	batchEnvelopeVersion = 2
+
+	// MaxBatchRecords is the most records one batch signature covers;
+	// Store.PutBatch signs larger batches in groups of at most this many.
+	MaxBatchRecords = 64
+	leafLen         = sha256.Size
+	// batchOverhead is what version 2 adds to an envelope at most.
+	batchOverhead = 2*binary.MaxVarintLen64 + MaxBatchRecords*leafLen
 
 	flagTombstone = 1 << 0
 
@@ -51,6 +74,13 @@ const (
 // the same libp2p key.
 const signDomain = "jobmesh/crdt/record/v1\x00"
 
+// leafDomain and batchSignDomain separate a batch's leaf hashes and its
+// signature from record signatures and from each other.
+const (
+	leafDomain      = "jobmesh/crdt/leaf/v2\x00"
+	batchSignDomain = "jobmesh/crdt/batch/v2\x00"
+)
+
 // Record is a verified record as read from the store.
 type Record struct {
 	Key       string  // key it was written under (always equal to the storage key)
@@ -69,9 +99,16 @@ type envelope struct {
 	Record
 	pubKey    []byte
 	sig       []byte
-	signedLen int // bytes of the encoding covered by the signature
+	signedLen int // bytes of fields 1–8: what the signature (v1) or the leaf hash (v2) covers
 	raw       []byte
+	// Version 2 only: the batch's leaf hashes (n × 32 bytes) and this
+	// record's index among them.
+	leaves []byte
+	index  int
 }
+
+// batched reports whether e is a version 2 (batch-signed) record.
+func (e *envelope) batched() bool { return e.leaves != nil }
 
 // validKey reports whether key is a clean absolute datastore key of at most
 // MaxKeyLen bytes; only such keys survive go-ds-crdt unchanged.
@@ -104,15 +141,21 @@ func appendBytes(b, field []byte) []byte {
 	return append(b, field...)
 }
 
-// encodeUnsigned returns the signed part of the envelope.
+// encodeUnsigned returns the signed part of a version 1 envelope.
 func encodeUnsigned(r Record, pubKey []byte) []byte {
-	n := 2 + len(r.Key) + len(r.Type) + len(r.Author) + pubKeyLen + len(r.Payload) + 5*binary.MaxVarintLen64 + sigLen
+	return encodeFields(r, pubKey, envelopeVersion, 0)
+}
+
+// encodeFields returns fields 1–8 of an envelope of the given version,
+// with room for extra more bytes.
+func encodeFields(r Record, pubKey []byte, version byte, extra int) []byte {
+	n := 2 + len(r.Key) + len(r.Type) + len(r.Author) + pubKeyLen + len(r.Payload) + 5*binary.MaxVarintLen64 + sigLen + extra
 	b := make([]byte, 0, n)
 	var flags byte
 	if r.Tombstone {
 		flags |= flagTombstone
 	}
-	b = append(b, envelopeVersion, flags)
+	b = append(b, version, flags)
 	b = appendBytes(b, []byte(r.Key))
 	b = appendBytes(b, []byte(r.Type))
 	b = appendBytes(b, []byte(r.Author))
@@ -144,6 +187,72 @@ func sealRecord(r Record, priv crypto.PrivKey) ([]byte, error) {
 		return nil, fmt.Errorf("crdt: signing record: %w", err)
 	}
 	return append(unsigned, sig...), nil
+}
+
+// leafHash is a version 2 record's leaf: the hash of its fields 1–8.
+func leafHash(fields []byte) [leafLen]byte {
+	h := sha256.New()
+	h.Write([]byte(leafDomain))
+	h.Write(fields)
+	var out [leafLen]byte
+	h.Sum(out[:0])
+	return out
+}
+
+// batchMessage is what a batch's signature covers.
+func batchMessage(leaves []byte) []byte {
+	msg := make([]byte, 0, len(batchSignDomain)+binary.MaxVarintLen64+len(leaves))
+	msg = append(msg, batchSignDomain...)
+	msg = binary.AppendUvarint(msg, uint64(len(leaves)/leafLen))
+	return append(msg, leaves...)
+}
+
+// sealBatch encodes rs as version 2 records signed once with priv. It
+// does not check limits; callers do. len(rs) must be 2..MaxBatchRecords.
+func sealBatch(rs []Record, priv crypto.PrivKey) ([][]byte, error) {
+	if len(rs) < 2 || len(rs) > MaxBatchRecords {
+		return nil, fmt.Errorf("crdt: a signed batch holds 2 to %d records, not %d", MaxBatchRecords, len(rs))
+	}
+	pub, err := priv.GetPublic().Raw()
+	if err != nil {
+		return nil, err
+	}
+	if len(pub) != pubKeyLen {
+		return nil, fmt.Errorf("%w: key is not Ed25519", ErrInvalidConfig)
+	}
+	extra := 2*binary.MaxVarintLen64 + len(rs)*leafLen
+	fields := make([][]byte, len(rs))
+	leaves := make([]byte, 0, len(rs)*leafLen)
+	for i, r := range rs {
+		fields[i] = encodeFields(r, pub, batchEnvelopeVersion, extra)
+		h := leafHash(fields[i])
+		leaves = append(leaves, h[:]...)
+	}
+	sig, err := priv.Sign(batchMessage(leaves))
+	if err != nil {
+		return nil, fmt.Errorf("crdt: signing a batch: %w", err)
+	}
+	out := make([][]byte, len(rs))
+	for i, b := range fields {
+		b = binary.AppendUvarint(b, uint64(len(rs)))
+		b = binary.AppendUvarint(b, uint64(i))
+		b = append(b, leaves...)
+		out[i] = append(b, sig...)
+	}
+	return out, nil
+}
+
+// encode returns e's canonical encoding (decodeEnvelope's input, when it
+// accepted one).
+func (e *envelope) encode() []byte {
+	if !e.batched() {
+		return append(encodeUnsigned(e.Record, e.pubKey), e.sig...)
+	}
+	b := encodeFields(e.Record, e.pubKey, batchEnvelopeVersion, 0)
+	b = binary.AppendUvarint(b, uint64(len(e.leaves)/leafLen))
+	b = binary.AppendUvarint(b, uint64(e.index))
+	b = append(b, e.leaves...)
+	return append(b, e.sig...)
 }
 
 // decoder reads fields from an envelope, failing with ErrMalformed.
@@ -200,14 +309,17 @@ func (d *decoder) field(limit int, tooBig error) ([]byte, error) {
 // payload; the whole input is bounded by maxPayload plus the fixed overhead
 // before any parsing.
 func decodeEnvelope(data []byte, maxPayload int) (*envelope, error) {
-	if len(data) > maxPayload+envelopeOverhead {
+	if len(data) > maxPayload+envelopeOverhead+batchOverhead {
 		return nil, fmt.Errorf("%w: envelope is %d bytes", ErrOversized, len(data))
 	}
 	if len(data) < 2 {
 		return nil, fmt.Errorf("%w: %d bytes", ErrMalformed, len(data))
 	}
-	if data[0] != envelopeVersion {
+	if data[0] != envelopeVersion && data[0] != batchEnvelopeVersion {
 		return nil, fmt.Errorf("%w: %d", ErrUnknownVersion, data[0])
+	}
+	if data[0] == envelopeVersion && len(data) > maxPayload+envelopeOverhead {
+		return nil, fmt.Errorf("%w: envelope is %d bytes", ErrOversized, len(data))
 	}
 	flags := data[1]
 	if flags&^flagTombstone != 0 {
@@ -239,6 +351,28 @@ func decodeEnvelope(data []byte, maxPayload int) (*envelope, error) {
 		return nil, err
 	}
 	signedLen := d.off
+	var leaves []byte
+	index := 0
+	if data[0] == batchEnvelopeVersion {
+		n, err := d.uvarint()
+		if err != nil {
+			return nil, err
+		}
+		if n < 2 || n > MaxBatchRecords {
+			return nil, fmt.Errorf("%w: a batch of %d records", ErrMalformed, n)
+		}
+		i, err := d.uvarint()
+		if err != nil {
+			return nil, err
+		}
+		if i >= n {
+			return nil, fmt.Errorf("%w: record %d of a batch of %d", ErrMalformed, i, n)
+		}
+		if leaves, err = d.fixed(int(n) * leafLen); err != nil {
+			return nil, err
+		}
+		index = int(i)
+	}
 	sig, err := d.fixed(sigLen)
 	if err != nil {
 		return nil, err
@@ -258,6 +392,8 @@ func decodeEnvelope(data []byte, maxPayload int) (*envelope, error) {
 		sig:       sig,
 		signedLen: signedLen,
 		raw:       data,
+		leaves:    leaves,
+		index:     index,
 	}
 	if len(payload) > 0 {
 		e.Payload = append([]byte(nil), payload...)
@@ -286,7 +422,9 @@ type AuthorPolicy func(key string, author peer.ID) error
 
 // verify checks that e was stored under storageKey, that its public key is
 // the author's, that the signature holds and that policy allows the author.
-func (e *envelope) verify(storageKey string, policy AuthorPolicy) error {
+// A batch signature found in sigs (when not nil) is not checked again, and
+// one that holds is added to it.
+func (e *envelope) verify(storageKey string, policy AuthorPolicy, sigs *sigCache) error {
 	if e.Key != storageKey {
 		return fmt.Errorf("%w: signed for %q", ErrKeyMismatch, e.Key)
 	}
@@ -297,8 +435,8 @@ func (e *envelope) verify(storageKey string, policy AuthorPolicy) error {
 	if !e.Author.MatchesPublicKey(pk) {
 		return fmt.Errorf("%w: %s", ErrBadAuthor, e.Author)
 	}
-	if !ed25519.Verify(ed25519.PublicKey(e.pubKey), signedMessage(e.raw[:e.signedLen]), e.sig) {
-		return ErrBadSignature
+	if err := e.checkSignature(sigs); err != nil {
+		return err
 	}
 	if policy != nil {
 		if err := policy(e.Key, e.Author); err != nil {
@@ -308,13 +446,80 @@ func (e *envelope) verify(storageKey string, policy AuthorPolicy) error {
 	return nil
 }
 
-// openRecord decodes and verifies data stored under key.
-func openRecord(key string, data []byte, maxPayload int, policy AuthorPolicy) (Record, error) {
+// checkSignature checks a version 1 record's signature, or a version 2
+// record's leaf and its batch's signature.
+func (e *envelope) checkSignature(sigs *sigCache) error {
+	if !e.batched() {
+		if !ed25519.Verify(ed25519.PublicKey(e.pubKey), signedMessage(e.raw[:e.signedLen]), e.sig) {
+			return ErrBadSignature
+		}
+		return nil
+	}
+	leaf := leafHash(e.raw[:e.signedLen])
+	if !bytes.Equal(leaf[:], e.leaves[e.index*leafLen:(e.index+1)*leafLen]) {
+		return fmt.Errorf("%w: the record is not the batch's record %d", ErrBadSignature, e.index)
+	}
+	id := batchID(e.pubKey, e.leaves, e.sig)
+	if sigs.has(id) {
+		return nil
+	}
+	if !ed25519.Verify(ed25519.PublicKey(e.pubKey), batchMessage(e.leaves), e.sig) {
+		return ErrBadSignature
+	}
+	sigs.add(id)
+	return nil
+}
+
+// batchID identifies a checked batch signature: the key, the leaves and
+// the signature together.
+func batchID(pubKey, leaves, sig []byte) [32]byte {
+	h := sha256.New()
+	h.Write(pubKey)
+	h.Write(sig)
+	h.Write(leaves)
+	var id [32]byte
+	h.Sum(id[:0])
+	return id
+}
+
+// sigCache remembers batch signatures that held, so that the other
+// records of a batch cost a hash each. A nil *sigCache remembers nothing.
+type sigCache struct {
+	mu    sync.Mutex
+	seen  map[[32]byte]struct{}
+	limit int
+}
+
+func newSigCache(limit int) *sigCache {
+	return &sigCache{seen: map[[32]byte]struct{}{}, limit: limit}
+}
+
+func (c *sigCache) has(id [32]byte) bool {
+	if c == nil {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.seen[id]
+	return ok
+}
+
+func (c *sigCache) add(id [32]byte) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	remember(c.seen, id, c.limit)
+}
+
+// openRecord decodes and verifies data stored under key; sigs may be nil.
+func openRecord(key string, data []byte, maxPayload int, policy AuthorPolicy, sigs *sigCache) (Record, error) {
 	e, err := decodeEnvelope(data, maxPayload)
 	if err != nil {
 		return Record{}, err
 	}
-	if err := e.verify(key, policy); err != nil {
+	if err := e.verify(key, policy, sigs); err != nil {
 		return Record{}, err
 	}
 	return e.Record, nil

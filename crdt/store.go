@@ -63,7 +63,9 @@ type Store struct {
 
 	cacheMu  sync.Mutex
 	verified map[[32]byte]struct{} // values that passed verification
-	rejected map[[32]byte]struct{} // values already counted and logged as rejected
+	// batchSigs are the batch signatures (version 2 records) that held.
+	batchSigs *sigCache
+	rejected  map[[32]byte]struct{} // values already counted and logged as rejected
 
 	watchMu  sync.Mutex
 	watchers map[*watcher]struct{}
@@ -96,9 +98,11 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 		log:      cfg.Logger.With("component", "crdt"),
 		self:     self,
 		verified: make(map[[32]byte]struct{}),
-		rejected: make(map[[32]byte]struct{}),
-		watchers: make(map[*watcher]struct{}),
-		done:     make(chan struct{}),
+		// A batch signature covers several records: a quarter as many.
+		batchSigs: newSigCache(max(1, cfg.VerifiedCache/4)),
+		rejected:  make(map[[32]byte]struct{}),
+		watchers:  make(map[*watcher]struct{}),
+		done:      make(chan struct{}),
 	}
 	s.m, err = newMetrics(cfg.Registerer, s.headCount, s.maxHeight)
 	if err != nil {
@@ -282,16 +286,19 @@ type Entry struct {
 
 // PutBatch writes entries as one delta: every replica merges, stores and
 // re-announces them once instead of once per record, which is what makes a
-// processor's commitments of one ownership turn cheap for the mesh. Each
-// record is still signed on its own, so readers check it as if it had been
-// Put alone. The entries are checked before anything is written: one bad
+// processor's commitments of one ownership turn cheap for the mesh. The
+// records are signed once per group of up to MaxBatchRecords (envelope
+// version 2): each still carries what a reader needs to check it alone
+// (its place among the group's leaf hashes and the signature), and a
+// replica checks the group's signature once. The entries are checked
+// before anything is written: one bad
 // entry fails the whole batch with the error Put would give. When PutBatch
 // returns nil, every entry is visible locally.
 func (s *Store) PutBatch(ctx context.Context, entries []Entry) error {
 	if s.closed() {
 		return ErrClosed
 	}
-	sealed := make([][]byte, len(entries))
+	rs := make([]Record, len(entries))
 	for i, e := range entries {
 		if len(e.Payload) > s.cfg.MaxPayload {
 			return fmt.Errorf("%w: %q: %d bytes, limit %d", ErrOversized, e.Key, len(e.Payload), s.cfg.MaxPayload)
@@ -299,11 +306,29 @@ func (s *Store) PutBatch(ctx context.Context, entries []Entry) error {
 		if err := validType(e.Type); err != nil {
 			return err
 		}
-		data, err := s.seal(Record{Key: e.Key, Type: e.Type, Payload: e.Payload})
+		r, err := s.prepare(Record{Key: e.Key, Type: e.Type, Payload: e.Payload})
 		if err != nil {
 			return err
 		}
-		sealed[i] = data
+		rs[i] = r
+	}
+	// One signature per group of up to MaxBatchRecords records (a group
+	// of one is an ordinary record).
+	sealed := make([][]byte, 0, len(rs))
+	for group := range slices.Chunk(rs, MaxBatchRecords) {
+		if len(group) == 1 {
+			data, err := sealRecord(group[0], s.cfg.PrivKey)
+			if err != nil {
+				return err
+			}
+			sealed = append(sealed, data)
+			continue
+		}
+		data, err := sealBatch(group, s.cfg.PrivKey)
+		if err != nil {
+			return err
+		}
+		sealed = append(sealed, data...)
 	}
 	b, err := s.crdt.Batch(ctx)
 	if err != nil {
@@ -338,17 +363,27 @@ func (s *Store) write(ctx context.Context, r Record) error {
 // seal checks r's key against the rules and the author policy, then signs
 // it as this store's next write.
 func (s *Store) seal(r Record) ([]byte, error) {
-	if err := validKey(r.Key); err != nil {
+	r, err := s.prepare(r)
+	if err != nil {
 		return nil, err
+	}
+	return sealRecord(r, s.cfg.PrivKey)
+}
+
+// prepare checks r's key against the rules and the author policy and
+// makes it this store's next write, ready to sign.
+func (s *Store) prepare(r Record) (Record, error) {
+	if err := validKey(r.Key); err != nil {
+		return Record{}, err
 	}
 	if s.cfg.AuthorPolicy != nil {
 		if err := s.cfg.AuthorPolicy(r.Key, s.self); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrPolicy, err)
+			return Record{}, fmt.Errorf("%w: %w", ErrPolicy, err)
 		}
 	}
 	r.Author = s.self
 	r.Seq = s.nextSeq()
-	return sealRecord(r, s.cfg.PrivKey)
+	return r, nil
 }
 
 // Get returns the verified record under key. It fails with ErrNotFound when
@@ -444,7 +479,7 @@ func (s *Store) open(key string, data []byte) (Record, error) {
 			return e.Record, nil
 		}
 	}
-	r, err := openRecord(key, data, s.cfg.MaxPayload, s.cfg.AuthorPolicy)
+	r, err := openRecord(key, data, s.cfg.MaxPayload, s.cfg.AuthorPolicy, s.batchSigs)
 	if err != nil {
 		s.reject(id, key, len(data), err)
 		return Record{}, &RejectError{Key: key, Reason: err}
