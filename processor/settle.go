@@ -157,10 +157,12 @@ func (w *Worker) committed(ctx context.Context, id jobs.ID) (map[jobs.ID]bool, e
 
 // disclose publishes every pending disclosure whose MacroJob has a
 // commitment for each of its MicroJobs (commit–reveal: nobody can copy a
-// hash it has not committed to before). While a turn is running or the
-// worker is in a room, a due disclosure is held for a turn to write with
-// its commitments, as one store delta instead of two, but for at most
-// discloseHold.
+// hash it has not committed to before). While a turn is running, a due
+// disclosure is held for that turn to write with its commitments, as one
+// store delta instead of two, but for at most discloseHold. (Holding also
+// while the worker only sat in a room, waiting for a turn, merged more
+// but delayed the last disclosures of a job: a 4-processor job's overhead
+// went from 1.56 to 2.23.)
 func (w *Worker) disclose(ctx context.Context) { w.discloseAt(ctx, time.Now()) }
 
 // discloseAt is disclose at time now.
@@ -171,7 +173,7 @@ func (w *Worker) discloseAt(ctx context.Context, now time.Time) {
 	n := len(w.pending)
 	w.mu.Unlock()
 	ready, keep := w.dueDisclosures(ctx)
-	if len(ready) > 0 && w.turnsLikely() {
+	if len(ready) > 0 && w.turns.Load() > 0 {
 		if w.readySince == nil {
 			w.readySince = map[string]time.Time{}
 		}
@@ -206,16 +208,6 @@ func (w *Worker) discloseAt(ctx context.Context, now time.Time) {
 	}
 }
 
-// turnsLikely reports whether a turn is running or one is likely soon:
-// the worker is in a room.
-func (w *Worker) turnsLikely() bool {
-	if w.turns.Load() > 0 {
-		return true
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return len(w.rooms) > 0
-}
 
 // maxDiscloseHold bounds how long a due disclosure waits for a turn to
 // carry it.
