@@ -208,7 +208,6 @@ func (w *Worker) discloseAt(ctx context.Context, now time.Time) {
 	}
 }
 
-
 // maxDiscloseHold bounds how long a due disclosure waits for a turn to
 // carry it.
 const maxDiscloseHold = 500 * time.Millisecond
