@@ -49,6 +49,18 @@ func newAwaitFixture(wait time.Duration) *awaitFixture {
 	return f
 }
 
+// check asserts how the awaited blocks came, and that no walk is left
+// registered as waiting.
+func (f *awaitFixture) check(t *testing.T, broadcast, network int) {
+	t.Helper()
+	if b, n := f.counts(); b != broadcast || n != network {
+		t.Errorf("awaited: %d by broadcast, %d from the network; want %d and %d", b, n, broadcast, network)
+	}
+	if n := f.waiters(); n != 0 {
+		t.Errorf("%d waiters left", n)
+	}
+}
+
 func (f *awaitFixture) counts() (broadcast, network int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -95,12 +107,7 @@ func TestAwaitDAGTakesBlockFromBroadcast(t *testing.T) {
 		if r.at != 300*time.Millisecond {
 			t.Errorf("Get returned after %s, want when the broadcast came (300ms)", r.at)
 		}
-		if b, n := f.counts(); b != 1 || n != 0 {
-			t.Errorf("awaited: %d by broadcast, %d from the network; want 1 and 0", b, n)
-		}
-		if n := f.waiters(); n != 0 {
-			t.Errorf("%d waiters left", n)
-		}
+		f.check(t, 1, 0)
 	})
 }
 
@@ -118,12 +125,7 @@ func TestAwaitDAGFallsBackToNetwork(t *testing.T) {
 		if el := time.Since(start); el != time.Second {
 			t.Errorf("the network was asked after %s, want the wait (1s)", el)
 		}
-		if b, n := f.counts(); b != 0 || n != 1 {
-			t.Errorf("awaited: %d by broadcast, %d from the network; want 0 and 1", b, n)
-		}
-		if n := f.waiters(); n != 0 {
-			t.Errorf("%d waiters left", n)
-		}
+		f.check(t, 0, 1)
 	})
 }
 
@@ -193,12 +195,7 @@ func TestAwaitDAGGetManySharesOneWait(t *testing.T) {
 		if _, ok := got[c.cid]; ok {
 			t.Errorf("block c was found, but nothing had it")
 		}
-		if bc, n := f.counts(); bc != 1 || n != 1 {
-			t.Errorf("awaited: %d by broadcast, %d from the network; want 1 and 1", bc, n)
-		}
-		if n := f.waiters(); n != 0 {
-			t.Errorf("%d waiters left", n)
-		}
+		f.check(t, 1, 1)
 
 		ctx, cancel := context.WithCancel(context.Background())
 		errc := make(chan error, 1)

@@ -110,7 +110,7 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 	}
 	// go-ds-crdt walks the DAG through awaitDAG when the node can tell
 	// local blocks; the broadcaster tells it what broadcasts brought.
-	walked := ipld.DAGService(cfg.DAGService)
+	var walked ipld.DAGService = cfg.DAGService
 	var stored func(cid.Cid)
 	if cfg.LocalBlocks != nil && cfg.AnnounceWait > 0 {
 		ad := newAwaitDAG(cfg.DAGService, cfg.LocalBlocks, cfg.AnnounceWait, func(outcome string) {
@@ -291,9 +291,9 @@ type Entry struct {
 // version 2): each still carries what a reader needs to check it alone
 // (its place among the group's leaf hashes and the signature), and a
 // replica checks the group's signature once. The entries are checked
-// before anything is written: one bad
-// entry fails the whole batch with the error Put would give. When PutBatch
-// returns nil, every entry is visible locally.
+// before anything is written: one bad entry fails the whole batch with the
+// error Put would give. When PutBatch returns nil, every entry is visible
+// locally.
 func (s *Store) PutBatch(ctx context.Context, entries []Entry) error {
 	if s.closed() {
 		return ErrClosed

@@ -169,10 +169,7 @@ func (w *Worker) disclose(ctx context.Context) { w.discloseAt(ctx, time.Now()) }
 func (w *Worker) discloseAt(ctx context.Context, now time.Time) {
 	w.discloseMu.Lock()
 	defer w.discloseMu.Unlock()
-	w.mu.Lock()
-	n := len(w.pending)
-	w.mu.Unlock()
-	ready, keep := w.dueDisclosures(ctx)
+	ready, keep, n := w.dueDisclosures(ctx)
 	if len(ready) > 0 && w.turns.Load() > 0 {
 		if w.readySince == nil {
 			w.readySince = map[string]time.Time{}
@@ -219,12 +216,13 @@ func (w *Worker) discloseHold() time.Duration {
 }
 
 // dueDisclosures splits pending into the disclosures whose MacroJob is
-// fully committed and the rest. The caller holds discloseMu and puts the
-// ones it does not write back with keepPending.
-func (w *Worker) dueDisclosures(ctx context.Context) (ready, keep []microjob.Disclosure) {
+// fully committed and the rest; n is how many it read. The caller holds
+// discloseMu and puts the ones it does not write back with keepPending.
+func (w *Worker) dueDisclosures(ctx context.Context) (ready, keep []microjob.Disclosure, n int) {
 	w.mu.Lock()
 	pending := slices.Clone(w.pending)
 	w.mu.Unlock()
+	n = len(pending)
 	type macroKey struct {
 		job   jobs.ID
 		macro uint64
@@ -254,7 +252,7 @@ func (w *Worker) dueDisclosures(ctx context.Context) (ready, keep []microjob.Dis
 		}
 		ready = append(ready, d)
 	}
-	return ready, keep
+	return ready, keep, n
 }
 
 // keepPending makes keep the pending disclosures, with those that came in

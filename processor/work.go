@@ -533,10 +533,7 @@ func (w *Worker) endTurn() {
 func (w *Worker) commitTurn(ctx context.Context, js *jobState, commits []crdt.Entry) bool {
 	w.discloseMu.Lock()
 	defer w.discloseMu.Unlock()
-	w.mu.Lock()
-	n := len(w.pending)
-	w.mu.Unlock()
-	ready, keep := w.dueDisclosures(ctx)
+	ready, keep, n := w.dueDisclosures(ctx)
 	if err := w.writer.PutBatch(ctx, append(slices.Clip(commits), discloseEntries(ready)...)); err != nil {
 		w.keepPending(append(keep, ready...), n)
 		w.log.Warn("writing commitments", "job", js.plan.JobID, "count", len(commits), "err", err)
