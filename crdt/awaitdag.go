@@ -23,6 +23,12 @@ type LocalBlocks interface {
 // block up and answers, only for the broadcast to bring it anyway. So a
 // block that is not local is first waited for, up to wait, and fetched
 // from the network only if no broadcast brought it by then.
+//
+// A replica that catches up (it was offline, or missed updates) walks
+// deltas no broadcast will bring again, one DAG level after another;
+// waiting at every level would make catching up take a wait per level.
+// So when a wait runs out and no waited-for block has come with a
+// broadcast for quietFor, waiting stops for pauseFor.
 type awaitDAG struct {
 	ipld.DAGService
 	local LocalBlocks
@@ -33,7 +39,18 @@ type awaitDAG struct {
 
 	mu      sync.Mutex
 	waiters map[cid.Cid]*blockWaiter
+	// lastArrival is when a waited-for block last came with a broadcast;
+	// no walk waits before pausedUntil.
+	lastArrival, pausedUntil time.Time
 }
+
+// How long no waited-for block may come with a broadcast before a wait
+// that runs out pauses waiting, and for how long, in waits: a pause
+// costs a catching-up walk one wait per pauseWaits waits of fetching.
+const (
+	quietWaits = 5
+	pauseWaits = 30
+)
 
 // blockWaiter is closed when a broadcast stores its block; n counts the
 // walks waiting on it, so that the last one to give up removes it.
@@ -75,6 +92,12 @@ func (d *awaitDAG) await(ctx context.Context, cs []cid.Cid) {
 	if d.wait <= 0 || d.local == nil || len(cs) == 0 {
 		return
 	}
+	d.mu.Lock()
+	paused := time.Now().Before(d.pausedUntil)
+	d.mu.Unlock()
+	if paused {
+		return
+	}
 	ws := make(map[cid.Cid]*blockWaiter, len(cs))
 	d.mu.Lock()
 	for _, c := range cs {
@@ -107,7 +130,7 @@ func (d *awaitDAG) await(ctx context.Context, cs []cid.Cid) {
 	for i, c := range missing {
 		select {
 		case <-ws[c].arrived:
-			d.awaited("broadcast")
+			d.outcome("broadcast")
 			continue
 		case <-t.C:
 		case <-ctx.Done():
@@ -118,13 +141,28 @@ func (d *awaitDAG) await(ctx context.Context, cs []cid.Cid) {
 			w := ws[c]
 			select {
 			case <-w.arrived:
-				d.awaited("broadcast")
+				d.outcome("broadcast")
 			default:
-				d.awaited("network")
+				d.outcome("network")
 				d.release(c, w)
 			}
 		}
 		return
+	}
+}
+
+// outcome counts how a waited-for block came, and pauses waiting when
+// waits run out while broadcasts bring nothing waited for.
+func (d *awaitDAG) outcome(o string) {
+	d.awaited(o)
+	now := time.Now()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	switch {
+	case o == "broadcast":
+		d.lastArrival = now
+	case now.Sub(d.lastArrival) >= quietWaits*d.wait:
+		d.pausedUntil = now.Add(pauseWaits * d.wait)
 	}
 }
 

@@ -213,3 +213,58 @@ func TestAwaitDAGGetManySharesOneWait(t *testing.T) {
 		}
 	})
 }
+
+// TestAwaitDAGPausesWhileCatchingUp: a replica catching up walks deltas
+// that no broadcast brings again. Once a wait runs out while broadcasts
+// brought nothing waited for, walks stop waiting for pauseWaits waits; a
+// wait that runs out while broadcasts do bring blocks pauses nothing.
+func TestAwaitDAGPausesWhileCatchingUp(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const wait = time.Second
+		f := newAwaitFixture(wait)
+		ctx := context.Background()
+		elapsed := func(name string) time.Duration {
+			start := time.Now()
+			if _, err := f.dag.Get(ctx, testBlock(name).cid); !ipld.IsNotFound(err) {
+				t.Fatalf("Get %s = %v, want not found", name, err)
+			}
+			return time.Since(start)
+		}
+		if el := elapsed("old delta 1"); el != wait {
+			t.Fatalf("the first missing block waited %s, want %s", el, wait)
+		}
+		if el := elapsed("old delta 2"); el != 0 {
+			t.Fatalf("a missing block waited %s while catching up, want no wait", el)
+		}
+		f.check(t, 0, 1)
+		time.Sleep(pauseWaits * wait)
+		if el := elapsed("old delta 3"); el != wait {
+			t.Fatalf("after the pause a missing block waited %s, want %s", el, wait)
+		}
+
+		// Live: a broadcast just brought a waited-for block, so a wait that
+		// runs out does not pause the next.
+		live := newAwaitFixture(wait)
+		blk := testBlock("a late delta")
+		done := make(chan error, 1)
+		go func() {
+			_, err := live.dag.Get(ctx, blk.cid)
+			done <- err
+		}()
+		synctest.Wait()
+		live.bcast.storeBlocks(ctx, []inlineBlock{blk})
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range []string{"lost 1", "lost 2"} {
+			start := time.Now()
+			if _, err := live.dag.Get(ctx, testBlock(name).cid); !ipld.IsNotFound(err) {
+				t.Fatalf("Get = %v, want not found", err)
+			}
+			if el := time.Since(start); el != wait {
+				t.Fatalf("%s waited %s with broadcasts arriving, want %s", name, el, wait)
+			}
+		}
+		live.check(t, 1, 2)
+	})
+}
