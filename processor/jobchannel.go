@@ -88,28 +88,33 @@ func (w *Worker) readJobChannel(ctx context.Context, js *jobState, t *p2p.Topic[
 			js.finalizing[m.Value.Processor] = time.Now()
 			w.mu.Unlock()
 		case jobs.KindProgress:
-			now := time.Now()
-			for _, s := range m.Value.Micros() {
-				if replicated(js) {
-					break // hints count for jobs with R = 1 only
-				}
-				mid, err := jobs.ParseHash(s)
-				if err != nil {
-					continue
-				}
-				if _, err := js.plan.MicroJob(mid); err != nil {
-					continue
-				}
-				w.mu.Lock()
-				if js.progress == nil {
-					js.progress, js.active = map[jobs.ID]heard{}, map[string]time.Time{}
-				}
-				js.progress[mid] = heard{processor: m.Value.Processor, at: now}
-				js.active[m.Value.Processor] = now
-				w.mu.Unlock()
+			if !replicated(js) { // hints count for jobs with R = 1 only
+				w.heardProgress(js, m.Value)
 			}
 			w.poke()
 		}
+	}
+}
+
+// heardProgress records the MicroJobs of the job's plan that a progress
+// message says its processor completed, and that the processor is active.
+func (w *Worker) heardProgress(js *jobState, m jobs.ChannelMsg) {
+	now := time.Now()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, s := range m.Micros() {
+		mid, err := jobs.ParseHash(s)
+		if err != nil {
+			continue
+		}
+		if _, err := js.plan.MicroJob(mid); err != nil {
+			continue
+		}
+		if js.progress == nil {
+			js.progress, js.active = map[jobs.ID]heard{}, map[string]time.Time{}
+		}
+		js.progress[mid] = heard{processor: m.Processor, at: now}
+		js.active[m.Processor] = now
 	}
 }
 

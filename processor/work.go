@@ -477,10 +477,11 @@ func (w *Worker) process(ctx context.Context, js *jobState, room *macrojob.Room,
 	w.finishTurn(ctx, js, room, ran, commits, done)
 }
 
-// finishTurn writes a turn's commitments as one store batch, completes
-// its items in the room (when there is one), keeps the disclosures for
-// their round and announces the progress. Nothing is completed when the commitments could
-// not be written: their locks expire and the queue offers them again.
+// finishTurn writes a turn's commitments as one store batch (commitTurn),
+// completes its items in the room (when there is one), keeps the
+// disclosures for their round and announces the progress. Nothing is
+// completed when the commitments could not be written: their locks expire
+// and the queue offers them again.
 func (w *Worker) finishTurn(ctx context.Context, js *jobState, room *macrojob.Room, ran []microjob.Disclosure, commits []crdt.Entry, done []macrojob.ID) {
 	if len(commits) > 0 && !w.commitTurn(ctx, js, commits) {
 		return
