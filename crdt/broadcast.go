@@ -153,6 +153,15 @@ type broadcaster struct {
 	// goroutine only); now is the clock.
 	queued map[cid.Cid]time.Time
 	now    func() time.Time
+	// repeat is how long after a head was announced on the topic, by any
+	// replica this one included, this replica leaves it out of its own
+	// announcements (suppress); announced holds when each head last was.
+	repeat    time.Duration
+	mu        sync.Mutex
+	announced map[cid.Cid]time.Time
+	// count, if set, is told how many heads each Broadcast sent and
+	// left out.
+	count func(sent, suppressed int)
 
 	closeOnce sync.Once
 }
@@ -165,12 +174,24 @@ type broadcaster struct {
 // checks.
 func NewBroadcaster(ps *pubsub.PubSub, topic string, dag ipld.DAGService, log *slog.Logger) (dscrdt.Broadcaster, error) {
 	d := DefaultConfig()
-	return newBroadcaster(ps, topic, d.MaxBroadcastHeads, d.BroadcastBuffer, dag, nil, log)
+	return newBroadcaster(ps, topic, broadcastConfig{maxHeads: d.MaxBroadcastHeads, buffer: d.BroadcastBuffer, repeat: d.RebroadcastInterval}, dag, nil, log)
+}
+
+// broadcastConfig are a broadcaster's limits: the heads in one
+// announcement, the subscription's buffer, and how long a head announced
+// on the topic is not announced again by this replica.
+type broadcastConfig struct {
+	maxHeads, buffer int
+	repeat           time.Duration
+	// count, if set, is told how many heads each Broadcast sent and
+	// left out.
+	count func(sent, suppressed int)
 }
 
 // newBroadcaster registers the announcement validator, joins the topic and
 // subscribes to it.
-func newBroadcaster(ps *pubsub.PubSub, name string, maxHeads, buffer int, dag ipld.DAGService, stored func(cid.Cid), log interface{ Debug(string, ...any) }) (*broadcaster, error) {
+func newBroadcaster(ps *pubsub.PubSub, name string, cfg broadcastConfig, dag ipld.DAGService, stored func(cid.Cid), log interface{ Debug(string, ...any) }) (*broadcaster, error) {
+	maxHeads, buffer := cfg.maxHeads, cfg.buffer
 	validate := func(_ context.Context, _ peer.ID, msg *pubsub.Message) bool {
 		d, err := checkBroadcast(msg.GetData(), maxHeads)
 		if err != nil {
@@ -196,7 +217,8 @@ func newBroadcaster(ps *pubsub.PubSub, name string, maxHeads, buffer int, dag ip
 	ctx, cancel := context.WithCancel(context.Background())
 	b := &broadcaster{ps: ps, name: name, topic: topic, sub: sub, dag: dag, stored: stored, log: log,
 		queue: make(chan []byte, buffer), cancel: cancel, pumped: make(chan struct{}),
-		queued: map[cid.Cid]time.Time{}, now: time.Now}
+		queued: map[cid.Cid]time.Time{}, now: time.Now,
+		repeat: cfg.repeat, announced: map[cid.Cid]time.Time{}, count: cfg.count}
 	go func() {
 		defer close(b.pumped)
 		b.pump(ctx)
@@ -216,6 +238,7 @@ func validateBroadcast(data []byte, maxHeads int) error {
 type decodedBroadcast struct {
 	announce []byte
 	blocks   []inlineBlock
+	heads    [][]byte // the announced heads' CIDs
 }
 
 // checkBroadcast decodes and checks a broadcast (validateBroadcast).
@@ -240,18 +263,102 @@ func checkBroadcast(wire []byte, maxHeads int) (decodedBroadcast, error) {
 	if len(msg.Heads) == 0 || len(msg.Heads) > maxHeads {
 		return decodedBroadcast{}, fmt.Errorf("%d heads", len(msg.Heads))
 	}
-	for _, h := range msg.Heads {
+	heads := make([][]byte, len(msg.Heads))
+	for i, h := range msg.Heads {
 		if _, err := cid.Cast(h.GetCid()); err != nil {
 			return decodedBroadcast{}, err
 		}
+		heads[i] = h.GetCid()
 	}
-	return decodedBroadcast{announce: data, blocks: blocks}, nil
+	return decodedBroadcast{announce: data, blocks: blocks, heads: heads}, nil
 }
 
 // Broadcast publishes go-ds-crdt's announcement with the announced head
-// blocks this replica holds.
+// blocks this replica holds, less the heads announced on the topic within
+// the last repeat (suppress); with none left it publishes nothing.
 func (b *broadcaster) Broadcast(ctx context.Context, data []byte) error {
+	data, ok := b.suppress(data)
+	if !ok {
+		return nil
+	}
 	return b.topic.Publish(ctx, encodeBroadcast(data, b.headBlocks(ctx, data)))
+}
+
+// suppress leaves out of an announcement the heads announced on the topic
+// within the last repeat, by this replica or any other, and marks the
+// rest announced now; false: none is left.
+//
+// go-ds-crdt re-announces every RebroadcastInterval all of a replica's
+// heads that no other replica announced since its last re-announcement,
+// its own new heads included, so under a stream of writes each replica
+// re-announced the heads every other replica had just announced too, with
+// their blocks: a third of the store's messages and most of its bytes. Now
+// a head is announced about once per interval in the whole mesh, by
+// whichever replica's timer comes first, and still by its only holder
+// when no other replica has it. A replica that missed an announcement gets
+// it from gossipsub's own gossip within seconds, or from the next
+// replica's re-announcement.
+func (b *broadcaster) suppress(announce []byte) ([]byte, bool) {
+	var msg crdtpb.CRDTBroadcast
+	if b.repeat <= 0 || proto.Unmarshal(announce, &msg) != nil || len(msg.Heads) == 0 {
+		return announce, true
+	}
+	now := b.now()
+	kept := msg.Heads[:0:0]
+	b.mu.Lock()
+	for _, h := range msg.Heads {
+		c, err := cid.Cast(h.GetCid())
+		if err != nil {
+			kept = append(kept, h)
+			continue
+		}
+		if at, ok := b.announced[c]; ok && now.Sub(at) < b.repeat {
+			continue
+		}
+		b.announced[c] = now
+		kept = append(kept, h)
+	}
+	b.mu.Unlock()
+	if b.count != nil {
+		b.count(len(kept), len(msg.Heads)-len(kept))
+	}
+	switch {
+	case len(kept) == 0:
+		return nil, false
+	case len(kept) == len(msg.Heads):
+		return announce, true
+	}
+	out, err := proto.Marshal(&crdtpb.CRDTBroadcast{Heads: kept})
+	if err != nil {
+		return announce, true
+	}
+	return out, true
+}
+
+// heard marks the heads of an announcement received on the topic (this
+// replica's own included) as announced now, for suppress.
+func (b *broadcaster) heard(heads [][]byte) {
+	if b.repeat <= 0 {
+		return
+	}
+	now := b.now()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.announced) >= maxQueuedHeads {
+		for k, at := range b.announced {
+			if now.Sub(at) >= b.repeat {
+				delete(b.announced, k)
+			}
+		}
+		if len(b.announced) >= maxQueuedHeads {
+			clear(b.announced) // at worst a head is announced again
+		}
+	}
+	for _, h := range heads {
+		if c, err := cid.Cast(h); err == nil {
+			b.announced[c] = now
+		}
+	}
 }
 
 // headBlocks reads the announced heads' blocks from the local DAG service,
@@ -303,6 +410,7 @@ func (b *broadcaster) pump(ctx context.Context) {
 			continue // the validator lets it through only if it decodes
 		}
 		b.storeBlocks(ctx, d.blocks)
+		b.heard(d.heads)
 		for _, a := range splitHeads(d.announce) {
 			if !b.fresh(a) {
 				continue

@@ -212,3 +212,50 @@ func TestRepeatedHeadBlockIsStoredOnce(t *testing.T) {
 		t.Fatalf("stored %v: a block whose head was queued headRepeat ago is not stored again", dag.added)
 	}
 }
+
+// TestAnnouncedHeadIsNotAnnouncedAgainWithinRepeat: a head this replica
+// announced, or heard announced, within repeat is left out of its next
+// announcement; one left with no head is not published; after repeat the
+// head is announced again, and a head only this replica holds always is.
+func TestAnnouncedHeadIsNotAnnouncedAgainWithinRepeat(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	var sent, suppressed int
+	b := &broadcaster{now: func() time.Time { return now }, repeat: time.Second, announced: map[cid.Cid]time.Time{},
+		count: func(s, x int) { sent, suppressed = sent+s, suppressed+x }}
+	own, other, fresh := testBlock("own head"), testBlock("another replica's head"), testBlock("a new head")
+	heads := func(announce []byte) []string {
+		var msg crdtpb.CRDTBroadcast
+		if err := proto.Unmarshal(announce, &msg); err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, h := range msg.Heads {
+			c, err := cid.Cast(h.GetCid())
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, c.String())
+		}
+		return out
+	}
+	if out, ok := b.suppress(testAnnounce(t, own)); !ok || len(heads(out)) != 1 {
+		t.Fatalf("a first announcement: %v %v", ok, heads(out))
+	}
+	b.heard([][]byte{other.cid.Bytes()})
+	now = now.Add(time.Second / 2)
+	if _, ok := b.suppress(testAnnounce(t, own, other)); ok {
+		t.Fatal("heads announced half a repeat ago are announced again")
+	}
+	out, ok := b.suppress(testAnnounce(t, own, fresh, other))
+	if got := heads(out); !ok || len(got) != 1 || got[0] != fresh.cid.String() {
+		t.Fatalf("with a new head: %v %v, want only %s", ok, got, fresh.cid)
+	}
+	now = now.Add(time.Second / 2)
+	out, ok = b.suppress(testAnnounce(t, own, fresh, other))
+	if got := heads(out); !ok || len(got) != 2 || got[0] != own.cid.String() || got[1] != other.cid.String() {
+		t.Fatalf("a repeat later: %v %v, want %s and %s", ok, got, own.cid, other.cid)
+	}
+	if sent != 4 || suppressed != 5 {
+		t.Fatalf("counted %d sent and %d suppressed, want 4 and 5", sent, suppressed)
+	}
+}

@@ -15,6 +15,7 @@ type metrics struct {
 	repairs       prometheus.Counter
 	repairSeconds prometheus.Counter
 	awaited       *prometheus.CounterVec
+	announced     *prometheus.CounterVec
 	heads         prometheus.GaugeFunc
 	height        prometheus.GaugeFunc
 
@@ -52,6 +53,10 @@ func newMetrics(reg prometheus.Registerer, heads, height func() float64) (*metri
 			Name: "jobmesh_crdt_dag_blocks_awaited_total",
 			Help: "DAG blocks a walk needed that were not local, by how they came: with a broadcast within the wait, or from the network after it.",
 		}, []string{"outcome"}),
+		announced: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "jobmesh_crdt_heads_announced_total",
+			Help: "Heads this node's announcements carried (sent), and heads it left out because a replica had announced them within the re-announcement interval (suppressed).",
+		}, []string{"outcome"}),
 		heads: prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "jobmesh_crdt_heads",
 			Help: "Current number of Merkle-CRDT DAG heads.",
@@ -68,7 +73,10 @@ func newMetrics(reg prometheus.Registerer, heads, height func() float64) (*metri
 	for _, o := range []string{"broadcast", "network"} {
 		m.awaited.WithLabelValues(o)
 	}
-	m.all = []prometheus.Collector{m.put, m.deleted, m.rejected, m.dropped, m.repairs, m.repairSeconds, m.awaited, m.heads, m.height}
+	for _, o := range []string{"sent", "suppressed"} {
+		m.announced.WithLabelValues(o)
+	}
+	m.all = []prometheus.Collector{m.put, m.deleted, m.rejected, m.dropped, m.repairs, m.repairSeconds, m.awaited, m.announced, m.heads, m.height}
 	if reg == nil {
 		return m, nil
 	}

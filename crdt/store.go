@@ -118,7 +118,13 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 		})
 		walked, stored = ad, ad.stored
 	}
-	s.bcast, err = newBroadcaster(cfg.PubSub, cfg.Topic, cfg.MaxBroadcastHeads, cfg.BroadcastBuffer, cfg.DAGService, stored, s.log)
+	s.bcast, err = newBroadcaster(cfg.PubSub, cfg.Topic, broadcastConfig{
+		maxHeads: cfg.MaxBroadcastHeads, buffer: cfg.BroadcastBuffer, repeat: cfg.RebroadcastInterval,
+		count: func(sent, suppressed int) {
+			s.m.announced.WithLabelValues("sent").Add(float64(sent))
+			s.m.announced.WithLabelValues("suppressed").Add(float64(suppressed))
+		},
+	}, cfg.DAGService, stored, s.log)
 	if err != nil {
 		s.m.unregister()
 		return nil, err
