@@ -155,10 +155,12 @@ type broadcaster struct {
 	now    func() time.Time
 	// repeat is how long after a head was announced on the topic, by any
 	// replica this one included, this replica leaves it out of its own
-	// announcements (suppress); announced holds when each head last was.
+	// announcements (suppress); announced holds when each head last was,
+	// and covered when a broadcast block first named it as a parent.
 	repeat    time.Duration
 	mu        sync.Mutex
 	announced map[cid.Cid]time.Time
+	covered   map[cid.Cid]time.Time
 	// count, if set, is told how many heads each Broadcast sent and
 	// left out.
 	count func(sent, suppressed int)
@@ -218,7 +220,7 @@ func newBroadcaster(ps *pubsub.PubSub, name string, cfg broadcastConfig, dag ipl
 	b := &broadcaster{ps: ps, name: name, topic: topic, sub: sub, dag: dag, stored: stored, log: log,
 		queue: make(chan []byte, buffer), cancel: cancel, pumped: make(chan struct{}),
 		queued: map[cid.Cid]time.Time{}, now: time.Now,
-		repeat: cfg.repeat, announced: map[cid.Cid]time.Time{}, count: cfg.count}
+		repeat: cfg.repeat, announced: map[cid.Cid]time.Time{}, covered: map[cid.Cid]time.Time{}, count: cfg.count}
 	go func() {
 		defer close(b.pumped)
 		b.pump(ctx)
@@ -285,8 +287,9 @@ func (b *broadcaster) Broadcast(ctx context.Context, data []byte) error {
 }
 
 // suppress leaves out of an announcement the heads announced on the topic
-// within the last repeat, by this replica or any other, and marks the
-// rest announced now; false: none is left.
+// within the last repeat, by this replica or any other, and the heads a
+// broadcast block named as its parent (covered), and marks the rest
+// announced now; false: none is left.
 //
 // go-ds-crdt re-announces every RebroadcastInterval all of a replica's
 // heads that no other replica announced since its last re-announcement,
@@ -295,9 +298,12 @@ func (b *broadcaster) Broadcast(ctx context.Context, data []byte) error {
 // their blocks: a third of the store's messages and most of its bytes. Now
 // a head is announced about once per interval in the whole mesh, by
 // whichever replica's timer comes first, and still by its only holder
-// when no other replica has it. A replica that missed an announcement gets
-// it from gossipsub's own gossip within seconds, or from the next
-// replica's re-announcement.
+// when no other replica has it. A head that a later delta names as its
+// parent is not announced again at all: a replica still walking that delta
+// holds it as a head for a while, but whoever gets the delta walks to the
+// head, and the delta is announced in its turn. A replica that missed an
+// announcement gets it from gossipsub's own gossip within seconds, or from
+// the next re-announcement of the head or of a delta above it.
 func (b *broadcaster) suppress(announce []byte) ([]byte, bool) {
 	var msg crdtpb.CRDTBroadcast
 	if b.repeat <= 0 || proto.Unmarshal(announce, &msg) != nil || len(msg.Heads) == 0 {
@@ -313,6 +319,9 @@ func (b *broadcaster) suppress(announce []byte) ([]byte, bool) {
 			continue
 		}
 		if at, ok := b.announced[c]; ok && now.Sub(at) < b.repeat {
+			continue
+		}
+		if _, ok := b.covered[c]; ok {
 			continue
 		}
 		b.announced[c] = now
@@ -335,6 +344,39 @@ func (b *broadcaster) suppress(announce []byte) ([]byte, bool) {
 	return out, true
 }
 
+// cover marks the parents a broadcast delta names (its links) as covered,
+// for suppress.
+func (b *broadcaster) cover(parents []*ipld.Link, now time.Time) {
+	if b.repeat <= 0 || len(parents) == 0 {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	trim(b.covered, now, headRepeat)
+	for _, l := range parents {
+		if _, ok := b.covered[l.Cid]; !ok {
+			b.covered[l.Cid] = now
+		}
+	}
+}
+
+// trim keeps m, a map of times by CID, under maxQueuedHeads entries: when
+// it is full it drops entries older than age, and everything if that is
+// not enough (at worst a head is announced or walked once more).
+func trim(m map[cid.Cid]time.Time, now time.Time, age time.Duration) {
+	if len(m) < maxQueuedHeads {
+		return
+	}
+	for k, at := range m {
+		if now.Sub(at) >= age {
+			delete(m, k)
+		}
+	}
+	if len(m) >= maxQueuedHeads {
+		clear(m)
+	}
+}
+
 // heard marks the heads of an announcement received on the topic (this
 // replica's own included) as announced now, for suppress.
 func (b *broadcaster) heard(heads [][]byte) {
@@ -344,16 +386,7 @@ func (b *broadcaster) heard(heads [][]byte) {
 	now := b.now()
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if len(b.announced) >= maxQueuedHeads {
-		for k, at := range b.announced {
-			if now.Sub(at) >= b.repeat {
-				delete(b.announced, k)
-			}
-		}
-		if len(b.announced) >= maxQueuedHeads {
-			clear(b.announced) // at worst a head is announced again
-		}
-	}
+	trim(b.announced, now, b.repeat)
 	for _, h := range heads {
 		if c, err := cid.Cast(h); err == nil {
 			b.announced[c] = now
@@ -443,6 +476,7 @@ func (b *broadcaster) storeBlocks(ctx context.Context, inline []inlineBlock) {
 			b.log.Debug("storing a broadcast block", "cid", blk.cid, "err", err)
 			continue
 		}
+		b.cover(nd.Links(), now)
 		if b.stored != nil {
 			b.stored(blk.cid)
 		}
@@ -475,16 +509,7 @@ func (b *broadcaster) fresh(a []byte) bool {
 	if at, ok := b.queued[c]; ok && now.Sub(at) < headRepeat {
 		return false
 	}
-	if len(b.queued) >= maxQueuedHeads {
-		for k, at := range b.queued {
-			if now.Sub(at) >= headRepeat {
-				delete(b.queued, k)
-			}
-		}
-		if len(b.queued) >= maxQueuedHeads {
-			clear(b.queued) // a burst of distinct heads: forget, at worst walk twice
-		}
-	}
+	trim(b.queued, now, headRepeat)
 	b.queued[c] = now
 	return true
 }

@@ -259,3 +259,26 @@ func TestAnnouncedHeadIsNotAnnouncedAgainWithinRepeat(t *testing.T) {
 		t.Fatalf("counted %d sent and %d suppressed, want 4 and 5", sent, suppressed)
 	}
 }
+
+// TestCoveredHeadIsNotAnnounced: a head that a broadcast delta names as
+// its parent is left out of this replica's announcements even after
+// repeat (whoever gets the delta walks to it); the delta itself is not.
+func TestCoveredHeadIsNotAnnounced(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	b := &broadcaster{queued: map[cid.Cid]time.Time{}, now: func() time.Time { return now }, dag: dstest.Mock(),
+		log: slog.New(slog.DiscardHandler), repeat: time.Second, announced: map[cid.Cid]time.Time{}, covered: map[cid.Cid]time.Time{}}
+	parent := merkledag.NodeWithData([]byte("parent delta"))
+	child := merkledag.NodeWithData([]byte("child delta"))
+	if err := child.AddNodeLink("", parent); err != nil {
+		t.Fatal(err)
+	}
+	head := func(nd *merkledag.ProtoNode) inlineBlock { return inlineBlock{cid: nd.Cid(), data: nd.RawData()} }
+	b.storeBlocks(context.Background(), []inlineBlock{head(child)})
+	now = now.Add(time.Hour)
+	if _, ok := b.suppress(testAnnounce(t, head(parent))); ok {
+		t.Fatal("a head a broadcast delta builds on is announced")
+	}
+	if _, ok := b.suppress(testAnnounce(t, head(child))); !ok {
+		t.Fatal("the delta that covers it is not announced")
+	}
+}
