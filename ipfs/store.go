@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ipfs/boxo/bitswap"
+	bsclient "github.com/ipfs/boxo/bitswap/client"
 	"github.com/ipfs/boxo/bitswap/network/bsnet"
 	"github.com/ipfs/boxo/blockservice"
 	"github.com/ipfs/boxo/blockstore"
@@ -22,6 +23,7 @@ import (
 	"github.com/ipfs/boxo/ipld/unixfs/importer/balanced"
 	"github.com/ipfs/boxo/ipld/unixfs/importer/helpers"
 	uio "github.com/ipfs/boxo/ipld/unixfs/io"
+	"github.com/ipfs/boxo/routing/providerquerymanager"
 	blocks "github.com/ipfs/go-block-format"
 	"github.com/ipfs/go-cid"
 	ds "github.com/ipfs/go-datastore"
@@ -112,6 +114,10 @@ type Params struct {
 	bitswapOptions []bitswap.Option
 }
 
+// bitswapMaxProviders is how many providers one DHT search looks for,
+// bitswap's own default.
+const bitswapMaxProviders = 10
+
 // Node is the boxo implementation of Store: a persistent blockstore that
 // verifies every block against its CID, bitswap on the node's host, and a
 // DAG service over both.
@@ -127,6 +133,7 @@ type Node struct {
 	metrics *metrics
 	cancel  context.CancelFunc
 	guard   *dsguard.Datastore
+	pqm     *providerquerymanager.ProviderQueryManager
 
 	closeOnce sync.Once
 	closeErr  error
@@ -153,11 +160,19 @@ func New(ctx context.Context, p Params) (*Node, error) {
 	// Bitswap lives until Close, not until the caller's ctx ends.
 	runCtx, cancel := context.WithCancel(context.Background())
 	net := bsnet.NewFromIpfsHost(p.Host)
+	// The node's own provider query manager, with bitswap's limits, so
+	// that sessions of unprovided content skip it (unprovided.go).
+	pqm, err := providerquerymanager.New(net, p.Routing, providerquerymanager.WithMaxProviders(bitswapMaxProviders))
+	if err != nil {
+		cancel()
+		return nil, fmt.Errorf("ipfs: provider query manager: %w", err)
+	}
 	opts := append([]bitswap.Option{
 		bitswap.ProviderSearchDelay(p.Config.ProviderSearchDelay),
 		bitswap.WithBlockReceivedNotifier(m),
+		bitswap.WithClientOption(bsclient.WithDefaultProviderQueryManager(false)),
 	}, p.bitswapOptions...)
-	bswap := bitswap.New(runCtx, net, p.Routing, bstore, opts...)
+	bswap := bitswap.New(runCtx, net, searchFilter{pqm}, bstore, opts...)
 	bserv := blockservice.New(bstore, bswap)
 	return &Node{
 		cfg:     p.Config,
@@ -171,6 +186,7 @@ func New(ctx context.Context, p Params) (*Node, error) {
 		metrics: m,
 		cancel:  cancel,
 		guard:   guard,
+		pqm:     pqm,
 	}, nil
 }
 
@@ -414,6 +430,7 @@ func (n *Node) PutBlocks(ctx context.Context, bs []blocks.Block) error {
 func (n *Node) Close() error {
 	n.closeOnce.Do(func() {
 		n.closeErr = n.bswap.Close()
+		n.pqm.Close()
 		n.cancel()
 		// Bitswap's own goroutines may still read blocks; from here on
 		// they get ErrClosed instead of the owner's closed datastore.

@@ -173,7 +173,8 @@ func New(ctx context.Context, p Params) (_ *Node, err error) {
 	}
 	scfg := crdt.DefaultConfig()
 	scfg.Datastore = namespace.Wrap(p.Datastore, ds.NewKey("/crdt"))
-	scfg.DAGService = blocks.DAGService()
+	// The store's blocks are never provided on the DHT.
+	scfg.DAGService = blocks.UnprovidedDAG()
 	scfg.LocalBlocks = blocks
 	scfg.PubSub = h.PubSub
 	scfg.PrivKey = key
