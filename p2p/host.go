@@ -128,7 +128,7 @@ func New(ctx context.Context, p Params) (*Host, error) {
 		pubsub.WithLogger(slog.New(quietHandler{log.With("subsystem", "pubsub").Handler(), slog.LevelError})),
 	}
 	if cfg.TopicDiscovery {
-		psOpts = append(psOpts, pubsub.WithDiscovery(drouting.NewRoutingDiscovery(kad)))
+		psOpts = append(psOpts, pubsub.WithDiscovery(newSpacedDiscovery(drouting.NewRoutingDiscovery(kad), time.Now)))
 	}
 	met := newMetrics()
 	if cfg.DropInbound > 0 {

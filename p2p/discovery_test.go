@@ -1,0 +1,62 @@
+package p2p
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/discovery"
+	"github.com/libp2p/go-libp2p/core/peer"
+)
+
+// countingDiscovery finds no peers and counts the searches by namespace.
+type countingDiscovery struct{ found map[string]int }
+
+func (c *countingDiscovery) Advertise(context.Context, string, ...discovery.Option) (time.Duration, error) {
+	return time.Hour, nil
+}
+
+func (c *countingDiscovery) FindPeers(_ context.Context, ns string, _ ...discovery.Option) (<-chan peer.AddrInfo, error) {
+	c.found[ns]++
+	ch := make(chan peer.AddrInfo)
+	close(ch)
+	return ch, nil
+}
+
+// TestSpacedDiscovery: a topic is searched at once, then again only after
+// 10 s, 20 s, 40 s, ... up to 5 min; other topics are not held back by it;
+// a topic not searched for 5 min past its schedule starts over.
+func TestSpacedDiscovery(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	inner := &countingDiscovery{found: map[string]int{}}
+	d := newSpacedDiscovery(inner, func() time.Time { return now })
+	find := func(ns string) {
+		ch, err := d.FindPeers(context.Background(), ns)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range ch {
+		}
+	}
+	// Gossipsub asks every second while the room has few peers.
+	for range 75 {
+		find("room")
+		now = now.Add(time.Second)
+	}
+	// Searches at 0, 10, 30 and 70 s.
+	if got := inner.found["room"]; got != 4 {
+		t.Fatalf("%d searches in 75 s, want 4", got)
+	}
+	find("jobs")
+	if inner.found["jobs"] != 1 {
+		t.Fatal("another topic's first search is held back")
+	}
+	now = now.Add(discoveryMaxWait + 2*time.Minute)
+	find("room")
+	find("room")
+	now = now.Add(discoveryMinWait)
+	find("room")
+	if got := inner.found["room"]; got != 6 {
+		t.Fatalf("%d searches, want 6: after a long pause the wait starts over at %s", got, discoveryMinWait)
+	}
+}
