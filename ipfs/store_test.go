@@ -61,18 +61,25 @@ func randomBytes(n int, seed uint64) []byte {
 	return b
 }
 
-func TestFetchThroughDHT(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	// a and b are DHT clients, so the only route between them is a provider
-	// record on the bootstrap node.
+// dhtClients starts a bootstrap node and two DHT clients connected to it
+// only, so the only route between a and b is a provider record on the
+// bootstrap node.
+func dhtClients(t *testing.T, ctx context.Context) (a, b testNode) {
+	t.Helper()
 	boot := newTestNode(t)
-	a, b := newTestNode(t, p2p.DHTModeClient), newTestNode(t, p2p.DHTModeClient)
+	a, b = newTestNode(t, p2p.DHTModeClient), newTestNode(t, p2p.DHTModeClient)
 	for _, n := range []testNode{a, b} {
 		if err := n.h.Connect(ctx, peer.AddrInfo{ID: boot.h.ID(), Addrs: boot.h.Addrs()}); err != nil {
 			t.Fatal(err)
 		}
 	}
+	return a, b
+}
+
+func TestFetchThroughDHT(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	a, b := dhtClients(t, ctx)
 	data := randomBytes(3<<20+17, 1)
 	c, err := a.AddFile(ctx, bytes.NewReader(data))
 	if err != nil {

@@ -8,9 +8,6 @@ import (
 
 	"github.com/ipfs/boxo/ipld/merkledag"
 	"github.com/libp2p/go-libp2p/core/network"
-	"github.com/libp2p/go-libp2p/core/peer"
-
-	"github.com/jobmesh/jobmesh/p2p"
 )
 
 // TestUnprovidedDAGSkipsTheDHT: a block whose only route is a provider
@@ -20,13 +17,7 @@ import (
 func TestUnprovidedDAGSkipsTheDHT(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	boot := newTestNode(t)
-	a, b := newTestNode(t, p2p.DHTModeClient), newTestNode(t, p2p.DHTModeClient)
-	for _, n := range []testNode{a, b} {
-		if err := n.h.Connect(ctx, peer.AddrInfo{ID: boot.h.ID(), Addrs: boot.h.Addrs()}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	a, b := dhtClients(t, ctx)
 	nd := merkledag.NodeWithData(randomBytes(1000, 7))
 	if err := a.DAGService().Add(ctx, nd); err != nil {
 		t.Fatal(err)
