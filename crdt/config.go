@@ -32,7 +32,7 @@ type Config struct {
 	LocalBlocks LocalBlocks
 	// AnnounceWait is how long a DAG walk waits for a missing block to
 	// arrive with a broadcast before it fetches the block over bitswap.
-	// Default 1s; 0 fetches at once.
+	// Default 3s (docs/BENCHMARKS.md, eighth series); 0 fetches at once.
 	AnnounceWait time.Duration
 	// PubSub carries head announcements between replicas. Required.
 	PubSub *pubsub.PubSub
@@ -108,7 +108,7 @@ func DefaultConfig() Config {
 		WatchBuffer:         256,
 		NumWorkers:          5,
 		DAGSyncTimeout:      2 * time.Minute,
-		AnnounceWait:        time.Second,
+		AnnounceWait:        3 * time.Second,
 		RepairInterval:      time.Hour,
 		MaxBroadcastHeads:   256,
 		BroadcastBuffer:     1024,

@@ -115,6 +115,10 @@ var tunings = []tuning{
 	{name: "rebroadcast-slow",
 		proc: func(pc *processor.Config) { pc.Room.Queue.Rebroadcast = time.Second },
 		node: func(cfg *node.Config) { cfg.Store.Rebroadcast = node.DefaultConfig().Store.Rebroadcast }},
+	// A store update's DAG walk waits for a block that is not local for
+	// 1 s (the default until the eighth series) instead of the default,
+	// 3 s, for an announcement to bring it before asking bitswap.
+	{name: "announce1s", node: func(cfg *node.Config) { cfg.Store.AnnounceWait = node.Duration(time.Second) }},
 	// A store update's DAG walk waits up to 3 s for its blocks (local
 	// meshes did before) instead of the node default, 20 s: under load
 	// the walk also waits for the store's DAG workers, and a walk given
