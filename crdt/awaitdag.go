@@ -28,7 +28,7 @@ type LocalBlocks interface {
 // deltas no broadcast will bring again, one DAG level after another;
 // waiting at every level would make catching up take a wait per level.
 // So when a wait runs out and no waited-for block has come with a
-// broadcast for quietFor, waiting stops for pauseFor.
+// broadcast for quietWaits waits, waiting stops for pauseWaits waits.
 type awaitDAG struct {
 	ipld.DAGService
 	local LocalBlocks
@@ -92,14 +92,12 @@ func (d *awaitDAG) await(ctx context.Context, cs []cid.Cid) {
 	if d.wait <= 0 || d.local == nil || len(cs) == 0 {
 		return
 	}
-	d.mu.Lock()
-	paused := time.Now().Before(d.pausedUntil)
-	d.mu.Unlock()
-	if paused {
-		return
-	}
 	ws := make(map[cid.Cid]*blockWaiter, len(cs))
 	d.mu.Lock()
+	if time.Now().Before(d.pausedUntil) {
+		d.mu.Unlock()
+		return
+	}
 	for _, c := range cs {
 		if _, dup := ws[c]; dup {
 			continue

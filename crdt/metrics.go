@@ -55,7 +55,7 @@ func newMetrics(reg prometheus.Registerer, heads, height func() float64) (*metri
 		}, []string{"outcome"}),
 		announced: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "jobmesh_crdt_heads_announced_total",
-			Help: "Heads this node's announcements carried (sent), and heads it left out because a replica had announced them within the re-announcement interval (suppressed).",
+			Help: "Heads this node's announcements carried (sent), and heads it left out (suppressed): announced by a replica within the re-announcement interval, or named as a parent by a delta it received.",
 		}, []string{"outcome"}),
 		heads: prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "jobmesh_crdt_heads",

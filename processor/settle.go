@@ -270,6 +270,7 @@ func (w *Worker) disclosed(ds []microjob.Disclosure) {
 	}
 }
 
+// discloseEntries are the store entries of disclosures ds.
 func discloseEntries(ds []microjob.Disclosure) []crdt.Entry {
 	entries := make([]crdt.Entry, len(ds))
 	for i, d := range ds {

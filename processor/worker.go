@@ -256,7 +256,7 @@ type Worker struct {
 
 	// discloseMu serializes taking disclosures out of pending: the settle
 	// loop writes them alone (disclose), a turn with its commitments
-	// (finishTurn).
+	// (commitTurn).
 	discloseMu sync.Mutex
 	// readySince is, by disclosure key, when disclose first found a
 	// disclosure due but held it for the running turn to carry.
