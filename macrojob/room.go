@@ -165,11 +165,16 @@ func JoinRoom(ctx context.Context, p RoomParams, cfg RoomConfig) (*Room, error) 
 		return nil, err
 	}
 	topic, err := p2p.Join(p.Host, p2p.TopicConfig[Msg]{
-		Name:    RoomTopic(name),
-		Kind:    "macrojob",
-		MaxSize: MaxMsgSize,
-		Encode:  Encode,
-		Decode:  Decode,
+		// A room's members are its creator and whoever holds its lock
+		// (the owner refreshes it): the joiner dials them rather than
+		// searching the DHT (PROTOCOL.md, "Finding a room's members").
+		Undiscovered: true,
+		Reach:        roomMembers(ctx, p, self),
+		Name:         RoomTopic(name),
+		Kind:         "macrojob",
+		MaxSize:      MaxMsgSize,
+		Encode:       Encode,
+		Decode:       Decode,
 		Check: func(_ peer.ID, m Msg) error {
 			if m.RoomID() != name {
 				return fmt.Errorf("%w: %q", ErrWrongRoom, m.RoomID())
@@ -200,6 +205,24 @@ func JoinRoom(ctx context.Context, p RoomParams, cfg RoomConfig) (*Room, error) 
 	go r.read(runCtx, msgs)
 	go r.loop(runCtx, msgs, q.Snapshot())
 	return r, nil
+}
+
+// roomMembers names the room members a joiner dials: the creator, and
+// the owner who last wrote the room lock when it is someone else.
+func roomMembers(ctx context.Context, p RoomParams, self PeerID) []peer.ID {
+	var ids []peer.ID
+	add := func(s string) {
+		if id, err := peer.Decode(s); err == nil && PeerID(s) != self && !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	add(string(p.Creator))
+	if p.Store != nil {
+		if l, ok := ReadRoomLock(ctx, p.Store, p.JobID, p.Macro); ok {
+			add(l.Owner)
+		}
+	}
+	return ids
 }
 
 // refreshLock extends the room lock to a LockTTL from now. The queue

@@ -18,6 +18,13 @@ import (
 // topic through at once and then spaces them, doubling the wait from
 // discoveryMinWait up to discoveryMaxWait; a topic not searched for a
 // discoveryMaxWait starts over.
+//
+// A topic joined with TopicConfig.Undiscovered stays off the DHT
+// altogether: it is neither advertised nor searched for. Advertising a
+// room took a DHT lookup and a provider record on some twenty peers, and
+// its searches found peers the joiner was connected to or could reach
+// directly; a room's members are known from its announcement and its
+// lock, and the joiner dials them (TopicConfig.Reach).
 
 const (
 	discoveryMinWait = 10 * time.Second
@@ -25,6 +32,12 @@ const (
 	// maxDiscoveryTopics bounds the topics spacedDiscovery remembers; a
 	// topic it forgot is searched at once again.
 	maxDiscoveryTopics = 4096
+	// hiddenAdvertiseWait is when gossipsub asks again to advertise a
+	// topic kept off the DHT (it asks until the topic is left).
+	hiddenAdvertiseWait = time.Hour
+	// pubsubNamespace is the prefix gossipsub puts before a topic's name
+	// to make its discovery namespace.
+	pubsubNamespace = "floodsub:"
 )
 
 // spacedDiscovery is a discovery.Discovery whose FindPeers searches each
@@ -34,17 +47,45 @@ type spacedDiscovery struct {
 	discovery.Discovery
 	now func() time.Time
 
-	mu    sync.Mutex
-	topic map[string]*Backoff
+	mu     sync.Mutex
+	topic  map[string]*Backoff
+	hidden map[string]bool // namespaces kept off the DHT
 }
 
 func newSpacedDiscovery(d discovery.Discovery, now func() time.Time) *spacedDiscovery {
-	return &spacedDiscovery{Discovery: d, now: now, topic: map[string]*Backoff{}}
+	return &spacedDiscovery{Discovery: d, now: now, topic: map[string]*Backoff{}, hidden: map[string]bool{}}
+}
+
+// hide keeps topic off the DHT until the returned func is called.
+func (d *spacedDiscovery) hide(topic string) (show func()) {
+	ns := pubsubNamespace + topic
+	d.mu.Lock()
+	d.hidden[ns] = true
+	d.mu.Unlock()
+	return func() {
+		d.mu.Lock()
+		delete(d.hidden, ns)
+		d.mu.Unlock()
+	}
+}
+
+func (d *spacedDiscovery) isHidden(ns string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.hidden[ns]
+}
+
+// Advertise implements discovery.Advertiser.
+func (d *spacedDiscovery) Advertise(ctx context.Context, ns string, opts ...discovery.Option) (time.Duration, error) {
+	if d.isHidden(ns) {
+		return hiddenAdvertiseWait, nil
+	}
+	return d.Discovery.Advertise(ctx, ns, opts...)
 }
 
 // FindPeers implements discovery.Discoverer.
 func (d *spacedDiscovery) FindPeers(ctx context.Context, ns string, opts ...discovery.Option) (<-chan peer.AddrInfo, error) {
-	if !d.due(ns) {
+	if d.isHidden(ns) || !d.due(ns) {
 		ch := make(chan peer.AddrInfo)
 		close(ch)
 		return ch, nil

@@ -9,11 +9,13 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 )
 
-// countingDiscovery finds no peers and counts the searches by namespace.
-type countingDiscovery struct{ found map[string]int }
+// countingDiscovery finds no peers and counts the searches and
+// advertisements by namespace.
+type countingDiscovery struct{ found, advertised map[string]int }
 
-func (c *countingDiscovery) Advertise(context.Context, string, ...discovery.Option) (time.Duration, error) {
-	return time.Hour, nil
+func (c *countingDiscovery) Advertise(_ context.Context, ns string, _ ...discovery.Option) (time.Duration, error) {
+	c.advertised[ns]++
+	return time.Minute, nil
 }
 
 func (c *countingDiscovery) FindPeers(_ context.Context, ns string, _ ...discovery.Option) (<-chan peer.AddrInfo, error) {
@@ -28,7 +30,7 @@ func (c *countingDiscovery) FindPeers(_ context.Context, ns string, _ ...discove
 // a topic not searched for 5 min past its schedule starts over.
 func TestSpacedDiscovery(t *testing.T) {
 	now := time.Unix(1_800_000_000, 0)
-	inner := &countingDiscovery{found: map[string]int{}}
+	inner := &countingDiscovery{found: map[string]int{}, advertised: map[string]int{}}
 	d := newSpacedDiscovery(inner, func() time.Time { return now })
 	find := func(ns string) {
 		ch, err := d.FindPeers(context.Background(), ns)
@@ -58,5 +60,45 @@ func TestSpacedDiscovery(t *testing.T) {
 	find("room")
 	if got := inner.found["room"]; got != 6 {
 		t.Fatalf("%d searches, want 6: after a long pause the wait starts over at %s", got, discoveryMinWait)
+	}
+}
+
+// TestHiddenTopicIsNeitherAdvertisedNorSearched: while a topic is hidden
+// (TopicConfig.Undiscovered), nothing about it reaches the DHT; once it
+// is shown again it is advertised and searched as any other.
+func TestHiddenTopicIsNeitherAdvertisedNorSearched(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	inner := &countingDiscovery{found: map[string]int{}, advertised: map[string]int{}}
+	d := newSpacedDiscovery(inner, func() time.Time { return now })
+	ctx := context.Background()
+	room, jobs := pubsubNamespace+TopicPrefix+"job/j/macro/0", pubsubNamespace+TopicPrefix+"jobs"
+	show := d.hide(TopicPrefix + "job/j/macro/0")
+	for range 3 {
+		for _, ns := range []string{room, jobs} {
+			ttl, err := d.Advertise(ctx, ns)
+			if err != nil || ttl <= 0 {
+				t.Fatalf("advertise %s: ttl %s, err %v", ns, ttl, err)
+			}
+			ch, err := d.FindPeers(ctx, ns)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for range ch {
+			}
+		}
+		now = now.Add(time.Hour)
+	}
+	if inner.advertised[room] != 0 || inner.found[room] != 0 {
+		t.Fatalf("hidden topic: %d advertisements, %d searches reached the DHT", inner.advertised[room], inner.found[room])
+	}
+	if inner.advertised[jobs] != 3 || inner.found[jobs] != 3 {
+		t.Fatalf("other topic: %d advertisements, %d searches, want 3 and 3", inner.advertised[jobs], inner.found[jobs])
+	}
+	show()
+	if _, err := d.Advertise(ctx, room); err != nil {
+		t.Fatal(err)
+	}
+	if inner.advertised[room] != 1 {
+		t.Fatal("a topic shown again is not advertised")
 	}
 }

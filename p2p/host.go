@@ -63,7 +63,9 @@ type Host struct {
 	metrics   *metrics
 	bootstrap []peer.AddrInfo
 	mdns      mdns.Service
+	disc      *spacedDiscovery // nil without TopicDiscovery
 
+	runCtx    context.Context // ends at Close
 	cancel    context.CancelFunc
 	wg        sync.WaitGroup
 	closeOnce sync.Once
@@ -127,8 +129,10 @@ func New(ctx context.Context, p Params) (*Host, error) {
 		pubsub.WithMaxMessageSize(cfg.MaxMessageSize),
 		pubsub.WithLogger(slog.New(quietHandler{log.With("subsystem", "pubsub").Handler(), slog.LevelError})),
 	}
+	var disc *spacedDiscovery
 	if cfg.TopicDiscovery {
-		psOpts = append(psOpts, pubsub.WithDiscovery(newSpacedDiscovery(drouting.NewRoutingDiscovery(kad), time.Now)))
+		disc = newSpacedDiscovery(drouting.NewRoutingDiscovery(kad), time.Now)
+		psOpts = append(psOpts, pubsub.WithDiscovery(disc))
 	}
 	met := newMetrics()
 	if cfg.DropInbound > 0 {
@@ -152,6 +156,8 @@ func New(ctx context.Context, p Params) (*Host, error) {
 		log:       log,
 		metrics:   met,
 		bootstrap: bootstrap,
+		disc:      disc,
+		runCtx:    runCtx,
 		cancel:    cancel,
 	}
 	met.register(p.Registerer, cfg.DropInbound > 0)

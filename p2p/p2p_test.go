@@ -13,6 +13,7 @@ import (
 	"github.com/libp2p/go-libp2p"
 	pubsub "github.com/libp2p/go-libp2p-pubsub"
 	"github.com/libp2p/go-libp2p/core/peer"
+	drouting "github.com/libp2p/go-libp2p/p2p/discovery/routing"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
@@ -315,6 +316,104 @@ func TestReachFindsAPeerThroughTheDHT(t *testing.T) {
 	if err := a.Reach(ctx, b.ID()); err != nil {
 		t.Fatalf("reaching a connected peer: %v", err)
 	}
+}
+
+// TestUndiscoveredTopicStaysOffTheDHT: a topic joined Undiscovered
+// leaves no provider record on the DHT; a discovered one does.
+func TestUndiscoveredTopicStaysOffTheDHT(t *testing.T) {
+	discover := func(c *Config) { c.TopicDiscovery = true }
+	a, b := newTestHost(t, discover), newTestHost(t, discover)
+	connect(t, a, b)
+	room, open := greetingTopic("job/j/macro/0"), greetingTopic("jobs")
+	room.Undiscovered = true
+	ta, err := Join(a, room)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ta.Close()
+	if _, err := Join(a, open); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	rendezvous := drouting.NewRoutingDiscovery(b.DHT)
+	providers := func(topic string) ([]peer.ID, error) {
+		fctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		ch, err := rendezvous.FindPeers(fctx, pubsubNamespace+topic)
+		if err != nil {
+			return nil, err
+		}
+		var ids []peer.ID
+		for p := range ch {
+			ids = append(ids, p.ID)
+		}
+		return ids, nil
+	}
+	// The discovered topic, joined after the room, shows up on the DHT.
+	wait.Until(t, 20*time.Second, func() error {
+		ids, err := providers(open.Name)
+		if err != nil || !slices.Contains(ids, a.ID()) {
+			return fmt.Errorf("jobs topic providers %v, err %v", ids, err)
+		}
+		return nil
+	})
+	if ids, err := providers(room.Name); err != nil || len(ids) != 0 {
+		t.Fatalf("undiscovered topic has providers %v (err %v)", ids, err)
+	}
+}
+
+// TestJoinReachesNamedMembers: a host that joins a topic with Reach dials
+// the named member, which it was not connected to, and hears its
+// messages.
+func TestJoinReachesNamedMembers(t *testing.T) {
+	a, c := newTestHost(t, nil), newTestHost(t, nil)
+	room := greetingTopic("job/j/macro/0")
+	room.Undiscovered = true
+	ta, err := Join(a, room)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ta.Close()
+	ctx := context.Background()
+	if len(c.Peers()) != 0 {
+		t.Fatal("c is connected before joining")
+	}
+	c.Peerstore().AddAddrs(a.ID(), a.Addrs(), time.Hour)
+	room.Reach = []peer.ID{a.ID()}
+	tc, err := Join(c, room)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tc.Close()
+	wait.Until(t, 20*time.Second, func() error {
+		if !slices.Contains(tc.Peers(), a.ID()) || !slices.Contains(ta.Peers(), c.ID()) {
+			return fmt.Errorf("room peers: a sees %v, c sees %v", ta.Peers(), tc.Peers())
+		}
+		return nil
+	})
+	// The mesh forms at gossipsub's next heartbeat; publish until c hears.
+	got := make(chan greeting, 1)
+	rctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	go func() {
+		if m, err := tc.Next(rctx); err == nil {
+			got <- m.Value
+		}
+	}()
+	wait.Until(t, 20*time.Second, func() error {
+		if err := ta.Publish(ctx, greeting{Author: a.ID().String(), Text: "hello room"}); err != nil {
+			return err
+		}
+		select {
+		case g := <-got:
+			if g.Text != "hello room" {
+				t.Fatalf("c received %q", g.Text)
+			}
+			return nil
+		case <-time.After(200 * time.Millisecond):
+			return errors.New("c has not received a's message")
+		}
+	})
 }
 
 func TestGossipParamsAreValid(t *testing.T) {

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
+	"time"
 
 	pubsub "github.com/libp2p/go-libp2p-pubsub"
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -34,7 +36,19 @@ type TopicConfig[T any] struct {
 	Check func(from peer.ID, msg T) error
 	// Buffer is the subscription's queue length. Default: 256.
 	Buffer int
+	// Undiscovered keeps the topic off the DHT: it is neither advertised
+	// nor searched for there (see discovery.go). Its subscribers are the
+	// peers in Reach, those connected already, and those who reach this
+	// host. For short-lived topics whose members are known otherwise,
+	// such as a MacroJob room.
+	Undiscovered bool
+	// Reach lists peers Join connects to in the background
+	// (Host.Reach), such as members a room's announcement and lock name.
+	Reach []peer.ID
 }
+
+// reachTimeout bounds Join's background dial of one TopicConfig.Reach peer.
+const reachTimeout = 30 * time.Second
 
 // Message is a validated message on a Topic.
 type Message[T any] struct {
@@ -50,6 +64,10 @@ type Topic[T any] struct {
 	h     *Host
 	topic *pubsub.Topic
 	sub   *pubsub.Subscription
+
+	show   func() // ends Undiscovered's hiding
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
 }
 
 // Join registers the topic's validator, joins it and subscribes.
@@ -63,23 +81,42 @@ func Join[T any](h *Host, cfg TopicConfig[T]) (*Topic[T], error) {
 	if cfg.Buffer <= 0 {
 		cfg.Buffer = 256
 	}
-	t := &Topic[T]{cfg: cfg, h: h}
+	t := &Topic[T]{cfg: cfg, h: h, show: func() {}}
 	if err := h.PubSub.RegisterTopicValidator(cfg.Name, t.validate); err != nil {
 		return nil, fmt.Errorf("p2p: validator for %s: %w", cfg.Name, err)
 	}
+	if cfg.Undiscovered && h.disc != nil {
+		t.show = h.disc.hide(cfg.Name) // before Subscribe, which advertises
+	}
 	topic, err := h.PubSub.Join(cfg.Name)
 	if err != nil {
+		t.show()
 		_ = h.PubSub.UnregisterTopicValidator(cfg.Name)
 		return nil, fmt.Errorf("p2p: join %s: %w", cfg.Name, err)
 	}
 	sub, err := topic.Subscribe(pubsub.WithBufferSize(cfg.Buffer))
 	if err != nil {
 		topic.Close()
+		t.show()
 		_ = h.PubSub.UnregisterTopicValidator(cfg.Name)
 		return nil, fmt.Errorf("p2p: subscribe %s: %w", cfg.Name, err)
 	}
 	t.topic, t.sub = topic, sub
+	ctx, cancel := context.WithCancel(h.runCtx)
+	t.cancel = cancel
+	for _, id := range cfg.Reach {
+		t.wg.Go(func() { t.reach(ctx, id) })
+	}
 	return t, nil
+}
+
+// reach connects to id, one of the topic's known members.
+func (t *Topic[T]) reach(ctx context.Context, id peer.ID) {
+	ctx, cancel := context.WithTimeout(ctx, reachTimeout)
+	defer cancel()
+	if err := t.h.Reach(ctx, id); err != nil && ctx.Err() == nil {
+		t.h.log.Debug("reach topic member", "topic", t.cfg.Name, "peer", id, "err", err)
+	}
 }
 
 func (t *Topic[T]) validate(_ context.Context, from peer.ID, m *pubsub.Message) pubsub.ValidationResult {
@@ -142,8 +179,11 @@ func (t *Topic[T]) Peers() []peer.ID { return t.topic.ListPeers() }
 
 // Close leaves the topic.
 func (t *Topic[T]) Close() error {
+	t.cancel()
+	t.wg.Wait()
 	t.sub.Cancel()
 	err := t.topic.Close()
+	t.show()
 	_ = t.h.PubSub.UnregisterTopicValidator(t.cfg.Name)
 	return err
 }
