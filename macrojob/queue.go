@@ -196,6 +196,7 @@ type Queue struct {
 
 	lastBroadcast time.Time
 	wanting       bool
+	wantUpTo      int // most items the pending request locks, 1..MaxLocksPerTurn
 	lastRequest   time.Time
 	unacked       map[int]bool // own results not yet in an owner snapshot
 	// heard are requests this node saw while not owner, with the time last
@@ -336,10 +337,19 @@ func (q *Queue) Snapshot() *Snapshot {
 // the new snapshot); any other node publishes a Request and re-publishes it
 // every Rebroadcast until ownership arrives.
 func (q *Queue) Request(now time.Time) []Msg {
+	return q.RequestUpTo(now, q.cfg.MaxLocksPerTurn)
+}
+
+// RequestUpTo is Request for a turn of at most n MicroJobs (n is held to
+// 1..MaxLocksPerTurn): a processor that knows its MicroJobs are slow takes
+// no more than it can run before their locks expire. The wire is the same;
+// only the owner's grab is smaller.
+func (q *Queue) RequestUpTo(now time.Time, n int) []Msg {
 	if q.Done() {
 		return nil
 	}
 	q.wanting = true
+	q.wantUpTo = min(max(n, 1), q.cfg.MaxLocksPerTurn)
 	if q.IsOwner() {
 		if q.drive(now) {
 			return q.commit(now)
@@ -746,7 +756,7 @@ func (q *Queue) drive(now time.Time) bool {
 				open++
 			}
 		}
-		limit := min(q.cfg.MaxLocksPerTurn, max(1, open/(1+len(q.pending))))
+		limit := min(q.turnLimit(), max(1, open/(1+len(q.pending))))
 		var taken []ID
 		if q.cfg.Avoid != nil {
 			for i := range q.items {
@@ -886,6 +896,14 @@ func (q *Queue) ackResults(s *Snapshot) {
 			delete(q.unacked, i)
 		}
 	}
+}
+
+// turnLimit is the most items this node's turn locks.
+func (q *Queue) turnLimit() int {
+	if q.wantUpTo > 0 {
+		return q.wantUpTo
+	}
+	return q.cfg.MaxLocksPerTurn
 }
 
 func (q *Queue) markProcessed(i int) bool {

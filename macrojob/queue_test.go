@@ -229,3 +229,35 @@ func TestAvoid(t *testing.T) {
 		t.Fatalf("second turn locked %v, want v (nothing else is open)", got)
 	}
 }
+
+// TestRequestUpTo: a request for a smaller turn locks no more than it
+// asks, however large M is; the ask is held to 1..M.
+func TestRequestUpTo(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.MaxLocksPerTurn = 5
+	items := []ID{"m0", "m1", "m2", "m3", "m4", "m5", "m6", "m7", "m8", "m9"}
+	q, err := New(cfg, Params{Self: "a", Room: "r", Items: items, Creator: "a"}, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	turn := func(n, want int) {
+		t.Helper()
+		q.RequestUpTo(t0, n)
+		got := q.Ready()
+		if len(got) != want {
+			t.Fatalf("RequestUpTo(%d) locked %v, want %d", n, got, want)
+		}
+		for _, id := range got {
+			if _, err := q.Complete(id, t0); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	turn(2, 2)
+	turn(0, 1)  // at least one
+	turn(99, 5) // at most M
+	turn(3, 2)  // what is left
+	if !q.Done() {
+		t.Fatal("queue not done")
+	}
+}

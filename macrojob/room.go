@@ -337,6 +337,11 @@ func (r *Room) do(ctx context.Context, cmd func(now time.Time) []Msg) error {
 // Next asks for work and blocks until the queue locks a MicroJob for this
 // node. It returns ErrRoomDone when every MicroJob is processed.
 func (r *Room) Next(ctx context.Context) (ID, error) {
+	return r.next(ctx, r.cfg.Queue.MaxLocksPerTurn)
+}
+
+// next is Next for a turn of at most upTo MicroJobs.
+func (r *Room) next(ctx context.Context, upTo int) (ID, error) {
 	for drained := false; !drained; {
 		select {
 		case id := <-r.ready:
@@ -350,7 +355,7 @@ func (r *Room) Next(ctx context.Context) (ID, error) {
 	if r.Done() {
 		return "", ErrRoomDone
 	}
-	if err := r.do(ctx, func(now time.Time) []Msg { return r.q.Request(now) }); err != nil {
+	if err := r.do(ctx, func(now time.Time) []Msg { return r.q.RequestUpTo(now, upTo) }); err != nil {
 		return "", err
 	}
 	check := time.NewTicker(r.cfg.Tick)
@@ -374,11 +379,12 @@ func (r *Room) Next(ctx context.Context) (ID, error) {
 }
 
 // NextBatch is Next, followed by every other MicroJob the queue has
-// already locked for this node, up to max in all: an owner's grab of
-// MaxLocksPerTurn MicroJobs comes back as one batch, so the caller can run
-// them and write their results together.
+// already locked for this node, up to max in all: an owner's grab comes
+// back as one batch, so the caller can run them and write their results
+// together. A turn it asks for locks no more than max (and no more than
+// MaxLocksPerTurn).
 func (r *Room) NextBatch(ctx context.Context, max int) ([]ID, error) {
-	id, err := r.Next(ctx)
+	id, err := r.next(ctx, max)
 	if err != nil {
 		return nil, err
 	}

@@ -102,10 +102,12 @@ var tunings = []tuning{
 		pc.Poll = 50 * time.Millisecond
 		pc.Room.Tick = 20 * time.Millisecond
 	}},
-	// An owner locks one (five) MicroJobs per turn instead of the
-	// default three; the worker runs a turn's MicroJobs and writes their
-	// commitments as one store batch.
+	// An owner locks at most one (three, five) MicroJobs per turn
+	// instead of the default ten; the worker runs a turn's MicroJobs and
+	// writes their commitments as one store batch. turn3 was the default
+	// until the ninth series.
 	{name: "turn1", proc: func(pc *processor.Config) { pc.Room.Queue.MaxLocksPerTurn = 1 }},
+	{name: "turn3", proc: func(pc *processor.Config) { pc.Room.Queue.MaxLocksPerTurn = 3 }},
 	{name: "turn5", proc: func(pc *processor.Config) { pc.Room.Queue.MaxLocksPerTurn = 5 }},
 	// The store re-announces its heads less often (localmesh sets 1s).
 	{name: "storerebroadcast10s", node: func(cfg *node.Config) { cfg.Store.Rebroadcast = node.Duration(10 * time.Second) }},

@@ -78,9 +78,10 @@ func (w *Worker) runVerifiers(ctx context.Context, js *jobState) bool {
 	if err != nil {
 		return false
 	}
+	turn := w.turnSize(js)
 	w.mu.Lock()
 	due := dueVerifiers(js.plan, js.verifiers, w.self, func(id jobs.ID) bool { return committed[id] || js.mine[id] },
-		func(id jobs.ID) bool { return js.mine[id] }, time.Since(js.learnedAt), w.processingTimeout(), w.turnSize())
+		func(id jobs.ID) bool { return js.mine[id] }, time.Since(js.learnedAt), w.processingTimeout(), turn)
 	w.mu.Unlock()
 	if len(due) == 0 {
 		return false

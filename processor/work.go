@@ -128,7 +128,7 @@ func (w *Worker) step(ctx context.Context) bool {
 		w.mu.Lock()
 		js.stopWait = cancel // a verdict ends the wait (noticeRecord)
 		w.mu.Unlock()
-		ids, err := room.NextBatch(nctx, w.turnSize())
+		ids, err := room.NextBatch(nctx, w.turnSize(js))
 		cancel()
 		switch {
 		case errors.Is(err, macrojob.ErrRoomDone):
@@ -291,6 +291,7 @@ func (w *Worker) firstOwners(js *jobState) []string {
 			}
 		}
 	}
+	eligible := len(procs)
 	if len(holders) > 0 {
 		// Model locality (seed 001): when eligible processors hold the
 		// job's models, they open its rooms; the others join after the
@@ -310,7 +311,7 @@ func (w *Worker) firstOwners(js *jobState) []string {
 	}
 	verifiers := verifierRunners(id, js.plan, procs, owners)
 	w.mu.Lock()
-	js.owners, js.verifiers, js.ownersView = owners, verifiers, v
+	js.owners, js.verifiers, js.ownersView, js.eligible = owners, verifiers, v, eligible
 	w.mu.Unlock()
 	return owners
 }
@@ -410,13 +411,52 @@ func hashOf(parts ...string) [32]byte {
 	return out
 }
 
-// turnSize is how many MicroJobs the worker takes from a room at once:
-// what the queue locks for an owner per turn.
-func (w *Worker) turnSize() int {
-	if m := w.cfg.Room.Queue.MaxLocksPerTurn; m > 0 {
-		return m
+// firstTurn is the turn size for a job whose MicroJobs this worker has
+// not run yet.
+const firstTurn = 3
+
+// turnSize is how many MicroJobs the worker takes from a room at once
+// (what the queue locks for it per turn), and the most verifier MicroJobs
+// it runs in one step. Turns end with one store batch and one progress
+// message, so fewer, larger turns cost the mesh less; but a turn holds
+// its MicroJobs from the job's other processors. So a turn is at most:
+//   - MaxLocksPerTurn;
+//   - half of this processor's share of the work left, ⌈left ÷ 2P⌉ for
+//     P eligible processors (guided self-scheduling: turns shrink as the
+//     job nears its end, so that no processor is left running a long
+//     turn while the others are idle);
+//   - what it can run, at the pace of its recent MicroJobs of the job, in
+//     half the time a lock lasts (ProcessingTimeout): a turn longer than
+//     its locks would have its last MicroJobs run twice. A job not run
+//     yet starts at firstTurn.
+func (w *Worker) turnSize(js *jobState) int {
+	n := w.cfg.Room.Queue.MaxLocksPerTurn
+	if n <= 0 {
+		n = macrojob.DefaultConfig().MaxLocksPerTurn
 	}
-	return macrojob.DefaultConfig().MaxLocksPerTurn
+	w.mu.Lock()
+	per, procs, done := js.runTime, js.eligible, len(js.doneMap)
+	w.mu.Unlock()
+	if procs > 0 && js.plan != nil {
+		left := max(js.plan.NumMicroJobs()-done, 1)
+		n = min(n, (left+2*procs-1)/(2*procs))
+	}
+	if per <= 0 {
+		return min(n, firstTurn)
+	}
+	return max(1, min(n, int(w.processingTimeout()/2/per)))
+}
+
+// ranFor folds one MicroJob's run time into the job's pace (a moving
+// average weighing the latest run 3/10).
+func (w *Worker) ranFor(js *jobState, d time.Duration) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if js.runTime <= 0 {
+		js.runTime = d
+		return
+	}
+	js.runTime = (7*js.runTime + 3*d) / 10
 }
 
 // process runs the MicroJobs of one ownership turn, writes their
@@ -465,7 +505,9 @@ func (w *Worker) process(ctx context.Context, js *jobState, room *macrojob.Room,
 				return
 			}
 		}
+		start := time.Now()
 		d, c, err := w.run(ctx, js, micro)
+		w.ranFor(js, time.Since(start))
 		if err != nil {
 			w.fail(js, "running MicroJob", err)
 			continue

@@ -53,7 +53,8 @@ type Config struct {
 	VRAMMiB   uint64
 	// Room configures the MacroJob rooms (queue timeouts, lock TTL).
 	// Default: the queue's defaults with a 1m room lock, except
-	// MaxLocksPerTurn 3.
+	// MaxLocksPerTurn 10 (the worker takes fewer when its MicroJobs are
+	// slow; see turnSize).
 	Room macrojob.RoomConfig
 	// Poll is how often an idle worker looks for work, and how often
 	// pending disclosures and finalization are re-checked. Default 2s.
@@ -150,7 +151,7 @@ func DefaultConfig() Config {
 		DiscloseGrace: 30 * time.Second,
 		// Three MicroJobs per ownership turn, run and committed as one
 		// batch: fewer handoffs and store deltas (docs/BENCHMARKS.md).
-		Room:         macrojob.RoomConfig{Queue: macrojob.Config{MaxLocksPerTurn: 3}},
+		Room:         macrojob.RoomConfig{Queue: macrojob.Config{MaxLocksPerTurn: 10}},
 		RerunTimeout: 2 * time.Minute,
 		MaxCodeSize:  64 << 20,
 		MaxDataSize:  1 << 30,
@@ -278,8 +279,10 @@ type jobState struct {
 	info       *jobs.JobInfo
 	plan       *jobs.Plan
 	code, data []byte
-	failed     time.Time // last fetch or run failure, for backoff
-	complete   time.Time // when this node first saw every MicroJob with a result
+	failed     time.Time     // last fetch or run failure, for backoff
+	runTime    time.Duration // moving average of this worker's MicroJob runs (turnSize)
+	eligible   int           // processors eligible for the job in the last view (firstOwners)
+	complete   time.Time     // when this node first saw every MicroJob with a result
 	// standbyUntil: another processor is finishing the job (finalizer.go);
 	// this one does not judge it again before then.
 	standbyUntil time.Time
