@@ -23,12 +23,14 @@ func TestMetricsCountStatsDeltas(t *testing.T) {
 	m.count(Stats{Handoffs: 3}, Stats{Handoffs: 3}) // nothing new
 	var nilMetrics *Metrics
 	nilMetrics.count(Stats{}, Stats{Handoffs: 9}) // rooms without metrics
-	for event, want := range map[string]float64{"handoff": 3, "lock": 1, "takeover": 1, "stepdown": 0, "reopen": 0} {
+	m.unsent(2)
+	nilMetrics.unsent(1)
+	for event, want := range map[string]float64{"handoff": 3, "lock": 1, "takeover": 1, "stepdown": 0, "reopen": 0, "unsent": 2} {
 		if got := testutil.ToFloat64(m.events.WithLabelValues(event)); got != want {
 			t.Errorf("%s: %v, want %v", event, got, want)
 		}
 	}
-	if n := testutil.CollectAndCount(m.events); n != 5 {
-		t.Fatalf("%d series, want 5", n)
+	if n := testutil.CollectAndCount(m.events); n != 6 {
+		t.Fatalf("%d series, want 6", n)
 	}
 }

@@ -314,7 +314,17 @@ func (r *Room) loop(ctx context.Context, in <-chan p2p.Message[Msg], first *Snap
 	}
 }
 
+// publish sends the queue's messages, unless the room's channel has no
+// other member: then nobody could receive them, and a member who joins
+// later gets the state from the queue's re-broadcast (or the answer to
+// its Request). Publishing costs a signature, and the node checks its own
+// messages too; a room worked by one processor alone made most of its
+// snapshots this way.
 func (r *Room) publish(ctx context.Context, msgs []Msg) {
+	if len(msgs) > 0 && !r.topic.HasPeers() {
+		r.metrics.unsent(len(msgs))
+		return
+	}
 	for _, m := range msgs {
 		if err := r.topic.Publish(ctx, m); err != nil && ctx.Err() == nil {
 			// Lost messages are re-sent by the queue's re-broadcast.

@@ -12,6 +12,7 @@ import (
 	ds "github.com/ipfs/go-datastore"
 	dssync "github.com/ipfs/go-datastore/sync"
 	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/internal/wait"
@@ -241,5 +242,103 @@ func TestRoomBatchesHandOutWholeTurns(t *testing.T) {
 		if seen[id] != 1 {
 			t.Fatalf("%s processed %d times: %v", id, seen[id], seen)
 		}
+	}
+}
+
+// TestLoneRoomPublishesNothingAndALateMemberCatchesUp: a room whose
+// channel has no other member publishes none of its queue messages (they
+// would reach nobody); a member that joins later still gets the queue
+// (the owner's re-broadcast, or its answer to the Request) and its share
+// of the work, and every MicroJob is processed once.
+func TestLoneRoomPublishesNothingAndALateMemberCatchesUp(t *testing.T) {
+	nodes := testNodes(t, 2)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	items := []ID{"m0", "m1", "m2", "m3", "m4", "m5"}
+	creator := PeerID(nodes[0].host.ID().String())
+	cfg := RoomConfig{Queue: Config{MaxLocksPerTurn: 2, ProcessingTimeout: 10 * time.Second, OwnerTimeout: 2 * time.Second, Rebroadcast: 200 * time.Millisecond}, LockTTL: time.Minute}
+	met, err := NewMetrics(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alone, err := JoinRoom(ctx, RoomParams{Host: nodes[0].host, Store: nodes[0].store, JobID: "job1", Items: items, Creator: creator, Metrics: met}, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer alone.Close()
+	first, err := alone.NextBatch(ctx, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := alone.CompleteAll(ctx, first); err != nil {
+		t.Fatal(err)
+	}
+	unsent := func() float64 { return testutil.ToFloat64(met.events.WithLabelValues("unsent")) }
+	wait.Until(t, 10*time.Second, func() error {
+		if unsent() == 0 {
+			return errors.New("the lone owner's snapshots were not left unsent")
+		}
+		return nil
+	})
+	late, err := JoinRoom(ctx, RoomParams{Host: nodes[1].host, Store: nodes[1].store, JobID: "job1", Items: items, Creator: creator}, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer late.Close()
+	var mu sync.Mutex
+	seen := map[ID]int{}
+	for _, id := range first {
+		seen[id]++
+	}
+	lateGot, held := 0, false
+	var wg sync.WaitGroup
+	for i, r := range []*Room{alone, late} {
+		wg.Go(func() {
+			for {
+				ids, err := r.NextBatch(ctx, 1)
+				if errors.Is(err, ErrRoomDone) {
+					return
+				}
+				if err != nil {
+					t.Errorf("member %d: %v", i, err)
+					return
+				}
+				mu.Lock()
+				for _, id := range ids {
+					seen[id]++
+				}
+				if i == 1 {
+					lateGot += len(ids)
+				}
+				mu.Unlock()
+				// The owner holds its first MicroJob after the late join
+				// until ownership has passed to the late member, which
+				// happens only once the late member's Request arrived.
+				if i == 0 && !held {
+					held = true
+					if err := wait.For(20*time.Second, func() error {
+						if o, err := r.Owner(ctx); err == nil && o == creator {
+							return errors.New("ownership has not passed to the late member")
+						}
+						return nil
+					}); err != nil {
+						t.Error(err)
+					}
+				}
+				if err := r.CompleteAll(ctx, ids); err != nil {
+					t.Errorf("member %d: complete: %v", i, err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for _, id := range items {
+		if seen[id] != 1 {
+			t.Errorf("%s processed %d times, want once", id, seen[id])
+		}
+	}
+	if lateGot == 0 {
+		t.Error("the member that joined late got no work")
 	}
 }

@@ -378,6 +378,9 @@ func TestJoinReachesNamedMembers(t *testing.T) {
 	if len(c.Peers()) != 0 {
 		t.Fatal("c is connected before joining")
 	}
+	if ta.HasPeers() {
+		t.Fatal("a alone in the topic reports peers")
+	}
 	c.Peerstore().AddAddrs(a.ID(), a.Addrs(), time.Hour)
 	room.Reach = []peer.ID{a.ID()}
 	tc, err := Join(c, room)
@@ -386,8 +389,8 @@ func TestJoinReachesNamedMembers(t *testing.T) {
 	}
 	defer tc.Close()
 	wait.Until(t, 20*time.Second, func() error {
-		if !slices.Contains(tc.Peers(), a.ID()) || !slices.Contains(ta.Peers(), c.ID()) {
-			return fmt.Errorf("room peers: a sees %v, c sees %v", ta.Peers(), tc.Peers())
+		if !slices.Contains(tc.Peers(), a.ID()) || !slices.Contains(ta.Peers(), c.ID()) || !ta.HasPeers() || !tc.HasPeers() {
+			return fmt.Errorf("room peers: a sees %v (has peers %v), c sees %v (%v)", ta.Peers(), ta.HasPeers(), tc.Peers(), tc.HasPeers())
 		}
 		return nil
 	})
@@ -413,6 +416,13 @@ func TestJoinReachesNamedMembers(t *testing.T) {
 		case <-time.After(200 * time.Millisecond):
 			return errors.New("c has not received a's message")
 		}
+	})
+	tc.Close()
+	wait.Until(t, 10*time.Second, func() error {
+		if ta.HasPeers() {
+			return errors.New("a still reports peers after c left")
+		}
+		return nil
 	})
 }
 

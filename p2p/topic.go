@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	pubsub "github.com/libp2p/go-libp2p-pubsub"
@@ -68,6 +69,11 @@ type Topic[T any] struct {
 	show   func() // ends Undiscovered's hiding
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+	events *pubsub.TopicEventHandler
+
+	peersMu sync.Mutex
+	peers   map[peer.ID]bool // subscribed peers, from the topic's events
+	npeers  atomic.Int32
 }
 
 // Join registers the topic's validator, joins it and subscribes.
@@ -101,14 +107,45 @@ func Join[T any](h *Host, cfg TopicConfig[T]) (*Topic[T], error) {
 		_ = h.PubSub.UnregisterTopicValidator(cfg.Name)
 		return nil, fmt.Errorf("p2p: subscribe %s: %w", cfg.Name, err)
 	}
-	t.topic, t.sub = topic, sub
+	events, err := topic.EventHandler()
+	if err != nil {
+		sub.Cancel()
+		topic.Close()
+		t.show()
+		_ = h.PubSub.UnregisterTopicValidator(cfg.Name)
+		return nil, fmt.Errorf("p2p: peer events of %s: %w", cfg.Name, err)
+	}
+	t.topic, t.sub, t.events, t.peers = topic, sub, events, map[peer.ID]bool{}
 	ctx, cancel := context.WithCancel(h.runCtx)
 	t.cancel = cancel
+	t.wg.Go(func() { t.trackPeers(ctx) })
 	for _, id := range cfg.Reach {
 		t.wg.Go(func() { t.reach(ctx, id) })
 	}
 	return t, nil
 }
+
+// trackPeers keeps the set of the topic's subscribed peers.
+func (t *Topic[T]) trackPeers(ctx context.Context) {
+	for {
+		ev, err := t.events.NextPeerEvent(ctx)
+		if err != nil {
+			return
+		}
+		t.peersMu.Lock()
+		if ev.Type == pubsub.PeerJoin {
+			t.peers[ev.Peer] = true
+		} else {
+			delete(t.peers, ev.Peer)
+		}
+		t.npeers.Store(int32(len(t.peers)))
+		t.peersMu.Unlock()
+	}
+}
+
+// HasPeers reports whether some other peer is known to be subscribed to
+// the topic. A message published while none is reaches nobody.
+func (t *Topic[T]) HasPeers() bool { return t.npeers.Load() > 0 }
 
 // reach connects to id, one of the topic's known members.
 func (t *Topic[T]) reach(ctx context.Context, id peer.ID) {
@@ -181,6 +218,7 @@ func (t *Topic[T]) Peers() []peer.ID { return t.topic.ListPeers() }
 func (t *Topic[T]) Close() error {
 	t.cancel()
 	t.wg.Wait()
+	t.events.Cancel()
 	t.sub.Cancel()
 	err := t.topic.Close()
 	t.show()
