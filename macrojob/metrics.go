@@ -17,7 +17,7 @@ type Metrics struct {
 func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 	events := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: "jobmesh", Subsystem: "macrojob", Name: "queue_events_total",
-		Help: "MicroJob queue events on this node: handoff (ownership passed to a requester), takeover (successor rule), stepdown, lock (a MicroJob locked for this node), reopen (an expired lock reopened), unsent (a queue message not published because the room had no other member).",
+		Help: "MicroJob queue events on this node: handoff (ownership passed to a requester), takeover (successor rule), stepdown, lock (a MicroJob locked for this node), reopen (an expired lock reopened), unsent (a snapshot not published because the room had no other member).",
 	}, []string{"event"})
 	for _, e := range []string{"handoff", "takeover", "stepdown", "lock", "reopen", "unsent"} {
 		events.WithLabelValues(e) // export zeros so that rates work
@@ -38,7 +38,7 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 	return &Metrics{events: events}, nil
 }
 
-// unsent counts n queue messages left unpublished (Room.publish).
+// unsent counts n snapshots left unpublished (Room.publish).
 func (m *Metrics) unsent(n int) {
 	if m != nil {
 		m.events.WithLabelValues("unsent").Add(float64(n))

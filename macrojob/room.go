@@ -109,6 +109,7 @@ type Room struct {
 	jobID   string
 	macro   uint64
 	self    PeerID
+	heard   time.Time // last message from another member (loop only)
 	log     *slog.Logger
 	ready   chan ID
 	cmds    chan func(now time.Time) []Msg
@@ -268,7 +269,7 @@ func (r *Room) loop(ctx context.Context, in <-chan p2p.Message[Msg], first *Snap
 	lastLock := time.Now()
 	// The creator announces the queue at once.
 	if r.q.IsOwner() {
-		r.publish(ctx, []Msg{first})
+		r.publish(ctx, time.Now(), []Msg{first})
 	}
 	for {
 		var out []Msg
@@ -278,6 +279,7 @@ func (r *Room) loop(ctx context.Context, in <-chan p2p.Message[Msg], first *Snap
 			return
 		case m := <-in:
 			var err error
+			r.heard = now
 			out, err = r.q.Receive(PeerID(m.From.String()), m.Value, now)
 			if err != nil {
 				r.log.Debug("queue message rejected", "from", m.From, "err", err)
@@ -296,7 +298,7 @@ func (r *Room) loop(ctx context.Context, in <-chan p2p.Message[Msg], first *Snap
 				r.log.Warn("dropping a ready MicroJob; no worker is waiting", "micro", id)
 			}
 		}
-		r.publish(ctx, out)
+		r.publish(ctx, now, out)
 		if r.metrics != nil {
 			st := r.q.Stats()
 			r.metrics.count(r.counted, st)
@@ -314,18 +316,23 @@ func (r *Room) loop(ctx context.Context, in <-chan p2p.Message[Msg], first *Snap
 	}
 }
 
-// publish sends the queue's messages, unless the room's channel has no
-// other member: then nobody could receive them, and a member who joins
-// later gets the state from the queue's re-broadcast (or the answer to
-// its Request). Publishing costs a signature, and the node checks its own
-// messages too; a room worked by one processor alone made most of its
-// snapshots this way.
-func (r *Room) publish(ctx context.Context, msgs []Msg) {
-	if len(msgs) > 0 && !r.topic.HasPeers() {
-		r.metrics.unsent(len(msgs))
-		return
-	}
+// publish sends the queue's messages, except snapshots while the room's
+// channel has no other member: nobody could receive them, and a member
+// who joins later gets the state from the owner's answer to its Request
+// or the next re-broadcast. Publishing costs a signature, and the node
+// checks its own messages too; a room worked by one processor alone made
+// most of its snapshots this way. A member heard from within
+// OwnerTimeout counts as present even before the topic's peer events name
+// it, so that the answer to a newcomer's first Request goes out at once.
+// Requests and results always go out: a newcomer has not seen the
+// topic's peer events yet when it asks for its first turn.
+func (r *Room) publish(ctx context.Context, now time.Time, msgs []Msg) {
+	alone := !r.topic.HasPeers() && now.Sub(r.heard) > r.cfg.Queue.OwnerTimeout
 	for _, m := range msgs {
+		if _, ok := m.(*Snapshot); ok && alone {
+			r.metrics.unsent(1)
+			continue
+		}
 		if err := r.topic.Publish(ctx, m); err != nil && ctx.Err() == nil {
 			// Lost messages are re-sent by the queue's re-broadcast.
 			r.log.Debug("publish queue message", "err", err)

@@ -246,8 +246,8 @@ func TestRoomBatchesHandOutWholeTurns(t *testing.T) {
 }
 
 // TestLoneRoomPublishesNothingAndALateMemberCatchesUp: a room whose
-// channel has no other member publishes none of its queue messages (they
-// would reach nobody); a member that joins later still gets the queue
+// channel has no other member publishes no snapshots (they would reach
+// nobody); a member that joins later still gets the queue
 // (the owner's re-broadcast, or its answer to the Request) and its share
 // of the work, and every MicroJob is processed once.
 func TestLoneRoomPublishesNothingAndALateMemberCatchesUp(t *testing.T) {
