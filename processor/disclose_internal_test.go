@@ -169,3 +169,37 @@ func TestHeldDisclosureGoesOutAfterTheHold(t *testing.T) {
 		t.Errorf("hold with a slow Poll: %s, want the cap %s", got, maxDiscloseHold)
 	}
 }
+
+// TestHoldLastsWhileTheTurnRuns: a due disclosure waits for a running
+// turn while the turn is expected to go on (its MicroJobs at the job's
+// pace, and half again), beyond discloseHold but never beyond maxTurnHold.
+func TestHoldLastsWhileTheTurnRuns(t *testing.T) {
+	t0 := time.Unix(1_800_000_000, 0)
+	for _, c := range []struct {
+		name       string
+		n          int
+		per        time.Duration
+		held, sent time.Duration
+	}{
+		{"a turn of ten 100 ms MicroJobs", 10, 100 * time.Millisecond, 1499 * time.Millisecond, 1500 * time.Millisecond},
+		{"a turn expected to run for minutes", 100, time.Second, maxTurnHold - time.Millisecond, maxTurnHold},
+		{"a turn of unknown pace", 3, 0, 199 * time.Millisecond, 200 * time.Millisecond},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := newDiscloseFixture(t, 200*time.Millisecond)
+			ctx := context.Background()
+			f.commit(t, 0)
+			f.w.turns.Add(1)
+			f.w.expectTurn(t0, c.n, c.per)
+			f.w.discloseAt(ctx, t0)
+			f.w.discloseAt(ctx, t0.Add(c.held))
+			if n := f.disclosed(t, 0); n != 0 {
+				t.Fatalf("%d disclosures written %s into the turn, want them held", n, c.held)
+			}
+			f.w.discloseAt(ctx, t0.Add(c.sent))
+			if n, want := f.disclosed(t, 0), len(f.js.plan.Macros[0].Micros); n != want {
+				t.Fatalf("%d disclosures written %s into the turn, want %d", n, c.sent, want)
+			}
+		})
+	}
+}

@@ -469,6 +469,10 @@ func (w *Worker) ranFor(js *jobState, d time.Duration) {
 func (w *Worker) process(ctx context.Context, js *jobState, room *macrojob.Room, ids []macrojob.ID) {
 	w.turns.Add(1)
 	defer w.endTurn()
+	w.mu.Lock()
+	per := js.runTime
+	w.mu.Unlock()
+	w.expectTurn(time.Now(), len(ids), per)
 	if replicated(js) {
 		w.processReplicas(ctx, js, room, ids)
 		return

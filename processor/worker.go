@@ -262,6 +262,9 @@ type Worker struct {
 	// readySince is, by disclosure key, when disclose first found a
 	// disclosure due but held it for the running turn to carry.
 	readySince map[string]time.Time
+	// turnEnd is when the running turns are expected to end (expectTurn);
+	// guarded by discloseMu.
+	turnEnd time.Time
 	// turns counts the turns (process) running now.
 	turns atomic.Int32
 
