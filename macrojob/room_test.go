@@ -218,41 +218,14 @@ func TestRoomBatchesHandOutWholeTurns(t *testing.T) {
 	if err := rooms[0].CompleteAll(ctx, batch); err != nil {
 		t.Fatal(err)
 	}
-	var mu sync.Mutex
-	seen := map[ID]int{}
+	seen, _ := workRooms(ctx, t, rooms, 5, func(i int, ids []ID) {
+		if len(ids) > 3 {
+			t.Errorf("node %d: a batch of %d exceeds the turn's 3", i, len(ids))
+		}
+	})
 	for _, id := range batch {
 		seen[id]++
 	}
-	var wg sync.WaitGroup
-	for i, r := range rooms {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				ids, err := r.NextBatch(ctx, 5)
-				if errors.Is(err, ErrRoomDone) {
-					return
-				}
-				if err != nil {
-					t.Errorf("node %d: %v", i, err)
-					return
-				}
-				if len(ids) > 3 {
-					t.Errorf("node %d: a batch of %d exceeds the turn's 3", i, len(ids))
-				}
-				mu.Lock()
-				for _, id := range ids {
-					seen[id]++
-				}
-				mu.Unlock()
-				if err := r.CompleteAll(ctx, ids); err != nil {
-					t.Errorf("node %d: complete: %v", i, err)
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
 	for _, id := range items {
 		if seen[id] != 1 {
 			t.Fatalf("%s processed %d times: %v", id, seen[id], seen)
@@ -300,60 +273,33 @@ func TestLoneRoomPublishesNothingAndALateMemberCatchesUp(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer late.Close()
-	var mu sync.Mutex
-	seen := map[ID]int{}
+	held := false
+	seen, byRoom := workRooms(ctx, t, []*Room{alone, late}, 1, func(i int, ids []ID) {
+		// The owner holds its first MicroJob after the late join until
+		// ownership has passed to the late member, which happens only
+		// once the late member's Request arrived.
+		if i != 0 || held {
+			return
+		}
+		held = true
+		if err := wait.For(20*time.Second, func() error {
+			if o, err := alone.Owner(ctx); err == nil && o == creator {
+				return errors.New("ownership has not passed to the late member")
+			}
+			return nil
+		}); err != nil {
+			t.Error(err)
+		}
+	})
 	for _, id := range first {
 		seen[id]++
 	}
-	lateGot, held := 0, false
-	var wg sync.WaitGroup
-	for i, r := range []*Room{alone, late} {
-		wg.Go(func() {
-			for {
-				ids, err := r.NextBatch(ctx, 1)
-				if errors.Is(err, ErrRoomDone) {
-					return
-				}
-				if err != nil {
-					t.Errorf("member %d: %v", i, err)
-					return
-				}
-				mu.Lock()
-				for _, id := range ids {
-					seen[id]++
-				}
-				if i == 1 {
-					lateGot += len(ids)
-				}
-				mu.Unlock()
-				// The owner holds its first MicroJob after the late join
-				// until ownership has passed to the late member, which
-				// happens only once the late member's Request arrived.
-				if i == 0 && !held {
-					held = true
-					if err := wait.For(20*time.Second, func() error {
-						if o, err := r.Owner(ctx); err == nil && o == creator {
-							return errors.New("ownership has not passed to the late member")
-						}
-						return nil
-					}); err != nil {
-						t.Error(err)
-					}
-				}
-				if err := r.CompleteAll(ctx, ids); err != nil {
-					t.Errorf("member %d: complete: %v", i, err)
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
 	for _, id := range items {
 		if seen[id] != 1 {
 			t.Errorf("%s processed %d times, want once", id, seen[id])
 		}
 	}
-	if lateGot == 0 {
+	if byRoom[1] == 0 {
 		t.Error("the member that joined late got no work")
 	}
 }
@@ -381,4 +327,42 @@ func TestUntakenRoomLockIsWrittenByTheRoom(t *testing.T) {
 	if _, ok := rooms[0].LockEntry(time.Now()); ok {
 		t.Fatal("the creator still owes the lock its room wrote")
 	}
+}
+
+// workRooms has every room take batches of up to max MicroJobs and
+// complete them until its queue is done; each batch goes to hold (room
+// index, ids) before it is completed. It returns how often each MicroJob
+// was taken, and how many each room took.
+func workRooms(ctx context.Context, t *testing.T, rooms []*Room, max int, hold func(i int, ids []ID)) (map[ID]int, []int) {
+	t.Helper()
+	var mu sync.Mutex
+	seen, byRoom := map[ID]int{}, make([]int, len(rooms))
+	var wg sync.WaitGroup
+	for i, r := range rooms {
+		wg.Go(func() {
+			for {
+				ids, err := r.NextBatch(ctx, max)
+				if errors.Is(err, ErrRoomDone) {
+					return
+				}
+				if err != nil {
+					t.Errorf("room %d: %v", i, err)
+					return
+				}
+				mu.Lock()
+				for _, id := range ids {
+					seen[id]++
+				}
+				byRoom[i] += len(ids)
+				mu.Unlock()
+				hold(i, ids)
+				if err := r.CompleteAll(ctx, ids); err != nil {
+					t.Errorf("room %d: complete: %v", i, err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return seen, byRoom
 }

@@ -2,10 +2,8 @@ package processor
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"errors"
 	"log/slog"
-	"math/big"
 	"slices"
 	"strings"
 	"testing"
@@ -18,22 +16,7 @@ import (
 )
 
 func TestGroupReplicaItems(t *testing.T) {
-	info := &jobs.JobInfo{
-		Code:         jobs.Source{URI: "file:///c", SHA256: sha256.Sum256([]byte("c"))},
-		Data:         jobs.Data{Source: jobs.Source{URI: "file:///d", SHA256: sha256.Sum256([]byte("dddddd"))}, Size: 6},
-		Slicing:      jobs.Slicing{BlockSize: 1, MicroJobs: 2, BlocksPerMicro: 1},
-		Seed:         sha256.Sum256([]byte("s")),
-		PriceWei:     big.NewInt(1),
-		Creator:      jobs.Address{1},
-		Deadline:     2_000_000_000,
-		Output:       jobs.Output{Kind: jobs.OutputConcat},
-		Requirements: jobs.Requirements{Replicas: 3},
-	}
-	info.ApplyDefaults()
-	plan, err := jobs.Slice(info)
-	if err != nil {
-		t.Fatal(err)
-	}
+	info, plan := byteJob(t, 6, 2, jobs.Requirements{Replicas: 3})
 	js := &jobState{info: info, plan: plan}
 	m := &plan.Macros[0]
 	items := roomItems(js, m)
@@ -90,22 +73,7 @@ func TestGroupWaitingLogsOnce(t *testing.T) {
 	var buf bytes.Buffer
 	w := &Worker{log: slog.New(slog.NewTextHandler(&buf, nil))}
 	w.groups.events = newGroupMetrics(prometheus.NewRegistry())
-	info := &jobs.JobInfo{
-		Code:         jobs.Source{URI: "file:///c", SHA256: sha256.Sum256([]byte("c"))},
-		Data:         jobs.Data{Source: jobs.Source{URI: "file:///d", SHA256: sha256.Sum256([]byte("dd"))}, Size: 2},
-		Slicing:      jobs.Slicing{BlockSize: 1, MicroJobs: 1, BlocksPerMicro: 1},
-		Seed:         sha256.Sum256([]byte("s")),
-		PriceWei:     big.NewInt(1),
-		Creator:      jobs.Address{1},
-		Deadline:     2_000_000_000,
-		Output:       jobs.Output{Kind: jobs.OutputConcat},
-		Requirements: jobs.Requirements{Replicas: 4, GPUModel: "big"},
-	}
-	info.ApplyDefaults()
-	plan, err := jobs.Slice(info)
-	if err != nil {
-		t.Fatal(err)
-	}
+	info, plan := byteJob(t, 2, 1, jobs.Requirements{Replicas: 4, GPUModel: "big"})
 	js := &jobState{info: info, plan: plan}
 	_, cerr := ChooseGroup(info, []GroupCandidate{{ID: "a", CardModel: "big", Weight: 1}}, GroupSeed(info), "a")
 	if !errors.Is(cerr, ErrNoGroup) {

@@ -43,20 +43,7 @@ func TestTurnSizeFollowsThePaceOfTheJob(t *testing.T) {
 // TestTurnsShrinkAsTheJobEnds: a turn is at most half of this
 // processor's share of the MicroJobs left, ⌈left ÷ 2P⌉.
 func TestTurnsShrinkAsTheJobEnds(t *testing.T) {
-	info := &jobs.JobInfo{
-		Code:     jobs.Source{URI: "file:///c", SHA256: sha256.Sum256([]byte("c"))},
-		Data:     jobs.Data{Source: jobs.Source{URI: "file:///d", SHA256: sha256.Sum256([]byte("d"))}, Size: 400},
-		Slicing:  jobs.Slicing{BlockSize: 1, MicroJobs: 10, BlocksPerMicro: 1},
-		Seed:     sha256.Sum256([]byte("s")),
-		PriceWei: big.NewInt(1),
-		Creator:  jobs.Address{1},
-		Deadline: 2_000_000_000,
-	}
-	info.ApplyDefaults()
-	plan, err := jobs.Slice(info)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, plan := byteJob(t, 400, 10, jobs.Requirements{})
 	if plan.NumMicroJobs() != 440 {
 		t.Fatalf("plan has %d MicroJobs, want 40 × 11", plan.NumMicroJobs())
 	}
@@ -72,4 +59,28 @@ func TestTurnsShrinkAsTheJobEnds(t *testing.T) {
 			t.Errorf("%d of 440 done, 4 processors: turn %d, want %d", c.done, got, c.want)
 		}
 	}
+}
+
+// byteJob is a sliced job of size one-byte blocks with micros regular
+// MicroJobs per MacroJob and requirements req; its code and data are
+// never fetched.
+func byteJob(t *testing.T, size uint64, micros uint32, req jobs.Requirements) (*jobs.JobInfo, *jobs.Plan) {
+	t.Helper()
+	info := &jobs.JobInfo{
+		Code:         jobs.Source{URI: "file:///c", SHA256: sha256.Sum256([]byte("c"))},
+		Data:         jobs.Data{Source: jobs.Source{URI: "file:///d", SHA256: sha256.Sum256([]byte("d"))}, Size: size},
+		Slicing:      jobs.Slicing{BlockSize: 1, MicroJobs: micros, BlocksPerMicro: 1},
+		Seed:         sha256.Sum256([]byte("s")),
+		PriceWei:     big.NewInt(1),
+		Creator:      jobs.Address{1},
+		Deadline:     2_000_000_000,
+		Output:       jobs.Output{Kind: jobs.OutputConcat},
+		Requirements: req,
+	}
+	info.ApplyDefaults()
+	plan, err := jobs.Slice(info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return info, plan
 }
