@@ -242,6 +242,7 @@ func (r *Room) refreshLock(ctx context.Context, now time.Time) error {
 	return nil
 }
 
+// lock is this node's room lock, held for a LockTTL from now.
 func (r *Room) lock(now time.Time) RoomLock {
 	return RoomLock{Owner: string(r.self), Expires: now.Add(r.cfg.LockTTL).UTC()}
 }
