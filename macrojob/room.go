@@ -118,7 +118,6 @@ type Room struct {
 	wg      sync.WaitGroup
 	mu      sync.Mutex
 	isDone  bool
-	lockDue bool // the creator's first room lock is not written yet
 	lastErr error
 	closeMu sync.Once
 	metrics *Metrics
@@ -195,11 +194,13 @@ func JoinRoom(ctx context.Context, p RoomParams, cfg RoomConfig) (*Room, error) 
 		cmds: make(chan func(time.Time) []Msg, 16), done: make(chan struct{}), cancel: cancel,
 		metrics: p.Metrics,
 	}
-	// The creator's first lock goes out with its first commitments
-	// (LockEntry), or from the loop a third of a LockTTL after opening,
-	// whichever comes first; until then the room announcement on the Job
-	// channel tells others that the room is open.
-	r.lockDue = p.Creator == self
+	if p.Creator == self {
+		if err := r.refreshLock(ctx, now); err != nil {
+			cancel()
+			topic.Close()
+			return nil, err
+		}
+	}
 	msgs := make(chan p2p.Message[Msg], 1024)
 	r.wg.Add(2)
 	go r.read(runCtx, msgs)
@@ -232,43 +233,13 @@ func roomMembers(ctx context.Context, p RoomParams, self PeerID) []peer.ID {
 // TTL however often the queue changes hands.
 func (r *Room) refreshLock(ctx context.Context, now time.Time) error {
 	if l, ok := ReadRoomLock(ctx, r.store, r.jobID, r.macro); ok && l.Expires.Sub(now) > r.cfg.LockTTL-r.cfg.LockTTL/3 {
-		r.LockWritten()
 		return nil
 	}
-	if err := crdt.PutJSON(ctx, r.store, RoomLockKey(r.jobID, r.macro), RoomLockType, r.lock(now)); err != nil {
+	l := RoomLock{Owner: string(r.self), Expires: now.Add(r.cfg.LockTTL).UTC()}
+	if err := crdt.PutJSON(ctx, r.store, RoomLockKey(r.jobID, r.macro), RoomLockType, l); err != nil {
 		return fmt.Errorf("macrojob: room lock: %w", err)
 	}
-	r.LockWritten()
 	return nil
-}
-
-// lock is this node's room lock, held for a LockTTL from now.
-func (r *Room) lock(now time.Time) RoomLock {
-	return RoomLock{Owner: string(r.self), Expires: now.Add(r.cfg.LockTTL).UTC()}
-}
-
-// LockEntry returns the room lock this node, the room's creator, still
-// owes the store, as an entry for the caller to write in a batch of its
-// own: the worker writes it with its first turn's commitments, one store
-// delta instead of two. ok is false when no lock is owed. The caller
-// calls LockWritten once the batch is written; until then the room
-// writes the lock itself a third of a LockTTL after it opened.
-func (r *Room) LockEntry(now time.Time) (e crdt.Entry, ok bool) {
-	r.mu.Lock()
-	due := r.lockDue
-	r.mu.Unlock()
-	if !due {
-		return crdt.Entry{}, false
-	}
-	e, err := crdt.JSONEntry(RoomLockKey(r.jobID, r.macro), RoomLockType, r.lock(now))
-	return e, err == nil
-}
-
-// LockWritten records that the creator's first room lock is in the store.
-func (r *Room) LockWritten() {
-	r.mu.Lock()
-	r.lockDue = false
-	r.mu.Unlock()
 }
 
 func (r *Room) read(ctx context.Context, out chan<- p2p.Message[Msg]) {

@@ -524,26 +524,13 @@ func (w *Worker) process(ctx context.Context, js *jobState, room *macrojob.Room,
 }
 
 // finishTurn writes a turn's commitments as one store batch (commitTurn),
-// with the room's first lock when it is still owed (Room.LockEntry),
 // completes its items in the room (when there is one), keeps the
 // disclosures for their round and announces the progress. Nothing is
 // completed when the commitments could not be written: their locks expire
 // and the queue offers them again.
 func (w *Worker) finishTurn(ctx context.Context, js *jobState, room *macrojob.Room, ran []microjob.Disclosure, commits []crdt.Entry, done []macrojob.ID) {
-	// A room this processor opened owes the store its first lock: it
-	// rides with the first commitments.
-	lock := false
-	if room != nil && len(commits) > 0 {
-		var e crdt.Entry
-		if e, lock = room.LockEntry(time.Now()); lock {
-			commits = append(slices.Clip(commits), e)
-		}
-	}
 	if len(commits) > 0 && !w.commitTurn(ctx, js, commits) {
 		return
-	}
-	if lock {
-		room.LockWritten()
 	}
 	if len(done) > 0 && room != nil {
 		if err := room.CompleteAll(ctx, done); err != nil {
