@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	pubsub "github.com/libp2p/go-libp2p-pubsub"
@@ -73,7 +72,6 @@ type Topic[T any] struct {
 
 	peersMu sync.Mutex
 	peers   map[peer.ID]bool // subscribed peers, from the topic's events
-	npeers  atomic.Int32
 }
 
 // Join registers the topic's validator, joins it and subscribes.
@@ -138,14 +136,17 @@ func (t *Topic[T]) trackPeers(ctx context.Context) {
 		} else {
 			delete(t.peers, ev.Peer)
 		}
-		t.npeers.Store(int32(len(t.peers)))
 		t.peersMu.Unlock()
 	}
 }
 
 // HasPeers reports whether some other peer is known to be subscribed to
 // the topic. A message published while none is reaches nobody.
-func (t *Topic[T]) HasPeers() bool { return t.npeers.Load() > 0 }
+func (t *Topic[T]) HasPeers() bool {
+	t.peersMu.Lock()
+	defer t.peersMu.Unlock()
+	return len(t.peers) > 0
+}
 
 // reach connects to id, one of the topic's known members.
 func (t *Topic[T]) reach(ctx context.Context, id peer.ID) {
