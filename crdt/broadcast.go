@@ -165,8 +165,23 @@ type broadcaster struct {
 	// left out.
 	count func(sent, suppressed int)
 
+	// A replica new on the topic greets the peers that join it
+	// (greet): started is when it joined; last (guarded by mu) is its
+	// latest own announcement, and greeting the pending re-announcement
+	// of it.
+	started  time.Time
+	last     []byte
+	greeting *time.Timer
+	events   *pubsub.TopicEventHandler
+	ctx      context.Context
+	greeted  chan struct{}
+
 	closeOnce sync.Once
 }
+
+// greetDelay gathers the peers that join the topic together (as a new
+// replica connects to the mesh) into one re-announcement.
+const greetDelay = 100 * time.Millisecond
 
 // NewBroadcaster returns a go-ds-crdt Broadcaster that speaks the store's
 // wire format on topic (announcements framed with their head blocks, see
@@ -216,16 +231,75 @@ func newBroadcaster(ps *pubsub.PubSub, name string, cfg broadcastConfig, dag ipl
 		_ = ps.UnregisterTopicValidator(name)
 		return nil, fmt.Errorf("crdt: subscribing to %q: %w", name, err)
 	}
+	events, err := topic.EventHandler()
+	if err != nil {
+		sub.Cancel()
+		_ = topic.Close()
+		_ = ps.UnregisterTopicValidator(name)
+		return nil, fmt.Errorf("crdt: watching peers of %q: %w", name, err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	b := &broadcaster{ps: ps, name: name, topic: topic, sub: sub, dag: dag, stored: stored, log: log,
 		queue: make(chan []byte, buffer), cancel: cancel, pumped: make(chan struct{}),
 		queued: map[cid.Cid]time.Time{}, now: time.Now,
-		repeat: cfg.repeat, announced: map[cid.Cid]time.Time{}, covered: map[cid.Cid]time.Time{}, count: cfg.count}
+		repeat: cfg.repeat, announced: map[cid.Cid]time.Time{}, covered: map[cid.Cid]time.Time{}, count: cfg.count,
+		started: time.Now(), events: events, ctx: ctx, greeted: make(chan struct{})}
 	go func() {
 		defer close(b.pumped)
 		b.pump(ctx)
 	}()
+	go func() {
+		defer close(b.greeted)
+		b.greet(ctx)
+	}()
 	return b, nil
+}
+
+// greet re-announces this replica's latest announcement when peers join
+// the topic during its first repeat interval (RebroadcastInterval).
+//
+// A node writes its first records (its advertisement) as it starts,
+// before gossipsub has a mesh for the topic: those announcements reach
+// few peers or none, and the rest would learn of the records only from
+// gossip, if at all, or at the next periodic re-announcement. Processors
+// that rank one another from the advertisements would meanwhile disagree.
+// The latest announcement names heads that cover every record this
+// replica held when it was made, so one re-announcement per batch of
+// joins catches the newcomers up. A replica that has been on the topic
+// longer leaves it to the periodic re-announcement: a mesh that grows
+// by one node does not make every replica speak.
+func (b *broadcaster) greet(ctx context.Context) {
+	for {
+		ev, err := b.events.NextPeerEvent(ctx)
+		if err != nil {
+			return
+		}
+		if ev.Type != pubsub.PeerJoin || b.repeat <= 0 || b.now().Sub(b.started) >= b.repeat {
+			continue
+		}
+		b.mu.Lock()
+		if b.greeting == nil {
+			b.greeting = time.AfterFunc(greetDelay, b.reannounce)
+		}
+		b.mu.Unlock()
+	}
+}
+
+// reannounce publishes this replica's latest announcement again, with its
+// head blocks. The timer starts even before there is one: go-ds-crdt
+// announces a write after Put returns, and one made as the peer joined
+// may have missed it.
+func (b *broadcaster) reannounce() {
+	b.mu.Lock()
+	b.greeting = nil
+	last := b.last
+	b.mu.Unlock()
+	if last == nil || b.ctx.Err() != nil {
+		return
+	}
+	if err := b.topic.Publish(b.ctx, encodeBroadcast(last, b.headBlocks(b.ctx, last))); err != nil {
+		b.log.Debug("re-announcing heads to new peers", "err", err)
+	}
 }
 
 // validateBroadcast accepts only a go-ds-crdt head announcement with 1 to
@@ -279,6 +353,11 @@ func checkBroadcast(wire []byte, maxHeads int) (decodedBroadcast, error) {
 // blocks this replica holds, less the heads announced on the topic within
 // the last repeat (suppress); with none left it publishes nothing.
 func (b *broadcaster) Broadcast(ctx context.Context, data []byte) error {
+	if b.repeat > 0 && b.now().Sub(b.started) < b.repeat {
+		b.mu.Lock()
+		b.last = data
+		b.mu.Unlock()
+	}
 	data, ok := b.suppress(data)
 	if !ok {
 		return nil
@@ -582,6 +661,13 @@ func (b *broadcaster) Close() error {
 		b.cancel()
 		b.sub.Cancel() // returns once the pubsub loop has dropped the subscription
 		<-b.pumped
+		b.events.Cancel()
+		<-b.greeted
+		b.mu.Lock()
+		if b.greeting != nil {
+			b.greeting.Stop()
+		}
+		b.mu.Unlock()
 		err = b.topic.Close()
 		if uerr := b.ps.UnregisterTopicValidator(b.name); uerr != nil && err == nil {
 			err = uerr

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ipfs/go-datastore"
 	dssync "github.com/ipfs/go-datastore/sync"
+	pubsub "github.com/libp2p/go-libp2p-pubsub"
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/peer"
 
@@ -586,4 +587,37 @@ func TestPutBatchWritesOneDeltaReadableEverywhere(t *testing.T) {
 			t.Fatalf("bad batch %d wrote its good entry: %v", i, err)
 		}
 	}
+}
+
+// A replica new on the topic re-announces its heads when a peer joins, so
+// records it wrote before anyone could hear them reach that peer at once,
+// not at the next periodic re-announcement (an hour here) or through
+// gossip (off here).
+func TestNewReplicaGreetsPeersThatJoinLater(t *testing.T) {
+	noGossip := pubsub.DefaultGossipSubParams()
+	noGossip.Dlazy, noGossip.GossipFactor = 0, 0
+	c := crdttest.New(t, crdttest.Options{
+		Replicas:  2,
+		PubSub:    []pubsub.Option{pubsub.WithGossipSubParams(noGossip)},
+		Configure: func(_ int, cfg *crdt.Config) { cfg.RebroadcastInterval = time.Hour },
+	})
+	a, b := c.Replicas[0], c.Replicas[1]
+	a.Host.ConnManager().Unprotect(b.ID(), "")
+	if err := a.Host.Network().ClosePeer(b.ID()); err != nil {
+		t.Fatal(err)
+	}
+	topic := c.Config(0).Topic
+	crdttest.WaitUntil(t, 10*time.Second, func() error {
+		if n := len(a.PubSub.ListPeers(topic)); n != 0 {
+			return fmt.Errorf("replica 0 still sees %d peers on the topic", n)
+		}
+		return nil
+	})
+	if err := a.Store.Put(context.Background(), "/greet/a", "note", []byte("written alone")); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Host.Connect(context.Background(), peer.AddrInfo{ID: a.ID(), Addrs: a.Host.Addrs()}); err != nil {
+		t.Fatal(err)
+	}
+	c.WaitGet(1, "/greet/a", nil)
 }

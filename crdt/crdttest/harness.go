@@ -40,6 +40,8 @@ type Options struct {
 	Configure func(i int, cfg *crdt.Config)
 	// Logger receives every replica's logs. Default: discarded.
 	Logger *slog.Logger
+	// PubSub are extra options for every replica's gossipsub.
+	PubSub []pubsub.Option
 }
 
 // Replica is one member of a Cluster.
@@ -123,7 +125,7 @@ func New(t testing.TB, opts Options) *Cluster {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ps, err := pubsub.NewGossipSub(ctx, h)
+		ps, err := pubsub.NewGossipSub(ctx, h, opts.PubSub...)
 		if err != nil {
 			t.Fatal(err)
 		}
