@@ -3,9 +3,11 @@ package processor
 import (
 	"context"
 	"math/big"
+	"path"
 	"slices"
 	"time"
 
+	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/dispatch"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/macrojob"
@@ -95,6 +97,36 @@ func (w *Worker) keepFacts(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		case <-w.refresh:
+		}
+	}
+}
+
+// nodesPrefix is where processors advertise themselves (one record per
+// peer, /nodes/<peer ID>; node.NodesPrefix).
+const nodesPrefix = "/nodes"
+
+// watchNodes asks for a new dispatch view as soon as an advertisement of a
+// processor the view lacks arrives, rather than at the next FactsEvery:
+// processors that rank one another from different views do the same work
+// twice (rankedAt).
+func (w *Worker) watchNodes(ctx context.Context, changes <-chan crdt.Change) {
+	defer w.wg.Done()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case c, ok := <-changes:
+			if !ok {
+				return
+			}
+			if c.Kind == crdt.ChangeOverflow {
+				w.refreshSoon()
+				continue
+			}
+			if _, known := w.dview.Load().Processor(path.Base(c.Key)); c.Kind == crdt.ChangePut && !known {
+				w.refreshSoon()
+			}
 		}
 	}
 }
@@ -121,6 +153,9 @@ func (w *Worker) refreshView(ctx context.Context) *View {
 			w.log.Warn("kicked out by the QoS rules: taking no work", "reason", k.Reason, "task", k.TaskID)
 		}
 	}
+	if grew(w.dview.Load(), v) {
+		w.grewAt.Store(time.Now().UnixNano())
+	}
 	w.dview.Store(v)
 	kicked := 0
 	for _, p := range v.Processors {
@@ -131,6 +166,42 @@ func (w *Worker) refreshView(ctx context.Context) *View {
 	w.m.live.Set(float64(v.Live()))
 	w.m.kicked.Set(float64(kicked))
 	return v
+}
+
+// grew reports whether view v lists a processor that old does not (any,
+// when old is nil).
+func grew(old, v *View) bool {
+	if old == nil {
+		return true
+	}
+	for _, p := range v.Processors {
+		if _, ok := old.Processor(p.ID); !ok {
+			return true
+		}
+	}
+	return false
+}
+
+// rankedAt returns when js's ranks (firstOwners, verifierRunners) were
+// first used, and false while they are not to be used yet: while the
+// dispatch view gained a processor within the last HeadStart and the job
+// was discovered less than HeadStart ago. Processors that start together,
+// or a job that arrives as they start, would otherwise rank from views
+// that list different processors, each naming itself to run the same
+// verifier or to open the same room. A mesh whose membership is steady
+// ranks at once; one that keeps growing holds a new job back by at most
+// its HeadStart.
+func (w *Worker) rankedAt(js *jobState, now time.Time) (time.Time, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !js.rankedAt.IsZero() {
+		return js.rankedAt, true
+	}
+	if now.Sub(time.Unix(0, w.grewAt.Load())) < w.cfg.HeadStart && now.Sub(js.learnedAt) < w.cfg.HeadStart {
+		return time.Time{}, false
+	}
+	js.rankedAt = now
+	return now, true
 }
 
 // View returns the latest dispatch snapshot: the live processors with

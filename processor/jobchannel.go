@@ -1,8 +1,10 @@
 package processor
 
 import (
+	"bytes"
 	"context"
 	"maps"
+	"strconv"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/network"
@@ -47,6 +49,7 @@ func (w *Worker) jobChannel(ctx context.Context, js *jobState) *p2p.Topic[jobs.C
 	w.mu.Lock()
 	js.topic = t
 	js.announced = map[uint64]roomSeen{}
+	js.claims = map[uint64]map[string]time.Time{}
 	w.mu.Unlock()
 	w.wg.Add(1)
 	go w.readJobChannel(w.runCtx, js, t)
@@ -72,11 +75,20 @@ func (w *Worker) readJobChannel(ctx context.Context, js *jobState, t *p2p.Topic[
 		}
 		switch m.Value.Kind {
 		case jobs.KindRoom:
-			if m.Value.Macro < uint64(len(js.plan.Macros)) && m.Value.Open > 0 {
+			switch {
+			case m.Value.Macro >= uint64(len(js.plan.Macros)):
+			case m.Value.Open > 0:
 				w.mu.Lock()
 				js.announced[m.Value.Macro] = roomSeen{owner: m.Value.Processor, at: time.Now()}
 				w.mu.Unlock()
 				w.poke()
+			default: // open 0: a claim (openRoom)
+				w.mu.Lock()
+				if js.claims[m.Value.Macro] == nil {
+					js.claims[m.Value.Macro] = map[string]time.Time{}
+				}
+				js.claims[m.Value.Macro][m.Value.Processor] = time.Now()
+				w.mu.Unlock()
 			}
 		case jobs.KindRooms:
 			w.announceRooms(ctx, js, t)
@@ -135,6 +147,30 @@ func (w *Worker) announceRooms(ctx context.Context, js *jobState, t *p2p.Topic[j
 			}
 		}
 	}
+}
+
+// bestClaim returns, of the processors other than this one that claimed
+// MacroJob macro of js on the Job channel at or after since, the one first
+// in the order that names first owners (firstOwners), and whether it
+// comes before this processor in that order.
+func (w *Worker) bestClaim(js *jobState, macro uint64, since time.Time) (p string, ahead bool) {
+	id, idx := js.plan.JobID.String(), strconv.FormatUint(macro, 10)
+	var best [32]byte
+	w.mu.Lock()
+	for q, at := range js.claims[macro] {
+		if q == w.self || at.Before(since) {
+			continue
+		}
+		if h := hashOf(q, id, idx); p == "" || bytes.Compare(h[:], best[:]) > 0 {
+			best, p = h, q
+		}
+	}
+	w.mu.Unlock()
+	if p == "" {
+		return "", false
+	}
+	mine := hashOf(w.self, id, idx)
+	return p, bytes.Compare(best[:], mine[:]) > 0
 }
 
 // announcedOwner returns the owner a recent room announcement named.

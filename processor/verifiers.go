@@ -73,6 +73,10 @@ func (w *Worker) runVerifiers(ctx context.Context, js *jobState) bool {
 	if replicated(js) {
 		return false
 	}
+	ranked, ok := w.rankedAt(js, time.Now())
+	if !ok {
+		return false
+	}
 	w.firstOwners(js) // derives the ranks for the current view
 	committed, err := w.roomCommitted(ctx, js)
 	if err != nil {
@@ -81,7 +85,7 @@ func (w *Worker) runVerifiers(ctx context.Context, js *jobState) bool {
 	turn := w.turnSize(js)
 	w.mu.Lock()
 	due := dueVerifiers(js.plan, js.verifiers, w.self, func(id jobs.ID) bool { return committed[id] || js.mine[id] },
-		func(id jobs.ID) bool { return js.mine[id] }, time.Since(js.learnedAt), w.processingTimeout(), turn)
+		func(id jobs.ID) bool { return js.mine[id] }, time.Since(ranked), w.processingTimeout(), turn)
 	w.mu.Unlock()
 	if len(due) == 0 {
 		return false

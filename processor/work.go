@@ -18,6 +18,7 @@ import (
 	"github.com/jobmesh/jobmesh/macrojob"
 	"github.com/jobmesh/jobmesh/microjob"
 	"github.com/jobmesh/jobmesh/p2p"
+	"github.com/jobmesh/jobmesh/wasm"
 )
 
 // work is the processor's main loop: one MicroJob (or re-run) at a time.
@@ -177,6 +178,17 @@ func (w *Worker) ensureInputs(ctx context.Context, js *jobState) error {
 	w.mu.Lock()
 	js.code, js.data = code, data
 	w.mu.Unlock()
+	// Compile the code now, while the job's ranks may still be young
+	// (rankedAt), rather than in its first MicroJob.
+	if p, ok := w.exec.(wasm.Preparer); ok {
+		w.wg.Add(1)
+		go func() {
+			defer w.wg.Done()
+			if err := p.Prepare(w.runCtx, code); err != nil && w.runCtx.Err() == nil {
+				w.log.Warn("compiling the job's code", "job", js.plan.JobID, "err", err)
+			}
+		}()
+	}
 	return nil
 }
 
@@ -197,6 +209,16 @@ func (w *Worker) room(ctx context.Context, js *jobState) (*macrojob.Room, error)
 	// each processor starts looking at its own MacroJob, so that
 	// processors spread over the rooms.
 	owners := w.firstOwners(js)
+	ranked, ranks := w.rankedAt(js, now)
+	w.mu.Lock()
+	openRank := js.openRank
+	w.mu.Unlock()
+	rank := func(i int) int {
+		if i < len(openRank) {
+			return openRank[i]
+		}
+		return 1 // no ranks (a view without this processor)
+	}
 	h := hashOf(w.self, id)
 	start := int(binary.BigEndian.Uint32(h[:4]) % uint32(len(macros)))
 	order := make([]int, 0, len(macros))
@@ -229,20 +251,26 @@ func (w *Worker) room(ctx context.Context, js *jobState) (*macrojob.Room, error)
 			}
 			continue
 		}
-		if lock, ok := macrojob.ReadRoomLock(ctx, w.p.Store, id, m.Index); ok && !lock.Open(now) {
-			return w.join(ctx, js, m, macrojob.PeerID(lock.Owner), committed)
-		}
-		// The store may lag: a room announced on the Job channel is open
-		// to join too.
-		if owner, ok := w.announcedOwner(js, m.Index, now); ok {
-			return w.join(ctx, js, m, macrojob.PeerID(owner), committed)
+		if owner, ok := w.roomOwner(ctx, js, m.Index, now); ok {
+			return w.join(ctx, js, m, owner, committed)
 		}
 		// An open MacroJob: its named first owner opens it at once,
 		// anyone else once the owner's head start is over (it may be
-		// busy elsewhere, or gone).
-		if owners[i] == w.self || now.Sub(js.learnedAt) >= w.cfg.HeadStart {
-			return w.join(ctx, js, m, macrojob.PeerID(w.self), committed)
+		// busy elsewhere, or gone), after its pause. None while the
+		// ranks are young.
+		if !ranks || (owners[i] != w.self && now.Sub(ranked) < w.cfg.HeadStart) {
+			continue
 		}
+		if owners[i] != w.self {
+			return w.openRoom(ctx, js, m, rank(i), committed)
+		}
+		// The first owner comes late to a room others claimed within
+		// the longest pause (a HeadStart): the first of them in rank is
+		// opening it.
+		if p, ok := w.bestClaim(js, m.Index, now.Add(-w.cfg.HeadStart)); ok {
+			return w.join(ctx, js, m, macrojob.PeerID(p), committed)
+		}
+		return w.join(ctx, js, m, macrojob.PeerID(w.self), committed)
 	}
 	return nil, nil
 }
@@ -300,20 +328,85 @@ func (w *Worker) firstOwners(js *jobState) []string {
 		procs = holders
 	}
 	owners := make([]string, len(js.plan.Macros))
+	openRank := make([]int, len(js.plan.Macros))
 	id := js.plan.JobID.String()
+	narrowed := len(procs) < eligible
 	for i, m := range js.plan.Macros {
+		idx := strconv.FormatUint(m.Index, 10)
 		var best [32]byte
 		for _, p := range procs {
-			if h := hashOf(p, id, strconv.FormatUint(m.Index, 10)); owners[i] == "" || bytes.Compare(h[:], best[:]) > 0 {
+			if h := hashOf(p, id, idx); owners[i] == "" || bytes.Compare(h[:], best[:]) > 0 {
 				owners[i], best = p, h
+			}
+		}
+		// This processor's place in the same order: after every named
+		// holder when it holds not the models, else among them.
+		if mine := hashOf(w.self, id, idx); narrowed && !slices.Contains(procs, w.self) {
+			openRank[i] = len(procs)
+		} else {
+			for _, p := range procs {
+				if h := hashOf(p, id, idx); p != w.self && bytes.Compare(h[:], mine[:]) > 0 {
+					openRank[i]++
+				}
 			}
 		}
 	}
 	verifiers := verifierRunners(id, js.plan, procs, owners)
 	w.mu.Lock()
-	js.owners, js.verifiers, js.ownersView, js.eligible = owners, verifiers, v, eligible
+	js.owners, js.openRank, js.verifiers, js.ownersView, js.eligible = owners, openRank, verifiers, v, eligible
 	w.mu.Unlock()
 	return owners
+}
+
+// roomOwner names the owner of MacroJob macro's room when the room is
+// open to join: its lock in the store, or, as the store may lag, its
+// announcement on the Job channel.
+func (w *Worker) roomOwner(ctx context.Context, js *jobState, macro uint64, now time.Time) (macrojob.PeerID, bool) {
+	if lock, ok := macrojob.ReadRoomLock(ctx, w.p.Store, js.plan.JobID.String(), macro); ok && !lock.Open(now) {
+		return macrojob.PeerID(lock.Owner), true
+	}
+	if owner, ok := w.announcedOwner(js, macro, now); ok {
+		return macrojob.PeerID(owner), true
+	}
+	return "", false
+}
+
+// openRoom opens the room of MacroJob m of js, of which this processor is
+// not the first owner but k-th in rank (k ≥ 1), unless another processor
+// does. Processors that come free together would otherwise open the same
+// room within milliseconds, before either hears of the other, and both
+// run its first MicroJobs. So it claims the room on the Job channel (a
+// room announcement with open = 0), waits its pause (openPause), and then
+// joins the room when one was announced or locked meanwhile, or the
+// processor first in rank among those that claimed it since, when that
+// one comes before this one; otherwise it opens the room. A first owner
+// that finds the room claimed joins the first claimant in rank instead of
+// opening it (room).
+func (w *Worker) openRoom(ctx context.Context, js *jobState, m *jobs.MacroJob, k int, committed map[jobs.ID]bool) (*macrojob.Room, error) {
+	since := time.Now()
+	if t := w.jobChannel(ctx, js); t != nil {
+		_ = t.Publish(ctx, jobs.ChannelMsg{Kind: jobs.KindRoom, JobID: js.plan.JobID.String(), Macro: m.Index, Processor: w.self})
+	}
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-time.After(w.openPause(k)):
+	}
+	if owner, ok := w.roomOwner(ctx, js, m.Index, time.Now()); ok {
+		return w.join(ctx, js, m, owner, committed)
+	}
+	if p, ahead := w.bestClaim(js, m.Index, since.Add(-w.openPause(k))); ahead {
+		return w.join(ctx, js, m, macrojob.PeerID(p), committed)
+	}
+	return w.join(ctx, js, m, macrojob.PeerID(w.self), committed)
+}
+
+// openPause is how long a processor k-th in rank to open a MacroJob
+// (firstOwners; k ≥ 1) waits between claiming its room and opening it
+// (openRoom): an eighth of the HeadStart for each place, up to a whole
+// HeadStart.
+func (w *Worker) openPause(k int) time.Duration {
+	return time.Duration(min(k, 8)) * w.cfg.HeadStart / 8
 }
 
 func (w *Worker) join(ctx context.Context, js *jobState, m *jobs.MacroJob, creator macrojob.PeerID, committed map[jobs.ID]bool) (*macrojob.Room, error) {

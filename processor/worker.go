@@ -106,7 +106,8 @@ type Config struct {
 	Hold func(ctx context.Context, micro jobs.ID)
 	// HeadStart is how long, after a job is discovered, an open MacroJob
 	// is left to the processor named to open its room (firstOwners)
-	// before any processor opens it. Default 1s.
+	// before the next in rank opens it; each further one waits half as
+	// long again (openAfter). Default 1s.
 	HeadStart time.Duration
 	// FundingBackoff is the first wait before an unfunded job's escrow is
 	// read again; it doubles up to 32 times this. Default 2s.
@@ -244,8 +245,12 @@ type Worker struct {
 	// dview is the latest Facts snapshot; choices made inside a room's
 	// queue read it without waiting for the store.
 	dview atomic.Pointer[View]
-	// refreshing is set while refreshSoon takes a view.
-	refreshing atomic.Bool
+	// refresh asks keepFacts for a new view now (refreshSoon).
+	refresh chan struct{}
+	// grewAt is when (Unix nanoseconds) the dispatch view last gained a
+	// processor, or was first taken: until HeadStart after it, the view
+	// may still disagree with the others' (rankedAt).
+	grewAt atomic.Int64
 
 	mu    sync.Mutex
 	known map[jobs.ID]*jobState
@@ -276,6 +281,7 @@ type Worker struct {
 
 type jobState struct {
 	learnedAt time.Time // when this worker discovered the job
+	rankedAt  time.Time // when its ranks were first used (Worker.rankedAt)
 	// stopWait ends the worker's wait for work from one of the job's
 	// rooms, once the job has a verdict.
 	stopWait   context.CancelFunc
@@ -361,6 +367,12 @@ type jobState struct {
 	// from the processor list of version ownersVer.
 	owners     []string
 	ownersView *View
+	// openRank is, for each MacroJob, this processor's place in the
+	// order owners heads (openPause).
+	openRank []int
+	// claims are, for each MacroJob, the processors heard claiming its
+	// room on the Job channel, and when (openRoom).
+	claims map[uint64]map[string]time.Time
 	// verifiers rank, for each MacroJob, who runs its verifier MicroJob
 	// outside the room (verifierRunners), derived with owners.
 	verifiers [][]string
@@ -439,7 +451,7 @@ func New(ctx context.Context, p Params, cfg Config) (*Worker, error) {
 		fetch: fetcher, topic: topic, m: newMetrics(p.Registerer),
 		known: map[jobs.ID]*jobState{}, rooms: map[macrojob.RoomID]*macrojob.Room{},
 		doneRooms: map[macrojob.RoomID]time.Time{},
-		wake:      make(chan struct{}, 1), runCtx: runCtx, cancel: cancel,
+		wake:      make(chan struct{}, 1), refresh: make(chan struct{}, 1), runCtx: runCtx, cancel: cancel,
 	}
 	var stakes StakeReader
 	if p.Chain != nil {
@@ -458,8 +470,10 @@ func New(ctx context.Context, p Params, cfg Config) (*Worker, error) {
 	}
 	index.onChange = w.poke
 	w.groups.events = newGroupMetrics(p.Registerer)
-	w.wg.Add(5)
+	nodes := p.Store.Watch(runCtx, nodesPrefix)
+	w.wg.Add(6)
 	go w.keepFacts(runCtx)
+	go w.watchNodes(runCtx, nodes)
 	go func() {
 		defer w.wg.Done()
 		// A watch that overflowed may have dropped a request for work:
@@ -557,18 +571,13 @@ func (w *Worker) announceOpen(ctx context.Context) {
 	}
 }
 
-// refreshSoon takes a new dispatch view now, outside the FactsEvery
-// rhythm, unless one is being taken already.
+// refreshSoon asks for a new dispatch view now, outside the FactsEvery
+// rhythm; asks made while one is being taken give one more after it.
 func (w *Worker) refreshSoon() {
-	if !w.refreshing.CompareAndSwap(false, true) {
-		return
+	select {
+	case w.refresh <- struct{}{}:
+	default:
 	}
-	w.wg.Add(1)
-	go func() {
-		defer w.wg.Done()
-		defer w.refreshing.Store(false)
-		w.refreshView(w.runCtx)
-	}()
 }
 
 // learn records a job seen on the channel or in the store.

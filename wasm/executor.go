@@ -141,6 +141,31 @@ func (e *Executor) Run(ctx context.Context, code, input []byte) (out []byte, err
 	return e.instantiate(ctx, entry.compiled, input)
 }
 
+// Prepare compiles code into the module cache without running it, with the
+// checks Run makes; a later Run of the same code finds it compiled. A Run
+// that starts while Prepare compiles waits for that compilation.
+func (e *Executor) Prepare(ctx context.Context, code []byte) error {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	if e.closed {
+		return ErrClosed
+	}
+	if len(code) > e.cfg.MaxModuleBytes {
+		return fmt.Errorf("%w: code is %d bytes, limit %d", ErrInvalidModule, len(code), e.cfg.MaxModuleBytes)
+	}
+	entry, hit, err := e.modules.acquire(ctx, code, e.compile)
+	if hit {
+		e.metrics.cacheHits.Inc()
+	} else {
+		e.metrics.cacheMisses.Inc()
+	}
+	if err != nil {
+		return err
+	}
+	e.modules.release(entry)
+	return nil
+}
+
 // compile turns code into a runnable module and checks what wazero leaves
 // to the embedder: a WASI entry point and an initial memory within the cap.
 func (e *Executor) compile(code []byte) (wazero.CompiledModule, error) {

@@ -15,7 +15,16 @@ type Runner interface {
 	Run(ctx context.Context, code, input []byte) ([]byte, error)
 }
 
-var _ Runner = (*Executor)(nil)
+// Preparer is a Runner that can compile a job's code before its first run,
+// so that the first block does not wait for the compiler.
+type Preparer interface {
+	Prepare(ctx context.Context, code []byte) error
+}
+
+var (
+	_ Runner   = (*Executor)(nil)
+	_ Preparer = (*Executor)(nil)
+)
 
 // Errors returned by Run, matched with errors.Is.
 var (

@@ -1,0 +1,123 @@
+package processor
+
+import (
+	"bytes"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/jobmesh/jobmesh/dispatch"
+	"github.com/jobmesh/jobmesh/jobs"
+)
+
+// viewOf is a dispatch view listing ids.
+func viewOf(ids ...string) *View {
+	v := &View{byID: map[string]int{}}
+	for _, id := range ids {
+		v.byID[id] = len(v.Processors)
+		v.Processors = append(v.Processors, ProcessorView{Node: dispatch.Node{ID: id}})
+	}
+	return v
+}
+
+// TestViewGrowsOnlyWithNewProcessors: a first view counts as grown; one
+// that lists the same processors, or fewer, does not.
+func TestViewGrowsOnlyWithNewProcessors(t *testing.T) {
+	ab := viewOf("a", "b")
+	for _, c := range []struct {
+		name     string
+		old, new *View
+		want     bool
+	}{
+		{"first view", nil, ab, true},
+		{"same processors", ab, viewOf("a", "b"), false},
+		{"one more", ab, viewOf("a", "b", "c"), true},
+		{"one gone", ab, viewOf("a"), false},
+		{"one replaced", ab, viewOf("a", "c"), true},
+	} {
+		if got := grew(c.old, c.new); got != c.want {
+			t.Errorf("%s: grew = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// TestRanksWaitForAGrowingView: a job's ranks are not used while the view
+// gained a processor within the last HeadStart, at most until the job is
+// HeadStart old; once used, the moment stays whatever the view does.
+func TestRanksWaitForAGrowingView(t *testing.T) {
+	t0 := time.Unix(1_000_000, 0)
+	w := &Worker{cfg: Config{HeadStart: time.Second}}
+	w.grewAt.Store(t0.Add(-100 * time.Millisecond).UnixNano())
+	js := &jobState{learnedAt: t0}
+	if _, ok := w.rankedAt(js, t0.Add(500*time.Millisecond)); ok {
+		t.Fatal("ranked 600 ms after the view grew")
+	}
+	at, ok := w.rankedAt(js, t0.Add(950*time.Millisecond))
+	if !ok || !at.Equal(t0.Add(950*time.Millisecond)) {
+		t.Fatalf("a view unchanged for 1.05 s: ranked %v at %v, want at t0+950ms", ok, at)
+	}
+	w.grewAt.Store(t0.Add(time.Second).UnixNano())
+	if again, ok := w.rankedAt(js, t0.Add(1100*time.Millisecond)); !ok || !again.Equal(at) {
+		t.Fatalf("after the view grew again: ranked %v at %v, want the first moment %v", ok, again, at)
+	}
+
+	// A mesh that keeps growing holds a new job back for its HeadStart.
+	late := &jobState{learnedAt: t0.Add(2 * time.Second)}
+	w.grewAt.Store(t0.Add(2900 * time.Millisecond).UnixNano())
+	if _, ok := w.rankedAt(late, t0.Add(2999*time.Millisecond)); ok {
+		t.Fatal("ranked a job 999 ms old in a view that grew 99 ms ago")
+	}
+	if _, ok := w.rankedAt(late, t0.Add(3*time.Second)); !ok {
+		t.Fatal("a job HeadStart old is still held back")
+	}
+
+	// With no HeadStart nothing waits.
+	w0 := &Worker{}
+	w0.grewAt.Store(t0.UnixNano())
+	if _, ok := w0.rankedAt(&jobState{learnedAt: t0}, t0); !ok {
+		t.Fatal("HeadStart 0: ranks held back")
+	}
+}
+
+// TestBestClaimIsTheFirstInRank: of the processors heard claiming a room
+// since a moment, the one with the largest first-owner hash wins, whoever
+// claimed first; older claims and this processor's own do not count.
+func TestBestClaimIsTheFirstInRank(t *testing.T) {
+	_, plan := byteJob(t, 400, 10, jobs.Requirements{})
+	id, idx := plan.JobID.String(), strconv.FormatUint(plan.Macros[0].Index, 10)
+	procs := []string{"p1", "p2", "p3", "p4", "p5"}
+	// Sort by rank: the first owner's hash first.
+	for i := range procs {
+		for j := i + 1; j < len(procs); j++ {
+			hi, hj := hashOf(procs[i], id, idx), hashOf(procs[j], id, idx)
+			if bytes.Compare(hj[:], hi[:]) > 0 {
+				procs[i], procs[j] = procs[j], procs[i]
+			}
+		}
+	}
+	first, second, third, last := procs[0], procs[1], procs[2], procs[4]
+	t0 := time.Unix(1_000_000, 0)
+	js := &jobState{plan: plan, claims: map[uint64]map[string]time.Time{
+		plan.Macros[0].Index: {
+			last:   t0,
+			third:  t0.Add(time.Millisecond),
+			first:  t0.Add(-time.Second), // too old
+			second: t0.Add(2 * time.Millisecond),
+		},
+	}}
+	w := &Worker{self: second}
+	if p, ahead := w.bestClaim(js, plan.Macros[0].Index, t0); p != third || ahead {
+		t.Fatalf("second in rank: best claim %q (ahead %v), want %q and not ahead (its own claim and older ones do not count)", p, ahead, third)
+	}
+	w.self = last
+	if p, ahead := w.bestClaim(js, plan.Macros[0].Index, t0); p != second || !ahead {
+		t.Fatalf("last in rank: best claim %q (ahead %v), want %q, ahead", p, ahead, second)
+	}
+	w.self = first
+	if p, ahead := w.bestClaim(js, plan.Macros[0].Index, t0.Add(-2*time.Second)); p != second || ahead {
+		t.Fatalf("first owner: best claim %q (ahead %v), want %q, not ahead", p, ahead, second)
+	}
+	if p, _ := w.bestClaim(js, plan.Macros[1].Index, t0); p != "" {
+		t.Fatalf("a MacroJob nobody claimed: best claim %q", p)
+	}
+}
