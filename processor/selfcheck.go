@@ -142,10 +142,41 @@ func checkOutcome(recs *jobRecords, sc selfCheck) (culprit string, done bool) {
 	return "", false
 }
 
-// checkCulprits returns the culprits the settled checks name.
+// checkedBlocks lists the checks in recs whose processor disclosed, in
+// one of v's results, the hash the check names for its block. A block
+// stops being self-checked once another processor's result covers it too
+// (a redo, or a room run that came late); the re-runs its check asked
+// for still say whether the processor lied about it.
+func checkedBlocks(plan *jobs.Plan, v microjob.Verdict, recs *jobRecords) []selfCheck {
+	var out []selfCheck
+	for block, c := range recs.checks {
+		if slices.ContainsFunc(v.Results, func(r microjob.Result) bool {
+			if r.Processor != c.Processor {
+				return false
+			}
+			id, err := jobs.ParseHash(r.MicroID)
+			if err != nil {
+				return false
+			}
+			mu, err := plan.MicroJob(id)
+			if err != nil {
+				return false
+			}
+			pos := slices.Index(mu.Blocks, block)
+			return pos >= 0 && pos < len(r.Hashes) && r.Hashes[pos] == c.Hash
+		}) {
+			out = append(out, selfCheck{block: block, processor: c.Processor, hash: c.Hash})
+		}
+	}
+	return out
+}
+
+// checkCulprits returns the culprits the settled checks name: those of
+// the verdict's self-checked blocks and those of every other check whose
+// processor disclosed the hash it names (checkedBlocks).
 func checkCulprits(plan *jobs.Plan, v microjob.Verdict, recs *jobRecords) []string {
 	var out []string
-	for _, sc := range selfChecked(plan, v) {
+	for _, sc := range append(selfChecked(plan, v), checkedBlocks(plan, v, recs)...) {
 		if c, done := checkOutcome(recs, sc); done && c != "" && !slices.Contains(out, c) {
 			out = append(out, c)
 		}

@@ -857,6 +857,15 @@ func (w *Worker) doRedos(ctx context.Context) bool {
 			}) {
 				continue // someone already redid it
 			}
+			if slices.ContainsFunc(recs.commits, func(c microjob.Commitment) bool {
+				return c.MicroID == mid && c.Processor == w.self
+			}) {
+				// Committed here already (in its room, before the redo
+				// was asked for): its disclosure is on its way. A second
+				// run would commit again under another salt, and two
+				// commitments of one MicroJob by one processor void both.
+				continue
+			}
 			micro, err := js.plan.MicroJob(mid)
 			if err != nil {
 				continue
