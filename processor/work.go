@@ -117,7 +117,9 @@ func (w *Worker) step(ctx context.Context) bool {
 	for _, js := range workable {
 		room, err := w.room(ctx, js)
 		if err != nil {
-			w.log.Warn("joining a room", "job", js.plan.JobID, "err", err)
+			if ctx.Err() == nil {
+				w.log.Warn("joining a room", "job", js.plan.JobID, "err", err)
+			}
 			continue
 		}
 		if room == nil {
