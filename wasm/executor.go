@@ -122,6 +122,20 @@ func (e *Executor) Run(ctx context.Context, code, input []byte) (out []byte, err
 		}
 	}()
 
+	entry, err := e.module(ctx, code)
+	if err != nil {
+		if ctx.Err() != nil && !errors.Is(err, ErrInvalidModule) && !errors.Is(err, ErrMemoryLimit) {
+			return nil, fmt.Errorf("%w: %w", ErrCanceled, err)
+		}
+		return nil, err
+	}
+	defer e.modules.release(entry)
+	return e.instantiate(ctx, entry.compiled, input)
+}
+
+// module returns code's compiled module from the cache, compiling it on a
+// miss; the caller releases it. The caller holds e.mu for reading.
+func (e *Executor) module(ctx context.Context, code []byte) (*cacheEntry, error) {
 	if len(code) > e.cfg.MaxModuleBytes {
 		return nil, fmt.Errorf("%w: code is %d bytes, limit %d", ErrInvalidModule, len(code), e.cfg.MaxModuleBytes)
 	}
@@ -131,14 +145,7 @@ func (e *Executor) Run(ctx context.Context, code, input []byte) (out []byte, err
 	} else {
 		e.metrics.cacheMisses.Inc()
 	}
-	if err != nil {
-		if ctx.Err() != nil && !errors.Is(err, ErrInvalidModule) && !errors.Is(err, ErrMemoryLimit) {
-			return nil, fmt.Errorf("%w: %w", ErrCanceled, err)
-		}
-		return nil, err
-	}
-	defer e.modules.release(entry)
-	return e.instantiate(ctx, entry.compiled, input)
+	return entry, err
 }
 
 // Prepare compiles code into the module cache without running it, with the
@@ -150,15 +157,7 @@ func (e *Executor) Prepare(ctx context.Context, code []byte) error {
 	if e.closed {
 		return ErrClosed
 	}
-	if len(code) > e.cfg.MaxModuleBytes {
-		return fmt.Errorf("%w: code is %d bytes, limit %d", ErrInvalidModule, len(code), e.cfg.MaxModuleBytes)
-	}
-	entry, hit, err := e.modules.acquire(ctx, code, e.compile)
-	if hit {
-		e.metrics.cacheHits.Inc()
-	} else {
-		e.metrics.cacheMisses.Inc()
-	}
+	entry, err := e.module(ctx, code)
 	if err != nil {
 		return err
 	}

@@ -207,6 +207,38 @@ func TestModuleTooLarge(t *testing.T) {
 	}
 }
 
+// TestPrepareCompilesAheadOfTheFirstRun: a prepared module is a cache
+// hit for its first Run and counts as no run; Prepare refuses what Run
+// refuses.
+func TestPrepareCompilesAheadOfTheFirstRun(t *testing.T) {
+	e := newTestExecutor(t, func(c *Config) { c.MaxModuleBytes = 1 << 10 })
+	ctx := context.Background()
+	if err := e.Prepare(ctx, echoModule()); err != nil {
+		t.Fatalf("Prepare: %v", err)
+	}
+	if got := testutil.ToFloat64(e.metrics.runs.WithLabelValues(outcomeOK)); got != 0 {
+		t.Fatalf("Prepare counted %v runs", got)
+	}
+	if out, err := e.Run(ctx, echoModule(), []byte("x")); err != nil || string(out) != "x" {
+		t.Fatalf("Run after Prepare: %q, %v", out, err)
+	}
+	if hits, misses := testutil.ToFloat64(e.metrics.cacheHits), testutil.ToFloat64(e.metrics.cacheMisses); hits != 1 || misses != 1 {
+		t.Fatalf("cache hits %v and misses %v, want 1 and 1", hits, misses)
+	}
+	if err := e.Prepare(ctx, []byte("junk")); !errors.Is(err, ErrInvalidModule) {
+		t.Fatalf("Prepare of junk: %v, want ErrInvalidModule", err)
+	}
+	if err := e.Prepare(ctx, make([]byte, 2<<10)); !errors.Is(err, ErrInvalidModule) {
+		t.Fatalf("Prepare of an oversized module: %v, want ErrInvalidModule", err)
+	}
+	if err := e.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Prepare(ctx, echoModule()); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Prepare after Close: %v, want ErrClosed", err)
+	}
+}
+
 func TestCallerCancel(t *testing.T) {
 	e := newTestExecutor(t, nil)
 	ctx, cancel := context.WithCancel(context.Background())
