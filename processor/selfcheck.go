@@ -1,7 +1,9 @@
 package processor
 
 import (
+	"cmp"
 	"context"
+	"encoding/hex"
 	"slices"
 	"strconv"
 	"strings"
@@ -143,27 +145,17 @@ func checkOutcome(recs *jobRecords, sc selfCheck) (culprit string, done bool) {
 }
 
 // checkedBlocks lists the checks in recs whose processor disclosed, in
-// one of v's results, the hash the check names for its block. A block
-// stops being self-checked once another processor's result covers it too
-// (a redo, or a room run that came late); the re-runs its check asked
-// for still say whether the processor lied about it.
-func checkedBlocks(plan *jobs.Plan, v microjob.Verdict, recs *jobRecords) []selfCheck {
+// one of its disclosures of the job, the hash the check names for its
+// block. A block stops being self-checked once another processor's result
+// covers it too (a redo, or a room run that came late); the re-runs its
+// check asked for still say whether the processor lied about it.
+func checkedBlocks(recs *jobRecords) []selfCheck {
 	var out []selfCheck
 	for block, c := range recs.checks {
-		if slices.ContainsFunc(v.Results, func(r microjob.Result) bool {
-			if r.Processor != c.Processor {
-				return false
-			}
-			id, err := jobs.ParseHash(r.MicroID)
-			if err != nil {
-				return false
-			}
-			mu, err := plan.MicroJob(id)
-			if err != nil {
-				return false
-			}
-			pos := slices.Index(mu.Blocks, block)
-			return pos >= 0 && pos < len(r.Hashes) && r.Hashes[pos] == c.Hash
+		if slices.ContainsFunc(recs.discl, func(d microjob.Disclosure) bool {
+			pos := slices.Index(d.BlockIndices, block)
+			return d.Processor == c.Processor && pos >= 0 && pos < len(d.BlockHashes) &&
+				hex.EncodeToString(d.BlockHashes[pos][:]) == c.Hash
 		}) {
 			out = append(out, selfCheck{block: block, processor: c.Processor, hash: c.Hash})
 		}
@@ -171,12 +163,39 @@ func checkedBlocks(plan *jobs.Plan, v microjob.Verdict, recs *jobRecords) []self
 	return out
 }
 
-// checkCulprits returns the culprits the settled checks name: those of
-// the verdict's self-checked blocks and those of every other check whose
-// processor disclosed the hash it names (checkedBlocks).
+// checksAhead counts the checks in recs whose processor has no disclosure
+// in recs.
+func checksAhead(recs *jobRecords) int {
+	n := 0
+	for _, c := range recs.checks {
+		if !slices.ContainsFunc(recs.discl, func(d microjob.Disclosure) bool { return d.Processor == c.Processor }) {
+			n++
+		}
+	}
+	return n
+}
+
+// checkTargets lists, by block, the verdict's self-checked blocks and the
+// other checks whose processor disclosed the hash they name
+// (checkedBlocks): the checks a verdict waits for and that name culprits.
+func checkTargets(plan *jobs.Plan, v microjob.Verdict, recs *jobRecords) []selfCheck {
+	out := selfChecked(plan, v)
+	for _, sc := range checkedBlocks(recs) {
+		if !slices.ContainsFunc(out, func(o selfCheck) bool { return o.block == sc.block && o.processor == sc.processor }) {
+			out = append(out, sc)
+		}
+	}
+	slices.SortFunc(out, func(a, b selfCheck) int {
+		return cmp.Or(cmp.Compare(a.block, b.block), cmp.Compare(a.processor, b.processor))
+	})
+	return out
+}
+
+// checkCulprits returns the culprits the settled checks name
+// (checkTargets).
 func checkCulprits(plan *jobs.Plan, v microjob.Verdict, recs *jobRecords) []string {
 	var out []string
-	for _, sc := range append(selfChecked(plan, v), checkedBlocks(plan, v, recs)...) {
+	for _, sc := range checkTargets(plan, v, recs) {
 		if c, done := checkOutcome(recs, sc); done && c != "" && !slices.Contains(out, c) {
 			out = append(out, c)
 		}
@@ -187,7 +206,7 @@ func checkCulprits(plan *jobs.Plan, v microjob.Verdict, recs *jobRecords) []stri
 // requestChecks writes a check for every self-checked block that has
 // none, and reports whether every self-checked block is settled.
 func (w *Worker) requestChecks(ctx context.Context, js *jobState, v microjob.Verdict, recs *jobRecords) (bool, error) {
-	scs := selfChecked(js.plan, v)
+	scs := checkTargets(js.plan, v, recs)
 	pending := false
 	var checks []crdt.Entry
 	var sent []Check

@@ -1,6 +1,8 @@
 package processor
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"slices"
 	"testing"
 
@@ -41,16 +43,55 @@ func TestCheckConvictsAfterTheBlockIsNoLongerSelfChecked(t *testing.T) {
 		t.Fatalf("block %d is still self-checked with independent results: %v", block, scs)
 	}
 	recs := newJobRecords()
-	recs.checks[block] = Check{Block: block, Processor: "liar", Hash: "bad", Thirds: [2]string{"honest1", "honest2"}}
-	recs.reruns[block] = []Rerun{{Block: block, Hash: "good", Processor: "honest1"}, {Block: block, Hash: "good", Processor: "honest2"}}
+	sum := func(h string) [32]byte { return sha256.Sum256([]byte(h)) }
+	hexOf := func(h string) string { s := sum(h); return hex.EncodeToString(s[:]) }
+	disclose := func(mu jobs.MicroJob, p, h string) microjob.Disclosure {
+		d := microjob.Disclosure{MicroID: mu.ID, Processor: p, BlockIndices: mu.Blocks}
+		for _, b := range mu.Blocks {
+			if b == block {
+				d.BlockHashes = append(d.BlockHashes, sum(h))
+			} else {
+				d.BlockHashes = append(d.BlockHashes, sum("good"))
+			}
+		}
+		return d
+	}
+	recs.discl = []microjob.Disclosure{disclose(ver, "liar", "bad"), disclose(regular, "liar", "bad"),
+		disclose(ver, "honest1", "good"), disclose(regular, "honest2", "good")}
+	recs.checks[block] = Check{Block: block, Processor: "liar", Hash: hexOf("bad"), Thirds: [2]string{"honest1", "honest2"}}
+	recs.reruns[block] = []Rerun{{Block: block, Hash: hexOf("good"), Processor: "honest1"}, {Block: block, Hash: hexOf("good"), Processor: "honest2"}}
 	if got := checkCulprits(plan, v, recs); !slices.Equal(got, []string{"liar"}) {
 		t.Fatalf("culprits %v, want [liar]", got)
 	}
+	// Until both re-runs are in, the check is one the verdict waits for.
+	recs.reruns[block] = recs.reruns[block][:1]
+	if got := checkCulprits(plan, v, recs); len(got) != 0 {
+		t.Fatalf("an unsettled check named %v", got)
+	}
+	if ts := checkTargets(plan, v, recs); !slices.ContainsFunc(ts, func(sc selfCheck) bool { return sc.block == block && sc.processor == "liar" }) {
+		t.Fatalf("the pending check of block %d is not among the targets %v", block, ts)
+	}
 
 	// A check naming a hash the processor did not disclose convicts no one.
-	recs.checks[block] = Check{Block: block, Processor: "honest1", Hash: "bad", Thirds: [2]string{"liar", "honest2"}}
-	recs.reruns[block] = []Rerun{{Block: block, Hash: "good", Processor: "liar"}, {Block: block, Hash: "good", Processor: "honest2"}}
+	recs.checks[block] = Check{Block: block, Processor: "honest1", Hash: hexOf("bad"), Thirds: [2]string{"liar", "honest2"}}
+	recs.reruns[block] = []Rerun{{Block: block, Hash: hexOf("good"), Processor: "liar"}, {Block: block, Hash: hexOf("good"), Processor: "honest2"}}
 	if got := checkCulprits(plan, v, recs); len(got) != 0 {
 		t.Fatalf("a check of a hash honest1 never disclosed named %v", got)
+	}
+}
+
+// TestChecksAheadOfTheirDisclosures: a check whose processor has no
+// disclosure in the records shows a store still catching up.
+func TestChecksAheadOfTheirDisclosures(t *testing.T) {
+	recs := newJobRecords()
+	recs.checks[3] = Check{Block: 3, Processor: "liar"}
+	recs.checks[5] = Check{Block: 5, Processor: "other"}
+	recs.discl = []microjob.Disclosure{{Processor: "other"}}
+	if n := checksAhead(recs); n != 1 {
+		t.Fatalf("%d checks ahead, want 1 (the liar's)", n)
+	}
+	recs.discl = append(recs.discl, microjob.Disclosure{Processor: "liar"})
+	if n := checksAhead(recs); n != 0 {
+		t.Fatalf("%d checks ahead once every processor named has disclosed", n)
 	}
 }

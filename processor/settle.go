@@ -492,6 +492,18 @@ func (w *Worker) finalize(ctx context.Context, js *jobState) error {
 		w.mu.Unlock()
 		return nil
 	}
+	// A check is written only after its processor disclosed: a check
+	// here without that disclosure means this store is still catching up
+	// (a node that just started walks the DAG from the newest records
+	// down). Judging now could miss a liar; wait, at most a RerunTimeout
+	// (a check naming a processor that never disclosed is void anyway).
+	if behind := checksAhead(recs); behind > 0 && waited < w.cfg.RerunTimeout {
+		w.log.Debug("job complete: waiting for the disclosures its checks name", "job", id, "checks", behind)
+		w.mu.Lock()
+		js.graceWait = true
+		w.mu.Unlock()
+		return nil
+	}
 	// One processor finishes the job; the others stand by and take over
 	// in rank order only if it has gone quiet (finalizer.go).
 	order := finalizerOrder(id, recs, culprits)
