@@ -274,7 +274,10 @@ func (b *broadcaster) greet(ctx context.Context) {
 		if err != nil {
 			return
 		}
-		if ev.Type != pubsub.PeerJoin || b.repeat <= 0 || b.now().Sub(b.started) >= b.repeat {
+		if !b.young() {
+			return // the periodic re-announcement catches newcomers up now
+		}
+		if ev.Type != pubsub.PeerJoin {
 			continue
 		}
 		b.mu.Lock()
@@ -297,9 +300,20 @@ func (b *broadcaster) reannounce() {
 	if last == nil || b.ctx.Err() != nil {
 		return
 	}
-	if err := b.topic.Publish(b.ctx, encodeBroadcast(last, b.headBlocks(b.ctx, last))); err != nil {
+	if err := b.publish(b.ctx, last); err != nil {
 		b.log.Debug("re-announcing heads to new peers", "err", err)
 	}
+}
+
+// young reports whether this replica is within its first repeat interval
+// on the topic, when it greets joining peers (greet).
+func (b *broadcaster) young() bool {
+	return b.repeat > 0 && b.now().Sub(b.started) < b.repeat
+}
+
+// publish sends announcement on the topic with the head blocks it names.
+func (b *broadcaster) publish(ctx context.Context, announce []byte) error {
+	return b.topic.Publish(ctx, encodeBroadcast(announce, b.headBlocks(ctx, announce)))
 }
 
 // validateBroadcast accepts only a go-ds-crdt head announcement with 1 to
@@ -353,7 +367,7 @@ func checkBroadcast(wire []byte, maxHeads int) (decodedBroadcast, error) {
 // blocks this replica holds, less the heads announced on the topic within
 // the last repeat (suppress); with none left it publishes nothing.
 func (b *broadcaster) Broadcast(ctx context.Context, data []byte) error {
-	if b.repeat > 0 && b.now().Sub(b.started) < b.repeat {
+	if b.young() {
 		b.mu.Lock()
 		b.last = data
 		b.mu.Unlock()
@@ -362,7 +376,7 @@ func (b *broadcaster) Broadcast(ctx context.Context, data []byte) error {
 	if !ok {
 		return nil
 	}
-	return b.topic.Publish(ctx, encodeBroadcast(data, b.headBlocks(ctx, data)))
+	return b.publish(ctx, data)
 }
 
 // suppress leaves out of an announcement the heads announced on the topic

@@ -204,7 +204,8 @@ func checkCulprits(plan *jobs.Plan, v microjob.Verdict, recs *jobRecords) []stri
 }
 
 // requestChecks writes a check for every self-checked block that has
-// none, and reports whether every self-checked block is settled.
+// none, and reports whether every check target (checkTargets: the
+// self-checked blocks and the checks still convicting) is settled.
 func (w *Worker) requestChecks(ctx context.Context, js *jobState, v microjob.Verdict, recs *jobRecords) (bool, error) {
 	scs := checkTargets(js.plan, v, recs)
 	pending := false
