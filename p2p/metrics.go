@@ -11,6 +11,8 @@ type metrics struct {
 	bootstrapDials *prometheus.CounterVec
 	rejected       *prometheus.CounterVec
 	received       *prometheus.CounterVec
+	// traffic counts pubsub messages by topic kind and event (trace.go).
+	traffic *prometheus.CounterVec
 	// faultDropped counts messages the DropInbound fault ignored.
 	faultDropped prometheus.Counter
 }
@@ -31,6 +33,10 @@ func newMetrics() *metrics {
 			Namespace: "jobmesh", Subsystem: "p2p", Name: "messages_accepted_total",
 			Help: "Pubsub messages accepted by a topic validator, by topic kind.",
 		}, []string{"topic"}),
+		traffic: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "jobmesh", Subsystem: "p2p", Name: "pubsub_messages_total",
+			Help: "Pubsub messages by topic kind (crdt, jobs, job, macrojob, other) and event: delivered (accepted, handed to subscribers), duplicate (a copy already seen, dropped), sent (in an RPC to a peer).",
+		}, []string{"topic", "event"}),
 		faultDropped: prometheus.NewCounter(prometheus.CounterOpts{
 			Namespace: "jobmesh", Subsystem: "p2p", Name: "fault_dropped_total",
 			Help: "Pubsub messages ignored by the DropInbound fault injection (tests only).",
@@ -46,7 +52,7 @@ func (m *metrics) register(reg prometheus.Registerer, fault bool) {
 	if reg == nil {
 		return
 	}
-	reg.MustRegister(m.bootstrapDials, m.rejected, m.received)
+	reg.MustRegister(m.bootstrapDials, m.rejected, m.received, m.traffic)
 	if fault {
 		reg.MustRegister(m.faultDropped)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/jobmesh/jobmesh/meshtest"
 	"github.com/jobmesh/jobmesh/microjob"
 	"github.com/jobmesh/jobmesh/node"
+	"github.com/jobmesh/jobmesh/p2p"
 	"github.com/jobmesh/jobmesh/processor"
 )
 
@@ -82,6 +83,8 @@ type tuning struct {
 	proc func(pc *processor.Config)
 	// node adjusts each member's node config (store re-broadcast).
 	node func(cfg *node.Config)
+	// p2p adjusts each member's host config.
+	p2p func(cfg *p2p.Config)
 }
 
 // testTimeouts are flowMesh's settings: the baseline every tuning starts
@@ -96,6 +99,9 @@ func testTimeouts(pc *processor.Config) {
 
 var tunings = []tuning{
 	{name: "base"},
+	// Gossipsub meshes of degree 2 instead of the default 4: half the
+	// duplicate copies of each message.
+	{name: "mesh2", p2p: func(cfg *p2p.Config) { cfg.MeshDegree = 2 }},
 	// Faster polling of the worker and settle loops, and a faster room
 	// clock (Next's done check, queue expiry).
 	{name: "poll50ms-roomtick20ms", proc: func(pc *processor.Config) {
@@ -140,6 +146,11 @@ func benchMesh(b *testing.B, s flowShape, tu tuning, exec *waitExec) *localmesh.
 		Configure: func(_ *localmesh.Member, cfg *node.Config) {
 			if tu.node != nil {
 				tu.node(cfg)
+			}
+		},
+		P2P: func(_ *localmesh.Member, cfg *p2p.Config) {
+			if tu.p2p != nil {
+				tu.p2p(cfg)
 			}
 		},
 		Processor: func(_ *localmesh.Member, pc *processor.Config) {
@@ -359,12 +370,17 @@ func benchFlow(b *testing.B, s flowShape, tu tuning) {
 	runBenchJob(b, m, exec, flowShape{processors: s.processors, macros: 1, n: 2, cost: 0}, -1)
 	var runs []flowRun
 	b.ResetTimer()
+	traffic0 := pubsubTraffic(b, m)
 	cpu0 := cputime.Process()
 	for i := range b.N {
 		runs = append(runs, runBenchJob(b, m, exec, s, i))
 	}
 	cpu := cputime.Process() - cpu0
 	b.StopTimer()
+	traffic := pubsubTraffic(b, m)
+	for k, v := range traffic0 {
+		traffic[k] -= v
+	}
 	var wall, compute, committed, disclosed time.Duration
 	var blocks int64
 	var checks int
@@ -400,6 +416,22 @@ func benchFlow(b *testing.B, s flowShape, tu tuning) {
 		// hides.
 		b.ReportMetric(float64(cpu.Milliseconds())/float64(len(runs))/mj, "cpu-ms/microjob")
 	}
+	// What the mesh's members handled, per MicroJob: the work that the
+	// CPU figure pays for, without the machine's noise.
+	var delivered, duplicates float64
+	for k, v := range traffic {
+		switch k.event {
+		case "delivered":
+			delivered += v
+			if k.topic == "crdt" || k.topic == "job" || k.topic == "macrojob" {
+				b.ReportMetric(v/float64(len(runs))/mj, k.topic+"-deliveries/microjob")
+			}
+		case "duplicate":
+			duplicates += v
+		}
+	}
+	b.ReportMetric(delivered/float64(len(runs))/mj, "deliveries/microjob")
+	b.ReportMetric(duplicates/float64(len(runs))/mj, "duplicates/microjob")
 	if s.cost > 0 {
 		// One block per MicroJob, so the ideal is MicroJobs × cost spread
 		// over every processor.
@@ -444,4 +476,38 @@ func BenchmarkCoordinationEmptyCompute(b *testing.B) {
 			b.Run(fmt.Sprintf("p10-m%d/%s", s.microjobs(), tu.name), func(b *testing.B) { benchFlow(b, s, tu) })
 		}
 	}
+}
+
+// trafficKey is a series of jobmesh_p2p_pubsub_messages_total.
+type trafficKey struct{ topic, event string }
+
+// pubsubTraffic sums jobmesh_p2p_pubsub_messages_total over the running
+// members of m.
+func pubsubTraffic(b *testing.B, m *localmesh.Mesh) map[trafficKey]float64 {
+	b.Helper()
+	out := map[trafficKey]float64{}
+	for _, mem := range m.Running() {
+		families, err := mem.Metrics.Gather()
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, f := range families {
+			if f.GetName() != "jobmesh_p2p_pubsub_messages_total" {
+				continue
+			}
+			for _, mt := range f.GetMetric() {
+				var k trafficKey
+				for _, l := range mt.GetLabel() {
+					switch l.GetName() {
+					case "topic":
+						k.topic = l.GetValue()
+					case "event":
+						k.event = l.GetValue()
+					}
+				}
+				out[k] += mt.GetCounter().GetValue()
+			}
+		}
+	}
+	return out
 }
