@@ -69,14 +69,15 @@ func newDiscloseFixture(t *testing.T, poll time.Duration) *discloseFixture {
 }
 
 // commit writes the commitments of MacroJob m's MicroJobs as one turn
-// would, and keeps their disclosures pending.
+// whose results were not its own would (they are not offered to
+// commitTurn), and keeps their disclosures pending.
 func (f *discloseFixture) commit(t *testing.T, m int) {
 	t.Helper()
 	var entries []crdt.Entry
 	for _, mu := range f.js.plan.Macros[m].Micros {
 		entries = append(entries, f.commits[mu.ID])
 	}
-	if !f.w.commitTurn(context.Background(), f.js, entries) {
+	if _, ok := f.w.commitTurn(context.Background(), f.js, entries, nil); !ok {
 		t.Fatalf("MacroJob %d: commitments not written", m)
 	}
 	f.w.mu.Lock()
@@ -84,6 +85,68 @@ func (f *discloseFixture) commit(t *testing.T, m int) {
 		f.w.pending = append(f.w.pending, f.discl[mu.ID])
 	}
 	f.w.mu.Unlock()
+}
+
+// turn writes the commitments of MacroJob m's MicroJobs at slots as one
+// turn that ran them does (commitTurn with their disclosures), and keeps
+// the disclosures it did not write pending, as finishTurn does.
+func (f *discloseFixture) turn(t *testing.T, m int, slots ...int) {
+	t.Helper()
+	var entries []crdt.Entry
+	var ran []microjob.Disclosure
+	for _, k := range slots {
+		mu := f.js.plan.Macros[m].Micros[k]
+		entries = append(entries, f.commits[mu.ID])
+		ran = append(ran, f.discl[mu.ID])
+	}
+	later, ok := f.w.commitTurn(context.Background(), f.js, entries, ran)
+	if !ok {
+		t.Fatalf("MacroJob %d: commitments not written", m)
+	}
+	f.w.mu.Lock()
+	f.w.pending = append(f.w.pending, later...)
+	f.w.mu.Unlock()
+}
+
+// TestTurnThatCompletesItsMacroJobDiscloses: the turn whose commitments
+// give its MacroJob's last MicroJob a commitment writes, in the same store
+// batch, the MacroJob's disclosures: its own and those pending from earlier
+// turns. A turn that leaves the MacroJob short keeps its disclosures
+// pending, and writes none of another MacroJob's that is not complete.
+func TestTurnThatCompletesItsMacroJobDiscloses(t *testing.T) {
+	f := newDiscloseFixture(t, time.Hour)
+	n0 := len(f.js.plan.Macros[0].Micros)
+	if n0 < 2 {
+		t.Fatalf("MacroJob 0 has %d MicroJobs", n0)
+	}
+	f.turn(t, 0, 0) // one of n0: not complete
+	if n := f.disclosed(t, 0); n != 0 {
+		t.Fatalf("%d disclosures written before MacroJob 0 was fully committed", n)
+	}
+	if n := f.pending(); n != 1 {
+		t.Fatalf("%d pending after the first turn, want 1", n)
+	}
+	f.turn(t, 1, 0) // another MacroJob, not complete either
+	rest := make([]int, 0, n0-1)
+	for k := 1; k < n0; k++ {
+		rest = append(rest, k)
+	}
+	f.turn(t, 0, rest...) // completes MacroJob 0
+	if n := f.disclosed(t, 0); n != n0 {
+		t.Fatalf("%d of MacroJob 0's disclosures written with its last commitments, want %d", n, n0)
+	}
+	if n := f.disclosed(t, 1); n != 0 {
+		t.Fatalf("%d of MacroJob 1's disclosures written, want none (it is not fully committed)", n)
+	}
+	if n := f.pending(); n != 1 {
+		t.Fatalf("%d pending, want MacroJob 1's one", n)
+	}
+	// The disclosures match the commitments written with them.
+	for _, mu := range f.js.plan.Macros[0].Micros {
+		if _, err := f.store.Get(context.Background(), f.commits[mu.ID].Key); err != nil {
+			t.Fatalf("commitment of %s: %v", mu.ID, err)
+		}
+	}
 }
 
 // disclosed reports how many of MacroJob m's disclosures the store holds.

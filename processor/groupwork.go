@@ -160,10 +160,12 @@ func (w *Worker) fullyCommitted(ctx context.Context, js *jobState) (map[jobs.ID]
 
 // macroCommitted reports whether every MicroJob of m has its commitments
 // (R of them for a replicated job): the MacroJob's results may be
-// disclosed.
-func (w *Worker) macroCommitted(ctx context.Context, js *jobState, m *jobs.MacroJob) (bool, error) {
+// disclosed. also are the MicroJobs this processor is about to commit in
+// the same store batch as the disclosures; in a replicated job one more
+// commitment need not make R, so they do not count there.
+func (w *Worker) macroCommitted(ctx context.Context, js *jobState, m *jobs.MacroJob, also map[jobs.ID]bool) (bool, error) {
 	if !replicated(js) {
-		return w.index.macroCommitted(ctx, js.plan.JobID, m)
+		return w.index.macroCommitted(ctx, js.plan.JobID, m, also)
 	}
 	full, err := w.fullyCommitted(ctx, js)
 	if err != nil {

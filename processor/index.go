@@ -221,13 +221,14 @@ func (x *recordIndex) committed(ctx context.Context, id jobs.ID) (map[jobs.ID]bo
 }
 
 // macroCommitted reports whether every MicroJob of MacroJob m of job id
-// has a commitment, without copying the index as committed does.
-func (x *recordIndex) macroCommitted(ctx context.Context, id jobs.ID, m *jobs.MacroJob) (bool, error) {
+// has a commitment in the store or in also (commitments about to be
+// written), without copying the index as committed does.
+func (x *recordIndex) macroCommitted(ctx context.Context, id jobs.ID, m *jobs.MacroJob, also map[jobs.ID]bool) (bool, error) {
 	x.mu.Lock()
 	if ji := x.jobs[id]; ji != nil && ji.loaded {
 		defer x.mu.Unlock()
 		for _, mu := range m.Micros {
-			if len(ji.committers[mu.ID]) == 0 {
+			if len(ji.committers[mu.ID]) == 0 && !also[mu.ID] {
 				return false, nil
 			}
 		}
@@ -237,6 +238,9 @@ func (x *recordIndex) macroCommitted(ctx context.Context, id jobs.ID, m *jobs.Ma
 	done, err := x.committed(ctx, id)
 	if err != nil {
 		return false, err
+	}
+	for mid := range also {
+		done[mid] = true
 	}
 	return all(m, done), nil
 }

@@ -195,11 +195,11 @@ func TestIndexCommitCounters(t *testing.T) {
 		for i := 10; i < 15; i++ {
 			m.Micros = append(m.Micros, jobs.MicroJob{ID: micro(i)})
 		}
-		if full, err := x.macroCommitted(ctx, id, m); err != nil || !full {
+		if full, err := x.macroCommitted(ctx, id, m, nil); err != nil || !full {
 			return fmt.Errorf("a committed MacroJob: full %v, err %v", full, err)
 		}
 		m.Micros = append(m.Micros, jobs.MicroJob{ID: micro(15)})
-		if full, err := x.macroCommitted(ctx, id, m); err != nil || full {
+		if full, err := x.macroCommitted(ctx, id, m, nil); err != nil || full {
 			return fmt.Errorf("a MacroJob with an uncommitted MicroJob: full %v, err %v", full, err)
 		}
 		for i := range 15 {

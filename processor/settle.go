@@ -173,7 +173,7 @@ func (w *Worker) disclose(ctx context.Context) { w.discloseAt(ctx, time.Now()) }
 func (w *Worker) discloseAt(ctx context.Context, now time.Time) {
 	w.discloseMu.Lock()
 	defer w.discloseMu.Unlock()
-	ready, keep, n := w.dueDisclosures(ctx)
+	ready, keep, n := w.dueDisclosures(ctx, nil)
 	if len(ready) > 0 && w.turns.Load() > 0 {
 		if w.readySince == nil {
 			w.readySince = map[string]time.Time{}
@@ -238,20 +238,28 @@ func (w *Worker) discloseHold() time.Duration {
 }
 
 // dueDisclosures splits pending into the disclosures whose MacroJob is
-// fully committed and the rest; n is how many it read. The caller holds
-// discloseMu and puts the ones it does not write back with keepPending.
-func (w *Worker) dueDisclosures(ctx context.Context) (ready, keep []microjob.Disclosure, n int) {
+// fully committed, counting the MicroJobs in also as committed, and the
+// rest; n is how many it read. The caller holds discloseMu and puts the
+// ones it does not write back with keepPending.
+func (w *Worker) dueDisclosures(ctx context.Context, also map[jobs.ID]bool) (ready, keep []microjob.Disclosure, n int) {
 	w.mu.Lock()
 	pending := slices.Clone(w.pending)
 	w.mu.Unlock()
-	n = len(pending)
+	ready, keep = w.splitDue(ctx, pending, also)
+	return ready, keep, len(pending)
+}
+
+// splitDue splits ds into the disclosures whose MacroJob is fully
+// committed, counting the MicroJobs in also as committed (see
+// macroCommitted), and the rest.
+func (w *Worker) splitDue(ctx context.Context, ds []microjob.Disclosure, also map[jobs.ID]bool) (ready, keep []microjob.Disclosure) {
 	type macroKey struct {
 		job   jobs.ID
 		macro uint64
 	}
 	// Whether each MacroJob met is fully committed, asked once per call.
 	full := map[macroKey]bool{}
-	for _, d := range pending {
+	for _, d := range ds {
 		w.mu.Lock()
 		js := w.known[d.JobID]
 		w.mu.Unlock()
@@ -262,7 +270,7 @@ func (w *Worker) dueDisclosures(ctx context.Context) (ready, keep []microjob.Dis
 		ok, seen := full[k]
 		if !seen {
 			var err error
-			if ok, err = w.macroCommitted(ctx, js, &js.plan.Macros[d.MacroIndex]); err != nil {
+			if ok, err = w.macroCommitted(ctx, js, &js.plan.Macros[d.MacroIndex], also); err != nil {
 				keep = append(keep, d)
 				continue
 			}
@@ -274,7 +282,7 @@ func (w *Worker) dueDisclosures(ctx context.Context) (ready, keep []microjob.Dis
 		}
 		ready = append(ready, d)
 	}
-	return ready, keep, n
+	return ready, keep
 }
 
 // keepPending makes keep the pending disclosures, with those that came in

@@ -620,12 +620,16 @@ func (w *Worker) process(ctx context.Context, js *jobState, room *macrojob.Room,
 
 // finishTurn writes a turn's commitments as one store batch (commitTurn),
 // completes its items in the room (when there is one), keeps the
-// disclosures for their round and announces the progress. Nothing is
-// completed when the commitments could not be written: their locks expire
-// and the queue offers them again.
+// disclosures that are not due yet for their round and announces the
+// progress. Nothing is completed when the commitments could not be
+// written: their locks expire and the queue offers them again.
 func (w *Worker) finishTurn(ctx context.Context, js *jobState, room *macrojob.Room, ran []microjob.Disclosure, commits []crdt.Entry, done []macrojob.ID) {
-	if len(commits) > 0 && !w.commitTurn(ctx, js, commits) {
-		return
+	later := ran
+	if len(commits) > 0 {
+		var ok bool
+		if later, ok = w.commitTurn(ctx, js, commits, ran); !ok {
+			return
+		}
 	}
 	if len(done) > 0 && room != nil {
 		if err := room.CompleteAll(ctx, done); err != nil {
@@ -633,7 +637,7 @@ func (w *Worker) finishTurn(ctx context.Context, js *jobState, room *macrojob.Ro
 		}
 	}
 	w.mu.Lock()
-	w.pending = append(w.pending, ran...)
+	w.pending = append(w.pending, later...)
 	if js.mine == nil {
 		js.mine = map[jobs.ID]bool{}
 	}
@@ -669,22 +673,30 @@ func (w *Worker) endTurn() {
 }
 
 // commitTurn writes a turn's commitments, and with them, in the same
-// store batch, the disclosures that are due (see disclose). It reports
-// whether the commitments were written; disclosures that were not stay
-// pending.
-func (w *Worker) commitTurn(ctx context.Context, js *jobState, commits []crdt.Entry) bool {
+// store batch, the disclosures that are due once they are written (see
+// disclose): pending ones, and those of the turn itself (ran) whose
+// MacroJob these commitments complete. It reports whether the commitments
+// were written, and the disclosures of ran that were not, which wait for
+// their round; pending disclosures that were not written stay pending.
+func (w *Worker) commitTurn(ctx context.Context, js *jobState, commits []crdt.Entry, ran []microjob.Disclosure) (later []microjob.Disclosure, ok bool) {
 	w.discloseMu.Lock()
 	defer w.discloseMu.Unlock()
-	ready, keep, n := w.dueDisclosures(ctx)
-	if err := w.writer.PutBatch(ctx, append(slices.Clip(commits), discloseEntries(ready)...)); err != nil {
+	batch := make(map[jobs.ID]bool, len(ran))
+	for _, d := range ran {
+		batch[d.MicroID] = true
+	}
+	ready, keep, n := w.dueDisclosures(ctx, batch)
+	now, later := w.splitDue(ctx, ran, batch)
+	entries := append(slices.Clip(commits), discloseEntries(ready)...)
+	if err := w.writer.PutBatch(ctx, append(entries, discloseEntries(now)...)); err != nil {
 		w.keepPending(append(keep, ready...), n)
 		w.log.Warn("writing commitments", "job", js.plan.JobID, "count", len(commits), "err", err)
-		return false
+		return nil, false
 	}
 	w.disclosed(ready)
 	w.keepPending(keep, n)
 	w.m.microjobs.WithLabelValues("ok").Add(float64(len(commits)))
-	return true
+	return later, true
 }
 
 // committedElsewhere reports whether the store holds a commitment of
