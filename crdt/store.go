@@ -419,8 +419,9 @@ func (s *Store) Get(ctx context.Context, key string) (Record, error) {
 	return r, nil
 }
 
-// Query returns the verified records whose key is prefix or lies under it
-// (path semantics: "/jobs" matches "/jobs/a", not "/jobsx"), ordered by key.
+// Query returns the verified records whose key lies under prefix (path
+// semantics: "/jobs" matches "/jobs/a", not "/jobs" or "/jobsx"), ordered
+// by key.
 // Rejected records are counted and skipped; deleted keys are absent.
 func (s *Store) Query(ctx context.Context, prefix string) ([]Record, error) {
 	return s.QueryKeys(ctx, prefix, nil)
@@ -433,6 +434,9 @@ func (s *Store) Query(ctx context.Context, prefix string) ([]Record, error) {
 func (s *Store) QueryKeys(ctx context.Context, prefix string, keep func(key string) bool) ([]Record, error) {
 	if s.closed() {
 		return nil, ErrClosed
+	}
+	if keep != nil {
+		return s.queryKept(ctx, prefix, keep)
 	}
 	res, err := s.crdt.Query(ctx, query.Query{Prefix: cleanPrefix(prefix)})
 	if err != nil {
@@ -448,6 +452,52 @@ func (s *Store) QueryKeys(ctx context.Context, prefix string, keep func(key stri
 			continue
 		}
 		r, err := s.open(e.Key, e.Value)
+		if err != nil || r.Tombstone {
+			continue
+		}
+		out = append(out, r)
+	}
+	slices.SortFunc(out, func(a, b Record) int { return strings.Compare(a.Key, b.Key) })
+	return out, nil
+}
+
+// setKeys is where go-ds-crdt (v0.6) keeps, under its namespace, the
+// current value of each key: "<namespace>/s/k<key>/v" (and its priority
+// beside it, ".../p"). A key is in the set exactly when its value is.
+const setKeys, setValueSuffix = "/s/k", "/v"
+
+// queryKept is QueryKeys with a filter: it lists the keys under prefix
+// from the datastore without their values (go-ds-crdt's own queries
+// always read every value, and a filtered scan under /jobs used to read
+// every record of every job), and reads only the kept keys' records.
+func (s *Store) queryKept(ctx context.Context, prefix string, keep func(key string) bool) ([]Record, error) {
+	base := datastore.NewKey(s.cfg.Namespace).String() + setKeys
+	res, err := s.guard.Query(ctx, query.Query{Prefix: base + cleanPrefix(prefix), KeysOnly: true})
+	if err != nil {
+		return nil, fmt.Errorf("crdt: query %q: %w", prefix, err)
+	}
+	defer res.Close()
+	self := cleanPrefix(prefix) // under itself for the datastore, not for Query
+	var keys []string
+	for e := range res.Next() {
+		if e.Error != nil {
+			return nil, fmt.Errorf("crdt: query %q: %w", prefix, e.Error)
+		}
+		k, ok := strings.CutSuffix(strings.TrimPrefix(e.Key, base), setValueSuffix)
+		if ok && k != self && keep(k) {
+			keys = append(keys, k)
+		}
+	}
+	var out []Record
+	for _, k := range keys {
+		data, err := s.crdt.Get(ctx, datastore.NewKey(k))
+		if errors.Is(err, datastore.ErrNotFound) {
+			continue // removed since it was listed
+		}
+		if err != nil {
+			return nil, fmt.Errorf("crdt: query %q: reading %q: %w", prefix, k, err)
+		}
+		r, err := s.open(k, data)
 		if err != nil || r.Tombstone {
 			continue
 		}

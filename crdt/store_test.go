@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -620,4 +621,61 @@ func TestNewReplicaGreetsPeersThatJoinLater(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.WaitGet(1, "/greet/a", nil)
+}
+
+// TestQueryKeysMatchesQuery: a filtered query lists keys without reading
+// values, and returns what Query returns for the kept keys: keys that end
+// in "v" or "p" segments, neither the prefix key itself nor anything of a
+// sibling prefix, no deleted key, and records written by another replica.
+func TestQueryKeysMatchesQuery(t *testing.T) {
+	c := crdttest.New(t, crdttest.Options{Replicas: 2})
+	a, b := c.Replicas[0].Store, c.Replicas[1].Store
+	ctx := context.Background()
+	for _, k := range []string{"/q", "/q/v", "/q/p", "/q/v/v", "/q/a/p", "/q/del", "/qq/x", "/other"} {
+		if err := a.Put(ctx, k, "t", []byte(k)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b.Put(ctx, "/q/remote", "t", []byte("remote")); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Delete(ctx, "/q/del"); err != nil {
+		t.Fatal(err)
+	}
+	crdttest.WaitUntil(t, 20*time.Second, func() error {
+		if _, err := a.Get(ctx, "/q/remote"); err != nil {
+			return err
+		}
+		return nil
+	})
+	all := func(string) bool { return true }
+	want, err := a.Query(ctx, "/q")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := a.QueryKeys(ctx, "/q", all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := func(rs []crdt.Record) []string {
+		var out []string
+		for _, r := range rs {
+			out = append(out, r.Key+"="+string(r.Payload))
+		}
+		return out
+	}
+	wantKeys := []string{"/q/a/p=/q/a/p", "/q/p=/q/p", "/q/remote=remote", "/q/v=/q/v", "/q/v/v=/q/v/v"}
+	if !slices.Equal(keys(want), wantKeys) {
+		t.Fatalf("Query: %v, want %v", keys(want), wantKeys)
+	}
+	if !slices.Equal(keys(got), wantKeys) {
+		t.Fatalf("QueryKeys: %v, want %v", keys(got), wantKeys)
+	}
+	got, err = a.QueryKeys(ctx, "/", func(k string) bool { return strings.HasSuffix(k, "/v") })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := []string{"/q/v=/q/v", "/q/v/v=/q/v/v"}; !slices.Equal(keys(got), w) {
+		t.Fatalf("QueryKeys of the root: %v, want %v", keys(got), w)
+	}
 }
