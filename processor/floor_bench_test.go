@@ -1,0 +1,269 @@
+package processor_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"math/big"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ipfs/go-cid"
+	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/multiformats/go-multihash"
+
+	"github.com/jobmesh/jobmesh/crdt"
+	"github.com/jobmesh/jobmesh/internal/cputime"
+	"github.com/jobmesh/jobmesh/internal/wait"
+	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/localmesh"
+	"github.com/jobmesh/jobmesh/macrojob"
+	"github.com/jobmesh/jobmesh/meshtest"
+	"github.com/jobmesh/jobmesh/microjob"
+	"github.com/jobmesh/jobmesh/p2p"
+	"github.com/jobmesh/jobmesh/processor"
+)
+
+// BenchmarkCoordinationFloor: the least that any job of the overhead
+// benchmark's shape must put through the mesh, with nothing else
+// running: for each MacroJob one room lock and one store batch of its
+// MicroJobs' commitments and disclosures, and one room announcement and
+// one progress message on the Job channel, each MacroJob's share written
+// by one processor at the pace of the job's compute (s.cost per
+// MicroJob), the processors in parallel. No queue, no room
+// channel, no verifier run apart, no finalizer. CPU is the process's CPU
+// from the first write until every member's store holds every record and
+// every member has read every message.
+//
+// Since the mesh cannot use more than the machine's cores, a job that
+// must do at least this work can do no better on this machine than:
+// floor-overhead-ratio, that CPU ÷ (cores × the ideal wall time of
+// BenchmarkCoordinationOverhead), for the overhead ratio; and
+// floor-microjobs/s, MicroJobs ÷ (that CPU ÷ cores), for the MicroJobs
+// coordinated per second of BenchmarkCoordinationEmptyCompute.
+func BenchmarkCoordinationFloor(b *testing.B) {
+	for _, sh := range []struct {
+		name string
+		s    flowShape
+	}{
+		{"p20-m2002", flowShape{processors: 20, macros: 182, n: 10, cost: 50 * time.Millisecond}},
+		{"p4-m33", flowShape{processors: 4, macros: 3, n: 10, cost: 50 * time.Millisecond}},
+		{"p10-m407", flowShape{processors: 10, macros: 37, n: 10, cost: 50 * time.Millisecond}},
+		{"p10-m110", flowShape{processors: 10, macros: 10, n: 10, cost: 50 * time.Millisecond}},
+	} {
+		b.Run(sh.name, func(b *testing.B) { benchFloor(b, sh.s) })
+	}
+}
+
+func benchFloor(b *testing.B, s flowShape) {
+	m := benchMesh(b, s, tunings[0], &waitExec{})
+	meshtest.WaitConnected(b, m)
+	var procs []*localmesh.Member
+	for _, mem := range m.Running() {
+		if mem.Worker != nil {
+			procs = append(procs, mem)
+		}
+	}
+	var cpu time.Duration
+	b.ResetTimer()
+	for i := range b.N {
+		cpu += floorJob(b, m, procs, s, i)
+	}
+	b.StopTimer()
+	mj := float64(s.microjobs())
+	b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N)/mj, "cpu-ms/microjob")
+	ideal := time.Duration(s.microjobs()) * s.cost / time.Duration(s.processors)
+	cores := float64(runtime.NumCPU())
+	b.ReportMetric(cpu.Seconds()/float64(b.N)/(cores*ideal.Seconds()), "floor-overhead-ratio")
+	b.ReportMetric(mj*float64(b.N)/(cpu.Seconds()/cores), "floor-microjobs/s")
+}
+
+// floorInfo is a JobInfo of shape s, never written to the store: the
+// processors do not follow the job, so only the records' replication
+// and the messages' delivery cost anything.
+func floorInfo(s flowShape, seq int) *jobs.JobInfo {
+	info := &jobs.JobInfo{
+		Code:     jobs.Source{URI: "ipfs://bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy", SHA256: sha256.Sum256([]byte("code"))},
+		Data:     jobs.Data{Source: jobs.Source{URI: "https://example.com/data", SHA256: sha256.Sum256([]byte(fmt.Sprint("data", seq)))}, Size: uint64(8 * s.macros * int(s.n))},
+		Slicing:  jobs.Slicing{BlockSize: 8, MicroJobs: s.n, BlocksPerMicro: 1, VerifierBlocks: 1},
+		Seed:     jobs.Seed{byte(seq), 1},
+		PriceWei: big.NewInt(1_000_000_000),
+		Creator:  jobs.Address{0xc1},
+		Deadline: time.Now().Add(time.Hour).Unix(),
+	}
+	info.ApplyDefaults()
+	return info
+}
+
+// floorRecords are the store entries of MacroJob mac written by processor
+// self: the room lock, then the commitments and disclosures of its
+// MicroJobs.
+func floorRecords(b *testing.B, plan *jobs.Plan, mac *jobs.MacroJob, self peer.ID, wallet string) (lock crdt.Entry, batch []crdt.Entry) {
+	b.Helper()
+	mh, err := multihash.Sum([]byte(fmt.Sprint("result", mac.Index)), multihash.SHA2_256, -1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var discl []crdt.Entry
+	for _, mu := range mac.Micros {
+		d := microjob.Disclosure{
+			Version: microjob.RecordVersion, JobID: plan.JobID, MacroIndex: mac.Index, MicroID: mu.ID,
+			Processor: self.String(), Wallet: wallet, BlockIndices: mu.Blocks,
+			ResultCID: cid.NewCidV1(cid.Raw, mh), Salt: sha256.Sum256([]byte(mu.ID.String())),
+		}
+		for _, blk := range mu.Blocks {
+			d.BlockHashes = append(d.BlockHashes, sha256.Sum256(fmt.Append(nil, blk)))
+		}
+		c, err := d.Commitment()
+		if err != nil {
+			b.Fatal(err)
+		}
+		batch = append(batch, crdt.Entry{Key: c.Key(), Type: microjob.TypeCommit, Payload: c.Encode()})
+		discl = append(discl, crdt.Entry{Key: d.Key(), Type: microjob.TypeResult, Payload: d.Encode()})
+	}
+	l := fmt.Appendf(nil, `{"owner":%q,"expires":%q}`, self.String(), time.Now().Add(time.Minute).UTC().Format(time.RFC3339Nano))
+	lock = crdt.Entry{Key: macrojob.RoomLockKey(plan.JobID.String(), mac.Index), Type: macrojob.RoomLockType, Payload: l}
+	return lock, append(batch, discl...)
+}
+
+// floorJob puts one job's least traffic through the mesh and returns the
+// CPU it took.
+func floorJob(b *testing.B, m *localmesh.Mesh, procs []*localmesh.Member, s flowShape, seq int) time.Duration {
+	b.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	plan, err := jobs.Slice(floorInfo(s, seq))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if got := plan.NumMicroJobs(); got != s.microjobs() {
+		b.Fatalf("plan has %d MicroJobs, the shape says %d", got, s.microjobs())
+	}
+	members := m.Running()
+	// Every member reads the Job channel and watches the job's records.
+	topics := map[*localmesh.Member]*p2p.Topic[jobs.ChannelMsg]{}
+	var read atomic.Int64
+	stored := make([]atomic.Int64, len(members))
+	overflowed := make([]atomic.Bool, len(members))
+	var wg sync.WaitGroup
+	rctx, stop := context.WithCancel(ctx)
+	defer func() {
+		stop()
+		wg.Wait()
+		for _, t := range topics {
+			_ = t.Close()
+		}
+	}()
+	for i, mem := range members {
+		t, err := p2p.Join(mem.Host, p2p.TopicConfig[jobs.ChannelMsg]{
+			Name: processor.JobTopic(plan.JobID), Kind: "job", MaxSize: jobs.MaxChannelMsg,
+			Encode: jobs.EncodeChannelMsg, Decode: jobs.DecodeChannelMsg,
+			Check:  func(from peer.ID, msg jobs.ChannelMsg) error { return jobs.CheckSender(from.String(), msg) },
+			Buffer: 1024,
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		topics[mem] = t
+		changes := mem.Store.Watch(rctx, processor.JobKey(plan.JobID)+"/")
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			for {
+				if _, err := t.Next(rctx); err != nil {
+					return
+				}
+				read.Add(1)
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			for ch := range changes {
+				switch ch.Kind {
+				case crdt.ChangePut:
+					stored[i].Add(1)
+				case crdt.ChangeOverflow:
+					overflowed[i].Store(true) // counted by a query at the end
+				}
+			}
+		}()
+	}
+	wait.Until(b, time.Minute, func() error {
+		for mem, t := range topics {
+			if n := len(t.Peers()); n < len(members)-1 {
+				return fmt.Errorf("member %d has %d of %d peers on the Job channel", mem.Index, n, len(members)-1)
+			}
+		}
+		return nil
+	})
+	records := int64(len(plan.Macros) + 2*s.microjobs()) // per member
+	messages := int64(len(members)) * int64(2*len(plan.Macros))
+	// Each processor writes a MacroJob's share when it would have run its
+	// MicroJobs at s.cost each: the job's pace, not a burst.
+	per := time.Duration(s.n+1) * s.cost
+	cpu0 := cputime.Process()
+	start := time.Now()
+	errs := make(chan error, len(procs))
+	for k, p := range procs {
+		go func() {
+			errs <- func() error {
+				for turn, mi := 1, k; mi < len(plan.Macros); turn, mi = turn+1, mi+len(procs) {
+					pace := time.NewTimer(time.Until(start.Add(time.Duration(turn) * per)))
+					select {
+					case <-pace.C:
+					case <-ctx.Done():
+						pace.Stop()
+						return ctx.Err()
+					}
+					mac := &plan.Macros[mi]
+					lock, batch := floorRecords(b, plan, mac, p.Host.ID(), p.Wallet.Hex())
+					if err := p.Store.Put(ctx, lock.Key, lock.Type, lock.Payload); err != nil {
+						return err
+					}
+					if err := topics[p].Publish(ctx, jobs.ChannelMsg{Kind: jobs.KindRoom, JobID: plan.JobID.String(), Macro: mac.Index, Processor: p.Host.ID().String(), Open: len(mac.Micros)}); err != nil {
+						return err
+					}
+					if err := p.Store.PutBatch(ctx, batch); err != nil {
+						return err
+					}
+					var micros []string
+					for _, mu := range mac.Micros {
+						micros = append(micros, mu.ID.String())
+					}
+					if err := topics[p].Publish(ctx, jobs.Progress(plan.JobID.String(), p.Host.ID().String(), micros)); err != nil {
+						return err
+					}
+				}
+				return nil
+			}()
+		}()
+	}
+	for range procs {
+		if err := <-errs; err != nil {
+			b.Fatal(err)
+		}
+	}
+	wait.Until(b, 4*time.Minute, func() error {
+		if r := read.Load(); r < messages {
+			return fmt.Errorf("%d of %d messages read", r, messages)
+		}
+		for i, mem := range members {
+			n := stored[i].Load()
+			if overflowed[i].Load() {
+				recs, err := mem.Store.Query(ctx, processor.JobKey(plan.JobID))
+				if err != nil {
+					return err
+				}
+				n = int64(len(recs))
+			}
+			if n < records {
+				return fmt.Errorf("member %d stored %d of %d records", mem.Index, n, records)
+			}
+		}
+		return nil
+	})
+	return cputime.Process() - cpu0
+}
