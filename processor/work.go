@@ -92,6 +92,7 @@ func (w *Worker) step(ctx context.Context) bool {
 	if w.doReruns(ctx) || w.doRedos(ctx) {
 		return true
 	}
+	mark := w.waitMark()
 	now := time.Now()
 	var workable []*jobState
 	for _, js := range w.candidates(now) {
@@ -128,9 +129,7 @@ func (w *Worker) step(ctx context.Context) bool {
 		// Waiting for the queue is bounded so that a stalled room does not
 		// hold the worker: its owner's successors take over meanwhile.
 		nctx, cancel := context.WithTimeout(ctx, w.waitForQueue())
-		w.mu.Lock()
-		js.stopWait = cancel // a verdict ends the wait (noticeRecord)
-		w.mu.Unlock()
+		w.beginWait(js, mark, cancel) // a verdict ends the wait (noticeRecord)
 		ids, err := room.NextBatch(nctx, w.turnSize(js))
 		cancel()
 		switch {

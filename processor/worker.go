@@ -254,6 +254,11 @@ type Worker struct {
 
 	mu    sync.Mutex
 	known map[jobs.ID]*jobState
+	// stops counts the ends of waits for a room's queue that were asked
+	// for (stopWaitsLocked, a verdict), so that a wait begun after one
+	// that came while the worker was still joining the room is ended too
+	// (beginWait); guarded by mu.
+	stops uint64
 	rooms map[macrojob.RoomID]*macrojob.Room
 	// doneRooms are rooms left because their queue was done, and when.
 	doneRooms map[macrojob.RoomID]time.Time
@@ -640,6 +645,7 @@ func (w *Worker) noticeRecord(r crdt.Record) {
 			w.mu.Lock()
 			if js := w.known[id]; js != nil && !js.finished {
 				js.finished = true
+				w.stops++
 				if js.stopWait != nil {
 					js.stopWait()
 				}
@@ -667,10 +673,36 @@ func (w *Worker) interruptWaits() {
 // stopWaitsLocked ends the worker's wait for a room's queue, whichever
 // job's room it is. w.mu is held.
 func (w *Worker) stopWaitsLocked() {
+	w.stops++
 	for _, js := range w.known {
 		if js.stopWait != nil {
 			js.stopWait()
 		}
+	}
+}
+
+// waitMark is where the stops stand now: a step takes it before it
+// chooses a job and a room, and hands it to beginWait.
+func (w *Worker) waitMark() uint64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.stops
+}
+
+// beginWait makes cancel the end of the worker's wait for a room of js,
+// and calls it at once when the wait is already over: js has its verdict,
+// or a stop was asked for since mark (a new job, a request for work
+// outside the queues) while the worker chose and joined the room. Before,
+// such a stop found no wait to end, and the worker then waited out a
+// processing timeout and four owner timeouts in the room of a finished
+// job while a new job ran without it.
+func (w *Worker) beginWait(js *jobState, mark uint64, cancel context.CancelFunc) {
+	w.mu.Lock()
+	js.stopWait = cancel
+	over := js.finished || w.stops != mark
+	w.mu.Unlock()
+	if over {
+		cancel()
 	}
 }
 
