@@ -158,12 +158,7 @@ func floorJob(b *testing.B, m *localmesh.Mesh, procs []*localmesh.Member, s flow
 		}
 	}()
 	for i, mem := range members {
-		t, err := p2p.Join(mem.Host, p2p.TopicConfig[jobs.ChannelMsg]{
-			Name: processor.JobTopic(plan.JobID), Kind: "job", MaxSize: jobs.MaxChannelMsg,
-			Encode: jobs.EncodeChannelMsg, Decode: jobs.DecodeChannelMsg,
-			Check:  func(from peer.ID, msg jobs.ChannelMsg) error { return jobs.CheckSender(from.String(), msg) },
-			Buffer: 1024,
-		})
+		t, err := processor.JoinJobTopic(mem.Host, plan.JobID)
 		if err != nil {
 			b.Fatal(err)
 		}

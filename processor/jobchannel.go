@@ -19,17 +19,12 @@ import (
 // there, and processors say when they completed a MicroJob (seed 004).
 func JobTopic(id jobs.ID) string { return p2p.TopicPrefix + "job/" + id.String() }
 
-// jobChannel joins the Job channel of js once and starts reading it; the
-// first join asks the channel for open rooms, since the store may lag.
-func (w *Worker) jobChannel(ctx context.Context, js *jobState) *p2p.Topic[jobs.ChannelMsg] {
-	w.mu.Lock()
-	t := js.topic
-	w.mu.Unlock()
-	if t != nil {
-		return t
-	}
-	t, err := p2p.Join(w.p.Host, p2p.TopicConfig[jobs.ChannelMsg]{
-		Name:    JobTopic(js.plan.JobID),
+// JoinJobTopic joins job id's Job channel with its validator: rooms
+// questions, room claims and announcements, progress and finalizing
+// messages, each from its sender.
+func JoinJobTopic(h *p2p.Host, id jobs.ID) (*p2p.Topic[jobs.ChannelMsg], error) {
+	return p2p.Join(h, p2p.TopicConfig[jobs.ChannelMsg]{
+		Name:    JobTopic(id),
 		Kind:    "job",
 		MaxSize: jobs.MaxChannelMsg,
 		Encode:  jobs.EncodeChannelMsg,
@@ -42,6 +37,18 @@ func (w *Worker) jobChannel(ctx context.Context, js *jobState) *p2p.Topic[jobs.C
 		},
 		Buffer: 256,
 	})
+}
+
+// jobChannel joins the Job channel of js once and starts reading it; the
+// first join asks the channel for open rooms, since the store may lag.
+func (w *Worker) jobChannel(ctx context.Context, js *jobState) *p2p.Topic[jobs.ChannelMsg] {
+	w.mu.Lock()
+	t := js.topic
+	w.mu.Unlock()
+	if t != nil {
+		return t
+	}
+	t, err := JoinJobTopic(w.p.Host, js.plan.JobID)
 	if err != nil {
 		w.log.Warn("joining the job channel", "job", js.plan.JobID, "err", err)
 		return nil
