@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -18,6 +19,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 	mh "github.com/multiformats/go-multihash"
 
+	"github.com/jobmesh/jobmesh/internal/wait"
 	"github.com/jobmesh/jobmesh/p2p"
 )
 
@@ -73,6 +75,16 @@ func dhtClients(t *testing.T, ctx context.Context) (a, b testNode) {
 			t.Fatal(err)
 		}
 	}
+	// The DHT adds a connected server to its routing table only after
+	// identify: until then a provide finds no peer in the table.
+	wait.Until(t, 30*time.Second, func() error {
+		for _, n := range []testNode{a, b} {
+			if n.h.DHT.RoutingTable().Find(boot.h.ID()) == "" {
+				return fmt.Errorf("%s: the bootstrap server is not in the DHT routing table yet", n.h.ID())
+			}
+		}
+		return nil
+	})
 	return a, b
 }
 
