@@ -135,7 +135,7 @@ func New(ctx context.Context, p Params) (*Host, error) {
 		psOpts = append(psOpts, pubsub.WithDiscovery(disc))
 	}
 	met := newMetrics()
-	psOpts = append(psOpts, pubsub.WithRawTracer(trafficTracer{met.traffic}))
+	psOpts = append(psOpts, pubsub.WithRawTracer(newTrafficTracer(met.traffic)))
 	if cfg.DropInbound > 0 {
 		psOpts = append(psOpts, pubsub.WithDefaultValidator(dropInbound(h.ID(), cfg.DropInbound, met.faultDropped)))
 	}

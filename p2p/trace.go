@@ -13,55 +13,82 @@ import (
 // each node: every message is read, checked and handled by every member
 // of its topic, and gossipsub's duplicates are read and dropped.
 const (
-	trafficDelivered = "delivered" // accepted and handed to subscribers
-	trafficDuplicate = "duplicate" // a copy of a message already seen
-	trafficSent      = "sent"      // a message in an RPC sent to a peer
+	trafficDelivered = iota // accepted and handed to subscribers
+	trafficDuplicate        // a copy of a message already seen
+	trafficSent             // a message in an RPC sent to a peer
+	trafficEvents
 )
 
-// topicKind names the kind of a jobmesh topic for the traffic metric:
-// the topic names of PROTOCOL.md without their variable parts.
-func topicKind(topic string) string {
-	rest, ok := strings.CutPrefix(topic, "/jobmesh/1/")
-	if !ok {
-		return "other"
-	}
+// trafficEventNames are the event label values, by event.
+var trafficEventNames = [trafficEvents]string{"delivered", "duplicate", "sent"}
+
+// Topic kinds of the traffic metric: the topic names of PROTOCOL.md
+// without their variable parts.
+const (
+	kindCRDT = iota
+	kindJobs
+	kindJob
+	kindMacroJob
+	kindOther
+	topicKinds
+)
+
+// topicKindNames are the topic label values, by kind.
+var topicKindNames = [topicKinds]string{"crdt", "jobs", "job", "macrojob", "other"}
+
+// topicKind is the kind of a jobmesh topic for the traffic metric.
+func topicKind(topic string) int {
+	rest, ok := strings.CutPrefix(topic, TopicPrefix)
 	switch {
+	case !ok:
+		return kindOther
 	case rest == "crdt":
-		return "crdt"
+		return kindCRDT
 	case rest == "jobs":
-		return "jobs"
+		return kindJobs
 	case strings.HasPrefix(rest, "job/"):
 		if strings.Contains(rest, "/macro/") {
-			return "macrojob"
+			return kindMacroJob
 		}
-		return "job"
+		return kindJob
 	}
-	return "other"
+	return kindOther
 }
 
 // trafficTracer counts pubsub messages by topic kind and event. gossipsub
-// calls it synchronously from its event loop, so it only counts.
+// calls it synchronously from its event loop, so it only counts, on
+// counters resolved once rather than by label for every message.
 type trafficTracer struct {
-	counts *prometheus.CounterVec
+	counts *[topicKinds][trafficEvents]prometheus.Counter
+}
+
+func newTrafficTracer(vec *prometheus.CounterVec) trafficTracer {
+	var c [topicKinds][trafficEvents]prometheus.Counter
+	for k := range c {
+		for e := range c[k] {
+			c[k][e] = vec.WithLabelValues(topicKindNames[k], trafficEventNames[e])
+		}
+	}
+	return trafficTracer{&c}
 }
 
 var _ pubsub.RawTracer = trafficTracer{}
 
-func (t trafficTracer) count(topic, event string, n int) {
-	t.counts.WithLabelValues(topicKind(topic), event).Add(float64(n))
+func (t trafficTracer) count(topic string, event int) {
+	t.counts[topicKind(topic)][event].Inc()
 }
 
 func (t trafficTracer) DeliverMessage(msg *pubsub.Message) {
-	t.count(msg.GetTopic(), trafficDelivered, 1)
+	t.count(msg.GetTopic(), trafficDelivered)
 }
 
 func (t trafficTracer) DuplicateMessage(msg *pubsub.Message) {
-	t.count(msg.GetTopic(), trafficDuplicate, 1)
+	t.count(msg.GetTopic(), trafficDuplicate)
 }
 
 func (t trafficTracer) SendRPC(rpc *pubsub.RPC, _ peer.ID) {
 	for _, m := range rpc.GetPublish() {
-		t.count(m.GetTopic(), trafficSent, 1)
+		t.count(m.GetTopic(), trafficSent)
 	}
 }
 

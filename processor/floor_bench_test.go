@@ -99,9 +99,8 @@ func floorInfo(s flowShape, seq int) *jobs.JobInfo {
 }
 
 // floorRecords are the store entries of MacroJob mac written by processor
-// self: the room lock, then the commitments and disclosures of its
-// MicroJobs.
-func floorRecords(b *testing.B, plan *jobs.Plan, mac *jobs.MacroJob, self peer.ID, wallet string) (lock crdt.Entry, batch []crdt.Entry) {
+// self: the commitments and then the disclosures of its MicroJobs.
+func floorRecords(b *testing.B, plan *jobs.Plan, mac *jobs.MacroJob, self peer.ID, wallet string) (batch []crdt.Entry) {
 	b.Helper()
 	mh, err := multihash.Sum([]byte(fmt.Sprint("result", mac.Index)), multihash.SHA2_256, -1)
 	if err != nil {
@@ -124,9 +123,7 @@ func floorRecords(b *testing.B, plan *jobs.Plan, mac *jobs.MacroJob, self peer.I
 		batch = append(batch, crdt.Entry{Key: c.Key(), Type: microjob.TypeCommit, Payload: c.Encode()})
 		discl = append(discl, crdt.Entry{Key: d.Key(), Type: microjob.TypeResult, Payload: d.Encode()})
 	}
-	l := fmt.Appendf(nil, `{"owner":%q,"expires":%q}`, self.String(), time.Now().Add(time.Minute).UTC().Format(time.RFC3339Nano))
-	lock = crdt.Entry{Key: macrojob.RoomLockKey(plan.JobID.String(), mac.Index), Type: macrojob.RoomLockType, Payload: l}
-	return lock, append(batch, discl...)
+	return append(batch, discl...)
 }
 
 // floorJob puts one job's least traffic through the mesh and returns the
@@ -214,8 +211,9 @@ func floorJob(b *testing.B, m *localmesh.Mesh, procs []*localmesh.Member, s flow
 						return ctx.Err()
 					}
 					mac := &plan.Macros[mi]
-					lock, batch := floorRecords(b, plan, mac, p.Host.ID(), p.Wallet.Hex())
-					if err := p.Store.Put(ctx, lock.Key, lock.Type, lock.Payload); err != nil {
+					batch := floorRecords(b, plan, mac, p.Host.ID(), p.Wallet.Hex())
+					lock := macrojob.RoomLock{Owner: p.Host.ID().String(), Expires: time.Now().Add(time.Minute).UTC()}
+					if err := crdt.PutJSON(ctx, p.Store, macrojob.RoomLockKey(plan.JobID.String(), mac.Index), macrojob.RoomLockType, lock); err != nil {
 						return err
 					}
 					if err := topics[p].Publish(ctx, jobs.ChannelMsg{Kind: jobs.KindRoom, JobID: plan.JobID.String(), Macro: mac.Index, Processor: p.Host.ID().String(), Open: len(mac.Micros)}); err != nil {
