@@ -218,7 +218,7 @@ func (v *JobView) summary(ctx context.Context, info *jobs.JobInfo, rec crdt.Reco
 	if v.Chain == nil {
 		return j, nil
 	}
-	rel, ej, err := v.Chain.Released(ctx, common.Hash(id))
+	rel, ej, err := v.Chain.Released(ctx, escrow.JobKey(common.Address(info.Creator), common.Hash(id)))
 	if err != nil {
 		return apiv1.Job{}, fmt.Errorf("api: reading the escrow of job %s: %w", id, err)
 	}

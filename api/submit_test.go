@@ -25,6 +25,7 @@ import (
 
 	"github.com/jobmesh/jobmesh/api"
 	"github.com/jobmesh/jobmesh/apiv1"
+	"github.com/jobmesh/jobmesh/escrow"
 	"github.com/jobmesh/jobmesh/examples"
 	"github.com/jobmesh/jobmesh/internal/wait"
 	"github.com/jobmesh/jobmesh/jobs"
@@ -391,7 +392,7 @@ func TestSubmitOnChain(t *testing.T) {
 		t.Fatalf("credit went from %v to %v, want +%v", before, after, price)
 	}
 	jid, _ := jobs.ParseHash(job.ID)
-	ej, err := m.Escrow.Job(ctx, common.Hash(jid))
+	ej, err := m.Escrow.Job(ctx, escrow.JobKey(client.Wallet, common.Hash(jid)))
 	if err != nil || ej.State.String() != "aborted" {
 		t.Fatalf("escrow state %v (%v)", ej.State, err)
 	}

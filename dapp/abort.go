@@ -44,14 +44,22 @@ func (c *Client) abort(ctx context.Context, info *jobs.JobInfo) error {
 		c.log.Info("job aborted by the mesh", "job", id)
 		return nil
 	}
-	j, err := c.p.Chain.Job(ctx, common.Hash(id))
+	key := c.p.Chain.KeyOf(common.Hash(id))
+	j, err := c.p.Chain.Job(ctx, key)
 	if err != nil {
 		return err
 	}
 	if j.State != escrow.JobFunded || !strings.EqualFold(j.Creator.Hex(), c.p.Chain.From().Hex()) {
 		return nil // settled, refunded, already aborted, or not ours to abort
 	}
-	if _, err := c.p.Chain.Abort(ctx, common.Hash(id)); err != nil {
+	_, err = c.p.Chain.Abort(ctx, key)
+	if errors.Is(err, escrow.ErrWorkStarted) {
+		// A processor joined: the job ends by settle, or by refund after
+		// its deadline.
+		c.log.Info("job aborted by the mesh after a processor joined its escrow; it is refunded after its deadline", "job", id)
+		return nil
+	}
+	if err != nil {
 		return fmt.Errorf("dapp: abort of job %s: %w", id, err)
 	}
 	c.log.Info("job aborted by the mesh; escrow taken back", "job", id, "amount", j.Amount)

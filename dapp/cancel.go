@@ -82,13 +82,17 @@ func (c *Client) Cancel(ctx context.Context, id jobs.ID) error {
 		return fmt.Errorf("%w: creator %s", ErrNoSigner, info.Creator)
 	}
 	if c.p.Chain != nil {
-		ej, err := c.p.Chain.Job(ctx, common.Hash(id))
+		key := c.p.Chain.KeyOf(common.Hash(id))
+		ej, err := c.p.Chain.Job(ctx, key)
 		if err != nil {
 			return fmt.Errorf("dapp: reading the escrow of job %s: %w", id, err)
 		}
 		switch ej.State {
 		case escrow.JobFunded:
-			rcpt, err := c.p.Chain.Abort(ctx, common.Hash(id))
+			rcpt, err := c.p.Chain.Abort(ctx, key)
+			if errors.Is(err, escrow.ErrWorkStarted) {
+				return fmt.Errorf("%w: job %s: %w", ErrStarted, id, err)
+			}
 			if err != nil {
 				return fmt.Errorf("dapp: aborting the escrow of job %s: %w", id, err)
 			}

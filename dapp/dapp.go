@@ -292,15 +292,26 @@ func (c *Client) Submitted(id jobs.ID) bool {
 	return c.mine[id] != nil
 }
 
-// Fund creates the job's escrow: the price locked under the job's ID, with
-// the commitment to its seed and its deadline.
+// fundTerms are the escrow terms Fund creates jobs with: no quiet period
+// and one signer, the contract's loosest, under which jobs settle as they
+// did before the escrow had members.
+var fundTerms = escrow.Terms{MinSigners: 1}
+
+// Fund creates the job's escrow: the price locked under the job's key (its
+// ID bound to the funding wallet, which must be its creator), with the
+// commitment to its seed and its deadline.
 func (c *Client) Fund(ctx context.Context, info *jobs.JobInfo) error {
 	if c.p.Chain == nil {
 		return ErrNoChain
 	}
 	id := info.ID()
+	if common.Address(info.Creator) != c.p.Chain.From() {
+		// Processors look the escrow up under the JobInfo's creator.
+		return fmt.Errorf("%w: creator %s is not the wallet %s that funds the escrow", ErrInvalidJob,
+			common.Address(info.Creator), c.p.Chain.From())
+	}
 	rcpt, err := c.p.Chain.CreateJob(ctx, common.Hash(id), escrow.SeedCommitment(common.Hash(info.Seed)),
-		time.Unix(info.Deadline, 0), info.PriceWei)
+		time.Unix(info.Deadline, 0), fundTerms, info.PriceWei)
 	if errors.Is(err, escrow.ErrInsufficientFunds) {
 		return fmt.Errorf("%w: wallet %s, price %s wei: %w", ErrInsufficientFunds, strings.ToLower(c.p.Chain.From().Hex()), info.PriceWei, err)
 	}
@@ -423,7 +434,7 @@ func (c *Client) Wait(ctx context.Context, id jobs.ID, every time.Duration) (Res
 	if err != nil || c.p.Chain == nil {
 		return r, err
 	}
-	rel, err := c.p.Chain.WaitReleased(ctx, common.Hash(id))
+	rel, err := c.p.Chain.WaitReleased(ctx, c.p.Chain.KeyOf(common.Hash(id)))
 	if err != nil {
 		return r, fmt.Errorf("dapp: waiting for the escrow of job %s: %w", id, err)
 	}

@@ -59,34 +59,11 @@ func (s JobState) String() string {
 	return fmt.Sprintf("state(%d)", uint8(s))
 }
 
-// Job is a job's record on chain.
-type Job struct {
-	Creator  common.Address
-	Amount   *big.Int
-	Deadline time.Time
-	State    JobState
-	// ClosedAtBlock is the block that settled, refunded or aborted the
-	// job; 0 while it is funded.
-	ClosedAtBlock uint64
-}
-
 // Stake is a processor's stake on chain.
 type Stake struct {
 	Active   *big.Int  // counted for quorum and by the dispatcher
 	Pending  *big.Int  // cooling down after requestUnstake; still slashable
 	UnlockAt time.Time // when Pending may be withdrawn
-}
-
-// Release is a settled job's payout, as the EscrowReleased event tells it.
-type Release struct {
-	JobID        common.Hash
-	ResultRoot   common.Hash
-	VerifierHash common.Hash
-	Payees       []common.Address
-	Amounts      []*big.Int
-	Refund       *big.Int // credited back to the creator
-	Block        uint64
-	TxHash       common.Hash
 }
 
 // Retry is the backoff for requests that fail because the chain cannot be
@@ -321,50 +298,6 @@ func (c *Client) From() common.Address {
 	return c.auth.From
 }
 
-// CreateJob locks price in escrow for jobID. seedCommitment is
-// SeedCommitment(seed); after deadline the job can only be refunded.
-func (c *Client) CreateJob(ctx context.Context, jobID, seedCommitment common.Hash, deadline time.Time, price *big.Int) (*types.Receipt, error) {
-	if deadline.Unix() <= 0 {
-		return nil, fmt.Errorf("%w: deadline %v", ErrBadDeadline, deadline)
-	}
-	return c.send(ctx, "createJob", price, c.bindings.PackCreateJob(jobID, seedCommitment, uint64(deadline.Unix())), false)
-}
-
-// Settle submits a settlement with the payees' signatures: sigs[i] is
-// Payees[i]'s signature or nil if it did not sign.
-func (c *Client) Settle(ctx context.Context, s Settlement, sigs [][]byte) (*types.Receipt, error) {
-	if err := s.Validate(); err != nil {
-		return nil, err
-	}
-	if len(sigs) != len(s.Payees) {
-		return nil, fmt.Errorf("%w: %d signatures for %d payees", ErrBadSettlement, len(sigs), len(s.Payees))
-	}
-	packed := make([][]byte, len(sigs))
-	for i, sig := range sigs {
-		packed[i] = sig
-		if packed[i] == nil {
-			packed[i] = []byte{}
-		}
-	}
-	culprits := s.Culprits
-	if culprits == nil {
-		culprits = []common.Address{}
-	}
-	data := c.bindings.PackSettle(s.JobID, s.Seed, s.ResultRoot, s.VerifierHash, s.Payees, s.Amounts, culprits, packed)
-	return c.send(ctx, "settle", nil, data, false)
-}
-
-// Refund credits the escrow of a job past its deadline back to its creator.
-func (c *Client) Refund(ctx context.Context, jobID common.Hash) (*types.Receipt, error) {
-	return c.send(ctx, "refund", nil, c.bindings.PackRefund(jobID), false)
-}
-
-// Abort credits the escrow of an unsettled job back to its creator; only the
-// creator may call it.
-func (c *Client) Abort(ctx context.Context, jobID common.Hash) (*types.Receipt, error) {
-	return c.send(ctx, "abort", nil, c.bindings.PackAbort(jobID), false)
-}
-
 // Withdraw pays the signer's credit out to it.
 func (c *Client) Withdraw(ctx context.Context) (*types.Receipt, error) {
 	return c.send(ctx, "withdraw", nil, c.bindings.PackWithdraw(), false)
@@ -383,24 +316,6 @@ func (c *Client) RequestUnstake(ctx context.Context, amount *big.Int) (*types.Re
 // WithdrawStake pays out stake whose cool-down is over.
 func (c *Client) WithdrawStake(ctx context.Context) (*types.Receipt, error) {
 	return c.send(ctx, "withdrawStake", nil, c.bindings.PackWithdrawStake(), false)
-}
-
-// Job reads a job's record.
-func (c *Client) Job(ctx context.Context, jobID common.Hash) (Job, error) {
-	out, err := call(ctx, c, c.bindings.PackGetJob(jobID), c.bindings.UnpackGetJob)
-	if err != nil {
-		return Job{}, err
-	}
-	j := Job{
-		Creator:  out.Creator,
-		Amount:   out.Amount,
-		Deadline: time.Unix(int64(out.Deadline), 0),
-		State:    JobState(out.State),
-	}
-	if out.ClosedAtBlock != nil {
-		j.ClosedAtBlock = out.ClosedAtBlock.Uint64()
-	}
-	return j, nil
 }
 
 // StakeOf reads a processor's stake.
@@ -425,80 +340,6 @@ func (c *Client) TotalBurned(ctx context.Context) (*big.Int, error) {
 // MinStake reads the stake a signer needs.
 func (c *Client) MinStake(ctx context.Context) (*big.Int, error) {
 	return call(ctx, c, c.bindings.PackMinStake(), c.bindings.UnpackMinStake)
-}
-
-// ContractDigest asks the contract for a settlement's digest; it equals
-// s.Digest(c.Domain()).
-func (c *Client) ContractDigest(ctx context.Context, s Settlement) (common.Hash, error) {
-	culprits := s.Culprits
-	if culprits == nil {
-		culprits = []common.Address{}
-	}
-	h, err := call(ctx, c, c.bindings.PackSettlementDigest(s.JobID, s.Seed, s.ResultRoot, s.VerifierHash, s.Payees, s.Amounts, culprits), c.bindings.UnpackSettlementDigest)
-	return common.Hash(h), err
-}
-
-// WaitReleased polls the job until it is closed (the DApp's side). For a
-// settled job it returns the payouts from the EscrowReleased event; for a
-// refunded or aborted one, ErrNotReleased.
-func (c *Client) WaitReleased(ctx context.Context, jobID common.Hash) (*Release, error) {
-	tick := time.NewTicker(c.cfg.ReleasePoll)
-	defer tick.Stop()
-	for {
-		j, err := c.Job(ctx, jobID)
-		if err != nil {
-			return nil, err
-		}
-		switch j.State {
-		case JobSettled:
-			return c.release(ctx, jobID, j.ClosedAtBlock)
-		case JobRefunded, JobAborted:
-			return nil, fmt.Errorf("%w: job %s %s at block %d", ErrNotReleased, jobID, j.State, j.ClosedAtBlock)
-		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-tick.C:
-		}
-	}
-}
-
-// Released reads a job's state and, when it is settled, its payouts (one
-// look, no waiting): nil with the state while it is not settled.
-func (c *Client) Released(ctx context.Context, jobID common.Hash) (*Release, Job, error) {
-	j, err := c.Job(ctx, jobID)
-	if err != nil || j.State != JobSettled {
-		return nil, j, err
-	}
-	r, err := c.release(ctx, jobID, j.ClosedAtBlock)
-	return r, j, err
-}
-
-func (c *Client) release(ctx context.Context, jobID common.Hash, block uint64) (*Release, error) {
-	ev := c.abi.Events["EscrowReleased"]
-	q := ethereum.FilterQuery{
-		FromBlock: new(big.Int).SetUint64(block),
-		ToBlock:   new(big.Int).SetUint64(block),
-		Addresses: []common.Address{c.cfg.Contract},
-		Topics:    [][]common.Hash{{ev.ID}, {jobID}},
-	}
-	logs, err := retryValue(ctx, c, func() ([]types.Log, error) { return c.backend.FilterLogs(ctx, q) })
-	c.metrics.read("logs", err)
-	if err != nil {
-		return nil, err
-	}
-	for i := range logs {
-		e, err := c.bindings.UnpackEscrowReleasedEvent(&logs[i])
-		if err != nil {
-			continue
-		}
-		return &Release{
-			JobID: jobID, ResultRoot: e.ResultRoot, VerifierHash: e.VerifierHash,
-			Payees: e.Payees, Amounts: e.Amounts, Refund: e.Refund,
-			Block: logs[i].BlockNumber, TxHash: logs[i].TxHash,
-		}, nil
-	}
-	return nil, fmt.Errorf("escrow: job %s settled at block %d but no EscrowReleased log found", jobID, block)
 }
 
 // call runs a read-only contract call with retries and decodes its result.

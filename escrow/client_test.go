@@ -69,7 +69,7 @@ func TestInsufficientFunds(t *testing.T) {
 		t.Fatal(err)
 	}
 	deadline := h.headTime().Add(time.Hour)
-	if _, err := c.CreateJob(h.ctx, common.Hash{1}, common.Hash{2}, deadline, big.NewInt(1)); !errors.Is(err, ErrInsufficientFunds) {
+	if _, err := c.CreateJob(h.ctx, common.Hash{1}, common.Hash{2}, deadline, looseTerms, big.NewInt(1)); !errors.Is(err, ErrInsufficientFunds) {
 		t.Fatalf("unfunded sender: %v", err)
 	}
 	// A funded sender asking for more than it has.
@@ -176,14 +176,20 @@ func TestDevChainSharedOverRPC(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := dapp.CreateJob(ctx, jobID, SeedCommitment(seed), time.Unix(int64(hd.Time), 0).Add(time.Hour), big.NewInt(900)); err != nil {
+	if _, err := dapp.CreateJob(ctx, jobID, SeedCommitment(seed), time.Unix(int64(hd.Time), 0).Add(time.Hour), looseTerms, big.NewInt(900)); err != nil {
 		t.Fatalf("create: %v", err)
+	}
+	key := dapp.KeyOf(jobID)
+	for _, p := range procs {
+		if _, err := p.Join(ctx, key); err != nil {
+			t.Fatalf("join: %v", err)
+		}
 	}
 
 	released := make(chan *Release, 1)
 	waitErr := make(chan error, 1)
 	go func() {
-		r, err := dapp.WaitReleased(ctx, jobID)
+		r, err := dapp.WaitReleased(ctx, key)
 		released <- r
 		waitErr <- err
 	}()
@@ -192,18 +198,14 @@ func TestDevChainSharedOverRPC(t *testing.T) {
 	for _, w := range wallets {
 		pay[w.Account.Address] = big.NewInt(300)
 	}
-	s := NewSettlement(jobID, seed, common.Hash{0xa}, common.Hash{0xb}, pay, nil)
-	sigs := make([][]byte, len(s.Payees))
+	s := NewSettlement(key, seed, common.Hash{0xa}, common.Hash{0xb}, pay, nil)
+	var sigs []SignedBy
 	for _, w := range wallets[:2] {
 		sig, err := w.SignSettlement(procs[0].Domain(), s)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i, p := range s.Payees {
-			if p == w.Account.Address {
-				sigs[i] = sig
-			}
-		}
+		sigs = append(sigs, SignedBy{Signer: w.Account.Address, Signature: sig})
 	}
 	if _, err := procs[2].Settle(ctx, s, sigs); err != nil {
 		t.Fatalf("settle: %v", err)
@@ -318,7 +320,7 @@ func TestRetryLosesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	price := big.NewInt(1_000_000)
-	rcpt, err := c.CreateJob(ctx, common.Hash{0x77}, common.Hash{1}, time.Unix(int64(hd.Time), 0).Add(time.Hour), price)
+	rcpt, err := c.CreateJob(ctx, common.Hash{0x77}, common.Hash{1}, time.Unix(int64(hd.Time), 0).Add(time.Hour), looseTerms, price)
 	if err != nil {
 		t.Fatalf("create through flaky proxy: %v", err)
 	}
@@ -340,7 +342,7 @@ func TestRetryLosesNothing(t *testing.T) {
 	if want := new(big.Int).Sub(before, new(big.Int).Add(price, fee)); after.Cmp(want) != 0 {
 		t.Fatalf("balance %v, want %v", after, want)
 	}
-	j, err := c.Job(ctx, common.Hash{0x77})
+	j, err := c.Job(ctx, c.KeyOf(common.Hash{0x77}))
 	if err != nil || j.State != JobFunded || j.Amount.Cmp(price) != 0 {
 		t.Fatalf("job %+v, %v", j, err)
 	}

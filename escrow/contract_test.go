@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math/big"
+	"slices"
 	"testing"
 	"time"
 
@@ -38,18 +39,29 @@ func TestSettleReleasesEscrow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if j.State != JobFunded || j.Amount.Cmp(price) != 0 || j.Creator != h.addr(creator) || j.ClosedAtBlock != 0 {
+	if j.State != JobFunded || j.Amount.Cmp(price) != 0 || j.Creator != h.addr(creator) || j.ClosedAtBlock != 0 ||
+		j.Members != 0 || !j.LastJoin.IsZero() || j.Terms != looseTerms {
 		t.Fatalf("job after create: %+v", j)
+	}
+	h.join(jobID, 1, 2, 3)
+	j, err = h.clients[0].Job(h.ctx, jobID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j.Members != 3 || !j.LastJoin.Equal(h.headTime()) {
+		t.Fatalf("job after joins: %+v (head %v)", j, h.headTime())
+	}
+	for _, i := range []int{1, 2, 3, outsider} {
+		if m, err := h.clients[0].IsMember(h.ctx, jobID, h.addr(i)); err != nil || m != (i != outsider) {
+			t.Fatalf("isMember(%d) = %v, %v", i, m, err)
+		}
 	}
 
 	s := h.settlement(jobID, seed, ether(3), []int{1, 2, 3}, nil)
 	d := h.clients[outsider].Domain()
-	sigs := h.sign(d, s, 1, 2) // 2 of 3: exactly the quorum
-	for i, sig := range sigs {
-		if sig == nil {
-			continue
-		}
-		if err := VerifySettlement(d, s, s.Payees[i], sig); err != nil {
+	sigs := h.sign(d, s, 1, 2) // 2 of 3 members: exactly the quorum
+	for _, sb := range sigs {
+		if err := VerifySettlement(d, s, sb.Signer, sb.Signature); err != nil {
 			t.Fatalf("own signature does not verify: %v", err)
 		}
 	}
@@ -113,6 +125,7 @@ func TestSettleReleasesEscrow(t *testing.T) {
 func TestSettleRefusals(t *testing.T) {
 	h := stakedHarness(t)
 	jobID, seed := h.createJob(creator, ether(10), time.Hour)
+	h.join(jobID, 1, 2, 3)
 	d := h.clients[0].Domain()
 
 	// A second escrow on the same chain: its signatures must not work here.
@@ -125,51 +138,68 @@ func TestSettleRefusals(t *testing.T) {
 	good := h.settlement(jobID, seed, ether(3), []int{1, 2, 3}, nil)
 	cases := []struct {
 		name   string
-		build  func() (Settlement, [][]byte)
+		build  func() (Settlement, []SignedBy)
 		want   error
 		revert string
 	}{
-		{"bad seed", func() (Settlement, [][]byte) {
+		{"bad seed", func() (Settlement, []SignedBy) {
 			s := h.settlement(jobID, common.Hash{1}, ether(3), []int{1, 2, 3}, nil)
 			return s, h.sign(d, s, 1, 2, 3)
 		}, ErrBadSeed, "BadSeed"},
-		{"too few signatures", func() (Settlement, [][]byte) {
+		{"too few signatures", func() (Settlement, []SignedBy) {
 			return good, h.sign(d, good, 1)
 		}, ErrQuorumNotReached, "QuorumNotReached"},
-		{"duplicate signer", func() (Settlement, [][]byte) {
+		{"duplicate payee", func() (Settlement, []SignedBy) {
 			s := good
 			p0 := good.Payees[0]
 			s.Payees = []common.Address{p0, p0, good.Payees[1]}
-			sig, _ := SignSettlement(h.keyOf(p0), d, s)
-			return s, [][]byte{sig, sig, nil}
+			return s, h.sign(d, s, 1, 2, 3)
 		}, ErrPayeesNotSorted, "PayeesNotSorted"},
-		{"signature in another payee's slot", func() (Settlement, [][]byte) {
+		{"duplicate signer", func() (Settlement, []SignedBy) {
+			sigs := h.sign(d, good, 1)
+			return good, []SignedBy{sigs[0], sigs[0], sigs[0]}
+		}, ErrSignersNotSorted, "SignersNotSorted"},
+		{"signers unsorted", func() (Settlement, []SignedBy) {
 			sigs := h.sign(d, good, 1, 2, 3)
 			sigs[0], sigs[1] = sigs[1], sigs[0]
 			return good, sigs
+		}, ErrSignersNotSorted, "SignersNotSorted"},
+		{"signature in another signer's slot", func() (Settlement, []SignedBy) {
+			sigs := h.sign(d, good, 1, 2, 3)
+			sigs[0].Signature, sigs[1].Signature = sigs[1].Signature, sigs[0].Signature
+			return good, sigs
 		}, ErrSignatureRejected, "BadSignature"},
-		{"unstaked signer", func() (Settlement, [][]byte) {
-			s := h.settlement(jobID, seed, ether(2), []int{1, 2, unstaked}, nil)
-			return s, h.sign(d, s, 1, 2, unstaked)
-		}, ErrSignerNotStaked, "SignerNotStaked"},
-		{"over-payment", func() (Settlement, [][]byte) {
+		{"empty signature", func() (Settlement, []SignedBy) {
+			sigs := h.sign(d, good, 1, 2, 3)
+			sigs[2].Signature = nil
+			return good, sigs
+		}, ErrSignatureRejected, "BadSignature"},
+		{"unstaked signer, not a member", func() (Settlement, []SignedBy) {
+			return good, h.sign(d, good, 1, 2, unstaked)
+		}, ErrNotMember, "NotMember"},
+		{"payee not a member", func() (Settlement, []SignedBy) {
+			s := h.settlement(jobID, seed, ether(2), []int{1, 2, outsider}, nil)
+			return s, h.sign(d, s, 1, 2, 3)
+		}, ErrNotMember, "NotMember"},
+		{"over-payment", func() (Settlement, []SignedBy) {
 			s := h.settlement(jobID, seed, ether(4), []int{1, 2, 3}, nil)
 			return s, h.sign(d, s, 1, 2, 3)
 		}, ErrOverPayment, "OverPayment"},
-		{"signature from another contract", func() (Settlement, [][]byte) {
+		{"signature from another contract", func() (Settlement, []SignedBy) {
 			return good, h.sign(other.Domain(), good, 1, 2, 3)
 		}, ErrSignatureRejected, "BadSignature"},
-		{"signature from another chain ID", func() (Settlement, [][]byte) {
+		{"signature from another chain ID", func() (Settlement, []SignedBy) {
 			return good, h.sign(Domain{ChainID: big.NewInt(1), Contract: d.Contract}, good, 1, 2, 3)
 		}, ErrSignatureRejected, "BadSignature"},
-		{"culprit paid", func() (Settlement, [][]byte) {
+		{"culprit paid", func() (Settlement, []SignedBy) {
 			s := h.settlement(jobID, seed, ether(3), []int{1, 2, 3}, nil)
 			s.Culprits = []common.Address{h.addr(2)}
 			return s, h.sign(d, s, 1, 2, 3)
 		}, ErrCulpritIsPayee, "CulpritIsPayee"},
-		{"signature malleated to high s", func() (Settlement, [][]byte) {
+		{"signature malleated to high s", func() (Settlement, []SignedBy) {
 			sigs := h.sign(d, good, 1, 2, 3)
-			for _, sig := range sigs {
+			for _, sb := range sigs {
+				sig := sb.Signature
 				sv := new(big.Int).SetBytes(sig[32:64])
 				sv.Sub(crypto.S256().Params().N, sv)
 				sv.FillBytes(sig[32:64])
@@ -202,14 +232,38 @@ func TestSettleRefusals(t *testing.T) {
 func TestClientRejectsInvalidSettlementLocally(t *testing.T) {
 	h := stakedHarness(t)
 	jobID, seed := h.createJob(creator, ether(1), time.Hour)
+	h.join(jobID, 1, 2, 3)
+	d := h.clients[1].Domain()
 	s := h.settlement(jobID, seed, milli(1), []int{1, 2, 3}, nil)
+	sigs := h.sign(d, s, 1, 2, 3)
 	s.Payees[0], s.Payees[1] = s.Payees[1], s.Payees[0]
-	if _, err := h.clients[1].Settle(h.ctx, s, make([][]byte, 3)); !errors.Is(err, ErrBadSettlement) {
+	if _, err := h.clients[1].Settle(h.ctx, s, sigs); !errors.Is(err, ErrBadSettlement) {
 		t.Fatalf("unsorted payees: %v", err)
 	}
 	s = h.settlement(jobID, seed, milli(1), []int{1, 2, 3}, nil)
-	if _, err := h.clients[1].Settle(h.ctx, s, make([][]byte, 2)); !errors.Is(err, ErrBadSettlement) {
-		t.Fatalf("signature count: %v", err)
+	if _, err := h.clients[1].Settle(h.ctx, s, nil); !errors.Is(err, ErrBadSettlement) {
+		t.Fatalf("no signatures: %v", err)
+	}
+	if _, err := h.clients[1].Settle(h.ctx, s, []SignedBy{sigs[0], sigs[1], sigs[0]}); !errors.Is(err, ErrBadSettlement) {
+		t.Fatalf("a signer twice: %v", err)
+	}
+	forged := []SignedBy{sigs[0], {Signer: sigs[1].Signer, Signature: sigs[2].Signature}}
+	if _, err := h.clients[1].Settle(h.ctx, s, forged); !errors.Is(err, ErrBadSignature) {
+		t.Fatalf("signature under another signer: %v", err)
+	}
+	wrongDomain := h.sign(Domain{ChainID: big.NewInt(1), Contract: d.Contract}, s, 1, 2, 3)
+	if _, err := h.clients[1].Settle(h.ctx, s, wrongDomain); !errors.Is(err, ErrBadSignature) {
+		t.Fatalf("signatures for another chain: %v", err)
+	}
+	// Nothing was sent: the sender's nonce has not moved since the joins.
+	if n, err := h.chain.sim.Client().NonceAt(h.ctx, h.addr(1), nil); err != nil || n != 2 {
+		t.Fatalf("nonce %d (%v): a refused settlement was sent", n, err)
+	}
+	// Signatures given in any order are sorted by signer.
+	reversed := slices.Clone(sigs)
+	slices.Reverse(reversed)
+	if _, err := h.clients[1].Settle(h.ctx, s, reversed); err != nil {
+		t.Fatalf("signatures out of order: %v", err)
 	}
 }
 
@@ -227,6 +281,8 @@ func TestRefundOnlyAfterDeadline(t *testing.T) {
 	sigs := h.sign(h.clients[0].Domain(), s, 1, 2, 3)
 	_, err = h.clients[1].Settle(h.ctx, s, sigs)
 	expectRevert(t, err, ErrJobExpired, "JobExpired")
+	_, err = h.clients[1].Join(h.ctx, jobID)
+	expectRevert(t, err, ErrJoinClosed, "JoinClosed")
 
 	// Anyone may trigger the refund; the money goes to the creator.
 	rcpt, err := h.clients[outsider].Refund(h.ctx, jobID)
@@ -259,6 +315,7 @@ func TestRefundOnlyAfterDeadline(t *testing.T) {
 func TestSettleBeforeRefundWinsAtDeadline(t *testing.T) {
 	h := stakedHarness(t)
 	jobID, seed := h.createJob(creator, ether(5), time.Hour)
+	h.join(jobID, 1, 2, 3)
 	s := h.settlement(jobID, seed, ether(1), []int{1, 2, 3}, nil)
 	if _, err := h.clients[2].Settle(h.ctx, s, h.sign(h.clients[0].Domain(), s, 1, 2, 3)); err != nil {
 		t.Fatal(err)
@@ -300,18 +357,41 @@ func TestAbortByCreatorOnly(t *testing.T) {
 
 func TestCreateJobRefusals(t *testing.T) {
 	h := newHarness(t, 2)
-	jobID, _ := h.createJob(creator, ether(1), time.Hour)
+	jobID := common.Hash{8}
+	h.createJobID(creator, jobID, common.Hash{1}, ether(1), time.Hour, looseTerms)
 	now := h.headTime()
 	c := h.clients[creator]
 
-	_, err := c.CreateJob(h.ctx, jobID, common.Hash{1}, now.Add(time.Hour), ether(1))
+	_, err := c.CreateJob(h.ctx, jobID, common.Hash{1}, now.Add(time.Hour), looseTerms, ether(1))
 	expectRevert(t, err, ErrJobExists, "JobExists")
-	_, err = c.CreateJob(h.ctx, common.Hash{9}, common.Hash{1}, now.Add(time.Hour), big.NewInt(0))
+	_, err = c.CreateJob(h.ctx, common.Hash{9}, common.Hash{1}, now.Add(time.Hour), looseTerms, big.NewInt(0))
 	expectRevert(t, err, ErrBadAmount, "BadAmount")
-	_, err = c.CreateJob(h.ctx, common.Hash{9}, common.Hash{1}, now.Add(-time.Minute), ether(1))
+	_, err = c.CreateJob(h.ctx, common.Hash{9}, common.Hash{1}, now.Add(-time.Minute), looseTerms, ether(1))
 	expectRevert(t, err, ErrBadDeadline, "BadDeadline")
-	_, err = c.CreateJob(h.ctx, common.Hash{9}, common.Hash{}, now.Add(time.Hour), ether(1))
+	_, err = c.CreateJob(h.ctx, common.Hash{9}, common.Hash{}, now.Add(time.Hour), looseTerms, ether(1))
 	expectRevert(t, err, ErrBadCommitment, "BadCommitment")
+	// The deadline must leave the quiet period, or no join could ever be
+	// followed by a settle.
+	_, err = c.CreateJob(h.ctx, common.Hash{9}, common.Hash{1}, now.Add(time.Hour), Terms{Quiet: 2 * time.Hour, MinSigners: 1}, ether(1))
+	expectRevert(t, err, ErrBadDeadline, "BadDeadline")
+
+	// Terms the contract refuses are refused locally too; the contract
+	// refuses them on its own.
+	for _, bad := range []Terms{{Quiet: time.Minute}, {Quiet: -time.Second, MinSigners: 1}, {Quiet: MaxQuiet + time.Second, MinSigners: 1}} {
+		if _, err := c.CreateJob(h.ctx, common.Hash{9}, common.Hash{1}, now.Add(time.Hour), bad, ether(1)); !errors.Is(err, ErrBadTerms) {
+			t.Fatalf("terms %+v: %v", bad, err)
+		}
+	}
+	data := c.bindings.PackCreateJob(common.Hash{9}, common.Hash{1}, uint64(now.Add(time.Hour).Unix()), 60, 0)
+	_, err = c.send(h.ctx, "createJob", ether(1), data, false)
+	expectRevert(t, err, ErrBadMinSigners, "BadMinSigners")
+	// A quiet period is never shorter than asked: it rounds up to whole
+	// seconds.
+	key := h.createJobID(creator, common.Hash{10}, common.Hash{1}, ether(1), time.Hour, Terms{Quiet: 1500 * time.Millisecond, MinSigners: 3})
+	j, err := c.Job(h.ctx, key)
+	if err != nil || j.Terms != (Terms{Quiet: 2 * time.Second, MinSigners: 3}) {
+		t.Fatalf("terms on chain %+v (%v)", j.Terms, err)
+	}
 }
 
 func TestStakeLifecycle(t *testing.T) {
@@ -356,12 +436,16 @@ func TestStakeLifecycle(t *testing.T) {
 	_, err = h.clients[p].WithdrawStake(h.ctx)
 	expectRevert(t, err, ErrNothingToWithdraw, "NothingToWithdraw")
 
-	// Stake cooling down no longer counts for quorum.
+	// Stake cooling down no longer counts for joining or signing.
 	h.stake(2, ether(1))
+	jobID, seed := h.createJob(creator, ether(1), time.Hour)
+	h.join(jobID, p, 2)
 	if _, err := h.clients[p].RequestUnstake(h.ctx, ether(1)); err != nil {
 		t.Fatal(err)
 	}
-	jobID, seed := h.createJob(creator, ether(1), time.Hour)
+	other, _ := h.createJob(creator, ether(1), time.Hour)
+	_, err = h.clients[p].Join(h.ctx, other)
+	expectRevert(t, err, ErrNotStaked, "NotStaked")
 	s := h.settlement(jobID, seed, milli(100), []int{1, 2}, nil)
 	_, err = h.clients[2].Settle(h.ctx, s, h.sign(h.clients[0].Domain(), s, 1, 2))
 	expectRevert(t, err, ErrSignerNotStaked, "SignerNotStaked")
@@ -375,6 +459,7 @@ func TestSlashCulprit(t *testing.T) {
 		t.Fatal(err)
 	}
 	jobID, seed := h.createJob(creator, ether(6), time.Hour)
+	h.join(jobID, 1, 2, culprit)
 	s := h.settlement(jobID, seed, ether(2), []int{1, 2}, []int{culprit})
 	rcpt, err := h.clients[1].Settle(h.ctx, s, h.sign(h.clients[0].Domain(), s, 1, 2))
 	if err != nil {
@@ -385,7 +470,7 @@ func TestSlashCulprit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ev.Culprit != h.addr(culprit) || ev.Amount.Cmp(ether(2)) != 0 || ev.JobId != jobID {
+	if ev.Culprit != h.addr(culprit) || ev.Amount.Cmp(ether(2)) != 0 || ev.Key != jobID {
 		t.Fatalf("slashed event %+v", ev)
 	}
 	st, _ := h.clients[0].StakeOf(h.ctx, h.addr(culprit))
@@ -429,7 +514,7 @@ func TestReentrantWithdrawIsRefused(t *testing.T) {
 	// Pull payments: the attacker earns a credit by aborting its own job.
 	deadline := uint64(h.headTime().Add(time.Hour).Unix())
 	jobID := common.Hash{0xa7}
-	h.jobs = append(h.jobs, jobID)
+	h.jobs = append(h.jobs, JobKey(attacker, jobID))
 	if _, err := c.sendVia(h.ctx, bc, "createAndAbort", ether(1), attackerABI.PackCreateAndAbort(jobID, common.Hash{1}, deadline), false); err != nil {
 		t.Fatal(err)
 	}
@@ -490,5 +575,13 @@ func TestDigestMatchesContract(t *testing.T) {
 	}
 	if common.Hash(typeHash) != settlementTypeHash {
 		t.Fatalf("type hash differs")
+	}
+	creatorAddr, jobID := h.addr(creator), common.Hash{0x1d}
+	key, err := call(h.ctx, h.clients[0], h.clients[0].bindings.PackJobKey(creatorAddr, jobID), h.clients[0].bindings.UnpackJobKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if common.Hash(key) != JobKey(creatorAddr, jobID) {
+		t.Fatalf("job key %x, contract %x", JobKey(creatorAddr, jobID), key)
 	}
 }

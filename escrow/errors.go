@@ -34,7 +34,8 @@ var (
 	// ErrBadConfig: a Config or DeployParams failed validation.
 	ErrBadConfig = errors.New("escrow: bad config")
 	// ErrBadSettlement: a Settlement breaks the contract's rules (sorted,
-	// distinct payees, matching lengths, culprits not paid, size limits).
+	// distinct payees, matching lengths, culprits not paid, size limits),
+	// or its signer list does (sorted, distinct, one signature each).
 	ErrBadSettlement = errors.New("escrow: bad settlement")
 	// ErrBadSignature: a settlement signature is malformed or not by the
 	// claimed signer.
@@ -45,6 +46,9 @@ var (
 	ErrTooLarge = errors.New("escrow: message too large")
 	// ErrNotReleased: WaitReleased saw the job refunded or aborted.
 	ErrNotReleased = errors.New("escrow: job closed without release")
+	// ErrBadTerms: a job's Terms failed validation (no signer required,
+	// or a quiet period that does not fit the contract's uint32 seconds).
+	ErrBadTerms = errors.New("escrow: bad job terms")
 )
 
 // Sentinels for the contract's custom errors; a *RevertError matches the one
@@ -54,20 +58,30 @@ var (
 	ErrBadAmount          = errors.New("escrow: bad amount")
 	ErrBadDeadline        = errors.New("escrow: bad deadline")
 	ErrBadCommitment      = errors.New("escrow: bad seed commitment")
+	ErrBadMinSigners      = errors.New("escrow: minimum signers must be at least 1")
 	ErrJobNotFunded       = errors.New("escrow: job not funded")
 	ErrJobExpired         = errors.New("escrow: job past its deadline")
 	ErrDeadlineNotReached = errors.New("escrow: deadline not reached")
 	ErrNotCreator         = errors.New("escrow: caller is not the job's creator")
+	ErrWorkStarted        = errors.New("escrow: a processor has joined the job")
+	ErrJoinClosed         = errors.New("escrow: the job no longer takes members")
+	ErrNotStaked          = errors.New("escrow: active stake below the minimum")
+	ErrAlreadyMember      = errors.New("escrow: already a member of the job")
+	ErrTooManyMembers     = errors.New("escrow: the job has its most members")
+	ErrNotMember          = errors.New("escrow: not a member of the job")
+	ErrNoMembers          = errors.New("escrow: the job has no members")
+	ErrTooEarly           = errors.New("escrow: the job's quiet period after the last join is not over")
 	ErrBadSeed            = errors.New("escrow: seed does not match commitment")
 	ErrLengthMismatch     = errors.New("escrow: list lengths differ")
-	ErrTooManyPayees      = errors.New("escrow: too many payees")
 	ErrPayeesNotSorted    = errors.New("escrow: payees not strictly ascending")
+	ErrSignersNotSorted   = errors.New("escrow: signers not strictly ascending")
 	ErrCulpritsNotSorted  = errors.New("escrow: culprits not strictly ascending")
 	ErrCulpritIsPayee     = errors.New("escrow: culprit is a payee")
 	ErrOverPayment        = errors.New("escrow: payouts exceed escrow")
 	ErrSignatureRejected  = errors.New("escrow: contract rejected a signature")
 	ErrSignerNotStaked    = errors.New("escrow: signer not staked")
-	ErrQuorumNotReached   = errors.New("escrow: quorum not reached")
+	ErrQuorumNotReached   = errors.New("escrow: quorum of members not reached")
+	ErrTooFewSigners      = errors.New("escrow: fewer signers than the job's minimum")
 	ErrInsufficientStake  = errors.New("escrow: insufficient stake")
 	ErrNothingToWithdraw  = errors.New("escrow: nothing to withdraw")
 	ErrStakeLocked        = errors.New("escrow: stake still cooling down")
@@ -81,20 +95,30 @@ var contractErrors = map[string]error{
 	"BadAmount":          ErrBadAmount,
 	"BadDeadline":        ErrBadDeadline,
 	"BadCommitment":      ErrBadCommitment,
+	"BadMinSigners":      ErrBadMinSigners,
 	"JobNotFunded":       ErrJobNotFunded,
 	"JobExpired":         ErrJobExpired,
 	"DeadlineNotReached": ErrDeadlineNotReached,
 	"NotCreator":         ErrNotCreator,
+	"WorkStarted":        ErrWorkStarted,
+	"JoinClosed":         ErrJoinClosed,
+	"NotStaked":          ErrNotStaked,
+	"AlreadyMember":      ErrAlreadyMember,
+	"TooManyMembers":     ErrTooManyMembers,
+	"NotMember":          ErrNotMember,
+	"NoMembers":          ErrNoMembers,
+	"TooEarly":           ErrTooEarly,
 	"BadSeed":            ErrBadSeed,
 	"LengthMismatch":     ErrLengthMismatch,
-	"TooManyPayees":      ErrTooManyPayees,
 	"PayeesNotSorted":    ErrPayeesNotSorted,
+	"SignersNotSorted":   ErrSignersNotSorted,
 	"CulpritsNotSorted":  ErrCulpritsNotSorted,
 	"CulpritIsPayee":     ErrCulpritIsPayee,
 	"OverPayment":        ErrOverPayment,
 	"BadSignature":       ErrSignatureRejected,
 	"SignerNotStaked":    ErrSignerNotStaked,
 	"QuorumNotReached":   ErrQuorumNotReached,
+	"TooFewSigners":      ErrTooFewSigners,
 	"InsufficientStake":  ErrInsufficientStake,
 	"NothingToWithdraw":  ErrNothingToWithdraw,
 	"StakeLocked":        ErrStakeLocked,

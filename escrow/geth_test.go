@@ -22,7 +22,8 @@ import (
 
 // TestGethDev runs the escrow against a real `geth --dev` named by
 // JOBMESH_GETH (scripts/escrow-geth.sh installs one and sets it): deploy,
-// create, stake, settle, poll for release.
+// stake, create, join, settle, poll for release; a non-member's settle and
+// an abort after a join revert there as on the simulated chain.
 func TestGethDev(t *testing.T) {
 	gethBin := os.Getenv("JOBMESH_GETH")
 	if gethBin == "" {
@@ -133,24 +134,34 @@ func TestGethDev(t *testing.T) {
 		t.Fatal(err)
 	}
 	jobID, seed := common.Hash{0x6e}, common.Hash{0x5e}
-	if _, err := dapp.CreateJob(ctx, jobID, SeedCommitment(seed), time.Unix(int64(hd.Time), 0).Add(time.Hour), big.NewInt(5e14)); err != nil {
+	terms := Terms{MinSigners: 2}
+	if _, err := dapp.CreateJob(ctx, jobID, SeedCommitment(seed), time.Unix(int64(hd.Time), 0).Add(time.Hour), terms, big.NewInt(5e14)); err != nil {
 		t.Fatalf("create on geth: %v", err)
 	}
-	s := NewSettlement(jobID, seed, common.Hash{0xa}, common.Hash{0xb}, pay, nil)
-	sigs := make([][]byte, len(s.Payees))
-	for i, payee := range s.Payees {
-		for j, p := range procs {
-			if p.From() == payee {
-				if sigs[i], err = SignSettlement(DevKey(j+1), p.Domain(), s); err != nil {
-					t.Fatal(err)
-				}
-			}
+	key := dapp.KeyOf(jobID)
+	s := NewSettlement(key, seed, common.Hash{0xa}, common.Hash{0xb}, pay, nil)
+	var sigs []SignedBy
+	for j, p := range procs {
+		sig, err := SignSettlement(DevKey(j+1), p.Domain(), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sigs = append(sigs, SignedBy{Signer: p.From(), Signature: sig})
+	}
+	// Before anyone joins, the signatures are worth nothing.
+	_, err = procs[0].Settle(ctx, s, sigs)
+	expectRevert(t, err, ErrNoMembers, "NoMembers")
+	for _, p := range procs {
+		if _, err := p.Join(ctx, key); err != nil {
+			t.Fatalf("join on geth: %v", err)
 		}
 	}
+	_, err = dapp.Abort(ctx, key)
+	expectRevert(t, err, ErrWorkStarted, "WorkStarted")
 	if _, err := procs[0].Settle(ctx, s, sigs); err != nil {
 		t.Fatalf("settle on geth: %v", err)
 	}
-	rel, err := dapp.WaitReleased(ctx, jobID)
+	rel, err := dapp.WaitReleased(ctx, key)
 	if err != nil {
 		t.Fatalf("wait released on geth: %v", err)
 	}
@@ -164,7 +175,7 @@ func TestGethDev(t *testing.T) {
 		t.Fatalf("withdraw on geth: %v", err)
 	}
 	// A revert on a real node is decoded the same way.
-	_, err = dapp.Refund(ctx, jobID)
+	_, err = dapp.Refund(ctx, key)
 	expectRevert(t, err, ErrJobNotFunded, "JobNotFunded")
 }
 

@@ -1,6 +1,7 @@
 package escrow
 
 import (
+	"bytes"
 	"context"
 	"crypto/ecdsa"
 	"errors"
@@ -33,7 +34,7 @@ type harness struct {
 	clients []*Client // clients[i] signs with dev key i; clients[0] deployed
 	keys    []*ecdsa.PrivateKey
 	extra   []common.Address // contracts whose balances count too
-	jobs    []common.Hash    // every job created, for the contract's books
+	jobs    []common.Hash    // every job's key, for the contract's books
 	initial *big.Int
 }
 
@@ -112,19 +113,37 @@ func (h *harness) balance(a common.Address) *big.Int {
 	return b
 }
 
-// createJob has client i fund a job with a fresh seed; it returns the job
-// ID and the seed.
+// looseTerms are the contract's loosest terms: no quiet period, one signer.
+// Tests of other rules use them so that those rules alone decide.
+var looseTerms = Terms{MinSigners: 1}
+
+// createJob has client i fund a job with a fresh seed and loose terms; it
+// returns the job's key and the seed.
 func (h *harness) createJob(i int, price *big.Int, ttl time.Duration) (common.Hash, common.Hash) {
+	h.t.Helper()
+	return h.createJobWith(i, price, ttl, looseTerms)
+}
+
+// createJobWith is createJob with the given terms.
+func (h *harness) createJobWith(i int, price *big.Int, ttl time.Duration, terms Terms) (common.Hash, common.Hash) {
 	h.t.Helper()
 	jobID := common.BytesToHash(crypto.Keccak256([]byte(h.t.Name()), big.NewInt(int64(len(h.jobs))).Bytes()))
 	seed := crypto.Keccak256Hash(jobID[:], []byte("seed"))
-	rcpt, err := h.clients[i].CreateJob(h.ctx, jobID, SeedCommitment(seed), h.headTime().Add(ttl), price)
+	key := h.createJobID(i, jobID, SeedCommitment(seed), price, ttl, terms)
+	return key, seed
+}
+
+// createJobID has client i create job jobID and returns its key.
+func (h *harness) createJobID(i int, jobID, commitment common.Hash, price *big.Int, ttl time.Duration, terms Terms) common.Hash {
+	h.t.Helper()
+	rcpt, err := h.clients[i].CreateJob(h.ctx, jobID, commitment, h.headTime().Add(ttl), terms, price)
 	if err != nil {
 		h.t.Fatalf("createJob: %v", err)
 	}
 	h.expectEvents(rcpt, "JobCreated")
-	h.jobs = append(h.jobs, jobID)
-	return jobID, seed
+	key := h.clients[i].KeyOf(jobID)
+	h.jobs = append(h.jobs, key)
+	return key
 }
 
 func (h *harness) stake(i int, amount *big.Int) {
@@ -136,8 +155,20 @@ func (h *harness) stake(i int, amount *big.Int) {
 	h.expectEvents(rcpt, "Staked")
 }
 
+// join has the given accounts join job key.
+func (h *harness) join(key common.Hash, accounts ...int) {
+	h.t.Helper()
+	for _, i := range accounts {
+		rcpt, err := h.clients[i].Join(h.ctx, key)
+		if err != nil {
+			h.t.Fatalf("join %d: %v", i, err)
+		}
+		h.expectEvents(rcpt, "Joined")
+	}
+}
+
 // settlement builds a settlement paying each of the given accounts amount.
-func (h *harness) settlement(jobID, seed common.Hash, amount *big.Int, payees []int, culprits []int) Settlement {
+func (h *harness) settlement(key, seed common.Hash, amount *big.Int, payees []int, culprits []int) Settlement {
 	pay := map[common.Address]*big.Int{}
 	for _, i := range payees {
 		pay[h.addr(i)] = amount
@@ -146,42 +177,38 @@ func (h *harness) settlement(jobID, seed common.Hash, amount *big.Int, payees []
 	for _, i := range culprits {
 		cs = append(cs, h.addr(i))
 	}
-	return NewSettlement(jobID, seed, common.Hash{0xaa}, common.Hash{0xbb}, pay, cs)
+	return NewSettlement(key, seed, common.Hash{0xaa}, common.Hash{0xbb}, pay, cs)
 }
 
-// sign has the given dev accounts sign s for domain d; the others leave
-// their slot empty.
-func (h *harness) sign(d Domain, s Settlement, signers ...int) [][]byte {
+// sign has the given dev accounts sign s for domain d, in signer order.
+func (h *harness) sign(d Domain, s Settlement, signers ...int) []SignedBy {
 	h.t.Helper()
-	sigs := make([][]byte, len(s.Payees))
+	var out []SignedBy
 	for _, i := range signers {
-		idx := slices.Index(s.Payees, h.addr(i))
-		if idx < 0 {
-			h.t.Fatalf("signer %d is not a payee", i)
-		}
 		sig, err := SignSettlement(h.keys[i], d, s)
 		if err != nil {
 			h.t.Fatal(err)
 		}
-		sigs[idx] = sig
+		out = append(out, SignedBy{Signer: h.addr(i), Signature: sig})
 	}
-	return sigs
+	slices.SortFunc(out, func(a, b SignedBy) int { return bytes.Compare(a.Signer[:], b.Signer[:]) })
+	return out
 }
 
-// rawSettle sends settle without the client's own checks, so the contract
-// is the one that refuses.
-func (h *harness) rawSettle(i int, s Settlement, sigs [][]byte) (*types.Receipt, error) {
+// rawSettle sends settle without the client's own checks, the signers in
+// the order given, so the contract is the one that refuses.
+func (h *harness) rawSettle(i int, s Settlement, sigs []SignedBy) (*types.Receipt, error) {
 	c := h.clients[i]
-	for j := range sigs {
-		if sigs[j] == nil {
-			sigs[j] = []byte{}
+	signers := make([]common.Address, len(sigs))
+	packed := make([][]byte, len(sigs))
+	for j, sb := range sigs {
+		signers[j], packed[j] = sb.Signer, sb.Signature
+		if packed[j] == nil {
+			packed[j] = []byte{}
 		}
 	}
-	culprits := s.Culprits
-	if culprits == nil {
-		culprits = []common.Address{}
-	}
-	return c.send(h.ctx, "settle", nil, c.bindings.PackSettle(s.JobID, s.Seed, s.ResultRoot, s.VerifierHash, s.Payees, s.Amounts, culprits, sigs), false)
+	data := c.bindings.PackSettle(s.Key, s.Seed, s.ResultRoot, s.VerifierHash, s.Payees, s.Amounts, nonNil(s.Culprits), signers, packed)
+	return c.send(h.ctx, "settle", nil, data, false)
 }
 
 // expectEvents checks the escrow events a receipt carries, in order.
@@ -216,9 +243,19 @@ func expectRevert(t testing.TB, err error, want error, name string) {
 	}
 }
 
-func (h *harness) jobState(jobID common.Hash) JobState {
+// revertArg is argument i of the contract error err carries.
+func revertArg(t testing.TB, err error, i int) any {
+	t.Helper()
+	var re *RevertError
+	if !errors.As(err, &re) || len(re.Args) <= i {
+		t.Fatalf("%v carries no argument %d", err, i)
+	}
+	return re.Args[i]
+}
+
+func (h *harness) jobState(key common.Hash) JobState {
 	h.t.Helper()
-	j, err := h.clients[0].Job(h.ctx, jobID)
+	j, err := h.clients[0].Job(h.ctx, key)
 	if err != nil {
 		h.t.Fatal(err)
 	}

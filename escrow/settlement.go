@@ -12,16 +12,20 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 )
 
-// MaxPayees bounds payees and culprits of one settlement; the contract
-// enforces the same bound (MAX_PAYEES).
-const MaxPayees = 256
+// MaxMembers bounds the members of one job (the contract's MAX_MEMBERS):
+// the largest count the member byte of a job's record holds.
+const MaxMembers = 255
+
+// MaxPayees bounds payees, culprits and signers of one settlement: each is
+// a distinct member of the job.
+const MaxPayees = MaxMembers
 
 // EIP-712 names; they are part of every signed digest, so changing one
 // invalidates every signature made before.
 const (
 	domainName    = "jobmesh-escrow"
-	domainVersion = "1"
-	settlementSig = "Settlement(bytes32 jobId,bytes32 seed,bytes32 resultRoot,bytes32 verifierHash," +
+	domainVersion = "2"
+	settlementSig = "Settlement(bytes32 jobKey,bytes32 seed,bytes32 resultRoot,bytes32 verifierHash," +
 		"address[] payees,uint256[] amounts,address[] culprits)"
 )
 
@@ -59,13 +63,21 @@ func (d Domain) Separator() common.Hash {
 // the job was created with, what the result is, who is paid how much and
 // who is slashed.
 type Settlement struct {
-	JobID        common.Hash
+	Key          common.Hash // JobKey(creator, job ID): the job on chain
 	Seed         common.Hash // keccak256(Seed) is the job's seed commitment
 	ResultRoot   common.Hash
 	VerifierHash common.Hash
 	Payees       []common.Address // strictly ascending
 	Amounts      []*big.Int       // Amounts[i] goes to Payees[i]
 	Culprits     []common.Address // strictly ascending, none a payee
+}
+
+// JobKey is the key a creator's job lives under on chain, as the
+// contract's jobKey computes it: keccak256(creator ‖ jobID). Binding the
+// key to its creator means no other account can create, abort or settle
+// the job under the creator's job ID.
+func JobKey(creator common.Address, jobID common.Hash) common.Hash {
+	return crypto.Keccak256Hash(creator[:], jobID[:])
 }
 
 // SeedCommitment is the commitment createJob takes for a seed.
@@ -75,8 +87,8 @@ func SeedCommitment(seed common.Hash) common.Hash {
 
 // NewSettlement builds a Settlement from a payout map, in the order the
 // contract requires.
-func NewSettlement(jobID, seed, resultRoot, verifierHash common.Hash, payouts map[common.Address]*big.Int, culprits []common.Address) Settlement {
-	s := Settlement{JobID: jobID, Seed: seed, ResultRoot: resultRoot, VerifierHash: verifierHash}
+func NewSettlement(key, seed, resultRoot, verifierHash common.Hash, payouts map[common.Address]*big.Int, culprits []common.Address) Settlement {
+	s := Settlement{Key: key, Seed: seed, ResultRoot: resultRoot, VerifierHash: verifierHash}
 	for a := range payouts {
 		s.Payees = append(s.Payees, a)
 	}
@@ -163,12 +175,12 @@ func (s Settlement) StructHash() common.Hash {
 		amounts = append(amounts, w[:]...)
 	}
 	return crypto.Keccak256Hash(
-		settlementTypeHash[:], s.JobID[:], s.Seed[:], s.ResultRoot[:], s.VerifierHash[:],
+		settlementTypeHash[:], s.Key[:], s.Seed[:], s.ResultRoot[:], s.VerifierHash[:],
 		packAddrs(s.Payees), crypto.Keccak256(amounts), packAddrs(s.Culprits),
 	)
 }
 
-// Digest is the EIP-712 digest a payee signs.
+// Digest is the EIP-712 digest a member signs.
 func (s Settlement) Digest(d Domain) common.Hash {
 	sep := d.Separator()
 	h := s.StructHash()
@@ -222,8 +234,8 @@ func VerifySettlement(d Domain, s Settlement, signer common.Address, sig []byte)
 	return nil
 }
 
-// SignedSettlement is one payee's signature over a settlement, as processors
-// exchange it before one of them calls settle.
+// SignedSettlement is one member's signature over a settlement, as
+// processors exchange it before one of them calls settle.
 type SignedSettlement struct {
 	Domain     Domain
 	Settlement Settlement
@@ -231,23 +243,26 @@ type SignedSettlement struct {
 	Signature  []byte
 }
 
-// Wire format of a SignedSettlement, version 1 (all integers big-endian):
+// Wire format of a SignedSettlement, version 2 (all integers big-endian):
 //
-//	version   1 byte  = 1
+//	version   1 byte  = 2
 //	chainID   32      uint256
 //	contract  20
-//	jobID, seed, resultRoot, verifierHash   4 × 32
+//	key, seed, resultRoot, verifierHash   4 × 32
 //	nPayees   2, then nPayees × (address 20, amount 32)
 //	nCulprits 2, then nCulprits × address 20
 //	signer    20
 //	signature 65
+//
+// Version 1 carried the job ID where version 2 carries the job's key, and
+// was signed in EIP-712 domain version "1"; a decoder refuses it.
 const (
-	wireVersion = 1
+	wireVersion = 2
 	// MaxSignedSettlementSize is the largest encoding a decoder accepts.
 	MaxSignedSettlementSize = 1 + 32 + 20 + 4*32 + 2 + MaxPayees*52 + 2 + MaxPayees*20 + 20 + 65
 )
 
-// MarshalBinary encodes the signed settlement in wire format version 1.
+// MarshalBinary encodes the signed settlement in wire format version 2.
 func (m SignedSettlement) MarshalBinary() ([]byte, error) {
 	s := m.Settlement
 	if err := s.Validate(); err != nil {
@@ -263,7 +278,7 @@ func (m SignedSettlement) MarshalBinary() ([]byte, error) {
 	out = append(out, wireVersion)
 	out = append(out, common.LeftPadBytes(m.Domain.ChainID.Bytes(), 32)...)
 	out = append(out, m.Domain.Contract[:]...)
-	out = append(out, s.JobID[:]...)
+	out = append(out, s.Key[:]...)
 	out = append(out, s.Seed[:]...)
 	out = append(out, s.ResultRoot[:]...)
 	out = append(out, s.VerifierHash[:]...)
@@ -300,7 +315,7 @@ func DecodeSignedSettlement(b []byte) (SignedSettlement, error) {
 	}
 	copy(m.Domain.Contract[:], r.take(20))
 	s := &m.Settlement
-	for _, h := range []*common.Hash{&s.JobID, &s.Seed, &s.ResultRoot, &s.VerifierHash} {
+	for _, h := range []*common.Hash{&s.Key, &s.Seed, &s.ResultRoot, &s.VerifierHash} {
 		copy(h[:], r.take(32))
 	}
 	n := r.uint16()

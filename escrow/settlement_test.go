@@ -97,11 +97,11 @@ func TestSignAndVerifySettlement(t *testing.T) {
 	}
 }
 
-// TestSettlementDigestVector pins the EIP-712 digest so that another
-// implementation can check itself against it.
+// TestSettlementDigestVector pins the EIP-712 digest and the job key so
+// that another implementation can check itself against them.
 func TestSettlementDigestVector(t *testing.T) {
 	s := Settlement{
-		JobID:        common.HexToHash("0x01"),
+		Key:          common.HexToHash("0x01"),
 		Seed:         common.HexToHash("0x02"),
 		ResultRoot:   common.HexToHash("0x03"),
 		VerifierHash: common.HexToHash("0x04"),
@@ -113,8 +113,12 @@ func TestSettlementDigestVector(t *testing.T) {
 	if got, want := SeedCommitment(s.Seed), crypto.Keccak256Hash(common.HexToHash("0x02").Bytes()); got != want {
 		t.Fatalf("seed commitment %x", got)
 	}
-	const wantSep = "0x1520221a108612e9b75a811947c0a402a00d865a4a371e111b68d3d679fd0628"
-	const wantDigest = "0x6e22056f0aa3d96c74558c08bf56fe517bd9b52cdccfb2e4da8ae08c497c8fc8"
+	const wantSep = "0x61c3e7a2e70f139f79cada6d5f369fcd497a7593bd6d08d61a0cb6623b1aabf3"
+	const wantDigest = "0x7ff28264d6eb39a0827d224adb3dda839fc632f1f69380b92d4f6a2dcfee88ee"
+	const wantKey = "0xeabdd77983adb372f17466252b4975c0b7cbc1d307018e6525af43ef1df24dd6"
+	if got := JobKey(common.HexToAddress("0x0a"), common.HexToHash("0x01")).Hex(); got != wantKey {
+		t.Errorf("job key %s, want %s", got, wantKey)
+	}
 	if got := d.Separator().Hex(); got != wantSep {
 		t.Errorf("separator %s, want %s", got, wantSep)
 	}
@@ -151,13 +155,14 @@ func TestSignedSettlementRoundTrip(t *testing.T) {
 	forged := bytes.Clone(b)
 	forged[len(forged)-66] ^= 1 // last byte of the signer
 	tampered := bytes.Clone(b)
-	tampered[1+32+20+1] ^= 1 // job ID
+	tampered[1+32+20+1] ^= 1 // job key
 	for name, tc := range map[string]struct {
 		in   []byte
 		want error
 	}{
 		"empty":     {nil, ErrBadEncoding},
-		"version":   {append([]byte{2}, b[1:]...), ErrBadEncoding},
+		"version 1": {append([]byte{1}, b[1:]...), ErrBadEncoding},
+		"version 3": {append([]byte{3}, b[1:]...), ErrBadEncoding},
 		"truncated": {b[:len(b)-1], ErrBadEncoding},
 		"trailing":  {append(bytes.Clone(b), 0), ErrBadEncoding},
 		"too large": {make([]byte, MaxSignedSettlementSize+1), ErrTooLarge},

@@ -140,7 +140,7 @@ func TestQueueCapAbortsLowestValue(t *testing.T) {
 	best, aborted := ids[0], ids[1:]
 	for _, id := range aborted {
 		if err := waitFor(ctx, func() bool {
-			j, err := m.Escrow.Job(ctx, common.Hash(id))
+			j, err := m.Escrow.Job(ctx, escrow.JobKey(c.Wallet, common.Hash(id)))
 			return err == nil && j.State == escrow.JobAborted
 		}); err != nil {
 			t.Fatalf("job %s: not aborted on chain: %v", id, err)
@@ -155,7 +155,7 @@ func TestQueueCapAbortsLowestValue(t *testing.T) {
 	if _, err := processor.ReadAborted(ctx, c.Store, best); !errors.Is(err, processor.ErrNotAborted) {
 		t.Fatalf("best job: %v, want ErrNotAborted", err)
 	}
-	if j, err := m.Escrow.Job(ctx, common.Hash(best)); err != nil || j.State != escrow.JobFunded {
+	if j, err := m.Escrow.Job(ctx, escrow.JobKey(c.Wallet, common.Hash(best))); err != nil || j.State != escrow.JobFunded {
 		t.Fatalf("best job on chain: %+v, %v; want funded", j, err)
 	}
 }

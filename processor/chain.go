@@ -51,8 +51,15 @@ func (w *Worker) funded(ctx context.Context, js *jobState, now time.Time) bool {
 	}
 	w.mu.Unlock()
 	id := js.plan.JobID
-	j, err := w.p.Chain.Job(ctx, common.Hash(id))
+	key := chainKey(js)
+	j, err := w.p.Chain.Job(ctx, key)
 	ok := err == nil && j.State == escrow.JobFunded && j.Amount.Cmp(js.info.PriceWei) >= 0 && j.Deadline.After(now)
+	if ok {
+		// The escrow counts signatures, payees and culprits among the
+		// job's members only: a processor joins before it works.
+		err = w.joinEscrow(ctx, key)
+		ok = err == nil
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if ok {
@@ -64,12 +71,30 @@ func (w *Worker) funded(ctx context.Context, js *jobState, now time.Time) bool {
 	js.fundNext = now.Add(js.fundWait)
 	w.m.unfunded.Inc()
 	if err != nil {
-		w.log.Warn("skipping job: cannot read its escrow", "job", id, "recheck", js.fundWait, "err", err)
+		w.log.Warn("skipping job: cannot read or join its escrow", "job", id, "recheck", js.fundWait, "err", err)
 	} else {
 		w.log.Info("skipping job: escrow not funded", "job", id, "state", j.State, "amount", j.Amount,
 			"price", js.info.PriceWei, "deadline", j.Deadline, "recheck", js.fundWait)
 	}
 	return false
+}
+
+// chainKey is the job's escrow key: its ID bound to its creator, so only
+// the creator's own escrow counts as the job's funding.
+func chainKey(js *jobState) common.Hash {
+	return escrow.JobKey(common.Address(js.info.Creator), common.Hash(js.plan.JobID))
+}
+
+// joinEscrow makes this processor's wallet a member of job key, unless it is one.
+func (w *Worker) joinEscrow(ctx context.Context, key common.Hash) error {
+	member, err := w.p.Chain.IsMember(ctx, key, w.wallet())
+	if err != nil || member {
+		return err
+	}
+	if _, err := w.p.Chain.Join(ctx, key); err != nil && !errors.Is(err, escrow.ErrAlreadyMember) {
+		return fmt.Errorf("joining the job's escrow: %w", err)
+	}
+	return nil
 }
 
 // settleAll drives the on-chain settlement of every finished job not yet
@@ -250,8 +275,8 @@ func (w *Worker) settleJob(ctx context.Context, js *jobState) error {
 // closedOnChain reports whether the job is no longer Funded on chain. A
 // settle mined in the same block as the winning one reverts with a reason
 // that replaying it on the parent block cannot show; the job's state can.
-func (w *Worker) closedOnChain(ctx context.Context, id jobs.ID) bool {
-	j, err := w.p.Chain.Job(ctx, common.Hash(id))
+func (w *Worker) closedOnChain(ctx context.Context, js *jobState) bool {
+	j, err := w.p.Chain.Job(ctx, chainKey(js))
 	return err == nil && j.State != escrow.JobFunded
 }
 
@@ -334,7 +359,7 @@ func (w *Worker) SubmitSettlement(ctx context.Context, id jobs.ID) (bool, error)
 	if !quorum(cv.signed, len(cv.own.Payees), w.quorumNum, w.quorumDen) {
 		return false, fmt.Errorf("%w: %d of %d", errNoQuorum, cv.signed, len(cv.own.Payees))
 	}
-	j, err := w.p.Chain.Job(ctx, common.Hash(id))
+	j, err := w.p.Chain.Job(ctx, chainKey(js))
 	if err != nil {
 		return false, err
 	}
@@ -343,8 +368,14 @@ func (w *Worker) SubmitSettlement(ctx context.Context, id jobs.ID) (bool, error)
 		w.log.Info("job already closed on chain; not settling", "job", id, "state", j.State)
 		return false, nil
 	}
-	rcpt, err := w.p.Chain.Settle(ctx, cv.own, cv.sigs)
-	if errors.Is(err, escrow.ErrJobNotFunded) || (errors.Is(err, escrow.ErrReverted) && w.closedOnChain(ctx, id)) {
+	var sigs []escrow.SignedBy
+	for i, sig := range cv.sigs {
+		if sig != nil {
+			sigs = append(sigs, escrow.SignedBy{Signer: cv.own.Payees[i], Signature: sig})
+		}
+	}
+	rcpt, err := w.p.Chain.Settle(ctx, cv.own, sigs)
+	if errors.Is(err, escrow.ErrJobNotFunded) || (errors.Is(err, escrow.ErrReverted) && w.closedOnChain(ctx, js)) {
 		// Another processor's settle landed first.
 		w.markChainDone(js)
 		w.m.settlements.WithLabelValues("lost").Inc()
@@ -366,21 +397,23 @@ func (w *Worker) SubmitSettlement(ctx context.Context, id jobs.ID) (bool, error)
 }
 
 // addSettlement keeps the settlement records of job id that are where
-// they belong and decode; records() calls it.
+// they belong and decode; records() calls it. A settlement names the job by
+// its escrow key, which view() checks by comparing each with the
+// settlement it derives itself.
 func (out *jobRecords) addSettlement(id jobs.ID, key, author string, typ string, payload []byte) {
 	switch typ {
 	case SettlementType:
 		if key != SettlementKey(id) {
 			return
 		}
-		if s, err := DecodeSettlementRecord(payload); err == nil && s.JobID == common.Hash(id) {
+		if s, err := DecodeSettlementRecord(payload); err == nil {
 			out.proposal = &s
 		}
 	case SignatureType:
 		if key != SignatureKey(id, author) {
 			return
 		}
-		if s, err := DecodeSignatureRecord(payload); err == nil && s.Settlement.JobID == common.Hash(id) {
+		if s, err := DecodeSignatureRecord(payload); err == nil {
 			out.sigs = append(out.sigs, s)
 		}
 	case SettledType:

@@ -54,7 +54,7 @@ func releases(t *testing.T, m *localmesh.Mesh, id jobs.ID) int {
 	logs, err := m.Chain.Client().FilterLogs(context.Background(), ethereum.FilterQuery{
 		FromBlock: big.NewInt(0),
 		Addresses: []common.Address{m.Escrow.Address()},
-		Topics:    [][]common.Hash{{parsed.Events["EscrowReleased"].ID}, {common.Hash(id)}},
+		Topics:    [][]common.Hash{{parsed.Events["EscrowReleased"].ID}, {escrow.JobKey(client(m).Wallet, common.Hash(id))}},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -117,7 +117,7 @@ func checkRelease(t *testing.T, m *localmesh.Mesh, info *jobs.JobInfo, res dapp.
 	if n := releases(t, m, info.ID()); n != 1 {
 		t.Fatalf("%d EscrowReleased events, want 1", n)
 	}
-	j, err := m.Escrow.Job(ctx, common.Hash(info.ID()))
+	j, err := m.Escrow.Job(ctx, escrow.JobKey(common.Address(info.Creator), common.Hash(info.ID())))
 	if err != nil {
 		t.Fatal(err)
 	}

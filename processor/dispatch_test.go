@@ -132,8 +132,7 @@ func dispatchSpec(seq int, macros, n uint32, req jobs.Requirements) dapp.Spec {
 	return dapp.Spec{
 		Code: minimalWasm, Data: data,
 		Slicing:      jobs.Slicing{BlockSize: 8, MicroJobs: n, BlocksPerMicro: 1, VerifierBlocks: 1},
-		Price:        big.NewInt(1_000_000_000),
-		Creator:      "0x00000000000000000000000000000000000000c1",
+		Price:        big.NewInt(1_000_000_000), // the creator: the client's wallet
 		Deadline:     time.Now().Add(time.Hour),
 		Output:       jobs.Output{Kind: jobs.OutputConcat},
 		Requirements: req,

@@ -56,8 +56,7 @@ func (j mandelbrotJob) spec(n, k uint32) dapp.Spec {
 		Code: j.Code, Data: j.Data,
 		Slicing:  jobs.Slicing{BlockSize: tiles.DescriptorSize, MicroJobs: n, BlocksPerMicro: k},
 		Price:    big.NewInt(1_000_000_000),
-		Creator:  "0x00000000000000000000000000000000000000c1",
-		Deadline: time.Now().Add(time.Hour),
+		Deadline: time.Now().Add(time.Hour), // the creator: the client's wallet
 		Output:   jobs.Output{Kind: jobs.OutputPNGGrid, Columns: uint32(j.Params.Columns())},
 	}
 }

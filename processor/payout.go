@@ -64,7 +64,7 @@ func SettledKey(id jobs.ID) string { return JobKey(id) + "/settled" }
 // SettlementRecord is a proposed settlement in text form.
 type SettlementRecord struct {
 	Version      int      `json:"version"` // SettlementRecordVersion
-	JobID        string   `json:"job"`     // 0x-prefixed 32-byte hex, as all hashes here
+	JobID        string   `json:"job"`     // the job's escrow key (escrow.JobKey), 0x-prefixed 32-byte hex, as all hashes here
 	Seed         string   `json:"seed"`
 	ResultRoot   string   `json:"resultRoot"`
 	VerifierHash string   `json:"verifierHash"`
@@ -76,7 +76,7 @@ type SettlementRecord struct {
 // NewSettlementRecord renders s.
 func NewSettlementRecord(s escrow.Settlement) SettlementRecord {
 	r := SettlementRecord{
-		Version: SettlementRecordVersion, JobID: s.JobID.Hex(), Seed: s.Seed.Hex(),
+		Version: SettlementRecordVersion, JobID: s.Key.Hex(), Seed: s.Seed.Hex(),
 		ResultRoot: s.ResultRoot.Hex(), VerifierHash: s.VerifierHash.Hex(),
 		Payees: []string{}, Amounts: []string{}, Culprits: []string{},
 	}
@@ -107,7 +107,7 @@ func DecodeSettlementRecord(b []byte) (escrow.Settlement, error) {
 	for _, f := range []struct {
 		text string
 		out  *common.Hash
-	}{{r.JobID, &s.JobID}, {r.Seed, &s.Seed}, {r.ResultRoot, &s.ResultRoot}, {r.VerifierHash, &s.VerifierHash}} {
+	}{{r.JobID, &s.Key}, {r.Seed, &s.Seed}, {r.ResultRoot, &s.ResultRoot}, {r.VerifierHash, &s.VerifierHash}} {
 		h, err := parseHash(f.text)
 		if err != nil {
 			return escrow.Settlement{}, err
@@ -274,7 +274,7 @@ func DeriveSettlement(cfg dispatch.Config, info *jobs.JobInfo, rec VerdictRecord
 	if len(culprits) > escrow.MaxPayees {
 		culprits = culprits[:escrow.MaxPayees]
 	}
-	s := escrow.NewSettlement(common.Hash(info.ID()), common.Hash(info.Seed),
+	s := escrow.NewSettlement(escrow.JobKey(common.Address(info.Creator), common.Hash(info.ID())), common.Hash(info.Seed),
 		crypto.Keccak256Hash(out.Bytes()), VerifierDigest(v), payouts, culprits)
 	if err := s.Validate(); err != nil {
 		return escrow.Settlement{}, fmt.Errorf("%w: %w", ErrNotSettleable, err)

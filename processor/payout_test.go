@@ -76,8 +76,8 @@ func TestDeriveSettlement(t *testing.T) {
 	if len(s.Culprits) != 1 || s.Culprits[0] != w2 {
 		t.Fatalf("culprits %v", s.Culprits)
 	}
-	if s.JobID != common.Hash(info.ID()) || s.Seed != common.Hash(info.Seed) {
-		t.Fatal("job ID or seed not the job's")
+	if s.Key != escrow.JobKey(common.Address(info.Creator), common.Hash(info.ID())) || s.Seed != common.Hash(info.Seed) {
+		t.Fatal("job key or seed not the job's")
 	}
 	if s.ResultRoot != ethcrypto.Keccak256Hash(testCID(t).Bytes()) {
 		t.Fatal("result root is not keccak256 of the output CID")

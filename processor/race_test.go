@@ -282,7 +282,7 @@ func TestRacingFinalizersSettleOnce(t *testing.T) {
 	logs, err := m.eth.FilterLogs(ctx, ethereum.FilterQuery{
 		FromBlock: big.NewInt(0),
 		Addresses: []common.Address{m.chain.Escrow()},
-		Topics:    [][]common.Hash{{parsed.Events["EscrowReleased"].ID}, {common.Hash(id)}},
+		Topics:    [][]common.Hash{{parsed.Events["EscrowReleased"].ID}, {escrow.JobKey(common.Address(info.Creator), common.Hash(id))}},
 	})
 	if err != nil {
 		t.Fatal(err)

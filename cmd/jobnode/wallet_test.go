@@ -137,10 +137,10 @@ func TestWalletAndStakeCommands(t *testing.T) {
 	}
 	defer closeC()
 	price := big.NewInt(123_456_789)
-	if _, err := c.CreateJob(ctx, common.Hash{0xab}, common.Hash{1}, time.Now().Add(time.Hour), price); err != nil {
+	if _, err := c.CreateJob(ctx, common.Hash{0xab}, common.Hash{1}, time.Now().Add(time.Hour), escrow.Terms{MinSigners: 1}, price); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Abort(ctx, common.Hash{0xab}); err != nil {
+	if _, err := c.Abort(ctx, c.KeyOf(common.Hash{0xab})); err != nil {
 		t.Fatal(err)
 	}
 	before := balanceJSON(t, repo, url)

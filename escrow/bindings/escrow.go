@@ -26,9 +26,9 @@ var (
 
 // EscrowMetaData contains all meta data concerning the Escrow contract.
 var EscrowMetaData = bind.MetaData{
-	ABI: "[{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"minStake_\",\"type\":\"uint256\"},{\"internalType\":\"uint256\",\"name\":\"quorumNumerator_\",\"type\":\"uint256\"},{\"internalType\":\"uint256\",\"name\":\"quorumDenominator_\",\"type\":\"uint256\"},{\"internalType\":\"uint256\",\"name\":\"unstakeCooldown_\",\"type\":\"uint256\"}],\"stateMutability\":\"nonpayable\",\"type\":\"constructor\"},{\"inputs\":[],\"name\":\"BadAmount\",\"type\":\"error\"},{\"inputs\":[],\"name\":\"BadCommitment\",\"type\":\"error\"},{\"inputs\":[],\"name\":\"BadConfig\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"deadline\",\"type\":\"uint256\"},{\"internalType\":\"uint256\",\"name\":\"now_\",\"type\":\"uint256\"}],\"name\":\"BadDeadline\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"jobId\",\"type\":\"bytes32\"}],\"name\":\"BadSeed\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"index\",\"type\":\"uint256\"}],\"name\":\"BadSignature\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"culprit\",\"type\":\"address\"}],\"name\":\"CulpritIsPayee\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"index\",\"type\":\"uint256\"}],\"name\":\"CulpritsNotSorted\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"jobId\",\"type\":\"bytes32\"},{\"internalType\":\"uint256\",\"name\":\"deadline\",\"type\":\"uint256\"}],\"name\":\"DeadlineNotReached\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"requested\",\"type\":\"uint256\"},{\"internalType\":\"uint256\",\"name\":\"stake\",\"type\":\"uint256\"}],\"name\":\"InsufficientStake\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"jobId\",\"type\":\"bytes32\"}],\"name\":\"JobExists\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"jobId\",\"type\":\"bytes32\"},{\"internalType\":\"uint256\",\"name\":\"deadline\",\"type\":\"uint256\"}],\"name\":\"JobExpired\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"jobId\",\"type\":\"bytes32\"},{\"internalType\":\"uint8\",\"name\":\"state\",\"type\":\"uint8\"}],\"name\":\"JobNotFunded\",\"type\":\"error\"},{\"inputs\":[],\"name\":\"LengthMismatch\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"caller\",\"type\":\"address\"},{\"internalType\":\"address\",\"name\":\"creator\",\"type\":\"address\"}],\"name\":\"NotCreator\",\"type\":\"error\"},{\"inputs\":[],\"name\":\"NothingToWithdraw\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"total\",\"type\":\"uint256\"},{\"internalType\":\"uint256\",\"name\":\"escrow\",\"type\":\"uint256\"}],\"name\":\"OverPayment\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"index\",\"type\":\"uint256\"}],\"name\":\"PayeesNotSorted\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"signatures\",\"type\":\"uint256\"},{\"internalType\":\"uint256\",\"name\":\"payees\",\"type\":\"uint256\"}],\"name\":\"QuorumNotReached\",\"type\":\"error\"},{\"inputs\":[],\"name\":\"Reentrant\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"signer\",\"type\":\"address\"},{\"internalType\":\"uint256\",\"name\":\"stake\",\"type\":\"uint256\"},{\"internalType\":\"uint256\",\"name\":\"minStake\",\"type\":\"uint256\"}],\"name\":\"SignerNotStaked\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"uint64\",\"name\":\"unlockAt\",\"type\":\"uint64\"}],\"name\":\"StakeLocked\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"count\",\"type\":\"uint256\"},{\"internalType\":\"uint256\",\"name\":\"max\",\"type\":\"uint256\"}],\"name\":\"TooManyPayees\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"to\",\"type\":\"address\"},{\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"}],\"name\":\"TransferFailed\",\"type\":\"error\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"jobId\",\"type\":\"bytes32\"},{\"indexed\":false,\"internalType\":\"bytes32\",\"name\":\"resultRoot\",\"type\":\"bytes32\"},{\"indexed\":false,\"internalType\":\"bytes32\",\"name\":\"verifierHash\",\"type\":\"bytes32\"},{\"indexed\":false,\"internalType\":\"address[]\",\"name\":\"payees\",\"type\":\"address[]\"},{\"indexed\":false,\"internalType\":\"uint256[]\",\"name\":\"amounts\",\"type\":\"uint256[]\"},{\"indexed\":false,\"internalType\":\"uint256\",\"name\":\"refund\",\"type\":\"uint256\"}],\"name\":\"EscrowReleased\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"jobId\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"creator\",\"type\":\"address\"},{\"indexed\":false,\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"}],\"name\":\"JobAborted\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"jobId\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"creator\",\"type\":\"address\"},{\"indexed\":false,\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"},{\"indexed\":false,\"internalType\":\"bytes32\",\"name\":\"seedCommitment\",\"type\":\"bytes32\"},{\"indexed\":false,\"internalType\":\"uint64\",\"name\":\"deadline\",\"type\":\"uint64\"}],\"name\":\"JobCreated\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"jobId\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"creator\",\"type\":\"address\"},{\"indexed\":false,\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"}],\"name\":\"Refunded\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"jobId\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"culprit\",\"type\":\"address\"},{\"indexed\":false,\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"}],\"name\":\"Slashed\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"address\",\"name\":\"processor\",\"type\":\"address\"},{\"indexed\":false,\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"}],\"name\":\"StakeWithdrawn\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"address\",\"name\":\"processor\",\"type\":\"address\"},{\"indexed\":false,\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"},{\"indexed\":false,\"internalType\":\"uint256\",\"name\":\"total\",\"type\":\"uint256\"}],\"name\":\"Staked\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"address\",\"name\":\"processor\",\"type\":\"address\"},{\"indexed\":false,\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"},{\"indexed\":false,\"internalType\":\"uint64\",\"name\":\"unlockAt\",\"type\":\"uint64\"}],\"name\":\"UnstakeRequested\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"address\",\"name\":\"account\",\"type\":\"address\"},{\"indexed\":false,\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"}],\"name\":\"Withdrawn\",\"type\":\"event\"},{\"inputs\":[],\"name\":\"MAX_PAYEES\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"\",\"type\":\"uint256\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"SETTLEMENT_TYPEHASH\",\"outputs\":[{\"internalType\":\"bytes32\",\"name\":\"\",\"type\":\"bytes32\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"jobId\",\"type\":\"bytes32\"}],\"name\":\"abort\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"jobId\",\"type\":\"bytes32\"},{\"internalType\":\"bytes32\",\"name\":\"seedCommitment\",\"type\":\"bytes32\"},{\"internalType\":\"uint64\",\"name\":\"deadline\",\"type\":\"uint64\"}],\"name\":\"createJob\",\"outputs\":[],\"stateMutability\":\"payable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"account\",\"type\":\"address\"}],\"name\":\"creditOf\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"\",\"type\":\"uint256\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"domainSeparator\",\"outputs\":[{\"internalType\":\"bytes32\",\"name\":\"\",\"type\":\"bytes32\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"jobId\",\"type\":\"bytes32\"}],\"name\":\"getJob\",\"outputs\":[{\"internalType\":\"address\",\"name\":\"creator\",\"type\":\"address\"},{\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"},{\"internalType\":\"uint64\",\"name\":\"deadline\",\"type\":\"uint64\"},{\"internalType\":\"uint8\",\"name\":\"state\",\"type\":\"uint8\"},{\"internalType\":\"uint256\",\"name\":\"closedAtBlock\",\"type\":\"uint256\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"minStake\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"\",\"type\":\"uint256\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"quorumDenominator\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"\",\"type\":\"uint256\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"quorumNumerator\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"\",\"type\":\"uint256\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"jobId\",\"type\":\"bytes32\"}],\"name\":\"refund\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"}],\"name\":\"requestUnstake\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"jobId\",\"type\":\"bytes32\"},{\"internalType\":\"bytes32\",\"name\":\"seed\",\"type\":\"bytes32\"},{\"internalType\":\"bytes32\",\"name\":\"resultRoot\",\"type\":\"bytes32\"},{\"internalType\":\"bytes32\",\"name\":\"verifierHash\",\"type\":\"bytes32\"},{\"internalType\":\"address[]\",\"name\":\"payees\",\"type\":\"address[]\"},{\"internalType\":\"uint256[]\",\"name\":\"amounts\",\"type\":\"uint256[]\"},{\"internalType\":\"address[]\",\"name\":\"culprits\",\"type\":\"address[]\"},{\"internalType\":\"bytes[]\",\"name\":\"signatures\",\"type\":\"bytes[]\"}],\"name\":\"settle\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"jobId\",\"type\":\"bytes32\"},{\"internalType\":\"bytes32\",\"name\":\"seed\",\"type\":\"bytes32\"},{\"internalType\":\"bytes32\",\"name\":\"resultRoot\",\"type\":\"bytes32\"},{\"internalType\":\"bytes32\",\"name\":\"verifierHash\",\"type\":\"bytes32\"},{\"internalType\":\"address[]\",\"name\":\"payees\",\"type\":\"address[]\"},{\"internalType\":\"uint256[]\",\"name\":\"amounts\",\"type\":\"uint256[]\"},{\"internalType\":\"address[]\",\"name\":\"culprits\",\"type\":\"address[]\"}],\"name\":\"settlementDigest\",\"outputs\":[{\"internalType\":\"bytes32\",\"name\":\"\",\"type\":\"bytes32\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"stake\",\"outputs\":[],\"stateMutability\":\"payable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"processor\",\"type\":\"address\"}],\"name\":\"stakeOf\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"active\",\"type\":\"uint256\"},{\"internalType\":\"uint256\",\"name\":\"pending\",\"type\":\"uint256\"},{\"internalType\":\"uint64\",\"name\":\"unlockAt\",\"type\":\"uint64\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"totalBurned\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"\",\"type\":\"uint256\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"unstakeCooldown\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"\",\"type\":\"uint256\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"withdraw\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"withdrawStake\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"}]",
+	ABI: "[{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"minStake_\",\"type\":\"uint256\"},{\"internalType\":\"uint256\",\"name\":\"quorumNumerator_\",\"type\":\"uint256\"},{\"internalType\":\"uint256\",\"name\":\"quorumDenominator_\",\"type\":\"uint256\"},{\"internalType\":\"uint256\",\"name\":\"unstakeCooldown_\",\"type\":\"uint256\"}],\"stateMutability\":\"nonpayable\",\"type\":\"constructor\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"key\",\"type\":\"bytes32\"},{\"internalType\":\"address\",\"name\":\"account\",\"type\":\"address\"}],\"name\":\"AlreadyMember\",\"type\":\"error\"},{\"inputs\":[],\"name\":\"BadAmount\",\"type\":\"error\"},{\"inputs\":[],\"name\":\"BadCommitment\",\"type\":\"error\"},{\"inputs\":[],\"name\":\"BadConfig\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"deadline\",\"type\":\"uint256\"},{\"internalType\":\"uint256\",\"name\":\"now_\",\"type\":\"uint256\"}],\"name\":\"BadDeadline\",\"type\":\"error\"},{\"inputs\":[],\"name\":\"BadMinSigners\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"key\",\"type\":\"bytes32\"}],\"name\":\"BadSeed\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"index\",\"type\":\"uint256\"}],\"name\":\"BadSignature\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"culprit\",\"type\":\"address\"}],\"name\":\"CulpritIsPayee\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"index\",\"type\":\"uint256\"}],\"name\":\"CulpritsNotSorted\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"key\",\"type\":\"bytes32\"},{\"internalType\":\"uint256\",\"name\":\"deadline\",\"type\":\"uint256\"}],\"name\":\"DeadlineNotReached\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"requested\",\"type\":\"uint256\"},{\"internalType\":\"uint256\",\"name\":\"stake\",\"type\":\"uint256\"}],\"name\":\"InsufficientStake\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"key\",\"type\":\"bytes32\"}],\"name\":\"JobExists\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"key\",\"type\":\"bytes32\"},{\"internalType\":\"uint256\",\"name\":\"deadline\",\"type\":\"uint256\"}],\"name\":\"JobExpired\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"key\",\"type\":\"bytes32\"},{\"internalType\":\"uint8\",\"name\":\"state\",\"type\":\"uint8\"}],\"name\":\"JobNotFunded\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"key\",\"type\":\"bytes32\"},{\"internalType\":\"uint256\",\"name\":\"closedAt\",\"type\":\"uint256\"}],\"name\":\"JoinClosed\",\"type\":\"error\"},{\"inputs\":[],\"name\":\"LengthMismatch\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"key\",\"type\":\"bytes32\"}],\"name\":\"NoMembers\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"caller\",\"type\":\"address\"},{\"internalType\":\"address\",\"name\":\"creator\",\"type\":\"address\"}],\"name\":\"NotCreator\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"key\",\"type\":\"bytes32\"},{\"internalType\":\"address\",\"name\":\"account\",\"type\":\"address\"}],\"name\":\"NotMember\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"account\",\"type\":\"address\"},{\"internalType\":\"uint256\",\"name\":\"stake\",\"type\":\"uint256\"},{\"internalType\":\"uint256\",\"name\":\"minStake\",\"type\":\"uint256\"}],\"name\":\"NotStaked\",\"type\":\"error\"},{\"inputs\":[],\"name\":\"NothingToWithdraw\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"total\",\"type\":\"uint256\"},{\"internalType\":\"uint256\",\"name\":\"escrow\",\"type\":\"uint256\"}],\"name\":\"OverPayment\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"index\",\"type\":\"uint256\"}],\"name\":\"PayeesNotSorted\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"signatures\",\"type\":\"uint256\"},{\"internalType\":\"uint256\",\"name\":\"members\",\"type\":\"uint256\"}],\"name\":\"QuorumNotReached\",\"type\":\"error\"},{\"inputs\":[],\"name\":\"Reentrant\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"signer\",\"type\":\"address\"},{\"internalType\":\"uint256\",\"name\":\"stake\",\"type\":\"uint256\"},{\"internalType\":\"uint256\",\"name\":\"minStake\",\"type\":\"uint256\"}],\"name\":\"SignerNotStaked\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"index\",\"type\":\"uint256\"}],\"name\":\"SignersNotSorted\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"uint64\",\"name\":\"unlockAt\",\"type\":\"uint64\"}],\"name\":\"StakeLocked\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"key\",\"type\":\"bytes32\"},{\"internalType\":\"uint256\",\"name\":\"opensAt\",\"type\":\"uint256\"}],\"name\":\"TooEarly\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"signatures\",\"type\":\"uint256\"},{\"internalType\":\"uint256\",\"name\":\"minSigners\",\"type\":\"uint256\"}],\"name\":\"TooFewSigners\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"key\",\"type\":\"bytes32\"},{\"internalType\":\"uint256\",\"name\":\"max\",\"type\":\"uint256\"}],\"name\":\"TooManyMembers\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"to\",\"type\":\"address\"},{\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"}],\"name\":\"TransferFailed\",\"type\":\"error\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"key\",\"type\":\"bytes32\"},{\"internalType\":\"uint256\",\"name\":\"members\",\"type\":\"uint256\"}],\"name\":\"WorkStarted\",\"type\":\"error\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"key\",\"type\":\"bytes32\"},{\"indexed\":false,\"internalType\":\"bytes32\",\"name\":\"resultRoot\",\"type\":\"bytes32\"},{\"indexed\":false,\"internalType\":\"bytes32\",\"name\":\"verifierHash\",\"type\":\"bytes32\"},{\"indexed\":false,\"internalType\":\"address[]\",\"name\":\"payees\",\"type\":\"address[]\"},{\"indexed\":false,\"internalType\":\"uint256[]\",\"name\":\"amounts\",\"type\":\"uint256[]\"},{\"indexed\":false,\"internalType\":\"uint256\",\"name\":\"refund\",\"type\":\"uint256\"}],\"name\":\"EscrowReleased\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"key\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"creator\",\"type\":\"address\"},{\"indexed\":false,\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"}],\"name\":\"JobAborted\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"key\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"jobId\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"creator\",\"type\":\"address\"},{\"indexed\":false,\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"},{\"indexed\":false,\"internalType\":\"bytes32\",\"name\":\"seedCommitment\",\"type\":\"bytes32\"},{\"indexed\":false,\"internalType\":\"uint64\",\"name\":\"deadline\",\"type\":\"uint64\"},{\"indexed\":false,\"internalType\":\"uint32\",\"name\":\"quiet\",\"type\":\"uint32\"},{\"indexed\":false,\"internalType\":\"uint8\",\"name\":\"minSigners\",\"type\":\"uint8\"}],\"name\":\"JobCreated\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"key\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"processor\",\"type\":\"address\"},{\"indexed\":false,\"internalType\":\"uint256\",\"name\":\"members\",\"type\":\"uint256\"}],\"name\":\"Joined\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"key\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"creator\",\"type\":\"address\"},{\"indexed\":false,\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"}],\"name\":\"Refunded\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"key\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"culprit\",\"type\":\"address\"},{\"indexed\":false,\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"}],\"name\":\"Slashed\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"address\",\"name\":\"processor\",\"type\":\"address\"},{\"indexed\":false,\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"}],\"name\":\"StakeWithdrawn\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"address\",\"name\":\"processor\",\"type\":\"address\"},{\"indexed\":false,\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"},{\"indexed\":false,\"internalType\":\"uint256\",\"name\":\"total\",\"type\":\"uint256\"}],\"name\":\"Staked\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"address\",\"name\":\"processor\",\"type\":\"address\"},{\"indexed\":false,\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"},{\"indexed\":false,\"internalType\":\"uint64\",\"name\":\"unlockAt\",\"type\":\"uint64\"}],\"name\":\"UnstakeRequested\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"address\",\"name\":\"account\",\"type\":\"address\"},{\"indexed\":false,\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"}],\"name\":\"Withdrawn\",\"type\":\"event\"},{\"inputs\":[],\"name\":\"MAX_MEMBERS\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"\",\"type\":\"uint256\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"SETTLEMENT_TYPEHASH\",\"outputs\":[{\"internalType\":\"bytes32\",\"name\":\"\",\"type\":\"bytes32\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"key\",\"type\":\"bytes32\"}],\"name\":\"abort\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"jobId\",\"type\":\"bytes32\"},{\"internalType\":\"bytes32\",\"name\":\"seedCommitment\",\"type\":\"bytes32\"},{\"internalType\":\"uint64\",\"name\":\"deadline\",\"type\":\"uint64\"},{\"internalType\":\"uint32\",\"name\":\"quiet\",\"type\":\"uint32\"},{\"internalType\":\"uint8\",\"name\":\"minSigners\",\"type\":\"uint8\"}],\"name\":\"createJob\",\"outputs\":[],\"stateMutability\":\"payable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"account\",\"type\":\"address\"}],\"name\":\"creditOf\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"\",\"type\":\"uint256\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"domainSeparator\",\"outputs\":[{\"internalType\":\"bytes32\",\"name\":\"\",\"type\":\"bytes32\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"key\",\"type\":\"bytes32\"}],\"name\":\"getJob\",\"outputs\":[{\"internalType\":\"address\",\"name\":\"creator\",\"type\":\"address\"},{\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"},{\"internalType\":\"uint64\",\"name\":\"deadline\",\"type\":\"uint64\"},{\"internalType\":\"uint8\",\"name\":\"state\",\"type\":\"uint8\"},{\"internalType\":\"uint256\",\"name\":\"closedAtBlock\",\"type\":\"uint256\"},{\"internalType\":\"uint8\",\"name\":\"members\",\"type\":\"uint8\"},{\"internalType\":\"uint64\",\"name\":\"lastJoin\",\"type\":\"uint64\"},{\"internalType\":\"uint32\",\"name\":\"quiet\",\"type\":\"uint32\"},{\"internalType\":\"uint8\",\"name\":\"minSigners\",\"type\":\"uint8\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"key\",\"type\":\"bytes32\"},{\"internalType\":\"address\",\"name\":\"account\",\"type\":\"address\"}],\"name\":\"isMember\",\"outputs\":[{\"internalType\":\"bool\",\"name\":\"\",\"type\":\"bool\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"creator\",\"type\":\"address\"},{\"internalType\":\"bytes32\",\"name\":\"jobId\",\"type\":\"bytes32\"}],\"name\":\"jobKey\",\"outputs\":[{\"internalType\":\"bytes32\",\"name\":\"\",\"type\":\"bytes32\"}],\"stateMutability\":\"pure\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"key\",\"type\":\"bytes32\"}],\"name\":\"join\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"minStake\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"\",\"type\":\"uint256\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"quorumDenominator\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"\",\"type\":\"uint256\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"quorumNumerator\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"\",\"type\":\"uint256\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"key\",\"type\":\"bytes32\"}],\"name\":\"refund\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"}],\"name\":\"requestUnstake\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"key\",\"type\":\"bytes32\"},{\"internalType\":\"bytes32\",\"name\":\"seed\",\"type\":\"bytes32\"},{\"internalType\":\"bytes32\",\"name\":\"resultRoot\",\"type\":\"bytes32\"},{\"internalType\":\"bytes32\",\"name\":\"verifierHash\",\"type\":\"bytes32\"},{\"internalType\":\"address[]\",\"name\":\"payees\",\"type\":\"address[]\"},{\"internalType\":\"uint256[]\",\"name\":\"amounts\",\"type\":\"uint256[]\"},{\"internalType\":\"address[]\",\"name\":\"culprits\",\"type\":\"address[]\"},{\"internalType\":\"address[]\",\"name\":\"signers\",\"type\":\"address[]\"},{\"internalType\":\"bytes[]\",\"name\":\"signatures\",\"type\":\"bytes[]\"}],\"name\":\"settle\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"key\",\"type\":\"bytes32\"},{\"internalType\":\"bytes32\",\"name\":\"seed\",\"type\":\"bytes32\"},{\"internalType\":\"bytes32\",\"name\":\"resultRoot\",\"type\":\"bytes32\"},{\"internalType\":\"bytes32\",\"name\":\"verifierHash\",\"type\":\"bytes32\"},{\"internalType\":\"address[]\",\"name\":\"payees\",\"type\":\"address[]\"},{\"internalType\":\"uint256[]\",\"name\":\"amounts\",\"type\":\"uint256[]\"},{\"internalType\":\"address[]\",\"name\":\"culprits\",\"type\":\"address[]\"}],\"name\":\"settlementDigest\",\"outputs\":[{\"internalType\":\"bytes32\",\"name\":\"\",\"type\":\"bytes32\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"stake\",\"outputs\":[],\"stateMutability\":\"payable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"processor\",\"type\":\"address\"}],\"name\":\"stakeOf\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"active\",\"type\":\"uint256\"},{\"internalType\":\"uint256\",\"name\":\"pending\",\"type\":\"uint256\"},{\"internalType\":\"uint64\",\"name\":\"unlockAt\",\"type\":\"uint64\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"totalBurned\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"\",\"type\":\"uint256\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"unstakeCooldown\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"\",\"type\":\"uint256\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"withdraw\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"withdrawStake\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"}]",
 	ID:  "Escrow",
-	Bin: "0x61014080604052346101dc5760808161235e803803809161002082856101e0565b8339810103126101dc5780519060208101516060604083015192015192801580156101d4575b80156101cb575b801561018b575b801561017b575b61016c5760805260a05260c05260e052466101005260405160208101907f8b73c3c69bb8fe3d512ecc4cf759cc79239f7b179b0ffacaa9a75d522b39400f82527f7db6e4bfdda2c336fbd01808c3bd3350ea4873abff3ea93dfcb9f15b02aab08160408201527fc89efdaa54c0f20c7adf612882df0950f5a951637e0307cdcb4c672f298b8bc660608201524660808201523060a082015260a0815261010260c0826101e0565b5190206101205260405161214690816102188239608051818181610d00015261126c015260a0518181816106c801526112ea015260c05181818161070201526112c0015260e05181818161073c0152610e2601526101005181611fae015261012051816120670152f35b6301f30c8760e21b5f5260045ffd5b506001600160401b03831161005b565b5060038202828104600314831517156101b7578360011b90848204600214851517156101b75710610054565b634e487b7160e01b5f52601160045260245ffd5b5082821161004d565b508215610046565b5f80fd5b601f909101601f19168101906001600160401b0382119082101761020357604052565b634e487b7160e01b5f52604160045260245ffdfe60806040526004361015610011575f80fd5b5f3560e01c80630684fe09146110f657806309d6ce0e14610f5c5780632309572114610d23578063375b3c0a14610ce95780633a4b66f114610be35780633ccfd60b14610b555780634262336014610a665780635ecc86e814610a4a5780637249fbb61461083657806375807250146107ee5780637e57bb5d1461075f5780637eefd5ae1461072557806397c3d334146106eb578063a7713a70146106b1578063b1fb79c014610677578063bed9d8611461051b578063ce01288a146101f2578063d89135cd146101d5578063f698da25146101b35763f729cf0d146100f5575f80fd5b346101af5760206003193601126101af5760a05f6004355f525f60205261011e60405f20611bc2565b9073ffffffffffffffffffffffffffffffffffffffff825116916bffffffffffffffffffffffff60208201511664ffffffffff6060830151169060ff6080840151169260018411610187575b506040519485526020850152604084015260608301526080820152f35b6040015179ffffffffffffffffffffffffffffffffffffffffffffffffffff1693505f61016a565b5f80fd5b346101af575f6003193601126101af5760206101cd611fac565b604051908152f35b346101af575f6003193601126101af576020600254604051908152f35b60606003193601126101af576004356024359060443567ffffffffffffffff8116908181036101af5760ff5f5c166104f357600160ff195f5c16175f5d825f525f602052600160405f20015460f81c6104c757341580156104b2575b61048a5742821180159061047c575b61044c578315610424576040519061027482611b65565b33825260208201906bffffffffffffffffffffffff3416825279ffffffffffffffffffffffffffffffffffffffffffffffffffff80600160408601958960301c875264ffffffffff60608201951685526080810195828752895f525f6020527fffffffffffffffffffffffff000000000000000000000000000000000000000073ffffffffffffffffffffffffffffffffffffffff60405f20935116915160a01b1617815501945116167fffffffffffff0000000000000000000000000000000000000000000000000000845416178355517fff0000000000ffffffffffffffffffffffffffffffffffffffffffffffffffff7effffffffff000000000000000000000000000000000000000000000000000084549260d01b169116178255517effffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7fff000000000000000000000000000000000000000000000000000000000000008084549360f81b1616911617905560405192348452602084015260408301527f71ceaa17c5c653255a2ce13a37d1983f990f09e04e64e71c0e3116b0a5e7811f60603393a360ff195f5c165f5d005b7fc38b437f000000000000000000000000000000000000000000000000000000005f5260045ffd5b507f2cd0b0c2000000000000000000000000000000000000000000000000000000005f526004524260245260445ffd5b5064ffffffffff821161025d565b7f749b5939000000000000000000000000000000000000000000000000000000005f5260045ffd5b506bffffffffffffffffffffffff341161024e565b827f9e2b4bfd000000000000000000000000000000000000000000000000000000005f5260045260245ffd5b7fed3ba6a6000000000000000000000000000000000000000000000000000000005f5260045ffd5b346101af575f6003193601126101af5760ff5f5c166104f357600160ff195f5c16175f5d335f526001602052600160405f20018054906fffffffffffffffffffffffffffffffff821691821561064f5767ffffffffffffffff9060801c16804210610624575080547fffffffffffffffff00000000000000000000000000000000000000000000000016905560405181815233907f8108595eb6bad3acefa9da467d90cc2217686d5c5ac85460f8b7849c840645fc90602090a25f80808084335af16105e5611d71565b50156105f55760ff195f5c165f5d005b7f1c43b976000000000000000000000000000000000000000000000000000000005f523360045260245260445ffd5b7f68a2053c000000000000000000000000000000000000000000000000000000005f5260045260245ffd5b7fd0d04f60000000000000000000000000000000000000000000000000000000005f5260045ffd5b346101af575f6003193601126101af5760206040517f289ec94153b8f2019af4b1c997515fe1e79e22cf4ae52e34d49e4c9b215f92358152f35b346101af575f6003193601126101af5760206040517f00000000000000000000000000000000000000000000000000000000000000008152f35b346101af575f6003193601126101af5760206040517f00000000000000000000000000000000000000000000000000000000000000008152f35b346101af575f6003193601126101af5760206040517f00000000000000000000000000000000000000000000000000000000000000008152f35b346101af5760e06003193601126101af5760843567ffffffffffffffff81116101af57610790903690600401611af0565b60a43567ffffffffffffffff81116101af576107b0903690600401611af0565b91909260c4359267ffffffffffffffff84116101af576020946107da6101cd953690600401611af0565b949093606435604435602435600435611e13565b346101af5760206003193601126101af5773ffffffffffffffffffffffffffffffffffffffff61081c611b21565b165f526001602052602060405f205460801c604051908152f35b346101af5760206003193601126101af5760043560ff5f5c166104f357600160ff195f5c16175f5d805f525f60205260405f209061087382611bc2565b9160ff60808401511660018103610a1b575064ffffffffff606084015116804211156109ec57506001017f03000000000000000000000000000000000000000000000000000000000000007effffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff82541617815579ffffffffffffffffffffffffffffffffffffffffffffffffffff804316167fffffffffffff00000000000000000000000000000000000000000000000000008254161790557ff552ca82e113ac3c539c3d617f29fcd19c172a0c75dad017555c9e109f7fe18360206bffffffffffffffffffffffff73ffffffffffffffffffffffffffffffffffffffff828601956109d683885116838351165f526001865261099660405f2091825460801c611d3f565b6fffffffffffffffffffffffffffffffff7fffffffffffffffffffffffffffffffff0000000000000000000000000000000083549260801b169116179055565b5116945116604051908152a360ff195f5c165f5d005b827ff1496019000000000000000000000000000000000000000000000000000000005f5260045260245260445ffd5b827f769050df000000000000000000000000000000000000000000000000000000005f5260045260245260445ffd5b346101af575f6003193601126101af5760206040516101008152f35b346101af5760206003193601126101af5773ffffffffffffffffffffffffffffffffffffffff610a94611b21565b165f52600160205260405f20604051906080820182811067ffffffffffffffff821117610b2857606092839160405260018354936fffffffffffffffffffffffffffffffff85169485845260801c602084015201549067ffffffffffffffff6fffffffffffffffffffffffffffffffff83169283604084015260801c16928391015260405192835260208301526040820152f35b7f4e487b71000000000000000000000000000000000000000000000000000000005f52604160045260245ffd5b346101af575f6003193601126101af5760ff5f5c166104f357600160ff195f5c16175f5d335f52600160205260405f20805460801c90811561064f576fffffffffffffffffffffffffffffffff81541690556040518181527f7084f5476618d8e60b11ef0d7d3f06914655adb8793e28ff7f018d4c76d505d560203392a25f80808084335af16105e5611d71565b5f6003193601126101af5760ff5f5c166104f357600160ff195f5c16175f5d34158015610cd4575b61048a57335f52600160205260405f20610c4b6fffffffffffffffffffffffffffffffff8254166fffffffffffffffffffffffffffffffff341690611d3f565b906fffffffffffffffffffffffffffffffff82167fffffffffffffffffffffffffffffffff000000000000000000000000000000008254161790556fffffffffffffffffffffffffffffffff604051913483521660208201527f1449c6dd7851abc30abf37f57715f492010519147cc2652fbc38202c18a6ee9060403392a260ff195f5c165f5d005b506bffffffffffffffffffffffff3411610c0b565b346101af575f6003193601126101af5760206040517f00000000000000000000000000000000000000000000000000000000000000008152f35b346101af5760206003193601126101af5760043560ff5f5c166104f357600160ff195f5c16175f5d335f52600160205260405f2081158015610f40575b610efd576fffffffffffffffffffffffffffffffff8216806fffffffffffffffffffffffffffffffff835416036fffffffffffffffffffffffffffffffff8111610ed057610df9600167ffffffffffffffff946fffffffffffffffffffffffffffffffff8094167fffffffffffffffffffffffffffffffff00000000000000000000000000000000825416178155019282845416611d3f565b167fffffffffffffffffffffffffffffffff00000000000000000000000000000000825416178155610e4b7f000000000000000000000000000000000000000000000000000000000000000042611c92565b9080547fffffffffffffffff0000000000000000ffffffffffffffffffffffffffffffff77ffffffffffffffff00000000000000000000000000000000808560801b161691161790556040519283521660208201527f21020437c0e4b58b34bd7ac1f1cef55e7820d1bcd93824ceb273cad96eea704c60403392a260ff195f5c165f5d005b7f4e487b71000000000000000000000000000000000000000000000000000000005f52601160045260245ffd5b6fffffffffffffffffffffffffffffffff905416907f45be0a26000000000000000000000000000000000000000000000000000000005f5260045260245260445ffd5b506fffffffffffffffffffffffffffffffff8154168211610d60565b346101af5760206003193601126101af5760043560ff5f5c166104f357600160ff195f5c16175f5d805f525f60205260405f2090610f9982611bc2565b9160ff60808401511660018103610a1b575073ffffffffffffffffffffffffffffffffffffffff8351168033036110c757506001017f04000000000000000000000000000000000000000000000000000000000000007effffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff82541617815579ffffffffffffffffffffffffffffffffffffffffffffffffffff804316167fffffffffffff00000000000000000000000000000000000000000000000000008254161790557f9bdb223fe8dacdd3c3622447e65edc253d846373ed2dcbe1f11745dc04187df160206bffffffffffffffffffffffff73ffffffffffffffffffffffffffffffffffffffff828601956109d683885116838351165f526001865261099660405f2091825460801c611d3f565b7fffb87b72000000000000000000000000000000000000000000000000000000005f523360045260245260445ffd5b346101af576101006003193601126101af5760243560843567ffffffffffffffff81116101af5761112b903690600401611af0565b60a43567ffffffffffffffff81116101af5761114b903690600401611af0565b60c49491943567ffffffffffffffff81116101af5761116e903690600401611af0565b60e43567ffffffffffffffff81116101af5761118e903690600401611af0565b949060ff5f5c166104f357600160ff195f5c16175f5d6004355f525f60205260405f20906111bb82611bc2565b9260ff60808501511660018103611abf575064ffffffffff606085015116804211611a8e57506040516020810190828252602081526111fb604082611b81565b51902060301c79ffffffffffffffffffffffffffffffffffffffffffffffffffff60408601511603611a605788158015611a56575b8015611a4c575b611a245761010089118015611a19575b6119e7578486888d8c8e611265966064359060443590600435611e13565b5f978892917f00000000000000000000000000000000000000000000000000000000000000009184808d8f5b8184106118375750505050505050506bffffffffffffffffffffffff60208401511680881161180857506112e57f000000000000000000000000000000000000000000000000000000000000000082611d2c565b61130f7f00000000000000000000000000000000000000000000000000000000000000008a611d2c565b116117d857509697965f80805b8583106116615750505060010180547effffffffff0000000000000000000000000000000000000000000000000000164379ffffffffffffffffffffffffffffffffffffffffffffffffffff16177f02000000000000000000000000000000000000000000000000000000000000001790555f5b8681106115f357506bffffffffffffffffffffffff6020820151169480860395808711610ed057036115a7575b505f5b8181106114a957505050604051928060a085016044358652606435602087015260a060408701525260c0840195905f5b8181106114745750505082850360608401528085527f07ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff81116101af577f82ce5d2543ea05265e7144ae2b7f997ecf16d435da92112c10237f1262e33b1a93602092849260051b80928589013760808301526004359501030190a260ff195f5c165f5d005b90919660208060019273ffffffffffffffffffffffffffffffffffffffff61149b8c611b44565b1681520198019291016113f0565b8073ffffffffffffffffffffffffffffffffffffffff6114d46114cf6001948688611c34565b611c71565b16805f528260205260405f206fffffffffffffffffffffffffffffffff815416611515858301916fffffffffffffffffffffffffffffffff83541690611c92565b82547fffffffffffffffffffffffffffffffff000000000000000000000000000000001690925580547fffffffffffffffff000000000000000000000000000000000000000000000000169055600254611570908290611c92565b6002556040519081527f9de580357d3604ebca6b3a7ea5fec250912003c037421eb01869fcf2b15d1307602060043592a3016113c0565b73ffffffffffffffffffffffffffffffffffffffff9051165f5260016020526115ed60405f206109966fffffffffffffffffffffffffffffffff8716825460801c611d3f565b876113bd565b806116588a73ffffffffffffffffffffffffffffffffffffffff61163f6114cf858e9f9e6fffffffffffffffffffffffffffffffff8f9160019a8f61163792611c34565b351695611c34565b165f528360205261099660405f2091825460801c611d3f565b01979697611390565b969390989794919a99959273ffffffffffffffffffffffffffffffffffffffff61168f6114cf8e8688611c34565b9a1673ffffffffffffffffffffffffffffffffffffffff8b1611156117ac5789975b8981108c828c8e84611778575b50505050156116d5576116d090611cff565b6116b1565b919497929598999b9093969b8a8c848281109283611745575b505050611703575060010191909a999a61131c565b73ffffffffffffffffffffffffffffffffffffffff907f1e198233000000000000000000000000000000000000000000000000000000005f521660045260245ffd5b73ffffffffffffffffffffffffffffffffffffffff92935061176e916114cf9184871695611c34565b16148c848d6116ee565b73ffffffffffffffffffffffffffffffffffffffff939450916114cf91846117a1941695611c34565b16108c828c8e6116be565b8b7f30b543ad000000000000000000000000000000000000000000000000000000005f5260045260245ffd5b87907f6a215984000000000000000000000000000000000000000000000000000000005f5260045260245260445ffd5b877f666f7b84000000000000000000000000000000000000000000000000000000005f5260045260245260445ffd5b61187373ffffffffffffffffffffffffffffffffffffffff9f939273ffffffffffffffffffffffffffffffffffffffff926114cf918791611c34565b9e8f9216911611156119bb57908f93929161189c906118958f8f859198611c34565b3590611c92565b9c6118a8828489611c9f565b90506118bd575b506001019091928d8f611291565b6118ee73ffffffffffffffffffffffffffffffffffffffff6118e384868b9c969c611c9f565b848316939188612089565b160361198f5773ffffffffffffffffffffffffffffffffffffffff81165f5260016020526fffffffffffffffffffffffffffffffff60405f2054169086821061194557505061193e600191611cff565b96906118af565b9073ffffffffffffffffffffffffffffffffffffffff87927f4ae8d794000000000000000000000000000000000000000000000000000000005f521660045260245260445260645ffd5b877fa1c97319000000000000000000000000000000000000000000000000000000005f5260045260245ffd5b507f85f69001000000000000000000000000000000000000000000000000000000005f5260045260245ffd5b887f67c16401000000000000000000000000000000000000000000000000000000005f5260045261010060245260445ffd5b506101008511611247565b7fff633a38000000000000000000000000000000000000000000000000000000005f5260045ffd5b5088881415611237565b5088871415611230565b7ff74e6104000000000000000000000000000000000000000000000000000000005f5260043560045260245ffd5b7ff452a844000000000000000000000000000000000000000000000000000000005f5260043560045260245260445ffd5b7f769050df000000000000000000000000000000000000000000000000000000005f5260043560045260245260445ffd5b9181601f840112156101af5782359167ffffffffffffffff83116101af576020808501948460051b0101116101af57565b6004359073ffffffffffffffffffffffffffffffffffffffff821682036101af57565b359073ffffffffffffffffffffffffffffffffffffffff821682036101af57565b60a0810190811067ffffffffffffffff821117610b2857604052565b90601f7fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffe0910116810190811067ffffffffffffffff821117610b2857604052565b90604051611bcf81611b65565b608060018294805473ffffffffffffffffffffffffffffffffffffffff8116855260a01c6020850152015479ffffffffffffffffffffffffffffffffffffffffffffffffffff8116604084015264ffffffffff8160d01c16606084015260f81c910152565b9190811015611c445760051b0190565b7f4e487b71000000000000000000000000000000000000000000000000000000005f52603260045260245ffd5b3573ffffffffffffffffffffffffffffffffffffffff811681036101af5790565b91908201809211610ed057565b9190811015611c445760051b810135907fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffe1813603018212156101af57019081359167ffffffffffffffff83116101af5760200182360381136101af579190565b7fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff8114610ed05760010190565b81810292918115918404141715610ed057565b906fffffffffffffffffffffffffffffffff809116911601906fffffffffffffffffffffffffffffffff8211610ed057565b3d15611dc9573d9067ffffffffffffffff8211610b285760405191611dbe60207fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffe0601f8401160184611b81565b82523d5f602084013e565b606090565b905f5b818110611dde5750505090565b90919260208060019273ffffffffffffffffffffffffffffffffffffffff611e0588611b44565b168152019401929101611dd1565b989293611e63611e3791999796929998939860405192839160208301958691611dce565b037fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffe08101835282611b81565b5190209360405160208101907f07ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff84116101af57611eda602082611ef095611e379760051b80918737810103017fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffe08101835282611b81565b5190209560405192839160208301958691611dce565b519020936040519560208701977f289ec94153b8f2019af4b1c997515fe1e79e22cf4ae52e34d49e4c9b215f9235895260408801526060870152608086015260a085015260c084015260e08301526101008201526101008152611f5561012082611b81565b519020611f60611fac565b906040519060208201927f190100000000000000000000000000000000000000000000000000000000000084526022830152604282015260428152611fa6606282611b81565b51902090565b7f000000000000000000000000000000000000000000000000000000000000000046146120655760405160208101907f8b73c3c69bb8fe3d512ecc4cf759cc79239f7b179b0ffacaa9a75d522b39400f82527f7db6e4bfdda2c336fbd01808c3bd3350ea4873abff3ea93dfcb9f15b02aab08160408201527fc89efdaa54c0f20c7adf612882df0950f5a951637e0307cdcb4c672f298b8bc660608201524660808201523060a082015260a08152611fa660c082611b81565b7f000000000000000000000000000000000000000000000000000000000000000090565b6041830361213f57826020116101af57813591836040116101af5760208101359360401015611c44576040013560f81c907f7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a084118015612128575b612120576020935f93608093604051938452868401526040830152606082015282805260015afa15612115575f5190565b6040513d5f823e3d90fd5b505050505f90565b50601b82141580156120e45750601c8214156120e4565b5050505f9056",
+	Bin: "0x61014080604052346101e357608081612adb803803809161002082856101e7565b8339810103126101e35780519060208101516060604083015192015192801580156101db575b80156101d2575b8015610192575b8015610182575b6101735760805260a05260c05260e052466101005260405160208101907f8b73c3c69bb8fe3d512ecc4cf759cc79239f7b179b0ffacaa9a75d522b39400f82527f7db6e4bfdda2c336fbd01808c3bd3350ea4873abff3ea93dfcb9f15b02aab08160408201527fad7c5bef027816a800da1736444fb58a807ef4c9603b7848673f7e3a68eb14a560608201524660808201523060a082015260a0815261010260c0826101e7565b519020610120526040516128bc908161021f823960805181818161040b015281816110f10152611ddb015260a05181818161049c0152611349015260c05181818161046a0152611383015260e0518181816113bd0152611f0101526101005181612711015261012051816127ca0152f35b6301f30c8760e21b5f5260045ffd5b506001600160401b03831161005b565b5060038202828104600314831517156101be578360011b90848204600214851517156101be5710610054565b634e487b7160e01b5f52601160045260245ffd5b5082821161004d565b508215610046565b5f80fd5b601f909101601f19168101906001600160401b0382119082101761020a57604052565b634e487b7160e01b5f52604160045260245ffdfe60806040526004361015610011575f80fd5b5f3560e01c806309d6ce0e146120a657806310ad56b3146120375780632309572114611dfe578063375b3c0a14611dc45780633a4b66f114611cbe5780633ccfd60b14611c305780634262336014611b415780634f47972c146116795780636461d441146116525780637249fbb6146114b7578063758072501461146f5780637e57bb5d146113e05780637eefd5ae146113a657806397c3d3341461136c578063a7713a7014611332578063ad677d0b14611065578063b1fb79c01461102b578063bed9d86114610ecf578063d89135cd14610eb2578063e99aac1714610246578063ea0e35b11461022b578063f698da25146102095763f729cf0d14610116575f80fd5b34610205576020600319360112610205576101205f6004355f525f60205261014060405f20612346565b9073ffffffffffffffffffffffffffffffffffffffff825116916bffffffffffffffffffffffff6020820151169164ffffffffff6060830151169060ff6101008401511690600182116101e9575b60ff60e0850151169164ffffffffff6080860151169360ff60c063ffffffff60a0890151169701511696604051988952602089015260408801526060870152608086015260a085015260c084015260e0830152610100820152f35b506effffffffffffffffffffffffffffff60408401511661018e565b5f80fd5b34610205575f60031936011261020557602061022361270f565b604051908152f35b34610205575f60031936011261020557602060405160ff8152f35b34610205576101206003193601126102055760843567ffffffffffffffff8111610205576102789036906004016122b7565b9060a43567ffffffffffffffff8111610205576102999036906004016122b7565b60c49391933567ffffffffffffffff8111610205576102bc9036906004016122b7565b919060e43567ffffffffffffffff8111610205576102de9036906004016122b7565b6101049491943567ffffffffffffffff8111610205576103029036906004016122b7565b95909160ff5f5c16610e8a57600160ff195f5c16175f5d6004355f525f60205260405f209161033083612346565b9760ff6101008a01511660018103610e59575064ffffffffff60608a015116804211610e28575061037764ffffffffff60808b01511663ffffffff60a08c01511690612417565b804210610df7575060ff60e08a01511615610dc95760405160208101906024358252602081526103a8604082612305565b51902060881c6effffffffffffffffffffffffffffff60408b01511603610d9b5789158015610d91575b8015610d87575b610d5f57908a9461040987898f8c908f6004355f52600160205260405f209b606435604435602435600435612511565b7f0000000000000000000000000000000000000000000000000000000000000000935f925f917fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffe182360301925b888110610bd257505050505050505061048f7f0000000000000000000000000000000000000000000000000000000000000000826127ec565b6104c160ff60e08a0151167f0000000000000000000000000000000000000000000000000000000000000000906127ec565b11610b9b5760ff60c08801511690818110610b6d5750505f915f5f905b898b818410610aa657505050506bffffffffffffffffffffffff602088015116808411610a7757509798975f90819081905b86841061088b575050505060010180547effffffffffffffffffffffffffffffff00000000000000000000000000000016436effffffffffffffffffffffffffffff16177f02000000000000000000000000000000000000000000000000000000000000001790555f5b86811061081c575061059e906bffffffffffffffffffffffff6020870151166126a4565b9384610790575b505f5b81811061069157505050604051928060a085016044358652606435602087015260a060408701525260c0840195905f5b81811061065c5750505082850360608401528085527f07ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff8111610205577f82ce5d2543ea05265e7144ae2b7f997ecf16d435da92112c10237f1262e33b1a93602092849260051b80928589013760808301526004359501030190a260ff195f5c165f5d005b90919660208060019273ffffffffffffffffffffffffffffffffffffffff6106838c612296565b1681520198019291016105d8565b8073ffffffffffffffffffffffffffffffffffffffff6106bc6106b760019486886126de565b6126ee565b16805f52600260205260405f206fffffffffffffffffffffffffffffffff8154166106fe858301916fffffffffffffffffffffffffffffffff83541690612417565b82547fffffffffffffffffffffffffffffffff000000000000000000000000000000001690925580547fffffffffffffffff000000000000000000000000000000000000000000000000169055600354610759908290612417565b6003556040519081527f9de580357d3604ebca6b3a7ea5fec250912003c037421eb01869fcf2b15d1307602060043592a3016105a8565b73ffffffffffffffffffffffffffffffffffffffff9051165f52600260205261081660405f206107d66fffffffffffffffffffffffffffffffff8716825460801c6123e5565b6fffffffffffffffffffffffffffffffff7fffffffffffffffffffffffffffffffff0000000000000000000000000000000083549260801b169116179055565b876105a5565b806108828a73ffffffffffffffffffffffffffffffffffffffff6108686106b7858e9f9e6fffffffffffffffffffffffffffffffff8f9160019a8f610860926126de565b3516956126de565b165f5260026020526107d660405f2091825460801c6123e5565b0197969761057a565b73ffffffffffffffffffffffffffffffffffffffff6108ba6106b7869f9e9a97949b98959d9c999687896126de565b9b1673ffffffffffffffffffffffffffffffffffffffff8c161115610a4b578a73ffffffffffffffffffffffffffffffffffffffff8c165f528160205260ff60405f20541615610a0357985b8a81108d828d8f846109cf575b505050501561092a57610925906126b1565b610906565b9295989194979c909396999a8b8d85828110928361099c575b50505061095a5750600101929b9a9b919091610510565b73ffffffffffffffffffffffffffffffffffffffff907f1e198233000000000000000000000000000000000000000000000000000000005f521660045260245ffd5b73ffffffffffffffffffffffffffffffffffffffff9293506109c5916106b791848716956126de565b16148d858e610943565b73ffffffffffffffffffffffffffffffffffffffff939450916106b791846109f89416956126de565b16108d828d8f610913565b73ffffffffffffffffffffffffffffffffffffffff8c7f0a6c3de1000000000000000000000000000000000000000000000000000000005f526004356004521660245260445ffd5b8c7f30b543ad000000000000000000000000000000000000000000000000000000005f5260045260245ffd5b837f666f7b84000000000000000000000000000000000000000000000000000000005f5260045260245260445ffd5b83610ab8926106b792989495986126de565b73ffffffffffffffffffffffffffffffffffffffff8082169316831115610b415791805f528360205260ff60405f20541615610b105750610b08600191610b01878f8c906126de565b3590612417565b9401906104de565b7f0a6c3de1000000000000000000000000000000000000000000000000000000005f5260043560045260245260445ffd5b857f85f69001000000000000000000000000000000000000000000000000000000005f5260045260245ffd5b7fcd2ce46f000000000000000000000000000000000000000000000000000000005f5260045260245260445ffd5b60ff60e088015116907f6a215984000000000000000000000000000000000000000000000000000000005f5260045260245260445ffd5b610be06106b7828b8a6126de565b73ffffffffffffffffffffffffffffffffffffffff8082169716871115610d335795805f528b60205260ff60405f20541615610b105782821015610d06578160051b8401358581121561020557840180359067ffffffffffffffff82116102055760200190803603821361020557610c6f73ffffffffffffffffffffffffffffffffffffffff9184938a6127ff565b1603610cda57805f5260026020526fffffffffffffffffffffffffffffffff60405f20541690898210610ca6575050600101610456565b8992507f4ae8d794000000000000000000000000000000000000000000000000000000005f5260045260245260445260645ffd5b507fa1c97319000000000000000000000000000000000000000000000000000000005f5260045260245ffd5b7f4e487b71000000000000000000000000000000000000000000000000000000005f52603260045260245ffd5b507f151f10f8000000000000000000000000000000000000000000000000000000005f5260045260245ffd5b7fff633a38000000000000000000000000000000000000000000000000000000005f5260045ffd5b50828114156103d9565b50898814156103d2565b7ff74e6104000000000000000000000000000000000000000000000000000000005f5260043560045260245ffd5b7f390cc79d000000000000000000000000000000000000000000000000000000005f5260043560045260245ffd5b7fd47800eb000000000000000000000000000000000000000000000000000000005f5260043560045260245260445ffd5b7ff452a844000000000000000000000000000000000000000000000000000000005f5260043560045260245260445ffd5b7f769050df000000000000000000000000000000000000000000000000000000005f5260043560045260245260445ffd5b7fed3ba6a6000000000000000000000000000000000000000000000000000000005f5260045ffd5b34610205575f600319360112610205576020600354604051908152f35b34610205575f6003193601126102055760ff5f5c16610e8a57600160ff195f5c16175f5d335f526002602052600160405f20018054906fffffffffffffffffffffffffffffffff82169182156110035767ffffffffffffffff9060801c16804210610fd8575080547fffffffffffffffff00000000000000000000000000000000000000000000000016905560405181815233907f8108595eb6bad3acefa9da467d90cc2217686d5c5ac85460f8b7849c840645fc90602090a25f80808084335af1610f99612424565b5015610fa95760ff195f5c165f5d005b7f1c43b976000000000000000000000000000000000000000000000000000000005f523360045260245260445ffd5b7f68a2053c000000000000000000000000000000000000000000000000000000005f5260045260245ffd5b7fd0d04f60000000000000000000000000000000000000000000000000000000005f5260045ffd5b34610205575f6003193601126102055760206040517fd14989ce82b9e7e901cdf5dfee0f77371c549e98ea95d6d3c14d5dad6f7768318152f35b346102055760206003193601126102055760043560ff5f5c16610e8a57600160ff195f5c16175f5d805f525f602052600160405f20019081548060f81c6001810361130357506110c863ffffffff8260c81c1664ffffffffff8360781c166126a4565b8042116112d45750335f5260026020526fffffffffffffffffffffffffffffffff60405f2054167f0000000000000000000000000000000000000000000000000000000000000000908181106112a2575050815f52600160205260405f209073ffffffffffffffffffffffffffffffffffffffff33165f528160205260ff60405f2054166112725760ff9060f01c169060ff8210156112415761120b916111999173ffffffffffffffffffffffffffffffffffffffff33165f5260205260405f20600160ff198254161790556126b1565b835478ffffffffff00000000000000000000000000000000000000004260a01b167fff00ffffffffff0000000000ffffffffffffffffffffffffffffffffffffffff9091167eff00000000000000000000000000000000000000000000000000000000000060f084901b161717909355565b6040519182527f91a4dbdcbc6d322357bda498e04d2259453ee2b85812554356e6ae0b5935f3bd60203393a360ff195f5c165f5d005b827f9ad181bc000000000000000000000000000000000000000000000000000000005f5260045260ff60245260445ffd5b827f762a112f000000000000000000000000000000000000000000000000000000005f526004523360245260445ffd5b7fa112319f000000000000000000000000000000000000000000000000000000005f523360045260245260445260645ffd5b827f6fd42eb0000000000000000000000000000000000000000000000000000000005f5260045260245260445ffd5b827f769050df000000000000000000000000000000000000000000000000000000005f5260045260245260445ffd5b34610205575f6003193601126102055760206040517f00000000000000000000000000000000000000000000000000000000000000008152f35b34610205575f6003193601126102055760206040517f00000000000000000000000000000000000000000000000000000000000000008152f35b34610205575f6003193601126102055760206040517f00000000000000000000000000000000000000000000000000000000000000008152f35b346102055760e06003193601126102055760843567ffffffffffffffff8111610205576114119036906004016122b7565b60a43567ffffffffffffffff8111610205576114319036906004016122b7565b91909260c4359267ffffffffffffffff84116102055760209461145b6102239536906004016122b7565b949093606435604435602435600435612511565b346102055760206003193601126102055773ffffffffffffffffffffffffffffffffffffffff61149d612273565b165f526002602052602060405f205460801c604051908152f35b346102055760206003193601126102055760043560ff5f5c16610e8a57600160ff195f5c16175f5d805f525f60205260405f20906114f482612346565b9160ff6101008401511660018103611303575064ffffffffff6060840151168042111561162357506001017f03000000000000000000000000000000000000000000000000000000000000007effffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff8254161781556effffffffffffffffffffffffffffff804316167fffffffffffffffffffffffffffffffffff0000000000000000000000000000008254161790557ff552ca82e113ac3c539c3d617f29fcd19c172a0c75dad017555c9e109f7fe18360206bffffffffffffffffffffffff73ffffffffffffffffffffffffffffffffffffffff8286019561160d83885116838351165f52600286526107d660405f2091825460801c6123e5565b5116945116604051908152a360ff195f5c165f5d005b827ff1496019000000000000000000000000000000000000000000000000000000005f5260045260245260445ffd5b34610205576040600319360112610205576020610223611670612273565b60243590612481565b60a06003193601126102055760243560043560443567ffffffffffffffff81168082036102055760643563ffffffff8116809103610205576084359160ff83168093036102055760ff5f5c16610e8a57600160ff195f5c16175f5d6116de8533612481565b93845f525f602052600160405f20015460f81c611b155734158015611b00575b611ad85761170c8342612417565b8211801590611aca575b611a9a578615611a72578315611a4a57604051611732816122e8565b3381526020810190346bffffffffffffffffffffffff16825260408101928960881c8452606082019064ffffffffff168152608082015f815260a083019087825260c084019289845260e08501945f8652610100810196600188528c5f525f60205260405f20915173ffffffffffffffffffffffffffffffffffffffff16905160a01b7fffffffffffffffffffffffff00000000000000000000000000000000000000001617815560010196516effffffffffffffffffffffffffffff166effffffffffffffffffffffffffffff1687547fffffffffffffffffffffffffffffffffff000000000000000000000000000000161787555186549060781b73ffffffffff00000000000000000000000000000016907fffffffffffffffffffffffff0000000000ffffffffffffffffffffffffffffff161786555164ffffffffff166118c29086907fffffffffffffff0000000000ffffffffffffffffffffffffffffffffffffffff78ffffffffff000000000000000000000000000000000000000083549260a01b169116179055565b51908454905160e81b7dff0000000000000000000000000000000000000000000000000000000000169160c81b7cffffffff0000000000000000000000000000000000000000000000000016907fffff0000000000ffffffffffffffffffffffffffffffffffffffffffffffffff16171783555160ff1661198e9083907fff00ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7eff00000000000000000000000000000000000000000000000000000000000083549260f01b169116179055565b5181549060f81b7fff00000000000000000000000000000000000000000000000000000000000000167fff0000000000000000000000000000000000000000000000000000000000000016907effffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff16179055604051953487526020870152604086015260608501526080840152339260a07fd41b1c22589c758cf4aee7011a5c28b964fc0c9780607564d0a92a2add6d880291a45f5c60ff19165f5d005b7f08194882000000000000000000000000000000000000000000000000000000005f5260045ffd5b7fc38b437f000000000000000000000000000000000000000000000000000000005f5260045ffd5b507f2cd0b0c2000000000000000000000000000000000000000000000000000000005f526004524260245260445ffd5b5064ffffffffff8211611716565b7f749b5939000000000000000000000000000000000000000000000000000000005f5260045ffd5b506bffffffffffffffffffffffff34116116fe565b847f9e2b4bfd000000000000000000000000000000000000000000000000000000005f5260045260245ffd5b346102055760206003193601126102055773ffffffffffffffffffffffffffffffffffffffff611b6f612273565b165f52600260205260405f20604051906080820182811067ffffffffffffffff821117611c0357606092839160405260018354936fffffffffffffffffffffffffffffffff85169485845260801c602084015201549067ffffffffffffffff6fffffffffffffffffffffffffffffffff83169283604084015260801c16928391015260405192835260208301526040820152f35b7f4e487b71000000000000000000000000000000000000000000000000000000005f52604160045260245ffd5b34610205575f6003193601126102055760ff5f5c16610e8a57600160ff195f5c16175f5d335f52600260205260405f20805460801c908115611003576fffffffffffffffffffffffffffffffff81541690556040518181527f7084f5476618d8e60b11ef0d7d3f06914655adb8793e28ff7f018d4c76d505d560203392a25f80808084335af1610f99612424565b5f6003193601126102055760ff5f5c16610e8a57600160ff195f5c16175f5d34158015611daf575b611ad857335f52600260205260405f20611d266fffffffffffffffffffffffffffffffff8254166fffffffffffffffffffffffffffffffff3416906123e5565b906fffffffffffffffffffffffffffffffff82167fffffffffffffffffffffffffffffffff000000000000000000000000000000008254161790556fffffffffffffffffffffffffffffffff604051913483521660208201527f1449c6dd7851abc30abf37f57715f492010519147cc2652fbc38202c18a6ee9060403392a260ff195f5c165f5d005b506bffffffffffffffffffffffff3411611ce6565b34610205575f6003193601126102055760206040517f00000000000000000000000000000000000000000000000000000000000000008152f35b346102055760206003193601126102055760043560ff5f5c16610e8a57600160ff195f5c16175f5d335f52600260205260405f208115801561201b575b611fd8576fffffffffffffffffffffffffffffffff8216806fffffffffffffffffffffffffffffffff835416036fffffffffffffffffffffffffffffffff8111611fab57611ed4600167ffffffffffffffff946fffffffffffffffffffffffffffffffff8094167fffffffffffffffffffffffffffffffff000000000000000000000000000000008254161781550192828454166123e5565b167fffffffffffffffffffffffffffffffff00000000000000000000000000000000825416178155611f267f000000000000000000000000000000000000000000000000000000000000000042612417565b9080547fffffffffffffffff0000000000000000ffffffffffffffffffffffffffffffff77ffffffffffffffff00000000000000000000000000000000808560801b161691161790556040519283521660208201527f21020437c0e4b58b34bd7ac1f1cef55e7820d1bcd93824ceb273cad96eea704c60403392a260ff195f5c165f5d005b7f4e487b71000000000000000000000000000000000000000000000000000000005f52601160045260245ffd5b6fffffffffffffffffffffffffffffffff905416907f45be0a26000000000000000000000000000000000000000000000000000000005f5260045260245260445ffd5b506fffffffffffffffffffffffffffffffff8154168211611e3b565b346102055760406003193601126102055760243573ffffffffffffffffffffffffffffffffffffffff81168103610205576004355f52600160205273ffffffffffffffffffffffffffffffffffffffff60405f2091165f52602052602060ff60405f2054166040519015158152f35b346102055760206003193601126102055760043560ff5f5c16610e8a57600160ff195f5c16175f5d805f525f60205260405f20906120e382612346565b9160ff6101008401511660018103611303575073ffffffffffffffffffffffffffffffffffffffff835116803303612244575060ff60e0840151168061221557506001017f04000000000000000000000000000000000000000000000000000000000000007effffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff8254161781556effffffffffffffffffffffffffffff804316167fffffffffffffffffffffffffffffffffff0000000000000000000000000000008254161790557f9bdb223fe8dacdd3c3622447e65edc253d846373ed2dcbe1f11745dc04187df160206bffffffffffffffffffffffff73ffffffffffffffffffffffffffffffffffffffff8286019561160d83885116838351165f52600286526107d660405f2091825460801c6123e5565b827fa77c5716000000000000000000000000000000000000000000000000000000005f5260045260245260445ffd5b7fffb87b72000000000000000000000000000000000000000000000000000000005f523360045260245260445ffd5b6004359073ffffffffffffffffffffffffffffffffffffffff8216820361020557565b359073ffffffffffffffffffffffffffffffffffffffff8216820361020557565b9181601f840112156102055782359167ffffffffffffffff8311610205576020808501948460051b01011161020557565b610120810190811067ffffffffffffffff821117611c0357604052565b90601f7fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffe0910116810190811067ffffffffffffffff821117611c0357604052565b90604051612353816122e8565b61010060018294805473ffffffffffffffffffffffffffffffffffffffff8116855260a01c602085015201546effffffffffffffffffffffffffffff8116604084015264ffffffffff8160781c16606084015264ffffffffff8160a01c16608084015263ffffffff8160c81c1660a084015260ff8160e81c1660c084015260ff8160f01c1660e084015260f81c910152565b906fffffffffffffffffffffffffffffffff809116911601906fffffffffffffffffffffffffffffffff8211611fab57565b91908201809211611fab57565b3d1561247c573d9067ffffffffffffffff8211611c03576040519161247160207fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffe0601f8401160184612305565b82523d5f602084013e565b606090565b90604051907fffffffffffffffffffffffffffffffffffffffff000000000000000000000000602083019360601b1683526034820152603481526124c6605482612305565b51902090565b905f5b8181106124dc5750505090565b90919260208060019273ffffffffffffffffffffffffffffffffffffffff61250388612296565b1681520194019291016124cf565b989293612561612535919997969299989398604051928391602083019586916124cc565b037fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffe08101835282612305565b5190209360405160208101907f07ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff8411610205576125d86020826125ee956125359760051b80918737810103017fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffe08101835282612305565b51902095604051928391602083019586916124cc565b519020936040519560208701977fd14989ce82b9e7e901cdf5dfee0f77371c549e98ea95d6d3c14d5dad6f776831895260408801526060870152608086015260a085015260c084015260e0830152610100820152610100815261265361012082612305565b51902061265e61270f565b906040519060208201927f1901000000000000000000000000000000000000000000000000000000000000845260228301526042820152604281526124c6606282612305565b91908203918211611fab57565b7fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff8114611fab5760010190565b9190811015610d065760051b0190565b3573ffffffffffffffffffffffffffffffffffffffff811681036102055790565b7f000000000000000000000000000000000000000000000000000000000000000046146127c85760405160208101907f8b73c3c69bb8fe3d512ecc4cf759cc79239f7b179b0ffacaa9a75d522b39400f82527f7db6e4bfdda2c336fbd01808c3bd3350ea4873abff3ea93dfcb9f15b02aab08160408201527fad7c5bef027816a800da1736444fb58a807ef4c9603b7848673f7e3a68eb14a560608201524660808201523060a082015260a081526124c660c082612305565b7f000000000000000000000000000000000000000000000000000000000000000090565b81810292918115918404141715611fab57565b604183036128b5578260201161020557813591836040116102055760208101359360401015610d06576040013560f81c907f7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a08411801561289e575b612896576020935f93608093604051938452868401526040830152606082015282805260015afa1561288b575f5190565b6040513d5f823e3d90fd5b505050505f90565b50601b821415801561285a5750601c82141561285a565b5050505f9056",
 }
 
 // Escrow is an auto generated Go binding around an Ethereum contract.
@@ -68,34 +68,34 @@ func (escrow *Escrow) PackConstructor(minStake_ *big.Int, quorumNumerator_ *big.
 	return enc
 }
 
-// PackMAXPAYEES is the Go binding used to pack the parameters required for calling
-// the contract method with ID 0x5ecc86e8.  This method will panic if any
+// PackMAXMEMBERS is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xea0e35b1.  This method will panic if any
 // invalid/nil inputs are passed.
 //
-// Solidity: function MAX_PAYEES() view returns(uint256)
-func (escrow *Escrow) PackMAXPAYEES() []byte {
-	enc, err := escrow.abi.Pack("MAX_PAYEES")
+// Solidity: function MAX_MEMBERS() view returns(uint256)
+func (escrow *Escrow) PackMAXMEMBERS() []byte {
+	enc, err := escrow.abi.Pack("MAX_MEMBERS")
 	if err != nil {
 		panic(err)
 	}
 	return enc
 }
 
-// TryPackMAXPAYEES is the Go binding used to pack the parameters required for calling
-// the contract method with ID 0x5ecc86e8.  This method will return an error
+// TryPackMAXMEMBERS is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xea0e35b1.  This method will return an error
 // if any inputs are invalid/nil.
 //
-// Solidity: function MAX_PAYEES() view returns(uint256)
-func (escrow *Escrow) TryPackMAXPAYEES() ([]byte, error) {
-	return escrow.abi.Pack("MAX_PAYEES")
+// Solidity: function MAX_MEMBERS() view returns(uint256)
+func (escrow *Escrow) TryPackMAXMEMBERS() ([]byte, error) {
+	return escrow.abi.Pack("MAX_MEMBERS")
 }
 
-// UnpackMAXPAYEES is the Go binding that unpacks the parameters returned
-// from invoking the contract method with ID 0x5ecc86e8.
+// UnpackMAXMEMBERS is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xea0e35b1.
 //
-// Solidity: function MAX_PAYEES() view returns(uint256)
-func (escrow *Escrow) UnpackMAXPAYEES(data []byte) (*big.Int, error) {
-	out, err := escrow.abi.Unpack("MAX_PAYEES", data)
+// Solidity: function MAX_MEMBERS() view returns(uint256)
+func (escrow *Escrow) UnpackMAXMEMBERS(data []byte) (*big.Int, error) {
+	out, err := escrow.abi.Unpack("MAX_MEMBERS", data)
 	if err != nil {
 		return new(big.Int), err
 	}
@@ -142,9 +142,9 @@ func (escrow *Escrow) UnpackSETTLEMENTTYPEHASH(data []byte) ([32]byte, error) {
 // the contract method with ID 0x09d6ce0e.  This method will panic if any
 // invalid/nil inputs are passed.
 //
-// Solidity: function abort(bytes32 jobId) returns()
-func (escrow *Escrow) PackAbort(jobId [32]byte) []byte {
-	enc, err := escrow.abi.Pack("abort", jobId)
+// Solidity: function abort(bytes32 key) returns()
+func (escrow *Escrow) PackAbort(key [32]byte) []byte {
+	enc, err := escrow.abi.Pack("abort", key)
 	if err != nil {
 		panic(err)
 	}
@@ -155,18 +155,18 @@ func (escrow *Escrow) PackAbort(jobId [32]byte) []byte {
 // the contract method with ID 0x09d6ce0e.  This method will return an error
 // if any inputs are invalid/nil.
 //
-// Solidity: function abort(bytes32 jobId) returns()
-func (escrow *Escrow) TryPackAbort(jobId [32]byte) ([]byte, error) {
-	return escrow.abi.Pack("abort", jobId)
+// Solidity: function abort(bytes32 key) returns()
+func (escrow *Escrow) TryPackAbort(key [32]byte) ([]byte, error) {
+	return escrow.abi.Pack("abort", key)
 }
 
 // PackCreateJob is the Go binding used to pack the parameters required for calling
-// the contract method with ID 0xce01288a.  This method will panic if any
+// the contract method with ID 0x4f47972c.  This method will panic if any
 // invalid/nil inputs are passed.
 //
-// Solidity: function createJob(bytes32 jobId, bytes32 seedCommitment, uint64 deadline) payable returns()
-func (escrow *Escrow) PackCreateJob(jobId [32]byte, seedCommitment [32]byte, deadline uint64) []byte {
-	enc, err := escrow.abi.Pack("createJob", jobId, seedCommitment, deadline)
+// Solidity: function createJob(bytes32 jobId, bytes32 seedCommitment, uint64 deadline, uint32 quiet, uint8 minSigners) payable returns()
+func (escrow *Escrow) PackCreateJob(jobId [32]byte, seedCommitment [32]byte, deadline uint64, quiet uint32, minSigners uint8) []byte {
+	enc, err := escrow.abi.Pack("createJob", jobId, seedCommitment, deadline, quiet, minSigners)
 	if err != nil {
 		panic(err)
 	}
@@ -174,12 +174,12 @@ func (escrow *Escrow) PackCreateJob(jobId [32]byte, seedCommitment [32]byte, dea
 }
 
 // TryPackCreateJob is the Go binding used to pack the parameters required for calling
-// the contract method with ID 0xce01288a.  This method will return an error
+// the contract method with ID 0x4f47972c.  This method will return an error
 // if any inputs are invalid/nil.
 //
-// Solidity: function createJob(bytes32 jobId, bytes32 seedCommitment, uint64 deadline) payable returns()
-func (escrow *Escrow) TryPackCreateJob(jobId [32]byte, seedCommitment [32]byte, deadline uint64) ([]byte, error) {
-	return escrow.abi.Pack("createJob", jobId, seedCommitment, deadline)
+// Solidity: function createJob(bytes32 jobId, bytes32 seedCommitment, uint64 deadline, uint32 quiet, uint8 minSigners) payable returns()
+func (escrow *Escrow) TryPackCreateJob(jobId [32]byte, seedCommitment [32]byte, deadline uint64, quiet uint32, minSigners uint8) ([]byte, error) {
+	return escrow.abi.Pack("createJob", jobId, seedCommitment, deadline, quiet, minSigners)
 }
 
 // PackCreditOf is the Go binding used to pack the parameters required for calling
@@ -256,9 +256,9 @@ func (escrow *Escrow) UnpackDomainSeparator(data []byte) ([32]byte, error) {
 // the contract method with ID 0xf729cf0d.  This method will panic if any
 // invalid/nil inputs are passed.
 //
-// Solidity: function getJob(bytes32 jobId) view returns(address creator, uint256 amount, uint64 deadline, uint8 state, uint256 closedAtBlock)
-func (escrow *Escrow) PackGetJob(jobId [32]byte) []byte {
-	enc, err := escrow.abi.Pack("getJob", jobId)
+// Solidity: function getJob(bytes32 key) view returns(address creator, uint256 amount, uint64 deadline, uint8 state, uint256 closedAtBlock, uint8 members, uint64 lastJoin, uint32 quiet, uint8 minSigners)
+func (escrow *Escrow) PackGetJob(key [32]byte) []byte {
+	enc, err := escrow.abi.Pack("getJob", key)
 	if err != nil {
 		panic(err)
 	}
@@ -269,9 +269,9 @@ func (escrow *Escrow) PackGetJob(jobId [32]byte) []byte {
 // the contract method with ID 0xf729cf0d.  This method will return an error
 // if any inputs are invalid/nil.
 //
-// Solidity: function getJob(bytes32 jobId) view returns(address creator, uint256 amount, uint64 deadline, uint8 state, uint256 closedAtBlock)
-func (escrow *Escrow) TryPackGetJob(jobId [32]byte) ([]byte, error) {
-	return escrow.abi.Pack("getJob", jobId)
+// Solidity: function getJob(bytes32 key) view returns(address creator, uint256 amount, uint64 deadline, uint8 state, uint256 closedAtBlock, uint8 members, uint64 lastJoin, uint32 quiet, uint8 minSigners)
+func (escrow *Escrow) TryPackGetJob(key [32]byte) ([]byte, error) {
+	return escrow.abi.Pack("getJob", key)
 }
 
 // GetJobOutput serves as a container for the return parameters of contract
@@ -282,12 +282,16 @@ type GetJobOutput struct {
 	Deadline      uint64
 	State         uint8
 	ClosedAtBlock *big.Int
+	Members       uint8
+	LastJoin      uint64
+	Quiet         uint32
+	MinSigners    uint8
 }
 
 // UnpackGetJob is the Go binding that unpacks the parameters returned
 // from invoking the contract method with ID 0xf729cf0d.
 //
-// Solidity: function getJob(bytes32 jobId) view returns(address creator, uint256 amount, uint64 deadline, uint8 state, uint256 closedAtBlock)
+// Solidity: function getJob(bytes32 key) view returns(address creator, uint256 amount, uint64 deadline, uint8 state, uint256 closedAtBlock, uint8 members, uint64 lastJoin, uint32 quiet, uint8 minSigners)
 func (escrow *Escrow) UnpackGetJob(data []byte) (GetJobOutput, error) {
 	out, err := escrow.abi.Unpack("getJob", data)
 	outstruct := new(GetJobOutput)
@@ -299,7 +303,103 @@ func (escrow *Escrow) UnpackGetJob(data []byte) (GetJobOutput, error) {
 	outstruct.Deadline = *abi.ConvertType(out[2], new(uint64)).(*uint64)
 	outstruct.State = *abi.ConvertType(out[3], new(uint8)).(*uint8)
 	outstruct.ClosedAtBlock = abi.ConvertType(out[4], new(big.Int)).(*big.Int)
+	outstruct.Members = *abi.ConvertType(out[5], new(uint8)).(*uint8)
+	outstruct.LastJoin = *abi.ConvertType(out[6], new(uint64)).(*uint64)
+	outstruct.Quiet = *abi.ConvertType(out[7], new(uint32)).(*uint32)
+	outstruct.MinSigners = *abi.ConvertType(out[8], new(uint8)).(*uint8)
 	return *outstruct, nil
+}
+
+// PackIsMember is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x10ad56b3.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function isMember(bytes32 key, address account) view returns(bool)
+func (escrow *Escrow) PackIsMember(key [32]byte, account common.Address) []byte {
+	enc, err := escrow.abi.Pack("isMember", key, account)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackIsMember is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x10ad56b3.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function isMember(bytes32 key, address account) view returns(bool)
+func (escrow *Escrow) TryPackIsMember(key [32]byte, account common.Address) ([]byte, error) {
+	return escrow.abi.Pack("isMember", key, account)
+}
+
+// UnpackIsMember is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x10ad56b3.
+//
+// Solidity: function isMember(bytes32 key, address account) view returns(bool)
+func (escrow *Escrow) UnpackIsMember(data []byte) (bool, error) {
+	out, err := escrow.abi.Unpack("isMember", data)
+	if err != nil {
+		return *new(bool), err
+	}
+	out0 := *abi.ConvertType(out[0], new(bool)).(*bool)
+	return out0, nil
+}
+
+// PackJobKey is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x6461d441.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function jobKey(address creator, bytes32 jobId) pure returns(bytes32)
+func (escrow *Escrow) PackJobKey(creator common.Address, jobId [32]byte) []byte {
+	enc, err := escrow.abi.Pack("jobKey", creator, jobId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackJobKey is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x6461d441.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function jobKey(address creator, bytes32 jobId) pure returns(bytes32)
+func (escrow *Escrow) TryPackJobKey(creator common.Address, jobId [32]byte) ([]byte, error) {
+	return escrow.abi.Pack("jobKey", creator, jobId)
+}
+
+// UnpackJobKey is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x6461d441.
+//
+// Solidity: function jobKey(address creator, bytes32 jobId) pure returns(bytes32)
+func (escrow *Escrow) UnpackJobKey(data []byte) ([32]byte, error) {
+	out, err := escrow.abi.Unpack("jobKey", data)
+	if err != nil {
+		return *new([32]byte), err
+	}
+	out0 := *abi.ConvertType(out[0], new([32]byte)).(*[32]byte)
+	return out0, nil
+}
+
+// PackJoin is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xad677d0b.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function join(bytes32 key) returns()
+func (escrow *Escrow) PackJoin(key [32]byte) []byte {
+	enc, err := escrow.abi.Pack("join", key)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackJoin is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xad677d0b.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function join(bytes32 key) returns()
+func (escrow *Escrow) TryPackJoin(key [32]byte) ([]byte, error) {
+	return escrow.abi.Pack("join", key)
 }
 
 // PackMinStake is the Go binding used to pack the parameters required for calling
@@ -411,9 +511,9 @@ func (escrow *Escrow) UnpackQuorumNumerator(data []byte) (*big.Int, error) {
 // the contract method with ID 0x7249fbb6.  This method will panic if any
 // invalid/nil inputs are passed.
 //
-// Solidity: function refund(bytes32 jobId) returns()
-func (escrow *Escrow) PackRefund(jobId [32]byte) []byte {
-	enc, err := escrow.abi.Pack("refund", jobId)
+// Solidity: function refund(bytes32 key) returns()
+func (escrow *Escrow) PackRefund(key [32]byte) []byte {
+	enc, err := escrow.abi.Pack("refund", key)
 	if err != nil {
 		panic(err)
 	}
@@ -424,9 +524,9 @@ func (escrow *Escrow) PackRefund(jobId [32]byte) []byte {
 // the contract method with ID 0x7249fbb6.  This method will return an error
 // if any inputs are invalid/nil.
 //
-// Solidity: function refund(bytes32 jobId) returns()
-func (escrow *Escrow) TryPackRefund(jobId [32]byte) ([]byte, error) {
-	return escrow.abi.Pack("refund", jobId)
+// Solidity: function refund(bytes32 key) returns()
+func (escrow *Escrow) TryPackRefund(key [32]byte) ([]byte, error) {
+	return escrow.abi.Pack("refund", key)
 }
 
 // PackRequestUnstake is the Go binding used to pack the parameters required for calling
@@ -452,12 +552,12 @@ func (escrow *Escrow) TryPackRequestUnstake(amount *big.Int) ([]byte, error) {
 }
 
 // PackSettle is the Go binding used to pack the parameters required for calling
-// the contract method with ID 0x0684fe09.  This method will panic if any
+// the contract method with ID 0xe99aac17.  This method will panic if any
 // invalid/nil inputs are passed.
 //
-// Solidity: function settle(bytes32 jobId, bytes32 seed, bytes32 resultRoot, bytes32 verifierHash, address[] payees, uint256[] amounts, address[] culprits, bytes[] signatures) returns()
-func (escrow *Escrow) PackSettle(jobId [32]byte, seed [32]byte, resultRoot [32]byte, verifierHash [32]byte, payees []common.Address, amounts []*big.Int, culprits []common.Address, signatures [][]byte) []byte {
-	enc, err := escrow.abi.Pack("settle", jobId, seed, resultRoot, verifierHash, payees, amounts, culprits, signatures)
+// Solidity: function settle(bytes32 key, bytes32 seed, bytes32 resultRoot, bytes32 verifierHash, address[] payees, uint256[] amounts, address[] culprits, address[] signers, bytes[] signatures) returns()
+func (escrow *Escrow) PackSettle(key [32]byte, seed [32]byte, resultRoot [32]byte, verifierHash [32]byte, payees []common.Address, amounts []*big.Int, culprits []common.Address, signers []common.Address, signatures [][]byte) []byte {
+	enc, err := escrow.abi.Pack("settle", key, seed, resultRoot, verifierHash, payees, amounts, culprits, signers, signatures)
 	if err != nil {
 		panic(err)
 	}
@@ -465,21 +565,21 @@ func (escrow *Escrow) PackSettle(jobId [32]byte, seed [32]byte, resultRoot [32]b
 }
 
 // TryPackSettle is the Go binding used to pack the parameters required for calling
-// the contract method with ID 0x0684fe09.  This method will return an error
+// the contract method with ID 0xe99aac17.  This method will return an error
 // if any inputs are invalid/nil.
 //
-// Solidity: function settle(bytes32 jobId, bytes32 seed, bytes32 resultRoot, bytes32 verifierHash, address[] payees, uint256[] amounts, address[] culprits, bytes[] signatures) returns()
-func (escrow *Escrow) TryPackSettle(jobId [32]byte, seed [32]byte, resultRoot [32]byte, verifierHash [32]byte, payees []common.Address, amounts []*big.Int, culprits []common.Address, signatures [][]byte) ([]byte, error) {
-	return escrow.abi.Pack("settle", jobId, seed, resultRoot, verifierHash, payees, amounts, culprits, signatures)
+// Solidity: function settle(bytes32 key, bytes32 seed, bytes32 resultRoot, bytes32 verifierHash, address[] payees, uint256[] amounts, address[] culprits, address[] signers, bytes[] signatures) returns()
+func (escrow *Escrow) TryPackSettle(key [32]byte, seed [32]byte, resultRoot [32]byte, verifierHash [32]byte, payees []common.Address, amounts []*big.Int, culprits []common.Address, signers []common.Address, signatures [][]byte) ([]byte, error) {
+	return escrow.abi.Pack("settle", key, seed, resultRoot, verifierHash, payees, amounts, culprits, signers, signatures)
 }
 
 // PackSettlementDigest is the Go binding used to pack the parameters required for calling
 // the contract method with ID 0x7e57bb5d.  This method will panic if any
 // invalid/nil inputs are passed.
 //
-// Solidity: function settlementDigest(bytes32 jobId, bytes32 seed, bytes32 resultRoot, bytes32 verifierHash, address[] payees, uint256[] amounts, address[] culprits) view returns(bytes32)
-func (escrow *Escrow) PackSettlementDigest(jobId [32]byte, seed [32]byte, resultRoot [32]byte, verifierHash [32]byte, payees []common.Address, amounts []*big.Int, culprits []common.Address) []byte {
-	enc, err := escrow.abi.Pack("settlementDigest", jobId, seed, resultRoot, verifierHash, payees, amounts, culprits)
+// Solidity: function settlementDigest(bytes32 key, bytes32 seed, bytes32 resultRoot, bytes32 verifierHash, address[] payees, uint256[] amounts, address[] culprits) view returns(bytes32)
+func (escrow *Escrow) PackSettlementDigest(key [32]byte, seed [32]byte, resultRoot [32]byte, verifierHash [32]byte, payees []common.Address, amounts []*big.Int, culprits []common.Address) []byte {
+	enc, err := escrow.abi.Pack("settlementDigest", key, seed, resultRoot, verifierHash, payees, amounts, culprits)
 	if err != nil {
 		panic(err)
 	}
@@ -490,15 +590,15 @@ func (escrow *Escrow) PackSettlementDigest(jobId [32]byte, seed [32]byte, result
 // the contract method with ID 0x7e57bb5d.  This method will return an error
 // if any inputs are invalid/nil.
 //
-// Solidity: function settlementDigest(bytes32 jobId, bytes32 seed, bytes32 resultRoot, bytes32 verifierHash, address[] payees, uint256[] amounts, address[] culprits) view returns(bytes32)
-func (escrow *Escrow) TryPackSettlementDigest(jobId [32]byte, seed [32]byte, resultRoot [32]byte, verifierHash [32]byte, payees []common.Address, amounts []*big.Int, culprits []common.Address) ([]byte, error) {
-	return escrow.abi.Pack("settlementDigest", jobId, seed, resultRoot, verifierHash, payees, amounts, culprits)
+// Solidity: function settlementDigest(bytes32 key, bytes32 seed, bytes32 resultRoot, bytes32 verifierHash, address[] payees, uint256[] amounts, address[] culprits) view returns(bytes32)
+func (escrow *Escrow) TryPackSettlementDigest(key [32]byte, seed [32]byte, resultRoot [32]byte, verifierHash [32]byte, payees []common.Address, amounts []*big.Int, culprits []common.Address) ([]byte, error) {
+	return escrow.abi.Pack("settlementDigest", key, seed, resultRoot, verifierHash, payees, amounts, culprits)
 }
 
 // UnpackSettlementDigest is the Go binding that unpacks the parameters returned
 // from invoking the contract method with ID 0x7e57bb5d.
 //
-// Solidity: function settlementDigest(bytes32 jobId, bytes32 seed, bytes32 resultRoot, bytes32 verifierHash, address[] payees, uint256[] amounts, address[] culprits) view returns(bytes32)
+// Solidity: function settlementDigest(bytes32 key, bytes32 seed, bytes32 resultRoot, bytes32 verifierHash, address[] payees, uint256[] amounts, address[] culprits) view returns(bytes32)
 func (escrow *Escrow) UnpackSettlementDigest(data []byte) ([32]byte, error) {
 	out, err := escrow.abi.Unpack("settlementDigest", data)
 	if err != nil {
@@ -692,7 +792,7 @@ func (escrow *Escrow) TryPackWithdrawStake() ([]byte, error) {
 
 // EscrowEscrowReleased represents a EscrowReleased event raised by the Escrow contract.
 type EscrowEscrowReleased struct {
-	JobId        [32]byte
+	Key          [32]byte
 	ResultRoot   [32]byte
 	VerifierHash [32]byte
 	Payees       []common.Address
@@ -711,7 +811,7 @@ func (EscrowEscrowReleased) ContractEventName() string {
 // UnpackEscrowReleasedEvent is the Go binding that unpacks the event data emitted
 // by contract.
 //
-// Solidity: event EscrowReleased(bytes32 indexed jobId, bytes32 resultRoot, bytes32 verifierHash, address[] payees, uint256[] amounts, uint256 refund)
+// Solidity: event EscrowReleased(bytes32 indexed key, bytes32 resultRoot, bytes32 verifierHash, address[] payees, uint256[] amounts, uint256 refund)
 func (escrow *Escrow) UnpackEscrowReleasedEvent(log *types.Log) (*EscrowEscrowReleased, error) {
 	event := "EscrowReleased"
 	if len(log.Topics) == 0 {
@@ -741,7 +841,7 @@ func (escrow *Escrow) UnpackEscrowReleasedEvent(log *types.Log) (*EscrowEscrowRe
 
 // EscrowJobAborted represents a JobAborted event raised by the Escrow contract.
 type EscrowJobAborted struct {
-	JobId   [32]byte
+	Key     [32]byte
 	Creator common.Address
 	Amount  *big.Int
 	Raw     *types.Log // Blockchain specific contextual infos
@@ -757,7 +857,7 @@ func (EscrowJobAborted) ContractEventName() string {
 // UnpackJobAbortedEvent is the Go binding that unpacks the event data emitted
 // by contract.
 //
-// Solidity: event JobAborted(bytes32 indexed jobId, address indexed creator, uint256 amount)
+// Solidity: event JobAborted(bytes32 indexed key, address indexed creator, uint256 amount)
 func (escrow *Escrow) UnpackJobAbortedEvent(log *types.Log) (*EscrowJobAborted, error) {
 	event := "JobAborted"
 	if len(log.Topics) == 0 {
@@ -787,11 +887,14 @@ func (escrow *Escrow) UnpackJobAbortedEvent(log *types.Log) (*EscrowJobAborted, 
 
 // EscrowJobCreated represents a JobCreated event raised by the Escrow contract.
 type EscrowJobCreated struct {
+	Key            [32]byte
 	JobId          [32]byte
 	Creator        common.Address
 	Amount         *big.Int
 	SeedCommitment [32]byte
 	Deadline       uint64
+	Quiet          uint32
+	MinSigners     uint8
 	Raw            *types.Log // Blockchain specific contextual infos
 }
 
@@ -805,7 +908,7 @@ func (EscrowJobCreated) ContractEventName() string {
 // UnpackJobCreatedEvent is the Go binding that unpacks the event data emitted
 // by contract.
 //
-// Solidity: event JobCreated(bytes32 indexed jobId, address indexed creator, uint256 amount, bytes32 seedCommitment, uint64 deadline)
+// Solidity: event JobCreated(bytes32 indexed key, bytes32 indexed jobId, address indexed creator, uint256 amount, bytes32 seedCommitment, uint64 deadline, uint32 quiet, uint8 minSigners)
 func (escrow *Escrow) UnpackJobCreatedEvent(log *types.Log) (*EscrowJobCreated, error) {
 	event := "JobCreated"
 	if len(log.Topics) == 0 {
@@ -833,9 +936,55 @@ func (escrow *Escrow) UnpackJobCreatedEvent(log *types.Log) (*EscrowJobCreated, 
 	return out, nil
 }
 
+// EscrowJoined represents a Joined event raised by the Escrow contract.
+type EscrowJoined struct {
+	Key       [32]byte
+	Processor common.Address
+	Members   *big.Int
+	Raw       *types.Log // Blockchain specific contextual infos
+}
+
+const EscrowJoinedEventName = "Joined"
+
+// ContractEventName returns the user-defined event name.
+func (EscrowJoined) ContractEventName() string {
+	return EscrowJoinedEventName
+}
+
+// UnpackJoinedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Joined(bytes32 indexed key, address indexed processor, uint256 members)
+func (escrow *Escrow) UnpackJoinedEvent(log *types.Log) (*EscrowJoined, error) {
+	event := "Joined"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != escrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(EscrowJoined)
+	if len(log.Data) > 0 {
+		if err := escrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range escrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
 // EscrowRefunded represents a Refunded event raised by the Escrow contract.
 type EscrowRefunded struct {
-	JobId   [32]byte
+	Key     [32]byte
 	Creator common.Address
 	Amount  *big.Int
 	Raw     *types.Log // Blockchain specific contextual infos
@@ -851,7 +1000,7 @@ func (EscrowRefunded) ContractEventName() string {
 // UnpackRefundedEvent is the Go binding that unpacks the event data emitted
 // by contract.
 //
-// Solidity: event Refunded(bytes32 indexed jobId, address indexed creator, uint256 amount)
+// Solidity: event Refunded(bytes32 indexed key, address indexed creator, uint256 amount)
 func (escrow *Escrow) UnpackRefundedEvent(log *types.Log) (*EscrowRefunded, error) {
 	event := "Refunded"
 	if len(log.Topics) == 0 {
@@ -881,7 +1030,7 @@ func (escrow *Escrow) UnpackRefundedEvent(log *types.Log) (*EscrowRefunded, erro
 
 // EscrowSlashed represents a Slashed event raised by the Escrow contract.
 type EscrowSlashed struct {
-	JobId   [32]byte
+	Key     [32]byte
 	Culprit common.Address
 	Amount  *big.Int
 	Raw     *types.Log // Blockchain specific contextual infos
@@ -897,7 +1046,7 @@ func (EscrowSlashed) ContractEventName() string {
 // UnpackSlashedEvent is the Go binding that unpacks the event data emitted
 // by contract.
 //
-// Solidity: event Slashed(bytes32 indexed jobId, address indexed culprit, uint256 amount)
+// Solidity: event Slashed(bytes32 indexed key, address indexed culprit, uint256 amount)
 func (escrow *Escrow) UnpackSlashedEvent(log *types.Log) (*EscrowSlashed, error) {
 	event := "Slashed"
 	if len(log.Topics) == 0 {
@@ -1110,6 +1259,9 @@ func (escrow *Escrow) UnpackWithdrawnEvent(log *types.Log) (*EscrowWithdrawn, er
 // UnpackError attempts to decode the provided error data using user-defined
 // error definitions.
 func (escrow *Escrow) UnpackError(raw []byte) (any, error) {
+	if bytes.Equal(raw[:4], escrow.abi.Errors["AlreadyMember"].ID.Bytes()[:4]) {
+		return escrow.UnpackAlreadyMemberError(raw[4:])
+	}
 	if bytes.Equal(raw[:4], escrow.abi.Errors["BadAmount"].ID.Bytes()[:4]) {
 		return escrow.UnpackBadAmountError(raw[4:])
 	}
@@ -1121,6 +1273,9 @@ func (escrow *Escrow) UnpackError(raw []byte) (any, error) {
 	}
 	if bytes.Equal(raw[:4], escrow.abi.Errors["BadDeadline"].ID.Bytes()[:4]) {
 		return escrow.UnpackBadDeadlineError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], escrow.abi.Errors["BadMinSigners"].ID.Bytes()[:4]) {
+		return escrow.UnpackBadMinSignersError(raw[4:])
 	}
 	if bytes.Equal(raw[:4], escrow.abi.Errors["BadSeed"].ID.Bytes()[:4]) {
 		return escrow.UnpackBadSeedError(raw[4:])
@@ -1149,11 +1304,23 @@ func (escrow *Escrow) UnpackError(raw []byte) (any, error) {
 	if bytes.Equal(raw[:4], escrow.abi.Errors["JobNotFunded"].ID.Bytes()[:4]) {
 		return escrow.UnpackJobNotFundedError(raw[4:])
 	}
+	if bytes.Equal(raw[:4], escrow.abi.Errors["JoinClosed"].ID.Bytes()[:4]) {
+		return escrow.UnpackJoinClosedError(raw[4:])
+	}
 	if bytes.Equal(raw[:4], escrow.abi.Errors["LengthMismatch"].ID.Bytes()[:4]) {
 		return escrow.UnpackLengthMismatchError(raw[4:])
 	}
+	if bytes.Equal(raw[:4], escrow.abi.Errors["NoMembers"].ID.Bytes()[:4]) {
+		return escrow.UnpackNoMembersError(raw[4:])
+	}
 	if bytes.Equal(raw[:4], escrow.abi.Errors["NotCreator"].ID.Bytes()[:4]) {
 		return escrow.UnpackNotCreatorError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], escrow.abi.Errors["NotMember"].ID.Bytes()[:4]) {
+		return escrow.UnpackNotMemberError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], escrow.abi.Errors["NotStaked"].ID.Bytes()[:4]) {
+		return escrow.UnpackNotStakedError(raw[4:])
 	}
 	if bytes.Equal(raw[:4], escrow.abi.Errors["NothingToWithdraw"].ID.Bytes()[:4]) {
 		return escrow.UnpackNothingToWithdrawError(raw[4:])
@@ -1173,16 +1340,53 @@ func (escrow *Escrow) UnpackError(raw []byte) (any, error) {
 	if bytes.Equal(raw[:4], escrow.abi.Errors["SignerNotStaked"].ID.Bytes()[:4]) {
 		return escrow.UnpackSignerNotStakedError(raw[4:])
 	}
+	if bytes.Equal(raw[:4], escrow.abi.Errors["SignersNotSorted"].ID.Bytes()[:4]) {
+		return escrow.UnpackSignersNotSortedError(raw[4:])
+	}
 	if bytes.Equal(raw[:4], escrow.abi.Errors["StakeLocked"].ID.Bytes()[:4]) {
 		return escrow.UnpackStakeLockedError(raw[4:])
 	}
-	if bytes.Equal(raw[:4], escrow.abi.Errors["TooManyPayees"].ID.Bytes()[:4]) {
-		return escrow.UnpackTooManyPayeesError(raw[4:])
+	if bytes.Equal(raw[:4], escrow.abi.Errors["TooEarly"].ID.Bytes()[:4]) {
+		return escrow.UnpackTooEarlyError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], escrow.abi.Errors["TooFewSigners"].ID.Bytes()[:4]) {
+		return escrow.UnpackTooFewSignersError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], escrow.abi.Errors["TooManyMembers"].ID.Bytes()[:4]) {
+		return escrow.UnpackTooManyMembersError(raw[4:])
 	}
 	if bytes.Equal(raw[:4], escrow.abi.Errors["TransferFailed"].ID.Bytes()[:4]) {
 		return escrow.UnpackTransferFailedError(raw[4:])
 	}
+	if bytes.Equal(raw[:4], escrow.abi.Errors["WorkStarted"].ID.Bytes()[:4]) {
+		return escrow.UnpackWorkStartedError(raw[4:])
+	}
 	return nil, errors.New("Unknown error")
+}
+
+// EscrowAlreadyMember represents a AlreadyMember error raised by the Escrow contract.
+type EscrowAlreadyMember struct {
+	Key     [32]byte
+	Account common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error AlreadyMember(bytes32 key, address account)
+func EscrowAlreadyMemberErrorID() common.Hash {
+	return common.HexToHash("0x762a112f6383006ffa5dbb9bea6bb8b7f4dd81e27f5cfecb2ddde483339eded7")
+}
+
+// UnpackAlreadyMemberError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error AlreadyMember(bytes32 key, address account)
+func (escrow *Escrow) UnpackAlreadyMemberError(raw []byte) (*EscrowAlreadyMember, error) {
+	out := new(EscrowAlreadyMember)
+	if err := escrow.abi.UnpackIntoInterface(out, "AlreadyMember", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // EscrowBadAmount represents a BadAmount error raised by the Escrow contract.
@@ -1279,14 +1483,37 @@ func (escrow *Escrow) UnpackBadDeadlineError(raw []byte) (*EscrowBadDeadline, er
 	return out, nil
 }
 
-// EscrowBadSeed represents a BadSeed error raised by the Escrow contract.
-type EscrowBadSeed struct {
-	JobId [32]byte
+// EscrowBadMinSigners represents a BadMinSigners error raised by the Escrow contract.
+type EscrowBadMinSigners struct {
 }
 
 // ErrorID returns the hash of canonical representation of the error's signature.
 //
-// Solidity: error BadSeed(bytes32 jobId)
+// Solidity: error BadMinSigners()
+func EscrowBadMinSignersErrorID() common.Hash {
+	return common.HexToHash("0x081948825e467a00f43972327048c983f6d0d6aabbc2f5c231deeb0ac6022704")
+}
+
+// UnpackBadMinSignersError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error BadMinSigners()
+func (escrow *Escrow) UnpackBadMinSignersError(raw []byte) (*EscrowBadMinSigners, error) {
+	out := new(EscrowBadMinSigners)
+	if err := escrow.abi.UnpackIntoInterface(out, "BadMinSigners", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// EscrowBadSeed represents a BadSeed error raised by the Escrow contract.
+type EscrowBadSeed struct {
+	Key [32]byte
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error BadSeed(bytes32 key)
 func EscrowBadSeedErrorID() common.Hash {
 	return common.HexToHash("0xf74e6104e3d6cf44d00f40ed490714cb968fe373257b4ff7e705546daf6782a7")
 }
@@ -1294,7 +1521,7 @@ func EscrowBadSeedErrorID() common.Hash {
 // UnpackBadSeedError is the Go binding used to decode the provided
 // error data into the corresponding Go error struct.
 //
-// Solidity: error BadSeed(bytes32 jobId)
+// Solidity: error BadSeed(bytes32 key)
 func (escrow *Escrow) UnpackBadSeedError(raw []byte) (*EscrowBadSeed, error) {
 	out := new(EscrowBadSeed)
 	if err := escrow.abi.UnpackIntoInterface(out, "BadSeed", raw); err != nil {
@@ -1377,13 +1604,13 @@ func (escrow *Escrow) UnpackCulpritsNotSortedError(raw []byte) (*EscrowCulpritsN
 
 // EscrowDeadlineNotReached represents a DeadlineNotReached error raised by the Escrow contract.
 type EscrowDeadlineNotReached struct {
-	JobId    [32]byte
+	Key      [32]byte
 	Deadline *big.Int
 }
 
 // ErrorID returns the hash of canonical representation of the error's signature.
 //
-// Solidity: error DeadlineNotReached(bytes32 jobId, uint256 deadline)
+// Solidity: error DeadlineNotReached(bytes32 key, uint256 deadline)
 func EscrowDeadlineNotReachedErrorID() common.Hash {
 	return common.HexToHash("0xf1496019b28acc07b9987c8f8da71eb6bdbd97b62b91a9520291b392bc8b9445")
 }
@@ -1391,7 +1618,7 @@ func EscrowDeadlineNotReachedErrorID() common.Hash {
 // UnpackDeadlineNotReachedError is the Go binding used to decode the provided
 // error data into the corresponding Go error struct.
 //
-// Solidity: error DeadlineNotReached(bytes32 jobId, uint256 deadline)
+// Solidity: error DeadlineNotReached(bytes32 key, uint256 deadline)
 func (escrow *Escrow) UnpackDeadlineNotReachedError(raw []byte) (*EscrowDeadlineNotReached, error) {
 	out := new(EscrowDeadlineNotReached)
 	if err := escrow.abi.UnpackIntoInterface(out, "DeadlineNotReached", raw); err != nil {
@@ -1427,12 +1654,12 @@ func (escrow *Escrow) UnpackInsufficientStakeError(raw []byte) (*EscrowInsuffici
 
 // EscrowJobExists represents a JobExists error raised by the Escrow contract.
 type EscrowJobExists struct {
-	JobId [32]byte
+	Key [32]byte
 }
 
 // ErrorID returns the hash of canonical representation of the error's signature.
 //
-// Solidity: error JobExists(bytes32 jobId)
+// Solidity: error JobExists(bytes32 key)
 func EscrowJobExistsErrorID() common.Hash {
 	return common.HexToHash("0x9e2b4bfd54f0778ae5b46dc678017f9ac3f783c5abec883f886f9464cfd3e050")
 }
@@ -1440,7 +1667,7 @@ func EscrowJobExistsErrorID() common.Hash {
 // UnpackJobExistsError is the Go binding used to decode the provided
 // error data into the corresponding Go error struct.
 //
-// Solidity: error JobExists(bytes32 jobId)
+// Solidity: error JobExists(bytes32 key)
 func (escrow *Escrow) UnpackJobExistsError(raw []byte) (*EscrowJobExists, error) {
 	out := new(EscrowJobExists)
 	if err := escrow.abi.UnpackIntoInterface(out, "JobExists", raw); err != nil {
@@ -1451,13 +1678,13 @@ func (escrow *Escrow) UnpackJobExistsError(raw []byte) (*EscrowJobExists, error)
 
 // EscrowJobExpired represents a JobExpired error raised by the Escrow contract.
 type EscrowJobExpired struct {
-	JobId    [32]byte
+	Key      [32]byte
 	Deadline *big.Int
 }
 
 // ErrorID returns the hash of canonical representation of the error's signature.
 //
-// Solidity: error JobExpired(bytes32 jobId, uint256 deadline)
+// Solidity: error JobExpired(bytes32 key, uint256 deadline)
 func EscrowJobExpiredErrorID() common.Hash {
 	return common.HexToHash("0xf452a84463ea8e1a7ac0a64252cf600ce6a20fbddac033c8fddc0a60672cff53")
 }
@@ -1465,7 +1692,7 @@ func EscrowJobExpiredErrorID() common.Hash {
 // UnpackJobExpiredError is the Go binding used to decode the provided
 // error data into the corresponding Go error struct.
 //
-// Solidity: error JobExpired(bytes32 jobId, uint256 deadline)
+// Solidity: error JobExpired(bytes32 key, uint256 deadline)
 func (escrow *Escrow) UnpackJobExpiredError(raw []byte) (*EscrowJobExpired, error) {
 	out := new(EscrowJobExpired)
 	if err := escrow.abi.UnpackIntoInterface(out, "JobExpired", raw); err != nil {
@@ -1476,13 +1703,13 @@ func (escrow *Escrow) UnpackJobExpiredError(raw []byte) (*EscrowJobExpired, erro
 
 // EscrowJobNotFunded represents a JobNotFunded error raised by the Escrow contract.
 type EscrowJobNotFunded struct {
-	JobId [32]byte
+	Key   [32]byte
 	State uint8
 }
 
 // ErrorID returns the hash of canonical representation of the error's signature.
 //
-// Solidity: error JobNotFunded(bytes32 jobId, uint8 state)
+// Solidity: error JobNotFunded(bytes32 key, uint8 state)
 func EscrowJobNotFundedErrorID() common.Hash {
 	return common.HexToHash("0x769050df8b37347648dbb8c3af6b0c16cd656374df20ab7b0d4af7e9ad35ea42")
 }
@@ -1490,10 +1717,35 @@ func EscrowJobNotFundedErrorID() common.Hash {
 // UnpackJobNotFundedError is the Go binding used to decode the provided
 // error data into the corresponding Go error struct.
 //
-// Solidity: error JobNotFunded(bytes32 jobId, uint8 state)
+// Solidity: error JobNotFunded(bytes32 key, uint8 state)
 func (escrow *Escrow) UnpackJobNotFundedError(raw []byte) (*EscrowJobNotFunded, error) {
 	out := new(EscrowJobNotFunded)
 	if err := escrow.abi.UnpackIntoInterface(out, "JobNotFunded", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// EscrowJoinClosed represents a JoinClosed error raised by the Escrow contract.
+type EscrowJoinClosed struct {
+	Key      [32]byte
+	ClosedAt *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error JoinClosed(bytes32 key, uint256 closedAt)
+func EscrowJoinClosedErrorID() common.Hash {
+	return common.HexToHash("0x6fd42eb0bac963a01e3b076a0bf1296eee3735724a6c3c0b37e0a67d1a9059ce")
+}
+
+// UnpackJoinClosedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error JoinClosed(bytes32 key, uint256 closedAt)
+func (escrow *Escrow) UnpackJoinClosedError(raw []byte) (*EscrowJoinClosed, error) {
+	out := new(EscrowJoinClosed)
+	if err := escrow.abi.UnpackIntoInterface(out, "JoinClosed", raw); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -1522,6 +1774,30 @@ func (escrow *Escrow) UnpackLengthMismatchError(raw []byte) (*EscrowLengthMismat
 	return out, nil
 }
 
+// EscrowNoMembers represents a NoMembers error raised by the Escrow contract.
+type EscrowNoMembers struct {
+	Key [32]byte
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NoMembers(bytes32 key)
+func EscrowNoMembersErrorID() common.Hash {
+	return common.HexToHash("0x390cc79d68a3002dd3a3158251951c38f2acc683512c7e3069f45061b79101d9")
+}
+
+// UnpackNoMembersError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NoMembers(bytes32 key)
+func (escrow *Escrow) UnpackNoMembersError(raw []byte) (*EscrowNoMembers, error) {
+	out := new(EscrowNoMembers)
+	if err := escrow.abi.UnpackIntoInterface(out, "NoMembers", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // EscrowNotCreator represents a NotCreator error raised by the Escrow contract.
 type EscrowNotCreator struct {
 	Caller  common.Address
@@ -1542,6 +1818,57 @@ func EscrowNotCreatorErrorID() common.Hash {
 func (escrow *Escrow) UnpackNotCreatorError(raw []byte) (*EscrowNotCreator, error) {
 	out := new(EscrowNotCreator)
 	if err := escrow.abi.UnpackIntoInterface(out, "NotCreator", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// EscrowNotMember represents a NotMember error raised by the Escrow contract.
+type EscrowNotMember struct {
+	Key     [32]byte
+	Account common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NotMember(bytes32 key, address account)
+func EscrowNotMemberErrorID() common.Hash {
+	return common.HexToHash("0x0a6c3de1373ea369e782ab939f5be2592061d5a8919c53bc658c26fa7b6c57f6")
+}
+
+// UnpackNotMemberError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NotMember(bytes32 key, address account)
+func (escrow *Escrow) UnpackNotMemberError(raw []byte) (*EscrowNotMember, error) {
+	out := new(EscrowNotMember)
+	if err := escrow.abi.UnpackIntoInterface(out, "NotMember", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// EscrowNotStaked represents a NotStaked error raised by the Escrow contract.
+type EscrowNotStaked struct {
+	Account  common.Address
+	Stake    *big.Int
+	MinStake *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NotStaked(address account, uint256 stake, uint256 minStake)
+func EscrowNotStakedErrorID() common.Hash {
+	return common.HexToHash("0xa112319f81dd50bdf9b4ce9a68763e1f3a92d145c49a453cd1ee6a948875aa90")
+}
+
+// UnpackNotStakedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NotStaked(address account, uint256 stake, uint256 minStake)
+func (escrow *Escrow) UnpackNotStakedError(raw []byte) (*EscrowNotStaked, error) {
+	out := new(EscrowNotStaked)
+	if err := escrow.abi.UnpackIntoInterface(out, "NotStaked", raw); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -1622,12 +1949,12 @@ func (escrow *Escrow) UnpackPayeesNotSortedError(raw []byte) (*EscrowPayeesNotSo
 // EscrowQuorumNotReached represents a QuorumNotReached error raised by the Escrow contract.
 type EscrowQuorumNotReached struct {
 	Signatures *big.Int
-	Payees     *big.Int
+	Members    *big.Int
 }
 
 // ErrorID returns the hash of canonical representation of the error's signature.
 //
-// Solidity: error QuorumNotReached(uint256 signatures, uint256 payees)
+// Solidity: error QuorumNotReached(uint256 signatures, uint256 members)
 func EscrowQuorumNotReachedErrorID() common.Hash {
 	return common.HexToHash("0x6a2159843653f10db54c042cb44fca2acd5ab362e9d6b07cb6ba038cc88440ed")
 }
@@ -1635,7 +1962,7 @@ func EscrowQuorumNotReachedErrorID() common.Hash {
 // UnpackQuorumNotReachedError is the Go binding used to decode the provided
 // error data into the corresponding Go error struct.
 //
-// Solidity: error QuorumNotReached(uint256 signatures, uint256 payees)
+// Solidity: error QuorumNotReached(uint256 signatures, uint256 members)
 func (escrow *Escrow) UnpackQuorumNotReachedError(raw []byte) (*EscrowQuorumNotReached, error) {
 	out := new(EscrowQuorumNotReached)
 	if err := escrow.abi.UnpackIntoInterface(out, "QuorumNotReached", raw); err != nil {
@@ -1693,6 +2020,30 @@ func (escrow *Escrow) UnpackSignerNotStakedError(raw []byte) (*EscrowSignerNotSt
 	return out, nil
 }
 
+// EscrowSignersNotSorted represents a SignersNotSorted error raised by the Escrow contract.
+type EscrowSignersNotSorted struct {
+	Index *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error SignersNotSorted(uint256 index)
+func EscrowSignersNotSortedErrorID() common.Hash {
+	return common.HexToHash("0x151f10f86bf4480fbedfdcb66cc3252205bafbd1bb4d06cbab5e6422ecd5ac9b")
+}
+
+// UnpackSignersNotSortedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error SignersNotSorted(uint256 index)
+func (escrow *Escrow) UnpackSignersNotSortedError(raw []byte) (*EscrowSignersNotSorted, error) {
+	out := new(EscrowSignersNotSorted)
+	if err := escrow.abi.UnpackIntoInterface(out, "SignersNotSorted", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // EscrowStakeLocked represents a StakeLocked error raised by the Escrow contract.
 type EscrowStakeLocked struct {
 	UnlockAt uint64
@@ -1717,26 +2068,76 @@ func (escrow *Escrow) UnpackStakeLockedError(raw []byte) (*EscrowStakeLocked, er
 	return out, nil
 }
 
-// EscrowTooManyPayees represents a TooManyPayees error raised by the Escrow contract.
-type EscrowTooManyPayees struct {
-	Count *big.Int
-	Max   *big.Int
+// EscrowTooEarly represents a TooEarly error raised by the Escrow contract.
+type EscrowTooEarly struct {
+	Key     [32]byte
+	OpensAt *big.Int
 }
 
 // ErrorID returns the hash of canonical representation of the error's signature.
 //
-// Solidity: error TooManyPayees(uint256 count, uint256 max)
-func EscrowTooManyPayeesErrorID() common.Hash {
-	return common.HexToHash("0x67c16401cd0799ab13f2b4352df7c6cd8a5b64abaea7ec9526bd8f09da1d0c39")
+// Solidity: error TooEarly(bytes32 key, uint256 opensAt)
+func EscrowTooEarlyErrorID() common.Hash {
+	return common.HexToHash("0xd47800eb984781e618d3ef09d15b11990498dd645bcb492de136376092814baf")
 }
 
-// UnpackTooManyPayeesError is the Go binding used to decode the provided
+// UnpackTooEarlyError is the Go binding used to decode the provided
 // error data into the corresponding Go error struct.
 //
-// Solidity: error TooManyPayees(uint256 count, uint256 max)
-func (escrow *Escrow) UnpackTooManyPayeesError(raw []byte) (*EscrowTooManyPayees, error) {
-	out := new(EscrowTooManyPayees)
-	if err := escrow.abi.UnpackIntoInterface(out, "TooManyPayees", raw); err != nil {
+// Solidity: error TooEarly(bytes32 key, uint256 opensAt)
+func (escrow *Escrow) UnpackTooEarlyError(raw []byte) (*EscrowTooEarly, error) {
+	out := new(EscrowTooEarly)
+	if err := escrow.abi.UnpackIntoInterface(out, "TooEarly", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// EscrowTooFewSigners represents a TooFewSigners error raised by the Escrow contract.
+type EscrowTooFewSigners struct {
+	Signatures *big.Int
+	MinSigners *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error TooFewSigners(uint256 signatures, uint256 minSigners)
+func EscrowTooFewSignersErrorID() common.Hash {
+	return common.HexToHash("0xcd2ce46f165a166329af0af93ac44cae04c7d671499871ad15fa7ba75563db14")
+}
+
+// UnpackTooFewSignersError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error TooFewSigners(uint256 signatures, uint256 minSigners)
+func (escrow *Escrow) UnpackTooFewSignersError(raw []byte) (*EscrowTooFewSigners, error) {
+	out := new(EscrowTooFewSigners)
+	if err := escrow.abi.UnpackIntoInterface(out, "TooFewSigners", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// EscrowTooManyMembers represents a TooManyMembers error raised by the Escrow contract.
+type EscrowTooManyMembers struct {
+	Key [32]byte
+	Max *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error TooManyMembers(bytes32 key, uint256 max)
+func EscrowTooManyMembersErrorID() common.Hash {
+	return common.HexToHash("0x9ad181bc82864fa836ade2b691ac694e89bacdb417a1e6aef8c137665e13b418")
+}
+
+// UnpackTooManyMembersError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error TooManyMembers(bytes32 key, uint256 max)
+func (escrow *Escrow) UnpackTooManyMembersError(raw []byte) (*EscrowTooManyMembers, error) {
+	out := new(EscrowTooManyMembers)
+	if err := escrow.abi.UnpackIntoInterface(out, "TooManyMembers", raw); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -1762,6 +2163,31 @@ func EscrowTransferFailedErrorID() common.Hash {
 func (escrow *Escrow) UnpackTransferFailedError(raw []byte) (*EscrowTransferFailed, error) {
 	out := new(EscrowTransferFailed)
 	if err := escrow.abi.UnpackIntoInterface(out, "TransferFailed", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// EscrowWorkStarted represents a WorkStarted error raised by the Escrow contract.
+type EscrowWorkStarted struct {
+	Key     [32]byte
+	Members *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error WorkStarted(bytes32 key, uint256 members)
+func EscrowWorkStartedErrorID() common.Hash {
+	return common.HexToHash("0xa77c5716d19969c9f7faa3f9e7552bd9ce9df8bc522a7c9636b749a3d0b5e08d")
+}
+
+// UnpackWorkStartedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error WorkStarted(bytes32 key, uint256 members)
+func (escrow *Escrow) UnpackWorkStartedError(raw []byte) (*EscrowWorkStarted, error) {
+	out := new(EscrowWorkStarted)
+	if err := escrow.abi.UnpackIntoInterface(out, "WorkStarted", raw); err != nil {
 		return nil, err
 	}
 	return out, nil

@@ -2,8 +2,11 @@
 pragma solidity ^0.8.28;
 
 interface IEscrow {
-    function createJob(bytes32 jobId, bytes32 seedCommitment, uint64 deadline) external payable;
-    function abort(bytes32 jobId) external;
+    function createJob(bytes32 jobId, bytes32 seedCommitment, uint64 deadline, uint32 quiet, uint8 minSigners)
+        external
+        payable;
+    function jobKey(address creator, bytes32 jobId) external pure returns (bytes32);
+    function abort(bytes32 key) external;
     function withdraw() external;
     function stake() external payable;
     function requestUnstake(uint256 amount) external;
@@ -25,8 +28,8 @@ contract ReentrantWithdrawer {
     }
 
     function createAndAbort(bytes32 jobId, bytes32 seedCommitment, uint64 deadline) external payable {
-        escrow.createJob{value: msg.value}(jobId, seedCommitment, deadline);
-        escrow.abort(jobId);
+        escrow.createJob{value: msg.value}(jobId, seedCommitment, deadline, 0, 1);
+        escrow.abort(escrow.jobKey(address(this), jobId));
     }
 
     function stakeAndRequest() external payable {
