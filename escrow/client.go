@@ -131,11 +131,11 @@ func (c Config) Validate() error {
 
 // DeployParams are the contract's constructor parameters.
 type DeployParams struct {
-	// MinStake is the active stake a signer needs for its settlement
-	// signature to count. Default 1 ether.
+	// MinStake is the active stake an account needs to join a job and for
+	// its settlement signature to count. Default 1 ether.
 	MinStake *big.Int
-	// QuorumNumerator / QuorumDenominator is the share of a settlement's
-	// payees that must sign it; at least 2/3. Default 2/3.
+	// QuorumNumerator / QuorumDenominator is the share of a job's members
+	// that must sign its settlement; at least 2/3. Default 2/3.
 	QuorumNumerator, QuorumDenominator uint64
 	// UnstakeCooldown is how long requested unstakes stay locked (and
 	// slashable). Default 7 days.

@@ -3,13 +3,17 @@
 //
 // The contract (contracts/Escrow.sol, compiled artifacts in artifacts/,
 // abigen v2 bindings in bindings/) locks a job's price when the DApp creates
-// the job, and releases it once the mesh has a verdict: settle reveals the
-// job's seed (checked against the commitment made at creation), carries
-// EIP-712 signatures of at least a quorum of the payees, credits every payee
-// and the creator's change as pull payments, and burns the stake of every
-// culprit the verdict names. A job the mesh never settles is refunded after
-// its deadline, or aborted by its creator. Processors stake here; the
-// dispatcher reads their stake through Client.StakeOf.
+// the job, under a key bound to its creator (JobKey), and releases it once
+// the mesh has a verdict. Processors join a job before they work on it;
+// only members sign, are paid or are slashed. settle reveals the job's seed
+// (checked against the commitment made at creation), carries EIP-712
+// signatures of a quorum of the members and at least the creator's minimum
+// of signers, lands only after the creator's quiet period since the last
+// join, credits every payee and the creator's change as pull payments, and
+// burns the stake of every culprit the verdict names. A job the mesh never
+// settles is refunded after its deadline; its creator may abort it while no
+// processor has joined. Processors stake here; the dispatcher reads their
+// stake through Client.StakeOf.
 //
 // Client wraps the bindings for one deployed contract over any
 // bind.ContractBackend: go-ethereum's simulated backend (NewSimChain, the
@@ -20,6 +24,6 @@
 // money. Reverts come back as *RevertError with the contract's custom error
 // decoded by name and matched with errors.Is against the Err* sentinels.
 //
-// Settlement is the verdict a payee signs; its wire form (SignedSettlement)
+// Settlement is the verdict a member signs; its wire form (SignedSettlement)
 // is what processors exchange before one of them calls settle.
 package escrow

@@ -5,7 +5,7 @@ import (
 	"math/big"
 )
 
-// Quorum reads the share of a settlement's payees that must sign it:
+// Quorum reads the share of a job's members that must sign its settlement:
 // numerator / denominator.
 func (c *Client) Quorum(ctx context.Context) (num, den *big.Int, err error) {
 	num, err = call(ctx, c, c.bindings.PackQuorumNumerator(), c.bindings.UnpackQuorumNumerator)
