@@ -173,11 +173,29 @@ func (s *SimChain) Transactor(i int) *bind.TransactOpts {
 	return bind.NewKeyedTransactor(s.keys[i], big.NewInt(DevChainID))
 }
 
-// AdvanceTime mines an empty block d later than the head.
+// AdvanceTime mines an empty block d later than the head. The simulated
+// backend refuses to move time while its transaction pool holds
+// transactions, and the pool drops those of a sealed block in the
+// background; so a refusal is tried again until the pool has caught up, for
+// at most 10s.
 func (s *SimChain) AdvanceTime(d time.Duration) error {
 	s.mine.Lock()
 	defer s.mine.Unlock()
-	return s.sim.AdjustTime(d)
+	deadline := time.NewTimer(10 * time.Second)
+	defer deadline.Stop()
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	for {
+		err := s.sim.AdjustTime(d)
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-deadline.C:
+			return fmt.Errorf("escrow: advancing time: %w", err)
+		case <-tick.C:
+		}
+	}
 }
 
 // Close stops the chain.
