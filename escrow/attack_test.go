@@ -62,6 +62,9 @@ func TestLoneStakerCannotTakeAnotherCreatorsJob(t *testing.T) {
 
 	h.join(key, attacker)
 	joinedAt := h.headTime()
+	if j, err := h.clients[0].Job(h.ctx, key); err != nil || !j.SettleOpensAt().Equal(joinedAt.Add(strictTerms.Quiet)) {
+		t.Fatalf("job %+v (%v): settle should open a quiet period after the join", j, err)
+	}
 	theft := h.settlement(key, seed, ether(10), []int{attacker}, []int{1, 2})
 	_, err := h.rawSettle(attacker, theft, h.sign(d, theft, attacker))
 	expectRevert(t, err, ErrTooEarly, "TooEarly")
@@ -249,6 +252,9 @@ func TestJoinRules(t *testing.T) {
 
 	// Joins close a quiet period before the deadline, so that no join
 	// pushes the settlement past it.
+	if j, err := h.clients[0].Job(h.ctx, key); err != nil || !j.JoinClosesAt().Equal(j.Deadline.Add(-10*time.Minute)) {
+		t.Fatalf("job %+v (%v): joins should close 10 minutes before the deadline", j, err)
+	}
 	if err := h.chain.AdvanceTime(51 * time.Minute); err != nil {
 		t.Fatal(err)
 	}
