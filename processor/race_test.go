@@ -324,7 +324,7 @@ func TestRacingFinalizersSettleOnce(t *testing.T) {
 	if want := new(big.Int).Add(contractBefore, info.PriceWei); contractAfter.Cmp(want) != 0 {
 		t.Fatalf("escrow holds %v after settling, want stakes + price = %v", contractAfter, want)
 	}
-	j, err := m.escrow.Job(ctx, common.Hash(id))
+	j, err := m.escrow.Job(ctx, escrow.JobKey(common.Address(info.Creator), common.Hash(id)))
 	if err != nil {
 		t.Fatal(err)
 	}
