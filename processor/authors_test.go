@@ -3,6 +3,7 @@ package processor
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -11,11 +12,13 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ipfs/go-cid"
+	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/crdt/crdttest"
+	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/microjob"
 )
 
@@ -323,5 +326,35 @@ func TestLateRecordReopensFinishedJob(t *testing.T) {
 			return errors.New("still finished by a verdict that leaves out a result")
 		}
 		return nil
+	})
+}
+
+// FuzzOpenRequest: opening any dispute, check or redo record never
+// panics, and what it keeps is within the size limit, under a key that
+// ends with its author, where its content says it belongs.
+func FuzzOpenRequest(f *testing.F) {
+	id := jobs.ID(sha256.Sum256([]byte("job")))
+	author := peer.ID("author")
+	me := author.String()
+	micro := jobs.ID(sha256.Sum256([]byte("micro")))
+	f.Add(byte(0), DisputeKey(id, 3, me), []byte(`{"dispute":{"macro":0,"block":3,"micros":["a","b"],"processors":["p","q"],"hashes":["",""]},"third":"r"}`))
+	f.Add(byte(1), CheckKey(id, 3, me), []byte(`{"block":3,"processor":"p","hash":"00","thirds":["q","r"]}`))
+	f.Add(byte(2), RedoKey(id, micro, me), []byte(`{"micro":"`+micro.String()+`","exclude":["p"]}`))
+	f.Add(byte(0), DisputeKey(id, 3, "other"), []byte(`{"dispute":{"block":3},"third":"r"}`))
+	types := []string{DisputeType, CheckType, RedoType}
+	f.Fuzz(func(t *testing.T, typ byte, key string, payload []byte) {
+		q := openRequest(id, crdt.Record{Key: key, Type: types[int(typ)%len(types)], Payload: payload, Author: author})
+		if q == nil {
+			return
+		}
+		if len(payload) > MaxRecord {
+			t.Fatalf("kept a %d-byte record", len(payload))
+		}
+		if a, ok := keyAuthor(key); !ok || a != me || q.author != me {
+			t.Fatalf("kept a record under %q, author %q", key, q.author)
+		}
+		if (q.dispute != nil) == (q.check != nil) && q.redo == nil || q.kind() != types[int(typ)%len(types)] {
+			t.Fatalf("opened as %s: %+v", q.kind(), q)
+		}
 	})
 }
