@@ -18,9 +18,10 @@ import (
 )
 
 // settle discloses results once their MacroJob is fully committed, and
-// finalizes jobs whose every MicroJob is disclosed. Any processor may
-// finalize; the verdict is a pure function of the store, so racing
-// finalizers write the same verdict.
+// finalizes jobs whose every MicroJob is disclosed. Any of a job's
+// finalizers may finalize it; the verdict is a pure function of the
+// store, so racing finalizers write the same verdict, each under its own
+// key.
 func (w *Worker) settle(ctx context.Context) {
 	defer w.wg.Done()
 	t := time.NewTicker(w.cfg.Poll)
