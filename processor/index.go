@@ -62,6 +62,8 @@ type jobIndex struct {
 	// judgeVer is bumped whenever a record a judgement or a verdict's
 	// agreement reads changes (not on settlement or redo records).
 	judgeVer uint64
+	// verdicts counts the verdict records held.
+	verdicts int
 	// heard is, by author, when this node last saw a new record of the
 	// job from that processor (for those in the load, the load's time):
 	// a processor still writing is alive, however far behind its view
@@ -180,6 +182,8 @@ func (ji *jobIndex) count(key string, delta int) {
 	p, ok := ji.entries[key]
 	switch {
 	case !ok:
+	case p.verdict:
+		ji.verdicts += delta
 	case p.request != nil:
 		ji.requests += delta
 		ji.reqVersion++
@@ -324,7 +328,7 @@ func (x *recordIndex) records(ctx context.Context, id jobs.ID) (*jobRecords, err
 		ji.entries = make(map[string]part, len(recs))
 		ji.disclosed = map[jobs.ID]int{}
 		ji.committers = map[jobs.ID]map[string]int{}
-		ji.requests = 0
+		ji.requests, ji.verdicts = 0, 0
 		heard := ji.heard
 		ji.heard = make(map[string]time.Time, len(heard))
 		now := time.Now()
@@ -383,6 +387,15 @@ func (x *recordIndex) version(id jobs.ID) uint64 {
 // job id reads does, 0 when its index is not loaded.
 func (x *recordIndex) judgeVersion(id jobs.ID) uint64 {
 	return x.loadedValue(id, func(ji *jobIndex) uint64 { return ji.judgeVer })
+}
+
+// hasVerdict reports whether job id's index holds a verdict record (true
+// when it is not loaded: it may).
+func (x *recordIndex) hasVerdict(id jobs.ID) bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	ji := x.jobs[id]
+	return ji == nil || !ji.loaded || ji.verdicts > 0
 }
 
 // judged reports whether a judgement or a verdict's agreement reads p.

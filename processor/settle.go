@@ -434,40 +434,9 @@ const (
 
 func (w *Worker) finalize(ctx context.Context, js *jobState) error {
 	id := js.plan.JobID
-	// Judging costs O(records), and so does reading them: judge when the
-	// records changed, and while some MicroJob has no disclosure yet only
-	// now and then (to catch a culprit early); the grace wait re-judges
-	// until it is over.
 	ver := w.index.version(id)
 	now := time.Now()
-	w.mu.Lock()
-	finishing := js.finishing
-	w.mu.Unlock()
-	if finishing {
-		// Waiting for re-runs is finishing too: say so while the
-		// records do not change.
-		w.sayFinalizing(ctx, js, now)
-	}
-	disclosed := w.index.disclosedAll(id, js.plan)
-	early := disclosed || w.earlyJudge(js, now)
-	w.mu.Lock()
-	if now.Before(js.standbyUntil) {
-		// Another processor is finishing this job: judging it again
-		// here would only repeat its work.
-		w.mu.Unlock()
-		return nil
-	}
-	spacing := max(judgeEvery*w.cfg.Poll, judgeSpacing*js.judgeCost)
-	if !early {
-		spacing *= lateJudge
-	}
-	skip := !js.graceWait && ver != 0 && ver == js.judgedVer ||
-		!disclosed && now.Sub(js.judgedAt) < spacing
-	if !skip {
-		js.judgedVer, js.judgedAt, js.graceWait = ver, now, false
-	}
-	w.mu.Unlock()
-	if skip {
+	if !w.judgeDue(ctx, js, ver, now) {
 		return nil
 	}
 	jv := w.index.judgeVersion(id)
@@ -576,6 +545,44 @@ func (w *Worker) finalize(ctx context.Context, js *jobState) error {
 		return err
 	}
 	return w.finish(ctx, js, j, recs, agree)
+}
+
+// judgeDue reports whether js is to be judged now, its record index at
+// version ver. Judging costs O(records), and so does reading them: judge
+// when the records changed, and while some MicroJob has no disclosure yet
+// only now and then (to catch a culprit early); the grace wait re-judges
+// until it is over. A processor standing by for another finalizer judges
+// only when a verdict may have come.
+func (w *Worker) judgeDue(ctx context.Context, js *jobState, ver uint64, now time.Time) bool {
+	id := js.plan.JobID
+	w.mu.Lock()
+	finishing := js.finishing
+	w.mu.Unlock()
+	if finishing {
+		// Waiting for re-runs is finishing too: say so while the
+		// records do not change.
+		w.sayFinalizing(ctx, js, now)
+	}
+	disclosed := w.index.disclosedAll(id, js.plan)
+	early := disclosed || w.earlyJudge(js, now)
+	verdicts := w.index.hasVerdict(id)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if now.Before(js.standbyUntil) && (ver == js.judgedVer || !verdicts) {
+		// Another processor is finishing this job: judging it again
+		// here would only repeat its work.
+		return false
+	}
+	spacing := max(judgeEvery*w.cfg.Poll, judgeSpacing*js.judgeCost)
+	if !early {
+		spacing *= lateJudge
+	}
+	skip := !js.graceWait && ver != 0 && ver == js.judgedVer ||
+		!disclosed && now.Sub(js.judgedAt) < spacing
+	if !skip {
+		js.judgedVer, js.judgedAt, js.graceWait = ver, now, false
+	}
+	return !skip
 }
 
 // redoSilent has MicroJobs redone whose committers went silent: committed,
