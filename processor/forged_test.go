@@ -3,9 +3,12 @@ package processor_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/ipfs/go-cid"
 
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/jobs"
@@ -118,6 +121,30 @@ func TestForgedVerdictIsNotSigned(t *testing.T) {
 		}
 		if s.Active.String() != stakes[p] {
 			t.Errorf("processor %d's stake went from %s to %s", p.Index, stakes[p], s.Active)
+		}
+	}
+	// No honest processor ever signed a settlement of the forged output.
+	forgedOut, err := cid.Decode(forged.Output)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range procs {
+		if p == attacker {
+			continue
+		}
+		r, err := c.Store.Get(ctx, processor.SignatureKey(id, p.Host.ID().String()))
+		if errors.Is(err, crdt.ErrNotFound) {
+			continue // settled before it signed
+		}
+		if err != nil {
+			t.Fatalf("processor %d's signature: %v", p.Index, err)
+		}
+		s, err := processor.DecodeSignatureRecord(r.Payload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Settlement.ResultRoot == processor.ResultRoot(forgedOut) {
+			t.Fatalf("processor %d signed a settlement of the forged output", p.Index)
 		}
 	}
 	if burned, err := m.Escrow.TotalBurned(ctx); err != nil || burned.Sign() != 0 {
