@@ -46,7 +46,7 @@ func (w *Worker) audit(ctx context.Context, js *jobState, recs *jobRecords) (Ver
 		return VerdictRecord{}, microjob.Verdict{}, err
 	}
 	if len(agree) == 0 {
-		reason, key := w.whyNoVerdict(ctx, js, recs, j)
+		reason, key := w.whyNoVerdict(js, recs, j)
 		return w.refuseSign(js, reason, key, "no verdict record follows from this node's records")
 	}
 	out, err := w.assembled(ctx, js, j.v, recs)
@@ -70,7 +70,7 @@ func (w *Worker) audit(ctx context.Context, js *jobState, recs *jobRecords) (Ver
 // whyNoVerdict names what kept every stored verdict of js from agreeing
 // with judgement j: what differs in the highest-ranked eligible one, or
 // mismatchNone when there is none.
-func (w *Worker) whyNoVerdict(ctx context.Context, js *jobState, recs *jobRecords, j judgement) (reason, key string) {
+func (w *Worker) whyNoVerdict(js *jobState, recs *jobRecords, j judgement) (reason, key string) {
 	own := verdictFor(j, finalRounds(js.plan, recs))
 	for _, p := range j.order {
 		for _, a := range recs.verdicts {
