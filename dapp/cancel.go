@@ -41,7 +41,7 @@ func (c *Client) Started(ctx context.Context, id jobs.ID) (bool, error) {
 		return false, err
 	}
 	for _, r := range recs {
-		if r.Key == processor.VerdictKey(id) {
+		if vid, _, ok := processor.ParseVerdictKey(r.Key); ok && vid == id {
 			return true, nil
 		}
 		k, err := microjob.ParseKey(r.Key)

@@ -398,33 +398,36 @@ type Result struct {
 	Release *escrow.Release
 }
 
-// Status reads a job's inline verdict; ok is false while there is none. A
-// verdict kept in an IPFS body is an error wrapping
-// processor.ErrBodyNotFetched: LoadStatus reads it.
+// Status reads a job's verdict (processor.ReadVerdict) without fetching
+// a body; ok is false while there is none. A verdict kept in an IPFS body
+// is an error wrapping processor.ErrBodyNotFetched: LoadStatus reads it.
 func Status(ctx context.Context, store crdt.Reader, id jobs.ID) (Result, bool, error) {
 	return LoadStatus(ctx, store, nil, id)
 }
 
-// LoadStatus reads a job's verdict, fetching it from blocks when the
-// record keeps it in a body (at most processor.BodyFetchTimeout); ok is
-// false while there is none.
+// LoadStatus reads the job's verdict that counts (processor.ReadVerdict:
+// written by one of the job's finalizers and following from the records),
+// fetching it from blocks when the record keeps it in a body (at most
+// processor.BodyFetchTimeout); ok is false while there is none.
 func LoadStatus(ctx context.Context, store crdt.Reader, blocks processor.BodyReader, id jobs.ID) (Result, bool, error) {
-	rec, err := store.Get(ctx, processor.VerdictKey(id))
-	if errors.Is(err, crdt.ErrNotFound) {
+	return loadStatus(ctx, store, blocks, id, nil)
+}
+
+// loadStatus is LoadStatus preferring, when root is set, the verdict
+// whose output the settlement's resultRoot names.
+func loadStatus(ctx context.Context, store crdt.Reader, blocks processor.BodyReader, id jobs.ID, root *common.Hash) (Result, bool, error) {
+	chosen, err := processor.ReadVerdict(ctx, store, blocks, id, root)
+	if errors.Is(err, processor.ErrNoVerdict) {
 		return Result{}, false, nil
 	}
 	if err != nil {
-		return Result{}, false, err
-	}
-	vr, v, err := processor.LoadVerdictRecord(ctx, rec.Payload, blocks)
-	if err != nil {
 		return Result{}, false, fmt.Errorf("dapp: verdict of job %s: %w", id, err)
 	}
-	out, err := cid.Decode(vr.Output)
+	out, err := cid.Decode(chosen.Record.Output)
 	if err != nil {
 		return Result{}, false, fmt.Errorf("dapp: verdict output: %w", err)
 	}
-	return Result{Verdict: v, Culprits: vr.Culprits, Output: out}, true, nil
+	return Result{Verdict: chosen.Verdict, Culprits: chosen.Record.Culprits, Output: out}, true, nil
 }
 
 // Wait waits for the job's verdict (WaitVerdict) and, with a chain, for
@@ -437,6 +440,13 @@ func (c *Client) Wait(ctx context.Context, id jobs.ID, every time.Duration) (Res
 	rel, err := c.p.Chain.WaitReleased(ctx, c.p.Chain.KeyOf(common.Hash(id)))
 	if err != nil {
 		return r, fmt.Errorf("dapp: waiting for the escrow of job %s: %w", id, err)
+	}
+	if processor.ResultRoot(r.Output) != rel.ResultRoot {
+		// The job settled on another finalizer's verdict: report the one
+		// whose output the settlement names.
+		if s, ok, err := loadStatus(ctx, c.p.Store, c.bodies(), id, &rel.ResultRoot); err == nil && ok {
+			r = s
+		}
 	}
 	r.Release = rel
 	c.log.Info("job settled", "job", id, "tx", rel.TxHash, "payees", len(rel.Payees), "refund", rel.Refund)

@@ -112,7 +112,7 @@ func (w *Worker) settleAll(ctx context.Context) {
 	}
 	w.mu.Unlock()
 	for _, js := range todo {
-		if err := w.settleJob(ctx, js); err != nil && ctx.Err() == nil && !errors.Is(err, errNoQuorum) {
+		if err := w.settleJob(ctx, js); err != nil && ctx.Err() == nil && !errors.Is(err, errNoQuorum) && !errors.Is(err, errSignRefused) {
 			w.log.Warn("settling on chain", "job", js.plan.JobID, "err", err)
 		}
 	}
@@ -130,7 +130,7 @@ type chainView struct {
 }
 
 // view reads a finished job's settlement records and derives its own
-// settlement from the verdict in this processor's replica.
+// settlement from the verdict it recomputed from its replica (audit).
 func (w *Worker) view(ctx context.Context, js *jobState) (chainView, error) {
 	id := js.plan.JobID
 	recs, err := w.records(ctx, id)
@@ -142,10 +142,8 @@ func (w *Worker) view(ctx context.Context, js *jobState) (chainView, error) {
 		cv.settled = true
 		return cv, nil
 	}
-	if recs.verdictRec == nil {
-		return cv, errNoVerdict
-	}
-	vr, v, err := LoadVerdictRecord(ctx, recs.verdictRec, w.bodyBlocks())
+	// The verdict this processor recomputed itself (audit.go).
+	vr, v, err := w.audit(ctx, js, recs)
 	if err != nil {
 		return cv, err
 	}

@@ -391,8 +391,10 @@ func (f *Facts) outcomes(ctx context.Context, finished []jobs.ID) ([]dispatch.Ta
 }
 
 // derive reads one finished job's records. Each MacroJob is one task,
-// its rounds as the verdict record lists them (RoundOrder; the finalizer
-// fixed them, so every node replays the same order). A verdict record
+// its rounds as the verdict that counts (ReadVerdict) lists them
+// (RoundOrder; the finalizer fixed them, so every node replays the same
+// order); a job without such a verdict yet is an error, derived again on
+// a later refresh. A verdict record
 // without rounds (an older finalizer) falls back to the same rule over the
 // records this node holds: a MacroJob's assigned processors are those that
 // committed one of its MicroJobs, a round's order is by each processor's
@@ -401,19 +403,18 @@ func (f *Facts) outcomes(ctx context.Context, finished []jobs.ID) ([]dispatch.Ta
 // FactsParams.Blocks; a body no peer serves yet is an error, so the job is
 // derived again on a later refresh.
 func (f *Facts) derive(ctx context.Context, id jobs.ID) (*finishedJob, error) {
-	vr, err := f.p.Store.Get(ctx, VerdictKey(id))
-	if err != nil {
-		return nil, err
-	}
-	j := &finishedJob{id: id, verdictSeq: vr.Seq}
-	rec, _, err := LoadVerdictRecord(ctx, vr.Payload, f.p.Blocks)
+	chosen, err := ReadVerdict(ctx, f.p.Store, f.p.Blocks, id, nil)
 	if errors.Is(err, ErrBodyUnavailable) {
 		// Not readable yet (no peer served the body in time): try again
 		// on a later refresh rather than fix a different order.
 		f.log.Warn("verdict body unavailable", "job", id, "err", err)
 		return nil, err
 	}
-	if err == nil && len(rec.Rounds) > 0 {
+	if err != nil {
+		return nil, err // no verdict that counts yet: next time
+	}
+	j := &finishedJob{id: id, verdictSeq: chosen.Seq}
+	if rec := chosen.Record; len(rec.Rounds) > 0 {
 		for _, r := range rec.Rounds {
 			j.tasks = append(j.tasks, r.taskOutcome(id))
 		}

@@ -2,20 +2,14 @@ package processor
 
 import (
 	"context"
-	"crypto/sha256"
 	"fmt"
 	"slices"
 	"testing"
 	"time"
 
-	"github.com/ipfs/go-cid"
-	mh "github.com/multiformats/go-multihash"
-
-	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/crdt/crdttest"
 	"github.com/jobmesh/jobmesh/dispatch"
 	"github.com/jobmesh/jobmesh/jobs"
-	"github.com/jobmesh/jobmesh/microjob"
 )
 
 // staticDirectory is a fixed list of advertisements.
@@ -23,40 +17,12 @@ type staticDirectory []Advertised
 
 func (d staticDirectory) Processors(context.Context) ([]Advertised, error) { return d, nil }
 
-// submit writes processor r's commitment (and, if disclose, its
-// disclosure) of one MicroJob of job's MacroJob 0.
-func submit(t *testing.T, r *crdttest.Replica, job jobs.ID, micro string, disclose bool) {
-	t.Helper()
-	h, err := mh.Sum([]byte(micro), mh.SHA2_256, -1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := microjob.Disclosure{
-		Version: microjob.RecordVersion, JobID: job, MicroID: sha256.Sum256([]byte(micro)),
-		Processor: r.ID().String(), Wallet: fmt.Sprintf("0x%040x", r.Index+1),
-		BlockIndices: []uint64{0}, BlockHashes: [][32]byte{sha256.Sum256([]byte(micro))},
-		ResultCID: cid.NewCidV1(cid.DagProtobuf, h), Salt: sha256.Sum256([]byte("salt")),
-	}
-	c, err := d.Commitment()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	if err := r.Store.Put(ctx, c.Key(), microjob.TypeCommit, c.Encode()); err != nil {
-		t.Fatal(err)
-	}
-	if disclose {
-		if err := r.Store.Put(ctx, d.Key(), microjob.TypeResult, d.Encode()); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 // TestFactsQoSFromRecords: three processors on a real replicated store
-// work on two jobs; the third commits but never discloses. Every replica
-// derives the same task outcomes (commit order by record seq), the first
-// committer has the best speed score, and the silent one is kicked out
-// after its second timeout (2 of the last 3 tasks) and weighs 0.
+// work on two jobs of two MacroJobs each; the third commits but never
+// discloses. Every replica derives the same task outcomes from the
+// verdicts (commit order by record seq), the first committer has the best
+// speed score, and the silent one is kicked out for its timeouts (2 of
+// the last 3 tasks) and weighs 0.
 func TestFactsQoSFromRecords(t *testing.T) {
 	cl := crdttest.New(t, crdttest.Options{Replicas: 3})
 	cl.WaitTopicMesh()
@@ -68,14 +34,28 @@ func TestFactsQoSFromRecords(t *testing.T) {
 	}
 	var finished []jobs.ID
 	for round := range 2 {
-		job := jobs.ID(sha256.Sum256(fmt.Appendf(nil, "job %d", round)))
-		submit(t, a, job, fmt.Sprintf("a%d", round), true)
-		submit(t, b, job, fmt.Sprintf("b%d", round), true)
-		submit(t, c, job, fmt.Sprintf("c%d", round), false)
-		if err := crdt.PutJSON(context.Background(), a.Store, VerdictKey(job), VerdictType, map[string]int{"round": round}); err != nil {
-			t.Fatal(err)
+		f := newJobFixture(t, byte(10+round))
+		f.publish(t, a.Store)
+		for m := range f.plan.Macros {
+			f.run(t, a.Store, m, false, honestHash, true)
 		}
-		finished = append(finished, job)
+		for m := range f.plan.Macros {
+			f.run(t, b.Store, m, true, honestHash, true)
+		}
+		for m := range f.plan.Macros {
+			f.run(t, c.Store, m, false, honestHash, false)
+		}
+		// a finalizes once its replica holds every result: 10
+		// commitments, 6 disclosures.
+		crdttest.WaitUntil(t, 20*time.Second, func() error {
+			recs, err := a.Store.Query(context.Background(), JobKey(f.id()))
+			if err != nil || len(recs) != 16 {
+				return fmt.Errorf("replica a holds %d records of job %d (%v)", len(recs), round, err)
+			}
+			return nil
+		})
+		f.putVerdict(t, a.Store, f.verdictOf(t, a.Store, testCID(t, "out").String()))
+		finished = append(finished, f.id())
 	}
 	views := make([]*View, len(cl.Replicas))
 	for i, r := range cl.Replicas {
@@ -83,11 +63,11 @@ func TestFactsQoSFromRecords(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// Wait until the replica holds every record: 2 jobs × (3 commits
-		// + 2 disclosures) + 2 verdicts.
+		// Wait until the replica holds every record: 2 jobs × (the job,
+		// 10 commitments, 6 disclosures, the verdict).
 		crdttest.WaitUntil(t, 20*time.Second, func() error {
 			recs, err := r.Store.Query(context.Background(), "/jobs")
-			if err != nil || len(recs) != 12 {
+			if err != nil || len(recs) != 36 {
 				return fmt.Errorf("replica %d holds %d records (%v)", i, len(recs), err)
 			}
 			return nil
@@ -97,7 +77,7 @@ func TestFactsQoSFromRecords(t *testing.T) {
 		}
 	}
 	for i, v := range views {
-		if v.Tasks != 2 || v.Live() != 3 {
+		if v.Tasks != 4 || v.Live() != 3 {
 			t.Fatalf("replica %d: %d tasks, %d live", i, v.Tasks, v.Live())
 		}
 		for _, p := range views[0].Processors {

@@ -3,11 +3,19 @@ package processor
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
 	"maps"
 	"slices"
+	"strconv"
 	"time"
 
+	"github.com/ipfs/go-cid"
+
+	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/microjob"
 )
 
 // Finishing a complete job (asking for re-runs, assembling the output,
@@ -27,7 +35,8 @@ import (
 // finalizerOrder ranks the processors that may finish job id: those with
 // a disclosure that are not culprits, by the rendezvous hash of their peer
 // ID with the job ID, highest first. The first is the designated
-// finalizer. Every node computes the same order from the same records.
+// finalizer. Every node computes the same order from the same records,
+// and only these processors' verdicts and requests count (authors.go).
 func finalizerOrder(id jobs.ID, recs *jobRecords, culprits []string) []string {
 	type ranked struct {
 		p string
@@ -99,11 +108,12 @@ func (c Config) finalizeLimit() time.Duration {
 // until when it does so before it judges the job again.
 func (w *Worker) standby(js *jobState, order []string, waited time.Duration, now time.Time) (time.Time, bool) {
 	rank := slices.Index(order, w.self)
-	if rank == 0 || len(order) == 0 {
-		return time.Time{}, false
-	}
 	if rank < 0 {
-		rank = len(order) // no disclosure of its own: last
+		// Not a finalizer of the job: its verdict would not count.
+		return now.Add(w.cfg.finalizeTakeover()), true
+	}
+	if rank == 0 {
+		return time.Time{}, false
 	}
 	takeover := w.cfg.finalizeTakeover()
 	if turn := time.Duration(rank) * takeover; waited < turn {
@@ -167,4 +177,306 @@ func (w *Worker) keepSayingFinalizing(ctx context.Context, js *jobState) (stop f
 		cancel()
 		<-done
 	}
+}
+
+// verdictState is what a worker found of one job's verdicts and requests;
+// guarded by Worker.mu.
+type verdictState struct {
+	// judgedVer is the index version judgement was made at (0: none).
+	judgedVer uint64
+	judgement judgement
+	// agreedVer is the index's judge version when this node last found
+	// a verdict that follows from its records (recheckFinished), and
+	// finishedAt when it first did.
+	agreedVer  uint64
+	finishedAt time.Time
+	// loaded are verdict records opened, by key and seq.
+	loaded map[string]verdictCand
+	// badOutput are verdict records, by key and seq, whose output is not
+	// this node's assembly of their verdict (audit.go).
+	badOutput map[string]bool
+	// outputs are this node's assemblies, by the SHA-256 of the verdict.
+	outputs map[[32]byte]cid.Cid
+	// counted are the refusals counted (by key, seq and reason), told
+	// the sign refusals logged.
+	counted, told map[string]bool
+}
+
+func keySeq(key string, seq uint64) string { return key + "@" + strconv.FormatUint(seq, 10) }
+
+// judged returns js's judgement of recs, read at index version ver: the
+// one made at ver when there is one. It counts the requests it refuses.
+func (w *Worker) judged(js *jobState, recs *jobRecords, ver uint64) (judgement, error) {
+	w.mu.Lock()
+	if ver != 0 && js.verdicts.judgedVer == ver {
+		j := js.verdicts.judgement
+		w.mu.Unlock()
+		return j, nil
+	}
+	w.mu.Unlock()
+	j, err := judge(js, recs)
+	if err != nil {
+		return j, err
+	}
+	w.mu.Lock()
+	js.verdicts.judgedVer, js.verdicts.judgement = ver, j
+	w.mu.Unlock()
+	w.countRefused(js, j.refused)
+	return j, nil
+}
+
+// countRefused counts each refused record once per reason.
+func (w *Worker) countRefused(js *jobState, rs []refusal) {
+	for _, r := range rs {
+		k := keySeq(r.key, r.seq) + "/" + r.reason
+		w.mu.Lock()
+		if js.verdicts.counted == nil {
+			js.verdicts.counted = map[string]bool{}
+		}
+		seen := js.verdicts.counted[k]
+		js.verdicts.counted[k] = true
+		w.mu.Unlock()
+		if !seen {
+			w.m.refused.WithLabelValues(r.kind, r.reason).Inc()
+			w.log.Warn("record refused", "job", js.plan.JobID, "key", r.key, "type", r.kind, "reason", r.reason)
+		}
+	}
+}
+
+// final reports whether judgement j of js is one a verdict may follow
+// from (judgement.final), reading the advertised processors only when a
+// check is unsettled.
+func (w *Worker) final(ctx context.Context, js *jobState, j judgement) (bool, error) {
+	if !j.v.Verified {
+		return false, nil
+	}
+	if !checksPending(js.plan, j.v, j.recs) {
+		return true, nil
+	}
+	procs, err := w.processors(ctx)
+	if err != nil {
+		return false, err
+	}
+	return j.final(js.plan, procs), nil
+}
+
+// weigh returns the verdicts of js that follow from recs and judgement j
+// (as far as the reader can tell without the output), highest-ranked
+// author first; it counts the refused ones.
+func (w *Worker) weigh(ctx context.Context, js *jobState, recs *jobRecords, j judgement) ([]verdictCand, error) {
+	if len(recs.verdicts) == 0 {
+		return nil, nil
+	}
+	final, err := w.final(ctx, js, j)
+	if err != nil {
+		return nil, err
+	}
+	agree, refused := weighVerdicts(js.plan.JobID, recs, j, finalRounds(js.plan, recs), final, func(a authored[[]byte]) verdictCand {
+		k := keySeq(a.key, a.seq)
+		w.mu.Lock()
+		c, ok := js.verdicts.loaded[k]
+		w.mu.Unlock()
+		if ok {
+			return c
+		}
+		c = loadCand(ctx, a, w.bodyBlocks())
+		if !errors.Is(c.err, ErrBodyUnavailable) {
+			w.mu.Lock()
+			if js.verdicts.loaded == nil {
+				js.verdicts.loaded = map[string]verdictCand{}
+			}
+			js.verdicts.loaded[k] = c
+			w.mu.Unlock()
+		}
+		return c
+	})
+	w.countRefused(js, refused)
+	return agree, nil
+}
+
+// counting leaves out of agree the verdicts whose output this node found
+// is not its assembly of their verdict: those do not finish the job here.
+func (w *Worker) counting(js *jobState, agree []verdictCand) []verdictCand {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.DeleteFunc(agree, func(c verdictCand) bool { return js.verdicts.badOutput[keySeq(c.key, c.seq)] })
+}
+
+// markFinished marks js finished: a verdict that follows from this node's
+// records exists (judge version jv). A worker waiting for one of its
+// rooms stops waiting.
+func (w *Worker) markFinished(js *jobState, jv uint64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	js.verdicts.agreedVer = jv
+	if js.finished {
+		return
+	}
+	js.finished, js.verdicts.finishedAt = true, time.Now()
+	w.stops++
+	if js.stopWait != nil {
+		js.stopWait()
+	}
+	w.log.Info("job finished", "job", js.plan.JobID)
+}
+
+// unfinish reopens js: the verdict it was finished by no longer follows
+// from this node's records (a record came after it), or names an output
+// that is not the assembly of its verdict. The job is judged again, and
+// its finalizers take their turns afresh.
+func (w *Worker) unfinish(js *jobState, why string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !js.finished {
+		return
+	}
+	js.finished, js.finalizer, js.mismatch = false, false, false
+	js.complete, js.judgedVer, js.standbyUntil = time.Time{}, 0, time.Time{}
+	w.log.Warn("finishing the job again", "job", js.plan.JobID, "why", why)
+}
+
+// recheckFinished judges a finished job again when the records it reads
+// changed since a verdict last followed from them, and reopens it when
+// none does any more. A job whose index was forgotten is not rechecked.
+func (w *Worker) recheckFinished(ctx context.Context, js *jobState) error {
+	id := js.plan.JobID
+	jv := w.index.judgeVersion(id)
+	w.mu.Lock()
+	same := jv == js.verdicts.agreedVer
+	w.mu.Unlock()
+	if jv == 0 || same {
+		return nil
+	}
+	ver := w.index.version(id)
+	recs, err := w.records(ctx, id)
+	if err != nil {
+		return err
+	}
+	j, err := w.judged(js, recs, ver)
+	if err != nil {
+		return err
+	}
+	agree, err := w.weigh(ctx, js, recs, j)
+	if err != nil {
+		return err
+	}
+	if len(w.counting(js, agree)) == 0 {
+		w.unfinish(js, "no verdict follows from this node's records any more")
+		return nil
+	}
+	w.markFinished(js, jv)
+	return nil
+}
+
+// accepted returns js's records as this node's latest judgement of them
+// accepts them (judged): the requests of eligible authors only.
+func (w *Worker) accepted(ctx context.Context, js *jobState) (*jobRecords, error) {
+	id := js.plan.JobID
+	ver := w.index.version(id)
+	recs, err := w.records(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	j, err := w.judged(js, recs, ver)
+	if err != nil {
+		return nil, err
+	}
+	return j.recs, nil
+}
+
+// finish is the end of finalizing js, verified with judgement j: it
+// assembles the output and writes this node's verdict record, unless a
+// verdict that follows from the records (agree) names that output.
+func (w *Worker) finish(ctx context.Context, js *jobState, j judgement, recs *jobRecords, agree []verdictCand) error {
+	id := js.plan.JobID
+	start := time.Now()
+	stop := w.keepSayingFinalizing(ctx, js)
+	out, err := w.assembled(ctx, js, j.v, recs)
+	stop()
+	if err != nil {
+		return err
+	}
+	assembly := time.Since(start)
+	if w.checkOutputs(js, agree, out.String()) {
+		w.markFinished(js, w.index.judgeVersion(id))
+		return nil
+	}
+	if w.cfg.BeforeVerdict != nil && !w.cfg.BeforeVerdict(id) {
+		w.judgeAgain(js)
+		return nil
+	}
+	rec := VerdictRecord{Verdict: json.RawMessage(j.v.Encode()), Culprits: j.culprits, Output: out.String(), Rounds: finalRounds(js.plan, recs)}
+	if rec, err = w.verdictRecord(ctx, id, rec); err != nil {
+		return err
+	}
+	if err := crdt.PutJSON(ctx, w.writer, VerdictKey(id, w.self), VerdictType, rec); err != nil {
+		return err
+	}
+	w.mu.Lock()
+	js.finalizer = true
+	w.mu.Unlock()
+	w.markFinished(js, w.index.judgeVersion(id))
+	w.m.finalized.Inc()
+	w.log.Info("job verified", "job", id, "output", out, "culprits", j.culprits, "assembly", assembly)
+	return nil
+}
+
+// checkOutputs compares the outputs of verdicts that follow from the
+// records (agree) with out, this node's assembly, and reports whether one
+// names it. Those that name another are refused (counted once) and no
+// longer finish the job here (counting).
+func (w *Worker) checkOutputs(js *jobState, agree []verdictCand, out string) bool {
+	match := false
+	var wrong []refusal
+	for _, c := range agree {
+		if c.rec.Output == out {
+			match = true
+			continue
+		}
+		wrong = append(wrong, refusal{key: c.key, kind: VerdictType, reason: mismatchOutput, seq: c.seq})
+	}
+	if len(wrong) > 0 {
+		w.mu.Lock()
+		if js.verdicts.badOutput == nil {
+			js.verdicts.badOutput = map[string]bool{}
+		}
+		for _, r := range wrong {
+			js.verdicts.badOutput[keySeq(r.key, r.seq)] = true
+		}
+		w.mu.Unlock()
+		w.countRefused(js, wrong)
+	}
+	return match
+}
+
+// assembled returns this node's assembly of verdict v's output, from the
+// results prefetched (prefetchResults) and, for what the prefetch did not
+// bring within prefetchWait, fetched result by result; once per verdict.
+// The node then holds the output.
+func (w *Worker) assembled(ctx context.Context, js *jobState, v microjob.Verdict, recs *jobRecords) (cid.Cid, error) {
+	key := sha256.Sum256(v.Encode())
+	w.mu.Lock()
+	out, ok := js.verdicts.outputs[key]
+	w.mu.Unlock()
+	if ok {
+		return out, nil
+	}
+	pw := time.NewTimer(prefetchWait)
+	select {
+	case <-w.prefetchResults(js, v, recs):
+	case <-pw.C:
+	case <-ctx.Done():
+	}
+	pw.Stop()
+	out, err := microjob.Assemble(ctx, js.info, js.plan, v, w.p.Blocks)
+	if err != nil {
+		return cid.Undef, err
+	}
+	w.mu.Lock()
+	if js.verdicts.outputs == nil {
+		js.verdicts.outputs = map[[32]byte]cid.Cid{}
+	}
+	js.verdicts.outputs[key] = out
+	w.mu.Unlock()
+	return out, nil
 }

@@ -114,7 +114,7 @@ func silentFixture(t *testing.T) (*Worker, *jobState, *jobRecords, *crdt.Store) 
 	c := crdttest.New(t, crdttest.Options{Replicas: 1})
 	store := c.Replicas[0].Store
 	x := newRecordIndex(store)
-	w := &Worker{cfg: Config{DiscloseGrace: time.Minute}, writer: indexWriter{store: store, index: x}, index: x, log: slog.New(slog.DiscardHandler)}
+	w := &Worker{cfg: Config{DiscloseGrace: time.Minute}, self: store.Self().String(), writer: indexWriter{store: store, index: x}, index: x, log: slog.New(slog.DiscardHandler)}
 	js := &jobState{info: &jobs.JobInfo{Requirements: jobs.Requirements{Replicas: 1}}, plan: plan}
 	recs := newJobRecords()
 	for _, mu := range plan.Macros[0].Micros {
@@ -134,7 +134,7 @@ func TestRedoSilentTimesEachMicroJob(t *testing.T) {
 	ctx := context.Background()
 	t0 := time.Unix(1_800_000_000, 0)
 	redone := func(m string) bool {
-		_, err := store.Get(ctx, RedoKey(plan.JobID, mustHash(m)))
+		_, err := store.Get(ctx, RedoKey(plan.JobID, mustHash(m), w.self))
 		return err == nil
 	}
 	if err := w.redoSilent(ctx, js, recs, microjob.Verdict{Missing: []string{a}}, t0); err != nil {
@@ -174,7 +174,7 @@ func TestRedoSilentSparesLiveCommitters(t *testing.T) {
 	v := microjob.Verdict{Missing: []string{a}}
 	ctx := context.Background()
 	redone := func() bool {
-		_, err := store.Get(ctx, RedoKey(plan.JobID, mustHash(a)))
+		_, err := store.Get(ctx, RedoKey(plan.JobID, mustHash(a), w.self))
 		return err == nil
 	}
 	for _, at := range []time.Duration{0, time.Minute, 109 * time.Second} {
@@ -242,7 +242,7 @@ func TestRedoTurnRanksProcessors(t *testing.T) {
 // k-th in rank stands by for k × FinalizeTakeover after the job is
 // complete, then only while a processor ranked above it was heard
 // finishing the job within FinalizeTakeover, and never after
-// finalizeLimit; one without a disclosure ranks last.
+// finalizeLimit; one without a disclosure never takes over.
 func TestFinalizerStandby(t *testing.T) {
 	cfg := Config{Poll: time.Second, RerunTimeout: time.Minute}
 	takeover := cfg.finalizeTakeover()
@@ -280,13 +280,13 @@ func TestFinalizerStandby(t *testing.T) {
 	if _, ok := w.standby(js, order, limit, at(limit)); ok {
 		t.Fatal("stood by beyond finalizeLimit")
 	}
-	// Without a disclosure of its own a processor comes last.
+	// Without a disclosure of its own a processor never takes over: its
+	// verdict would not count.
 	x := &Worker{cfg: cfg, self: "x"}
-	if _, ok := x.standby(&jobState{}, order, 3*takeover, at(3*takeover)); !ok {
-		t.Fatal("a processor without a disclosure took over before the four ranked ones had their turns")
-	}
-	if _, ok := x.standby(&jobState{}, order, 4*takeover, at(4*takeover)); ok {
-		t.Fatal("a processor without a disclosure never takes over")
+	for _, waited := range []time.Duration{3 * takeover, 4 * takeover, 2 * limit} {
+		if _, ok := x.standby(&jobState{}, order, waited, at(waited)); !ok {
+			t.Fatalf("a processor without a disclosure took over after %v", waited)
+		}
 	}
 }
 
@@ -311,16 +311,17 @@ func TestFinalizerOrder(t *testing.T) {
 }
 
 // TestJobLevelKey: the periodic sync reads a job's own records and those
-// directly under it, not its MicroJobs' or requests' records.
+// directly under it, not its MicroJobs', requests' or verdicts' records
+// (a verdict finishes a job only once judged: finalize).
 func TestJobLevelKey(t *testing.T) {
 	id := jobs.ID(sha256.Sum256([]byte("job")))
-	for _, k := range []string{JobKey(id), VerdictKey(id), AbortedKey(id)} {
+	for _, k := range []string{JobKey(id), AbortedKey(id)} {
 		if !jobLevelKey(k) {
 			t.Errorf("%s left out", k)
 		}
 	}
 	mid := jobs.ID(sha256.Sum256([]byte("micro")))
-	for _, k := range []string{CheckKey(id, 3), RedoKey(id, mid), "/jobs/" + id.String() + "/macro/0/micro/" + mid.String() + "/commit/p", "/nodes/p"} {
+	for _, k := range []string{VerdictKey(id, "p"), CheckKey(id, 3, "p"), RedoKey(id, mid, "p"), "/jobs/" + id.String() + "/macro/0/micro/" + mid.String() + "/commit/p", "/nodes/p"} {
 		if jobLevelKey(k) {
 			t.Errorf("%s kept", k)
 		}

@@ -59,6 +59,11 @@ type jobIndex struct {
 	// requests counts the dispute, self-check and redo records held: work
 	// asked of some processor beyond the queues.
 	requests int
+	// judgeVer is bumped whenever a record a judgement or a verdict's
+	// agreement reads changes (not on settlement or redo records).
+	judgeVer uint64
+	// verdicts counts the verdict records held.
+	verdicts int
 	// heard is, by author, when this node last saw a new record of the
 	// job from that processor (for those in the load, the load's time):
 	// a processor still writing is alive, however far behind its view
@@ -117,9 +122,9 @@ func (x *recordIndex) run(changes <-chan crdt.Change, onRecord func(crdt.Record)
 }
 
 // noticed are the record types the index passes to its onRecord callback:
-// jobs and verdicts (discovery and completion without a query), and
-// requests for work outside the queues (disputes, self-checks, redos).
-var noticed = map[string]bool{JobType: true, VerdictType: true, DisputeType: true, CheckType: true, RedoType: true}
+// jobs (discovery without a query), and requests for work outside the
+// queues (disputes, self-checks, redos).
+var noticed = map[string]bool{JobType: true, DisputeType: true, CheckType: true, RedoType: true}
 
 // apply routes one change to its job's index.
 func (x *recordIndex) apply(c crdt.Change) {
@@ -148,13 +153,20 @@ func (ji *jobIndex) change(c crdt.Change) {
 			return // already held (the worker's own write, applied at once)
 		}
 		ji.count(c.Key, -1)
-		ji.entries[c.Key] = openPart(ji.id, c.Record)
+		p := openPart(ji.id, c.Record)
+		if old, ok := ji.entries[c.Key]; p.judged() || ok && old.judged() {
+			ji.judgeVer++
+		}
+		ji.entries[c.Key] = p
 		ji.count(c.Key, +1)
 		if ji.heard == nil {
 			ji.heard = map[string]time.Time{}
 		}
 		ji.heard[c.Record.Author.String()] = time.Now()
 	case crdt.ChangeDelete:
+		if old, ok := ji.entries[c.Key]; ok && old.judged() {
+			ji.judgeVer++
+		}
 		ji.count(c.Key, -1)
 		delete(ji.entries, c.Key)
 	case crdt.ChangeOverflow:
@@ -170,7 +182,9 @@ func (ji *jobIndex) count(key string, delta int) {
 	p, ok := ji.entries[key]
 	switch {
 	case !ok:
-	case p.dispute != nil || p.check != nil || p.redo != nil:
+	case p.verdict:
+		ji.verdicts += delta
+	case p.request != nil:
 		ji.requests += delta
 		ji.reqVersion++
 	case p.rerun != nil:
@@ -314,7 +328,7 @@ func (x *recordIndex) records(ctx context.Context, id jobs.ID) (*jobRecords, err
 		ji.entries = make(map[string]part, len(recs))
 		ji.disclosed = map[jobs.ID]int{}
 		ji.committers = map[jobs.ID]map[string]int{}
-		ji.requests = 0
+		ji.requests, ji.verdicts = 0, 0
 		heard := ji.heard
 		ji.heard = make(map[string]time.Time, len(heard))
 		now := time.Now()
@@ -331,6 +345,7 @@ func (x *recordIndex) records(ctx context.Context, id jobs.ID) (*jobRecords, err
 		ji.loaded = true
 		ji.version++
 		ji.reqVersion++
+		ji.judgeVer++
 		buf := ji.buf
 		ji.buf = nil
 		for _, c := range buf {
@@ -366,6 +381,26 @@ func (x *recordIndex) disclosedAll(id jobs.ID, plan *jobs.Plan) bool {
 // version returns a number that changes whenever job id's index does.
 func (x *recordIndex) version(id jobs.ID) uint64 {
 	return x.loadedValue(id, func(ji *jobIndex) uint64 { return ji.version })
+}
+
+// judgeVersion returns a number that changes whenever a record judging
+// job id reads does, 0 when its index is not loaded.
+func (x *recordIndex) judgeVersion(id jobs.ID) uint64 {
+	return x.loadedValue(id, func(ji *jobIndex) uint64 { return ji.judgeVer })
+}
+
+// hasVerdict reports whether job id's index holds a verdict record (true
+// when it is not loaded: it may).
+func (x *recordIndex) hasVerdict(id jobs.ID) bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	ji := x.jobs[id]
+	return ji == nil || !ji.loaded || ji.verdicts > 0
+}
+
+// judged reports whether a judgement or a verdict's agreement reads p.
+func (p part) judged() bool {
+	return p.commit != nil || p.discl != nil || p.rerun != nil || p.verdict || p.request != nil && p.request.redo == nil
 }
 
 // requestsVersion returns a number that changes whenever a dispute,

@@ -17,6 +17,10 @@ type metrics struct {
 	aborted     prometheus.Counter
 	live        prometheus.Gauge
 	kicked      prometheus.Gauge
+	// refused counts verdict, dispute, check and redo records refused,
+	// by type and reason; signRefusals the settlements not signed.
+	refused      *prometheus.CounterVec
+	signRefusals *prometheus.CounterVec
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -57,9 +61,17 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Namespace: "jobmesh", Subsystem: "processor", Name: "kicked_processors",
 			Help: "Live processors the QoS rules have kicked out, in the latest dispatch view.",
 		}),
+		refused: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "jobmesh", Subsystem: "processor", Name: "records_refused_total",
+			Help: "Verdict, dispute, check and redo records refused, each once, by type and reason (author, culprit, content, disagrees, output).",
+		}, []string{"type", "reason"}),
+		signRefusals: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "jobmesh", Subsystem: "processor", Name: "sign_refusals_total",
+			Help: "Settlements this processor did not sign because the verdict did not follow from its records, once per job, reason and record, by reason.",
+		}, []string{"reason"}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.microjobs, m.seconds, m.finalized, m.settlements, m.signatures, m.unfunded, m.aborted, m.live, m.kicked)
+		reg.MustRegister(m.microjobs, m.seconds, m.finalized, m.settlements, m.signatures, m.unfunded, m.aborted, m.live, m.kicked, m.refused, m.signRefusals)
 	}
 	rooms, err := macrojob.NewMetrics(reg)
 	if err != nil {

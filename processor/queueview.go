@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/dispatch"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/microjob"
@@ -51,21 +52,67 @@ type QueuedJob struct {
 	Started bool
 }
 
-// FinishedJobs lists the jobs that have a verdict in the store.
+// FinishedJobs lists the jobs that have a verdict in the store written by
+// a processor with a disclosure in the job (verdictScan). Which verdict
+// counts, and whether any does, is ChooseVerdict's to say.
 func FinishedJobs(ctx context.Context, store RecordReader) ([]jobs.ID, error) {
 	recs, err := store.Query(ctx, "/jobs")
 	if err != nil {
 		return nil, err
 	}
-	var out []jobs.ID
+	var s verdictScan
 	for _, r := range recs {
-		if r.Type == VerdictType && !r.Tombstone {
-			if id, ok := jobOfVerdictKey(r.Key); ok {
-				out = append(out, id)
+		s.add(r)
+	}
+	var out []jobs.ID
+	for id := range s.finished() {
+		out = append(out, id)
+	}
+	slices.SortFunc(out, compareIDs)
+	return out, nil
+}
+
+// verdictScan finds, in one pass over the store's /jobs records, the jobs
+// with a verdict written by a processor with a disclosure in the job: the
+// author rule of verdicts without judging every job (authors.go), for
+// the queue and the dispatch history, which order work but decide no
+// payout.
+type verdictScan struct {
+	disclosers map[jobs.ID]map[string]bool
+	verdicts   map[jobs.ID][]string
+}
+
+func (s *verdictScan) add(r crdt.Record) {
+	if r.Tombstone {
+		return
+	}
+	if s.disclosers == nil {
+		s.disclosers, s.verdicts = map[jobs.ID]map[string]bool{}, map[jobs.ID][]string{}
+	}
+	switch r.Type {
+	case VerdictType:
+		if id, author, ok := ParseVerdictKey(r.Key); ok {
+			s.verdicts[id] = append(s.verdicts[id], author)
+		}
+	case microjob.TypeResult:
+		if k, err := microjob.ParseKey(r.Key); err == nil && k.Type == microjob.TypeResult && k.Processor == r.Author.String() {
+			if s.disclosers[k.JobID] == nil {
+				s.disclosers[k.JobID] = map[string]bool{}
 			}
+			s.disclosers[k.JobID][k.Processor] = true
 		}
 	}
-	return out, nil
+}
+
+// finished returns the jobs with a verdict by one of their disclosers.
+func (s *verdictScan) finished() map[jobs.ID]bool {
+	out := map[jobs.ID]bool{}
+	for id, authors := range s.verdicts {
+		if slices.ContainsFunc(authors, func(a string) bool { return s.disclosers[id][a] }) {
+			out[id] = true
+		}
+	}
+	return out
 }
 
 // ReadQueue reads the open jobs from the store and orders them as
@@ -81,6 +128,7 @@ func ReadQueue(ctx context.Context, store RecordReader, cfg dispatch.Config, liv
 	infos := map[jobs.ID]*jobs.JobInfo{}
 	closed := map[jobs.ID]bool{}
 	started := map[jobs.ID]bool{}
+	var scan verdictScan
 	for _, r := range recs {
 		if r.Tombstone {
 			continue
@@ -91,9 +139,7 @@ func ReadQueue(ctx context.Context, store RecordReader, cfg dispatch.Config, liv
 				infos[info.ID()] = info
 			}
 		case VerdictType:
-			if id, ok := jobOfVerdictKey(r.Key); ok {
-				closed[id] = true
-			}
+			scan.add(r)
 		case AbortedType:
 			if id, ok := jobOfAbortedKey(r.Key); ok {
 				if _, err := DecodeJobAborted(r.Key, r.Payload); err == nil {
@@ -104,7 +150,12 @@ func ReadQueue(ctx context.Context, store RecordReader, cfg dispatch.Config, liv
 			if id, ok := jobOfRecordKey(r.Key); ok {
 				started[id] = true
 			}
+		case microjob.TypeResult:
+			scan.add(r)
 		}
+	}
+	for id := range scan.finished() {
+		closed[id] = true
 	}
 	q, _ := dispatch.NewQueue(cfg)
 	view := QueueView{Live: live, Cap: q.Cap(live)}

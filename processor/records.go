@@ -41,35 +41,67 @@ var ErrBadRecord = errors.New("processor: bad record")
 // JobKey is where a job's JobInfo lives.
 func JobKey(id jobs.ID) string { return "/jobs/" + id.String() }
 
-// VerdictKey is where a job's verdict lives.
-func VerdictKey(id jobs.ID) string { return "/jobs/" + id.String() + "/verdict" }
+// The records that decide a job's outcome (verdict, dispute, check and
+// redo) live under per-author keys: the author's peer ID is the last key
+// segment, and AuthorPolicy refuses any other author. A peer can write
+// only under its own key, so it can add a record but never replace
+// another peer's; readers choose among them (authors.go).
 
-// DisputeKey is where a re-run of block is requested.
-func DisputeKey(id jobs.ID, block uint64) string {
+// VerdictPrefix is where a job's verdicts live, one per author.
+func VerdictPrefix(id jobs.ID) string { return "/jobs/" + id.String() + "/verdict/" }
+
+// VerdictKey is where author keeps its verdict of a job.
+func VerdictKey(id jobs.ID, author string) string { return VerdictPrefix(id) + author }
+
+// disputeBlock is the key prefix of one disputed block's records.
+func disputeBlock(id jobs.ID, block uint64) string {
 	return "/jobs/" + id.String() + "/dispute/" + strconv.FormatUint(block, 10)
+}
+
+// DisputeKey is where author asks for a re-run of a disputed block.
+func DisputeKey(id jobs.ID, block uint64, author string) string {
+	return disputeBlock(id, block) + "/" + author
 }
 
 // RerunKey is where processor stores its re-run of block.
 func RerunKey(id jobs.ID, block uint64, processor string) string {
-	return DisputeKey(id, block) + "/rerun/" + processor
+	return disputeBlock(id, block) + "/rerun/" + processor
 }
 
-// RedoKey is where a MicroJob is marked for redoing.
-func RedoKey(id jobs.ID, micro jobs.ID) string {
-	return "/jobs/" + id.String() + "/redo/" + micro.String()
+// RedoKey is where author marks a MicroJob for redoing.
+func RedoKey(id jobs.ID, micro jobs.ID, author string) string {
+	return "/jobs/" + id.String() + "/redo/" + micro.String() + "/" + author
 }
 
-func jobOfVerdictKey(key string) (jobs.ID, bool) {
+// authoredKinds are the job-level key segments under which the last
+// segment of every key is its author.
+var authoredKinds = map[string]bool{"verdict": true, "dispute": true, "check": true, "redo": true}
+
+// keyAuthor returns the author a key under /jobs/<id>/<kind>/ names (its
+// last segment), and whether the key is one of those.
+func keyAuthor(key string) (string, bool) {
 	rest, ok := strings.CutPrefix(key, "/jobs/")
-	if !ok {
-		return jobs.ID{}, false
+	if !ok || len(rest) < 65 || rest[64] != '/' {
+		return "", false
 	}
-	id, ok := strings.CutSuffix(rest, "/verdict")
-	if !ok {
-		return jobs.ID{}, false
+	kind, _, _ := strings.Cut(rest[65:], "/")
+	if !authoredKinds[kind] {
+		return "", false
 	}
-	h, err := jobs.ParseHash(id)
-	return h, err == nil
+	return key[strings.LastIndexByte(key, '/')+1:], true
+}
+
+// ParseVerdictKey returns the job and the author of a verdict key.
+func ParseVerdictKey(key string) (jobs.ID, string, bool) {
+	id, ok := jobOfKey(key)
+	if !ok {
+		return jobs.ID{}, "", false
+	}
+	author, ok := strings.CutPrefix(key, VerdictPrefix(id))
+	if !ok || author == "" || strings.Contains(author, "/") {
+		return jobs.ID{}, "", false
+	}
+	return id, author, true
 }
 
 // VerdictRecord is the finalizer's record: the verdict, the processors
@@ -160,8 +192,10 @@ func decodeInline(r VerdictRecord) (VerdictRecord, microjob.Verdict, error) {
 }
 
 // AuthorPolicy is the store's author rule for the processing flow: result
-// records are written only by the processor they name (microjob), and so
-// are re-runs; processor advertisements only by their peer.
+// records are written only by the processor they name (microjob);
+// verdicts, disputes, re-runs, checks, redos and settlement signatures
+// only by the peer their key ends with; processor advertisements only by
+// their peer.
 func AuthorPolicy(nodesPrefix string) crdt.AuthorPolicy {
 	owner := crdt.OwnerPolicy(nodesPrefix)
 	return func(key string, author peer.ID) error {
@@ -171,10 +205,8 @@ func AuthorPolicy(nodesPrefix string) crdt.AuthorPolicy {
 		if err := microjob.AuthorPolicy(key, author); err != nil {
 			return err
 		}
-		if i := strings.Index(key, "/rerun/"); i >= 0 && strings.HasPrefix(key, "/jobs/") {
-			if key[i+len("/rerun/"):] != author.String() {
-				return fmt.Errorf("re-run %q written by %s", key, author)
-			}
+		if a, ok := keyAuthor(key); ok && a != author.String() {
+			return fmt.Errorf("%q (verdict, dispute, re-run, check or redo) written by %s", key, author)
 		}
 		if i := strings.Index(key, "/signature/"); i >= 0 && strings.HasPrefix(key, "/jobs/") {
 			if key[i+len("/signature/"):] != author.String() {

@@ -3,11 +3,9 @@ package processor
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/json"
 	"fmt"
 	"math/big"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -108,10 +106,12 @@ func TestRoundOrdersBounded(t *testing.T) {
 	}
 }
 
-// TestFactsQoSFromVerdictRounds: the records on the store say a committed
-// and disclosed before b, but the verdict record's rounds say b was first:
-// every node's QoS follows the verdict, not the records' seqs.
-func TestFactsQoSFromVerdictRounds(t *testing.T) {
+// TestFactsQoSIgnoresForgedRounds: the records say a committed and
+// disclosed before b, and a's verdict says so; b, a processor of the job,
+// writes a verdict whose rounds say b was first. Every node's QoS follows
+// the verdict that follows from the records, whichever author ranks
+// higher, and refuses b's.
+func TestFactsQoSIgnoresForgedRounds(t *testing.T) {
 	cl := crdttest.New(t, crdttest.Options{Replicas: 2})
 	cl.WaitTopicMesh()
 	a, b := cl.Replicas[0], cl.Replicas[1]
@@ -120,39 +120,55 @@ func TestFactsQoSFromVerdictRounds(t *testing.T) {
 		{PeerID: a.ID().String(), CardModel: "cpu", VRAMMiB: 1024, Timeout: time.Minute, Updated: now},
 		{PeerID: b.ID().String(), CardModel: "cpu", VRAMMiB: 1024, Timeout: time.Minute, Updated: now},
 	}
-	job := jobs.ID(sha256.Sum256([]byte("rounds job")))
-	submit(t, a, job, "a0", true)
-	submit(t, b, job, "b0", true)
-	v := microjob.Verdict{
-		Version: microjob.VerdictVersion, JobID: job.String(), Complete: true, Verified: true,
-		VerifierHashes: map[uint64][]string{0: {strings.Repeat("ab", 32)}},
+	f := newJobFixture(t, 20)
+	f.publish(t, a.Store)
+	for m := range f.plan.Macros {
+		f.run(t, a.Store, m, false, honestHash, true)
 	}
-	first := []string{b.ID().String(), a.ID().String()}
-	rec := VerdictRecord{Verdict: json.RawMessage(v.Encode()), Culprits: []string{}, Output: "out",
-		Rounds: []RoundOrder{{Macro: 0, Commits: first, Disclosures: first}}}
-	if err := crdt.PutJSON(context.Background(), a.Store, VerdictKey(job), VerdictType, rec); err != nil {
-		t.Fatal(err)
+	for m := range f.plan.Macros {
+		f.run(t, b.Store, m, true, honestHash, true)
 	}
-	for i, r := range cl.Replicas {
+	for _, r := range cl.Replicas {
 		crdttest.WaitUntil(t, 20*time.Second, func() error {
-			recs, err := r.Store.Query(context.Background(), "/jobs")
-			if err != nil || len(recs) != 5 {
-				return fmt.Errorf("replica %d holds %d records (%v)", i, len(recs), err)
+			recs, err := r.Store.Query(context.Background(), JobKey(f.id()))
+			if err != nil || len(recs) != 12 {
+				return fmt.Errorf("replica %s holds %d records (%v)", r.ID(), len(recs), err)
 			}
 			return nil
 		})
-		f, err := NewFacts(FactsParams{Store: r.Store, Directory: dir, Now: func() time.Time { return now }}, DefaultFactsConfig())
+	}
+	honest := f.verdictOf(t, a.Store, testCID(t, "out").String())
+	f.putVerdict(t, a.Store, honest)
+	forged := f.verdictOf(t, b.Store, testCID(t, "out").String())
+	first := []string{b.ID().String(), a.ID().String()}
+	for i := range forged.Rounds {
+		forged.Rounds[i].Commits, forged.Rounds[i].Disclosures = first, first
+	}
+	f.putVerdict(t, b.Store, forged)
+	for i, r := range cl.Replicas {
+		crdttest.WaitUntil(t, 20*time.Second, func() error {
+			recs, err := r.Store.Query(context.Background(), VerdictPrefix(f.id()))
+			if err != nil || len(recs) != 2 {
+				return fmt.Errorf("replica %d holds %d verdicts (%v)", i, len(recs), err)
+			}
+			return nil
+		})
+		chosen, err := ReadVerdict(context.Background(), r.Store, nil, f.id(), nil)
+		if err != nil || chosen.Author != a.ID().String() {
+			t.Fatalf("replica %d chose %q's verdict (%v), want a's", i, chosen.Author, err)
+		}
+		fc, err := NewFacts(FactsParams{Store: r.Store, Directory: dir, Now: func() time.Time { return now }}, DefaultFactsConfig())
 		if err != nil {
 			t.Fatal(err)
 		}
-		view, err := f.View(context.Background(), []jobs.ID{job})
+		view, err := fc.View(context.Background(), []jobs.ID{f.id()})
 		if err != nil {
 			t.Fatal(err)
 		}
 		pa, _ := view.Processor(a.ID().String())
 		pb, _ := view.Processor(b.ID().String())
-		if view.Tasks != 1 || pb.SpeedScore != 20 || pa.SpeedScore != 10 {
-			t.Fatalf("replica %d: %d tasks, speed a %v b %v; want 1 task, a 10, b 20", i, view.Tasks, pa.SpeedScore, pb.SpeedScore)
+		if view.Tasks != 2 || pa.SpeedScore != 20 || pb.SpeedScore != 10 {
+			t.Fatalf("replica %d: %d tasks, speed a %v b %v; want 2 tasks, a 20, b 10", i, view.Tasks, pa.SpeedScore, pb.SpeedScore)
 		}
 	}
 }

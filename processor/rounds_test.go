@@ -263,15 +263,12 @@ func FuzzDecodeVerdictRecord(f *testing.F) {
 // MacroJob.
 func checkSpeedSplit(t *testing.T, m *localmesh.Mesh, info *jobs.JobInfo, res dapp.Result) {
 	t.Helper()
-	r, err := client(m).Store.Get(context.Background(), processor.VerdictKey(info.ID()))
-	if err != nil {
-		t.Fatal(err)
-	}
 	// Inline or in a body: the client's node reads either.
-	rec, v, err := processor.LoadVerdictRecord(context.Background(), r.Payload, client(m).IPFS)
+	chosen, err := processor.ReadVerdict(context.Background(), client(m).Store, client(m).IPFS, info.ID(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	rec, v := chosen.Record, chosen.Verdict
 	plan, err := jobs.Slice(info)
 	if err != nil {
 		t.Fatal(err)

@@ -28,10 +28,10 @@ import (
 // CheckType records ask two processors to re-run a self-checked block.
 const CheckType = "check"
 
-// CheckKey is where a self-checked block's re-runs are requested. The
+// CheckKey is where author asks for a self-checked block's re-runs. The
 // re-runs themselves are stored under RerunKey, like a dispute's.
-func CheckKey(id jobs.ID, block uint64) string {
-	return JobKey(id) + "/check/" + strconv.FormatUint(block, 10)
+func CheckKey(id jobs.ID, block uint64, author string) string {
+	return JobKey(id) + "/check/" + strconv.FormatUint(block, 10) + "/" + author
 }
 
 // Check asks Thirds to re-run Block, which Processor alone computed for
@@ -203,6 +203,36 @@ func checkCulprits(plan *jobs.Plan, v microjob.Verdict, recs *jobRecords) []stri
 	return out
 }
 
+// checksPending reports whether a check target of v is not settled.
+func checksPending(plan *jobs.Plan, v microjob.Verdict, recs *jobRecords) bool {
+	return slices.ContainsFunc(checkTargets(plan, v, recs), func(sc selfCheck) bool {
+		_, done := checkOutcome(recs, sc)
+		return !done
+	})
+}
+
+// checksSettled reports whether every check target of v (checkTargets) is
+// settled, or cannot be checked for want of two processors other than the
+// checked one among procs: what a finalizer waits for before it writes a
+// verdict (requestChecks), so what a reader requires of one.
+func checksSettled(plan *jobs.Plan, v microjob.Verdict, recs *jobRecords, procs []string) bool {
+	for _, sc := range checkTargets(plan, v, recs) {
+		if _, done := checkOutcome(recs, sc); done {
+			continue
+		}
+		others := 0
+		for _, p := range procs {
+			if p != sc.processor {
+				others++
+			}
+		}
+		if others >= 2 {
+			return false
+		}
+	}
+	return true
+}
+
 // requestChecks writes a check for every self-checked block that has
 // none, and reports whether every check target (checkTargets: the
 // self-checked blocks and the checks still convicting) is settled.
@@ -280,7 +310,7 @@ func (w *Worker) requestChecks(ctx context.Context, js *jobState, v microjob.Ver
 			picks = c.Thirds[:]
 		}
 		rec := Check{Block: sc.block, Processor: sc.processor, Hash: sc.hash, Thirds: [2]string{picks[0], picks[1]}, Dropped: dropped, Exhausted: exhausted}
-		e, err := crdt.JSONEntry(CheckKey(js.plan.JobID, sc.block), CheckType, rec)
+		e, err := crdt.JSONEntry(CheckKey(js.plan.JobID, sc.block, w.self), CheckType, rec)
 		if err != nil {
 			return false, err
 		}

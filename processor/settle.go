@@ -5,8 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
-	"errors"
 	"slices"
 	"strings"
 	"time"
@@ -20,9 +18,10 @@ import (
 )
 
 // settle discloses results once their MacroJob is fully committed, and
-// finalizes jobs whose every MicroJob is disclosed. Any processor may
-// finalize; the verdict is a pure function of the store, so racing
-// finalizers write the same verdict.
+// finalizes jobs whose every MicroJob is disclosed. Any of a job's
+// finalizers may finalize it; the verdict is a pure function of the
+// store, so racing finalizers write the same verdict, each under its own
+// key.
 func (w *Worker) settle(ctx context.Context) {
 	defer w.wg.Done()
 	t := time.NewTicker(w.cfg.Poll)
@@ -46,19 +45,24 @@ type jobRecords struct {
 	commits []microjob.Commitment
 	discl   []microjob.Disclosure
 	reruns  map[uint64][]Rerun // by block
+	// dispute, checks and redo are the requests a judgement accepted
+	// (authors.go: one per block or MicroJob, from an eligible author);
+	// empty in the records as read, which hold every request in requests.
 	dispute map[uint64]Dispute // by block
 	checks  map[uint64]Check   // self-checked blocks' re-run requests, by block
 	redo    map[string]Redo    // by MicroJob
-	verdict bool
+	// requests are the dispute, check and redo records as read, of every
+	// author; verdicts the verdict records.
+	requests []request
+	verdicts []authored[[]byte]
 
 	// commitSeqs and disclSeqs are the record seqs of commits and discl,
 	// index for index (the verdict's rounds are ordered by them).
 	commitSeqs, disclSeqs []uint64
 
-	verdictRec []byte                    // the verdict record's payload
-	proposal   *escrow.Settlement        // the proposed settlement
-	sigs       []escrow.SignedSettlement // payees' signatures, checked
-	settled    bool                      // a settled record exists
+	proposal *escrow.Settlement        // the proposed settlement
+	sigs     []escrow.SignedSettlement // payees' signatures, checked
+	settled  bool                      // a settled record exists
 }
 
 func newJobRecords() *jobRecords {
@@ -73,13 +77,14 @@ type part struct {
 	commit  *microjob.Commitment
 	discl   *microjob.Disclosure
 	rerun   *Rerun
-	dispute *Dispute
-	check   *Check
-	redo    *Redo
+	request *request
 	verdict bool
 }
 
-// openPart opens one record of job id.
+// openPart opens one record of job id. A dispute, check, redo or verdict
+// is kept only under its author's key (AuthorPolicy refuses the others
+// before this) and where its content says it belongs; which of them
+// count is the judgement's choice (authors.go).
 func openPart(id jobs.ID, r crdt.Record) part {
 	p := part{rec: r}
 	author := r.Author.String()
@@ -97,24 +102,10 @@ func openPart(id jobs.ID, r crdt.Record) part {
 		if decodeStrict(r.Payload, &rr) == nil && rr.Processor == author && RerunKey(id, rr.Block, author) == r.Key {
 			p.rerun = &rr
 		}
-	case DisputeType:
-		var d Dispute
-		if decodeStrict(r.Payload, &d) == nil && DisputeKey(id, d.Dispute.Block) == r.Key {
-			p.dispute = &d
-		}
-	case CheckType:
-		var c Check
-		if decodeStrict(r.Payload, &c) == nil && CheckKey(id, c.Block) == r.Key && c.Thirds[0] != c.Thirds[1] &&
-			c.Thirds[0] != c.Processor && c.Thirds[1] != c.Processor {
-			p.check = &c
-		}
-	case RedoType:
-		var rd Redo
-		if decodeStrict(r.Payload, &rd) == nil {
-			p.redo = &rd
-		}
+	case DisputeType, CheckType, RedoType:
+		p.request = openRequest(id, r)
 	case VerdictType:
-		p.verdict = r.Key == VerdictKey(id)
+		p.verdict = r.Key == VerdictKey(id, author)
 	}
 	return p
 }
@@ -130,14 +121,10 @@ func (out *jobRecords) add(id jobs.ID, p part) {
 		out.disclSeqs = append(out.disclSeqs, p.rec.Seq)
 	case p.rerun != nil:
 		out.reruns[p.rerun.Block] = append(out.reruns[p.rerun.Block], *p.rerun)
-	case p.dispute != nil:
-		out.dispute[p.dispute.Dispute.Block] = *p.dispute
-	case p.check != nil:
-		out.checks[p.check.Block] = *p.check
-	case p.redo != nil:
-		out.redo[p.redo.Micro] = *p.redo
+	case p.request != nil:
+		out.requests = append(out.requests, *p.request)
 	case p.verdict:
-		out.verdict, out.verdictRec = true, p.rec.Payload
+		out.verdicts = append(out.verdicts, authored[[]byte]{key: p.rec.Key, author: p.rec.Author.String(), seq: p.rec.Seq, rec: p.rec.Payload})
 	default:
 		out.addSettlement(id, p.rec.Key, p.rec.Author.String(), p.rec.Type, p.rec.Payload)
 	}
@@ -311,10 +298,12 @@ func discloseEntries(ds []microjob.Disclosure) []crdt.Entry {
 
 func (w *Worker) finalizeAll(ctx context.Context) {
 	w.mu.Lock()
-	var open []*jobState
+	var open, done []*jobState
 	for _, js := range w.known {
 		if !js.finished {
 			open = append(open, js)
+		} else {
+			done = append(done, js)
 		}
 	}
 	w.mu.Unlock()
@@ -323,22 +312,52 @@ func (w *Worker) finalizeAll(ctx context.Context) {
 			w.log.Warn("finalizing", "job", js.plan.JobID, "err", err)
 		}
 	}
+	for _, js := range done {
+		if err := w.recheckFinished(ctx, js); err != nil && ctx.Err() == nil {
+			w.log.Warn("checking a finished job's verdict again", "job", js.plan.JobID, "err", err)
+		}
+	}
+}
+
+// judgement is what judge finds in a job's records.
+type judgement struct {
+	v        microjob.Verdict
+	culprits []string // sorted
+	redo     []string // MicroJobs to redo, sorted
+	// recs are the records as the judgement accepts them: the disputes,
+	// checks and redos of eligible authors (authors.go), one each.
+	recs *jobRecords
+	// order is finalizerOrder: who may write the job's verdict and
+	// requests, highest-ranked first.
+	order []string
+	// refused are the requests refused outright.
+	refused []refusal
 }
 
 // judge applies the store's re-runs to the verdict until no new culprit
 // appears: culprits' results are then left out and their MicroJobs redone.
+// Only requests by eligible authors count, and a culprit's stop counting
+// once it is found (authors.go).
 // (A verifier block whose regular counterpart was run by the same
 // processor proves nothing; checking it needs two independent re-runs so
-// that one lying re-runner cannot convict an honest processor. Not done
-// yet: see docs/ARCHITECTURE.md.)
-func judge(js *jobState, recs *jobRecords) (microjob.Verdict, []string, []string, error) {
+// that one lying re-runner cannot convict an honest processor: selfcheck.go.)
+func judge(js *jobState, recs *jobRecords) (judgement, error) {
+	return judgeRecords(js.info, js.plan, recs)
+}
+
+// judgeRecords is judge for the job of info and plan.
+func judgeRecords(info *jobs.JobInfo, plan *jobs.Plan, recs *jobRecords) (judgement, error) {
 	excluded := map[string]bool{}
+	disclosers := recs.disclosers()
+	eligible := func(p string) bool { return disclosers[p] && !excluded[p] }
+	replicated := info.Requirements.Replicas > 1
 	var redo []string
 	for {
+		acc := recs.accept(plan.JobID, eligible)
 		keep := func(p string) bool { return !excluded[p] }
 		var commits []microjob.Commitment
 		for _, c := range recs.commits {
-			if keep(c.Processor) || replicated(js) { // a culprit still counts toward R (groupwork.go)
+			if keep(c.Processor) || replicated { // a culprit still counts toward R (groupwork.go)
 				commits = append(commits, c)
 			}
 		}
@@ -348,19 +367,19 @@ func judge(js *jobState, recs *jobRecords) (microjob.Verdict, []string, []string
 				discl = append(discl, d)
 			}
 		}
-		v, err := microjob.Judge(js.info, js.plan, commits, discl)
+		v, err := microjob.Judge(info, plan, commits, discl)
 		if err != nil {
-			return v, nil, nil, err
+			return judgement{}, err
 		}
 		for _, d := range slices.Clone(v.Disputes) {
-			if h, ok := rerunHash(recs, d.Block); ok {
-				if nv, err := microjob.Resolve(v, d, h, recs.dispute[d.Block].Third); err == nil {
+			if h, ok := rerunHash(acc, d.Block); ok {
+				if nv, err := microjob.Resolve(v, d, h, acc.dispute[d.Block].Third); err == nil {
 					v = nv
 				}
 			}
 		}
 		fresh := false
-		for _, c := range append(slices.Clone(v.Culprits), checkCulprits(js.plan, v, recs)...) {
+		for _, c := range append(slices.Clone(v.Culprits), checkCulprits(plan, v, acc)...) {
 			if !excluded[c] {
 				excluded[c] = true
 				fresh = true
@@ -382,7 +401,9 @@ func judge(js *jobState, recs *jobRecords) (microjob.Verdict, []string, []string
 		}
 		slices.Sort(culprits)
 		slices.Sort(redo)
-		return v, culprits, slices.Compact(redo), nil
+		acc.acceptRedos(plan, culprits, eligible)
+		return judgement{v: v, culprits: culprits, redo: slices.Compact(redo), recs: acc,
+			order: finalizerOrder(plan.JobID, recs, culprits), refused: acc.refusals(plan, disclosers, culprits)}, nil
 	}
 }
 
@@ -413,79 +434,60 @@ const (
 
 func (w *Worker) finalize(ctx context.Context, js *jobState) error {
 	id := js.plan.JobID
-	// Judging costs O(records), and so does reading them: judge when the
-	// records changed, and while some MicroJob has no disclosure yet only
-	// now and then (to catch a culprit early); the grace wait re-judges
-	// until it is over.
 	ver := w.index.version(id)
 	now := time.Now()
-	w.mu.Lock()
-	finishing := js.finishing
-	w.mu.Unlock()
-	if finishing {
-		// Waiting for re-runs is finishing too: say so while the
-		// records do not change.
-		w.sayFinalizing(ctx, js, now)
-	}
-	disclosed := w.index.disclosedAll(id, js.plan)
-	early := disclosed || w.earlyJudge(js, now)
-	w.mu.Lock()
-	if now.Before(js.standbyUntil) {
-		// Another processor is finishing this job: judging it again
-		// here would only repeat its work.
-		w.mu.Unlock()
+	if !w.judgeDue(ctx, js, ver, now) {
 		return nil
 	}
-	spacing := max(judgeEvery*w.cfg.Poll, judgeSpacing*js.judgeCost)
-	if !early {
-		spacing *= lateJudge
-	}
-	skip := !js.graceWait && ver != 0 && ver == js.judgedVer ||
-		!disclosed && now.Sub(js.judgedAt) < spacing
-	if !skip {
-		js.judgedVer, js.judgedAt, js.graceWait = ver, now, false
-	}
-	w.mu.Unlock()
-	if skip {
-		return nil
-	}
+	jv := w.index.judgeVersion(id)
 	recs, err := w.records(ctx, id)
 	if err != nil {
 		return err
 	}
-	if recs.verdict {
-		w.mu.Lock()
-		js.finished = true
-		w.mu.Unlock()
-		return nil
-	}
 	if len(recs.discl) == 0 {
 		return nil
 	}
-	v, culprits, redo, err := judge(js, recs)
+	j, err := w.judged(js, recs, ver)
 	if err != nil {
 		return err
 	}
 	w.mu.Lock()
 	js.judgeCost = time.Since(now)
 	w.mu.Unlock()
+	agree, err := w.weigh(ctx, js, recs, j)
+	if err != nil {
+		return err
+	}
+	agree = w.counting(js, agree)
+	if len(agree) > 0 && (len(j.order) == 0 || j.order[0] != w.self) {
+		// A verdict follows from this node's records: the job is
+		// finished. (The designated finalizer checks its output first.)
+		w.markFinished(js, jv)
+		return nil
+	}
+	v, culprits, acc := j.v, j.culprits, j.recs
+	// Only the job's finalizers write its requests and its verdict
+	// (authors.go); another processor waits for them.
+	finalizer := slices.Contains(j.order, w.self)
 	// A culprit's MicroJobs without another credited result are redone.
-	for _, m := range append(redo, v.Missing...) {
-		if len(culprits) == 0 {
+	for _, m := range append(j.redo, v.Missing...) {
+		if len(culprits) == 0 || !finalizer {
 			break
 		}
-		if _, ok := recs.redo[m]; ok {
+		if _, ok := acc.redo[m]; ok {
 			continue
 		}
-		if err := crdt.PutJSON(ctx, w.writer, RedoKey(id, mustHash(m)), RedoType, Redo{Micro: m, Exclude: culprits}); err != nil {
+		if err := crdt.PutJSON(ctx, w.writer, RedoKey(id, mustHash(m), w.self), RedoType, Redo{Micro: m, Exclude: culprits}); err != nil {
 			return err
 		}
 		w.log.Info("MicroJob to be redone", "job", id, "micro", m, "culprits", culprits)
 	}
-	if err := w.redoSilent(ctx, js, recs, v, now); err != nil {
-		return err
+	if finalizer {
+		if err := w.redoSilent(ctx, js, acc, v, now); err != nil {
+			return err
+		}
 	}
-	if !v.Complete {
+	if !v.Complete || !finalizer {
 		return nil
 	}
 	w.mu.Lock()
@@ -505,7 +507,7 @@ func (w *Worker) finalize(ctx context.Context, js *jobState) error {
 	// (a node that just started walks the DAG from the newest records
 	// down). Judging now could miss a liar; wait, at most a RerunTimeout
 	// (a check naming a processor that never disclosed is void anyway).
-	if behind := checksAhead(recs); behind > 0 && waited < w.cfg.RerunTimeout {
+	if behind := checksAhead(acc); behind > 0 && waited < w.cfg.RerunTimeout {
 		w.log.Debug("job complete: waiting for the disclosures its checks name", "job", id, "checks", behind)
 		w.mu.Lock()
 		js.graceWait = true
@@ -514,7 +516,7 @@ func (w *Worker) finalize(ctx context.Context, js *jobState) error {
 	}
 	// One processor finishes the job; the others stand by and take over
 	// in rank order only if it has gone quiet (finalizer.go).
-	order := finalizerOrder(id, recs, culprits)
+	order := j.order
 	if until, ok := w.standby(js, order, waited, now); ok {
 		w.log.Debug("job complete: standing by for its finalizer", "job", id, "finalizer", order[0], "until", until)
 		w.mu.Lock()
@@ -529,49 +531,58 @@ func (w *Worker) finalize(ctx context.Context, js *jobState) error {
 	w.sayFinalizing(ctx, js, now)
 	if len(v.Disputes) > 0 {
 		w.log.Debug("job complete: waiting for dispute re-runs", "job", id, "disputes", len(v.Disputes))
-		return w.requestReruns(ctx, js, v.Disputes, recs)
+		return w.requestReruns(ctx, js, v.Disputes, acc)
 	}
 	if !v.Verified {
 		w.log.Debug("job complete but not verified", "job", id, "missing", len(v.Missing), "redo", len(v.Redo))
 		return nil
 	}
-	if settled, err := w.requestChecks(ctx, js, v, recs); err != nil || !settled {
+	if settled, err := w.requestChecks(ctx, js, v, acc); err != nil || !settled {
 		if err == nil {
 			w.prefetchResults(js, v, recs)
 		}
 		w.log.Debug("job complete: waiting for self-check re-runs", "job", id, "err", err)
 		return err
 	}
-	start := time.Now()
-	stop := w.keepSayingFinalizing(ctx, js)
-	// The assembly reads what the prefetch brought; what it could not
-	// bring in prefetchWait is fetched result by result.
-	pw := time.NewTimer(prefetchWait)
-	select {
-	case <-w.prefetchResults(js, v, recs):
-	case <-pw.C:
-	case <-ctx.Done():
-	}
-	pw.Stop()
-	out, err := microjob.Assemble(ctx, js.info, js.plan, v, w.p.Blocks)
-	stop()
-	if err != nil {
-		return err
-	}
-	assembly := time.Since(start)
-	rec := VerdictRecord{Verdict: json.RawMessage(v.Encode()), Culprits: culprits, Output: out.String(), Rounds: finalRounds(js.plan, recs)}
-	if rec, err = w.verdictRecord(ctx, id, rec); err != nil {
-		return err
-	}
-	if err := crdt.PutJSON(ctx, w.writer, VerdictKey(id), VerdictType, rec); err != nil {
-		return err
-	}
+	return w.finish(ctx, js, j, recs, agree)
+}
+
+// judgeDue reports whether js is to be judged now, its record index at
+// version ver. Judging costs O(records), and so does reading them: judge
+// when the records changed, and while some MicroJob has no disclosure yet
+// only now and then (to catch a culprit early); the grace wait re-judges
+// until it is over. A processor standing by for another finalizer judges
+// only when a verdict may have come.
+func (w *Worker) judgeDue(ctx context.Context, js *jobState, ver uint64, now time.Time) bool {
+	id := js.plan.JobID
 	w.mu.Lock()
-	js.finished, js.finalizer = true, true
+	finishing := js.finishing
 	w.mu.Unlock()
-	w.m.finalized.Inc()
-	w.log.Info("job verified", "job", id, "output", out, "culprits", culprits, "assembly", assembly)
-	return nil
+	if finishing {
+		// Waiting for re-runs is finishing too: say so while the
+		// records do not change.
+		w.sayFinalizing(ctx, js, now)
+	}
+	disclosed := w.index.disclosedAll(id, js.plan)
+	early := disclosed || w.earlyJudge(js, now)
+	verdicts := w.index.hasVerdict(id)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if now.Before(js.standbyUntil) && (ver == js.judgedVer || !verdicts) {
+		// Another processor is finishing this job: judging it again
+		// here would only repeat its work.
+		return false
+	}
+	spacing := max(judgeEvery*w.cfg.Poll, judgeSpacing*js.judgeCost)
+	if !early {
+		spacing *= lateJudge
+	}
+	skip := !js.graceWait && ver != 0 && ver == js.judgedVer ||
+		!disclosed && now.Sub(js.judgedAt) < spacing
+	if !skip {
+		js.judgedVer, js.judgedAt, js.graceWait = ver, now, false
+	}
+	return !skip
 }
 
 // redoSilent has MicroJobs redone whose committers went silent: committed,
@@ -635,7 +646,7 @@ func (w *Worker) redoSilent(ctx context.Context, js *jobState, recs *jobRecords,
 		if _, ok := recs.redo[m]; ok {
 			continue
 		}
-		e, err := crdt.JSONEntry(RedoKey(id, mustHash(m)), RedoType, Redo{Micro: m, Exclude: silent[m]})
+		e, err := crdt.JSONEntry(RedoKey(id, mustHash(m), w.self), RedoType, Redo{Micro: m, Exclude: silent[m]})
 		if err != nil {
 			return err
 		}
@@ -747,7 +758,7 @@ func (w *Worker) requestReruns(ctx context.Context, js *jobState, disputes []mic
 			continue
 		}
 		rec := Dispute{Dispute: d, Third: pool[i], Dropped: dropped}
-		if err := crdt.PutJSON(ctx, w.writer, DisputeKey(js.plan.JobID, d.Block), DisputeType, rec); err != nil {
+		if err := crdt.PutJSON(ctx, w.writer, DisputeKey(js.plan.JobID, d.Block, w.self), DisputeType, rec); err != nil {
 			return err
 		}
 		w.log.Info("disputed block sent for a third run", "job", js.plan.JobID, "block", d.Block, "sides", d.Processors, "third", pool[i])
@@ -774,18 +785,7 @@ func uint64Bytes(v uint64) []byte {
 
 // processors lists the advertised processors' peer IDs, sorted.
 func (w *Worker) processors(ctx context.Context) ([]string, error) {
-	recs, err := w.p.Store.Query(ctx, "/nodes")
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, r := range recs {
-		if r.Type == "node" && strings.HasSuffix(r.Key, "/"+r.Author.String()) {
-			out = append(out, r.Author.String())
-		}
-	}
-	slices.Sort(out)
-	return out, nil
+	return Processors(ctx, w.p.Store)
 }
 
 // doReruns runs the disputed blocks assigned to this processor.
@@ -795,7 +795,7 @@ func (w *Worker) doReruns(ctx context.Context) bool {
 		if !w.index.mayRequest(js.plan.JobID) || !w.requestPass(js, rerunPass) {
 			continue
 		}
-		recs, err := w.records(ctx, js.plan.JobID)
+		recs, err := w.accepted(ctx, js)
 		if err != nil {
 			continue
 		}
@@ -860,7 +860,7 @@ func (w *Worker) doRedos(ctx context.Context) bool {
 		if !w.index.mayRequest(js.plan.JobID) || !w.requestPass(js, redoPass) {
 			continue
 		}
-		recs, err := w.records(ctx, js.plan.JobID)
+		recs, err := w.accepted(ctx, js)
 		if err != nil || len(recs.redo) == 0 {
 			continue
 		}
@@ -1019,5 +1019,3 @@ func (w *Worker) openJobs() []*jobState {
 	}
 	return out
 }
-
-var errNoVerdict = errors.New("processor: no verdict yet")

@@ -22,7 +22,11 @@ func checkBodyRecord(t *testing.T, m *localmesh.Mesh, info *jobs.JobInfo, verdic
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	r, err := client(m).Store.Get(ctx, processor.VerdictKey(info.ID()))
+	chosen, err := processor.ReadVerdict(ctx, client(m).Store, client(m).IPFS, info.ID(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := client(m).Store.Get(ctx, processor.VerdictKey(info.ID(), chosen.Author))
 	if err != nil {
 		t.Fatal(err)
 	}

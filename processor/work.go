@@ -60,7 +60,9 @@ func (w *Worker) retireFinished() {
 		if !js.finished {
 			continue
 		}
-		if w.p.Chain == nil || js.chainDone {
+		if js.chainDone || w.p.Chain == nil && time.Since(js.verdicts.finishedAt) >= w.cfg.finalizeLimit() {
+			// Until then a record that comes late and changes the
+			// judgement reopens the job (recheckFinished).
 			w.index.forget(id)
 		}
 		if js.topic != nil {

@@ -137,6 +137,11 @@ type Config struct {
 	// this time (it is asked again on the next pass). A test seam to make
 	// submitters race or stay away. Nil in production.
 	BeforeSettle func(job jobs.ID, fallback bool) bool
+	// BeforeVerdict, when set, is called before this processor writes its
+	// verdict of a job; false skips writing it this time (it is asked
+	// again on a later pass). A test seam to order a forged verdict
+	// before the finalizer's. Nil in production.
+	BeforeVerdict func(job jobs.ID) bool
 	// MaxInlineVerdict is the largest encoded verdict record written
 	// inline; a larger one keeps its verdict and rounds in a body document
 	// on IPFS (docs/PROTOCOL.md), so big jobs stay under the store's
@@ -367,6 +372,9 @@ type jobState struct {
 	// rerunSeen is when this node first saw each re-run request
 	// (rerunOverdue).
 	rerunSeen map[string]time.Time
+	// verdicts is what this node found of the job's verdicts and
+	// requests (finalizer.go, audit.go).
+	verdicts verdictState
 
 	// owners name each MacroJob's first owner (firstOwners), derived
 	// from the processor list of version ownersVer.
@@ -626,8 +634,9 @@ func (w *Worker) syncKnown(ctx context.Context) {
 	}
 }
 
-// noticeRecord learns a job from its JobInfo record and marks it finished
-// from its verdict record; other records are ignored.
+// noticeRecord learns a job from its JobInfo record; other records are
+// ignored. (A verdict finishes a job only once this node's judgement
+// agrees with it: finalize, which every store change wakes.)
 func (w *Worker) noticeRecord(r crdt.Record) {
 	switch r.Type {
 	case JobType:
@@ -639,20 +648,6 @@ func (w *Worker) noticeRecord(r crdt.Record) {
 			if _, err := DecodeJobAborted(r.Key, r.Payload); err == nil {
 				w.markAborted(id)
 			}
-		}
-	case VerdictType:
-		if id, ok := jobOfVerdictKey(r.Key); ok {
-			w.mu.Lock()
-			if js := w.known[id]; js != nil && !js.finished {
-				js.finished = true
-				w.stops++
-				if js.stopWait != nil {
-					js.stopWait()
-				}
-				w.log.Info("job finished", "job", id)
-			}
-			w.mu.Unlock()
-			w.poke()
 		}
 	case DisputeType, CheckType, RedoType:
 		w.interruptWaits()

@@ -1,0 +1,360 @@
+package processor
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ipfs/go-cid"
+	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/jobmesh/jobmesh/crdt"
+	"github.com/jobmesh/jobmesh/crdt/crdttest"
+	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/microjob"
+)
+
+// authorsMesh is a job on four real replicas under the flow's author
+// policy: a ran every regular MicroJob and b every verifier, honestly,
+// so a and b are the job's finalizers; c and x did no work. It returns
+// once every replica holds the job's records.
+func authorsMesh(t *testing.T) (*jobFixture, []*crdttest.Replica) {
+	t.Helper()
+	cl := crdttest.New(t, crdttest.Options{Replicas: 4, Configure: func(_ int, cfg *crdt.Config) {
+		cfg.AuthorPolicy = AuthorPolicy("/nodes")
+	}})
+	cl.WaitTopicMesh()
+	rs := cl.Replicas
+	f := newJobFixture(t, 30)
+	f.publish(t, rs[0].Store)
+	for m := range f.plan.Macros {
+		f.run(t, rs[0].Store, m, false, honestHash, true)
+		f.run(t, rs[1].Store, m, true, honestHash, true)
+	}
+	waitRecords(t, rs, f, 12)
+	return f, rs
+}
+
+// waitRecords waits until every replica holds n records under the job.
+func waitRecords(t *testing.T, rs []*crdttest.Replica, f *jobFixture, n int) {
+	t.Helper()
+	for _, r := range rs {
+		crdttest.WaitUntil(t, 20*time.Second, func() error {
+			recs, err := r.Store.Query(context.Background(), JobKey(f.id())+"/")
+			if err != nil || len(recs) != n {
+				return fmt.Errorf("replica %s holds %d of %d records (%v)", r.ID(), len(recs), n, err)
+			}
+			return nil
+		})
+	}
+}
+
+// testWorker is a worker on store s with its own metrics and a record
+// index the store's watch keeps current, enough to judge and weigh a
+// job's records.
+func testWorker(t *testing.T, s *crdt.Store) *Worker {
+	t.Helper()
+	x := newRecordIndex(s)
+	ctx, cancel := context.WithCancel(context.Background())
+	changes := s.Watch(ctx, "/jobs")
+	done := make(chan struct{})
+	go func() { defer close(done); x.run(changes, nil, nil) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return &Worker{self: s.Self().String(), p: Params{Store: s}, index: x, writer: indexWriter{store: s, index: x},
+		m: newMetrics(prometheus.NewRegistry()), log: slog.New(slog.DiscardHandler)}
+}
+
+// weighed judges f's job on w's replica and weighs its verdicts.
+func weighed(t *testing.T, w *Worker, js *jobState) (judgement, []verdictCand) {
+	t.Helper()
+	ctx := context.Background()
+	recs, err := w.records(ctx, js.plan.JobID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := w.judged(js, recs, w.index.version(js.plan.JobID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	agree, err := w.weigh(ctx, js, recs, j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return j, agree
+}
+
+func refused(w *Worker, kind, reason string) float64 {
+	return testutil.ToFloat64(w.m.refused.WithLabelValues(kind, reason))
+}
+
+// TestRecordsOfOutsidersAreRefused: a peer with no disclosure in the job
+// writes a dispute, a check, a redo and a verdict (a true one) under its
+// own keys. Every one is refused on read and counted once; none is
+// accepted, and the job has no verdict. Under another peer's key the
+// store itself refuses to write them.
+func TestRecordsOfOutsidersAreRefused(t *testing.T) {
+	f, rs := authorsMesh(t)
+	a, b, x := rs[0], rs[1], rs[3]
+	ctx := context.Background()
+	id, xs := f.id(), x.ID().String()
+	block := f.micros(0, true)[0].Blocks[0]
+	d := Dispute{Dispute: microjob.Dispute{Block: block, Processors: [2]string{a.ID().String(), b.ID().String()}}, Third: rs[2].ID().String()}
+	c := Check{Block: block, Processor: b.ID().String(), Hash: "00", Thirds: [2]string{a.ID().String(), xs}}
+	micro := f.micros(1, false)[0].ID
+	for _, e := range []struct {
+		key, typ string
+		v        any
+	}{
+		{DisputeKey(id, block, xs), DisputeType, d},
+		{CheckKey(id, block, xs), CheckType, c},
+		{RedoKey(id, micro, xs), RedoType, Redo{Micro: micro.String(), Exclude: []string{a.ID().String()}}},
+		{VerdictKey(id, xs), VerdictType, f.verdictOf(t, x.Store, testCID(t, "out").String())},
+	} {
+		if err := crdt.PutJSON(ctx, x.Store, e.key, e.typ, e.v); err != nil {
+			t.Fatalf("%s under its own key: %v", e.typ, err)
+		}
+		// The same record under a finalizer's key: the store refuses it.
+		forged := e.key[:len(e.key)-len(xs)] + a.ID().String()
+		if err := crdt.PutJSON(ctx, x.Store, forged, e.typ, e.v); !errors.Is(err, crdt.ErrPolicy) {
+			t.Fatalf("%s under %s's key: %v, want ErrPolicy", e.typ, a.ID(), err)
+		}
+	}
+	if err := AuthorPolicy("/nodes")("/jobs/"+id.String()+"/verdict", a.ID()); err == nil {
+		t.Fatal("the author policy lets a verdict be written under the key of the previous version, which names no author")
+	}
+	waitRecords(t, rs, f, 16)
+	w := testWorker(t, a.Store)
+	js := &jobState{info: f.info, plan: f.plan}
+	for range 2 { // counted once, however often judged
+		j, agree := weighed(t, w, js)
+		if len(j.recs.dispute)+len(j.recs.checks)+len(j.recs.redo) != 0 || len(agree) != 0 {
+			t.Fatalf("accepted from an outsider: disputes %v, checks %v, redos %v, verdicts %d", j.recs.dispute, j.recs.checks, j.recs.redo, len(agree))
+		}
+		w.mu.Lock()
+		js.verdicts.judgedVer = 0 // judge again
+		w.mu.Unlock()
+	}
+	for _, kind := range []string{DisputeType, CheckType, RedoType, VerdictType} {
+		if n := refused(w, kind, refusedAuthor); n != 1 {
+			t.Errorf("%s refused %v times for its author, want 1", kind, n)
+		}
+	}
+	if _, err := ReadVerdict(ctx, a.Store, nil, id, nil); !errors.Is(err, ErrNoVerdict) {
+		t.Fatalf("the outsider's verdict is reported: %v", err)
+	}
+}
+
+// TestEligibleRecordsHighestRankedWins: both finalizers write a dispute
+// and a check of one block and a verdict; the higher-ranked author's
+// count, unless the settled resultRoot names the other's output. A
+// lower-ranked finalizer's check that replaces the other's silent
+// re-runner supersedes it until that re-runner answers. Records that
+// break a content rule are refused.
+func TestEligibleRecordsHighestRankedWins(t *testing.T) {
+	f, rs := authorsMesh(t)
+	a, b, c, x := rs[0], rs[1], rs[2], rs[3]
+	ctx := context.Background()
+	id := f.id()
+	hi, lo := a, b
+	if ra, rb := finalizerRank(id, a.ID().String()), finalizerRank(id, b.ID().String()); bytes.Compare(rb[:], ra[:]) > 0 {
+		hi, lo = b, a
+	}
+	block := f.micros(0, true)[0].Blocks[0]
+	sides := [2]string{"p", "q"}
+	put := func(s *crdt.Store, key, typ string, v any) {
+		t.Helper()
+		if err := crdt.PutJSON(ctx, s, key, typ, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, r := range []*crdttest.Replica{hi, lo} {
+		me := r.ID().String()
+		put(r.Store, DisputeKey(id, block, me), DisputeType, Dispute{Dispute: microjob.Dispute{Block: block, Processors: sides}, Third: me})
+		put(r.Store, CheckKey(id, block, me), CheckType, Check{Block: block, Processor: "p", Thirds: [2]string{me, x.ID().String()}})
+		f.putVerdict(t, r.Store, f.verdictOf(t, r.Store, testCID(t, "out by "+me).String()))
+	}
+	// Content rules: a third that is a side, a check re-run by its
+	// processor, a redo that excludes a processor that is neither a
+	// culprit nor a committer of the MicroJob.
+	lb := block + 1
+	me := lo.ID().String()
+	put(lo.Store, DisputeKey(id, lb, me), DisputeType, Dispute{Dispute: microjob.Dispute{Block: lb, Processors: [2]string{me, "q"}}, Third: me})
+	put(lo.Store, CheckKey(id, lb, me), CheckType, Check{Block: lb, Processor: "p", Thirds: [2]string{"p", x.ID().String()}})
+	regular := f.micros(1, false)[0].ID
+	put(lo.Store, RedoKey(id, regular, me), RedoType, Redo{Micro: regular.String(), Exclude: []string{c.ID().String()}})
+	waitRecords(t, rs, f, 21)
+
+	w := testWorker(t, c.Store)
+	js := &jobState{info: f.info, plan: f.plan}
+	j, agree := weighed(t, w, js)
+	if got := j.recs.dispute[block].Third; got != hi.ID().String() {
+		t.Errorf("the dispute kept names third %s, want the higher-ranked author's (%s)", got, hi.ID())
+	}
+	if got := j.recs.checks[block].Thirds[0]; got != hi.ID().String() {
+		t.Errorf("the check kept is %s's, want the higher-ranked author's (%s)", got, hi.ID())
+	}
+	if len(agree) != 2 || agree[0].author != hi.ID().String() {
+		t.Fatalf("%d verdicts follow from the records, first %v; want both, %s's first", len(agree), agree, hi.ID())
+	}
+	for _, kind := range []string{DisputeType, CheckType, RedoType} {
+		if n := refused(w, kind, refusedContent); n != 1 {
+			t.Errorf("%s breaking a content rule refused %v times, want 1", kind, n)
+		}
+	}
+	if _, ok := j.recs.dispute[lb]; ok {
+		t.Error("a dispute whose third is a side counts")
+	}
+	chosen, err := ReadVerdict(ctx, c.Store, nil, id, nil)
+	if err != nil || chosen.Author != hi.ID().String() {
+		t.Fatalf("reported %s's verdict (%v), want %s's", chosen.Author, err, hi.ID())
+	}
+	out, err := cid.Decode(agree[1].rec.Output)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := common.Hash(ResultRoot(out))
+	if chosen, err := ReadVerdict(ctx, c.Store, nil, id, &root); err != nil || chosen.Author != lo.ID().String() {
+		t.Fatalf("settled with %s's output, reported %s's verdict (%v)", lo.ID(), chosen.Author, err)
+	}
+
+	// The lower-ranked finalizer takes over: hi's re-runner x did not
+	// answer; lo's check drops x for c, and supersedes hi's.
+	put(lo.Store, CheckKey(id, block, me), CheckType, Check{Block: block, Processor: "p", Thirds: [2]string{hi.ID().String(), c.ID().String()}, Dropped: []string{x.ID().String()}})
+	waitFor := func(want string) {
+		t.Helper()
+		crdttest.WaitUntil(t, 20*time.Second, func() error {
+			j, _ := weighed(t, w, js)
+			if got := j.recs.checks[block].Thirds[1]; got != want {
+				return fmt.Errorf("the check kept asks %s, want %s", got, want)
+			}
+			return nil
+		})
+	}
+	waitFor(c.ID().String())
+	// x re-runs after all: a check that dropped it supersedes nothing.
+	put(x.Store, RerunKey(id, block, x.ID().String()), RerunType, Rerun{Block: block, Hash: "00", Processor: x.ID().String()})
+	waitFor(x.ID().String())
+}
+
+// TestSignerRefusesAVerdictThatDoesNotFollow: a finalizer of the job (b,
+// which did honest work) writes a verdict that names a, honest, culprit.
+// It is refused and counted; a processor whose replica holds it is not
+// finished by it, its signer refuses to sign, counted once, and the DApp
+// reports no verdict. Then a's true verdict comes and is the one that
+// counts.
+func TestSignerRefusesAVerdictThatDoesNotFollow(t *testing.T) {
+	f, rs := authorsMesh(t)
+	a, b, c := rs[0], rs[1], rs[2]
+	ctx := context.Background()
+	forged := f.verdictOf(t, b.Store, testCID(t, "out").String())
+	forged.Culprits = []string{a.ID().String()}
+	f.putVerdict(t, b.Store, forged)
+	waitRecords(t, rs, f, 13)
+
+	w := testWorker(t, c.Store)
+	js := &jobState{info: f.info, plan: f.plan, finished: true}
+	recs, err := w.records(ctx, f.id())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if _, _, err := w.audit(ctx, js, recs); !errors.Is(err, errSignRefused) {
+			t.Fatalf("signed for a verdict that names an honest culprit: %v", err)
+		}
+	}
+	if n := testutil.ToFloat64(w.m.signRefusals.WithLabelValues(mismatchCulprits)); n != 1 {
+		t.Fatalf("%v sign refusals for the culprits, want 1", n)
+	}
+	if n := refused(w, VerdictType, refusedDisagrees); n != 1 {
+		t.Fatalf("the forged verdict refused %v times, want 1", n)
+	}
+	if _, agree := weighed(t, w, js); len(agree) != 0 {
+		t.Fatal("a verdict naming an honest culprit follows from the records")
+	}
+	if _, err := ReadVerdict(ctx, c.Store, nil, f.id(), nil); !errors.Is(err, ErrNoVerdict) {
+		t.Fatalf("the DApp reports the forged verdict: %v", err)
+	}
+	// The true verdict: it follows, and the signer's own record is it.
+	honest := f.verdictOf(t, a.Store, testCID(t, "out").String())
+	f.putVerdict(t, a.Store, honest)
+	crdttest.WaitUntil(t, 20*time.Second, func() error {
+		if _, agree := weighed(t, w, js); len(agree) != 1 || agree[0].author != a.ID().String() {
+			return fmt.Errorf("%d verdicts follow, want a's", len(agree))
+		}
+		return nil
+	})
+	if chosen, err := ReadVerdict(ctx, c.Store, nil, f.id(), nil); err != nil || chosen.Author != a.ID().String() {
+		t.Fatalf("the DApp reports %q's verdict (%v), want a's", chosen.Author, err)
+	}
+}
+
+// TestLateRecordReopensFinishedJob: a job finished by a verdict that
+// followed from the records stays finished while nothing changes, and is
+// reopened when a record comes later that changes the judgement (another
+// processor's result), so that its finalizers write one that follows.
+func TestLateRecordReopensFinishedJob(t *testing.T) {
+	f, rs := authorsMesh(t)
+	a, c := rs[0], rs[2]
+	f.putVerdict(t, a.Store, f.verdictOf(t, a.Store, testCID(t, "out").String()))
+	waitRecords(t, rs, f, 13)
+	w := testWorker(t, c.Store)
+	ctx := context.Background()
+	js := &jobState{info: f.info, plan: f.plan}
+	if _, agree := weighed(t, w, js); len(agree) != 1 {
+		t.Fatalf("%d verdicts follow from the records, want 1", len(agree))
+	}
+	w.markFinished(js, w.index.judgeVersion(f.id()))
+	if err := w.recheckFinished(ctx, js); err != nil || !js.finished {
+		t.Fatalf("reopened with nothing new (%v)", err)
+	}
+	f.result(t, c.Store, f.micros(0, false)[0], honestHash, true)
+	crdttest.WaitUntil(t, 20*time.Second, func() error {
+		if err := w.recheckFinished(ctx, js); err != nil {
+			return err
+		}
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if js.finished {
+			return errors.New("still finished by a verdict that leaves out a result")
+		}
+		return nil
+	})
+}
+
+// FuzzOpenRequest: opening any dispute, check or redo record never
+// panics, and what it keeps is within the size limit, under a key that
+// ends with its author, where its content says it belongs.
+func FuzzOpenRequest(f *testing.F) {
+	id := jobs.ID(sha256.Sum256([]byte("job")))
+	author := peer.ID("author")
+	me := author.String()
+	micro := jobs.ID(sha256.Sum256([]byte("micro")))
+	f.Add(byte(0), DisputeKey(id, 3, me), []byte(`{"dispute":{"macro":0,"block":3,"micros":["a","b"],"processors":["p","q"],"hashes":["",""]},"third":"r"}`))
+	f.Add(byte(1), CheckKey(id, 3, me), []byte(`{"block":3,"processor":"p","hash":"00","thirds":["q","r"]}`))
+	f.Add(byte(2), RedoKey(id, micro, me), []byte(`{"micro":"`+micro.String()+`","exclude":["p"]}`))
+	f.Add(byte(0), DisputeKey(id, 3, "other"), []byte(`{"dispute":{"block":3},"third":"r"}`))
+	types := []string{DisputeType, CheckType, RedoType}
+	f.Fuzz(func(t *testing.T, typ byte, key string, payload []byte) {
+		q := openRequest(id, crdt.Record{Key: key, Type: types[int(typ)%len(types)], Payload: payload, Author: author})
+		if q == nil {
+			return
+		}
+		if len(payload) > MaxRecord {
+			t.Fatalf("kept a %d-byte record", len(payload))
+		}
+		if a, ok := keyAuthor(key); !ok || a != me || q.author != me {
+			t.Fatalf("kept a record under %q, author %q", key, q.author)
+		}
+		if (q.dispute != nil) == (q.check != nil) && q.redo == nil || q.kind() != types[int(typ)%len(types)] {
+			t.Fatalf("opened as %s: %+v", q.kind(), q)
+		}
+	})
+}

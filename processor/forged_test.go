@@ -1,0 +1,156 @@
+package processor_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ipfs/go-cid"
+
+	"github.com/jobmesh/jobmesh/crdt"
+	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/localmesh"
+	"github.com/jobmesh/jobmesh/processor"
+)
+
+// lowestRanked is the processor of m ranked last among job id's
+// finalizers: never the designated one while another has a result.
+func lowestRanked(m *localmesh.Mesh, id jobs.ID) *localmesh.Member {
+	var low *localmesh.Member
+	var lowRank [32]byte
+	for _, mem := range processorsOf(m) {
+		r := processor.FinalizerRank(id, mem.Host.ID().String())
+		if low == nil || bytes.Compare(r[:], lowRank[:]) < 0 {
+			low, lowRank = mem, r
+		}
+	}
+	return low
+}
+
+// TestForgedVerdictIsNotSigned: one of four staked processors, which did
+// its share of the work honestly, writes a verdict with the true verdict,
+// culprits and rounds but another output, before any finalizer writes one
+// (the honest ones hold theirs until every honest replica holds the
+// forgery); it never writes a true one. Every honest processor refuses to
+// sign for it (counted), the designated finalizer writes its own verdict,
+// and the job settles on chain on that verdict's output, with the payees
+// the verdict credits and no stake slashed. The DApp reports the output
+// the settlement names.
+func TestForgedVerdictIsNotSigned(t *testing.T) {
+	var m *localmesh.Mesh
+	var forgedKey atomic.Pointer[string]
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	m = chainMesh(t, 4, func(mem *localmesh.Member, pc *processor.Config) {
+		pc.BeforeVerdict = func(id jobs.ID) bool {
+			if lowestRanked(m, id) == mem {
+				return false // the attacker withholds its true verdict
+			}
+			k := forgedKey.Load()
+			if k == nil {
+				return false
+			}
+			for _, p := range processorsOf(m) {
+				if _, err := p.Store.Get(ctx, *k); p != lowestRanked(m, id) && err != nil {
+					return false
+				}
+			}
+			return true
+		}
+	})
+	procs := processorsOf(m)
+	stakes := map[*localmesh.Member]string{}
+	for _, p := range procs {
+		s, err := m.Escrow.StakeOf(ctx, p.Wallet)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stakes[p] = s.Active.String()
+	}
+	c := client(m)
+	job := newMandelbrot(t, 192, 160, 32)
+	info, err := c.DApp.Submit(ctx, job.spec(3, 4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := info.ID()
+	attacker := lowestRanked(m, id)
+	self := attacker.Host.ID().String()
+	// The attacker forges once its replica holds a final judgement.
+	var forged processor.VerdictRecord
+	if err := waitFor(ctx, func() bool {
+		rec, final, err := processor.VerdictFromRecords(ctx, attacker.Store, info)
+		forged = rec
+		return err == nil && final
+	}); err != nil {
+		t.Fatal("the attacker's replica never judged the job final")
+	}
+	forged.Output = "bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy"
+	key := processor.VerdictKey(id, self)
+	if err := crdt.PutJSON(ctx, attacker.Store, key, processor.VerdictType, forged); err != nil {
+		t.Fatal(err)
+	}
+	forgedKey.Store(&key)
+
+	res, err := c.DApp.Wait(ctx, id, 100*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkComplete(t, info, res)
+	checkRelease(t, m, info, res)
+	if res.Output.String() == forged.Output || processor.ResultRoot(res.Output) != res.Release.ResultRoot {
+		t.Fatalf("reported output %s, settled root %s; the forgery's output is %s", res.Output, res.Release.ResultRoot, forged.Output)
+	}
+	chosen, err := processor.ReadVerdict(ctx, c.Store, c.IPFS, id, &res.Release.ResultRoot)
+	if err != nil || chosen.Author == self {
+		t.Fatalf("the verdict settled on is %q's (%v); the attacker is %s", chosen.Author, err, self)
+	}
+	for _, p := range procs {
+		if p == attacker {
+			continue
+		}
+		if n := counterSum(t, p.Metrics, "jobmesh_processor_sign_refusals_total", "reason", "output"); n < 1 {
+			t.Errorf("processor %d did not refuse to sign for the forged output", p.Index)
+		}
+		s, err := m.Escrow.StakeOf(ctx, p.Wallet)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Active.String() != stakes[p] {
+			t.Errorf("processor %d's stake went from %s to %s", p.Index, stakes[p], s.Active)
+		}
+	}
+	// No honest processor ever signed a settlement of the forged output.
+	forgedOut, err := cid.Decode(forged.Output)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range procs {
+		if p == attacker {
+			continue
+		}
+		r, err := c.Store.Get(ctx, processor.SignatureKey(id, p.Host.ID().String()))
+		if errors.Is(err, crdt.ErrNotFound) {
+			continue // settled before it signed
+		}
+		if err != nil {
+			t.Fatalf("processor %d's signature: %v", p.Index, err)
+		}
+		s, err := processor.DecodeSignatureRecord(r.Payload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Settlement.ResultRoot == processor.ResultRoot(forgedOut) {
+			t.Fatalf("processor %d signed a settlement of the forged output", p.Index)
+		}
+	}
+	if burned, err := m.Escrow.TotalBurned(ctx); err != nil || burned.Sign() != 0 {
+		t.Fatalf("burned %v (%v)", burned, err)
+	}
+	if len(res.Culprits) != 0 {
+		t.Fatalf("culprits %v in an honest job", res.Culprits)
+	}
+}
