@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jobmesh/jobmesh/crdt"
+	"github.com/jobmesh/jobmesh/processor"
 
 	"github.com/jobmesh/jobmesh/internal/strictjson"
 )
@@ -122,6 +123,34 @@ func (n *Node) advertisedModels() []string {
 	return out
 }
 
+// BindWallet writes this node's wallet binding (processor.WalletBinding:
+// its peer ID signed by its wallet key) unless the store holds a valid one
+// for that wallet already. A node without a wallet key binds nothing: a
+// mesh without a chain needs no binding. A processor calls it at start and
+// with every advertisement refresh, so a binding that went missing is
+// written again.
+func (n *Node) BindWallet(ctx context.Context) error {
+	if n.walletKey == nil {
+		return nil
+	}
+	self := n.Host.ID().String()
+	key := processor.WalletBindingKey(self)
+	if r, err := n.Store.Get(ctx, key); err == nil {
+		if wb, err := processor.OpenWalletBinding(r); err == nil && wb.Wallet == WalletAddress(n.walletKey) {
+			return nil
+		}
+	}
+	wb, err := processor.NewWalletBinding(self, n.walletKey)
+	if err != nil {
+		return err
+	}
+	if err := crdt.PutJSON(ctx, n.Store, key, processor.WalletBindingType, wb); err != nil {
+		return fmt.Errorf("node: bind wallet: %w", err)
+	}
+	n.Log.Info("wallet bound to this peer", "wallet", wb.Wallet)
+	return nil
+}
+
 func (n *Node) keepAdvertising(ctx context.Context) {
 	defer n.wg.Done()
 	t := time.NewTicker(time.Duration(n.Config.Processor.AdvertiseEvery))
@@ -133,6 +162,9 @@ func (n *Node) keepAdvertising(ctx context.Context) {
 		case <-t.C:
 			if err := n.Advertise(ctx); err != nil && ctx.Err() == nil {
 				n.Log.Warn("refresh advertisement", "err", err)
+			}
+			if err := n.BindWallet(ctx); err != nil && ctx.Err() == nil {
+				n.Log.Warn("refresh wallet binding", "err", err)
 			}
 		}
 	}

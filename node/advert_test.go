@@ -1,11 +1,21 @@
 package node
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
+
+	ds "github.com/ipfs/go-datastore"
+	dssync "github.com/ipfs/go-datastore/sync"
+
+	"github.com/jobmesh/jobmesh/p2p"
+	"github.com/jobmesh/jobmesh/processor"
+
+	"github.com/jobmesh/jobmesh/internal/wait"
 )
 
 func validAdvert() Advert {
@@ -108,4 +118,51 @@ func TestConfigRejectsUnknownKeysAndBadValues(t *testing.T) {
 			t.Errorf("%s: got %v, want ErrInvalidConfig", name, err)
 		}
 	}
+}
+
+// TestProcessorBindsItsWallet starts a processor with a wallet key: its
+// binding is in the store at start, verifies, names its wallet, is not
+// written again while it holds, and is written again once it is gone.
+func TestProcessorBindsItsWallet(t *testing.T) {
+	ctx := context.Background()
+	r, err := OpenRepo(initRepo(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	cfg := r.Config
+	cfg.Processor.AdvertiseEvery = Duration(time.Second)
+	pcfg := p2p.LoopbackConfig()
+	n, err := New(ctx, Params{Role: RoleProcessor, Config: cfg, Identity: r.Identity, Datastore: dssync.MutexWrap(ds.NewMapDatastore()),
+		P2P: &pcfg, WalletKey: r.WalletKey, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	key := processor.WalletBindingKey(n.Host.ID().String())
+	rec, err := n.Store.Get(ctx, key)
+	if err != nil {
+		t.Fatalf("no binding after start: %v", err)
+	}
+	wb, err := processor.OpenWalletBinding(rec)
+	if err != nil || wb.Wallet != WalletAddress(r.WalletKey) || wb.Wallet != cfg.Processor.Wallet {
+		t.Fatalf("binding %+v, %v; wallet %s", wb, err, cfg.Processor.Wallet)
+	}
+	if err := n.BindWallet(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if again, err := n.Store.Get(ctx, key); err != nil || again.Seq != rec.Seq {
+		t.Fatalf("a valid binding was written again (seq %d, was %d): %v", again.Seq, rec.Seq, err)
+	}
+	if err := n.Store.Delete(ctx, key); err != nil {
+		t.Fatal(err)
+	}
+	wait.Until(t, 30*time.Second, func() error {
+		rec, err := n.Store.Get(ctx, key)
+		if err != nil {
+			return err
+		}
+		_, err = processor.OpenWalletBinding(rec)
+		return err
+	})
 }
