@@ -95,6 +95,8 @@ type Node struct {
 	models *processor.ModelFetcher
 	// walletKey is Params.WalletKey: a processor binds its peer ID to it.
 	walletKey *ecdsa.PrivateKey
+	// bindings caches the verified wallet bindings Processors reads.
+	bindings bindingCache
 
 	closeChain func() // closes a chain connection New dialled
 	started    time.Time
