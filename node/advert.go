@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jobmesh/jobmesh/crdt"
+	"github.com/jobmesh/jobmesh/processor"
 
 	"github.com/jobmesh/jobmesh/internal/strictjson"
 )
@@ -122,6 +124,34 @@ func (n *Node) advertisedModels() []string {
 	return out
 }
 
+// BindWallet writes this node's wallet binding (processor.WalletBinding:
+// its peer ID signed by its wallet key) unless the store holds a valid one
+// for that wallet already. A node without a wallet key binds nothing: a
+// mesh without a chain needs no binding. A processor calls it at start and
+// with every advertisement refresh, so a binding that went missing is
+// written again.
+func (n *Node) BindWallet(ctx context.Context) error {
+	if n.walletKey == nil {
+		return nil
+	}
+	self := n.Host.ID().String()
+	key := processor.WalletBindingKey(self)
+	if r, err := n.Store.Get(ctx, key); err == nil {
+		if wb, err := processor.OpenWalletBinding(r); err == nil && wb.Wallet == WalletAddress(n.walletKey) {
+			return nil
+		}
+	}
+	wb, err := processor.NewWalletBinding(self, n.walletKey)
+	if err != nil {
+		return err
+	}
+	if err := crdt.PutJSON(ctx, n.Store, key, processor.WalletBindingType, wb); err != nil {
+		return fmt.Errorf("node: bind wallet: %w", err)
+	}
+	n.Log.Info("wallet bound to this peer", "wallet", wb.Wallet)
+	return nil
+}
+
 func (n *Node) keepAdvertising(ctx context.Context) {
 	defer n.wg.Done()
 	t := time.NewTicker(time.Duration(n.Config.Processor.AdvertiseEvery))
@@ -134,13 +164,19 @@ func (n *Node) keepAdvertising(ctx context.Context) {
 			if err := n.Advertise(ctx); err != nil && ctx.Err() == nil {
 				n.Log.Warn("refresh advertisement", "err", err)
 			}
+			if err := n.BindWallet(ctx); err != nil && ctx.Err() == nil {
+				n.Log.Warn("refresh wallet binding", "err", err)
+			}
 		}
 	}
 }
 
 // Processors lists the processors known from the store, by peer ID. An
 // advertisement that does not decode or validate, or whose peer ID is not
-// its author, is skipped and logged.
+// its author, is skipped and logged. On a node with a chain, an
+// advertisement's wallet is replaced by its peer's bound wallet ("" when
+// it has none), so that no processor is weighted by a stake it only
+// claims (processor.WalletBinding).
 func (n *Node) Processors(ctx context.Context) ([]Advert, error) {
 	recs, err := n.Store.Query(ctx, NodesPrefix)
 	if err != nil {
@@ -156,8 +192,48 @@ func (n *Node) Processors(ctx context.Context) ([]Advert, error) {
 			n.Log.Warn("skipping invalid advertisement", "key", r.Key, "author", r.Author, "err", err)
 			continue
 		}
+		if n.Escrow != nil {
+			a.Wallet = n.bindings.wallet(ctx, n.Store, a.PeerID)
+		}
 		out = append(out, a)
 	}
 	slices.SortFunc(out, func(a, b Advert) int { return strings.Compare(a.PeerID, b.PeerID) })
 	return out, nil
+}
+
+// bindingCache holds the wallet bindings read from the store, each
+// verified once (by record seq).
+type bindingCache struct {
+	mu sync.Mutex
+	m  map[string]boundWallet
+}
+
+type boundWallet struct {
+	seq    uint64
+	wallet string // "" for a binding that does not verify
+}
+
+// wallet is peerID's verified bound wallet, "" when it has none.
+func (c *bindingCache) wallet(ctx context.Context, store crdt.Getter, peerID string) string {
+	r, err := store.Get(ctx, processor.WalletBindingKey(peerID))
+	if err != nil {
+		return ""
+	}
+	c.mu.Lock()
+	b, ok := c.m[peerID]
+	c.mu.Unlock()
+	if ok && b.seq == r.Seq {
+		return b.wallet
+	}
+	b = boundWallet{seq: r.Seq}
+	if wb, err := processor.OpenWalletBinding(r); err == nil {
+		b.wallet = wb.Wallet
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[string]boundWallet{}
+	}
+	c.m[peerID] = b
+	return b.wallet
 }

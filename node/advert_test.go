@@ -1,11 +1,24 @@
 package node
 
 import (
+	"context"
+	"crypto/ecdsa"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
+
+	ds "github.com/ipfs/go-datastore"
+	dssync "github.com/ipfs/go-datastore/sync"
+
+	"github.com/jobmesh/jobmesh/escrow"
+	"github.com/jobmesh/jobmesh/p2p"
+	"github.com/jobmesh/jobmesh/processor"
+
+	"github.com/jobmesh/jobmesh/internal/wait"
 )
 
 func validAdvert() Advert {
@@ -108,4 +121,134 @@ func TestConfigRejectsUnknownKeysAndBadValues(t *testing.T) {
 			t.Errorf("%s: got %v, want ErrInvalidConfig", name, err)
 		}
 	}
+}
+
+// TestProcessorBindsItsWallet starts a processor with a wallet key: its
+// binding is in the store at start, verifies, names its wallet, is not
+// written again while it holds, and is written again once it is gone.
+func TestProcessorBindsItsWallet(t *testing.T) {
+	ctx := context.Background()
+	r, err := OpenRepo(initRepo(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	cfg := r.Config
+	cfg.Processor.AdvertiseEvery = Duration(time.Second)
+	pcfg := p2p.LoopbackConfig()
+	n, err := New(ctx, Params{Role: RoleProcessor, Config: cfg, Identity: r.Identity, Datastore: dssync.MutexWrap(ds.NewMapDatastore()),
+		P2P: &pcfg, WalletKey: r.WalletKey, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	key := processor.WalletBindingKey(n.Host.ID().String())
+	rec, err := n.Store.Get(ctx, key)
+	if err != nil {
+		t.Fatalf("no binding after start: %v", err)
+	}
+	wb, err := processor.OpenWalletBinding(rec)
+	if err != nil || wb.Wallet != WalletAddress(r.WalletKey) || wb.Wallet != cfg.Processor.Wallet {
+		t.Fatalf("binding %+v, %v; wallet %s", wb, err, cfg.Processor.Wallet)
+	}
+	if err := n.BindWallet(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if again, err := n.Store.Get(ctx, key); err != nil || again.Seq != rec.Seq {
+		t.Fatalf("a valid binding was written again (seq %d, was %d): %v", again.Seq, rec.Seq, err)
+	}
+	if err := n.Store.Delete(ctx, key); err != nil {
+		t.Fatal(err)
+	}
+	wait.Until(t, 30*time.Second, func() error {
+		rec, err := n.Store.Get(ctx, key)
+		if err != nil {
+			return err
+		}
+		_, err = processor.OpenWalletBinding(rec)
+		return err
+	})
+}
+
+// TestAdvertisedWalletIsTheBoundOne: on a node with a chain, a processor
+// that advertises another processor's wallet (to be weighted by its
+// stake) is listed with no wallet, and a bound processor with its bound
+// wallet; a node without a chain lists advertisements as written.
+func TestAdvertisedWalletIsTheBoundOne(t *testing.T) {
+	ctx := context.Background()
+	sim, err := escrow.NewSimChain(escrow.DefaultDevChainConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sim.Close()
+	esc, _, err := escrow.Deploy(ctx, sim.Client(), sim.Transactor(0), escrow.DefaultDeployParams(), escrow.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := func(cfg Config, r *Repo, chain *Chain, key *ecdsa.PrivateKey, bootstrap []string) *Node {
+		t.Helper()
+		pcfg := p2p.LoopbackConfig()
+		pcfg.Bootstrap = bootstrap
+		n, err := New(ctx, Params{Role: RoleProcessor, Config: cfg, Identity: r.Identity, Datastore: dssync.MutexWrap(ds.NewMapDatastore()),
+			P2P: &pcfg, Chain: chain, WalletKey: key, Logger: slog.New(slog.DiscardHandler)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { n.Close() })
+		return n
+	}
+	open := func() *Repo {
+		r, err := OpenRepo(initRepo(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { r.Close() })
+		return r
+	}
+	honestRepo, liarRepo := open(), open()
+	honest := start(honestRepo.Config, honestRepo, &Chain{Backend: sim.Client(), Contract: esc.Address()}, honestRepo.WalletKey, nil)
+	var addrs []string
+	for _, a := range honest.Host.FullAddrs() {
+		addrs = append(addrs, a.String())
+	}
+	// The liar has no wallet key and advertises the honest wallet.
+	claim := liarRepo.Config
+	claim.Processor.Wallet = honestRepo.Config.Processor.Wallet
+	liar := start(claim, liarRepo, nil, nil, addrs)
+
+	wallets := func(n *Node) (map[string]string, error) {
+		ads, err := n.Processors(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out := map[string]string{}
+		for _, a := range ads {
+			out[a.PeerID] = a.Wallet
+		}
+		if len(out) != 2 {
+			return nil, fmt.Errorf("%d processors listed", len(out))
+		}
+		return out, nil
+	}
+	hid, lid := honest.Host.ID().String(), liar.Host.ID().String()
+	wait.Until(t, 30*time.Second, func() error {
+		got, err := wallets(honest)
+		if err != nil {
+			return err
+		}
+		if got[hid] != honestRepo.Config.Processor.Wallet || got[lid] != "" {
+			return fmt.Errorf("the chain node lists wallets %v", got)
+		}
+		return nil
+	})
+	wait.Until(t, 30*time.Second, func() error {
+		got, err := wallets(liar)
+		if err != nil {
+			return err
+		}
+		if got[lid] != honestRepo.Config.Processor.Wallet {
+			return fmt.Errorf("the chain-less node lists wallets %v", got)
+		}
+		return nil
+	})
 }

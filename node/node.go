@@ -93,6 +93,10 @@ type Node struct {
 	Models *processor.ModelStore
 	// models pre-downloads into Models; nil with it.
 	models *processor.ModelFetcher
+	// walletKey is Params.WalletKey: a processor binds its peer ID to it.
+	walletKey *ecdsa.PrivateKey
+	// bindings caches the verified wallet bindings Processors reads.
+	bindings bindingCache
 
 	closeChain func() // closes a chain connection New dialled
 	started    time.Time
@@ -225,6 +229,7 @@ func New(ctx context.Context, p Params) (_ *Node, err error) {
 		started: time.Now(),
 		cancel:  cancel,
 	}
+	n.walletKey = p.WalletKey
 	n.wg.Add(1)
 	go n.keepMeshed(runCtx, 5*time.Second)
 	closers = append(closers, func() error { cancel(); n.wg.Wait(); return nil })
@@ -233,6 +238,10 @@ func New(ctx context.Context, p Params) (_ *Node, err error) {
 		pc := p.Config.ProcessorConfig()
 		if p.Processor != nil {
 			pc = *p.Processor
+		}
+		// Bound before any result record names the wallet.
+		if err := n.BindWallet(ctx); err != nil {
+			return nil, err
 		}
 		w, err := processor.New(ctx, processor.Params{Host: h, Blocks: blocks, Store: store, Logger: log, Registerer: reg, Chain: esc, WalletKey: p.WalletKey, Directory: directory{n}}, pc)
 		if err != nil {

@@ -112,7 +112,10 @@ func (w *Worker) settleAll(ctx context.Context) {
 	}
 	w.mu.Unlock()
 	for _, js := range todo {
-		if err := w.settleJob(ctx, js); err != nil && ctx.Err() == nil && !errors.Is(err, errNoQuorum) && !errors.Is(err, errSignRefused) {
+		// A refused signature is logged once, by the audit; an unbound
+		// payee once, by the wallets view.
+		if err := w.settleJob(ctx, js); err != nil && ctx.Err() == nil && !errors.Is(err, errNoQuorum) &&
+			!errors.Is(err, errSignRefused) && !errors.Is(err, ErrUnboundPayee) {
 			w.log.Warn("settling on chain", "job", js.plan.JobID, "err", err)
 		}
 	}
@@ -147,18 +150,11 @@ func (w *Worker) view(ctx context.Context, js *jobState) (chainView, error) {
 	if err != nil {
 		return cv, err
 	}
-	culprit := map[string]bool{}
-	for _, c := range vr.Culprits {
-		culprit[c] = true
+	// Payees and culprits are bound wallets, never ones a record claims.
+	if err := w.wallets.checkPayees(id, vr, v); err != nil {
+		return cv, err
 	}
-	var wallets []string
-	for _, d := range recs.discl {
-		if culprit[d.Processor] {
-			wallets = append(wallets, d.Wallet)
-		}
-	}
-	slices.Sort(wallets)
-	cv.own, err = DeriveSettlement(w.cfg.Dispatch, js.info, vr, v, slices.Compact(wallets))
+	cv.own, err = DeriveSettlement(w.cfg.Dispatch, js.info, vr, v, w.wallets.culpritWallets(vr.Culprits))
 	if err != nil {
 		return cv, err
 	}

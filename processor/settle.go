@@ -130,10 +130,15 @@ func (out *jobRecords) add(id jobs.ID, p part) {
 	}
 }
 
-// records returns a job's records from the index. The result is shared
-// and must not be modified.
+// records returns a job's records from the index, without the
+// disclosures whose wallet is not their author's bound wallet
+// (Wallets.filter). The result is shared and must not be modified.
 func (w *Worker) records(ctx context.Context, id jobs.ID) (*jobRecords, error) {
-	return w.index.records(ctx, id)
+	recs, err := w.index.records(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return w.wallets.filter(id, recs), nil
 }
 
 // committed returns the MicroJobs of a job that have at least one

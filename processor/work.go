@@ -723,7 +723,13 @@ func (w *Worker) run(ctx context.Context, js *jobState, micro *jobs.MicroJob) (m
 	if err != nil {
 		return microjob.Disclosure{}, microjob.Commitment{}, err
 	}
-	d := out.Disclosure(js.plan, micro, w.self, w.cfg.Wallet, salt)
+	wallet := w.cfg.Wallet
+	if w.cfg.ClaimWallet != nil {
+		if c := w.cfg.ClaimWallet(micro.ID); c != "" {
+			wallet = c
+		}
+	}
+	d := out.Disclosure(js.plan, micro, w.self, wallet, salt)
 	c, err := d.Commitment()
 	if err != nil {
 		return microjob.Disclosure{}, microjob.Commitment{}, err

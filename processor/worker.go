@@ -96,6 +96,11 @@ type Config struct {
 	// Tamper, when set, rewrites block outputs before hashing: a test seam
 	// that plays a dishonest processor. Nil in production.
 	Tamper func(block uint64, out []byte) []byte
+	// ClaimWallet, when set, names the wallet written in this processor's
+	// commitment and disclosure of a MicroJob ("" keeps Wallet): a test
+	// seam that plays a processor claiming a wallet not its own. Nil in
+	// production.
+	ClaimWallet func(micro jobs.ID) string
 	// Exec, when set, runs blocks instead of the wazero executor built from
 	// Wasm: a GPU executor, or a fixed-cost runner in benchmarks that
 	// measure coordination. Default nil.
@@ -245,6 +250,8 @@ type Worker struct {
 	quorumNum, quorumDen *big.Int
 
 	facts *Facts
+	// wallets is the verified view of the wallet bindings.
+	wallets *Wallets
 
 	groups groupCache // replicated jobs' groups (group.go)
 	// dview is the latest Facts snapshot; choices made inside a room's
@@ -473,6 +480,13 @@ func New(ctx context.Context, p Params, cfg Config) (*Worker, error) {
 	w.facts, err = NewFacts(FactsParams{Store: p.Store, Directory: p.Directory, Stakes: stakes, Blocks: w.bodyBlocks(), Logger: log},
 		FactsConfig{Dispatch: cfg.Dispatch, AdvertTTL: cfg.AdvertTTL, StakeTTL: cfg.StakeTTL, HistoryJobs: DefaultFactsConfig().HistoryJobs})
 	if err != nil {
+		cancel()
+		closer(ctx)
+		topic.Close()
+		return nil, err
+	}
+	w.wallets = newWallets(p.Store, p.Chain != nil, p.Registerer, log)
+	if err := w.wallets.start(runCtx, &w.wg); err != nil {
 		cancel()
 		closer(ctx)
 		topic.Close()

@@ -1,0 +1,297 @@
+package processor
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	ethcrypto "github.com/ethereum/go-ethereum/crypto"
+	libp2pcrypto "github.com/libp2p/go-libp2p/core/crypto"
+	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/jobmesh/jobmesh/crdt"
+	"github.com/jobmesh/jobmesh/crdt/crdttest"
+	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/microjob"
+)
+
+func walletOf(k *ecdsa.PrivateKey) string {
+	return strings.ToLower(ethcrypto.PubkeyToAddress(k.PublicKey).Hex())
+}
+
+func newWalletKey(t *testing.T) *ecdsa.PrivateKey {
+	t.Helper()
+	k, err := ethcrypto.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+// startWallets starts an enforcing view on store, stopped at cleanup.
+func startWallets(t *testing.T, store crdt.Reader) (*Wallets, *prometheus.Registry) {
+	t.Helper()
+	reg := prometheus.NewRegistry()
+	v := newWallets(store, true, reg, slog.New(slog.DiscardHandler))
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	t.Cleanup(func() { cancel(); wg.Wait() })
+	if err := v.start(ctx, &wg); err != nil {
+		t.Fatal(err)
+	}
+	return v, reg
+}
+
+// TestWalletsViewOnReplicas runs the view on real replicas whose store
+// enforces AuthorPolicy, beside an attacker replica that does not: a
+// valid binding is taken in; a binding whose signature is not the claimed
+// wallet's is refused and counted, once; a binding written under another
+// peer's key is refused by the store and leaves the owner's binding in
+// place; an older binding replayed does not undo a newer one.
+func TestWalletsViewOnReplicas(t *testing.T) {
+	const attacker = 2
+	c := crdttest.New(t, crdttest.Options{Replicas: 3, Configure: func(i int, cfg *crdt.Config) {
+		if i != attacker {
+			cfg.AuthorPolicy = AuthorPolicy(nodesPrefix)
+		}
+	}})
+	ctx := context.Background()
+	honest, liar, evil := c.Replicas[0], c.Replicas[1], c.Replicas[attacker]
+	honestKey, liarKey := newWalletKey(t), newWalletKey(t)
+	v, reg := startWallets(t, c.Replicas[0].Store)
+	refused := func(reason string) float64 {
+		return crdttest.Metric(t, reg, "jobmesh_processor_wallet_bindings_refused_total", map[string]string{"reason": reason})
+	}
+
+	good, err := NewWalletBinding(honest.ID().String(), honestKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := crdt.PutJSON(ctx, honest.Store, WalletBindingKey(honest.ID().String()), WalletBindingType, good); err != nil {
+		t.Fatal(err)
+	}
+	// The liar claims the honest wallet, signing with its own key.
+	forged, _ := NewWalletBinding(liar.ID().String(), liarKey)
+	forged.Wallet = walletOf(honestKey)
+	if err := crdt.PutJSON(ctx, liar.Store, WalletBindingKey(liar.ID().String()), WalletBindingType, forged); err != nil {
+		t.Fatal(err)
+	}
+	// A store with the policy refuses to write under another peer's key.
+	err = crdt.PutJSON(ctx, liar.Store, WalletBindingKey(honest.ID().String()), WalletBindingType, forged)
+	if !errors.Is(err, crdt.ErrPolicy) {
+		t.Fatalf("write under another peer's key: %v, want crdt.ErrPolicy", err)
+	}
+	crdttest.WaitUntil(t, 20*time.Second, func() error {
+		if w, ok := v.Bound(honest.ID().String()); !ok || w != walletOf(honestKey) {
+			return fmt.Errorf("honest binding %q %v", w, ok)
+		}
+		if refused("signature") != 1 {
+			return fmt.Errorf("%v signature refusals", refused("signature"))
+		}
+		return nil
+	})
+	if w, ok := v.Bound(liar.ID().String()); ok {
+		t.Fatalf("the liar is bound to %s", w)
+	}
+	// Reloading (as after a watch overflow) verifies nothing again.
+	if err := v.load(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if refused("signature") != 1 {
+		t.Fatalf("%v signature refusals after a reload", refused("signature"))
+	}
+
+	// The attacker's store has no policy: it writes its own valid binding
+	// under the honest peer's key, which every honest replica refuses.
+	evilKey := newWalletKey(t)
+	stolen, _ := NewWalletBinding(evil.ID().String(), evilKey)
+	if err := crdt.PutJSON(ctx, evil.Store, WalletBindingKey(honest.ID().String()), WalletBindingType, stolen); err != nil {
+		t.Fatal(err)
+	}
+	// A record after it: once it is in, so is the forgery.
+	if err := evil.Store.Put(ctx, "/jobs/marker", "marker", nil); err != nil {
+		t.Fatal(err)
+	}
+	c.WaitGet(0, "/jobs/marker", nil)
+	crdttest.WaitUntil(t, 20*time.Second, func() error {
+		if n := crdttest.Metric(t, honest.Registry, "jobmesh_crdt_records_rejected_total", map[string]string{"reason": "policy"}); n < 1 {
+			return fmt.Errorf("%v policy rejections", n)
+		}
+		return nil
+	})
+	if err := v.load(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if w, ok := v.Bound(honest.ID().String()); !ok || w != walletOf(honestKey) {
+		t.Fatalf("after the forgery the honest peer is bound to %q (%v)", w, ok)
+	}
+	if _, ok := v.Bound(evil.ID().String()); ok {
+		t.Fatal("the forger is bound through another peer's key")
+	}
+
+	// The liar rebinds to its own wallet: the newer record replaces the
+	// refused one; the refused one replayed changes nothing.
+	refusedRec, err := liar.Store.Get(ctx, WalletBindingKey(liar.ID().String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	own, _ := NewWalletBinding(liar.ID().String(), liarKey)
+	if err := crdt.PutJSON(ctx, liar.Store, WalletBindingKey(liar.ID().String()), WalletBindingType, own); err != nil {
+		t.Fatal(err)
+	}
+	crdttest.WaitUntil(t, 20*time.Second, func() error {
+		if w, ok := v.Bound(liar.ID().String()); !ok || w != walletOf(liarKey) {
+			return fmt.Errorf("liar binding %q %v", w, ok)
+		}
+		return nil
+	})
+	v.apply(refusedRec)
+	if w, _ := v.Bound(liar.ID().String()); w != walletOf(liarKey) || refused("signature") != 1 {
+		t.Fatalf("the older record replayed: the liar is bound to %q, %v refusals", w, refused("signature"))
+	}
+}
+
+// walletsFixture is an enforcing view holding the bindings of an honest
+// processor and a liar, without a store.
+type walletsFixture struct {
+	v                   *Wallets
+	reg                 *prometheus.Registry
+	honest, liar        string // peer IDs
+	honestW, liarW, foe string // wallets; foe is bound to nobody
+}
+
+func newWalletsFixture(t *testing.T) walletsFixture {
+	t.Helper()
+	f := walletsFixture{reg: prometheus.NewRegistry()}
+	f.v = newWallets(nil, true, f.reg, slog.New(slog.DiscardHandler))
+	for i, k := range []*ecdsa.PrivateKey{newWalletKey(t), newWalletKey(t)} {
+		id := newPeerIDInternal(t)
+		wb, err := NewWalletBinding(id, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := crdt.Record{Key: WalletBindingKey(id), Type: WalletBindingType, Seq: 10, Payload: mustJSON(t, wb)}
+		rec.Author = mustPeer(t, id)
+		f.v.apply(rec)
+		if i == 0 {
+			f.honest, f.honestW = id, wb.Wallet
+		} else {
+			f.liar, f.liarW = id, wb.Wallet
+		}
+	}
+	f.foe = walletOf(newWalletKey(t))
+	return f
+}
+
+func TestWalletsFilterLeavesOutUnboundDisclosures(t *testing.T) {
+	f := newWalletsFixture(t)
+	id := jobs.ID{7}
+	d := func(micro byte, proc, wallet string) microjob.Disclosure {
+		return microjob.Disclosure{Version: microjob.RecordVersion, JobID: id, MicroID: jobs.ID{micro}, Processor: proc, Wallet: wallet}
+	}
+	recs := newJobRecords()
+	recs.discl = []microjob.Disclosure{
+		d(1, f.honest, f.honestW),
+		d(2, f.liar, f.honestW), // the liar claims the honest wallet
+		d(3, f.liar, f.liarW),
+		d(4, f.honest, f.foe),          // a wallet bound to nobody
+		d(5, "12D3KooWunbound", f.foe), // a processor with no binding
+	}
+	recs.disclSeqs = []uint64{1, 2, 3, 4, 5}
+	unbound := func() float64 {
+		return crdttest.Metric(t, f.reg, "jobmesh_processor_unbound_wallets_total", map[string]string{"record": "disclosure"})
+	}
+	out := f.v.filter(id, recs)
+	if len(out.discl) != 2 || out.discl[0].MicroID != (jobs.ID{1}) || out.discl[1].MicroID != (jobs.ID{3}) ||
+		!slices.Equal(out.disclSeqs, []uint64{1, 3}) {
+		t.Fatalf("kept %+v (seqs %v)", out.discl, out.disclSeqs)
+	}
+	if len(recs.discl) != 5 {
+		t.Fatal("the shared records were modified")
+	}
+	if unbound() != 3 {
+		t.Fatalf("%v disclosures counted, want 3", unbound())
+	}
+	// The same records again: the cached result, nothing counted twice.
+	if again := f.v.filter(id, recs); again != out || unbound() != 3 {
+		t.Fatalf("second filter: new result %v, %v counted", again != out, unbound())
+	}
+	// Records that all hold pass through as they are.
+	clean := newJobRecords()
+	clean.discl, clean.disclSeqs = recs.discl[:1], recs.disclSeqs[:1]
+	if f.v.filter(id, clean) != clean {
+		t.Fatal("records without a left-out disclosure were copied")
+	}
+	// Without a chain nothing is left out.
+	off := newWallets(nil, false, nil, slog.New(slog.DiscardHandler))
+	if off.filter(id, recs) != recs {
+		t.Fatal("a chain-less view filtered")
+	}
+}
+
+func TestWalletsCulpritsAndPayeesAreBound(t *testing.T) {
+	f := newWalletsFixture(t)
+	// Culprits are slashed through their bound wallets; one without a
+	// binding through none, whatever its records claimed.
+	got := f.v.culpritWallets([]string{f.liar, "12D3KooWunbound", f.liar})
+	if !slices.Equal(got, []string{f.liarW}) {
+		t.Fatalf("culprit wallets %v, want only the liar's bound wallet", got)
+	}
+	id := jobs.ID{9}
+	res := func(proc, wallet string) microjob.Result {
+		return microjob.Result{MicroID: "m-" + proc, Processor: proc, Wallet: wallet}
+	}
+	ok := microjob.Verdict{Results: []microjob.Result{res(f.honest, f.honestW), res(f.liar, f.honestW)}, Culprits: []string{f.liar}}
+	if err := f.v.checkPayees(id, VerdictRecord{}, ok); err != nil {
+		t.Fatalf("a culprit's claimed wallet blocked signing: %v", err)
+	}
+	bad := microjob.Verdict{Results: []microjob.Result{res(f.honest, f.honestW), res(f.liar, f.honestW)}}
+	for range 2 {
+		if err := f.v.checkPayees(id, VerdictRecord{}, bad); !errors.Is(err, ErrUnboundPayee) {
+			t.Fatalf("a payee claiming another's wallet: %v, want ErrUnboundPayee", err)
+		}
+	}
+	if n := crdttest.Metric(t, f.reg, "jobmesh_processor_unbound_wallets_total", map[string]string{"record": "verdict"}); n != 1 {
+		t.Fatalf("%v verdict refusals counted, want 1", n)
+	}
+}
+
+func newPeerIDInternal(t *testing.T) string {
+	t.Helper()
+	_, pub, err := libp2pcrypto.GenerateEd25519Key(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := peer.IDFromPublicKey(pub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id.String()
+}
+
+func mustPeer(t *testing.T, s string) peer.ID {
+	t.Helper()
+	id, err := peer.Decode(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
