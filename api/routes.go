@@ -66,7 +66,6 @@ func (h *Handler) register(n *node.Node) error {
 		return err
 	}
 	events.refused = func() { h.refusals.WithLabelValues(refusedStreams).Inc() }
-	h.events = events
 	h.handle("GET /v1/events", accessLocal, events.ServeHTTP)
 	if err := newCollector(view, events).register(n.Metrics); err != nil {
 		n.Log.Warn("job metrics not registered", "err", err)

@@ -44,7 +44,6 @@ type Handler struct {
 	access   map[string]access // pattern → who may call it
 	routes   []Route
 	sessions *sessions
-	events   *Events
 	refusals *prometheus.CounterVec
 	log      *slog.Logger
 }
