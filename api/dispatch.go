@@ -16,9 +16,9 @@ type (
 	QueueJob      = apiv1.QueueJob
 )
 
-// registerDispatch adds the dispatch endpoints to mux.
-func registerDispatch(mux *http.ServeMux, n *node.Node) {
-	mux.HandleFunc("GET /v1/dispatch/nodes", func(w http.ResponseWriter, r *http.Request) {
+// registerDispatch adds the dispatch endpoints, open to loopback reads.
+func registerDispatch(h *Handler, n *node.Node) {
+	h.handle("GET /v1/dispatch/nodes", accessLocal, func(w http.ResponseWriter, r *http.Request) {
 		v, err := n.DispatchView(r.Context())
 		if err != nil {
 			writeError(w, http.StatusInternalServerError, err)
@@ -40,7 +40,7 @@ func registerDispatch(mux *http.ServeMux, n *node.Node) {
 		}
 		writeJSON(w, http.StatusOK, out)
 	})
-	mux.HandleFunc("GET /v1/queue", func(w http.ResponseWriter, r *http.Request) {
+	h.handle("GET /v1/queue", accessLocal, func(w http.ResponseWriter, r *http.Request) {
 		q, err := n.Queue(r.Context())
 		if err != nil {
 			writeError(w, http.StatusInternalServerError, err)

@@ -7,4 +7,14 @@
 // API is described by the embedded OpenAPI 3.1 document (openapi.yaml,
 // served at /v1/openapi.yaml). Go programs reach it with package
 // meshclient.
+//
+// The node's wallet pays for what the API submits, so every request passes
+// a guard first (guard.go): its Host must be a loopback name or an allowed
+// host (DNS rebinding), it must not come from another origin's page, a
+// state-changing request must not carry form content, and it must carry the
+// credentials its route's access level asks for: the repo's bearer token,
+// or a dashboard session (session.go) whose changes also carry the
+// session's CSRF token. Reads of what the mesh already shares are open to
+// loopback clients. The server (Listen) bounds header, body, write and idle
+// times, and the event streams are capped per client.
 package api

@@ -17,8 +17,8 @@ import (
 	"github.com/jobmesh/jobmesh/jobs"
 )
 
-// ErrTooManyStreams: the node already serves EventsConfig.MaxStreams event
-// streams.
+// ErrTooManyStreams: opening the stream would pass one of the
+// EventsConfig stream limits.
 var ErrTooManyStreams = errors.New("api: too many event streams")
 
 // ErrInvalidEventsConfig is wrapped by EventsConfig.Validate errors.
@@ -26,8 +26,20 @@ var ErrInvalidEventsConfig = errors.New("api: invalid events config")
 
 // EventsConfig configures the GET /v1/events stream.
 type EventsConfig struct {
-	// MaxStreams caps the concurrent streams; more get 503. Default 32.
+	// MaxStreams caps the concurrent streams; more get 429. Default 64.
 	MaxStreams int
+	// MaxStreamsPerClient caps one client's streams: a client is the
+	// bearer token, a dashboard session, or, without credentials, the
+	// remote address (its /64 for IPv6). Default 4.
+	MaxStreamsPerClient int
+	// MaxAnonymousStreams caps the streams of clients without credentials
+	// together, so that they cannot take every stream from the CLI and
+	// the signed-in dashboard. Default 32.
+	MaxAnonymousStreams int
+	// WriteTimeout, when positive, is the write deadline set before each
+	// write to a stream: a client that stops reading is cut, an idle one
+	// is not. Default 0 (New sets Config.WriteTimeout).
+	WriteTimeout time.Duration
 	// Heartbeat is how often an idle stream gets a ": ping" comment, so
 	// that proxies keep it open. Default 15s.
 	Heartbeat time.Duration
@@ -47,11 +59,13 @@ type EventsConfig struct {
 // DefaultEventsConfig returns the defaults documented on EventsConfig.
 func DefaultEventsConfig() EventsConfig {
 	return EventsConfig{
-		MaxStreams: 32,
-		Heartbeat:  15 * time.Second,
-		Coalesce:   250 * time.Millisecond,
-		ChainPoll:  2 * time.Second,
-		Retry:      3 * time.Second,
+		MaxStreams:          64,
+		MaxStreamsPerClient: 4,
+		MaxAnonymousStreams: 32,
+		Heartbeat:           15 * time.Second,
+		Coalesce:            250 * time.Millisecond,
+		ChainPoll:           2 * time.Second,
+		Retry:               3 * time.Second,
 	}
 }
 
@@ -60,6 +74,12 @@ func (c EventsConfig) Validate() error {
 	switch {
 	case c.MaxStreams < 1:
 		return fmt.Errorf("%w: max streams %d < 1", ErrInvalidEventsConfig, c.MaxStreams)
+	case c.MaxStreamsPerClient < 1 || c.MaxStreamsPerClient > c.MaxStreams:
+		return fmt.Errorf("%w: max streams per client %d outside 1..%d", ErrInvalidEventsConfig, c.MaxStreamsPerClient, c.MaxStreams)
+	case c.MaxAnonymousStreams < 0 || c.MaxAnonymousStreams > c.MaxStreams:
+		return fmt.Errorf("%w: max anonymous streams %d outside 0..%d", ErrInvalidEventsConfig, c.MaxAnonymousStreams, c.MaxStreams)
+	case c.WriteTimeout < 0:
+		return fmt.Errorf("%w: negative write timeout", ErrInvalidEventsConfig)
 	case c.Heartbeat <= 0, c.Coalesce <= 0, c.ChainPoll <= 0, c.Retry <= 0:
 		return fmt.Errorf("%w: heartbeat, coalesce, chain poll and retry must be positive", ErrInvalidEventsConfig)
 	}
@@ -74,10 +94,14 @@ type Events struct {
 	view *JobView
 	cfg  EventsConfig
 	log  *slog.Logger
+	// refused, when set, counts streams refused by a limit.
+	refused func()
 
-	mu   sync.Mutex // guards open, hub and every hub's streams
-	open int
-	hub  *hub // nil while no stream is open
+	mu        sync.Mutex // guards the counts, hub and every hub's streams
+	open      int
+	anonymous int
+	byClient  map[string]int
+	hub       *hub // nil while no stream is open
 }
 
 // NewEvents returns the events handler over view. log may be nil.
@@ -91,7 +115,7 @@ func NewEvents(view *JobView, cfg EventsConfig, log *slog.Logger) (*Events, erro
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Events{view: view, cfg: cfg, log: log.With("subsystem", "api-events")}, nil
+	return &Events{view: view, cfg: cfg, log: log.With("subsystem", "api-events"), byClient: map[string]int{}}, nil
 }
 
 // stream is one open GET /v1/events. The hub never blocks on it: it keeps
@@ -99,6 +123,7 @@ func NewEvents(view *JobView, cfg EventsConfig, log *slog.Logger) (*Events, erro
 // summaries but never misses a job's latest one.
 type stream struct {
 	only    string // job ID to follow; "" = every job
+	client  principal
 	hub     *hub
 	mu      sync.Mutex
 	pending map[string][]byte // job ID → encoded apiv1.Event
@@ -144,13 +169,17 @@ func (s *stream) drain() [][]byte {
 	return out
 }
 
-func (e *Events) subscribe(only string) (*stream, error) {
-	s := &stream{only: only, pending: map[string][]byte{}, wake: make(chan struct{}, 1), ended: make(chan struct{})}
+func (e *Events) subscribe(only string, client principal) (*stream, error) {
+	s := &stream{only: only, client: client, pending: map[string][]byte{}, wake: make(chan struct{}, 1), ended: make(chan struct{})}
 	e.mu.Lock()
-	if e.open >= e.cfg.MaxStreams {
-		n := e.open
+	if err := e.admit(client); err != nil {
 		e.mu.Unlock()
-		return nil, fmt.Errorf("%w: %d open", ErrTooManyStreams, n)
+		return nil, err
+	}
+	e.open++
+	e.byClient[client.key]++
+	if client.anonymous() {
+		e.anonymous++
 	}
 	if e.hub == nil {
 		e.hub = startHub(e)
@@ -158,7 +187,6 @@ func (e *Events) subscribe(only string) (*stream, error) {
 	h := e.hub
 	s.hub = h
 	h.streams[s] = struct{}{}
-	e.open++
 	e.mu.Unlock()
 	// The hub sends the new stream its initial events from its own loop,
 	// so they cannot overtake a later change. A hub that already stopped
@@ -169,6 +197,20 @@ func (e *Events) subscribe(only string) (*stream, error) {
 		s.end()
 	}
 	return s, nil
+}
+
+// admit checks the stream limits for one more stream of client; e.mu is
+// held.
+func (e *Events) admit(client principal) error {
+	switch {
+	case e.open >= e.cfg.MaxStreams:
+		return fmt.Errorf("%w: %d open, the most this node serves", ErrTooManyStreams, e.open)
+	case e.byClient[client.key] >= e.cfg.MaxStreamsPerClient:
+		return fmt.Errorf("%w: this client has %d open, the most one client may", ErrTooManyStreams, e.byClient[client.key])
+	case client.anonymous() && e.anonymous >= e.cfg.MaxAnonymousStreams:
+		return fmt.Errorf("%w: %d open without credentials, the most this node serves (send the API token)", ErrTooManyStreams, e.anonymous)
+	}
+	return nil
 }
 
 // unsubscribe removes s; the last stream of a hub stops it. The hub is
@@ -183,6 +225,12 @@ func (e *Events) unsubscribe(s *stream) {
 	}
 	delete(h.streams, s)
 	e.open--
+	if e.byClient[s.client.key]--; e.byClient[s.client.key] <= 0 {
+		delete(e.byClient, s.client.key)
+	}
+	if s.client.anonymous() {
+		e.anonymous--
+	}
 	if len(h.streams) == 0 {
 		h.cancel()
 		if e.hub == h {
@@ -211,36 +259,52 @@ func (e *Events) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		only = id.String()
 	}
 	rc := http.NewResponseController(w)
-	s, err := e.subscribe(only)
+	s, err := e.subscribe(only, principalOf(r))
 	if err != nil {
-		writeError(w, http.StatusServiceUnavailable, err)
+		if e.refused != nil {
+			e.refused()
+		}
+		w.Header().Set("Retry-After", fmt.Sprint(int(e.cfg.Retry.Seconds()+0.5)))
+		writeError(w, http.StatusTooManyRequests, err)
 		return
 	}
 	defer e.unsubscribe(s)
+	// The server's ReadTimeout does not end a stream (net/http clears the
+	// read deadline once a bodiless request is read), but its
+	// WriteTimeout would: each write gets its own deadline instead. The
+	// call fails only where the writer has no connection to set it on.
+	write := func(s string) error {
+		if e.cfg.WriteTimeout > 0 {
+			_ = rc.SetWriteDeadline(time.Now().Add(e.cfg.WriteTimeout))
+		}
+		if _, err := io.WriteString(w, s); err != nil {
+			return err
+		}
+		return rc.Flush()
+	}
 
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no") // nginx: do not buffer the stream
-	w.WriteHeader(http.StatusOK)
-	if _, err := fmt.Fprintf(w, "retry: %d\n\n", e.cfg.Retry.Milliseconds()); err != nil {
-		return
+	if e.cfg.WriteTimeout > 0 {
+		_ = rc.SetWriteDeadline(time.Now().Add(e.cfg.WriteTimeout))
 	}
-	if err := rc.Flush(); err != nil {
+	w.WriteHeader(http.StatusOK)
+	if err := write(fmt.Sprintf("retry: %d\n\n", e.cfg.Retry.Milliseconds())); err != nil {
 		return
 	}
 	beat := time.NewTicker(e.cfg.Heartbeat)
 	defer beat.Stop()
 	for {
+		var err error
 		select {
 		case <-r.Context().Done():
 			return
 		case <-s.ended:
 			return
 		case <-beat.C:
-			if _, err := io.WriteString(w, ": ping\n\n"); err != nil {
-				return
-			}
+			err = write(": ping\n\n")
 		case <-s.wake:
 			var b strings.Builder
 			for _, data := range s.drain() {
@@ -248,11 +312,9 @@ func (e *Events) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				b.Write(data)
 				b.WriteString("\n\n")
 			}
-			if _, err := io.WriteString(w, b.String()); err != nil {
-				return
-			}
+			err = write(b.String())
 		}
-		if err := rc.Flush(); err != nil {
+		if err != nil {
 			return
 		}
 	}

@@ -166,7 +166,7 @@ func TestEventsStream(t *testing.T) {
 	first := putJob(t, store, 1)
 
 	cfg := api.DefaultEventsConfig()
-	cfg.MaxStreams = 2
+	cfg.MaxStreams, cfg.MaxStreamsPerClient, cfg.MaxAnonymousStreams = 2, 2, 2
 	cfg.Heartbeat = 20 * time.Millisecond
 	cfg.Coalesce = 10 * time.Millisecond
 	ev, err := api.NewEvents(&api.JobView{Store: store}, cfg, nil)
@@ -217,7 +217,7 @@ func TestEventsStream(t *testing.T) {
 		}
 	}
 	var e api.Error
-	getJSON(t, srv.URL, http.StatusServiceUnavailable, &e)
+	getJSON(t, srv.URL, http.StatusTooManyRequests, &e)
 	if !strings.Contains(e.Error, "too many event streams") {
 		t.Fatalf("third stream: %q", e.Error)
 	}
@@ -250,7 +250,7 @@ func TestEventsEndOnServerShutdown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := api.Listen("127.0.0.1:0", ev, meshtest.Logger())
+	srv, err := api.Listen("127.0.0.1:0", ev, api.DefaultConfig(), meshtest.Logger())
 	if err != nil {
 		t.Fatal(err)
 	}

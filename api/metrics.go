@@ -12,6 +12,39 @@ import (
 	"github.com/jobmesh/jobmesh/jobs"
 )
 
+// Refusal reasons: the values of jobmesh_api_refusals_total's reason label.
+const (
+	refusedHost    = "host"         // a Host header that is not allowed
+	refusedOrigin  = "origin"       // a foreign Origin, or Sec-Fetch-Site: cross-site
+	refusedForm    = "form"         // form content on a state-changing method
+	refusedToken   = "token"        // no token, or a wrong one
+	refusedCSRF    = "csrf"         // a session's change without its CSRF token
+	refusedLogin   = "login"        // a login code that is unknown, used or expired
+	refusedStreams = "stream_limit" // an event stream over a limit
+)
+
+// newRefusals returns jobmesh_api_refusals_total, registered with reg (or
+// the one a handler over the same node registered first), every reason
+// at zero.
+func newRefusals(reg prometheus.Registerer) *prometheus.CounterVec {
+	c := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "jobmesh_api_refusals_total",
+		Help: "API requests refused: by the guard in front of every route (host, origin, form, token, csrf), a bad login code (login), or the event stream limits (stream_limit).",
+	}, []string{"reason"})
+	if reg != nil {
+		err := reg.Register(c)
+		if are := (prometheus.AlreadyRegisteredError{}); errors.As(err, &are) {
+			if existing, ok := are.ExistingCollector.(*prometheus.CounterVec); ok {
+				c = existing
+			}
+		}
+	}
+	for _, r := range []string{refusedHost, refusedOrigin, refusedForm, refusedToken, refusedCSRF, refusedLogin, refusedStreams} {
+		c.WithLabelValues(r)
+	}
+	return c
+}
+
 // collectTimeout bounds deriving the job states for one scrape.
 const collectTimeout = 5 * time.Second
 

@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -24,10 +23,12 @@ import (
 // built elsewhere and not registered here yet.
 var documentedAhead = map[string]bool{}
 
-// routes finds every pattern the package's non-test sources register with
-// mux.Handle or mux.HandleFunc, so that a route added anywhere in the
-// package is checked.
-func routes(t *testing.T) []string {
+// literalRoutes finds every pattern the package's non-test sources
+// register on a mux directly, with mux.Handle or mux.HandleFunc and a
+// string pattern. There must be none: a route registered past
+// Handler.handle would be missing from Handler.Routes, which this test and
+// the attack tests enumerate.
+func literalRoutes(t *testing.T) []string {
 	t.Helper()
 	files, err := filepath.Glob("*.go")
 	if err != nil {
@@ -52,13 +53,8 @@ func routes(t *testing.T) []string {
 			if !ok || (sel.Sel.Name != "Handle" && sel.Sel.Name != "HandleFunc") {
 				return true
 			}
-			lit, ok := call.Args[0].(*ast.BasicLit)
-			if !ok || lit.Kind != token.STRING {
-				return true
-			}
-			p, err := strconv.Unquote(lit.Value)
-			if err == nil && p != "/" {
-				out = append(out, p)
+			if lit, ok := call.Args[0].(*ast.BasicLit); ok && lit.Kind == token.STRING {
+				out = append(out, fset.Position(lit.Pos()).String()+" "+lit.Value)
 			}
 			return true
 		})
@@ -88,7 +84,27 @@ func TestOpenAPICoversEveryRoute(t *testing.T) {
 			documented = append(documented, strings.ToUpper(method)+" "+path)
 		}
 	}
-	registered := routes(t)
+	if direct := literalRoutes(t); len(direct) > 0 {
+		t.Fatalf("routes registered past Handler.handle: %v", direct)
+	}
+	m := meshtest.New(t, localmesh.Options{Processors: 1})
+	h := api.NewHandler(m.Bootstrap().Node)
+	var registered []string
+	for _, r := range h.Routes() {
+		if r.Path == "/" {
+			continue
+		}
+		registered = append(registered, r.Method+" "+r.Path)
+		// The document says who may call each operation, as the router does.
+		var op struct {
+			Access string `json:"x-jobmesh-access"`
+		}
+		if raw, ok := doc.Paths[r.Path][strings.ToLower(r.Method)]; ok {
+			if err := json.Unmarshal(raw, &op); err != nil || op.Access != r.Access {
+				t.Errorf("%s %s: openapi.yaml says access %q, the router %q (%v)", r.Method, r.Path, op.Access, r.Access, err)
+			}
+		}
+	}
 	if len(registered) < 10 {
 		t.Fatalf("found only %d routes: %v", len(registered), registered)
 	}
@@ -103,8 +119,7 @@ func TestOpenAPICoversEveryRoute(t *testing.T) {
 		}
 	}
 
-	m := meshtest.New(t, localmesh.Options{Processors: 1})
-	srv := httptest.NewServer(api.NewHandler(m.Bootstrap().Node))
+	srv := httptest.NewServer(h)
 	defer srv.Close()
 	resp, err := http.Get(srv.URL + "/v1/openapi.yaml")
 	if err != nil {

@@ -8,15 +8,13 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
-	"time"
 
-	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/jobmesh/jobmesh/apiv1"
-	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/node"
-	"github.com/jobmesh/jobmesh/ui"
 )
 
 // ID describes the node serving the API.
@@ -28,113 +26,76 @@ type Peer = apiv1.Peer
 // Error is the body of every error response.
 type Error = apiv1.Error
 
-// NewHandler returns the API of n.
-func NewHandler(n *node.Node) http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /v1/id", func(w http.ResponseWriter, r *http.Request) {
-		id := ID{PeerID: n.Host.ID().String(), Role: string(n.Role), Version: node.Version, Addrs: []string{}}
-		if n.Escrow != nil {
-			id.Escrow = strings.ToLower(n.Escrow.Address().Hex())
-		}
-		for _, a := range n.Host.FullAddrs() {
-			id.Addrs = append(id.Addrs, a.String())
-		}
-		writeJSON(w, http.StatusOK, id)
-	})
-	mux.HandleFunc("GET /v1/peers", func(w http.ResponseWriter, r *http.Request) {
-		peers := []Peer{}
-		for _, p := range n.Host.Peers() {
-			pi := Peer{PeerID: p.String(), Addrs: []string{}}
-			for _, c := range n.Host.Network().ConnsToPeer(p) {
-				pi.Addrs = append(pi.Addrs, c.RemoteMultiaddr().String())
-			}
-			peers = append(peers, pi)
-		}
-		writeJSON(w, http.StatusOK, peers)
-	})
-	mux.HandleFunc("GET /v1/nodes", func(w http.ResponseWriter, r *http.Request) {
-		ads, err := n.Processors(r.Context())
-		if err != nil {
-			writeError(w, http.StatusInternalServerError, err)
-			return
-		}
-		writeJSON(w, http.StatusOK, ads)
-	})
-	registerDispatch(mux, n)
-	view := &JobView{Store: n.Store, Chain: n.Escrow, Blocks: n.IPFS}
-	if n.DApp != nil {
-		view.Mine = n.DApp.Submitted
-	}
-	mux.HandleFunc("GET /v1/jobs", func(w http.ResponseWriter, r *http.Request) {
-		js, err := view.List(r.Context())
-		if err != nil {
-			writeError(w, http.StatusInternalServerError, err)
-			return
-		}
-		writeJSON(w, http.StatusOK, js)
-	})
-	mux.HandleFunc("GET /v1/jobs/{id}", func(w http.ResponseWriter, r *http.Request) {
-		id, err := jobs.ParseHash(r.PathValue("id"))
-		if err != nil {
-			writeError(w, http.StatusBadRequest, fmt.Errorf("job ID: %w", err))
-			return
-		}
-		j, err := view.Summary(r.Context(), id)
-		switch {
-		case errors.Is(err, ErrNoSuchJob):
-			writeError(w, http.StatusNotFound, err)
-		case err != nil:
-			writeError(w, http.StatusInternalServerError, err)
-		default:
-			writeJSON(w, http.StatusOK, j)
-		}
-	})
-	// Job events, outputs and the dashboard.
-	events, err := NewEvents(view, DefaultEventsConfig(), n.Log)
+// Route is one registered endpoint: its method ("" for every method: only
+// the catch-all "/" that answers 404 and 405), its path pattern and who
+// may call it ("auth": the token or a dashboard session; "local": reads
+// open to loopback clients; "public": reads open to every client that
+// passes the Host and Origin checks; "token": the token only; "login":
+// the one-time code exchange).
+type Route struct {
+	Method, Path, Access string
+}
+
+// Handler is the API of one node: the guard of every request (guard.go)
+// in front of the routes (routes.go).
+type Handler struct {
+	cfg      Config
+	mux      *http.ServeMux
+	access   map[string]access // pattern → who may call it
+	routes   []Route
+	sessions *sessions
+	refusals *prometheus.CounterVec
+	log      *slog.Logger
+}
+
+// NewHandler returns the API of n with the node's [api] config and a
+// fresh random token (Token), for tests and in-process meshes. A daemon
+// uses New with the repo's token.
+func NewHandler(n *node.Node) *Handler {
+	cfg := ConfigFrom(n.Config.API)
+	cfg.Token = secret()
+	h, err := New(n, cfg)
 	if err != nil {
-		panic(err) // the defaults are valid
+		panic(err) // a node's config was validated, and the token is long enough
 	}
-	mux.Handle("GET /v1/events", events)
-	if err := newCollector(view, events).register(n.Metrics); err != nil {
-		n.Log.Warn("job metrics not registered", "err", err)
+	return h
+}
+
+// New returns the API of n under cfg.
+func New(n *node.Node, cfg Config) (*Handler, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
 	}
-	outputs := &Outputs{Store: n.Store, Blocks: n.IPFS}
-	mux.HandleFunc("GET /v1/jobs/{id}/output", outputs.ServeOutput)
-	mux.HandleFunc("GET /v1/jobs/{id}/tiles.png", outputs.ServeTiles)
-	mux.Handle("GET /ui/", ui.Handler())
-	mux.Handle("GET /ui", ui.Handler())
+	cfg.Events.WriteTimeout = cfg.WriteTimeout
+	log := n.Log
+	if log == nil {
+		log = slog.Default()
+	}
+	h := &Handler{
+		cfg: cfg, mux: http.NewServeMux(), access: map[string]access{}, sessions: newSessions(cfg),
+		refusals: newRefusals(n.Metrics), log: log.With("subsystem", "api"),
+	}
+	if err := h.register(n); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
 
-	// The submitting side: uploads, submission, cancellation; and the
-	// API's own description.
-	sub := &submitter{n: n, view: view, maxUpload: n.Config.API.MaxUploadMiB << 20}
-	mux.HandleFunc("POST /v1/content", sub.content)
-	mux.HandleFunc("POST /v1/jobs", sub.submit)
-	mux.HandleFunc("POST /v1/jobs/{id}/cancel", sub.cancel)
-	mux.HandleFunc("GET /v1/openapi.yaml", serveOpenAPI)
+// Token is the bearer token the handler accepts.
+func (h *Handler) Token() string { return h.cfg.Token }
 
-	mux.HandleFunc("GET /v1/health", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
-	})
-	mux.Handle("GET /metrics", promhttp.HandlerFor(n.Metrics, promhttp.HandlerOpts{}))
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		// A known path asked with another method is 405, with the
-		// methods it takes.
-		var allow []string
-		for _, m := range []string{http.MethodGet, http.MethodPost} {
-			probe := r.Clone(r.Context())
-			probe.Method = m
-			if _, pattern := mux.Handler(probe); pattern != "/" && pattern != "" {
-				allow = append(allow, m)
-			}
-		}
-		if len(allow) > 0 {
-			w.Header().Set("Allow", strings.Join(allow, ", "))
-			writeError(w, http.StatusMethodNotAllowed, fmt.Errorf("%s %s: method not allowed (allowed: %s)", r.Method, r.URL.Path, strings.Join(allow, ", ")))
-			return
-		}
-		writeError(w, http.StatusNotFound, fmt.Errorf("no such endpoint: %s %s", r.Method, r.URL.Path))
-	})
-	return mux
+// Routes lists every registered endpoint, in registration order.
+func (h *Handler) Routes() []Route { return slices.Clone(h.routes) }
+
+// handle registers pattern ("METHOD /path") for callers with access a.
+func (h *Handler) handle(pattern string, a access, hf http.HandlerFunc) {
+	h.mux.Handle(pattern, hf)
+	h.access[pattern] = a
+	method, path, ok := strings.Cut(pattern, " ")
+	if !ok {
+		method, path = "", pattern
+	}
+	h.routes = append(h.routes, Route{Method: method, Path: path, Access: a.String()})
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
@@ -154,8 +115,12 @@ type Server struct {
 	log *slog.Logger
 }
 
-// Listen binds addr (port 0 picks a free port) and starts serving handler.
-func Listen(addr string, handler http.Handler, log *slog.Logger) (*Server, error) {
+// Listen binds addr (port 0 picks a free port) and starts serving handler
+// with cfg's timeouts and header limit.
+func Listen(addr string, handler http.Handler, cfg Config, log *slog.Logger) (*Server, error) {
+	if log == nil {
+		log = slog.Default()
+	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("api: listen on %s: %w", addr, err)
@@ -166,9 +131,13 @@ func Listen(addr string, handler http.Handler, log *slog.Logger) (*Server, error
 	s := &Server{
 		srv: &http.Server{
 			Handler:           handler,
-			ReadHeaderTimeout: 10 * time.Second,
-			MaxHeaderBytes:    64 << 10,
+			ReadHeaderTimeout: cfg.ReadHeaderTimeout,
+			ReadTimeout:       cfg.ReadTimeout,
+			WriteTimeout:      cfg.WriteTimeout,
+			IdleTimeout:       cfg.IdleTimeout,
+			MaxHeaderBytes:    cfg.MaxHeaderBytes,
 			BaseContext:       func(net.Listener) context.Context { return base },
+			ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
 		},
 		ln:  ln,
 		log: log,
@@ -184,6 +153,22 @@ func Listen(addr string, handler http.Handler, log *slog.Logger) (*Server, error
 
 // Addr is the address the server listens on.
 func (s *Server) Addr() string { return s.ln.Addr().String() }
+
+// BaseURL is the URL a local client reaches the server at: its address,
+// with a loopback address in place of an unspecified one.
+func (s *Server) BaseURL() string {
+	host, port, err := net.SplitHostPort(s.Addr())
+	if err != nil {
+		return "http://" + s.Addr()
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		host = "127.0.0.1"
+		if ip.To4() == nil {
+			host = "::1"
+		}
+	}
+	return "http://" + net.JoinHostPort(host, port)
+}
 
 // Shutdown stops accepting requests and waits for the running ones.
 func (s *Server) Shutdown(ctx context.Context) error { return s.srv.Shutdown(ctx) }

@@ -10,7 +10,6 @@ import (
 	"io"
 	"math/big"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -99,9 +98,7 @@ func apiStatus(t *testing.T, err error) int {
 func TestSubmitUploadWaitCancel(t *testing.T) {
 	m := meshtest.New(t, localmesh.Options{Processors: 2, Processor: fastProcessors})
 	n, wallet := walletClient(t, m, nil)
-	srv := httptest.NewServer(api.NewHandler(n))
-	defer srv.Close()
-	c := meshclient.New(srv.URL)
+	srv, c := serve(t, n)
 	c.Poll = 100 * time.Millisecond
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -136,15 +133,13 @@ func TestSubmitUploadWaitCancel(t *testing.T) {
 		t.Fatalf("default deadline %v", open.Deadline)
 	}
 	// Only the node that submitted it may cancel it.
-	other := httptest.NewServer(api.NewHandler(m.Bootstrap().Node))
-	defer other.Close()
-	procSrv := httptest.NewServer(api.NewHandler(m.Members[1].Node))
-	defer procSrv.Close()
+	_, other := serve(t, m.Bootstrap().Node)
+	_, proc := serve(t, m.Members[1].Node)
 	wait.Until(t, 30*time.Second, func() error {
-		_, err := meshclient.New(procSrv.URL).Job(ctx, open.ID)
+		_, err := proc.Job(ctx, open.ID)
 		return err
 	})
-	if _, err := meshclient.New(procSrv.URL).Cancel(ctx, open.ID); apiStatus(t, err) != http.StatusForbidden {
+	if _, err := proc.Cancel(ctx, open.ID); apiStatus(t, err) != http.StatusForbidden {
 		t.Fatalf("cancel from another node: %v", err)
 	}
 	got, err := c.Cancel(ctx, open.ID)
@@ -156,7 +151,7 @@ func TestSubmitUploadWaitCancel(t *testing.T) {
 	}
 	// Every node sees it cancelled: the record is signed by the creator.
 	wait.Until(t, 30*time.Second, func() error {
-		j, err := meshclient.New(other.URL).Job(ctx, open.ID)
+		j, err := other.Job(ctx, open.ID)
 		if err != nil {
 			return err
 		}
@@ -236,12 +231,9 @@ type badCase struct {
 func TestSubmitRefusesBadRequests(t *testing.T) {
 	m := meshtest.New(t, localmesh.Options{Processors: 1})
 	n, _ := walletClient(t, m, func(c *node.Config) { c.API.MaxUploadMiB = 4 })
-	srv := httptest.NewServer(api.NewHandler(n))
-	defer srv.Close()
-	boot := httptest.NewServer(api.NewHandler(m.Bootstrap().Node))
-	defer boot.Close()
+	srv, c := serve(t, n)
+	boot, bootClient := serve(t, m.Bootstrap().Node)
 	ctx := context.Background()
-	c := meshclient.New(srv.URL)
 	code, err := c.Upload(ctx, bytes.NewReader(wordcount(t)))
 	if err != nil {
 		t.Fatal(err)
@@ -297,7 +289,7 @@ func TestSubmitRefusesBadRequests(t *testing.T) {
 		{"content as JSON", "POST", "/v1/content", js, []byte(`{}`), 415, "application/octet-stream"},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) { checkBad(t, srv.URL, tc) })
+		t.Run(tc.name, func(t *testing.T) { checkBad(t, srv.URL, c.Token(), tc) })
 	}
 	// A streamed upload without a length is cut at the limit too.
 	pr, pw := io.Pipe()
@@ -306,16 +298,17 @@ func TestSubmitRefusesBadRequests(t *testing.T) {
 		t.Fatalf("streamed oversized upload: %v", err)
 	}
 	// A bootstrap node submits nothing.
-	checkBad(t, boot.URL, badCase{"bootstrap submit", "POST", "/v1/jobs", js, good(nil), 501, "does not submit"})
+	checkBad(t, boot.URL, bootClient.Token(), badCase{"bootstrap submit", "POST", "/v1/jobs", js, good(nil), 501, "does not submit"})
 	// Nothing was published.
 	if list, err := c.Jobs(ctx); err != nil || len(list) != 0 {
 		t.Fatalf("after bad requests the node lists %d jobs (%v)", len(list), err)
 	}
 }
 
-func checkBad(t *testing.T, base string, tc badCase) {
+func checkBad(t *testing.T, base, token string, tc badCase) {
 	t.Helper()
 	req, _ := http.NewRequest(tc.method, base+tc.url, bytes.NewReader(tc.body))
+	req.Header.Set("Authorization", "Bearer "+token)
 	if tc.contentType != "" {
 		req.Header.Set("Content-Type", tc.contentType)
 	}
@@ -339,9 +332,7 @@ func checkBad(t *testing.T, base string, tc badCase) {
 func TestSubmitOnChain(t *testing.T) {
 	m := meshtest.New(t, localmesh.Options{Processors: 1, Clients: 1, Chain: &localmesh.ChainOptions{}})
 	client := m.Members[len(m.Members)-1]
-	srv := httptest.NewServer(api.NewHandler(client.Node))
-	defer srv.Close()
-	c := meshclient.New(srv.URL)
+	_, c := serve(t, client.Node)
 	ctx := context.Background()
 	id, err := c.ID(ctx)
 	if err != nil || id.Escrow != strings.ToLower(m.Escrow.Address().Hex()) {

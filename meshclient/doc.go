@@ -7,6 +7,9 @@
 // apiv1, so a DApp can use it without pulling in the node. The jobnode
 // command's own job, id, peers and nodes commands are built on it.
 //
+// The node requires its API token (the repo's api.token file) for
+// everything that changes state: ForRepo reads it, WithToken passes it.
+//
 // Errors the API answers keep its status and message: match them with
 // errors.As against *Error. A node that does not answer (no daemon on the
 // repo, or it stopped) gives an error wrapping ErrNotRunning.

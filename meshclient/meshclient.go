@@ -29,6 +29,7 @@ var (
 const (
 	repoConfigFile = "config.toml"
 	repoAPIFile    = "api"
+	repoTokenFile  = "api.token"
 )
 
 // maxResponse bounds a JSON answer read into memory.
@@ -47,29 +48,64 @@ func (e *Error) Error() string {
 
 // Client talks to one node's API. It is safe for concurrent use.
 type Client struct {
-	base string
-	http *http.Client
+	base  string
+	token string
+	http  *http.Client
 	// Poll is how often Wait reads the job. Default 1s.
 	Poll time.Duration
 }
 
+// Option configures a Client.
+type Option func(*Client)
+
+// WithToken sends token as the bearer token of every request. The node
+// requires it for every request that changes state (Upload, Submit,
+// Cancel, Login) and for reads from beyond loopback.
+func WithToken(token string) Option {
+	return func(c *Client) { c.token = token }
+}
+
+// WithHTTPClient sends requests with hc instead of a default client.
+func WithHTTPClient(hc *http.Client) Option {
+	return func(c *Client) { c.http = hc }
+}
+
 // New returns a client of the API at baseURL ("http://127.0.0.1:5001");
 // a bare HOST:PORT means http://HOST:PORT.
-func New(baseURL string) *Client {
+func New(baseURL string, opts ...Option) *Client {
 	if !strings.Contains(baseURL, "://") {
 		baseURL = "http://" + baseURL
 	}
-	return &Client{base: strings.TrimSuffix(baseURL, "/"), http: &http.Client{}, Poll: time.Second}
+	c := &Client{base: strings.TrimSuffix(baseURL, "/"), http: &http.Client{}, Poll: time.Second}
+	for _, o := range opts {
+		o(c)
+	}
+	return c
 }
 
 // ForRepo returns a client of the daemon running on the repo in dir: the
-// address is in the repo's api file while the daemon runs.
-func ForRepo(dir string) (*Client, error) {
+// address is in the repo's api file while the daemon runs, and the token
+// in its api.token file (a repo without one gets a client without a
+// token, which can only read). opts come after those.
+func ForRepo(dir string, opts ...Option) (*Client, error) {
 	addr, err := APIAddr(dir)
 	if err != nil {
 		return nil, err
 	}
-	return New(addr), nil
+	tok, err := RepoToken(dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	return New(addr, append([]Option{WithToken(tok)}, opts...)...), nil
+}
+
+// RepoToken reads the API token of the repo in dir (its api.token file).
+func RepoToken(dir string) (string, error) {
+	b, err := os.ReadFile(filepath.Join(dir, repoTokenFile))
+	if err != nil {
+		return "", fmt.Errorf("meshclient: read api token: %w", err)
+	}
+	return strings.TrimSpace(string(b)), nil
 }
 
 // APIAddr reads the address of the daemon running on the repo in dir.
@@ -90,6 +126,9 @@ func APIAddr(dir string) (string, error) {
 // BaseURL is the API's base URL.
 func (c *Client) BaseURL() string { return c.base }
 
+// Token is the bearer token the client sends; "" for none.
+func (c *Client) Token() string { return c.token }
+
 // do sends a request and returns the response of a 2xx answer; any other
 // answer becomes an *Error.
 func (c *Client) do(ctx context.Context, method, path, contentType string, body io.Reader) (*http.Response, error) {
@@ -99,6 +138,9 @@ func (c *Client) do(ctx context.Context, method, path, contentType string, body 
 	}
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
+	}
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
@@ -208,6 +250,14 @@ func (c *Client) Jobs(ctx context.Context) ([]apiv1.Job, error) {
 func (c *Client) Cancel(ctx context.Context, id string) (apiv1.Job, error) {
 	var j apiv1.Job
 	return j, c.call(ctx, http.MethodPost, "/v1/jobs/"+url.PathEscape(id)+"/cancel", nil, &j)
+}
+
+// Login asks the node for a one-time dashboard login (POST /v1/login,
+// token only): opening its URL in a browser starts a dashboard session
+// that can also change state (cancel jobs).
+func (c *Client) Login(ctx context.Context) (apiv1.Login, error) {
+	var l apiv1.Login
+	return l, c.call(ctx, http.MethodPost, "/v1/login", nil, &l)
 }
 
 // Output opens the job's assembled output (GET /v1/jobs/{id}/output): a

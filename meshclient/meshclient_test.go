@@ -10,21 +10,24 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jobmesh/jobmesh/api"
 	"github.com/jobmesh/jobmesh/apiv1"
 	"github.com/jobmesh/jobmesh/localmesh"
 	"github.com/jobmesh/jobmesh/meshclient"
 	"github.com/jobmesh/jobmesh/meshtest"
+	"github.com/jobmesh/jobmesh/node"
 )
 
 // TestErrorsKeepStatusAndMessage: the API's answers reach the caller as
 // *Error with their status and message.
 func TestErrorsKeepStatusAndMessage(t *testing.T) {
 	m := meshtest.New(t, localmesh.Options{Processors: 1})
-	srv := httptest.NewServer(api.NewHandler(m.Bootstrap().Node))
+	h := api.NewHandler(m.Bootstrap().Node)
+	srv := httptest.NewServer(h)
 	defer srv.Close()
-	c := meshclient.New(srv.URL)
+	c := meshclient.New(srv.URL, meshclient.WithToken(h.Token()))
 	ctx := context.Background()
 
 	id, err := c.ID(ctx)
@@ -50,6 +53,24 @@ func TestErrorsKeepStatusAndMessage(t *testing.T) {
 	jobs, err := c.Jobs(ctx)
 	if err != nil || len(jobs) != 0 {
 		t.Fatalf("jobs %v (%v)", jobs, err)
+	}
+
+	// Without the token, or with a wrong one, nothing that changes state
+	// gets through; reads on loopback do.
+	for _, anon := range []*meshclient.Client{meshclient.New(srv.URL), meshclient.New(srv.URL, meshclient.WithToken(strings.Repeat("0", 64)))} {
+		if _, err := anon.Submit(ctx, apiv1.SubmitRequest{}); !errors.As(err, &e) || e.Status != http.StatusUnauthorized {
+			t.Fatalf("submit with token %q: %v", anon.Token(), err)
+		}
+		if _, err := anon.Login(ctx); !errors.As(err, &e) || e.Status != http.StatusUnauthorized {
+			t.Fatalf("login with token %q: %v", anon.Token(), err)
+		}
+	}
+	if _, err := meshclient.New(srv.URL).Jobs(ctx); err != nil {
+		t.Fatalf("a loopback read without the token: %v", err)
+	}
+	l, err := c.Login(ctx)
+	if err != nil || !strings.HasPrefix(l.URL, srv.URL+"/ui/#login=") || !strings.HasSuffix(l.URL, l.Code) || !l.Expires.After(time.Now()) {
+		t.Fatalf("login %+v (%v)", l, err)
 	}
 }
 
@@ -77,8 +98,23 @@ func TestForRepo(t *testing.T) {
 		t.Fatal(err)
 	}
 	c, err := meshclient.ForRepo(dir)
-	if err != nil || c.BaseURL() != "http://127.0.0.1:5001" {
-		t.Fatalf("client %v (%v)", c, err)
+	if err != nil || c.BaseURL() != "http://127.0.0.1:5001" || c.Token() != "" {
+		t.Fatalf("client of a repo without a token %v (%v)", c, err)
+	}
+	// The token is the one the node writes, read from the file it names.
+	tok := strings.Repeat("ab", 32)
+	if err := os.WriteFile(filepath.Join(dir, node.APITokenFile), []byte(tok+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if nt, err := node.ReadAPIToken(dir); err != nil || nt != tok {
+		t.Fatalf("the node reads %q (%v)", nt, err)
+	}
+	c, err = meshclient.ForRepo(dir)
+	if err != nil || c.Token() != tok {
+		t.Fatalf("client token %q (%v), want the repo's", c.Token(), err)
+	}
+	if c, _ := meshclient.ForRepo(dir, meshclient.WithToken("other")); c.Token() != "other" {
+		t.Fatalf("an option after the repo's token: %q", c.Token())
 	}
 }
 

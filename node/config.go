@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"runtime"
 	"slices"
@@ -67,10 +68,69 @@ type P2PConfig struct {
 	MeshDegree        int      `toml:"mesh_degree"`
 }
 
-// APIConfig is the [api] section.
+// APIConfig is the [api] section. package api turns it into its own
+// Config (api.ConfigFrom); the defaults are DefaultConfig's.
 type APIConfig struct {
 	Address      string `toml:"address"`
 	MaxUploadMiB int64  `toml:"max_upload_mib"`
+	// AllowedHosts are Host header names accepted besides the loopback
+	// ones. Default none.
+	AllowedHosts []string `toml:"allowed_hosts"`
+	// AllowedOrigins are Origin header values (scheme://host[:port])
+	// accepted besides the API's own. Default none.
+	AllowedOrigins []string `toml:"allowed_origins"`
+	// ReadHeaderTimeout bounds reading a request's headers. Default 10s.
+	ReadHeaderTimeout Duration `toml:"read_header_timeout"`
+	// ReadTimeout bounds reading a whole request, body included. Default 30s.
+	ReadTimeout Duration `toml:"read_timeout"`
+	// UploadTimeout replaces ReadTimeout for the body of an authenticated
+	// POST /v1/content. Default 10m.
+	UploadTimeout Duration `toml:"upload_timeout"`
+	// WriteTimeout bounds writing a response; an event stream gets it
+	// anew for each write. Default 5m.
+	WriteTimeout Duration `toml:"write_timeout"`
+	// IdleTimeout closes a keep-alive connection idle this long. Default 60s.
+	IdleTimeout Duration `toml:"idle_timeout"`
+	// MaxEventStreams caps the open GET /v1/events streams. Default 64.
+	MaxEventStreams int `toml:"max_event_streams"`
+	// MaxEventStreamsPerClient caps one client's streams. Default 4.
+	MaxEventStreamsPerClient int `toml:"max_event_streams_per_client"`
+}
+
+// DefaultAPIConfig returns the [api] defaults.
+func DefaultAPIConfig() APIConfig {
+	return APIConfig{
+		Address: "127.0.0.1:0", MaxUploadMiB: 64, AllowedHosts: []string{}, AllowedOrigins: []string{},
+		ReadHeaderTimeout: Duration(10 * time.Second), ReadTimeout: Duration(30 * time.Second),
+		UploadTimeout: Duration(10 * time.Minute), WriteTimeout: Duration(5 * time.Minute),
+		IdleTimeout: Duration(time.Minute), MaxEventStreams: 64, MaxEventStreamsPerClient: 4,
+	}
+}
+
+// validate checks the [api] section.
+func (c APIConfig) validate() error {
+	switch {
+	case c.Address == "" || !strings.Contains(c.Address, ":"):
+		return fmt.Errorf("%w: [api] address %q: want HOST:PORT", ErrInvalidConfig, c.Address)
+	case c.MaxUploadMiB < 1 || c.MaxUploadMiB > 1<<16:
+		return fmt.Errorf("%w: [api] max_upload_mib %d outside 1..65536", ErrInvalidConfig, c.MaxUploadMiB)
+	case c.ReadHeaderTimeout <= 0, c.ReadTimeout <= 0, c.UploadTimeout <= 0, c.WriteTimeout <= 0, c.IdleTimeout <= 0:
+		return fmt.Errorf("%w: [api] timeouts must be positive", ErrInvalidConfig)
+	case c.MaxEventStreams < 1 || c.MaxEventStreamsPerClient < 1 || c.MaxEventStreamsPerClient > c.MaxEventStreams:
+		return fmt.Errorf("%w: [api] want 1 <= max_event_streams_per_client (%d) <= max_event_streams (%d)", ErrInvalidConfig, c.MaxEventStreamsPerClient, c.MaxEventStreams)
+	}
+	for _, h := range c.AllowedHosts {
+		if h == "" || strings.ContainsAny(h, "/@ ") {
+			return fmt.Errorf("%w: [api] allowed_hosts: %q is not a host name", ErrInvalidConfig, h)
+		}
+	}
+	for _, o := range c.AllowedOrigins {
+		u, err := url.Parse(o)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") || u.User != nil || u.RawQuery != "" {
+			return fmt.Errorf("%w: [api] allowed_origins: %q is not scheme://host[:port]", ErrInvalidConfig, o)
+		}
+	}
+	return nil
 }
 
 // StoreConfig is the [store] section.
@@ -182,7 +242,7 @@ func DefaultConfig() Config {
 			MaxMessageSize:    p.MaxMessageSize,
 			MeshDegree:        p.MeshDegree,
 		},
-		API: APIConfig{Address: "127.0.0.1:0", MaxUploadMiB: 64},
+		API: DefaultAPIConfig(),
 		Store: StoreConfig{Rebroadcast: Duration(15 * time.Second), MaxPayload: 256 << 10, DAGSyncTimeout: Duration(20 * time.Second), RepairInterval: Duration(time.Minute),
 			AnnounceWait: Duration(crdt.DefaultConfig().AnnounceWait)},
 		Processor: ProcessorConfig{
@@ -244,11 +304,8 @@ func (c Config) Validate() error {
 	if err := c.p2pConfig(RoleProcessor).Validate(); err != nil {
 		return fmt.Errorf("%w: [p2p]: %w", ErrInvalidConfig, err)
 	}
-	if c.API.Address == "" || !strings.Contains(c.API.Address, ":") {
-		return fmt.Errorf("%w: [api] address %q: want HOST:PORT", ErrInvalidConfig, c.API.Address)
-	}
-	if c.API.MaxUploadMiB < 1 || c.API.MaxUploadMiB > 1<<16 {
-		return fmt.Errorf("%w: [api] max_upload_mib %d outside 1..65536", ErrInvalidConfig, c.API.MaxUploadMiB)
+	if err := c.API.validate(); err != nil {
+		return err
 	}
 	if c.Store.Rebroadcast <= 0 {
 		return fmt.Errorf("%w: [store] rebroadcast must be positive", ErrInvalidConfig)
@@ -383,9 +440,34 @@ mesh_degree = {{toml .P2P.MeshDegree}}
 [api]
 # Local HTTP API (and Prometheus /metrics). Port 0 picks a free port; the
 # address in use is written to the repo's 'api' file while the node runs.
+# Requests that change anything need the bearer token in the repo's
+# api.token file (the CLI and the SDK read it); reads are open to loopback
+# clients only. docs/ARCHITECTURE.md ("HTTP API") lists which is which.
 address = {{toml .API.Address}}
 # Largest body POST /v1/content accepts, in MiB; larger uploads get 413.
 max_upload_mib = {{toml .API.MaxUploadMiB}}
+# Host header names accepted besides localhost and loopback addresses (a
+# name other than these is refused, which defeats DNS rebinding). Name the
+# host or address clients use when the API listens beyond loopback.
+allowed_hosts = {{toml .API.AllowedHosts}}
+# Origins (scheme://host[:port]) whose pages may call the API besides the
+# API's own; any other Origin is refused.
+allowed_origins = {{toml .API.AllowedOrigins}}
+# Time to read a request's headers; to read a whole request (body
+# included); to read an authenticated upload's body; to write a response
+# (an event stream gets it anew for each write); and to keep an idle
+# keep-alive connection open.
+read_header_timeout = {{toml .API.ReadHeaderTimeout}}
+read_timeout = {{toml .API.ReadTimeout}}
+upload_timeout = {{toml .API.UploadTimeout}}
+write_timeout = {{toml .API.WriteTimeout}}
+idle_timeout = {{toml .API.IdleTimeout}}
+# Open GET /v1/events streams: at most max_event_streams in all, at most
+# max_event_streams_per_client for one client (a token, a dashboard
+# session, or a remote address for the anonymous), and at most half of
+# max_event_streams for anonymous clients together. More get 429.
+max_event_streams = {{toml .API.MaxEventStreams}}
+max_event_streams_per_client = {{toml .API.MaxEventStreamsPerClient}}
 
 [store]
 # How often the replicated store re-announces its heads, so that peers that

@@ -2,6 +2,8 @@ package node
 
 import (
 	"crypto/ecdsa"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -26,8 +28,15 @@ const (
 	WalletFile   = "wallet.key"
 	DatastoreDir = "datastore"
 	APIFile      = "api"
+	// APITokenFile holds the bearer token of the repo's HTTP API: 64 hex
+	// digits (32 random bytes), mode 0600. Whoever can read it can spend
+	// the node's wallet through the API.
+	APITokenFile = "api.token"
 	lockFile     = "repo.lock"
 )
+
+// apiTokenBytes is the API token's entropy.
+const apiTokenBytes = 32
 
 var (
 	// ErrRepoExists is returned by InitRepo for a directory that already
@@ -39,6 +48,9 @@ var (
 	ErrRepoLocked = errors.New("node: repo is in use by another process")
 	// ErrNotRunning is returned when no daemon serves the repo's API.
 	ErrNotRunning = errors.New("node: no daemon running on this repo")
+	// ErrBadAPIToken is returned for an API token file that is not 64 hex
+	// digits, or that other users may read.
+	ErrBadAPIToken = errors.New("node: bad api.token")
 )
 
 // InitRepo creates a repo in dir: a new identity, cfg as a documented
@@ -74,6 +86,9 @@ func InitRepo(dir string, cfg Config) error {
 			return fmt.Errorf("node: save wallet: %w", err)
 		}
 		cfg.Processor.Wallet = strings.ToLower(ethcrypto.PubkeyToAddress(wk.PublicKey).Hex())
+	}
+	if _, err := newAPIToken(dir); err != nil {
+		return err
 	}
 	b, err := cfg.Encode()
 	if err != nil {
@@ -147,6 +162,56 @@ func (r *Repo) OpenDatastore() (*pebbleds.Datastore, error) {
 // WriteAPIAddr records the running API's address, as kubo's api file does.
 func (r *Repo) WriteAPIAddr(addr string) error {
 	return writeFileAtomic(filepath.Join(r.Dir, APIFile), []byte(addr+"\n"), 0o600)
+}
+
+// APIToken returns the repo's API token, creating it when the repo has none
+// (repos made before the API had tokens). A token file that other users
+// may read is refused: they could spend the wallet with it.
+func (r *Repo) APIToken() (string, error) {
+	tok, err := readAPIToken(r.Dir, true)
+	if errors.Is(err, fs.ErrNotExist) {
+		return newAPIToken(r.Dir)
+	}
+	return tok, err
+}
+
+// ReadAPIToken returns the API token of the repo in dir, as the CLI and
+// the SDK read it.
+func ReadAPIToken(dir string) (string, error) {
+	return readAPIToken(dir, false)
+}
+
+func readAPIToken(dir string, private bool) (string, error) {
+	path := filepath.Join(dir, APITokenFile)
+	fi, err := os.Stat(path)
+	if err != nil {
+		return "", fmt.Errorf("node: api token: %w", err)
+	}
+	if private && fi.Mode().Perm()&0o077 != 0 {
+		return "", fmt.Errorf("%w: %s has mode %v; other users can read it (chmod 600 it, or delete it for a new one)", ErrBadAPIToken, path, fi.Mode().Perm())
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("node: api token: %w", err)
+	}
+	tok := strings.TrimSpace(string(b))
+	if _, err := hex.DecodeString(tok); err != nil || len(tok) != 2*apiTokenBytes {
+		return "", fmt.Errorf("%w: %s is not %d hex digits", ErrBadAPIToken, path, 2*apiTokenBytes)
+	}
+	return tok, nil
+}
+
+// newAPIToken writes a fresh random token to dir's token file.
+func newAPIToken(dir string) (string, error) {
+	b := make([]byte, apiTokenBytes)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("node: generate api token: %w", err)
+	}
+	tok := hex.EncodeToString(b)
+	if err := writeFileAtomic(filepath.Join(dir, APITokenFile), []byte(tok+"\n"), 0o600); err != nil {
+		return "", err
+	}
+	return tok, nil
 }
 
 // Close removes the api file and releases the lock.

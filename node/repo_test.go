@@ -2,7 +2,11 @@ package node
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"testing"
 
 	ds "github.com/ipfs/go-datastore"
@@ -52,5 +56,95 @@ func TestDatastoreFiltersAbsentKeys(t *testing.T) {
 	}
 	if m := d.DB.Metrics(); m.Filter.Hits < 900 {
 		t.Fatalf("the filters ruled out %d of 1000 absent keys", m.Filter.Hits)
+	}
+}
+
+// TestAPIToken: a new repo has a private random token; a repo without one
+// (made before tokens) gets one on open; a token others can read, or a
+// malformed one, is refused.
+func TestAPIToken(t *testing.T) {
+	r := newTestRepo(t)
+	path := filepath.Join(r.Dir, APITokenFile)
+	fi, err := os.Stat(path)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("token file: %v (%v)", fi, err)
+	}
+	tok, err := r.APIToken()
+	if err != nil || len(tok) != 64 {
+		t.Fatalf("token %q (%v)", tok, err)
+	}
+	if read, err := ReadAPIToken(r.Dir); err != nil || read != tok {
+		t.Fatalf("ReadAPIToken %q (%v), want %q", read, err, tok)
+	}
+	other := newTestRepo(t)
+	if o, _ := other.APIToken(); o == tok {
+		t.Fatal("two repos share a token")
+	}
+
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := r.APIToken()
+	if err != nil || len(fresh) != 64 || fresh == tok {
+		t.Fatalf("token of a repo without one: %q (%v)", fresh, err)
+	}
+	if again, err := r.APIToken(); err != nil || again != fresh {
+		t.Fatalf("the created token is not kept: %q (%v)", again, err)
+	}
+
+	if err := os.Chmod(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.APIToken(); !errors.Is(err, ErrBadAPIToken) {
+		t.Fatalf("a token others can read: %v", err)
+	}
+	if err := os.WriteFile(path, []byte("short\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(path, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.APIToken(); !errors.Is(err, ErrBadAPIToken) {
+		t.Fatalf("a malformed token: %v", err)
+	}
+}
+
+// TestAPIConfigValidation: the [api] section's limits are checked.
+func TestAPIConfigValidation(t *testing.T) {
+	for name, edit := range map[string]func(*APIConfig){
+		"zero read timeout":         func(c *APIConfig) { c.ReadTimeout = 0 },
+		"zero idle timeout":         func(c *APIConfig) { c.IdleTimeout = 0 },
+		"per client over the cap":   func(c *APIConfig) { c.MaxEventStreamsPerClient = c.MaxEventStreams + 1 },
+		"no streams":                func(c *APIConfig) { c.MaxEventStreams = 0 },
+		"host with a path":          func(c *APIConfig) { c.AllowedHosts = []string{"example.com/x"} },
+		"origin without a scheme":   func(c *APIConfig) { c.AllowedOrigins = []string{"example.com"} },
+		"origin with a path":        func(c *APIConfig) { c.AllowedOrigins = []string{"https://example.com/app"} },
+		"address without a port":    func(c *APIConfig) { c.Address = "127.0.0.1" },
+		"upload limit out of range": func(c *APIConfig) { c.MaxUploadMiB = 0 },
+	} {
+		cfg := DefaultConfig()
+		edit(&cfg.API)
+		if err := cfg.Validate(); !errors.Is(err, ErrInvalidConfig) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	cfg := DefaultConfig()
+	cfg.API.AllowedHosts = []string{"node.lan"}
+	cfg.API.AllowedOrigins = []string{"https://dash.example:8443"}
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	// The written file round-trips.
+	b, err := cfg.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), ConfigFile)
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got, err := LoadConfig(path)
+	if err != nil || !slices.Equal(got.API.AllowedHosts, cfg.API.AllowedHosts) || got.API.IdleTimeout != cfg.API.IdleTimeout {
+		t.Fatalf("loaded %+v (%v)", got.API, err)
 	}
 }

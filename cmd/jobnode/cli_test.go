@@ -301,3 +301,51 @@ func TestDemoRunsAJobEndToEnd(t *testing.T) {
 		}
 	}
 }
+
+// TestDaemonAPIToken: a repo made before API tokens gets one when its
+// daemon starts (private to its owner); the daemon prints a one-time
+// dashboard link and 'jobnode dashboard' makes another; the CLI's commands
+// send the token, and a request without it changes nothing.
+func TestDaemonAPIToken(t *testing.T) {
+	if testing.Short() {
+		t.Skip("multi-process daemon in -short mode")
+	}
+	repo := filepath.Join(t.TempDir(), "boot")
+	initRepo(t, repo)
+	tokenFile := filepath.Join(repo, node.APITokenFile)
+	if err := os.Remove(tokenFile); err != nil {
+		t.Fatalf("init wrote no token: %v", err)
+	}
+	d := startDaemon(t, "bootstrap", repo)
+	fi, err := os.Stat(tokenFile)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("token file after start: %v (%v)", fi, err)
+	}
+	addr, err := node.ReadAPIAddr(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + addr
+	wait.Until(t, 30*time.Second, func() error {
+		if !strings.Contains(d.logs.String(), "dashboard "+base+"/ui/#login=") {
+			return errors.New("no dashboard link printed yet")
+		}
+		return nil
+	})
+	link := strings.TrimSpace(run(t, "dashboard", "--repo", repo))
+	if !strings.HasPrefix(link, base+"/ui/#login=") || strings.Contains(d.logs.String(), link) {
+		t.Fatalf("jobnode dashboard printed %q", link)
+	}
+	resp, err := http.Post(base+"/v1/login", "application/json", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("POST /v1/login without the token: %d", resp.StatusCode)
+	}
+	if out := run(t, "id", "--repo", repo); !strings.HasPrefix(out, "12D3KooW") {
+		t.Fatalf("jobnode id: %q", out)
+	}
+	d.stop(t)
+}

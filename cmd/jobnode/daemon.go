@@ -115,7 +115,15 @@ func runDaemon(ctx context.Context, g *globals, f daemonFlags, cmd *cobra.Comman
 	}
 	defer func() { err = errors.Join(err, n.Close()) }()
 
-	srv, err := api.Listen(cfg.API.Address, api.NewHandler(n), log)
+	acfg := api.ConfigFrom(cfg.API)
+	if acfg.Token, err = repo.APIToken(); err != nil {
+		return err
+	}
+	h, err := api.New(n, acfg)
+	if err != nil {
+		return err
+	}
+	srv, err := api.Listen(cfg.API.Address, h, acfg, log)
 	if err != nil {
 		return err
 	}
@@ -129,6 +137,10 @@ func runDaemon(ctx context.Context, g *globals, f daemonFlags, cmd *cobra.Comman
 	}
 	out := cmd.OutOrStdout()
 	fmt.Fprintf(out, "jobnode %s running\npeer id %s\napi %s\n", role, n.Host.ID(), srv.Addr())
+	// A one-time link: it signs one browser in ('jobnode dashboard' makes
+	// another).
+	login, _ := h.LoginURL(srv.BaseURL())
+	fmt.Fprintf(out, "dashboard %s\n", login)
 	for _, a := range n.Host.FullAddrs() {
 		fmt.Fprintf(out, "swarm %s\n", a)
 	}

@@ -367,12 +367,14 @@ func serveDemo(ctx context.Context, g *globals, mesh *localmesh.Mesh, say io.Wri
 	}()
 	fmt.Fprintln(say, "\nserving the mesh; press Ctrl-C to stop")
 	for _, m := range mesh.Members {
-		s, err := api.Listen("127.0.0.1:0", api.NewHandler(m.Node), g.logger())
+		h := api.NewHandler(m.Node)
+		s, err := api.Listen("127.0.0.1:0", h, api.ConfigFrom(m.Config.API), g.logger())
 		if err != nil {
 			return err
 		}
 		servers = append(servers, s)
-		fmt.Fprintf(say, "%-9s %d  %s\n          api   http://%s\n", m.Role, m.Index, m.Host.ID(), s.Addr())
+		login, _ := h.LoginURL(s.BaseURL())
+		fmt.Fprintf(say, "%-9s %d  %s\n          api   http://%s\n          ui    %s\n", m.Role, m.Index, m.Host.ID(), s.Addr(), login)
 		for _, a := range m.Host.FullAddrs() {
 			fmt.Fprintf(say, "          swarm %s\n", a)
 		}

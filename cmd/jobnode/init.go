@@ -44,8 +44,8 @@ func newInitCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "initialised repo %s\npeer id %s\nconfig %s\n",
-				g.repo, id, filepath.Join(g.repo, node.ConfigFile))
+			fmt.Fprintf(cmd.OutOrStdout(), "initialised repo %s\npeer id %s\nconfig %s\napi token %s\n",
+				g.repo, id, filepath.Join(g.repo, node.ConfigFile), filepath.Join(g.repo, node.APITokenFile))
 			return nil
 		},
 	}

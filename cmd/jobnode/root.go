@@ -53,6 +53,7 @@ func newRootCmd() *cobra.Command {
 		newStakeCmd(g),
 		newExampleCmd(),
 		newJobCmd(g),
+		newDashboardCmd(g),
 	)
 	return root
 }

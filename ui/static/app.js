@@ -1,6 +1,12 @@
 // The jobmesh dashboard: plain JavaScript, no dependencies. Everything it
 // shows comes from this node's /v1 API; job progress arrives on the
 // /v1/events stream. Text from the mesh is always set with textContent.
+//
+// Reads need no sign-in on loopback. Opening the one-time link the daemon
+// (or 'jobnode dashboard') prints, /ui/#login=CODE, trades the code for an
+// HttpOnly session cookie and a CSRF token; the token is kept in this tab's
+// sessionStorage (which, unlike cookies, other ports of the host cannot
+// read) and sent with every request that changes state.
 "use strict";
 
 // The colours assemble.ProcessorColour gives processor index i, so that the
@@ -14,6 +20,10 @@ const REFRESH_MS = 5000;
 // reports (stake, QoS, weight, ...) is listed after them as it comes.
 const NODE_FIELDS = ["card_model", "vram_mib", "wallet"];
 const NODE_HIDDEN = new Set(["peer_id", "role", "addrs", "updated", "version"]);
+
+const CSRF_HEADER = "X-Jobmesh-CSRF";
+const CSRF_KEY = "jobmesh-csrf";
+let csrf = sessionStorage.getItem(CSRF_KEY) || "";
 
 const jobs = new Map(); // job ID → apiv1.Job
 let selected = location.hash.startsWith("#job=") ? location.hash.slice(5) : "";
@@ -76,6 +86,75 @@ async function getJSON(path) {
   const r = await fetch(path, { headers: { Accept: "application/json" } });
   if (!r.ok) throw new Error(path + ": " + r.status);
   return r.json();
+}
+
+function showSession(note) {
+  const pill = $("session");
+  pill.textContent = note || (csrf ? "signed in" : "read-only");
+  pill.className = "pill " + (csrf ? "pill-live" : "pill-wait");
+  document.body.dataset.session = csrf ? "signed-in" : "read-only";
+}
+
+function forget() {
+  csrf = "";
+  sessionStorage.removeItem(CSRF_KEY);
+}
+
+// login spends a #login=CODE fragment for a session. The code works once,
+// so the fragment is dropped whatever the answer.
+async function login() {
+  if (!location.hash.startsWith("#login=")) return;
+  const code = location.hash.slice("#login=".length);
+  history.replaceState(null, "", location.pathname);
+  try {
+    const r = await fetch("/v1/session", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ code }),
+    });
+    if (!r.ok) throw new Error(String(r.status));
+    csrf = (await r.json()).csrf;
+    sessionStorage.setItem(CSRF_KEY, csrf);
+    showSession();
+    renderDetail();
+  } catch (err) {
+    forget();
+    showSession("sign-in failed (" + err.message + ")");
+  }
+}
+
+// change sends a state-changing request with the session's CSRF token.
+async function change(method, path) {
+  const r = await fetch(path, { method, headers: { [CSRF_HEADER]: csrf, Accept: "application/json" } });
+  const body = await r.json().catch(() => ({}));
+  if (r.status === 401 || r.status === 403) {
+    if (r.status === 401) forget(); // the session ended
+    showSession();
+  }
+  if (!r.ok) throw new Error(body.error || String(r.status));
+  return body;
+}
+
+async function cancelJob(id, note) {
+  note.textContent = "";
+  try {
+    const j = await change("POST", `/v1/jobs/${id}/cancel`);
+    jobs.set(j.id, j);
+    renderJobs();
+    renderDetail();
+  } catch (err) {
+    note.textContent = err.message;
+  }
+}
+
+function renderActions(j) {
+  const box = $("detail-actions");
+  box.replaceChildren();
+  if (!csrf || !j.mine || (j.state !== "open" && j.state !== "unfunded")) return;
+  const note = el("span", { class: "error" });
+  const btn = el("button", { id: "cancel-job", type: "button" }, "cancel job");
+  btn.addEventListener("click", () => cancelJob(j.id, note));
+  box.append(btn, note);
 }
 
 async function loadSelf() {
@@ -206,6 +285,7 @@ function renderDetail() {
     el("li", { "data-peer": p, title: p }, el("span", { class: "swatch", style: "background:" + colour(i) }),
       `${short(p)}: ${j.by_processor[p]} MicroJob${j.by_processor[p] === 1 ? "" : "s"}`)));
   $("detail-shares").replaceChildren(shareBar(j.by_processor, "shares"), legend);
+  renderActions(j);
   renderPictures(j);
 }
 
@@ -270,6 +350,11 @@ async function refresh() {
 }
 
 async function start() {
+  // A login link opened in a tab that shows the dashboard already changes
+  // only the fragment.
+  window.addEventListener("hashchange", login);
+  await login();
+  showSession();
   await Promise.allSettled([loadSelf(), loadPeers(), loadNodes()]);
   markReady();
   followEvents();
