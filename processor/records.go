@@ -161,7 +161,8 @@ func decodeInline(r VerdictRecord) (VerdictRecord, microjob.Verdict, error) {
 
 // AuthorPolicy is the store's author rule for the processing flow: result
 // records are written only by the processor they name (microjob), and so
-// are re-runs; processor advertisements only by their peer.
+// are re-runs, settlement signatures and holder records; processor
+// advertisements only by their peer.
 func AuthorPolicy(nodesPrefix string) crdt.AuthorPolicy {
 	owner := crdt.OwnerPolicy(nodesPrefix)
 	return func(key string, author peer.ID) error {
@@ -180,6 +181,9 @@ func AuthorPolicy(nodesPrefix string) crdt.AuthorPolicy {
 			if key[i+len("/signature/"):] != author.String() {
 				return fmt.Errorf("settlement signature %q written by %s", key, author)
 			}
+		}
+		if err := holderPolicy(key, author); err != nil {
+			return err
 		}
 		return nil
 	}

@@ -563,6 +563,7 @@ func (w *Worker) finalize(ctx context.Context, js *jobState) error {
 	if rec, err = w.verdictRecord(ctx, id, rec); err != nil {
 		return err
 	}
+	w.holdOutput(ctx, id, out)
 	if err := crdt.PutJSON(ctx, w.writer, VerdictKey(id), VerdictType, rec); err != nil {
 		return err
 	}
