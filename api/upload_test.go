@@ -130,7 +130,7 @@ func TestRejectedUploadLeavesNothingOnDisk(t *testing.T) {
 	t.Cleanup(srv.Close)
 	ctx := context.Background()
 	keys0 := d.blockKeys(t)
-	size0, _ := dirUsage(t, d.dsDir)
+	size0, files0 := dirUsage(t, d.dsDir)
 
 	// http.NewRequest with a plain io.Reader sends it chunked.
 	req, err := http.NewRequest(http.MethodPost, srv.URL+"/v1/content", randomReader(100<<20, 1))
@@ -181,8 +181,8 @@ func TestRejectedUploadLeavesNothingOnDisk(t *testing.T) {
 	if keys := d.blockKeys(t); keys != keys0 {
 		t.Fatalf("block keys %d after the refused uploads, %d before", keys, keys0)
 	}
-	if size, _ := dirUsage(t, d.dsDir); size-size0 > 4<<20 {
-		t.Fatalf("datastore directory grew by %d bytes (from %d) after the refused uploads", size-size0, size0)
+	if size, files := dirUsage(t, d.dsDir); size-size0 > 4<<20 || files != files0 {
+		t.Fatalf("datastore directory: %d files, %d bytes after the refused uploads; %d files, %d bytes before", files, size, files0, size0)
 	}
 	if size, files := dirUsage(t, d.staging); files != 0 {
 		t.Fatalf("staging holds %d files, %d bytes", files, size)
