@@ -158,6 +158,22 @@ func TestJobResultsSurviveGC(t *testing.T) {
 	if results < 4 {
 		t.Fatalf("%d results disclosed", results)
 	}
+	// The replicated store's history shares the block store: every
+	// member still has the whole DAG under its heads.
+	for _, mem := range m.Running() {
+		if _, err := mem.IPFS.GC(ctx); err != nil {
+			t.Fatal(err)
+		}
+		heads, err := mem.Store.Heads(ctx)
+		if err != nil || len(heads) == 0 {
+			t.Fatalf("member %d: heads %v, %v", mem.Index, heads, err)
+		}
+		for _, h := range heads {
+			if _, ok, err := mem.IPFS.LocalDAG(ctx, h, 1<<30); err != nil || !ok {
+				t.Fatalf("member %d: the store's DAG under %s is not whole after GC (%v)", mem.Index, h, err)
+			}
+		}
+	}
 	if b := readOutput(t, ctx, client, info, res.Output); len(b) == 0 {
 		t.Fatal("empty output")
 	}
