@@ -152,6 +152,7 @@ func (v *JobView) summary(ctx context.Context, info *jobs.JobInfo, rec crdt.Reco
 		Blocks:      plan.NumBlocks,
 		ByProcessor: map[string]int{},
 		Culprits:    []string{},
+		Holders:     []string{},
 		Updated:     rec.Time().UTC(),
 	}
 	if v.Mine != nil {
@@ -184,6 +185,13 @@ func (v *JobView) summary(ctx context.Context, info *jobs.JobInfo, rec crdt.Reco
 		}
 	}
 	j.Committed, j.Disclosed = len(committed), len(disclosed)
+	holders, err := processor.Holders(ctx, v.Store, id)
+	if err != nil {
+		return apiv1.Job{}, err
+	}
+	for _, h := range holders {
+		j.Holders = append(j.Holders, h.String())
+	}
 
 	res, verdict, err := dapp.LoadStatus(ctx, v.Store, v.Blocks, id)
 	if err != nil {

@@ -56,7 +56,11 @@ func contentType(r *http.Request, want string) error {
 	return nil
 }
 
-// content adds the raw body to the node's block layer as UnixFS.
+// content adds the raw body to the node's block layer as UnixFS. The body
+// is staged (dapp.Client.AddChecked) and imported only once it has
+// arrived whole, within the limit: a refused upload (too large, empty,
+// client gone) leaves nothing on disk. Added content is pinned as an
+// upload.
 func (s *submitter) content(w http.ResponseWriter, r *http.Request) {
 	c := s.dapp(w)
 	if c == nil {
@@ -73,23 +77,31 @@ func (s *submitter) content(w http.ResponseWriter, r *http.Request) {
 	body := http.MaxBytesReader(w, r.Body, s.maxUpload)
 	h := sha256.New()
 	cr := &countingReader{r: io.TeeReader(body, h)}
-	k, err := c.Add(r.Context(), cr)
+	k, err := c.AddChecked(r.Context(), cr, func(size int64) error {
+		if size == 0 {
+			return errEmptyContent
+		}
+		// The client may have gone while its last bytes were read.
+		return r.Context().Err()
+	})
 	var tooLarge *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooLarge):
 		writeError(w, http.StatusRequestEntityTooLarge, fmt.Errorf("content exceeds the limit of %d bytes", s.maxUpload))
 		return
+	case errors.Is(err, errEmptyContent):
+		writeError(w, http.StatusBadRequest, errEmptyContent)
+		return
 	case err != nil:
 		writeError(w, http.StatusInternalServerError, err)
-		return
-	case cr.n == 0:
-		writeError(w, http.StatusBadRequest, errors.New("empty content"))
 		return
 	}
 	writeJSON(w, http.StatusCreated, apiv1.Content{
 		CID: k.String(), URI: "ipfs://" + k.String(), SHA256: hex.EncodeToString(h.Sum(nil)), Size: uint64(cr.n),
 	})
 }
+
+var errEmptyContent = errors.New("empty content")
 
 type countingReader struct {
 	r io.Reader

@@ -276,7 +276,7 @@ func TestSubmitRefusesBadRequests(t *testing.T) {
 		{"bad slicing", "POST", "/v1/jobs", js, good(func(r map[string]any) {
 			r["slicing"] = map[string]any{"block_size": 4096, "microjobs": 2, "verifier_blocks": 5}
 		}), 400, "slicing"},
-		{"unreachable URI", "POST", "/v1/jobs", js, good(func(r map[string]any) { r["data"] = map[string]any{"uri": "https://127.0.0.1:1/data"} }), 422, "unreachable"},
+		{"unreachable URI", "POST", "/v1/jobs", js, good(func(r map[string]any) { r["data"] = map[string]any{"uri": "https://127.0.0.1:1/data"} }), 422, "cannot reach host"},
 		{"hash mismatch", "POST", "/v1/jobs", js, good(func(r map[string]any) {
 			r["data"] = map[string]any{"uri": code.URI, "sha256": strings.Repeat("0", 63) + "1"}
 		}), 422, "hash"},

@@ -60,6 +60,10 @@ type Job struct {
 	Verified  bool     `json:"verified"` // every block verified
 	Culprits  []string `json:"culprits"` // peer IDs, sorted; never null
 	OutputCID string   `json:"output_cid,omitempty"`
+	// Holders are the peer IDs of the nodes whose holder record says they
+	// hold the whole output, pinned: the processor that assembled it, the
+	// creator's node once it fetched it. Sorted, never null.
+	Holders []string `json:"holders"`
 	// VerifierHashes are the accepted verifier MicroJobs' block hashes
 	// (lowercase hex) by MacroJob index; VerifierDigest is their digest,
 	// the verifier hash the settlement carries on chain.

@@ -125,6 +125,10 @@ type Client struct {
 	// reprovide are the ipfs:// inputs of restored open jobs, provided
 	// again once the Client runs.
 	reprovide []cid.Cid
+	// toHold are finished jobs whose output this node has yet to pin and
+	// say it holds (hold.go); holdNow wakes holdLoop.
+	toHold  map[jobs.ID]bool
+	holdNow chan struct{}
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -148,7 +152,8 @@ func New(p Params) (*Client, error) {
 		log = slog.Default()
 	}
 	c := &Client{p: p, log: log.With("subsystem", "dapp"), ch: p.Channel,
-		open: map[jobs.ID]*jobs.JobInfo{}, mine: map[jobs.ID]*jobs.JobInfo{}}
+		open: map[jobs.ID]*jobs.JobInfo{}, mine: map[jobs.ID]*jobs.JobInfo{},
+		toHold: map[jobs.ID]bool{}, holdNow: make(chan struct{}, 1)}
 	m, err := newMetrics(p.Registerer, func() float64 {
 		c.mu.Lock()
 		defer c.mu.Unlock()
@@ -174,8 +179,9 @@ func New(p Params) (*Client, error) {
 		c.wg.Add(1)
 		go c.answer(ctx)
 	}
-	c.wg.Add(1)
+	c.wg.Add(2)
 	go c.reannounce(ctx)
+	go c.holdLoop(ctx)
 	return c, nil
 }
 
@@ -277,6 +283,7 @@ func (c *Client) SubmitSource(ctx context.Context, s SourceSpec) (*jobs.JobInfo,
 	c.open[id] = info
 	c.mine[id] = info
 	c.mu.Unlock()
+	c.pinInputs(ctx, info)
 	if err := c.ch.Publish(ctx, jobs.ChannelMsg{Kind: jobs.KindJob, Job: info.Encode()}); err != nil {
 		c.log.Warn("announcing job (it is re-announced)", "job", id, "err", err)
 	}
@@ -323,14 +330,38 @@ func (c *Client) Fund(ctx context.Context, info *jobs.JobInfo) error {
 }
 
 // Add adds content to the node's block layer as UnixFS and provides it.
+// It is AddChecked without a check.
 func (c *Client) Add(ctx context.Context, r io.Reader) (cid.Cid, error) {
-	k, err := c.p.Blocks.AddFile(ctx, r)
+	return c.AddChecked(ctx, r, nil)
+}
+
+// AddChecked adds content as an upload: r is staged (spooled to disk)
+// until it ends, check (when not nil) sees its size, and only then is it
+// imported into the block layer, pinned as an upload for the block
+// layer's PinRetention (a job that uses it pins it for as long as the
+// job runs), and provided. When reading r fails or check refuses, the
+// error is returned (wrapped) and nothing is left on disk.
+func (c *Client) AddChecked(ctx context.Context, r io.Reader, check func(size int64) error) (cid.Cid, error) {
+	st, err := c.p.Blocks.Stage(r)
+	if err != nil {
+		return cid.Undef, fmt.Errorf("dapp: adding content: %w", err)
+	}
+	if check != nil {
+		if err := check(st.Size()); err != nil {
+			st.Refuse()
+			return cid.Undef, fmt.Errorf("dapp: adding content: %w", err)
+		}
+	}
+	k, err := st.Commit(ctx, UploadPinOwner, time.Now().Add(c.p.Blocks.Config().PinRetention))
 	if err != nil {
 		return cid.Undef, fmt.Errorf("dapp: adding content: %w", err)
 	}
 	c.provide(ctx, k)
 	return k, nil
 }
+
+// UploadPinOwner is the block layer's pin owner of uploaded content.
+const UploadPinOwner = "upload"
 
 func (c *Client) provide(ctx context.Context, k cid.Cid) {
 	if err := c.p.Blocks.Provide(ctx, k); err != nil {

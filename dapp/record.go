@@ -112,6 +112,9 @@ func (c *Client) restore(ctx context.Context) error {
 		}
 		id := info.ID()
 		c.mine[id] = info
+		if state == stateDone {
+			c.toHold[id] = true
+		}
 		if state == stateOpen {
 			c.open[id] = info
 			for _, u := range []string{info.Code.URI, info.Data.URI} {
@@ -140,6 +143,9 @@ func (c *Client) close(ctx context.Context, id jobs.ID, state string) {
 	}
 	if err := c.remember(ctx, info, state); err != nil {
 		c.log.Warn("recording a finished job", "job", id, "err", err)
+	}
+	if state == stateDone {
+		c.holdLater(id)
 	}
 }
 

@@ -16,6 +16,15 @@
 // most limit+1 bytes. FetchVerified returns content only when its hash
 // matches.
 //
+// Every connection goes through a dial guard that refuses loopback,
+// private, link-local, CGNAT, multicast and cloud metadata addresses,
+// checked on the resolved address at dial time so that DNS names and
+// redirects cannot get around it (Config.AllowPrivateAddresses turns it
+// off for development). Every failure to connect (a refused or closed
+// port, a timeout, no route, a forbidden address, a failed handshake)
+// comes back as the bare ErrUnreachable, so that a fetch tells nothing
+// about the ports of the hosts it tries; the cause is in the debug log.
+//
 // Errors wrap sentinels (ErrUnsupportedScheme, ErrUnreachable, ErrNotFound,
 // ErrTooLarge, ErrHashMismatch, ...) for errors.Is. The microjob runner uses
 // this package to get a job's WebAssembly module and its data blocks; it is

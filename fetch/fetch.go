@@ -41,7 +41,7 @@ var (
 	ErrUnsupportedScheme = errors.New("fetch: unsupported or disabled URI scheme")
 	ErrInvalidURI        = errors.New("fetch: invalid URI")
 	ErrInvalidLimit      = errors.New("fetch: invalid size limit")
-	ErrUnreachable       = errors.New("fetch: source unreachable")
+	ErrUnreachable       = errors.New("fetch: cannot reach host")
 	ErrNotFound          = errors.New("fetch: not found")
 	ErrTooLarge          = errors.New("fetch: content exceeds the size limit")
 	ErrHashMismatch      = errors.New("fetch: content hash mismatch")
@@ -59,6 +59,14 @@ type Config struct {
 	// either way, but plaintext exposes it in transit; meant for local
 	// tests and private networks. Default false.
 	AllowPlaintext bool
+	// AllowPrivateAddresses lets fetches connect to loopback, private
+	// (RFC 1918, RFC 4193), link-local, CGNAT, multicast and other
+	// non-public addresses, cloud metadata services included. Meant for
+	// development and tests whose sources run on 127.0.0.1: on a node whose
+	// jobs come from the network it turns the node into a proxy into its
+	// own network. Default false: such destinations are refused at dial
+	// time (guard.go).
+	AllowPrivateAddresses bool
 	// TLSConfig is used for https:// and wss://. Default nil: system roots.
 	TLSConfig *tls.Config
 	// FileRoot is the absolute directory file:// URIs must lie in. A job
@@ -196,13 +204,23 @@ func (r *Registry) Fetch(ctx context.Context, uri string, limit int64) (io.ReadC
 		return nil, fmt.Errorf("%w: %q", ErrUnsupportedScheme, u.Scheme)
 	}
 	r.metrics.request(u.Scheme)
+	caller := ctx
 	ctx, cancel := context.WithTimeout(ctx, r.cfg.Timeout)
 	rc, err := f.Fetch(ctx, uri, limit)
 	if err != nil {
 		cancel()
 		err = classify(ctx, err)
-		r.metrics.failure(u.Scheme, err)
 		r.log.Debug("fetch failed", "scheme", u.Scheme, "host", u.Host, "err", err)
+		r.metrics.failure(u.Scheme, err)
+		var ce *connectError
+		if errors.As(err, &ce) {
+			// One answer for every failure to connect: the cause stays
+			// in the debug log above.
+			err = ErrUnreachable
+			if caller.Err() != nil {
+				err = caller.Err()
+			}
+		}
 		return nil, err
 	}
 	return &body{rc: rc, ctx: ctx, cancel: cancel, remaining: limit, scheme: u.Scheme, m: r.metrics}, nil
@@ -354,7 +372,7 @@ func (m *metrics) failure(scheme string, err error) {
 		err  error
 		name string
 	}{
-		{ErrUnsupportedScheme, "unsupported"}, {ErrInvalidURI, "invalid_uri"}, {ErrNotFound, "not_found"},
+		{ErrForbiddenAddress, "forbidden_address"}, {ErrUnsupportedScheme, "unsupported"}, {ErrInvalidURI, "invalid_uri"}, {ErrNotFound, "not_found"},
 		{ErrTooLarge, "too_large"}, {ErrHashMismatch, "hash_mismatch"}, {ErrBadResponse, "bad_response"},
 		{ErrUnreachable, "unreachable"},
 	} {

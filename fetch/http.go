@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 )
@@ -19,13 +18,8 @@ type httpFetcher struct {
 var _ Fetcher = (*httpFetcher)(nil)
 
 func newHTTPFetcher(cfg Config) *httpFetcher {
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.DialContext = (&net.Dialer{Timeout: cfg.DialTimeout}).DialContext
-	tr.TLSHandshakeTimeout = cfg.DialTimeout
+	tr := newTransport(cfg)
 	tr.ResponseHeaderTimeout = cfg.DialTimeout
-	if cfg.TLSConfig != nil {
-		tr.TLSClientConfig = cfg.TLSConfig.Clone()
-	}
 	f := &httpFetcher{allowPlaintext: cfg.AllowPlaintext}
 	f.client = &http.Client{
 		Transport: tr,
@@ -63,7 +57,7 @@ func (f *httpFetcher) Fetch(ctx context.Context, uri string, limit int64) (io.Re
 		if errors.Is(err, ErrUnsupportedScheme) {
 			return nil, err
 		}
-		return nil, fmt.Errorf("%w: %w", ErrUnreachable, err)
+		return nil, cannotConnect(err)
 	}
 	switch {
 	case resp.StatusCode == http.StatusOK:
@@ -84,4 +78,19 @@ func (f *httpFetcher) Fetch(ctx context.Context, uri string, limit int64) (io.Re
 		return nil, fmt.Errorf("%w: %d bytes > %d", ErrTooLarge, resp.ContentLength, limit)
 	}
 	return resp.Body, nil
+}
+
+// newTransport is the HTTP transport of the https:// and wss:// fetchers:
+// every connection through the guarded dialer, and no proxy from the
+// environment, since a proxy would make the connection to the
+// destination on the node's behalf, past the guard.
+func newTransport(cfg Config) *http.Transport {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.Proxy = nil
+	tr.DialContext = newDialer(cfg).DialContext
+	tr.TLSHandshakeTimeout = cfg.DialTimeout
+	if cfg.TLSConfig != nil {
+		tr.TLSClientConfig = cfg.TLSConfig.Clone()
+	}
+	return tr
 }

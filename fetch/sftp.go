@@ -22,12 +22,13 @@ type sftpFetcher struct {
 	auth        []ssh.AuthMethod
 	hostKey     ssh.HostKeyCallback
 	dialTimeout time.Duration
+	dialer      *net.Dialer
 }
 
 var _ Fetcher = (*sftpFetcher)(nil)
 
 func newSFTPFetcher(cfg Config) (*sftpFetcher, error) {
-	f := &sftpFetcher{dialTimeout: cfg.DialTimeout}
+	f := &sftpFetcher{dialTimeout: cfg.DialTimeout, dialer: newDialer(cfg)}
 	if len(cfg.SFTP.PrivateKey) > 0 {
 		signer, err := ssh.ParsePrivateKey(cfg.SFTP.PrivateKey)
 		if err != nil {
@@ -72,9 +73,9 @@ func (f *sftpFetcher) Fetch(ctx context.Context, uri string, limit int64) (io.Re
 
 	dctx, cancel := context.WithTimeout(ctx, f.dialTimeout)
 	defer cancel()
-	conn, err := (&net.Dialer{}).DialContext(dctx, "tcp", addr)
+	conn, err := f.dialer.DialContext(dctx, "tcp", addr)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrUnreachable, err)
+		return nil, cannotConnect(err)
 	}
 	// The SSH handshake has no context of its own; a deadline on the socket
 	// bounds it.
@@ -87,7 +88,7 @@ func (f *sftpFetcher) Fetch(ctx context.Context, uri string, limit int64) (io.Re
 	})
 	if err != nil {
 		conn.Close()
-		return nil, fmt.Errorf("%w: ssh handshake: %w", ErrUnreachable, err)
+		return nil, cannotConnect(fmt.Errorf("ssh handshake: %w", err))
 	}
 	conn.SetDeadline(time.Time{})
 	client := ssh.NewClient(cc, chans, reqs)

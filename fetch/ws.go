@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"net"
 	"net/http"
 	"net/url"
 	"time"
@@ -28,14 +27,8 @@ type wsFetcher struct {
 var _ Fetcher = (*wsFetcher)(nil)
 
 func newWSFetcher(cfg Config) *wsFetcher {
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.DialContext = (&net.Dialer{Timeout: cfg.DialTimeout}).DialContext
-	tr.TLSHandshakeTimeout = cfg.DialTimeout
-	if cfg.TLSConfig != nil {
-		tr.TLSClientConfig = cfg.TLSConfig.Clone()
-	}
 	return &wsFetcher{
-		client:         &http.Client{Transport: tr},
+		client:         &http.Client{Transport: newTransport(cfg)},
 		dialTimeout:    cfg.DialTimeout,
 		allowPlaintext: cfg.AllowPlaintext,
 	}
@@ -59,7 +52,7 @@ func (f *wsFetcher) Fetch(ctx context.Context, uri string, limit int64) (io.Read
 		if resp != nil && (resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusGone) {
 			return nil, fmt.Errorf("%w: %s: %s", ErrNotFound, u.Redacted(), resp.Status)
 		}
-		return nil, fmt.Errorf("%w: %w", ErrUnreachable, err)
+		return nil, cannotConnect(err)
 	}
 	// One message larger than the whole limit is refused by the library;
 	// the Registry enforces the total across messages.

@@ -15,11 +15,19 @@ type metrics struct {
 	blocksReceived  prometheus.Counter
 	bytesReceived   prometheus.Counter
 	blocksRejected  prometheus.Counter
+	gcRuns          *prometheus.CounterVec
+	gcBlocksFreed   prometheus.Counter
+	gcBytesFreed    prometheus.Counter
+	overQuota       prometheus.Counter
+	stagedDiscarded prometheus.Counter
 }
 
-func newMetrics(reg prometheus.Registerer) *metrics {
+func newMetrics(reg prometheus.Registerer, n *Node) *metrics {
 	c := func(name, help string) prometheus.Counter {
 		return prometheus.NewCounter(prometheus.CounterOpts{Namespace: "jobmesh", Subsystem: "ipfs", Name: name, Help: help})
+	}
+	g := func(name, help string, f func() float64) prometheus.GaugeFunc {
+		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: "jobmesh", Subsystem: "ipfs", Name: name, Help: help}, f)
 	}
 	m := &metrics{
 		added:          c("files_added_total", "UnixFS files imported."),
@@ -27,9 +35,18 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		blocksReceived: c("bitswap_blocks_received_total", "Blocks received over bitswap."),
 		bytesReceived:  c("bitswap_bytes_received_total", "Bytes of blocks received over bitswap."),
 		blocksRejected: c("blocks_rejected_total", "Blocks refused because their data does not hash to their CID."),
+		gcRuns: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "jobmesh", Subsystem: "ipfs", Name: "gc_runs_total",
+			Help: "Garbage collections, by what started them (interval, quota, manual) and result (ok, error)."}, []string{"trigger", "result"}),
+		gcBlocksFreed:   c("gc_blocks_freed_total", "Blocks the garbage collector deleted."),
+		gcBytesFreed:    c("gc_bytes_freed_total", "Bytes of blocks the garbage collector deleted."),
+		overQuota:       c("gc_over_quota_total", "Garbage collections after which pins and recent blocks still held more than the quota."),
+		stagedDiscarded: c("staged_discarded_total", "Staged imports (uploads) refused or failed, whose spooled content was deleted."),
 	}
 	if reg != nil {
-		reg.MustRegister(m.added, m.provided, m.blocksReceived, m.bytesReceived, m.blocksRejected)
+		reg.MustRegister(m.added, m.provided, m.blocksReceived, m.bytesReceived, m.blocksRejected,
+			m.gcRuns, m.gcBlocksFreed, m.gcBytesFreed, m.overQuota, m.stagedDiscarded,
+			g("stored_bytes", "Bytes of blocks in the block store, as last counted.", func() float64 { return float64(n.stored.Load()) }),
+			g("pins", "Pin records (an owner's pin of a DAG root), expired ones the GC has not removed included.", func() float64 { return float64(n.pinCount.Load()) }))
 	}
 	return m
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ipfs/boxo/bitswap"
@@ -77,11 +78,34 @@ type Config struct {
 	// ProvideFetched announces content this node fetched in full (Get,
 	// Fetch), so that it can serve it on. Default: true.
 	ProvideFetched bool
+	// MaxStorageBytes is the block store's quota: more bytes of blocks
+	// than this start a GC (gc.go). Pinned and recent blocks are kept even
+	// over it. 0: no quota. Default 10 GiB.
+	MaxStorageBytes int64
+	// GCInterval is how often the GC runs on its own, once StartGC was
+	// called. 0: only when the quota is exceeded. Default 1h.
+	GCInterval time.Duration
+	// GCGrace protects new blocks: a block written less than this long
+	// ago is never collected, so that content being fetched, produced or
+	// imported, not yet pinned, stays. Default 15m.
+	GCGrace time.Duration
+	// GCSpacing is the least time between two GCs the quota starts.
+	// Default 1m.
+	GCSpacing time.Duration
+	// PinRetention is how long a released pin (Release) still keeps its
+	// DAG, and how long an upload stays pinned. Default 24h.
+	PinRetention time.Duration
+	// StagingDir is where AddStaged spools content before it imports it.
+	// It belongs to this node: files left there by a crash are removed at
+	// start. Default "": a new temporary directory, removed at Close.
+	StagingDir string
 }
 
 // DefaultConfig returns the defaults documented on Config.
 func DefaultConfig() Config {
-	return Config{ChunkSize: 256 << 10, ProviderSearchDelay: 200 * time.Millisecond, ProvideFetched: true}
+	return Config{ChunkSize: 256 << 10, ProviderSearchDelay: 200 * time.Millisecond, ProvideFetched: true,
+		MaxStorageBytes: 10 << 30, GCInterval: time.Hour, GCGrace: 15 * time.Minute, GCSpacing: time.Minute,
+		PinRetention: 24 * time.Hour}
 }
 
 // Validate checks the config.
@@ -91,6 +115,20 @@ func (c Config) Validate() error {
 	}
 	if c.ProviderSearchDelay <= 0 {
 		return fmt.Errorf("%w: provider search delay must be positive", ErrInvalidConfig)
+	}
+	switch {
+	case c.MaxStorageBytes < 0:
+		return fmt.Errorf("%w: max storage bytes %d is negative", ErrInvalidConfig, c.MaxStorageBytes)
+	case c.GCInterval < 0:
+		return fmt.Errorf("%w: GC interval %v is negative", ErrInvalidConfig, c.GCInterval)
+	case c.GCGrace < time.Second:
+		return fmt.Errorf("%w: GC grace %v is under 1s: blocks being fetched would be collected", ErrInvalidConfig, c.GCGrace)
+	case c.GCSpacing < 0:
+		return fmt.Errorf("%w: GC spacing %v is negative", ErrInvalidConfig, c.GCSpacing)
+	case c.PinRetention < 0:
+		return fmt.Errorf("%w: pin retention %v is negative", ErrInvalidConfig, c.PinRetention)
+	case c.StagingDir != "" && !filepath.IsAbs(c.StagingDir):
+		return fmt.Errorf("%w: staging dir %q must be absolute", ErrInvalidConfig, c.StagingDir)
 	}
 	return nil
 }
@@ -108,6 +146,9 @@ type Params struct {
 	Logger *slog.Logger
 	// Registerer receives the block layer's metrics; nil keeps them local.
 	Registerer prometheus.Registerer
+	// Now is the clock of pins and of the GC's grace period. Default
+	// time.Now.
+	Now func() time.Time
 
 	// bitswapOptions are appended to New's bitswap options; the package's
 	// benchmarks use them to compare bitswap tunings.
@@ -134,6 +175,25 @@ type Node struct {
 	cancel  context.CancelFunc
 	guard   *dsguard.Datastore
 	pqm     *providerquerymanager.ProviderQueryManager
+	now     func() time.Time
+	runCtx  context.Context
+
+	// The pin set and the GC (pins.go, gc.go). blockDS is the datastore
+	// under the blockstore, pins the one pins are kept in (the same).
+	blockDS     ds.Batching
+	pins        ds.Datastore
+	gcMu        sync.RWMutex
+	recent      *recentSet
+	stored      atomic.Int64
+	storedKnown atomic.Bool
+	pinCount    atomic.Int64
+	gcTrigger   chan struct{}
+	gcStart     sync.Once
+	gcWG        sync.WaitGroup
+	rootsMu     sync.Mutex
+	roots       RootsFunc
+	staging     string
+	ownStaging  bool // staging is a temporary directory New made
 
 	closeOnce sync.Once
 	closeErr  error
@@ -154,9 +214,21 @@ func New(ctx context.Context, p Params) (*Node, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	m := newMetrics(p.Registerer)
+	now := p.Now
+	if now == nil {
+		now = time.Now
+	}
+	staging, own, err := openStaging(p.Config.StagingDir)
+	if err != nil {
+		return nil, err
+	}
+	n := &Node{cfg: p.Config, now: now, recent: newRecentSet(p.Config.GCGrace, now()), gcTrigger: make(chan struct{}, 1),
+		staging: staging, ownStaging: own}
+	m := newMetrics(p.Registerer, n)
 	guard := dsguard.New(p.Datastore)
-	bstore := &verifyingBlockstore{Blockstore: blockstore.NewBlockstore(guard), rejected: m.blocksRejected}
+	n.blockDS, n.pins = guard, guard
+	verifying := &verifyingBlockstore{Blockstore: blockstore.NewBlockstore(guard), rejected: m.blocksRejected}
+	bstore := &accountingBlockstore{Blockstore: verifying, n: n}
 	// Bitswap lives until Close, not until the caller's ctx ends.
 	runCtx, cancel := context.WithCancel(context.Background())
 	net := bsnet.NewFromIpfsHost(p.Host)
@@ -165,6 +237,9 @@ func New(ctx context.Context, p Params) (*Node, error) {
 	pqm, err := providerquerymanager.New(net, p.Routing, providerquerymanager.WithMaxProviders(bitswapMaxProviders))
 	if err != nil {
 		cancel()
+		if own {
+			os.RemoveAll(staging)
+		}
 		return nil, fmt.Errorf("ipfs: provider query manager: %w", err)
 	}
 	opts := append([]bitswap.Option{
@@ -173,25 +248,24 @@ func New(ctx context.Context, p Params) (*Node, error) {
 		bitswap.WithClientOption(bsclient.WithDefaultProviderQueryManager(false)),
 	}, p.bitswapOptions...)
 	bswap := bitswap.New(runCtx, net, searchFilter{pqm}, bstore, opts...)
-	bserv := blockservice.New(bstore, bswap)
-	return &Node{
-		cfg:     p.Config,
-		log:     log.With("subsystem", "ipfs"),
-		routing: p.Routing,
-		bstore:  bstore,
-		bswap:   bswap,
-		bserv:   bserv,
-		dag:     merkledag.NewDAGService(bserv),
-		prefix:  cid.Prefix{Version: 1, Codec: cid.DagProtobuf, MhType: mh.SHA2_256, MhLength: -1},
-		metrics: m,
-		cancel:  cancel,
-		guard:   guard,
-		pqm:     pqm,
-	}, nil
+	// Write-through: every add reaches the blockstore's Put, which marks
+	// the block recent even when it was already stored (the blockstore
+	// itself skips the rewrite), so that re-added content is safe from
+	// the GC until it is pinned.
+	bserv := blockservice.New(bstore, bswap, blockservice.WriteThrough(true))
+	n.log = log.With("subsystem", "ipfs")
+	n.routing, n.bstore, n.bswap, n.bserv = p.Routing, bstore, bswap, bserv
+	n.dag = merkledag.NewDAGService(bserv)
+	n.prefix = cid.Prefix{Version: 1, Codec: cid.DagProtobuf, MhType: mh.SHA2_256, MhLength: -1}
+	n.metrics, n.cancel, n.guard, n.pqm, n.runCtx = m, cancel, guard, pqm, runCtx
+	return n, nil
 }
 
 // DAGService implements Store.
 func (n *Node) DAGService() ipld.DAGService { return n.dag }
+
+// Config returns the node's configuration.
+func (n *Node) Config() Config { return n.cfg }
 
 // Blockstore exposes the local blockstore (no network).
 func (n *Node) Blockstore() blockstore.Blockstore { return n.bstore }
@@ -432,6 +506,10 @@ func (n *Node) Close() error {
 		n.closeErr = n.bswap.Close()
 		n.pqm.Close()
 		n.cancel()
+		n.gcWG.Wait()
+		if n.ownStaging {
+			n.closeErr = errors.Join(n.closeErr, os.RemoveAll(n.staging))
+		}
 		// Bitswap's own goroutines may still read blocks; from here on
 		// they get ErrClosed instead of the owner's closed datastore.
 		n.guard.Shut()

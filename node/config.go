@@ -16,6 +16,7 @@ import (
 
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/dispatch"
+	"github.com/jobmesh/jobmesh/ipfs"
 	"github.com/jobmesh/jobmesh/p2p"
 	"github.com/jobmesh/jobmesh/processor"
 )
@@ -50,6 +51,38 @@ type Config struct {
 	Chain     ChainConfig     `toml:"chain"`
 	Wallet    WalletConfig    `toml:"wallet"`
 	Dispatch  DispatchConfig  `toml:"dispatch"`
+	Fetch     FetchConfig     `toml:"fetch"`
+	IPFS      IPFSConfig      `toml:"ipfs"`
+}
+
+// FetchConfig is the [fetch] section: how the node reads job code and
+// data by URI.
+type FetchConfig struct {
+	// AllowPrivateAddresses lets fetches reach loopback, private,
+	// link-local and cloud metadata addresses (fetch.Config). Default
+	// false; for development meshes on one machine or one LAN only.
+	AllowPrivateAddresses bool `toml:"allow_private_addresses"`
+}
+
+// IPFSConfig is the [ipfs] section: the block store's quota, garbage
+// collection and pin retention (ipfs.Config).
+type IPFSConfig struct {
+	MaxStorageBytes int64    `toml:"max_storage_bytes"`
+	GCInterval      Duration `toml:"gc_interval"`
+	GCGrace         Duration `toml:"gc_grace"`
+	PinRetention    Duration `toml:"pin_retention"`
+	StagingDir      string   `toml:"staging_dir"`
+}
+
+// ipfsConfig converts the [ipfs] section.
+func (c Config) ipfsConfig() ipfs.Config {
+	ic := ipfs.DefaultConfig()
+	ic.MaxStorageBytes = c.IPFS.MaxStorageBytes
+	ic.GCInterval = time.Duration(c.IPFS.GCInterval)
+	ic.GCGrace = time.Duration(c.IPFS.GCGrace)
+	ic.PinRetention = time.Duration(c.IPFS.PinRetention)
+	ic.StagingDir = c.IPFS.StagingDir
+	return ic
 }
 
 // P2PConfig is the [p2p] section.
@@ -256,7 +289,13 @@ func DefaultConfig() Config {
 			MaxModelBytes:   DefaultMaxModelBytes,
 		},
 		Dispatch: dispatchSection(dispatch.DefaultConfig(), processor.DefaultConfig().AdvertTTL, processor.DefaultConfig().StakeTTL),
+		IPFS:     ipfsSection(ipfs.DefaultConfig()),
 	}
+}
+
+func ipfsSection(ic ipfs.Config) IPFSConfig {
+	return IPFSConfig{MaxStorageBytes: ic.MaxStorageBytes, GCInterval: Duration(ic.GCInterval), GCGrace: Duration(ic.GCGrace),
+		PinRetention: Duration(ic.PinRetention), StagingDir: ic.StagingDir}
 }
 
 // P2PConfig converts the [p2p] section for the p2p package. The role sets
@@ -296,6 +335,7 @@ func (c Config) ProcessorConfig() processor.Config {
 	pc.Dispatch = c.Dispatch.config()
 	pc.AdvertTTL = time.Duration(c.Dispatch.AdvertTTL)
 	pc.StakeTTL = time.Duration(c.Dispatch.StakeTTL)
+	pc.Fetch.AllowPrivateAddresses = c.Fetch.AllowPrivateAddresses
 	return pc
 }
 
@@ -349,6 +389,9 @@ func (c Config) Validate() error {
 	}
 	if c.Dispatch.AdvertTTL <= 0 || c.Dispatch.StakeTTL <= 0 {
 		return fmt.Errorf("%w: [dispatch] advert_ttl and stake_ttl must be positive", ErrInvalidConfig)
+	}
+	if err := c.ipfsConfig().Validate(); err != nil {
+		return fmt.Errorf("%w: [ipfs]: %w", ErrInvalidConfig, err)
 	}
 	return c.Chain.validate()
 }
@@ -590,4 +633,32 @@ kick_low_streak = {{toml .Dispatch.KickLowStreak}}
 advert_ttl = {{toml .Dispatch.AdvertTTL}}
 # How long a stake read from the escrow contract is reused.
 stake_ttl = {{toml .Dispatch.StakeTTL}}
+
+[fetch]
+# Let job code and data URIs (https://, wss://, sftp://...) reach loopback,
+# private (10/8, 172.16/12, 192.168/16, fc00::/7), link-local, CGNAT and
+# cloud metadata addresses. Off, such destinations are refused, checked on
+# the address actually dialled: a job from the network must not use this
+# node to reach its own network. Turn it on only for a development mesh
+# whose sources run on this machine or LAN.
+allow_private_addresses = {{toml .Fetch.AllowPrivateAddresses}}
+
+[ipfs]
+# Most bytes of blocks the block store should hold: past it, a garbage
+# collection deletes every block that no pin keeps (0: no quota). Pinned
+# content (uploads for pin_retention, running jobs' results and inputs,
+# the outputs of this node's jobs) stays even over it.
+max_storage_bytes = {{toml .IPFS.MaxStorageBytes}}
+# How often the garbage collection also runs on its own (0: only over the
+# quota).
+gc_interval = {{toml .IPFS.GCInterval}}
+# Blocks written less than this long ago are never collected: content being
+# fetched or produced and not pinned yet.
+gc_grace = {{toml .IPFS.GCGrace}}
+# How long content stays pinned after it is no longer needed: uploads from
+# their upload, a job's results and inputs from its settlement.
+pin_retention = {{toml .IPFS.PinRetention}}
+# Absolute directory where uploads are spooled before they are imported;
+# empty: a temporary directory. Leftovers are removed at start.
+staging_dir = {{toml .IPFS.StagingDir}}
 `))

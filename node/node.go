@@ -159,7 +159,7 @@ func New(ctx context.Context, p Params) (_ *Node, err error) {
 	closers = append(closers, h.Close)
 
 	blocks, err := ipfs.New(ctx, ipfs.Params{
-		Config:     ipfs.DefaultConfig(),
+		Config:     p.Config.ipfsConfig(),
 		Host:       h,
 		Routing:    h.DHT,
 		Datastore:  namespace.Wrap(p.Datastore, ds.NewKey("/blocks")),
@@ -195,6 +195,9 @@ func New(ctx context.Context, p Params) (_ *Node, err error) {
 		return nil, err
 	}
 	closers = append(closers, store.Close)
+	// The store's DAG shares the blockstore: the GC keeps what its heads
+	// reach.
+	blocks.StartGC(store.Heads)
 
 	var (
 		esc *escrow.Client
@@ -230,8 +233,9 @@ func New(ctx context.Context, p Params) (_ *Node, err error) {
 		cancel:  cancel,
 	}
 	n.walletKey = p.WalletKey
-	n.wg.Add(1)
+	n.wg.Add(2)
 	go n.keepMeshed(runCtx, 5*time.Second)
+	go n.keepPins(runCtx)
 	closers = append(closers, func() error { cancel(); n.wg.Wait(); return nil })
 	switch p.Role {
 	case RoleProcessor:

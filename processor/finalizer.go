@@ -452,7 +452,8 @@ func (w *Worker) checkOutputs(js *jobState, agree []verdictCand, out string) boo
 // assembled returns this node's assembly of verdict v's output, from the
 // results prefetched (prefetchResults) and, for what the prefetch did not
 // bring within prefetchWait, fetched result by result; once per verdict.
-// The node then holds the output.
+// The node then holds the output, pinned, and has written its holder
+// record.
 func (w *Worker) assembled(ctx context.Context, js *jobState, v microjob.Verdict, recs *jobRecords) (cid.Cid, error) {
 	key := sha256.Sum256(v.Encode())
 	w.mu.Lock()
@@ -472,6 +473,9 @@ func (w *Worker) assembled(ctx context.Context, js *jobState, v microjob.Verdict
 	if err != nil {
 		return cid.Undef, err
 	}
+	// Every node that assembles the output (the finalizer, each signer)
+	// keeps it and says so, so that it outlives any one of them.
+	w.holdOutput(ctx, js.plan.JobID, out)
 	w.mu.Lock()
 	if js.verdicts.outputs == nil {
 		js.verdicts.outputs = map[[32]byte]cid.Cid{}

@@ -193,9 +193,9 @@ func decodeInline(r VerdictRecord) (VerdictRecord, microjob.Verdict, error) {
 
 // AuthorPolicy is the store's author rule for the processing flow: result
 // records are written only by the processor they name (microjob);
-// verdicts, disputes, re-runs, checks, redos and settlement signatures
-// only by the peer their key ends with; processor advertisements only by
-// their peer.
+// verdicts, disputes, re-runs, checks, redos, settlement signatures and
+// holder records only by the peer their key ends with; processor
+// advertisements only by their peer.
 func AuthorPolicy(nodesPrefix string) crdt.AuthorPolicy {
 	owner := crdt.OwnerPolicy(nodesPrefix)
 	return func(key string, author peer.ID) error {
@@ -212,6 +212,9 @@ func AuthorPolicy(nodesPrefix string) crdt.AuthorPolicy {
 			if key[i+len("/signature/"):] != author.String() {
 				return fmt.Errorf("settlement signature %q written by %s", key, author)
 			}
+		}
+		if err := holderPolicy(key, author); err != nil {
+			return err
 		}
 		return nil
 	}

@@ -236,8 +236,9 @@ func (w *Worker) verdictRecord(ctx context.Context, id jobs.ID, rec VerdictRecor
 		return out, err
 	}
 	w.log.Info("verdict stored out of line", "job", id, "body", out.Body, "sha256", out.BodySHA256)
+	c, _ := cid.Decode(out.Body)
+	w.pinForJob(ctx, id, c)
 	if p, ok := blocks.(bodyProvider); ok {
-		c, _ := cid.Decode(out.Body)
 		pctx, cancel := context.WithTimeout(ctx, provideTimeout)
 		defer cancel()
 		if err := p.Provide(pctx, c); err != nil {

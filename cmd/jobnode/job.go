@@ -157,6 +157,9 @@ func printEnd(out io.Writer, j apiv1.Job) {
 	if len(j.Culprits) > 0 {
 		fmt.Fprintf(out, "culprits %s\n", strings.Join(j.Culprits, " "))
 	}
+	if len(j.Holders) > 0 {
+		fmt.Fprintf(out, "holders %s\n", strings.Join(j.Holders, " "))
+	}
 	if j.SettlementTx != "" {
 		fmt.Fprintf(out, "settlement %s\n", j.SettlementTx)
 		for _, w := range slices.Sorted(maps.Keys(j.Payouts)) {
