@@ -6,7 +6,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
+
 	"github.com/jobmesh/jobmesh/crdt"
+	"github.com/jobmesh/jobmesh/escrow"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/processor"
 )
@@ -93,21 +96,24 @@ func (n *Node) jobOver(ctx context.Context, id jobs.ID, now time.Time) (bool, er
 	if info.Deadline != 0 && now.After(time.Unix(info.Deadline, 0)) {
 		return true, nil
 	}
-	for _, k := range []string{processor.SettledKey(id), processor.AbortedKey(id)} {
-		if _, err := n.Store.Get(ctx, k); err == nil {
-			return true, nil
-		}
-	}
-	if n.Escrow == nil {
-		// Only a verdict that counts (one a forger cannot write) ends a
-		// job without a chain.
-		_, err := processor.ReadVerdict(ctx, n.Store, n.IPFS, id, nil)
-		if err == nil {
-			return true, nil
-		}
-		if !errors.Is(err, processor.ErrNoVerdict) {
+	if n.Escrow != nil {
+		// With a chain, the chain says when a job is over: store records
+		// saying so could be written by anyone.
+		j, err := n.Escrow.Job(ctx, escrow.JobKey(common.Address(info.Creator), common.Hash(id)))
+		if err != nil {
 			return false, err
 		}
+		return j.State != escrow.JobFunded && j.State != escrow.JobNone, nil
+	}
+	if _, err := n.Store.Get(ctx, processor.AbortedKey(id)); err == nil {
+		return true, nil
+	}
+	// Only a verdict that counts (one a forger cannot write) ends a job
+	// without a chain.
+	if _, err := processor.ReadVerdict(ctx, n.Store, n.IPFS, id, nil); err == nil {
+		return true, nil
+	} else if !errors.Is(err, processor.ErrNoVerdict) {
+		return false, err
 	}
 	cancelled, err := processor.Cancelled(ctx, n.Store, info)
 	return err == nil && cancelled, nil

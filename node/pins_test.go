@@ -66,8 +66,8 @@ func TestStorageConfig(t *testing.T) {
 }
 
 // TestReleaseFinished: a job's pins are released once the job is over
-// (here: a verdict on a mesh without a chain, or a job the store does not
-// know), not before, and the node drops its holder record of an output it
+// (here: a JobAborted record on a mesh without a chain, or a job the store
+// does not know), not before and not on a verdict that does not count, and the node drops its holder record of an output it
 // does not keep for good.
 func TestReleaseFinished(t *testing.T) {
 	ctx := context.Background()
@@ -135,14 +135,25 @@ func TestReleaseFinished(t *testing.T) {
 		t.Fatal("the pins of a job the store does not know were kept")
 	}
 
-	if err := n.Store.Put(ctx, processor.VerdictKey(job), processor.VerdictType, []byte(`{}`)); err != nil {
+	// A verdict by a peer that did no work on the job does not count: it
+	// does not end the job, so the pins stay.
+	if err := n.Store.Put(ctx, processor.VerdictKey(job, n.Store.Self().String()), processor.VerdictType, []byte(`{}`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := n.releaseFinished(ctx, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if !expiry(processor.JobPinOwner(job)).IsZero() || !hasHolder(job) {
+		t.Fatal("a verdict that does not count released the job's pins")
+	}
+	if err := n.Store.Put(ctx, processor.AbortedKey(job), processor.AbortedType, []byte(`{}`)); err != nil {
 		t.Fatal(err)
 	}
 	if err := n.releaseFinished(ctx, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	if e := expiry(processor.JobPinOwner(job)); e.IsZero() || e.Sub(time.Now()) < 23*time.Hour {
-		t.Fatalf("after the verdict the job's pins expire at %v, want about %v from now", e, n.Config.IPFS.PinRetention)
+		t.Fatalf("after the abort the job's pins expire at %v, want about %v from now", e, n.Config.IPFS.PinRetention)
 	}
 	if hasHolder(job) {
 		t.Fatal("holder record kept for an output the node does not keep")
