@@ -187,8 +187,14 @@ func (v *Wallets) apply(r crdt.Record) {
 	v.version++
 }
 
+// Wallets returns the worker's view of the wallet bindings.
+func (w *Worker) Wallets() *Wallets { return w.wallets }
+
 // Bound returns peerID's verified bound wallet.
 func (v *Wallets) Bound(peerID string) (string, bool) {
+	if v == nil {
+		return "", false
+	}
 	v.mu.RLock()
 	defer v.mu.RUnlock()
 	return v.boundLocked(peerID)

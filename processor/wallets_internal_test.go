@@ -111,7 +111,9 @@ func TestWalletsViewOnReplicas(t *testing.T) {
 	}
 
 	// The attacker's store has no policy: it writes its own valid binding
-	// under the honest peer's key, which every honest replica refuses.
+	// under the honest peer's key, which every honest replica refuses. It
+	// writes on top of the honest binding, so that its value is the newer.
+	c.WaitGet(attacker, WalletBindingKey(honest.ID().String()), nil)
 	evilKey := newWalletKey(t)
 	stolen, _ := NewWalletBinding(evil.ID().String(), evilKey)
 	if err := crdt.PutJSON(ctx, evil.Store, WalletBindingKey(honest.ID().String()), WalletBindingType, stolen); err != nil {
@@ -294,4 +296,68 @@ func mustJSON(t *testing.T, v any) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestWalletsCountRefusedBindings applies forged binding records to a
+// view: each is refused, binds nothing and is counted by reason; the
+// valid one binds.
+func TestWalletsCountRefusedBindings(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	v := newWallets(nil, true, reg, slog.New(slog.DiscardHandler))
+	key, victim := newWalletKey(t), newWalletKey(t)
+	record := func(author string, payload []byte) crdt.Record {
+		return crdt.Record{Key: WalletBindingKey(author), Type: WalletBindingType, Author: mustPeer(t, author), Seq: 5, Payload: payload}
+	}
+	binding := func(peerID string, k *ecdsa.PrivateKey) WalletBinding {
+		wb, err := NewWalletBinding(peerID, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return wb
+	}
+	cases := map[string]struct {
+		rec    func(self string) crdt.Record
+		reason string
+	}{
+		"truncated": {func(self string) crdt.Record {
+			b := mustJSON(t, binding(self, key))
+			return record(self, b[:len(b)/2])
+		}, "malformed"},
+		"oversized": {func(self string) crdt.Record {
+			b := mustJSON(t, binding(self, key))
+			return record(self, append(b[:len(b)-1], []byte(`,"pad":"`+strings.Repeat("x", MaxWalletBinding)+`"}`)...))
+		}, "malformed"},
+		"another peer's binding": {func(self string) crdt.Record {
+			return record(self, mustJSON(t, binding(newPeerIDInternal(t), victim)))
+		}, "peer"},
+		"signature by another key": {func(self string) crdt.Record {
+			wb := binding(self, key)
+			wb.Wallet = walletOf(victim)
+			return record(self, mustJSON(t, wb))
+		}, "signature"},
+		"wrong peer in message": {func(self string) crdt.Record {
+			wb := binding(newPeerIDInternal(t), victim)
+			wb.Peer = self
+			return record(self, mustJSON(t, wb))
+		}, "signature"},
+	}
+	want := map[string]float64{}
+	for name, c := range cases {
+		self := newPeerIDInternal(t)
+		v.apply(c.rec(self))
+		want[c.reason]++
+		if w, ok := v.Bound(self); ok {
+			t.Errorf("%s: bound to %s", name, w)
+		}
+	}
+	for reason, n := range want {
+		if got := crdttest.Metric(t, reg, "jobmesh_processor_wallet_bindings_refused_total", map[string]string{"reason": reason}); got != n {
+			t.Errorf("%s refusals: %v, want %v", reason, got, n)
+		}
+	}
+	self := newPeerIDInternal(t)
+	v.apply(record(self, mustJSON(t, binding(self, key))))
+	if w, ok := v.Bound(self); !ok || w != walletOf(key) {
+		t.Fatalf("valid binding: %q %v", w, ok)
+	}
 }
