@@ -346,7 +346,7 @@ func TestStateChangingEndpointsRefuseAttackers(t *testing.T) {
 		t.Fatalf("the attacks changed the node: before %+v, after %+v", before, after)
 	}
 	jid, _ := jobs.ParseHash(f.target.ID)
-	if ej, err := f.m.Escrow.Job(context.Background(), common.Hash(jid)); err != nil || ej.State != escrow.JobFunded {
+	if ej, err := f.m.Escrow.Job(context.Background(), f.client.Node.Escrow.KeyOf(common.Hash(jid))); err != nil || ej.State != escrow.JobFunded {
 		t.Fatalf("escrow of the target: %v (%v)", ej.State, err)
 	}
 	f.legitimate(routes, before)

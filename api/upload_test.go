@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"testing"
 	"time"
@@ -18,9 +17,7 @@ import (
 	"github.com/ipfs/go-datastore/query"
 	pebbleds "github.com/ipfs/go-ds-pebble"
 
-	"github.com/jobmesh/jobmesh/api"
 	"github.com/jobmesh/jobmesh/internal/wait"
-	"github.com/jobmesh/jobmesh/meshclient"
 	"github.com/jobmesh/jobmesh/meshtest"
 	"github.com/jobmesh/jobmesh/node"
 	"github.com/jobmesh/jobmesh/p2p"
@@ -126,8 +123,7 @@ func randomReader(n int64, seed uint64) io.Reader {
 // upload within the limit is stored and pinned.
 func TestRejectedUploadLeavesNothingOnDisk(t *testing.T) {
 	d := newDiskNode(t)
-	srv := httptest.NewServer(api.NewHandler(d.Node))
-	t.Cleanup(srv.Close)
+	srv, c := serve(t, d.Node)
 	ctx := context.Background()
 	keys0 := d.blockKeys(t)
 	size0, files0 := dirUsage(t, d.dsDir)
@@ -138,6 +134,7 @@ func TestRejectedUploadLeavesNothingOnDisk(t *testing.T) {
 		t.Fatal(err)
 	}
 	req.Header.Set("Content-Type", "application/octet-stream")
+	req.Header.Set("Authorization", "Bearer "+c.Token())
 	if resp, err := http.DefaultClient.Do(req); err == nil {
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusRequestEntityTooLarge {
@@ -161,6 +158,7 @@ func TestRejectedUploadLeavesNothingOnDisk(t *testing.T) {
 	}()
 	req, _ = http.NewRequestWithContext(cctx, http.MethodPost, srv.URL+"/v1/content", pr)
 	req.Header.Set("Content-Type", "application/octet-stream")
+	req.Header.Set("Authorization", "Bearer "+c.Token())
 	if resp, err := http.DefaultClient.Do(req); err == nil {
 		resp.Body.Close()
 		if resp.StatusCode == http.StatusCreated {
@@ -173,7 +171,6 @@ func TestRejectedUploadLeavesNothingOnDisk(t *testing.T) {
 		}
 		return nil
 	})
-	c := meshclient.New(srv.URL)
 	if _, err := c.Upload(ctx, bytes.NewReader(nil)); apiStatus(t, err) != http.StatusBadRequest {
 		t.Fatalf("empty upload: %v", err)
 	}
