@@ -64,14 +64,14 @@ func TestHolderRecordsAuthor(t *testing.T) {
 			return nil
 		})
 	}
-	if got, err := processor.Holders(ctx, honest.Store, id); err != nil || len(got) != 0 {
+	if got, err := processor.Holders(ctx, honest.Store, nil, id); err != nil || len(got) != 0 {
 		t.Fatalf("holders after the forged claims: %v, %v", got, err)
 	}
 	if err := processor.WriteHolder(ctx, victim.Store, victim.ID(), id, holderOutput); err != nil {
 		t.Fatal(err)
 	}
 	crdttest.WaitUntil(t, 20*time.Second, func() error {
-		got, err := processor.Holders(ctx, honest.Store, id)
+		got, err := processor.Holders(ctx, honest.Store, nil, id)
 		if err != nil {
 			return err
 		}
@@ -89,7 +89,7 @@ func TestHolderRecordsAuthor(t *testing.T) {
 		t.Fatal(err)
 	}
 	cl.WaitGet(0, processor.JobKey(other)+"/marker", nil)
-	if got, err := processor.Holders(ctx, honest.Store, other); err != nil || len(got) != 0 {
+	if got, err := processor.Holders(ctx, honest.Store, nil, other); err != nil || len(got) != 0 {
 		t.Fatalf("holders of a job only the attacker wrote about: %v, %v", got, err)
 	}
 }
