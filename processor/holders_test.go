@@ -1,6 +1,7 @@
 package processor_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -100,4 +101,31 @@ func peerList(ps []peer.ID) string {
 		s += p.String() + " "
 	}
 	return s
+}
+
+// FuzzReadHolder: reading any holder record never panics, and what it
+// accepts is within the size limit, under the key of the peer that wrote
+// it, naming a CID.
+func FuzzReadHolder(f *testing.F) {
+	id := jobs.ID{7}
+	author := peer.ID("author")
+	f.Add(processor.HolderKey(id, author), processor.HolderType, []byte(`{"output":"`+holderOutput.String()+`"}`))
+	f.Add(processor.HolderKey(id, "other"), processor.HolderType, []byte(`{"output":"`+holderOutput.String()+`"}`))
+	f.Add(processor.HolderKey(id, author), processor.HolderType, []byte(`{"output":"not a cid"}`))
+	f.Add(processor.HolderKey(id, author), "verdict", []byte(`{"output":"`+holderOutput.String()+`","x":1}`))
+	f.Fuzz(func(t *testing.T, key, typ string, payload []byte) {
+		p, out, ok := processor.ReadHolder(id, crdt.Record{Key: key, Type: typ, Payload: payload, Author: author})
+		if !ok {
+			return
+		}
+		if len(payload) > processor.MaxRecord {
+			t.Fatalf("accepted a %d-byte record", len(payload))
+		}
+		if p != author || key != processor.HolderKey(id, author) || typ != processor.HolderType {
+			t.Fatalf("accepted %q (%s) as %s's", key, typ, p)
+		}
+		if !out.Defined() || !bytes.Contains(payload, []byte(`"output"`)) {
+			t.Fatalf("accepted output %s from %q", out, payload)
+		}
+	})
 }
