@@ -5,14 +5,18 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
+	"net/http/httptest"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/ipfs/go-cid"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/jobmesh/jobmesh/api"
 	"github.com/jobmesh/jobmesh/internal/wait"
 	"github.com/jobmesh/jobmesh/localmesh"
+	"github.com/jobmesh/jobmesh/meshclient"
 	"github.com/jobmesh/jobmesh/meshtest"
 	"github.com/jobmesh/jobmesh/node"
 	"github.com/jobmesh/jobmesh/processor"
@@ -46,6 +50,7 @@ func candidates(t *testing.T, reg prometheus.Gatherer, outcome string) float64 {
 // and names content only it has. The creator's node refuses it (counted)
 // and never fetches that content; it does fetch and hold the output the
 // job's finalizer hands it before the verdict, which names that output.
+// The holders listed once the verdict is in leave the forger out.
 func TestForgedHolderIsNotFetched(t *testing.T) {
 	m := meshtest.New(t, localmesh.Options{Processors: 2, Clients: 1, Processor: func(_ *localmesh.Member, pc *processor.Config) {
 		pc.Poll = 200 * time.Millisecond
@@ -108,6 +113,21 @@ func TestForgedHolderIsNotFetched(t *testing.T) {
 		if p.CID.Equals(forged) {
 			t.Fatalf("the forged candidate is pinned by %s", p.Owner)
 		}
+	}
+	// The forger's record stays, but it names no output of the verdict:
+	// the holders listed (the store's and the API's) leave it out.
+	holders, err := processor.Holders(ctx, c.Store, c.IPFS, id)
+	if err != nil || !slices.Contains(holders, c.Host.ID()) || slices.Contains(holders, attacker.Host.ID()) {
+		t.Fatalf("holders %v (%v): want the creator %s, not the forger %s", holders, err, c.Host.ID(), attacker.Host.ID())
+	}
+	srv := httptest.NewServer(api.NewHandler(c.Node))
+	defer srv.Close()
+	j, err := meshclient.New(srv.URL).Job(ctx, id.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(j.Holders, attacker.Host.ID().String()) || !slices.Contains(j.Holders, c.Host.ID().String()) {
+		t.Fatalf("GET /v1/jobs/{id} holders %v", j.Holders)
 	}
 	wait.Until(t, time.Minute, func() error {
 		if n := candidates(t, c.Metrics, "not-discloser"); n < 1 {
