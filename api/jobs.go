@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ipfs/go-cid"
 
 	"github.com/jobmesh/jobmesh/apiv1"
 	"github.com/jobmesh/jobmesh/crdt"
@@ -185,17 +186,22 @@ func (v *JobView) summary(ctx context.Context, info *jobs.JobInfo, rec crdt.Reco
 		}
 	}
 	j.Committed, j.Disclosed = len(committed), len(disclosed)
-	holders, err := processor.Holders(ctx, v.Store, id)
+
+	res, verdict, err := dapp.LoadStatus(ctx, v.Store, v.Blocks, id)
+	if err != nil {
+		return apiv1.Job{}, err
+	}
+	// Once there is a verdict, only the holders of its output count.
+	held := cid.Undef
+	if verdict {
+		held = res.Output
+	}
+	holders, err := processor.HoldersOf(ctx, v.Store, id, held)
 	if err != nil {
 		return apiv1.Job{}, err
 	}
 	for _, h := range holders {
 		j.Holders = append(j.Holders, h.String())
-	}
-
-	res, verdict, err := dapp.LoadStatus(ctx, v.Store, v.Blocks, id)
-	if err != nil {
-		return apiv1.Job{}, err
 	}
 	switch {
 	case verdict:

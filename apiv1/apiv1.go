@@ -61,8 +61,9 @@ type Job struct {
 	Culprits  []string `json:"culprits"` // peer IDs, sorted; never null
 	OutputCID string   `json:"output_cid,omitempty"`
 	// Holders are the peer IDs of the nodes whose holder record says they
-	// hold the whole output, pinned: the processor that assembled it, the
-	// creator's node once it fetched it. Sorted, never null.
+	// hold the whole output, pinned: the processors that assembled it and
+	// the creator's node. Once the job has a verdict, only the holders of
+	// the output that verdict names. Sorted, never null.
 	Holders []string `json:"holders"`
 	// VerifierHashes are the accepted verifier MicroJobs' block hashes
 	// (lowercase hex) by MacroJob index; VerifierDigest is their digest,

@@ -129,6 +129,10 @@ type Client struct {
 	// say it holds (hold.go); holdNow wakes holdLoop.
 	toHold  map[jobs.ID]bool
 	holdNow chan struct{}
+	// following stops, by job, the following of an open job's holder
+	// records (hold.go); runCtx is the context they run under.
+	following map[jobs.ID]context.CancelFunc
+	runCtx    context.Context
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -153,7 +157,7 @@ func New(p Params) (*Client, error) {
 	}
 	c := &Client{p: p, log: log.With("subsystem", "dapp"), ch: p.Channel,
 		open: map[jobs.ID]*jobs.JobInfo{}, mine: map[jobs.ID]*jobs.JobInfo{},
-		toHold: map[jobs.ID]bool{}, holdNow: make(chan struct{}, 1)}
+		toHold: map[jobs.ID]bool{}, holdNow: make(chan struct{}, 1), following: map[jobs.ID]context.CancelFunc{}}
 	m, err := newMetrics(p.Registerer, func() float64 {
 		c.mu.Lock()
 		defer c.mu.Unlock()
@@ -175,6 +179,12 @@ func New(p Params) (*Client, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	c.cancel = cancel
+	c.mu.Lock()
+	c.runCtx = ctx
+	c.mu.Unlock()
+	for _, info := range c.openJobs() {
+		c.followHolders(info.ID())
+	}
 	if c.topic != nil {
 		c.wg.Add(1)
 		go c.answer(ctx)
@@ -188,7 +198,9 @@ func New(p Params) (*Client, error) {
 // Close stops announcing and leaves the channel if it joined it.
 func (c *Client) Close() error {
 	c.once.Do(func() {
+		c.mu.Lock() // no follower starts after this (followHolders)
 		c.cancel()
+		c.mu.Unlock()
 		c.wg.Wait()
 		if c.topic != nil {
 			c.topic.Close()
@@ -284,6 +296,7 @@ func (c *Client) SubmitSource(ctx context.Context, s SourceSpec) (*jobs.JobInfo,
 	c.mine[id] = info
 	c.mu.Unlock()
 	c.pinInputs(ctx, info)
+	c.followHolders(id)
 	if err := c.ch.Publish(ctx, jobs.ChannelMsg{Kind: jobs.KindJob, Job: info.Encode()}); err != nil {
 		c.log.Warn("announcing job (it is re-announced)", "job", id, "err", err)
 	}

@@ -141,6 +141,7 @@ func (c *Client) close(ctx context.Context, id jobs.ID, state string) {
 	if info == nil || !open {
 		return
 	}
+	c.stopFollowing(ctx, id, state == stateDone)
 	if err := c.remember(ctx, info, state); err != nil {
 		c.log.Warn("recording a finished job", "job", id, "err", err)
 	}

@@ -220,7 +220,7 @@ func TestCreatorHoldsTheOutput(t *testing.T) {
 	self := client.Host.ID()
 	var holders []peer.ID
 	wait.Until(t, time.Minute, func() error {
-		holders, err = processor.Holders(ctx, client.Store, id)
+		holders, err = processor.Holders(ctx, client.Store, client.IPFS, id)
 		if err != nil {
 			return err
 		}

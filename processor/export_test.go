@@ -33,6 +33,3 @@ func VerdictFromRecords(ctx context.Context, store *crdt.Store, info *jobs.JobIn
 	}
 	return verdictFor(j, finalRounds(plan, recs)), j.final(plan, procs), nil
 }
-
-// FinalizerRank is a processor's rank among a job's finalizers.
-func FinalizerRank(id jobs.ID, processor string) [32]byte { return finalizerRank(id, processor) }

@@ -200,6 +200,9 @@ type verdictState struct {
 	// counted are the refusals counted (by key, seq and reason), told
 	// the sign refusals logged.
 	counted, told map[string]bool
+	// handoff is where the output's handoff to a second holder stands
+	// (handoff.go).
+	handoff handoffState
 }
 
 func keySeq(key string, seq uint64) string { return key + "@" + strconv.FormatUint(seq, 10) }
@@ -385,8 +388,9 @@ func (w *Worker) accepted(ctx context.Context, js *jobState) (*jobRecords, error
 }
 
 // finish is the end of finalizing js, verified with judgement j: it
-// assembles the output and writes this node's verdict record, unless a
-// verdict that follows from the records (agree) names that output.
+// assembles the output and, once a second node holds it too (handedOff),
+// writes this node's verdict record, unless a verdict that follows from
+// the records (agree) names that output.
 func (w *Worker) finish(ctx context.Context, js *jobState, j judgement, recs *jobRecords, agree []verdictCand) error {
 	id := js.plan.JobID
 	start := time.Now()
@@ -404,6 +408,12 @@ func (w *Worker) finish(ctx context.Context, js *jobState, j judgement, recs *jo
 	if w.cfg.BeforeVerdict != nil && !w.cfg.BeforeVerdict(id) {
 		w.judgeAgain(js)
 		return nil
+	}
+	// A second node holds the output before the verdict is written, so
+	// that losing this one loses nothing (handoff.go).
+	if ok, err := w.handedOff(ctx, js, j.v, out, time.Now()); err != nil || !ok {
+		w.judgeAgain(js)
+		return err
 	}
 	rec := VerdictRecord{Verdict: json.RawMessage(j.v.Encode()), Culprits: j.culprits, Output: out.String(), Rounds: finalRounds(js.plan, recs)}
 	if rec, err = w.verdictRecord(ctx, id, rec); err != nil {
@@ -476,6 +486,7 @@ func (w *Worker) assembled(ctx context.Context, js *jobState, v microjob.Verdict
 	// Every node that assembles the output (the finalizer, each signer)
 	// keeps it and says so, so that it outlives any one of them.
 	w.holdOutput(ctx, js.plan.JobID, out)
+	w.held(js, key, time.Now())
 	w.mu.Lock()
 	if js.verdicts.outputs == nil {
 		js.verdicts.outputs = map[[32]byte]cid.Cid{}

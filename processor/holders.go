@@ -2,6 +2,7 @@ package processor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -16,9 +17,10 @@ import (
 // A job's output must outlive the processor that assembled it. Every node
 // that holds the whole output DAG, pinned, says so with a holder record
 // /jobs/<id>/holders/<peer ID>, written by that peer only (AuthorPolicy):
-// the assembler when it has assembled it, the creator's node when it has
-// fetched it after the verdict. `jobnode job status` and GET /v1/jobs/{id}
-// list them.
+// the assembler when it has assembled it, and a second node before the
+// verdict is written (handoff.go): the creator's node, or the runner-up
+// finalizer when the creator's node is not connected. `jobnode job
+// status` and GET /v1/jobs/{id} list the holders of the verdict's output.
 
 // HolderType records hold a Holder under HolderKey.
 const HolderType = "holder"
@@ -29,6 +31,13 @@ func HolderKey(id jobs.ID, holder peer.ID) string {
 }
 
 func holdersPrefix(id jobs.ID) string { return JobKey(id) + "/holders/" }
+
+// HoldersPrefix is the key prefix of job id's holder records.
+func HoldersPrefix(id jobs.ID) string { return holdersPrefix(id) }
+
+// FinalizerRank is processor's rendezvous hash for job id: the job's
+// finalizers rank by it, highest first (finalizerOrder).
+func FinalizerRank(id jobs.ID, processor string) [32]byte { return finalizerRank(id, processor) }
 
 // Holder is the payload of a holder record: the output it holds.
 type Holder struct {
@@ -44,6 +53,11 @@ func JobPinOwner(id jobs.ID) string { return "job:" + id.String() }
 // OutputPinOwner is the pin owner of the creator's copy of job id's
 // output, kept until someone unpins it.
 func OutputPinOwner(id jobs.ID) string { return "output:" + id.String() }
+
+// CandidatePinOwner is the pin owner of the outputs the creator's node
+// holds for job id before its verdict (a finalizer's assembly, handed
+// off to it); released once the verdict names the output to keep.
+func CandidatePinOwner(id jobs.ID) string { return "candidate:" + id.String() }
 
 // pinForJob keeps c in the block layer until the node releases job id's
 // pins. A failure is logged: the content stays for the GC's grace period
@@ -77,38 +91,75 @@ func WriteHolder(ctx context.Context, store crdt.Writer, self peer.ID, id jobs.I
 	return crdt.PutJSON(ctx, store, HolderKey(id, self), HolderType, Holder{Output: out.String()})
 }
 
-// Holders returns the peers whose holder record says they hold job id's
-// output, sorted. A record whose author is not the peer its key names,
-// or that does not decode, is skipped.
-func Holders(ctx context.Context, store crdt.Reader, id jobs.ID) ([]peer.ID, error) {
-	recs, err := store.Query(ctx, strings.TrimSuffix(holdersPrefix(id), "/"))
-	if err != nil {
+// Holders returns the peers whose holder record names the output of job
+// id's verdict that counts (ReadVerdict, bodies read from blocks), sorted;
+// while the job has no verdict, the peers holding any output.
+func Holders(ctx context.Context, store RecordReader, blocks BodyReader, id jobs.ID) ([]peer.ID, error) {
+	out := cid.Undef
+	chosen, err := ReadVerdict(ctx, store, blocks, id, nil)
+	switch {
+	case err == nil:
+		if out, err = cid.Decode(chosen.Record.Output); err != nil {
+			return nil, fmt.Errorf("processor: holders of job %s: the verdict's output: %w", id, err)
+		}
+	case !errors.Is(err, ErrNoVerdict):
 		return nil, fmt.Errorf("processor: holders of job %s: %w", id, err)
 	}
+	return HoldersOf(ctx, store, id, out)
+}
+
+// HoldersOf returns the peers whose holder record says they hold output,
+// job id's output (any output when output is cid.Undef), sorted. A
+// record whose author is not the peer its key names, or that does not
+// decode, is skipped.
+func HoldersOf(ctx context.Context, store RecordReader, id jobs.ID, output cid.Cid) ([]peer.ID, error) {
+	held, err := holderRecords(ctx, store, id)
+	if err != nil {
+		return nil, err
+	}
 	out := []peer.ID{}
-	for _, r := range recs {
-		if p, ok := holderOf(id, r); ok {
+	for p, c := range held {
+		if !output.Defined() || c.Equals(output) {
 			out = append(out, p)
 		}
 	}
 	slices.Sort(out)
-	return slices.Compact(out), nil
+	return out, nil
 }
 
-// holderOf checks one holder record and returns its peer.
-func holderOf(id jobs.ID, r crdt.Record) (peer.ID, bool) {
-	name, ok := strings.CutPrefix(r.Key, holdersPrefix(id))
-	if !ok || r.Type != HolderType || name != r.Author.String() {
-		return "", false
+// holderRecords returns, by peer, the output each valid holder record of
+// job id names.
+func holderRecords(ctx context.Context, store RecordReader, id jobs.ID) (map[peer.ID]cid.Cid, error) {
+	recs, err := store.Query(ctx, strings.TrimSuffix(holdersPrefix(id), "/"))
+	if err != nil {
+		return nil, fmt.Errorf("processor: holders of job %s: %w", id, err)
+	}
+	held := make(map[peer.ID]cid.Cid, len(recs))
+	for _, r := range recs {
+		if p, c, ok := ReadHolder(id, r); ok {
+			held[p] = c
+		}
+	}
+	return held, nil
+}
+
+// ReadHolder checks one holder record of job id and returns its peer and
+// the output it names; ok is false for a record that is not a valid
+// holder record of the job written by the peer its key names.
+func ReadHolder(id jobs.ID, r crdt.Record) (p peer.ID, output cid.Cid, ok bool) {
+	name, found := strings.CutPrefix(r.Key, holdersPrefix(id))
+	if !found || r.Tombstone || r.Type != HolderType || name != r.Author.String() {
+		return "", cid.Undef, false
 	}
 	var h Holder
 	if decodeStrict(r.Payload, &h) != nil {
-		return "", false
+		return "", cid.Undef, false
 	}
-	if _, err := cid.Decode(h.Output); err != nil {
-		return "", false
+	c, err := cid.Decode(h.Output)
+	if err != nil {
+		return "", cid.Undef, false
 	}
-	return r.Author, true
+	return r.Author, c, true
 }
 
 // holderPolicy: a holder record is written by the peer it names.

@@ -1,6 +1,7 @@
 package processor_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -64,14 +65,14 @@ func TestHolderRecordsAuthor(t *testing.T) {
 			return nil
 		})
 	}
-	if got, err := processor.Holders(ctx, honest.Store, id); err != nil || len(got) != 0 {
+	if got, err := processor.Holders(ctx, honest.Store, nil, id); err != nil || len(got) != 0 {
 		t.Fatalf("holders after the forged claims: %v, %v", got, err)
 	}
 	if err := processor.WriteHolder(ctx, victim.Store, victim.ID(), id, holderOutput); err != nil {
 		t.Fatal(err)
 	}
 	crdttest.WaitUntil(t, 20*time.Second, func() error {
-		got, err := processor.Holders(ctx, honest.Store, id)
+		got, err := processor.Holders(ctx, honest.Store, nil, id)
 		if err != nil {
 			return err
 		}
@@ -89,7 +90,7 @@ func TestHolderRecordsAuthor(t *testing.T) {
 		t.Fatal(err)
 	}
 	cl.WaitGet(0, processor.JobKey(other)+"/marker", nil)
-	if got, err := processor.Holders(ctx, honest.Store, other); err != nil || len(got) != 0 {
+	if got, err := processor.Holders(ctx, honest.Store, nil, other); err != nil || len(got) != 0 {
 		t.Fatalf("holders of a job only the attacker wrote about: %v, %v", got, err)
 	}
 }
@@ -100,4 +101,31 @@ func peerList(ps []peer.ID) string {
 		s += p.String() + " "
 	}
 	return s
+}
+
+// FuzzReadHolder: reading any holder record never panics, and what it
+// accepts is within the size limit, under the key of the peer that wrote
+// it, naming a CID.
+func FuzzReadHolder(f *testing.F) {
+	id := jobs.ID{7}
+	author := peer.ID("author")
+	f.Add(processor.HolderKey(id, author), processor.HolderType, []byte(`{"output":"`+holderOutput.String()+`"}`))
+	f.Add(processor.HolderKey(id, "other"), processor.HolderType, []byte(`{"output":"`+holderOutput.String()+`"}`))
+	f.Add(processor.HolderKey(id, author), processor.HolderType, []byte(`{"output":"not a cid"}`))
+	f.Add(processor.HolderKey(id, author), "verdict", []byte(`{"output":"`+holderOutput.String()+`","x":1}`))
+	f.Fuzz(func(t *testing.T, key, typ string, payload []byte) {
+		p, out, ok := processor.ReadHolder(id, crdt.Record{Key: key, Type: typ, Payload: payload, Author: author})
+		if !ok {
+			return
+		}
+		if len(payload) > processor.MaxRecord {
+			t.Fatalf("accepted a %d-byte record", len(payload))
+		}
+		if p != author || key != processor.HolderKey(id, author) || typ != processor.HolderType {
+			t.Fatalf("accepted %q (%s) as %s's", key, typ, p)
+		}
+		if !out.Defined() || !bytes.Contains(payload, []byte(`"output"`)) {
+			t.Fatalf("accepted output %s from %q", out, payload)
+		}
+	})
 }

@@ -21,6 +21,9 @@ type metrics struct {
 	// by type and reason; signRefusals the settlements not signed.
 	refused      *prometheus.CounterVec
 	signRefusals *prometheus.CounterVec
+	// lonelyVerdicts counts verdicts written after HoldWait with no second
+	// node holding the output.
+	lonelyVerdicts prometheus.Counter
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -69,9 +72,14 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Namespace: "jobmesh", Subsystem: "processor", Name: "sign_refusals_total",
 			Help: "Settlements this processor did not sign because the verdict did not follow from its records, once per job, reason and record, by reason.",
 		}, []string{"reason"}),
+		lonelyVerdicts: prometheus.NewCounter(prometheus.CounterOpts{
+			Namespace: "jobmesh", Subsystem: "processor", Name: "verdicts_single_holder_total",
+			Help: "Verdicts this processor wrote once HoldWait was over with no second node holding the job's output.",
+		}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.microjobs, m.seconds, m.finalized, m.settlements, m.signatures, m.unfunded, m.aborted, m.live, m.kicked, m.refused, m.signRefusals)
+		reg.MustRegister(m.microjobs, m.seconds, m.finalized, m.settlements, m.signatures, m.unfunded, m.aborted, m.live, m.kicked, m.refused, m.signRefusals,
+			m.lonelyVerdicts)
 	}
 	rooms, err := macrojob.NewMetrics(reg)
 	if err != nil {

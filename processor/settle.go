@@ -528,7 +528,9 @@ func (w *Worker) finalize(ctx context.Context, js *jobState) error {
 		js.graceWait, js.finishing = true, false
 		js.standbyUntil = until
 		w.mu.Unlock()
-		return nil
+		// The runner-up holds the output too when the creator's node
+		// cannot (handoff.go).
+		return w.holdSecond(ctx, js, j, recs)
 	}
 	w.mu.Lock()
 	js.finishing = true
@@ -572,8 +574,14 @@ func (w *Worker) judgeDue(ctx context.Context, js *jobState, ver uint64, now tim
 	early := disclosed || w.earlyJudge(js, now)
 	verdicts := w.index.hasVerdict(id)
 	w.mu.Lock()
+	changed := ver != js.judgedVer
+	w.mu.Unlock()
+	// The runner-up judges again when the finalizer's holder record
+	// came in, to hold the output too (handoff.go).
+	hold := changed && w.holdDue(ctx, js)
+	w.mu.Lock()
 	defer w.mu.Unlock()
-	if now.Before(js.standbyUntil) && (ver == js.judgedVer || !verdicts) {
+	if now.Before(js.standbyUntil) && (!changed || !verdicts) && !hold {
 		// Another processor is finishing this job: judging it again
 		// here would only repeat its work.
 		return false

@@ -147,6 +147,14 @@ type Config struct {
 	// again on a later pass). A test seam to order a forged verdict
 	// before the finalizer's. Nil in production.
 	BeforeVerdict func(job jobs.ID) bool
+	// HoldWait is how long the finalizer of a job, holding the output it
+	// assembled, waits for a second node to hold the same output before
+	// it writes the verdict (handoff.go): the creator's node when it is
+	// connected to this one, otherwise any other node (the runner-up
+	// finalizer assembles it for that). After HoldWait, counted from its
+	// own holder record, it writes the verdict anyway, logged and counted.
+	// 0: it does not wait. Default 30s.
+	HoldWait time.Duration
 	// MaxInlineVerdict is the largest encoded verdict record written
 	// inline; a larger one keeps its verdict and rounds in a body document
 	// on IPFS (docs/PROTOCOL.md), so big jobs stay under the store's
@@ -176,6 +184,7 @@ func DefaultConfig() Config {
 		AdvertTTL:      30 * time.Minute,
 		StakeTTL:       5 * time.Minute,
 		FactsEvery:     5 * time.Second,
+		HoldWait:       30 * time.Second,
 
 		MaxInlineVerdict: DefaultMaxInlineVerdict,
 	}
@@ -196,8 +205,8 @@ func (c Config) Validate() error {
 	if c.RerunTimeout <= 0 {
 		return fmt.Errorf("%w: rerun timeout must be positive", ErrInvalidConfig)
 	}
-	if c.DuplicateGrace < 0 || c.DiscloseGrace < 0 || c.FinalizeTakeover < 0 {
-		return fmt.Errorf("%w: grace periods must not be negative", ErrInvalidConfig)
+	if c.DuplicateGrace < 0 || c.DiscloseGrace < 0 || c.FinalizeTakeover < 0 || c.HoldWait < 0 {
+		return fmt.Errorf("%w: grace periods and the hold wait must not be negative", ErrInvalidConfig)
 	}
 	if c.HeadStart < 0 {
 		return fmt.Errorf("%w: head start must not be negative", ErrInvalidConfig)
