@@ -105,6 +105,12 @@ type Params struct {
 	// Chain, when set, is the escrow jobs are paid through: Submit creates
 	// each job on it and Wait returns its release. Nil: verdicts only.
 	Chain *escrow.Client
+	// Terms are the terms Fund creates jobs with on Chain: the quiet
+	// period after the last join before a job may be settled, and the
+	// fewest member signatures a settlement needs. The zero value means
+	// escrow.DefaultTerms() (1 minute, 2 signers); other values must pass
+	// escrow.Terms.Validate.
+	Terms escrow.Terms
 	// WalletKey is the node's wallet: the default creator of its jobs, and
 	// the key that signs their cancel records. Default nil: every Spec
 	// names its creator, and jobs cannot be cancelled without a chain.
@@ -142,6 +148,12 @@ func New(p Params) (*Client, error) {
 	}
 	if p.MaxDataSize <= 0 {
 		p.MaxDataSize = 1 << 30
+	}
+	if p.Terms == (escrow.Terms{}) {
+		p.Terms = escrow.DefaultTerms()
+	}
+	if err := p.Terms.Validate(); err != nil {
+		return nil, fmt.Errorf("dapp: %w", err)
 	}
 	log := p.Logger
 	if log == nil {
@@ -292,14 +304,9 @@ func (c *Client) Submitted(id jobs.ID) bool {
 	return c.mine[id] != nil
 }
 
-// fundTerms are the escrow terms Fund creates jobs with: no quiet period
-// and one signer, the contract's loosest, under which jobs settle as they
-// did before the escrow had members.
-var fundTerms = escrow.Terms{MinSigners: 1}
-
 // Fund creates the job's escrow: the price locked under the job's key (its
 // ID bound to the funding wallet, which must be its creator), with the
-// commitment to its seed and its deadline.
+// commitment to its seed, its deadline and the client's Terms.
 func (c *Client) Fund(ctx context.Context, info *jobs.JobInfo) error {
 	if c.p.Chain == nil {
 		return ErrNoChain
@@ -310,15 +317,21 @@ func (c *Client) Fund(ctx context.Context, info *jobs.JobInfo) error {
 		return fmt.Errorf("%w: creator %s is not the wallet %s that funds the escrow", ErrInvalidJob,
 			common.Address(info.Creator), c.p.Chain.From())
 	}
+	if d := time.Unix(info.Deadline, 0); time.Until(d) <= c.p.Terms.Quiet {
+		// The escrow closes joins a quiet period before the deadline.
+		return fmt.Errorf("%w: deadline %s leaves less than the escrow's quiet period %s", ErrInvalidJob,
+			d.UTC().Format(time.RFC3339), c.p.Terms.Quiet)
+	}
 	rcpt, err := c.p.Chain.CreateJob(ctx, common.Hash(id), escrow.SeedCommitment(common.Hash(info.Seed)),
-		time.Unix(info.Deadline, 0), fundTerms, info.PriceWei)
+		time.Unix(info.Deadline, 0), c.p.Terms, info.PriceWei)
 	if errors.Is(err, escrow.ErrInsufficientFunds) {
 		return fmt.Errorf("%w: wallet %s, price %s wei: %w", ErrInsufficientFunds, strings.ToLower(c.p.Chain.From().Hex()), info.PriceWei, err)
 	}
 	if err != nil {
 		return fmt.Errorf("dapp: funding job %s: %w", id, err)
 	}
-	c.log.Info("job escrow funded", "job", id, "price", info.PriceWei, "tx", rcpt.TxHash)
+	c.log.Info("job escrow funded", "job", id, "price", info.PriceWei, "tx", rcpt.TxHash,
+		"quiet", c.p.Terms.Quiet, "minSigners", c.p.Terms.MinSigners)
 	return nil
 }
 
