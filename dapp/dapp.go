@@ -131,6 +131,9 @@ type Client struct {
 	// reprovide are the ipfs:// inputs of restored open jobs, provided
 	// again once the Client runs.
 	reprovide []cid.Cid
+	// members caches escrow membership for judging as processors do
+	// (loadStatus); nil without a chain.
+	members *processor.Members
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -161,6 +164,9 @@ func New(p Params) (*Client, error) {
 	}
 	c := &Client{p: p, log: log.With("subsystem", "dapp"), ch: p.Channel,
 		open: map[jobs.ID]*jobs.JobInfo{}, mine: map[jobs.ID]*jobs.JobInfo{}}
+	if p.Chain != nil {
+		c.members = processor.NewMembers(p.Chain, 0)
+	}
 	m, err := newMetrics(p.Registerer, func() float64 {
 		c.mu.Lock()
 		defer c.mu.Unlock()
@@ -421,15 +427,34 @@ func Status(ctx context.Context, store crdt.Reader, id jobs.ID) (Result, bool, e
 // LoadStatus reads the job's verdict that counts (processor.ReadVerdict:
 // written by one of the job's finalizers and following from the records),
 // fetching it from blocks when the record keeps it in a body (at most
-// processor.BodyFetchTimeout); ok is false while there is none.
+// processor.BodyFetchTimeout); ok is false while there is none. It judges
+// every disclosure; on a mesh with a chain, Client.Status judges as the
+// processors do.
 func LoadStatus(ctx context.Context, store crdt.Reader, blocks processor.BodyReader, id jobs.ID) (Result, bool, error) {
-	return loadStatus(ctx, store, blocks, id, nil)
+	return loadStatus(ctx, store, blocks, id, nil, nil)
+}
+
+// Status is LoadStatus on the client's node, judging, with a chain, only
+// the disclosures the processors judge (processor.KeepMembers: a bound
+// wallet that is a member of the job's escrow), so that it finds their
+// verdict when they left a disclosure out.
+func (c *Client) Status(ctx context.Context, id jobs.ID) (Result, bool, error) {
+	return c.status(ctx, id, nil)
+}
+
+func (c *Client) status(ctx context.Context, id jobs.ID, root *common.Hash) (Result, bool, error) {
+	var keep processor.DisclosureFilter
+	if c.members != nil {
+		keep = processor.KeepMembers(c.p.Store, c.members)
+	}
+	return loadStatus(ctx, c.p.Store, c.bodies(), id, root, keep)
 }
 
 // loadStatus is LoadStatus preferring, when root is set, the verdict
-// whose output the settlement's resultRoot names.
-func loadStatus(ctx context.Context, store crdt.Reader, blocks processor.BodyReader, id jobs.ID, root *common.Hash) (Result, bool, error) {
-	chosen, err := processor.ReadVerdict(ctx, store, blocks, id, root)
+// whose output the settlement's resultRoot names, and judging the
+// disclosures keep accepts (nil: all).
+func loadStatus(ctx context.Context, store crdt.Reader, blocks processor.BodyReader, id jobs.ID, root *common.Hash, keep processor.DisclosureFilter) (Result, bool, error) {
+	chosen, err := processor.ReadVerdictKeeping(ctx, store, blocks, id, root, keep)
 	if errors.Is(err, processor.ErrNoVerdict) {
 		return Result{}, false, nil
 	}
@@ -457,7 +482,7 @@ func (c *Client) Wait(ctx context.Context, id jobs.ID, every time.Duration) (Res
 	if processor.ResultRoot(r.Output) != rel.ResultRoot {
 		// The job settled on another finalizer's verdict: report the one
 		// whose output the settlement names.
-		if s, ok, err := loadStatus(ctx, c.p.Store, c.bodies(), id, &rel.ResultRoot); err == nil && ok {
+		if s, ok, err := c.status(ctx, id, &rel.ResultRoot); err == nil && ok {
 			r = s
 		}
 	}
@@ -472,7 +497,7 @@ func (c *Client) WaitVerdict(ctx context.Context, id jobs.ID, every time.Duratio
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
-		r, ok, err := LoadStatus(ctx, c.p.Store, c.bodies(), id)
+		r, ok, err := c.Status(ctx, id)
 		if errors.Is(err, processor.ErrBodyUnavailable) && ctx.Err() == nil {
 			// No peer served the verdict body in time; it may yet.
 			c.log.Warn("verdict body unavailable, retrying", "job", id, "err", err)
