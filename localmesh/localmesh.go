@@ -208,13 +208,17 @@ func (m *Mesh) start(ctx context.Context, mem *Member) (err error) {
 		P2P:       &pcfg,
 		Logger:    m.opts.Logger.With("node", mem.Index),
 	}
+	if mem.Role != node.RoleBootstrap && repo.WalletKey != nil {
+		// As the daemon does: the wallet is the default creator of the
+		// member's jobs and what a processor binds its peer ID to.
+		mem.Wallet = ethcrypto.PubkeyToAddress(repo.WalletKey.PublicKey)
+		params.WalletKey = repo.WalletKey
+	}
 	if m.Chain != nil && mem.Role != node.RoleBootstrap {
 		if repo.WalletKey == nil {
 			return fmt.Errorf("localmesh: member %d has no wallet key", mem.Index)
 		}
-		mem.Wallet = ethcrypto.PubkeyToAddress(repo.WalletKey.PublicKey)
 		params.Chain = &node.Chain{Backend: m.Chain.Client(), Contract: m.Escrow.Address()}
-		params.WalletKey = repo.WalletKey
 		if !mem.funded {
 			if err := m.fund(ctx, mem.Wallet); err != nil {
 				return err
