@@ -498,9 +498,10 @@ func (c *Client) WaitVerdict(ctx context.Context, id jobs.ID, every time.Duratio
 	defer t.Stop()
 	for {
 		r, ok, err := c.Status(ctx, id)
-		if errors.Is(err, processor.ErrBodyUnavailable) && ctx.Err() == nil {
-			// No peer served the verdict body in time; it may yet.
-			c.log.Warn("verdict body unavailable, retrying", "job", id, "err", err)
+		if (errors.Is(err, processor.ErrBodyUnavailable) || errors.Is(err, escrow.ErrUnreachable)) && ctx.Err() == nil {
+			// No peer served the verdict body in time, or the chain
+			// did not say who is a member of the job; they may yet.
+			c.log.Warn("verdict not readable yet, retrying", "job", id, "err", err)
 			err = nil
 		}
 		if err != nil {

@@ -366,6 +366,9 @@ func (w *Worker) settleJob(ctx context.Context, js *jobState) error {
 	if !cv.mine && cv.member {
 		return w.sign(ctx, id, cv.own) // the next pass sees the signature
 	}
+	if !finalizer && !cv.mine {
+		return nil // neither submits nor steps in
+	}
 	j, err := w.chainJob(ctx, js, false)
 	if err != nil {
 		return err

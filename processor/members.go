@@ -87,7 +87,8 @@ func NewMembers(chain MemberReader, backoff time.Duration) *Members {
 
 // IsMember reports whether account is a member of job key: a yes from
 // the cache, a no from the cache until its recheck is due, else the
-// chain's answer.
+// chain's answer. A recheck the chain does not answer keeps the no; only
+// a first read returns the chain's error.
 func (m *Members) IsMember(ctx context.Context, key common.Hash, account common.Address) (bool, error) {
 	k := membership{key, account}
 	now := m.now()
@@ -103,11 +104,17 @@ func (m *Members) IsMember(ctx context.Context, key common.Hash, account common.
 	}
 	m.mu.Unlock()
 	ok, err := m.chain.IsMember(ctx, key, account)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err != nil && seen {
+		// The no stands until a read says otherwise; ask again after
+		// the same wait.
+		m.no[k] = recheck{next: now.Add(r.wait), wait: r.wait}
+		return false, nil
+	}
 	if err != nil {
 		return false, fmt.Errorf("processor: reading whether %s is a member of job %s: %w", account, key, err)
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
 	if ok {
 		m.joinedLocked(k)
 		return true, nil

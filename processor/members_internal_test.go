@@ -24,7 +24,7 @@ func TestMembersCacheKeepsYesAndAsksNoAgain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer sim.Close()
+	defer func() { _ = sim.Close() }()
 	deploy := escrow.DefaultDeployParams()
 	owner, _, err := escrow.Deploy(ctx, sim.Client(), sim.Transactor(0), deploy, escrow.DefaultConfig())
 	if err != nil {
@@ -113,6 +113,22 @@ func TestMembersCacheKeepsYesAndAsksNoAgain(t *testing.T) {
 	m.Joined(key, stranger)
 	if ok, err := m.IsMember(ctx, key, stranger); err != nil || !ok || reads() != 5 {
 		t.Fatalf("a recorded join: %v (%v), %v reads", ok, err, reads())
+	}
+
+	// A chain that does not answer: a cached no stands, a first read fails.
+	outsider := ethcrypto.PubkeyToAddress(sim.Keys()[6].PublicKey)
+	if ok, err := m.IsMember(ctx, key, outsider); err != nil || ok {
+		t.Fatalf("an outsider: %v (%v)", ok, err)
+	}
+	if err := sim.Close(); err != nil {
+		t.Fatal(err)
+	}
+	now = now.Add(time.Hour)
+	if ok, err := m.IsMember(ctx, key, outsider); err != nil || ok {
+		t.Fatalf("a recheck the chain does not answer: %v (%v), want the cached no", ok, err)
+	}
+	if _, err := m.IsMember(ctx, key, ethcrypto.PubkeyToAddress(sim.Keys()[7].PublicKey)); err == nil {
+		t.Fatal("a first read the chain does not answer gave no error")
 	}
 }
 
