@@ -105,6 +105,12 @@ type Params struct {
 	// Chain, when set, is the escrow jobs are paid through: Submit creates
 	// each job on it and Wait returns its release. Nil: verdicts only.
 	Chain *escrow.Client
+	// Terms are the terms Fund creates jobs with on Chain: the quiet
+	// period after the last join before a job may be settled, and the
+	// fewest member signatures a settlement needs. The zero value means
+	// escrow.DefaultTerms() (1 minute, 2 signers); other values must pass
+	// escrow.Terms.Validate.
+	Terms escrow.Terms
 	// WalletKey is the node's wallet: the default creator of its jobs, and
 	// the key that signs their cancel records. Default nil: every Spec
 	// names its creator, and jobs cannot be cancelled without a chain.
@@ -133,6 +139,9 @@ type Client struct {
 	// records (hold.go); runCtx is the context they run under.
 	following map[jobs.ID]context.CancelFunc
 	runCtx    context.Context
+	// members caches escrow membership for judging as processors do
+	// (loadStatus); nil without a chain.
+	members *processor.Members
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -151,6 +160,12 @@ func New(p Params) (*Client, error) {
 	if p.MaxDataSize <= 0 {
 		p.MaxDataSize = 1 << 30
 	}
+	if p.Terms == (escrow.Terms{}) {
+		p.Terms = escrow.DefaultTerms()
+	}
+	if err := p.Terms.Validate(); err != nil {
+		return nil, fmt.Errorf("dapp: %w", err)
+	}
 	log := p.Logger
 	if log == nil {
 		log = slog.Default()
@@ -158,6 +173,9 @@ func New(p Params) (*Client, error) {
 	c := &Client{p: p, log: log.With("subsystem", "dapp"), ch: p.Channel,
 		open: map[jobs.ID]*jobs.JobInfo{}, mine: map[jobs.ID]*jobs.JobInfo{},
 		toHold: map[jobs.ID]bool{}, holdNow: make(chan struct{}, 1), following: map[jobs.ID]context.CancelFunc{}}
+	if p.Chain != nil {
+		c.members = processor.NewMembers(p.Chain, 0)
+	}
 	m, err := newMetrics(p.Registerer, func() float64 {
 		c.mu.Lock()
 		defer c.mu.Unlock()
@@ -312,14 +330,9 @@ func (c *Client) Submitted(id jobs.ID) bool {
 	return c.mine[id] != nil
 }
 
-// fundTerms are the escrow terms Fund creates jobs with: no quiet period
-// and one signer, the contract's loosest, under which jobs settle as they
-// did before the escrow had members.
-var fundTerms = escrow.Terms{MinSigners: 1}
-
 // Fund creates the job's escrow: the price locked under the job's key (its
 // ID bound to the funding wallet, which must be its creator), with the
-// commitment to its seed and its deadline.
+// commitment to its seed, its deadline and the client's Terms.
 func (c *Client) Fund(ctx context.Context, info *jobs.JobInfo) error {
 	if c.p.Chain == nil {
 		return ErrNoChain
@@ -330,15 +343,21 @@ func (c *Client) Fund(ctx context.Context, info *jobs.JobInfo) error {
 		return fmt.Errorf("%w: creator %s is not the wallet %s that funds the escrow", ErrInvalidJob,
 			common.Address(info.Creator), c.p.Chain.From())
 	}
+	if d := time.Unix(info.Deadline, 0); time.Until(d) <= c.p.Terms.Quiet {
+		// The escrow closes joins a quiet period before the deadline.
+		return fmt.Errorf("%w: deadline %s leaves less than the escrow's quiet period %s", ErrInvalidJob,
+			d.UTC().Format(time.RFC3339), c.p.Terms.Quiet)
+	}
 	rcpt, err := c.p.Chain.CreateJob(ctx, common.Hash(id), escrow.SeedCommitment(common.Hash(info.Seed)),
-		time.Unix(info.Deadline, 0), fundTerms, info.PriceWei)
+		time.Unix(info.Deadline, 0), c.p.Terms, info.PriceWei)
 	if errors.Is(err, escrow.ErrInsufficientFunds) {
 		return fmt.Errorf("%w: wallet %s, price %s wei: %w", ErrInsufficientFunds, strings.ToLower(c.p.Chain.From().Hex()), info.PriceWei, err)
 	}
 	if err != nil {
 		return fmt.Errorf("dapp: funding job %s: %w", id, err)
 	}
-	c.log.Info("job escrow funded", "job", id, "price", info.PriceWei, "tx", rcpt.TxHash)
+	c.log.Info("job escrow funded", "job", id, "price", info.PriceWei, "tx", rcpt.TxHash,
+		"quiet", c.p.Terms.Quiet, "minSigners", c.p.Terms.MinSigners)
 	return nil
 }
 
@@ -452,15 +471,34 @@ func Status(ctx context.Context, store crdt.Reader, id jobs.ID) (Result, bool, e
 // LoadStatus reads the job's verdict that counts (processor.ReadVerdict:
 // written by one of the job's finalizers and following from the records),
 // fetching it from blocks when the record keeps it in a body (at most
-// processor.BodyFetchTimeout); ok is false while there is none.
+// processor.BodyFetchTimeout); ok is false while there is none. It judges
+// every disclosure; on a mesh with a chain, Client.Status judges as the
+// processors do.
 func LoadStatus(ctx context.Context, store crdt.Reader, blocks processor.BodyReader, id jobs.ID) (Result, bool, error) {
-	return loadStatus(ctx, store, blocks, id, nil)
+	return loadStatus(ctx, store, blocks, id, nil, nil)
+}
+
+// Status is LoadStatus on the client's node, judging, with a chain, only
+// the disclosures the processors judge (processor.KeepMembers: a bound
+// wallet that is a member of the job's escrow), so that it finds their
+// verdict when they left a disclosure out.
+func (c *Client) Status(ctx context.Context, id jobs.ID) (Result, bool, error) {
+	return c.status(ctx, id, nil)
+}
+
+func (c *Client) status(ctx context.Context, id jobs.ID, root *common.Hash) (Result, bool, error) {
+	var keep processor.DisclosureFilter
+	if c.members != nil {
+		keep = processor.KeepMembers(c.p.Store, c.members)
+	}
+	return loadStatus(ctx, c.p.Store, c.bodies(), id, root, keep)
 }
 
 // loadStatus is LoadStatus preferring, when root is set, the verdict
-// whose output the settlement's resultRoot names.
-func loadStatus(ctx context.Context, store crdt.Reader, blocks processor.BodyReader, id jobs.ID, root *common.Hash) (Result, bool, error) {
-	chosen, err := processor.ReadVerdict(ctx, store, blocks, id, root)
+// whose output the settlement's resultRoot names, and judging the
+// disclosures keep accepts (nil: all).
+func loadStatus(ctx context.Context, store crdt.Reader, blocks processor.BodyReader, id jobs.ID, root *common.Hash, keep processor.DisclosureFilter) (Result, bool, error) {
+	chosen, err := processor.ReadVerdictKeeping(ctx, store, blocks, id, root, keep)
 	if errors.Is(err, processor.ErrNoVerdict) {
 		return Result{}, false, nil
 	}
@@ -488,7 +526,7 @@ func (c *Client) Wait(ctx context.Context, id jobs.ID, every time.Duration) (Res
 	if processor.ResultRoot(r.Output) != rel.ResultRoot {
 		// The job settled on another finalizer's verdict: report the one
 		// whose output the settlement names.
-		if s, ok, err := loadStatus(ctx, c.p.Store, c.bodies(), id, &rel.ResultRoot); err == nil && ok {
+		if s, ok, err := c.status(ctx, id, &rel.ResultRoot); err == nil && ok {
 			r = s
 		}
 	}
@@ -503,10 +541,11 @@ func (c *Client) WaitVerdict(ctx context.Context, id jobs.ID, every time.Duratio
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
-		r, ok, err := LoadStatus(ctx, c.p.Store, c.bodies(), id)
-		if errors.Is(err, processor.ErrBodyUnavailable) && ctx.Err() == nil {
-			// No peer served the verdict body in time; it may yet.
-			c.log.Warn("verdict body unavailable, retrying", "job", id, "err", err)
+		r, ok, err := c.Status(ctx, id)
+		if (errors.Is(err, processor.ErrBodyUnavailable) || errors.Is(err, escrow.ErrUnreachable)) && ctx.Err() == nil {
+			// No peer served the verdict body in time, or the chain
+			// did not say who is a member of the job; they may yet.
+			c.log.Warn("verdict not readable yet, retrying", "job", id, "err", err)
 			err = nil
 		}
 		if err != nil {

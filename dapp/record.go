@@ -159,7 +159,7 @@ func (c *Client) closeFinished(ctx context.Context) {
 	}
 	c.mu.Unlock()
 	for _, id := range ids {
-		if _, ok, err := LoadStatus(ctx, c.p.Store, c.bodies(), id); err == nil && ok {
+		if _, ok, err := c.Status(ctx, id); err == nil && ok {
 			c.close(ctx, id, stateDone)
 		}
 	}

@@ -84,6 +84,19 @@ func (j Job) SettleOpensAt() time.Time {
 // join always leaves the quiet period before the deadline.
 func (j Job) JoinClosesAt() time.Time { return j.Deadline.Add(-j.Terms.Quiet) }
 
+// Now reads the time of the chain's latest block: the block.timestamp a
+// call (and a transaction's gas estimate) sees, and less than that of the
+// block a transaction sent now lands in. Time-bound rules (the quiet
+// period, the deadline) are the chain's clock, not the caller's.
+func (c *Client) Now(ctx context.Context) (time.Time, error) {
+	h, err := retryValue(ctx, c, func() (*types.Header, error) { return c.backend.HeaderByNumber(ctx, nil) })
+	c.metrics.read("header", err)
+	if err != nil {
+		return time.Time{}, err
+	}
+	return time.Unix(int64(h.Time), 0), nil
+}
+
 // Release is a settled job's payout, as the EscrowReleased event tells it.
 type Release struct {
 	Key          common.Hash // the job's key, JobKey(creator, job ID)

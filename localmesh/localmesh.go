@@ -53,7 +53,8 @@ type Options struct {
 	// Chain, when set, starts an embedded chain (escrow.NewSimChain) with
 	// the escrow deployed from dev account 0: every member's wallet is
 	// funded from dev account 1, every processor stakes the minimum stake,
-	// and members settle and fund jobs on it. Default nil: no chain.
+	// members settle and fund jobs on it, and an empty block is sealed
+	// every ChainOptions.BlockEvery. Default nil: no chain.
 	Chain *ChainOptions
 }
 
@@ -64,7 +65,21 @@ type ChainOptions struct {
 	// Funding is what each member's wallet receives, in wei. Default 100
 	// ether.
 	Funding *big.Int
+	// Terms are the escrow terms every member's [client] section starts
+	// with (Options.Configure may change them). Default DefaultTerms.
+	Terms escrow.Terms
+	// BlockEvery is how often an empty block is sealed at the later of
+	// the wall clock and a second after the head, so that the chain's
+	// clock moves without transactions, as a live chain's does: the quiet
+	// period of a job ends though nobody sends anything. Default 1s.
+	BlockEvery time.Duration
 }
+
+// DefaultTerms are the escrow terms of a local mesh's jobs: a quiet
+// period of 2s (its processors join within a second of a job's
+// announcement) and 2 signers, so that jobs settle in seconds under the
+// rules a real mesh runs by.
+func DefaultTerms() escrow.Terms { return escrow.Terms{Quiet: 2 * time.Second, MinSigners: 2} }
 
 // Member is one node of the mesh. Node is nil while the member is stopped.
 type Member struct {
@@ -95,6 +110,10 @@ type Mesh struct {
 	Members   []*Member
 	bootstrap []string
 	minStake  *big.Int
+	// stopBlocks ends the chain's block heartbeat; blocksDone is closed
+	// when it has.
+	stopBlocks context.CancelFunc
+	blocksDone chan struct{}
 }
 
 // Start creates the repos and starts every member.
@@ -137,6 +156,10 @@ func Start(ctx context.Context, opts Options) (_ *Mesh, err error) {
 		// no record stays missing for long.
 		cfg.Store.RepairInterval = node.Duration(5 * time.Second)
 		cfg.Processor.AdvertiseEvery = node.Duration(time.Minute)
+		if opts.Chain != nil {
+			t := m.opts.Chain.Terms
+			cfg.Client = node.ClientConfig{Quiet: node.Duration(t.Quiet), MinSigners: t.MinSigners}
+		}
 		if opts.Configure != nil {
 			opts.Configure(mem, &cfg)
 		}
@@ -185,13 +208,17 @@ func (m *Mesh) start(ctx context.Context, mem *Member) (err error) {
 		P2P:       &pcfg,
 		Logger:    m.opts.Logger.With("node", mem.Index),
 	}
+	if mem.Role != node.RoleBootstrap && repo.WalletKey != nil {
+		// As the daemon does: the wallet is the default creator of the
+		// member's jobs and what a processor binds its peer ID to.
+		mem.Wallet = ethcrypto.PubkeyToAddress(repo.WalletKey.PublicKey)
+		params.WalletKey = repo.WalletKey
+	}
 	if m.Chain != nil && mem.Role != node.RoleBootstrap {
 		if repo.WalletKey == nil {
 			return fmt.Errorf("localmesh: member %d has no wallet key", mem.Index)
 		}
-		mem.Wallet = ethcrypto.PubkeyToAddress(repo.WalletKey.PublicKey)
 		params.Chain = &node.Chain{Backend: m.Chain.Client(), Contract: m.Escrow.Address()}
-		params.WalletKey = repo.WalletKey
 		if !mem.funded {
 			if err := m.fund(ctx, mem.Wallet); err != nil {
 				return err
@@ -242,6 +269,15 @@ func (m *Mesh) startChain(ctx context.Context) error {
 	if co.Funding == nil {
 		co.Funding = new(big.Int).Mul(big.NewInt(100), big.NewInt(params.Ether))
 	}
+	if co.Terms == (escrow.Terms{}) {
+		co.Terms = DefaultTerms()
+	}
+	if err := co.Terms.Validate(); err != nil {
+		return fmt.Errorf("localmesh: %w", err)
+	}
+	if co.BlockEvery <= 0 {
+		co.BlockEvery = time.Second
+	}
 	m.opts.Chain = &co
 	sim, err := escrow.NewSimChain(escrow.DefaultDevChainConfig())
 	if err != nil {
@@ -254,7 +290,37 @@ func (m *Mesh) startChain(ctx context.Context) error {
 	}
 	m.Escrow = c
 	m.minStake = co.Deploy.MinStake
+	bctx, stop := context.WithCancel(context.Background())
+	m.stopBlocks, m.blocksDone = stop, make(chan struct{})
+	go m.sealBlocks(bctx, sim, co.BlockEvery)
 	return nil
+}
+
+// sealBlocks seals an empty block every period, at the later of the wall
+// clock and one second after the head, until ctx ends. The simulated
+// chain seals blocks only for transactions, so without it the chain's
+// clock stands still between them, and a job's quiet period, which the
+// contract reads from the clock, would never end once the last
+// transaction was its last join.
+func (m *Mesh) sealBlocks(ctx context.Context, sim *escrow.SimChain, every time.Duration) {
+	defer close(m.blocksDone)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		head, err := sim.Client().HeaderByNumber(ctx, nil)
+		if err != nil {
+			continue
+		}
+		lag := time.Since(time.Unix(int64(head.Time), 0)).Truncate(time.Second)
+		if err := sim.AdvanceTime(max(time.Second, lag)); err != nil && ctx.Err() == nil {
+			m.opts.Logger.Warn("localmesh: sealing an empty block", "err", err)
+		}
+	}
 }
 
 // fund sends the configured funding from dev account 1 to addr.
@@ -350,6 +416,11 @@ func (m *Mesh) Close() error {
 	var errs []error
 	for i := len(m.Members) - 1; i >= 0; i-- {
 		errs = append(errs, m.Members[i].stop())
+	}
+	if m.stopBlocks != nil {
+		m.stopBlocks()
+		<-m.blocksDone
+		m.stopBlocks = nil
 	}
 	if m.Chain != nil {
 		errs = append(errs, m.Chain.Close())

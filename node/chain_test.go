@@ -4,7 +4,11 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/jobmesh/jobmesh/escrow"
 )
 
 func TestChainSectionRoundTrip(t *testing.T) {
@@ -42,5 +46,52 @@ func TestInitRepoWalletLoads(t *testing.T) {
 	}
 	if got := WalletAddress(r.WalletKey); got != r.Config.Processor.Wallet {
 		t.Fatalf("wallet key is %s, config names %s", got, r.Config.Processor.Wallet)
+	}
+}
+
+// TestClientSectionTerms: [client] holds the escrow terms of the node's
+// jobs; the file 'jobnode init' writes documents the defaults
+// (escrow.DefaultTerms), a round trip keeps other values, and terms the
+// contract would refuse are refused at load.
+func TestClientSectionTerms(t *testing.T) {
+	cfg := DefaultConfig()
+	if cfg.Client.Terms() != escrow.DefaultTerms() {
+		t.Fatalf("default [client] terms %+v, want %+v", cfg.Client.Terms(), escrow.DefaultTerms())
+	}
+	b, err := cfg.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "[client]\n") || !strings.Contains(string(b), "quiet = '1m0s'") ||
+		!strings.Contains(string(b), "min_signers = 2") {
+		t.Fatalf("written config lacks the [client] defaults:\n%s", b)
+	}
+	cfg.Client = ClientConfig{Quiet: Duration(3 * time.Second), MinSigners: 1}
+	if b, err = cfg.Encode(); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), ConfigFile)
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got, err := LoadConfig(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Client != cfg.Client {
+		t.Fatalf("[client] read back as %+v, wrote %+v", got.Client, cfg.Client)
+	}
+	for name, text := range map[string]string{
+		"no signer":      "[client]\nmin_signers = 0\n",
+		"negative quiet": "[client]\nquiet = \"-1s\"\n",
+		"quiet too long": "[client]\nquiet = \"1200000h\"\n",
+		"unknown key":    "[client]\nsigners = 2\n",
+	} {
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := LoadConfig(path); !errors.Is(err, ErrInvalidConfig) {
+			t.Errorf("%s: got %v, want ErrInvalidConfig", name, err)
+		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/dispatch"
+	"github.com/jobmesh/jobmesh/escrow"
 	"github.com/jobmesh/jobmesh/ipfs"
 	"github.com/jobmesh/jobmesh/p2p"
 	"github.com/jobmesh/jobmesh/processor"
@@ -49,6 +50,7 @@ type Config struct {
 	Store     StoreConfig     `toml:"store"`
 	Processor ProcessorConfig `toml:"processor"`
 	Chain     ChainConfig     `toml:"chain"`
+	Client    ClientConfig    `toml:"client"`
 	Wallet    WalletConfig    `toml:"wallet"`
 	Dispatch  DispatchConfig  `toml:"dispatch"`
 	Fetch     FetchConfig     `toml:"fetch"`
@@ -193,6 +195,29 @@ type ProcessorConfig struct {
 	MaxModelBytes int64 `toml:"max_model_bytes"`
 }
 
+// ClientConfig is the [client] section: the terms this node's jobs are
+// created with on the escrow (escrow.Terms), fixed for each job's life.
+type ClientConfig struct {
+	// Quiet is how long after a job's last join it may first be settled;
+	// each join restarts it. Default escrow.DefaultTerms().Quiet (1m).
+	Quiet Duration `toml:"quiet"`
+	// MinSigners is the fewest member signatures a settlement needs.
+	// Default escrow.DefaultTerms().MinSigners (2).
+	MinSigners uint8 `toml:"min_signers"`
+}
+
+// Terms are the section's escrow terms.
+func (c ClientConfig) Terms() escrow.Terms {
+	return escrow.Terms{Quiet: time.Duration(c.Quiet), MinSigners: c.MinSigners}
+}
+
+func (c ClientConfig) validate() error {
+	if err := c.Terms().Validate(); err != nil {
+		return fmt.Errorf("%w: [client]: %w", ErrInvalidConfig, err)
+	}
+	return nil
+}
+
 // DefaultModelDir is the model store's directory inside a repo.
 const DefaultModelDir = "models"
 
@@ -288,6 +313,7 @@ func DefaultConfig() Config {
 			ModelDir:        DefaultModelDir,
 			MaxModelBytes:   DefaultMaxModelBytes,
 		},
+		Client:   ClientConfig{Quiet: Duration(escrow.DefaultTerms().Quiet), MinSigners: escrow.DefaultTerms().MinSigners},
 		Dispatch: dispatchSection(dispatch.DefaultConfig(), processor.DefaultConfig().AdvertTTL, processor.DefaultConfig().StakeTTL),
 		IPFS:     ipfsSection(ipfs.DefaultConfig()),
 	}
@@ -382,6 +408,9 @@ func (c Config) Validate() error {
 		return fmt.Errorf("%w: [processor] models lists %d models, at most %d", ErrInvalidConfig, len(p.Models), maxAdvertModels)
 	}
 	if err := c.Wallet.validate(); err != nil {
+		return err
+	}
+	if err := c.Client.validate(); err != nil {
 		return err
 	}
 	if err := c.Dispatch.config().Validate(); err != nil {
@@ -575,6 +604,22 @@ rpc = {{toml .Chain.RPC}}
 contract = {{toml .Chain.Contract}}
 # Chain ID the endpoint must report; 0: whatever it reports.
 chain_id = {{toml .Chain.ChainID}}
+
+[client]
+# The terms this node creates its jobs' escrows with, fixed for each job's
+# life (the contract enforces them).
+# How long after the last processor joins a job it may first be settled;
+# each join restarts it. Honest processors join as they start work, within
+# seconds of the job's announcement, so an account that joins first cannot
+# settle before they are members. Rounded up to whole seconds; a job's
+# deadline must leave it. Longer delays payment; shorter lets a fast attacker settle
+# before slow honest processors have joined.
+quiet = {{toml .Client.Quiet}}
+# The fewest member signatures a settlement needs, whatever share of the
+# members they are (the contract also wants its quorum share of them):
+# with 2, a lone staked account that is a job's only member cannot settle
+# it. At least 1; 1 suits only a mesh of one processor.
+min_signers = {{toml .Client.MinSigners}}
 
 [wallet]
 # Where the wallet key is: the key that receives payouts, pays gas, funds

@@ -320,7 +320,7 @@ func (n *Node) newDApp(p Params, log *slog.Logger, reg prometheus.Registerer) (*
 		return nil, err
 	}
 	dp := dapp.Params{
-		Host: n.Host, Blocks: n.IPFS, Store: n.Store, Logger: log, Chain: n.Escrow,
+		Host: n.Host, Blocks: n.IPFS, Store: n.Store, Logger: log, Chain: n.Escrow, Terms: p.Config.Client.Terms(),
 		Local:       namespace.Wrap(p.Datastore, ds.NewKey(LocalPrefix+"/dapp")),
 		Fetch:       fetcher,
 		MaxCodeSize: pc.MaxCodeSize, MaxDataSize: pc.MaxDataSize,

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"slices"
 	"strings"
 	"time"
 
@@ -17,8 +16,17 @@ import (
 	"github.com/jobmesh/jobmesh/jobs"
 )
 
-// errNoQuorum: too few payees have signed the settlement yet.
-var errNoQuorum = errors.New("processor: settlement signatures below quorum")
+// Errors of the settle loop that are no failure: it waits and tries again
+// on a later pass.
+var (
+	// errNoQuorum: too few members have signed the settlement yet.
+	errNoQuorum = errors.New("processor: settlement signatures below quorum")
+	// errNotOpen: the job's quiet period after its last join is not over.
+	errNotOpen = errors.New("processor: the job's quiet period is not over")
+	// errNonMemberPayee: the settlement would pay a wallet that is not a
+	// member of the job (the contract would refuse it).
+	errNonMemberPayee = errors.New("processor: settlement pays a wallet that is not a member of the job")
+)
 
 // checkChainParams checks that the wallet key, if there is a chain, is the
 // configured wallet.
@@ -35,16 +43,32 @@ func checkChainParams(p Params, cfg Config) error {
 	return nil
 }
 
-// funded reports whether the escrow holds js funded for its price with a
-// deadline ahead. A yes is kept; a no is asked again after a backoff that
-// doubles up to 32 × FundingBackoff. Without a chain every job counts as
-// funded.
+// escrowState is what a worker knows of a job's escrow beyond its funding.
+type escrowState struct {
+	// refused is why the escrow refused this processor's join for good
+	// (joins closed, the job full): it does not work on the job.
+	refused string
+	// told are the join refusals already logged and counted.
+	told map[string]bool
+	// job is the job as last read from the chain, at jobAt (chainJob).
+	job   escrow.Job
+	jobAt time.Time
+	// waiting: the quiet period was found not over, and said so.
+	waiting bool
+}
+
+// funded reports whether this processor may work on js: the escrow holds
+// it funded for its price with a deadline ahead, and this processor is a
+// member (it joins here). A yes is kept; a no is asked again after a
+// backoff that doubles up to 32 × FundingBackoff, except a join the
+// escrow refuses for good (joins closed, the job full), which keeps the
+// processor off the job. Without a chain every job counts as funded.
 func (w *Worker) funded(ctx context.Context, js *jobState, now time.Time) bool {
 	if w.p.Chain == nil {
 		return true
 	}
 	w.mu.Lock()
-	if js.funded || now.Before(js.fundNext) {
+	if js.funded || js.escrow.refused != "" || now.Before(js.fundNext) {
 		ok := js.funded
 		w.mu.Unlock()
 		return ok
@@ -54,8 +78,8 @@ func (w *Worker) funded(ctx context.Context, js *jobState, now time.Time) bool {
 	key := chainKey(js)
 	j, err := w.p.Chain.Job(ctx, key)
 	ok := err == nil && j.State == escrow.JobFunded && j.Amount.Cmp(js.info.PriceWei) >= 0 && j.Deadline.After(now)
-	if ok {
-		// The escrow counts signatures, payees and culprits among the
+	if ok && !w.cfg.SkipJoin {
+		// The escrow pays, slashes and counts the signatures of the
 		// job's members only: a processor joins before it works.
 		err = w.joinEscrow(ctx, key)
 		ok = err == nil
@@ -64,37 +88,120 @@ func (w *Worker) funded(ctx context.Context, js *jobState, now time.Time) bool {
 	defer w.mu.Unlock()
 	if ok {
 		js.funded = true
-		w.log.Info("job escrow funded", "job", id, "amount", j.Amount)
+		w.log.Info("job escrow funded", "job", id, "amount", j.Amount, "members", j.Members)
 		return true
 	}
 	js.fundWait = min(max(2*js.fundWait, w.cfg.FundingBackoff), 32*w.cfg.FundingBackoff)
 	js.fundNext = now.Add(js.fundWait)
-	w.m.unfunded.Inc()
-	if err != nil {
+	switch {
+	case errors.Is(err, escrow.ErrReverted):
+		w.refuseJoinLocked(js, err)
+	case err != nil:
+		w.m.unfunded.Inc()
 		w.log.Warn("skipping job: cannot read or join its escrow", "job", id, "recheck", js.fundWait, "err", err)
-	} else {
+	default:
+		w.m.unfunded.Inc()
 		w.log.Info("skipping job: escrow not funded", "job", id, "state", j.State, "amount", j.Amount,
 			"price", js.info.PriceWei, "deadline", j.Deadline, "recheck", js.fundWait)
 	}
 	return false
 }
 
-// chainKey is the job's escrow key: its ID bound to its creator, so only
-// the creator's own escrow counts as the job's funding.
-func chainKey(js *jobState) common.Hash {
-	return escrow.JobKey(common.Address(js.info.Creator), common.Hash(js.plan.JobID))
+// refuseJoinLocked keeps js from this processor after the escrow refused
+// its join with err: for good when asking again cannot help, else until
+// the funding backoff. Each reason is logged and counted once per job.
+func (w *Worker) refuseJoinLocked(js *jobState, err error) {
+	reason, permanent := joinRefusal(err)
+	if permanent {
+		js.escrow.refused = reason
+	}
+	if js.escrow.told[reason] {
+		return
+	}
+	if js.escrow.told == nil {
+		js.escrow.told = map[string]bool{}
+	}
+	js.escrow.told[reason] = true
+	w.members.refused.WithLabelValues(reason).Inc()
+	w.log.Warn("not working on the job: its escrow refused this processor's join", "job", js.plan.JobID,
+		"reason", reason, "final", permanent, "err", err)
 }
 
-// joinEscrow makes this processor's wallet a member of job key, unless it is one.
+// chainKey is the job's escrow key: its ID bound to its creator, so only
+// the creator's own escrow counts as the job's funding.
+func chainKey(js *jobState) common.Hash { return escrowKey(js.info) }
+
+// joinEscrow makes this processor's wallet a member of job key, unless it
+// is one.
 func (w *Worker) joinEscrow(ctx context.Context, key common.Hash) error {
-	member, err := w.p.Chain.IsMember(ctx, key, w.wallet())
+	member, err := w.members.IsMember(ctx, key, w.wallet())
 	if err != nil || member {
 		return err
 	}
 	if _, err := w.p.Chain.Join(ctx, key); err != nil && !errors.Is(err, escrow.ErrAlreadyMember) {
 		return fmt.Errorf("joining the job's escrow: %w", err)
 	}
+	w.members.Joined(key, w.wallet())
 	return nil
+}
+
+// chainJobTTL is how long chainJob reuses a read of the job on chain, in
+// Polls: its members and last join change only while processors join.
+const chainJobTTL = 2
+
+// chainJob returns js's escrow as the chain shows it, read again when the
+// last read is older than chainJobTTL Polls or fresh is set.
+func (w *Worker) chainJob(ctx context.Context, js *jobState, fresh bool) (escrow.Job, error) {
+	now := time.Now()
+	w.mu.Lock()
+	j, at := js.escrow.job, js.escrow.jobAt
+	w.mu.Unlock()
+	if !fresh && !at.IsZero() && now.Sub(at) < chainJobTTL*w.cfg.Poll {
+		return j, nil
+	}
+	j, err := w.p.Chain.Job(ctx, chainKey(js))
+	if err != nil {
+		return j, err
+	}
+	w.mu.Lock()
+	js.escrow.job, js.escrow.jobAt = j, now
+	w.mu.Unlock()
+	return j, nil
+}
+
+// settleOpen reports whether job j may be settled now: the chain's clock
+// (its latest block) has passed the quiet period after the last join.
+// The first time it has not, it says so once.
+func (w *Worker) settleOpen(ctx context.Context, js *jobState, j escrow.Job) (bool, error) {
+	now, err := w.p.Chain.Now(ctx)
+	if err != nil {
+		return false, err
+	}
+	open := !now.Before(j.SettleOpensAt())
+	w.mu.Lock()
+	told := js.escrow.waiting
+	js.escrow.waiting = !open
+	w.mu.Unlock()
+	if !open && !told {
+		w.log.Info("settlement signed; waiting for the quiet period after the last join", "job", js.plan.JobID,
+			"members", j.Members, "opens", j.SettleOpensAt(), "chainTime", now)
+	}
+	return open, nil
+}
+
+// quorum reports whether signed member signatures settle job j as the
+// contract counts them: signed · den ≥ members · num, and signed ≥ the
+// creator's minimum of signers.
+func quorum(signed int, j escrow.Job, num, den *big.Int) bool {
+	if j.Members == 0 || signed < int(j.Terms.MinSigners) {
+		return false
+	}
+	if num == nil || den == nil {
+		return signed >= j.Members
+	}
+	l := new(big.Int).Mul(big.NewInt(int64(signed)), den)
+	r := new(big.Int).Mul(big.NewInt(int64(j.Members)), num)
+	return l.Cmp(r) >= 0
 }
 
 // settleAll drives the on-chain settlement of every finished job not yet
@@ -112,10 +219,11 @@ func (w *Worker) settleAll(ctx context.Context) {
 	}
 	w.mu.Unlock()
 	for _, js := range todo {
-		// A refused signature is logged once, by the audit; an unbound
-		// payee once, by the wallets view.
-		if err := w.settleJob(ctx, js); err != nil && ctx.Err() == nil && !errors.Is(err, errNoQuorum) &&
-			!errors.Is(err, errSignRefused) && !errors.Is(err, ErrUnboundPayee) {
+		// Waits are no failure; a refused signature is logged once, by
+		// the audit; an unbound or non-member payee once, by its view.
+		err := w.settleJob(ctx, js)
+		if err != nil && ctx.Err() == nil && !errors.Is(err, errNoQuorum) && !errors.Is(err, errNotOpen) &&
+			!errors.Is(err, errSignRefused) && !errors.Is(err, ErrUnboundPayee) && !errors.Is(err, errNonMemberPayee) {
 			w.log.Warn("settling on chain", "job", js.plan.JobID, "err", err)
 		}
 	}
@@ -126,10 +234,11 @@ func (w *Worker) settleAll(ctx context.Context) {
 type chainView struct {
 	own      escrow.Settlement
 	proposal *escrow.Settlement
-	sigs     [][]byte // by payee index of own; nil where missing
-	signed   int
-	mine     bool // this processor's signature is in the store
-	settled  bool
+	// sigs are the members' signatures over own, one per signer.
+	sigs    []escrow.SignedBy
+	mine    bool // this processor's signature is among them
+	member  bool // this processor is a member of the job
+	settled bool
 }
 
 // view reads a finished job's settlement records and derives its own
@@ -150,33 +259,77 @@ func (w *Worker) view(ctx context.Context, js *jobState) (chainView, error) {
 	if err != nil {
 		return cv, err
 	}
-	// Payees and culprits are bound wallets, never ones a record claims.
+	// Payees and culprits are bound wallets, never ones a record claims,
+	// and members of the job: the contract pays and slashes no other.
 	if err := w.wallets.checkPayees(id, vr, v); err != nil {
 		return cv, err
 	}
-	cv.own, err = DeriveSettlement(w.cfg.Dispatch, js.info, vr, v, w.wallets.culpritWallets(vr.Culprits))
+	key := chainKey(js)
+	culprits, err := w.members.wallets(ctx, id, key, w.wallets.culpritWallets(vr.Culprits), "culprit")
 	if err != nil {
 		return cv, err
 	}
-	cv.proposal = recs.proposal
-	domain := w.p.Chain.Domain()
-	digest := cv.own.Digest(domain)
-	cv.sigs = make([][]byte, len(cv.own.Payees))
-	for _, s := range recs.sigs {
-		if s.Settlement.Digest(domain) != digest || s.Domain.Separator() != domain.Separator() {
-			continue
-		}
-		i := slices.Index(cv.own.Payees, s.Signer)
-		if i < 0 || cv.sigs[i] != nil {
-			continue
-		}
-		cv.sigs[i] = s.Signature
-		cv.signed++
-		if s.Signer == w.wallet() {
-			cv.mine = true
-		}
+	if cv.own, err = DeriveSettlement(w.cfg.Dispatch, js.info, vr, v, culprits); err != nil {
+		return cv, err
 	}
-	return cv, nil
+	if err := w.checkMembers(ctx, js, cv.own.Payees); err != nil {
+		return cv, err
+	}
+	cv.proposal = recs.proposal
+	if cv.sigs, err = w.memberSignatures(ctx, js, cv.own, recs.sigs); err != nil {
+		return cv, err
+	}
+	for _, s := range cv.sigs {
+		cv.mine = cv.mine || s.Signer == w.wallet()
+	}
+	cv.member, err = w.members.IsMember(ctx, key, w.wallet())
+	return cv, err
+}
+
+// checkMembers refuses (errNonMemberPayee) a settlement that pays a
+// wallet that is not a member of js. Payees come from the disclosures of
+// members only (memberView.filter), so this is the last guard, not the
+// rule.
+func (w *Worker) checkMembers(ctx context.Context, js *jobState, payees []common.Address) error {
+	list := make([]string, len(payees))
+	for i, p := range payees {
+		list[i] = strings.ToLower(p.Hex())
+	}
+	members, err := w.members.wallets(ctx, js.plan.JobID, chainKey(js), list, "payee")
+	if err != nil {
+		return err
+	}
+	if len(members) != len(list) {
+		return fmt.Errorf("%w: job %s", errNonMemberPayee, js.plan.JobID)
+	}
+	return nil
+}
+
+// memberSignatures are the signatures of sigs that count for s: over s
+// in this chain's domain, by a member of the job, one per signer.
+func (w *Worker) memberSignatures(ctx context.Context, js *jobState, s escrow.Settlement, sigs []escrow.SignedSettlement) ([]escrow.SignedBy, error) {
+	domain := w.p.Chain.Domain()
+	digest := s.Digest(domain)
+	key := chainKey(js)
+	seen := map[common.Address]bool{}
+	var out []escrow.SignedBy
+	for _, sig := range sigs {
+		if seen[sig.Signer] || sig.Settlement.Digest(domain) != digest || sig.Domain.Separator() != domain.Separator() {
+			continue
+		}
+		ok, err := w.members.IsMember(ctx, key, sig.Signer)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			w.members.count("signature", js.plan.JobID.String()+" "+sig.Signer.Hex(), "settlement signature not counted: its signer is not a member of the job's escrow",
+				"job", js.plan.JobID, "signer", sig.Signer)
+			continue
+		}
+		seen[sig.Signer] = true
+		out = append(out, escrow.SignedBy{Signer: sig.Signer, Signature: sig.Signature})
+	}
+	return out, nil
 }
 
 func (w *Worker) wallet() common.Address { return common.HexToAddress(w.cfg.Wallet) }
@@ -186,8 +339,9 @@ func sameSettlement(a, b escrow.Settlement) bool {
 }
 
 // settleJob takes one step of a finished job's settlement: the finalizer
-// proposes, payees that agree sign, and once a quorum has signed the
-// finalizer submits.
+// proposes, members that agree sign, and once a quorum of the members has
+// signed and the quiet period after the last join is over, the finalizer
+// submits.
 func (w *Worker) settleJob(ctx context.Context, js *jobState) error {
 	id := js.plan.JobID
 	cv, err := w.view(ctx, js)
@@ -207,36 +361,24 @@ func (w *Worker) settleJob(ctx context.Context, js *jobState) error {
 	finalizer := js.finalizer
 	w.mu.Unlock()
 	if cv.proposal == nil || !sameSettlement(*cv.proposal, cv.own) {
-		if cv.proposal != nil {
-			// Racing finalizers' verdicts (and so proposals) can differ
-			// until the store converges on one verdict record; every
-			// replica then derives the same settlement, and a finalizer
-			// re-proposes it.
-			w.mu.Lock()
-			told := js.mismatch
-			js.mismatch = true
-			w.mu.Unlock()
-			if !told {
-				w.log.Info("not signing: the proposed settlement differs from this processor's own (yet)", "job", id)
-			}
-		}
-		if !finalizer {
-			return nil
-		}
-		if err := crdt.PutJSON(ctx, w.writer, SettlementKey(id), SettlementType, NewSettlementRecord(cv.own)); err != nil {
-			return fmt.Errorf("writing settlement: %w", err)
-		}
-		w.log.Info("settlement proposed", "job", id, "payees", len(cv.own.Payees), "culprits", len(cv.own.Culprits))
+		return w.propose(ctx, js, cv, finalizer)
+	}
+	if !cv.mine && cv.member {
+		return w.sign(ctx, id, cv.own) // the next pass sees the signature
+	}
+	if !finalizer && !cv.mine {
+		return nil // neither submits nor steps in
+	}
+	j, err := w.chainJob(ctx, js, false)
+	if err != nil {
+		return err
+	}
+	if j.State != escrow.JobFunded {
+		w.markChainDone(js)
 		return nil
 	}
-	if !cv.mine && slices.Contains(cv.own.Payees, w.wallet()) {
-		if err := w.sign(ctx, id, cv.own); err != nil {
-			return err
-		}
-		return nil // the next pass sees the signature
-	}
-	hasQuorum := quorum(cv.signed, len(cv.own.Payees), w.quorumNum, w.quorumDen)
-	// A payee steps in when a signed settlement stays unsubmitted for
+	hasQuorum := quorum(len(cv.sigs), j, w.quorumNum, w.quorumDen)
+	// A member steps in when a signed settlement stays unsubmitted for
 	// SettleFallback (its finalizers may be gone).
 	fallback := false
 	if hasQuorum && cv.mine {
@@ -251,13 +393,14 @@ func (w *Worker) settleJob(ctx context.Context, js *jobState) error {
 	if !finalizer && !fallback {
 		return nil
 	}
-	if w.cfg.BeforeSettle != nil {
-		if !hasQuorum {
-			return errNoQuorum
-		}
-		if !w.cfg.BeforeSettle(id, fallback) {
-			return nil
-		}
+	if !hasQuorum {
+		return errNoQuorum
+	}
+	if open, err := w.settleOpen(ctx, js, j); err != nil || !open {
+		return errors.Join(err, errNotOpen)
+	}
+	if w.cfg.BeforeSettle != nil && !w.cfg.BeforeSettle(id, fallback) {
+		return nil
 	}
 	if fallback && !finalizer {
 		w.log.Info("signed settlement left unsubmitted; submitting it", "job", id)
@@ -266,11 +409,39 @@ func (w *Worker) settleJob(ctx context.Context, js *jobState) error {
 	return err
 }
 
+// propose writes this finalizer's settlement when the proposal is missing
+// or differs from it; another processor only says, once, that it does
+// not sign (yet).
+func (w *Worker) propose(ctx context.Context, js *jobState, cv chainView, finalizer bool) error {
+	id := js.plan.JobID
+	if cv.proposal != nil {
+		// Racing finalizers' verdicts (and so proposals) can differ
+		// until the store converges on one verdict record; every
+		// replica then derives the same settlement, and a finalizer
+		// re-proposes it.
+		w.mu.Lock()
+		told := js.mismatch
+		js.mismatch = true
+		w.mu.Unlock()
+		if !told {
+			w.log.Info("not signing: the proposed settlement differs from this processor's own (yet)", "job", id)
+		}
+	}
+	if !finalizer {
+		return nil
+	}
+	if err := crdt.PutJSON(ctx, w.writer, SettlementKey(id), SettlementType, NewSettlementRecord(cv.own)); err != nil {
+		return fmt.Errorf("writing settlement: %w", err)
+	}
+	w.log.Info("settlement proposed", "job", id, "payees", len(cv.own.Payees), "culprits", len(cv.own.Culprits))
+	return nil
+}
+
 // closedOnChain reports whether the job is no longer Funded on chain. A
 // settle mined in the same block as the winning one reverts with a reason
 // that replaying it on the parent block cannot show; the job's state can.
 func (w *Worker) closedOnChain(ctx context.Context, js *jobState) bool {
-	j, err := w.p.Chain.Job(ctx, chainKey(js))
+	j, err := w.chainJob(ctx, js, true)
 	return err == nil && j.State != escrow.JobFunded
 }
 
@@ -297,97 +468,6 @@ func (w *Worker) sign(ctx context.Context, id jobs.ID, s escrow.Settlement) erro
 	w.m.signatures.Inc()
 	w.log.Info("settlement signed", "job", id, "wallet", w.cfg.Wallet)
 	return nil
-}
-
-func quorum(signed, n int, num, den *big.Int) bool {
-	if num == nil || den == nil {
-		return signed == n
-	}
-	l := new(big.Int).Mul(big.NewInt(int64(signed)), den)
-	r := new(big.Int).Mul(big.NewInt(int64(n)), num)
-	return l.Cmp(r) >= 0
-}
-
-// SettlementStatus reports how many payees of the settlement this
-// processor derives for a finished job have signed it, as its replica
-// shows; settled is true once the job is settled.
-func (w *Worker) SettlementStatus(ctx context.Context, id jobs.ID) (signed, payees int, settled bool, err error) {
-	if w.p.Chain == nil {
-		return 0, 0, false, fmt.Errorf("%w: no chain", ErrInvalidConfig)
-	}
-	w.mu.Lock()
-	js := w.known[id]
-	w.mu.Unlock()
-	if js == nil {
-		return 0, 0, false, fmt.Errorf("processor: unknown job %s", id)
-	}
-	cv, err := w.view(ctx, js)
-	if err != nil {
-		return 0, 0, false, err
-	}
-	return cv.signed, len(cv.own.Payees), cv.settled, nil
-}
-
-// SubmitSettlement sends the job's settle transaction if a quorum of the
-// payees has signed the settlement this processor derives. It reports
-// whether this call's transaction settled the job; a job already settled
-// (by another processor, seen on chain or as a revert) is no error.
-func (w *Worker) SubmitSettlement(ctx context.Context, id jobs.ID) (bool, error) {
-	if w.p.Chain == nil {
-		return false, fmt.Errorf("%w: no chain", ErrInvalidConfig)
-	}
-	w.mu.Lock()
-	js := w.known[id]
-	w.mu.Unlock()
-	if js == nil {
-		return false, fmt.Errorf("processor: unknown job %s", id)
-	}
-	cv, err := w.view(ctx, js)
-	if err != nil {
-		return false, err
-	}
-	if cv.settled {
-		w.markChainDone(js)
-		return false, nil
-	}
-	if !quorum(cv.signed, len(cv.own.Payees), w.quorumNum, w.quorumDen) {
-		return false, fmt.Errorf("%w: %d of %d", errNoQuorum, cv.signed, len(cv.own.Payees))
-	}
-	j, err := w.p.Chain.Job(ctx, chainKey(js))
-	if err != nil {
-		return false, err
-	}
-	if j.State != escrow.JobFunded {
-		w.markChainDone(js)
-		w.log.Info("job already closed on chain; not settling", "job", id, "state", j.State)
-		return false, nil
-	}
-	var sigs []escrow.SignedBy
-	for i, sig := range cv.sigs {
-		if sig != nil {
-			sigs = append(sigs, escrow.SignedBy{Signer: cv.own.Payees[i], Signature: sig})
-		}
-	}
-	rcpt, err := w.p.Chain.Settle(ctx, cv.own, sigs)
-	if errors.Is(err, escrow.ErrJobNotFunded) || (errors.Is(err, escrow.ErrReverted) && w.closedOnChain(ctx, js)) {
-		// Another processor's settle landed first.
-		w.markChainDone(js)
-		w.m.settlements.WithLabelValues("lost").Inc()
-		w.log.Info("another processor settled the job first", "job", id)
-		return false, nil
-	}
-	if err != nil {
-		w.m.settlements.WithLabelValues("failed").Inc()
-		return false, fmt.Errorf("settle: %w", err)
-	}
-	w.markChainDone(js)
-	w.m.settlements.WithLabelValues("submitted").Inc()
-	w.log.Info("job settled on chain", "job", id, "tx", rcpt.TxHash, "block", rcpt.BlockNumber, "payees", len(cv.own.Payees), "culprits", len(cv.own.Culprits))
-	rec := SettledRecord{Version: SettledRecordVersion, Tx: strings.ToLower(rcpt.TxHash.Hex()), Block: rcpt.BlockNumber.Uint64(), Submitter: w.self}
-	if err := crdt.PutJSON(ctx, w.writer, SettledKey(id), SettledType, rec); err != nil {
-		w.log.Warn("recording the settle transaction", "job", id, "err", err)
-	}
-	return true, nil
 }
 
 // addSettlement keeps the settlement records of job id that are where

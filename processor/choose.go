@@ -148,6 +148,10 @@ type VerdictQuery struct {
 	// ResultRoot, when set, is the resultRoot the job was settled with:
 	// a verdict whose output it names is preferred.
 	ResultRoot *common.Hash
+	// Keep, when set, says which disclosures count in judging: a reader
+	// of a mesh with a chain passes KeepMembers, the rule its processors
+	// judge by. Nil: every disclosure.
+	Keep DisclosureFilter
 }
 
 // ChosenVerdict is the verdict ChooseVerdict reports.
@@ -173,10 +177,26 @@ func ChooseVerdict(ctx context.Context, q VerdictQuery) (ChosenVerdict, error) {
 		return ChosenVerdict{}, err
 	}
 	recs := newJobRecords()
+	kept := map[[2]string]bool{} // by processor and wallet
 	for _, r := range q.Records {
-		if !r.Tombstone {
-			recs.add(id, openPart(id, r))
+		if r.Tombstone {
+			continue
 		}
+		p := openPart(id, r)
+		if d := p.discl; d != nil && q.Keep != nil {
+			k := [2]string{d.Processor, d.Wallet}
+			ok, seen := kept[k]
+			if !seen {
+				if ok, err = q.Keep(ctx, q.Info, *d); err != nil {
+					return ChosenVerdict{}, fmt.Errorf("processor: judging job %s: %w", id, err)
+				}
+				kept[k] = ok
+			}
+			if !ok {
+				continue
+			}
+		}
+		recs.add(id, p)
 	}
 	if len(recs.verdicts) == 0 || len(recs.discl) == 0 {
 		return ChosenVerdict{}, fmt.Errorf("%w: job %s", ErrNoVerdict, id)
@@ -216,6 +236,12 @@ func ChooseVerdict(ctx context.Context, q VerdictQuery) (ChosenVerdict, error) {
 // processors, with blocks and root as in VerdictQuery. Without a verdict
 // record it returns ErrNoVerdict at the cost of one small query.
 func ReadVerdict(ctx context.Context, store RecordReader, blocks BodyReader, id jobs.ID, root *common.Hash) (ChosenVerdict, error) {
+	return ReadVerdictKeeping(ctx, store, blocks, id, root, nil)
+}
+
+// ReadVerdictKeeping is ReadVerdict judging only the disclosures keep
+// accepts (VerdictQuery.Keep).
+func ReadVerdictKeeping(ctx context.Context, store RecordReader, blocks BodyReader, id jobs.ID, root *common.Hash, keep DisclosureFilter) (ChosenVerdict, error) {
 	vs, err := store.Query(ctx, VerdictPrefix(id))
 	if err != nil {
 		return ChosenVerdict{}, err
@@ -245,7 +271,7 @@ func ReadVerdict(ctx context.Context, store RecordReader, blocks BodyReader, id 
 	if err != nil {
 		return ChosenVerdict{}, err
 	}
-	return ChooseVerdict(ctx, VerdictQuery{Info: info, Records: recs, Processors: procs, Blocks: blocks, ResultRoot: root})
+	return ChooseVerdict(ctx, VerdictQuery{Info: info, Records: recs, Processors: procs, Blocks: blocks, ResultRoot: root, Keep: keep})
 }
 
 // Processors lists the advertised processors' peer IDs in store, sorted:

@@ -42,7 +42,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		}),
 		settlements: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "jobmesh", Subsystem: "processor", Name: "settlements_total",
-			Help: "Settle transactions this processor sent, by outcome (submitted, failed, lost: another landed first).",
+			Help: "Settle transactions this processor sent, by outcome (submitted, failed, lost: another landed first, early: a join restarted the quiet period).",
 		}, []string{"outcome"}),
 		signatures: prometheus.NewCounter(prometheus.CounterOpts{
 			Namespace: "jobmesh", Subsystem: "processor", Name: "settlement_signatures_total",

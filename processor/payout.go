@@ -25,8 +25,8 @@ const (
 	// SettlementType records hold a SettlementRecord under SettlementKey:
 	// the settlement the finalizer proposes for signing.
 	SettlementType = "settlement"
-	// SignatureType records hold one payee's escrow.SignedSettlement (its
-	// version 1 wire format) under SignatureKey.
+	// SignatureType records hold one member's escrow.SignedSettlement
+	// (its version 2 wire format) under SignatureKey.
 	SignatureType = "settlesig"
 	// SettledType records hold a SettledRecord under SettledKey once the
 	// settle transaction succeeded.
@@ -183,8 +183,8 @@ func DecodeSettledRecord(b []byte, author string) (SettledRecord, error) {
 	return r, nil
 }
 
-// DecodeSignatureRecord decodes a payee's signature record (the
-// escrow.SignedSettlement wire format, size-limited, version 1) and checks
+// DecodeSignatureRecord decodes a member's signature record (the
+// escrow.SignedSettlement wire format, size-limited, version 2) and checks
 // the signature.
 func DecodeSignatureRecord(b []byte) (escrow.SignedSettlement, error) {
 	m, err := escrow.DecodeSignedSettlement(b)
@@ -208,6 +208,8 @@ func DecodeSignatureRecord(b []byte) (escrow.SignedSettlement, error) {
 //     which pays out the price exactly;
 //   - culprits: culpritWallets, sorted, without duplicates and payees
 //     (the contract slashes them and refuses a culprit that is paid);
+//     the caller passes the bound wallets of the verdict's culprits that
+//     are members of the job (the contract slashes no other);
 //   - resultRoot: keccak256 of the output CID's binary form;
 //   - verifierHash: VerifierDigest of the verdict;
 //   - seed: the job's seed, which the escrow's commitment binds.

@@ -97,6 +97,7 @@ func newRPCMesh(t *testing.T, processors int, tune func(mem *rpcMember, pc *proc
 		cfg.Store.Rebroadcast = node.Duration(time.Second)
 		cfg.Store.DAGSyncTimeout = node.Duration(3 * time.Second)
 		cfg.Processor.AdvertiseEvery = node.Duration(time.Minute)
+		cfg.Client.Quiet = node.Duration(2 * time.Second) // every processor joins within a second
 		if err := node.InitRepo(repoDir, cfg); err != nil {
 			t.Fatal(err)
 		}
@@ -217,7 +218,7 @@ func TestRacingFinalizersSettleOnce(t *testing.T) {
 		t.Fatal("no finalizer reached a quorum")
 	}
 	// Two processors, the finalizer that got there first and another,
-	// race once each of them sees every payee's signature.
+	// race once each of them sees every member's signature.
 	racers := []*rpcMember{m.members[first]}
 	for _, mem := range m.processors() {
 		if mem.index != first {
@@ -227,8 +228,8 @@ func TestRacingFinalizersSettleOnce(t *testing.T) {
 	}
 	for _, mem := range racers {
 		if err := waitFor(ctx, func() bool {
-			signed, payees, _, err := mem.Worker.SettlementStatus(ctx, id)
-			return err == nil && payees > 0 && signed == payees
+			signed, members, _, err := mem.Worker.SettlementStatus(ctx, id)
+			return err == nil && members > 0 && signed == members
 		}); err != nil {
 			t.Fatalf("processor %d never saw every signature", mem.index)
 		}

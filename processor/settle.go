@@ -132,13 +132,17 @@ func (out *jobRecords) add(id jobs.ID, p part) {
 
 // records returns a job's records from the index, without the
 // disclosures whose wallet is not their author's bound wallet
-// (Wallets.filter). The result is shared and must not be modified.
+// (Wallets.filter) or not a member of the job's escrow
+// (memberView.filter). The result is shared and must not be modified.
 func (w *Worker) records(ctx context.Context, id jobs.ID) (*jobRecords, error) {
 	recs, err := w.index.records(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	return w.wallets.filter(id, recs), nil
+	w.mu.Lock()
+	js := w.known[id]
+	w.mu.Unlock()
+	return w.members.filter(ctx, js, w.wallets.filter(id, recs))
 }
 
 // committed returns the MicroJobs of a job that have at least one
@@ -824,6 +828,9 @@ func (w *Worker) doReruns(ctx context.Context) bool {
 			if !mine || slices.ContainsFunc(recs.reruns[block], func(r Rerun) bool { return r.Processor == w.self }) {
 				continue
 			}
+			if !w.funded(ctx, js, time.Now()) {
+				break // a re-run is work on the job: for its members only
+			}
 			if err := w.ensureInputs(ctx, js); err != nil {
 				w.fail(js, "fetching job inputs", err)
 				continue
@@ -902,6 +909,9 @@ func (w *Worker) doRedos(ctx context.Context) bool {
 			micro, err := js.plan.MicroJob(mid)
 			if err != nil {
 				continue
+			}
+			if !w.funded(ctx, js, time.Now()) {
+				break // a redo is work on the job: for its members only
 			}
 			if err := w.ensureInputs(ctx, js); err != nil {
 				w.fail(js, "fetching job inputs", err)

@@ -98,10 +98,9 @@ func (w *Worker) step(ctx context.Context) bool {
 	now := time.Now()
 	var workable []*jobState
 	for _, js := range w.candidates(now) {
-		if w.cancelled(ctx, js) || !w.funded(ctx, js, now) {
-			continue
-		}
-		if !w.mayWork(ctx, js) { // a replicated job: members of its group only (group.go)
+		// A replicated job: members of its group only (group.go). A
+		// processor joins the escrow only of a job it works on (funded).
+		if w.cancelled(ctx, js) || !w.mayWork(ctx, js) || !w.funded(ctx, js, now) {
 			continue
 		}
 		if err := w.ensureInputs(ctx, js); err != nil {

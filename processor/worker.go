@@ -117,10 +117,14 @@ type Config struct {
 	// FundingBackoff is the first wait before an unfunded job's escrow is
 	// read again; it doubles up to 32 times this. Default 2s.
 	FundingBackoff time.Duration
-	// SettleFallback is how long a payee waits, once it sees a quorum of
-	// signatures, before it submits settle itself though it is no
-	// finalizer (the finalizers may be gone). Default 1m.
+	// SettleFallback is how long a member that signed waits, once it
+	// sees a quorum of signatures, before it submits settle itself though
+	// it is no finalizer (the finalizers may be gone). Default 1m.
 	SettleFallback time.Duration
+	// SkipJoin makes the processor work on funded jobs without joining
+	// their escrow: a test seam that plays a processor outside a job's
+	// members. False in production.
+	SkipJoin bool
 	// Dispatch are the mesh's dispatching, pricing and QoS parameters (job
 	// order by task value, queue cap, QoS scoring, weighted choices). Every
 	// node of a mesh must use the same values. Default
@@ -261,6 +265,8 @@ type Worker struct {
 	facts *Facts
 	// wallets is the verified view of the wallet bindings.
 	wallets *Wallets
+	// members is the view of who joined which job's escrow.
+	members *memberView
 
 	groups groupCache // replicated jobs' groups (group.go)
 	// dview is the latest Facts snapshot; choices made inside a room's
@@ -342,15 +348,18 @@ type jobState struct {
 	announced map[uint64]roomSeen
 
 	cancelled bool          // a valid cancel record is in the store
-	funded    bool          // the escrow holds the job funded
+	funded    bool          // the escrow holds the job funded, this processor a member
 	fundNext  time.Time     // when an unfunded job's escrow is read again
 	fundWait  time.Duration // the current backoff
 	finalizer bool          // this processor wrote the verdict
 	chainDone bool          // settled on chain (by anyone), or not settleable
 	mismatch  bool          // warned about a differing proposal
-	// quorumAt is when this processor, as a payee, first saw a quorum of
-	// signatures.
+	// quorumAt is when this processor, as a member that signed, first
+	// saw a quorum of signatures.
 	quorumAt time.Time
+	// escrow is the rest of what this processor knows of the job's
+	// escrow (chain.go).
+	escrow escrowState
 
 	// judgedVer and judgedAt are the record index version and the time of
 	// the last judgement, judgeCost how long it took to read the records
@@ -495,6 +504,11 @@ func New(ctx context.Context, p Params, cfg Config) (*Worker, error) {
 		return nil, err
 	}
 	w.wallets = newWallets(p.Store, p.Chain != nil, p.Registerer, log)
+	var chain MemberReader
+	if p.Chain != nil {
+		chain = p.Chain
+	}
+	w.members = newMemberView(chain, cfg.FundingBackoff, p.Registerer, log)
 	if err := w.wallets.start(runCtx, &w.wg); err != nil {
 		cancel()
 		closer(ctx)

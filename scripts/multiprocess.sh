@@ -152,6 +152,10 @@ fi
 
 # 3. The DApp: a client node, funded, submits the Mandelbrot example.
 init_repo client
+# The job's escrow terms ([client]): a short quiet period after the last
+# join, as every processor of this mesh joins within seconds.
+sed -i.bak 's/^quiet = .*/quiet = "5s"/' "$WORK/client/config.toml"
+grep -q '^quiet = "5s"' "$WORK/client/config.toml" || fail "the client's config has no [client] quiet"
 jn wallet fund --repo "$WORK/client" --eth-rpc "$RPC" --amount "$FUNDING" >/dev/null
 start client client --repo "$WORK/client" --bootstrap "$BOOT" --eth-rpc "$RPC"
 until_ok 60 "the client node" api_up client

@@ -1,0 +1,343 @@
+package processor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/jobmesh/jobmesh/crdt"
+	"github.com/jobmesh/jobmesh/escrow"
+	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/microjob"
+)
+
+// A job's members are the processors that joined its escrow
+// (escrow.Client.Join). The contract pays, slashes and counts the
+// signatures of members only, and a member cannot leave. So, with a chain:
+//
+//   - a processor works on a job (rooms, commitments, redos, re-runs) only
+//     once it is a member; a join the contract refuses (joins closed, the
+//     job full, too little stake) keeps it off the job, logged and counted
+//     once (chain.go);
+//   - a disclosure whose wallet is not a member of the job is left out of
+//     judging, as one whose wallet is not bound is (Wallets.filter): its
+//     MicroJob is redone by members and its author is not paid. A
+//     non-member risks no stake on the job, so its results prove nothing,
+//     and paying it would make the contract refuse the settlement;
+//   - a culprit whose wallet is not a member is not named (the contract
+//     would refuse the settlement; there is no stake of the job to burn);
+//   - every member that recomputes the verdict signs, and the quorum is
+//     counted over the members as the contract counts it (chain.go).
+//
+// Membership is read from the chain: a yes is kept for the job's life, a
+// no is asked again after a backoff that doubles up to 32 times.
+
+// MemberReader reads escrow membership.
+type MemberReader interface {
+	IsMember(ctx context.Context, key common.Hash, account common.Address) (bool, error)
+}
+
+var _ MemberReader = (*escrow.Client)(nil)
+
+// maxMemberships bounds each of the answer caches; past it a cache
+// starts over.
+const maxMemberships = 1 << 16
+
+// Members caches a chain's membership answers. It is safe for concurrent
+// use.
+type Members struct {
+	chain   MemberReader
+	backoff time.Duration
+	now     func() time.Time
+
+	mu  sync.Mutex
+	yes map[membership]struct{}
+	no  map[membership]recheck
+	// version changes whenever an answer that filtering depends on does.
+	version uint64
+}
+
+type membership struct {
+	key     common.Hash
+	account common.Address
+}
+
+// recheck is a no: when to ask again, and the wait that led there.
+type recheck struct {
+	next time.Time
+	wait time.Duration
+}
+
+// NewMembers returns a cache over chain; a no is asked again after
+// backoff, doubling up to 32 × backoff (a non-positive backoff means 2s).
+func NewMembers(chain MemberReader, backoff time.Duration) *Members {
+	if backoff <= 0 {
+		backoff = 2 * time.Second
+	}
+	return &Members{chain: chain, backoff: backoff, now: time.Now,
+		yes: map[membership]struct{}{}, no: map[membership]recheck{}}
+}
+
+// IsMember reports whether account is a member of job key: a yes from
+// the cache, a no from the cache until its recheck is due, else the
+// chain's answer. A recheck the chain does not answer keeps the no; only
+// a first read returns the chain's error.
+func (m *Members) IsMember(ctx context.Context, key common.Hash, account common.Address) (bool, error) {
+	k := membership{key, account}
+	now := m.now()
+	m.mu.Lock()
+	if _, ok := m.yes[k]; ok {
+		m.mu.Unlock()
+		return true, nil
+	}
+	r, seen := m.no[k]
+	if seen && now.Before(r.next) {
+		m.mu.Unlock()
+		return false, nil
+	}
+	m.mu.Unlock()
+	ok, err := m.chain.IsMember(ctx, key, account)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err != nil && seen {
+		// The no stands until a read says otherwise; ask again after
+		// the same wait.
+		m.no[k] = recheck{next: now.Add(r.wait), wait: r.wait}
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("processor: reading whether %s is a member of job %s: %w", account, key, err)
+	}
+	if ok {
+		m.joinedLocked(k)
+		return true, nil
+	}
+	if !seen {
+		m.version++
+	}
+	if len(m.no) >= maxMemberships {
+		clear(m.no)
+	}
+	wait := min(max(2*r.wait, m.backoff), 32*m.backoff)
+	m.no[k] = recheck{next: now.Add(wait), wait: wait}
+	return false, nil
+}
+
+// Joined records that account is a member of job key (its own join
+// succeeded).
+func (m *Members) Joined(key common.Hash, account common.Address) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.joinedLocked(membership{key, account})
+}
+
+func (m *Members) joinedLocked(k membership) {
+	if _, ok := m.yes[k]; ok {
+		return
+	}
+	if len(m.yes) >= maxMemberships {
+		clear(m.yes)
+	}
+	m.yes[k] = struct{}{}
+	delete(m.no, k)
+	m.version++
+}
+
+func (m *Members) versionNow() uint64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.version
+}
+
+// DisclosureFilter says whether a disclosure of job info counts in
+// judging it.
+type DisclosureFilter func(ctx context.Context, info *jobs.JobInfo, d microjob.Disclosure) (bool, error)
+
+// KeepMembers is, for a reader of the store (a DApp), the rule processors
+// with a chain judge a job's disclosures by: one counts when its wallet
+// is its author's bound wallet (a binding record in store that verifies)
+// and a member of the job's escrow. A reader that judges without it finds
+// no verdict that follows from the records once processors left a
+// disclosure out. (Processors keep, per peer, the newest binding they
+// verified; a reader takes the one store holds now. They differ only
+// while a forged value hides a binding: see "Wallet binding".)
+func KeepMembers(store RecordReader, members *Members) DisclosureFilter {
+	return func(ctx context.Context, info *jobs.JobInfo, d microjob.Disclosure) (bool, error) {
+		r, err := store.Get(ctx, WalletBindingKey(d.Processor))
+		if errors.Is(err, crdt.ErrNotFound) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		if wb, err := OpenWalletBinding(r); err != nil || wb.Wallet != d.Wallet {
+			return false, nil
+		}
+		a, err := microjob.ParseWallet(d.Wallet)
+		if err != nil {
+			return false, nil
+		}
+		return members.IsMember(ctx, escrowKey(info), a)
+	}
+}
+
+// escrowKey is a job's key on chain: its ID bound to its creator, so only
+// the creator's own escrow counts as the job's.
+func escrowKey(info *jobs.JobInfo) common.Hash {
+	return escrow.JobKey(common.Address(info.Creator), common.Hash(info.ID()))
+}
+
+// memberView is the worker's side of membership: the cached answers, and
+// what it left out for not being a member, each counted and logged once.
+type memberView struct {
+	*Members // nil without a chain: every wallet counts
+	log      *slog.Logger
+	left     *prometheus.CounterVec
+	refused  *prometheus.CounterVec
+
+	mu       sync.Mutex
+	counted  map[string]struct{}
+	filtered map[jobs.ID]filteredRecords
+}
+
+func newMemberView(chain MemberReader, backoff time.Duration, reg prometheus.Registerer, log *slog.Logger) *memberView {
+	v := &memberView{
+		log: log, counted: map[string]struct{}{}, filtered: map[jobs.ID]filteredRecords{},
+		left: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "jobmesh", Subsystem: "processor", Name: "non_members_total",
+			Help: "Records naming a wallet that is not a member of the job's escrow, each counted once, by record (disclosure: left out of judging; culprit: not named in the settlement; payee, signature: settlement not signed, signature not counted).",
+		}, []string{"record"}),
+		refused: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "jobmesh", Subsystem: "processor", Name: "join_refusals_total",
+			Help: "Jobs this processor does not work on because the escrow refused its join, once per job and reason (closed, full, stake, other).",
+		}, []string{"reason"}),
+	}
+	if chain != nil {
+		v.Members = NewMembers(chain, backoff)
+	}
+	if reg != nil {
+		reg.MustRegister(v.left, v.refused)
+	}
+	return v
+}
+
+// filter returns job js's records without the disclosures whose wallet
+// is not a member of its escrow (recs itself when there are none, or
+// without a chain). Like recs, the result is shared and must not be
+// modified.
+func (v *memberView) filter(ctx context.Context, js *jobState, recs *jobRecords) (*jobRecords, error) {
+	if v == nil || v.Members == nil || js == nil {
+		return recs, nil
+	}
+	id := js.plan.JobID
+	ver := v.versionNow()
+	v.mu.Lock()
+	if c, ok := v.filtered[id]; ok && c.src == recs && c.version == ver {
+		v.mu.Unlock()
+		return c.out, nil
+	}
+	v.mu.Unlock()
+	key := chainKey(js)
+	member := map[string]bool{}
+	for _, d := range recs.discl {
+		if _, ok := member[d.Wallet]; ok {
+			continue
+		}
+		a, err := microjob.ParseWallet(d.Wallet)
+		if err != nil {
+			member[d.Wallet] = false
+			continue
+		}
+		ok, err := v.IsMember(ctx, key, a)
+		if err != nil {
+			return nil, err
+		}
+		member[d.Wallet] = ok
+	}
+	out := recs
+	if slices.ContainsFunc(recs.discl, func(d microjob.Disclosure) bool { return !member[d.Wallet] }) {
+		o := *recs
+		o.discl, o.disclSeqs = nil, nil
+		for i, d := range recs.discl {
+			if member[d.Wallet] {
+				o.discl = append(o.discl, d)
+				o.disclSeqs = append(o.disclSeqs, recs.disclSeqs[i])
+				continue
+			}
+			v.count("disclosure", d.Key()+" "+d.Wallet, "disclosure left out of judging: its wallet is not a member of the job's escrow",
+				"job", id, "micro", d.MicroID, "processor", d.Processor, "wallet", d.Wallet)
+		}
+		out = &o
+	}
+	v.mu.Lock()
+	if len(v.filtered) >= maxFiltered {
+		clear(v.filtered)
+	}
+	v.filtered[id] = filteredRecords{src: recs, version: ver, out: out}
+	v.mu.Unlock()
+	return out, nil
+}
+
+// wallets returns those of list (0x wallets) that are members of job
+// key, in order; each left out is counted once as record.
+func (v *memberView) wallets(ctx context.Context, id jobs.ID, key common.Hash, list []string, record string) ([]string, error) {
+	if v == nil || v.Members == nil {
+		return list, nil
+	}
+	var out []string
+	for _, w := range list {
+		a, err := microjob.ParseWallet(w)
+		if err != nil {
+			continue
+		}
+		ok, err := v.IsMember(ctx, key, a)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out = append(out, w)
+			continue
+		}
+		v.count(record, id.String()+" "+w, record+" left out: its wallet is not a member of the job's escrow", "job", id, "wallet", w)
+	}
+	return out, nil
+}
+
+// count counts and logs, the first time, one record left out.
+func (v *memberView) count(record, key, msg string, args ...any) {
+	k := record + " " + key
+	v.mu.Lock()
+	_, told := v.counted[k]
+	if !told {
+		if len(v.counted) >= maxCounted {
+			clear(v.counted)
+		}
+		v.counted[k] = struct{}{}
+	}
+	v.mu.Unlock()
+	if !told {
+		v.left.WithLabelValues(record).Inc()
+		v.log.Warn(msg, args...)
+	}
+}
+
+// joinRefusal names why the escrow refused a join, for the metric and the
+// log; permanent is true when asking again cannot help.
+func joinRefusal(err error) (reason string, permanent bool) {
+	switch {
+	case errors.Is(err, escrow.ErrJoinClosed):
+		return "closed", true
+	case errors.Is(err, escrow.ErrTooManyMembers):
+		return "full", true
+	case errors.Is(err, escrow.ErrNotStaked):
+		return "stake", false // it may stake yet
+	}
+	return "other", false
+}
