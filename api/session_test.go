@@ -18,8 +18,8 @@ import (
 	"github.com/jobmesh/jobmesh/meshtest"
 )
 
-// documentedAccess is who may read each GET route, as docs/ARCHITECTURE.md
-// ("HTTP API") lists it: "local" reads are open to loopback clients,
+// documentedAccess is who may read each GET route, as api/openapi.yaml
+// (x-jobmesh-access) lists it: "local" reads are open to loopback clients,
 // "public" ones to every client that passes the Host and Origin checks.
 var documentedAccess = map[string]string{
 	"/v1/id": "local", "/v1/peers": "local", "/v1/nodes": "local",

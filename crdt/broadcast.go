@@ -27,7 +27,7 @@ import (
 const maxAnnounceBytes = 64 << 10
 
 // maxInlineBytes bounds the head blocks carried in one broadcast; heads
-// beyond it are fetched over bitswap as before.
+// beyond it are fetched over bitswap.
 const maxInlineBytes = 256 << 10
 
 // maxBroadcastBytes bounds one broadcast on the wire.
@@ -612,8 +612,8 @@ const maxQueuedHeads = 1 << 14
 
 // inlineNode decodes a broadcast block as the DAG node go-ds-crdt wrote,
 // under the CID it was announced with. go-ds-crdt writes CIDv1 dag-pb
-// nodes; a plain dag-pb decode gives every node a CIDv0, so it never
-// matched and every announced block used to be dropped here and fetched
+// nodes; a plain dag-pb decode gives every node a CIDv0, which never
+// matches, so every announced block would be dropped here and fetched
 // over bitswap instead.
 func inlineNode(blk inlineBlock) (ipld.Node, error) {
 	if blk.cid.Type() != cid.DagProtobuf {

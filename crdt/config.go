@@ -32,7 +32,8 @@ type Config struct {
 	LocalBlocks LocalBlocks
 	// AnnounceWait is how long a DAG walk waits for a missing block to
 	// arrive with a broadcast before it fetches the block over bitswap.
-	// Default 3s (docs/BENCHMARKS.md, eighth series); 0 fetches at once.
+	// Default 3s: most such blocks arrive with a broadcast within that time;
+	// 0 fetches at once.
 	AnnounceWait time.Duration
 	// PubSub carries head announcements between replicas. Required.
 	PubSub *pubsub.PubSub
@@ -76,9 +77,9 @@ type Config struct {
 	MaxBroadcastHeads int
 	// SerialHeads makes go-ds-crdt walk received heads one at a time, its
 	// own default. Default false: each received head is walked at once, in
-	// parallel with the others, which under a burst of writes from many
-	// replicas cut the time a record takes to reach the others several
-	// times over (docs/BENCHMARKS.md), at the cost of more DAG branches.
+	// parallel with the others, so that under a burst of writes from many
+	// replicas one slow head does not hold back the records behind the
+	// others, at the cost of more DAG branches.
 	SerialHeads bool
 	// BroadcastBuffer is how many received head announcements wait for
 	// go-ds-crdt before newer ones are dropped (a dropped one comes back

@@ -161,9 +161,9 @@ const repairSpacing = 10
 // never sooner than repairSpacing times the last repair's duration after
 // it. A repair walks every delta from the heads to the roots, so its cost
 // grows with the store's history; under load (when updates are given up
-// most) go-ds-crdt's own fixed interval made every replica re-walk its
-// whole DAG back to back, and the repairs held the CPU that the updates
-// they were to recover needed.
+// most) a fixed interval would make every replica re-walk its whole DAG
+// back to back, holding the CPU that the updates the repairs are to
+// recover need.
 func (s *Store) repairLoop(ctx context.Context) {
 	defer close(s.repairing)
 	if s.cfg.RepairInterval == 0 {
@@ -468,7 +468,7 @@ const setKeys, setValueSuffix = "/s/k", "/v"
 
 // queryKept is QueryKeys with a filter: it lists the keys under prefix
 // from the datastore without their values (go-ds-crdt's own queries
-// always read every value, and a filtered scan under /jobs used to read
+// always read every value, so a filtered scan under /jobs would read
 // every record of every job), and reads only the kept keys' records.
 func (s *Store) queryKept(ctx context.Context, prefix string, keep func(key string) bool) ([]Record, error) {
 	base := datastore.NewKey(s.cfg.Namespace).String() + setKeys

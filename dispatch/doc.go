@@ -17,7 +17,7 @@
 // job order is an exact rational comparison with the job ID as tie-break, and
 // random draws use integer weights derived by one correctly rounded IEEE-754
 // division each. The formulas, constants and their sources are written down in
-// docs/ARCHITECTURE.md (dispatch section).
+// docs/PROTOCOL.md ("Dispatch derivations").
 //
 // The package depends on no other jobmesh package: callers translate their
 // records (processor advertisements, JobInfo, commitment and disclosure

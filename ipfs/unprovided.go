@@ -11,11 +11,10 @@ import (
 
 // Some content is never provided on the DHT: the replicated store's DAG
 // blocks travel with the store's own announcements, and only the peers
-// that hold them can serve them. Bitswap still searched the DHT for every
-// such block a session waited for (after ProviderSearchDelay, or at once
-// when every asked peer said it did not have it yet), a query to many
-// peers that could never find anyone: about 1,800 searches in one
-// 20-processor job, 7% of the mesh's CPU. Fetches made through
+// that hold them can serve them. Bitswap would still search the DHT for
+// every such block a session waits for (after ProviderSearchDelay, or at
+// once when every asked peer says it does not have it yet), a query to
+// many peers that can never find anyone. Fetches made through
 // UnprovidedDAG ask the connected peers only.
 
 // unprovidedKey marks a context whose bitswap fetches skip the DHT.

@@ -514,7 +514,7 @@ mesh_degree = {{toml .P2P.MeshDegree}}
 # address in use is written to the repo's 'api' file while the node runs.
 # Requests that change anything need the bearer token in the repo's
 # api.token file (the CLI and the SDK read it); reads are open to loopback
-# clients only. docs/ARCHITECTURE.md ("HTTP API") lists which is which.
+# clients only. api/openapi.yaml (x-jobmesh-access) lists which is which.
 address = {{toml .API.Address}}
 # Largest body POST /v1/content accepts, in MiB; larger uploads get 413.
 max_upload_mib = {{toml .API.MaxUploadMiB}}
@@ -634,7 +634,7 @@ keystore = {{toml .Wallet.Keystore}}
 [dispatch]
 # Who gets which work, in what order, and how processors are scored. Every
 # node of a mesh must use the same values (except advert_ttl and stake_ttl),
-# or their decisions diverge. Sources of the defaults: docs/ARCHITECTURE.md.
+# or their decisions diverge. Sources of the defaults: docs/PROTOCOL.md.
 # A job's estimated time is task_overhead + unit_time x its task size (or
 # its block count); its task value, which orders the queue, is its price
 # over that time.

@@ -78,9 +78,9 @@ type Config struct {
 	// topic each node forwards others' messages to (gossipsub's Dlo, Dhi,
 	// Dscore and Dout follow from it; see gossipParams). Flood publishing
 	// already sends a node's own messages to every peer of the topic it is
-	// connected to, so the mesh mostly carries duplicates and repairs; the
-	// library default, 6, made duplicates 85% of the messages a node
-	// received in the 20-processor benchmark. Default: 4; 2 to 12.
+	// connected to, so the mesh mostly carries duplicates and repairs, and a
+	// larger degree (the library's default is 6) mostly adds duplicates.
+	// Default: 4; 2 to 12.
 	MeshDegree int
 	// DropInbound is a fault injection for tests: the fraction (0..1) of
 	// pubsub messages received from other peers, on every topic, that this
@@ -159,8 +159,8 @@ func (c Config) Validate() error {
 // ports on 127.0.0.1, a DHT server on every node (so small meshes route
 // without AutoNAT), and a fast bootstrap check. Tests and the demo use it.
 // It listens on TCP only: with many nodes in one process, QUIC's per-packet
-// work doubled the CPU a store write costs the mesh (docs/BENCHMARKS.md);
-// real nodes keep both transports.
+// work costs far more CPU per store write than TCP; real nodes keep both
+// transports.
 func LoopbackConfig() Config {
 	c := DefaultConfig()
 	c.ListenAddrs = []string{"/ip4/127.0.0.1/tcp/0"}

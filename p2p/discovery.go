@@ -12,9 +12,9 @@ import (
 // Topic discovery (Config.TopicDiscovery) asks the DHT for a topic's
 // subscribers whenever the topic has fewer peers than gossipsub's Dlo, and
 // gossipsub checks that every second. A MacroJob room's channel has one to
-// a few members, fewer than Dlo for its whole life, so each member searched
-// the DHT for it every second: 7% of the CPU of a 20-processor mesh, for
-// peers it was already connected to. spacedDiscovery lets one search per
+// a few members, fewer than Dlo for its whole life, so each member would
+// search the DHT for it every second, for peers it is already connected
+// to. spacedDiscovery lets one search per
 // topic through at once and then spaces them, doubling the wait from
 // discoveryMinWait up to discoveryMaxWait; a topic not searched for a
 // discoveryMaxWait starts over.
