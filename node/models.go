@@ -8,6 +8,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/jobmesh/jobmesh/models"
 	"github.com/jobmesh/jobmesh/processor"
 )
 
@@ -21,18 +22,18 @@ func (n *Node) startModels(ctx context.Context, cfg Config, pc processor.Config,
 	if !filepath.IsAbs(dir) {
 		return fmt.Errorf("%w: [processor] model_dir %q is relative; open the config through its repo, which resolves it", ErrInvalidConfig, dir)
 	}
-	store, err := processor.OpenModelStore(dir, cfg.Processor.MaxModelBytes)
+	store, err := models.OpenStore(dir, cfg.Processor.MaxModelBytes)
 	if err != nil {
 		return err
 	}
 	if used, budget := store.Used(), cfg.Processor.MaxModelBytes; used > budget {
 		n.Log.Warn("the model store holds more than max_model_bytes; no model is fetched until there is room", "used", used, "max_model_bytes", budget)
 	}
-	mcfg := processor.DefaultModelFetcherConfig()
+	mcfg := models.DefaultFetcherConfig()
 	// The names depend on the dispatch view, which changes this often.
 	mcfg.Every = pc.FactsEvery
-	f, err := processor.NewModelFetcher(processor.ModelFetcherParams{
-		Worker: n.Worker, Store: store, Logger: log, Registerer: reg,
+	f, err := models.NewFetcher(models.FetcherParams{
+		Assigner: n.Worker, Store: store, Blocks: n.IPFS, Logger: log, Registerer: reg,
 		Fetched: func(ctx context.Context, model string) {
 			if err := n.Advertise(ctx); err != nil && ctx.Err() == nil {
 				n.Log.Warn("advertising a fetched model", "model", model, "err", err)

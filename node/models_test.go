@@ -14,8 +14,8 @@ import (
 	pebbleds "github.com/ipfs/go-ds-pebble"
 
 	"github.com/jobmesh/jobmesh/internal/wait"
+	"github.com/jobmesh/jobmesh/models"
 	"github.com/jobmesh/jobmesh/p2p"
-	"github.com/jobmesh/jobmesh/processor"
 )
 
 const (
@@ -117,7 +117,7 @@ func TestProcessorAdvertisesModelsOnDisk(t *testing.T) {
 		}
 		return nil
 	})
-	if err := n.FetchModel(ctx, "not-a-cid"); !errors.Is(err, processor.ErrBadModelCID) {
+	if err := n.FetchModel(ctx, "not-a-cid"); !errors.Is(err, models.ErrBadCID) {
 		t.Fatalf("bad CID: %v", err)
 	}
 }
@@ -161,7 +161,7 @@ func TestFetchModelOverBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := n.FetchModel(ctx, large.String()); !errors.Is(err, processor.ErrModelStoreFull) {
+	if err := n.FetchModel(ctx, large.String()); !errors.Is(err, models.ErrStoreFull) {
 		t.Fatalf("over budget: %v", err)
 	}
 	if entries, _ := os.ReadDir(filepath.Join(dir, DefaultModelDir)); len(entries) != 0 {

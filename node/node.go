@@ -21,6 +21,7 @@ import (
 	"github.com/jobmesh/jobmesh/escrow"
 	"github.com/jobmesh/jobmesh/fetch"
 	"github.com/jobmesh/jobmesh/ipfs"
+	"github.com/jobmesh/jobmesh/models"
 	"github.com/jobmesh/jobmesh/p2p"
 	"github.com/jobmesh/jobmesh/processor"
 )
@@ -90,9 +91,9 @@ type Node struct {
 	Escrow *escrow.Client
 	// Models is a processor's model store; nil on other roles and when
 	// [processor] model_dir is empty.
-	Models *processor.ModelStore
+	Models *models.Store
 	// models pre-downloads into Models; nil with it.
-	models *processor.ModelFetcher
+	models *models.Fetcher
 	// walletKey is Params.WalletKey: a processor binds its peer ID to it.
 	walletKey *ecdsa.PrivateKey
 	// bindings caches the verified wallet bindings Processors reads.

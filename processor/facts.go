@@ -182,7 +182,7 @@ type View struct {
 
 	byID  map[string]int
 	kicks map[string]dispatch.Kick
-	// jobs caches per-job weights and pre-download names (models.go);
+	// jobs caches per-job weights and pre-download names (jobweights.go);
 	// nil in views built by hand, which then compute them every time.
 	jobs *jobCache
 }

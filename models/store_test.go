@@ -1,4 +1,4 @@
-package processor
+package models
 
 import (
 	"bytes"
@@ -15,13 +15,13 @@ const (
 	cidB = "bafkreibm6jg3ux5qumhcn2b3flc3tyu6dmlb4xa7u5bf44yegnrjhc4yeq"
 )
 
-// TestModelStore: models are written whole under their CID, listed again
+// TestStore: models are written whole under their CID, listed again
 // at open with their sizes, kept within the byte budget (a model that
 // does not fit leaves nothing behind), and only canonical CIDs name
 // files.
-func TestModelStore(t *testing.T) {
+func TestStore(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "models")
-	s, err := OpenModelStore(dir, 10)
+	s, err := OpenStore(dir, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +35,7 @@ func TestModelStore(t *testing.T) {
 		t.Fatalf("has %v used %d free %d", s.Has(cidA), s.Used(), s.Free())
 	}
 	// Five bytes do not fit in the four left.
-	if _, err := s.Put(cidB, strings.NewReader("12345")); !errors.Is(err, ErrModelStoreFull) || !strings.Contains(err.Error(), "max_model_bytes") {
+	if _, err := s.Put(cidB, strings.NewReader("12345")); !errors.Is(err, ErrStoreFull) || !strings.Contains(err.Error(), "max_model_bytes") {
 		t.Fatalf("over budget: %v", err)
 	}
 	if s.Has(cidB) || s.Used() != 6 {
@@ -53,20 +53,20 @@ func TestModelStore(t *testing.T) {
 		t.Fatalf("again: %d, %v", n, err)
 	}
 	for _, bad := range []string{"", "../x", "QmNotACid", strings.ToUpper(cidA), cidA + "/x"} {
-		if _, err := s.Put(bad, strings.NewReader("x")); !errors.Is(err, ErrBadModelCID) {
+		if _, err := s.Put(bad, strings.NewReader("x")); !errors.Is(err, ErrBadCID) {
 			t.Fatalf("%q: %v", bad, err)
 		}
 	}
 	// Reopen: the models are found again; a leftover temporary file is
 	// removed, and other names are no models.
-	leftover := filepath.Join(dir, modelTempPrefix+"123")
+	leftover := filepath.Join(dir, tempPrefix+"123")
 	if err := os.WriteFile(leftover, []byte("half"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "README"), []byte("x"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s2, err := OpenModelStore(dir, 10)
+	s2, err := OpenStore(dir, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,22 +76,22 @@ func TestModelStore(t *testing.T) {
 	if _, err := os.Stat(leftover); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("leftover temporary file: %v", err)
 	}
-	if _, err := OpenModelStore(dir, 0); !errors.Is(err, ErrInvalidConfig) {
+	if _, err := OpenStore(dir, 0); !errors.Is(err, ErrInvalidConfig) {
 		t.Fatalf("zero budget: %v", err)
 	}
 }
 
-// FuzzModelPath: model IDs come from jobs on the wire; any the store
+// FuzzPath: model IDs come from jobs on the wire; any the store
 // accepts names a file directly inside its directory.
-func FuzzModelPath(f *testing.F) {
+func FuzzPath(f *testing.F) {
 	for _, s := range []string{cidA, cidB, "", "..", "../" + cidA, cidA + "/..", "QmYwAPJzv5CZsnA625s3Xf2nemtYgPpHdWEz79ojWnPbdG", "/etc/passwd"} {
 		f.Add(s)
 	}
-	s := &ModelStore{dir: "/models"}
+	s := &Store{dir: "/models"}
 	f.Fuzz(func(t *testing.T, id string) {
 		p, err := s.Path(id)
 		if err != nil {
-			if !errors.Is(err, ErrBadModelCID) {
+			if !errors.Is(err, ErrBadCID) {
 				t.Fatalf("%q: %v", id, err)
 			}
 			return

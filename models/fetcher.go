@@ -1,21 +1,35 @@
-package processor
+package models
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
-	"slices"
 	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/jobmesh/jobmesh/dispatch"
 	"github.com/jobmesh/jobmesh/fetch"
 )
 
-// ModelFetcherConfig tunes a ModelFetcher.
-type ModelFetcherConfig struct {
+// Assigner names what this processor is to pre-download: the processor's
+// worker, which knows the open jobs and the dispatch view the names are
+// derived from.
+type Assigner interface {
+	// Self is this processor's peer ID.
+	Self() string
+	// PreDownloads are the pre-download names of every open job that
+	// needs models, from the latest dispatch view ("Who pre-downloads"
+	// in docs/PROTOCOL.md); none when there is no view or this processor
+	// is kicked out. A job whose names cannot be derived is left out and
+	// reported in the error.
+	PreDownloads() ([]dispatch.PreDownload, error)
+}
+
+// FetcherConfig tunes a Fetcher.
+type FetcherConfig struct {
 	// Every is how often the open jobs are checked for models this
 	// processor is named to pre-download. Default 5s.
 	Every time.Duration
@@ -29,27 +43,28 @@ type ModelFetcherConfig struct {
 	Timeout time.Duration
 }
 
-// DefaultModelFetcherConfig returns the defaults documented on
-// ModelFetcherConfig.
-func DefaultModelFetcherConfig() ModelFetcherConfig {
-	return ModelFetcherConfig{Every: 5 * time.Second, Backoff: 10 * time.Second, MaxBackoff: 10 * time.Minute, Timeout: time.Hour}
+// DefaultFetcherConfig returns the defaults documented on FetcherConfig.
+func DefaultFetcherConfig() FetcherConfig {
+	return FetcherConfig{Every: 5 * time.Second, Backoff: 10 * time.Second, MaxBackoff: 10 * time.Minute, Timeout: time.Hour}
 }
 
 // Validate checks the config.
-func (c ModelFetcherConfig) Validate() error {
+func (c FetcherConfig) Validate() error {
 	if c.Every <= 0 || c.Backoff <= 0 || c.MaxBackoff < c.Backoff || c.Timeout <= 0 {
 		return fmt.Errorf("%w: model fetcher periods must be positive, max backoff at least the backoff", ErrInvalidConfig)
 	}
 	return nil
 }
 
-// ModelFetcherParams are what a ModelFetcher works with.
-type ModelFetcherParams struct {
-	// Worker is the processor whose view and open jobs decide what to
-	// fetch, and whose block layer fetches it. Required.
-	Worker *Worker
+// FetcherParams are what a Fetcher works with.
+type FetcherParams struct {
+	// Assigner names the models to fetch. Required.
+	Assigner Assigner
 	// Store keeps the fetched models. Required.
-	Store *ModelStore
+	Store *Store
+	// Blocks is the block layer models are fetched through by CID. Nil:
+	// no model can be fetched (every try fails and backs off).
+	Blocks fetch.IPFS
 	// Fetched, when set, is called after each model is stored: the node
 	// advertises it, so that the next views count this processor as a
 	// holder.
@@ -60,15 +75,15 @@ type ModelFetcherParams struct {
 	Registerer prometheus.Registerer
 }
 
-// ModelFetcher pre-downloads models (seed 001): for every open job that
-// needs models, it derives from the worker's dispatch view and the job's
-// seed which processors should fetch which models (View.PreDownloads, the
-// same names on every node), and fetches those named for this processor
-// by CID (ipfs://<cid>) into the model store. A failed fetch is logged,
-// counted and retried with backoff; it never stops the processor.
-type ModelFetcher struct {
-	cfg   ModelFetcherConfig
-	p     ModelFetcherParams
+// Fetcher pre-downloads models (seed 001): for every open job that needs
+// models, the assigner derives from its dispatch view and the job's seed
+// which processors should fetch which models (the same names on every
+// node), and the fetcher fetches those named for this processor by CID
+// (ipfs://<cid>) into the store. A failed fetch is logged, counted and
+// retried with backoff; it never stops the processor.
+type Fetcher struct {
+	cfg   FetcherConfig
+	p     FetcherParams
 	log   *slog.Logger
 	fetch *fetch.Registry
 
@@ -85,28 +100,27 @@ type backoff struct {
 	wait time.Duration
 }
 
-// NewModelFetcher returns a ModelFetcher; Run runs it.
-func NewModelFetcher(p ModelFetcherParams, cfg ModelFetcherConfig) (*ModelFetcher, error) {
+// NewFetcher returns a Fetcher; Run runs it.
+func NewFetcher(p FetcherParams, cfg FetcherConfig) (*Fetcher, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if p.Worker == nil || p.Store == nil {
-		return nil, fmt.Errorf("%w: a model fetcher needs a worker and a store", ErrInvalidConfig)
+	if p.Assigner == nil || p.Store == nil {
+		return nil, fmt.Errorf("%w: a model fetcher needs an assigner and a store", ErrInvalidConfig)
 	}
 	if p.Logger == nil {
 		p.Logger = slog.Default()
 	}
 	log := p.Logger.With("subsystem", "models")
-	fcfg := p.Worker.cfg.Fetch
-	fcfg.Timeout, fcfg.IPFS, fcfg.Logger, fcfg.Registerer = cfg.Timeout, nil, log, nil
-	if p.Worker.p.Blocks != nil {
-		fcfg.IPFS = p.Worker.p.Blocks
-	}
+	// Models come by ipfs:// only: the other schemes' settings do not
+	// matter.
+	fcfg := fetch.DefaultConfig()
+	fcfg.Timeout, fcfg.IPFS, fcfg.Logger = cfg.Timeout, p.Blocks, log
 	reg, err := fetch.New(fcfg)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
-	f := &ModelFetcher{cfg: cfg, p: p, log: log, fetch: reg, retry: map[string]backoff{},
+	f := &Fetcher{cfg: cfg, p: p, log: log, fetch: reg, retry: map[string]backoff{},
 		fetched: prometheus.NewCounter(prometheus.CounterOpts{
 			Namespace: "jobmesh", Name: "models_fetched_total",
 			Help: "Models this processor pre-downloaded into its model store.",
@@ -123,7 +137,7 @@ func NewModelFetcher(p ModelFetcherParams, cfg ModelFetcherConfig) (*ModelFetche
 	if p.Registerer != nil {
 		for _, c := range []prometheus.Collector{f.fetched, f.failed, f.bytes} {
 			if err := p.Registerer.Register(c); err != nil {
-				return nil, fmt.Errorf("processor: registering model metrics: %w", err)
+				return nil, fmt.Errorf("models: registering metrics: %w", err)
 			}
 		}
 	}
@@ -132,7 +146,7 @@ func NewModelFetcher(p ModelFetcherParams, cfg ModelFetcherConfig) (*ModelFetche
 }
 
 // Run fetches the models this processor is named for until ctx ends.
-func (f *ModelFetcher) Run(ctx context.Context) {
+func (f *Fetcher) Run(ctx context.Context) {
 	t := time.NewTicker(f.cfg.Every)
 	defer t.Stop()
 	for {
@@ -145,42 +159,19 @@ func (f *ModelFetcher) Run(ctx context.Context) {
 	}
 }
 
-// wanted lists the models the latest view names this processor to fetch
-// for the open jobs it knows, sorted, without those already on disk.
-func (f *ModelFetcher) wanted() []string {
-	w := f.p.Worker
-	v := w.dview.Load()
-	if v == nil || v.Kicked(w.self) {
-		return nil
+// wanted lists the models the assigner names this processor to fetch,
+// sorted, without those already on disk.
+func (f *Fetcher) wanted() []string {
+	pds, err := f.p.Assigner.PreDownloads()
+	if err != nil {
+		f.log.Warn("deriving model pre-downloads", "err", err)
 	}
-	w.mu.Lock()
-	var open []*jobState
-	for _, js := range w.known {
-		if !js.finished && !js.aborted && !js.cancelled && len(js.info.Requirements.ModelCIDs) > 0 {
-			open = append(open, js)
-		}
-	}
-	w.mu.Unlock()
-	var out []string
-	for _, js := range open {
-		pds, err := v.PreDownloads(w.cfg.Dispatch, DispatchJob(js.info, js.plan), js.info.Seed[:])
-		if err != nil {
-			f.log.Warn("deriving model pre-downloads", "job", js.plan.JobID, "err", err)
-			continue
-		}
-		for _, pd := range pds {
-			if slices.Contains(pd.Nodes, w.self) && !f.p.Store.Has(pd.Model) {
-				out = append(out, pd.Model)
-			}
-		}
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
+	return Named(f.p.Assigner.Self(), pds, f.p.Store.Has)
 }
 
 // step fetches, one after another, the wanted models that are not
 // backing off; it returns how many it stored.
-func (f *ModelFetcher) step(ctx context.Context, now time.Time) int {
+func (f *Fetcher) step(ctx context.Context, now time.Time) int {
 	n := 0
 	for _, m := range f.wanted() {
 		f.mu.Lock()
@@ -216,10 +207,10 @@ func (f *ModelFetcher) step(ctx context.Context, now time.Time) int {
 }
 
 // Fetch fetches one model by its CID through the block layer into the
-// store and reports it (ModelFetcherParams.Fetched). A model already on
+// store and reports it (FetcherParams.Fetched). A model already on
 // disk is not fetched again.
-func (f *ModelFetcher) Fetch(ctx context.Context, model string) (int64, error) {
-	if err := checkModelCID(model); err != nil {
+func (f *Fetcher) Fetch(ctx context.Context, model string) (int64, error) {
+	if err := checkCID(model); err != nil {
 		return 0, err
 	}
 	if f.p.Store.Has(model) {
@@ -229,7 +220,7 @@ func (f *ModelFetcher) Fetch(ctx context.Context, model string) (int64, error) {
 	rc, err := f.fetch.Fetch(ctx, "ipfs://"+model, f.p.Store.Free()+1)
 	if err != nil {
 		if errors.Is(err, fetch.ErrTooLarge) {
-			err = fmt.Errorf("%w: model %s: %w", ErrModelStoreFull, model, err)
+			err = fmt.Errorf("%w: model %s: %w", ErrStoreFull, model, err)
 		}
 		return 0, err
 	}

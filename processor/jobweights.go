@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/jobmesh/jobmesh/dispatch"
+	"github.com/jobmesh/jobmesh/models"
 )
 
 // maxCachedJobs bounds a view's per-job cache; a view lives for one
@@ -148,10 +149,9 @@ func (v *View) Holders(job dispatch.Job) []string {
 
 // PreDownloads names, for each model of job that fewer than
 // cfg.MinModelHolders live processors eligible for the job hold, the
-// processors that should fetch it: dispatch.PreDownloads over the view's
+// processors that should fetch it: models.PreDownloads over the view's
 // live processors (a kicked-out one weighs 0 and is never named), drawn
-// from seed. Nodes that hold the same view and seed name the same
-// processors; the mesh uses the job's public JobInfo seed.
+// from seed, computed once per view and job.
 func (v *View) PreDownloads(cfg dispatch.Config, job dispatch.Job, seed []byte) ([]dispatch.PreDownload, error) {
 	if v == nil || len(job.Models) == 0 {
 		return nil, nil
@@ -165,19 +165,11 @@ func (v *View) PreDownloads(cfg dispatch.Config, job dispatch.Job, seed []byte) 
 			return pd, nil
 		}
 	}
-	nodes := make([]dispatch.Node, len(v.Processors))
+	live := make([]models.Candidate, len(v.Processors))
 	for i, p := range v.Processors {
-		n := p.Node
-		// Only the job's models matter, and keeping just those keeps
-		// every node within dispatch's bound on model lists.
-		n.LocalModels = slices.DeleteFunc(slices.Clone(n.LocalModels), func(m string) bool { return !slices.Contains(job.Models, m) })
-		n.InUseModels = nil
-		if p.Kick != nil {
-			n.QoS = 0
-		}
-		nodes[i] = n
+		live[i] = models.Candidate{Node: p.Node, Kicked: p.Kick != nil}
 	}
-	pd, err := dispatch.PreDownloads(cfg, dispatch.Job{ID: job.ID, GPUModel: job.GPUModel, MinVRAM: job.MinVRAM, Models: job.Models}, nodes, seed)
+	pd, err := models.PreDownloads(cfg, job, live, seed)
 	if err != nil {
 		return nil, err
 	}

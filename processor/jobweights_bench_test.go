@@ -7,6 +7,9 @@ import (
 	"github.com/jobmesh/jobmesh/dispatch"
 )
 
+// benchModel is the model of the benchmarks' jobs.
+const benchModel = "bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy"
+
 // benchView is a view of n live processors; every tenth holds the model.
 func benchView(b *testing.B, n int) *View {
 	b.Helper()
@@ -14,7 +17,7 @@ func benchView(b *testing.B, n int) *View {
 	for i := range ads {
 		ads[i] = Advertised{PeerID: fmt.Sprintf("p%05d", i), VRAMMiB: 16384}
 		if i%10 == 0 {
-			ads[i].Models = []string{cidA}
+			ads[i].Models = []string{benchModel}
 		}
 	}
 	return modelView(b, ads)
@@ -25,7 +28,7 @@ func benchView(b *testing.B, n int) *View {
 // choice after the first in a view, "fresh" a new view each time.
 func BenchmarkJobWeights(b *testing.B) {
 	v := benchView(b, 1000)
-	job := dispatch.Job{ID: "j", Models: []string{cidA}}
+	job := dispatch.Job{ID: "j", Models: []string{benchModel}}
 	ids := []string{"p00000", "p00001", "p00010", "p00500", "p00999", "x", "p00123", "p00700"}
 	b.Run("cached", func(b *testing.B) {
 		for b.Loop() {
@@ -48,9 +51,9 @@ func BenchmarkViewPreDownloads(b *testing.B) {
 	for i := range ads {
 		ads[i] = Advertised{PeerID: fmt.Sprintf("p%05d", i), VRAMMiB: 16384}
 	}
-	ads[0].Models = []string{cidA}
+	ads[0].Models = []string{benchModel}
 	v := modelView(b, ads)
-	job := dispatch.Job{ID: "j", Models: []string{cidA}}
+	job := dispatch.Job{ID: "j", Models: []string{benchModel}}
 	cfg := dispatch.DefaultConfig()
 	for b.Loop() {
 		v.jobs = newJobCache()
