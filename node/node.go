@@ -196,9 +196,9 @@ func New(ctx context.Context, p Params) (_ *Node, err error) {
 		return nil, err
 	}
 	closers = append(closers, store.Close)
-	// The store's DAG shares the blockstore: the GC keeps what its heads
-	// reach.
-	blocks.StartGC(store.Heads)
+	// The store's DAG shares the blockstore: the GC keeps every delta it
+	// has merged and what its heads reach.
+	blocks.StartGC(store.Merged)
 
 	var (
 		esc *escrow.Client
