@@ -84,6 +84,7 @@ func DefaultConfig() Config {
 			MaxMemoryMiBJob: 256,
 			ModelDir:        DefaultModelDir,
 			MaxModelBytes:   DefaultMaxModelBytes,
+			HoldWait:        Duration(processor.DefaultConfig().HoldWait),
 		},
 		Client:   ClientConfig{Quiet: Duration(escrow.DefaultTerms().Quiet), MinSigners: escrow.DefaultTerms().MinSigners},
 		Dispatch: dispatchSection(dispatch.DefaultConfig(), processor.DefaultConfig().AdvertTTL, processor.DefaultConfig().StakeTTL),
@@ -114,24 +115,8 @@ func (c Config) Validate() error {
 	if c.Store.MaxPayload <= 0 || c.Store.MaxPayload > 1<<20 {
 		return fmt.Errorf("%w: [store] max_payload %d outside 1..1048576", ErrInvalidConfig, c.Store.MaxPayload)
 	}
-	p := c.Processor
-	switch {
-	case p.CardModel == "":
-		return fmt.Errorf("%w: [processor] card_model is empty", ErrInvalidConfig)
-	case p.CPUs <= 0:
-		return fmt.Errorf("%w: [processor] cpus must be positive", ErrInvalidConfig)
-	case p.Wallet != "" && !isHexAddress(p.Wallet):
-		return fmt.Errorf("%w: [processor] wallet %q is not a 0x-prefixed 20-byte hex address", ErrInvalidConfig, p.Wallet)
-	case p.AdvertiseEvery < Duration(time.Second):
-		return fmt.Errorf("%w: [processor] advertise_every must be at least 1s", ErrInvalidConfig)
-	case p.ProcessTimeout <= 0:
-		return fmt.Errorf("%w: [processor] process_timeout must be positive", ErrInvalidConfig)
-	case p.MaxMemoryMiBJob <= 0 || p.MaxMemoryMiBJob > 4096:
-		return fmt.Errorf("%w: [processor] max_job_memory_mib %d outside 1..4096", ErrInvalidConfig, p.MaxMemoryMiBJob)
-	case p.MaxModelBytes <= 0:
-		return fmt.Errorf("%w: [processor] max_model_bytes must be positive", ErrInvalidConfig)
-	case len(p.Models) > maxAdvertModels:
-		return fmt.Errorf("%w: [processor] models lists %d models, at most %d", ErrInvalidConfig, len(p.Models), maxAdvertModels)
+	if err := c.Processor.validate(); err != nil {
+		return err
 	}
 	if err := c.Wallet.validate(); err != nil {
 		return err

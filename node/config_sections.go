@@ -150,6 +150,35 @@ type ProcessorConfig struct {
 	ModelDir string `toml:"model_dir"`
 	// MaxModelBytes bounds the model store. Default 64 GiB.
 	MaxModelBytes int64 `toml:"max_model_bytes"`
+	// HoldWait is how long a job's finalizer waits for a second node to
+	// hold the job's output before it writes the verdict
+	// (processor.Config.HoldWait); 0: it does not wait. Default 30s.
+	HoldWait Duration `toml:"hold_wait"`
+}
+
+// validate checks the [processor] section.
+func (p ProcessorConfig) validate() error {
+	switch {
+	case p.CardModel == "":
+		return fmt.Errorf("%w: [processor] card_model is empty", ErrInvalidConfig)
+	case p.CPUs <= 0:
+		return fmt.Errorf("%w: [processor] cpus must be positive", ErrInvalidConfig)
+	case p.Wallet != "" && !isHexAddress(p.Wallet):
+		return fmt.Errorf("%w: [processor] wallet %q is not a 0x-prefixed 20-byte hex address", ErrInvalidConfig, p.Wallet)
+	case p.AdvertiseEvery < Duration(time.Second):
+		return fmt.Errorf("%w: [processor] advertise_every must be at least 1s", ErrInvalidConfig)
+	case p.ProcessTimeout <= 0:
+		return fmt.Errorf("%w: [processor] process_timeout must be positive", ErrInvalidConfig)
+	case p.HoldWait < 0:
+		return fmt.Errorf("%w: [processor] hold_wait must not be negative", ErrInvalidConfig)
+	case p.MaxMemoryMiBJob <= 0 || p.MaxMemoryMiBJob > 4096:
+		return fmt.Errorf("%w: [processor] max_job_memory_mib %d outside 1..4096", ErrInvalidConfig, p.MaxMemoryMiBJob)
+	case p.MaxModelBytes <= 0:
+		return fmt.Errorf("%w: [processor] max_model_bytes must be positive", ErrInvalidConfig)
+	case len(p.Models) > maxAdvertModels:
+		return fmt.Errorf("%w: [processor] models lists %d models, at most %d", ErrInvalidConfig, len(p.Models), maxAdvertModels)
+	}
+	return nil
 }
 
 // ClientConfig is the [client] section: the terms this node's jobs are
@@ -277,6 +306,7 @@ func (c Config) ProcessorConfig() processor.Config {
 	pc.CardModel = c.Processor.CardModel
 	pc.VRAMMiB = c.Processor.VRAMMiB
 	pc.Room.Queue.ProcessingTimeout = time.Duration(c.Processor.ProcessTimeout)
+	pc.HoldWait = time.Duration(c.Processor.HoldWait)
 	pc.Wasm.MemoryLimitBytes = uint64(c.Processor.MaxMemoryMiBJob) << 20
 	pc.Dispatch = c.Dispatch.config()
 	pc.AdvertTTL = time.Duration(c.Dispatch.AdvertTTL)

@@ -122,6 +122,10 @@ wallet = {{toml .Processor.Wallet}}
 advertise_every = {{toml .Processor.AdvertiseEvery}}
 # How long a locked MicroJob may take before others may take it again.
 process_timeout = {{toml .Processor.ProcessTimeout}}
+# How long the processor that writes a job's verdict waits for a second
+# node (the creator's when it is connected) to hold the job's output; after
+# it, the verdict is written anyway. 0: no wait.
+hold_wait = {{toml .Processor.HoldWait}}
 # Memory cap of one WebAssembly MicroJob, in MiB.
 max_job_memory_mib = {{toml .Processor.MaxMemoryMiBJob}}
 # Model store: one file per model, named by its CID. Models found there at
