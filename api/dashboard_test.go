@@ -116,21 +116,7 @@ func TestDashboardSignInAndCancel(t *testing.T) {
 	_, code, _ := strings.Cut(link, "#login=")
 	b.navigate(link)
 	until("signed in", func(s pageState) bool { return s.Session == "signed-in" && s.Hash == "" })
-	var cookies struct {
-		Cookies []struct {
-			Name     string `json:"name"`
-			HTTPOnly bool   `json:"httpOnly"`
-			SameSite string `json:"sameSite"`
-		} `json:"cookies"`
-	}
-	b.call("Network.getCookies", map[string]any{"urls": []string{srv.URL + "/"}}, &cookies)
-	if len(cookies.Cookies) != 1 || !strings.HasPrefix(cookies.Cookies[0].Name, "jobmesh_session_") ||
-		!cookies.Cookies[0].HTTPOnly || cookies.Cookies[0].SameSite != "Strict" {
-		t.Fatalf("session cookies %+v", cookies.Cookies)
-	}
-	if got := string(b.eval("document.cookie")); got != `""` {
-		t.Fatalf("the page's script reads the cookie: %s", got)
-	}
+	checkSessionCookie(t, b, srv.URL)
 	// The code is spent.
 	replay := b.evalAwait(`fetch("/v1/session", {method: "POST", headers: {"Content-Type": "application/json"},
 		body: JSON.stringify({code: "` + code + `"})}).then(r => r.status)`)
@@ -168,5 +154,26 @@ func TestDashboardSignInAndCancel(t *testing.T) {
 	until("cancelled", func(s pageState) bool { return s.Row == string(apiv1.JobCancelled) })
 	if j, err := c.Job(ctx, id); err != nil || j.State != apiv1.JobCancelled {
 		t.Fatalf("the dashboard's cancel: %+v (%v)", j.State, err)
+	}
+}
+
+// checkSessionCookie checks that the browser holds one session cookie for
+// base, HttpOnly and SameSite=Strict, that the page's script cannot read.
+func checkSessionCookie(t *testing.T, b *browser, base string) {
+	t.Helper()
+	var cookies struct {
+		Cookies []struct {
+			Name     string `json:"name"`
+			HTTPOnly bool   `json:"httpOnly"`
+			SameSite string `json:"sameSite"`
+		} `json:"cookies"`
+	}
+	b.call("Network.getCookies", map[string]any{"urls": []string{base + "/"}}, &cookies)
+	if len(cookies.Cookies) != 1 || !strings.HasPrefix(cookies.Cookies[0].Name, "jobmesh_session_") ||
+		!cookies.Cookies[0].HTTPOnly || cookies.Cookies[0].SameSite != "Strict" {
+		t.Fatalf("session cookies %+v", cookies.Cookies)
+	}
+	if got := string(b.eval("document.cookie")); got != `""` {
+		t.Fatalf("the page's script reads the cookie: %s", got)
 	}
 }

@@ -159,12 +159,27 @@ func (v *JobView) summary(ctx context.Context, info *jobs.JobInfo, rec crdt.Reco
 	if v.Mine != nil {
 		j.Mine = v.Mine(id)
 	}
-	// Progress: the MicroJobs with a commitment and with a disclosure, and
-	// who committed them. The store has checked each record's signature
-	// and that its author is the processor its key names.
-	recs, err := v.Store.Query(ctx, processor.JobKey(id)+"/")
+	if err := v.addProgress(ctx, id, &j); err != nil {
+		return apiv1.Job{}, err
+	}
+	verdict, err := v.addVerdict(ctx, info, &j)
 	if err != nil {
 		return apiv1.Job{}, err
+	}
+	if err := v.addEscrow(ctx, info, verdict, &j); err != nil {
+		return apiv1.Job{}, err
+	}
+	return j, nil
+}
+
+// addProgress counts the MicroJobs of job id with a commitment and with a
+// disclosure, and who committed them.
+func (v *JobView) addProgress(ctx context.Context, id jobs.ID, j *apiv1.Job) error {
+	// The store has checked each record's signature and that its author
+	// is the processor its key names.
+	recs, err := v.Store.Query(ctx, processor.JobKey(id)+"/")
+	if err != nil {
+		return err
 	}
 	committed, disclosed := map[jobs.ID]bool{}, map[jobs.ID]bool{}
 	for _, r := range recs {
@@ -186,10 +201,17 @@ func (v *JobView) summary(ctx context.Context, info *jobs.JobInfo, rec crdt.Reco
 		}
 	}
 	j.Committed, j.Disclosed = len(committed), len(disclosed)
+	return nil
+}
 
+// addVerdict sets the job's state from its verdict, or else from its
+// progress and a cancel, with the holders of its output. It reports
+// whether this node holds the verdict.
+func (v *JobView) addVerdict(ctx context.Context, info *jobs.JobInfo, j *apiv1.Job) (bool, error) {
+	id := info.ID()
 	res, verdict, err := dapp.LoadStatus(ctx, v.Store, v.Blocks, id)
 	if err != nil {
-		return apiv1.Job{}, err
+		return false, err
 	}
 	// Once there is a verdict, only the holders of its output count.
 	held := cid.Undef
@@ -198,7 +220,7 @@ func (v *JobView) summary(ctx context.Context, info *jobs.JobInfo, rec crdt.Reco
 	}
 	holders, err := processor.HoldersOf(ctx, v.Store, id, held)
 	if err != nil {
-		return apiv1.Job{}, err
+		return false, err
 	}
 	for _, h := range holders {
 		j.Holders = append(j.Holders, h.String())
@@ -229,12 +251,20 @@ func (v *JobView) summary(ctx context.Context, info *jobs.JobInfo, rec crdt.Reco
 			j.State = apiv1.JobCancelled
 		}
 	}
+	return verdict, nil
+}
+
+// addEscrow sets the job's state from its escrow, with the settlement's
+// payouts and refund, on a node with a chain; verdict says whether this
+// node holds the job's verdict.
+func (v *JobView) addEscrow(ctx context.Context, info *jobs.JobInfo, verdict bool, j *apiv1.Job) error {
+	id := info.ID()
 	if v.Chain == nil {
-		return j, nil
+		return nil
 	}
 	rel, ej, err := v.Chain.Released(ctx, escrow.JobKey(common.Address(info.Creator), common.Hash(id)))
 	if err != nil {
-		return apiv1.Job{}, fmt.Errorf("api: reading the escrow of job %s: %w", id, err)
+		return fmt.Errorf("api: reading the escrow of job %s: %w", id, err)
 	}
 	switch ej.State {
 	case escrow.JobNone:
@@ -257,5 +287,5 @@ func (v *JobView) summary(ctx context.Context, info *jobs.JobInfo, rec crdt.Reco
 		}
 		j.RefundWei = rel.Refund.String()
 	}
-	return j, nil
+	return nil
 }

@@ -87,38 +87,7 @@ func TestJobEndpoints(t *testing.T) {
 		}
 		return nil
 	})
-	if !j.Mine || !j.Verified || len(j.Culprits) != 0 || j.OutputCID == "" || j.SettlementTx == "" {
-		t.Fatalf("settled job summary: %+v", j)
-	}
-	if j.Committed != j.MicroJobs || j.Disclosed != j.MicroJobs || j.MacroJobs == 0 {
-		t.Fatalf("progress %d committed, %d disclosed of %d MicroJobs", j.Committed, j.Disclosed, j.MicroJobs)
-	}
-	if len(j.VerifierHashes) != j.MacroJobs || len(j.VerifierDigest) != 64 {
-		t.Fatalf("verifier hashes %v, digest %q", j.VerifierHashes, j.VerifierDigest)
-	}
-	credited := 0
-	for _, n := range j.ByProcessor {
-		credited += n
-	}
-	// Every MicroJob is credited at least once; one run twice (a lock
-	// expired under load) is credited to both processors.
-	if credited < j.MicroJobs {
-		t.Fatalf("%d MicroJobs credited by processor, want at least %d", credited, j.MicroJobs)
-	}
-	total, ok := new(big.Int).SetString(j.RefundWei, 10)
-	if !ok {
-		t.Fatalf("refund %q", j.RefundWei)
-	}
-	for w, a := range j.Payouts {
-		v, ok := new(big.Int).SetString(a, 10)
-		if !ok || v.Sign() <= 0 {
-			t.Fatalf("payout to %s: %q", w, a)
-		}
-		total.Add(total, v)
-	}
-	if total.Cmp(price) != 0 || j.PriceWei != price.String() {
-		t.Fatalf("payouts + refund = %v, escrow %v (%s)", total, price, j.PriceWei)
-	}
+	checkSettledSummary(t, j, price)
 
 	// Any node derives the same summary from its replica; only Mine differs.
 	var list []apiv1.Job
@@ -151,5 +120,44 @@ func TestJobEndpoints(t *testing.T) {
 	getJSON(t, srv.URL+"/v1/jobs/not-a-job-id", http.StatusBadRequest, &e)
 	if !strings.Contains(e.Error, "job ID") {
 		t.Fatalf("bad job ID: %q", e.Error)
+	}
+}
+
+// checkSettledSummary checks the summary j of a settled job of the given
+// price: verified, complete, every MicroJob credited, and payouts plus
+// refund equal to the price.
+func checkSettledSummary(t *testing.T, j apiv1.Job, price *big.Int) {
+	t.Helper()
+	if !j.Mine || !j.Verified || len(j.Culprits) != 0 || j.OutputCID == "" || j.SettlementTx == "" {
+		t.Fatalf("settled job summary: %+v", j)
+	}
+	if j.Committed != j.MicroJobs || j.Disclosed != j.MicroJobs || j.MacroJobs == 0 {
+		t.Fatalf("progress %d committed, %d disclosed of %d MicroJobs", j.Committed, j.Disclosed, j.MicroJobs)
+	}
+	if len(j.VerifierHashes) != j.MacroJobs || len(j.VerifierDigest) != 64 {
+		t.Fatalf("verifier hashes %v, digest %q", j.VerifierHashes, j.VerifierDigest)
+	}
+	credited := 0
+	for _, n := range j.ByProcessor {
+		credited += n
+	}
+	// Every MicroJob is credited at least once; one run twice (a lock
+	// expired under load) is credited to both processors.
+	if credited < j.MicroJobs {
+		t.Fatalf("%d MicroJobs credited by processor, want at least %d", credited, j.MicroJobs)
+	}
+	total, ok := new(big.Int).SetString(j.RefundWei, 10)
+	if !ok {
+		t.Fatalf("refund %q", j.RefundWei)
+	}
+	for w, a := range j.Payouts {
+		v, ok := new(big.Int).SetString(a, 10)
+		if !ok || v.Sign() <= 0 {
+			t.Fatalf("payout to %s: %q", w, a)
+		}
+		total.Add(total, v)
+	}
+	if total.Cmp(price) != 0 || j.PriceWei != price.String() {
+		t.Fatalf("payouts + refund = %v, escrow %v (%s)", total, price, j.PriceWei)
 	}
 }

@@ -153,53 +153,11 @@ func TestPictureJobOverTheAPI(t *testing.T) {
 	getJSON(t, srv.URL+"/v1/jobs/"+id, http.StatusOK, &j)
 
 	t.Run("output", func(t *testing.T) {
-		resp, body := get(t, srv.URL+"/v1/jobs/"+id+"/output")
-		if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "image/png" {
-			t.Fatalf("output: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
-		}
-		if !bytes.Equal(body, want) {
-			t.Fatal("the mesh's picture differs from the local computation")
-		}
-		if resp.Header.Get("X-Content-CID") != j.OutputCID {
-			t.Fatalf("output CID header %q, summary %q", resp.Header.Get("X-Content-CID"), j.OutputCID)
-		}
-		// Content-addressed: a client holding it gets 304.
-		req, _ := http.NewRequest(http.MethodGet, srv.URL+"/v1/jobs/"+id+"/output", nil)
-		req.Header.Set("If-None-Match", resp.Header.Get("ETag"))
-		r2, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r2.Body.Close()
-		if r2.StatusCode != http.StatusNotModified {
-			t.Fatalf("conditional GET: %d", r2.StatusCode)
-		}
+		checkOutput(t, srv.URL, id, want, j)
 	})
 
 	t.Run("tiles", func(t *testing.T) {
-		resp, body := get(t, srv.URL+"/v1/jobs/"+id+"/tiles.png")
-		if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "image/png" {
-			t.Fatalf("tiles: %d %s %s", resp.StatusCode, resp.Header.Get("Content-Type"), body)
-		}
-		img, err := png.Decode(bytes.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if img.Bounds() != image.Rect(0, 0, 64, 48) {
-			t.Fatalf("tile picture bounds %v", img.Bounds())
-		}
-		legend := resp.Header.Get("X-Tile-Legend")
-		entries := strings.Split(legend, ",")
-		if legend == "" || len(entries) > len(j.ByProcessor) {
-			t.Fatalf("legend %q for processors %v", legend, j.ByProcessor)
-		}
-		for i, e := range entries {
-			p, colour, ok := strings.Cut(e, "=")
-			c := assemble.ProcessorColour(i)
-			if !ok || j.ByProcessor[p] == 0 || colour != fmt.Sprintf("#%02x%02x%02x", c.R, c.G, c.B) {
-				t.Fatalf("legend entry %q", e)
-			}
-		}
+		checkTiles(t, srv.URL, id, j)
 	})
 
 	t.Run("bad requests", func(t *testing.T) {
@@ -225,6 +183,61 @@ func TestPictureJobOverTheAPI(t *testing.T) {
 	t.Run("dashboard", func(t *testing.T) {
 		checkDashboard(t, m, srv.URL, id)
 	})
+}
+
+// checkOutput checks GET /v1/jobs/{id}/output of settled job j: the
+// picture computed locally (want), under its CID, and 304 for a client
+// that holds it.
+func checkOutput(t *testing.T, base, id string, want []byte, j apiv1.Job) {
+	resp, body := get(t, base+"/v1/jobs/"+id+"/output")
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "image/png" {
+		t.Fatalf("output: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	if !bytes.Equal(body, want) {
+		t.Fatal("the mesh's picture differs from the local computation")
+	}
+	if resp.Header.Get("X-Content-CID") != j.OutputCID {
+		t.Fatalf("output CID header %q, summary %q", resp.Header.Get("X-Content-CID"), j.OutputCID)
+	}
+	// Content-addressed: a client holding it gets 304.
+	req, _ := http.NewRequest(http.MethodGet, base+"/v1/jobs/"+id+"/output", nil)
+	req.Header.Set("If-None-Match", resp.Header.Get("ETag"))
+	r2, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2.Body.Close()
+	if r2.StatusCode != http.StatusNotModified {
+		t.Fatalf("conditional GET: %d", r2.StatusCode)
+	}
+}
+
+// checkTiles checks the tile picture of settled job j and its legend of
+// processor colours.
+func checkTiles(t *testing.T, base, id string, j apiv1.Job) {
+	resp, body := get(t, base+"/v1/jobs/"+id+"/tiles.png")
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "image/png" {
+		t.Fatalf("tiles: %d %s %s", resp.StatusCode, resp.Header.Get("Content-Type"), body)
+	}
+	img, err := png.Decode(bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if img.Bounds() != image.Rect(0, 0, 64, 48) {
+		t.Fatalf("tile picture bounds %v", img.Bounds())
+	}
+	legend := resp.Header.Get("X-Tile-Legend")
+	entries := strings.Split(legend, ",")
+	if legend == "" || len(entries) > len(j.ByProcessor) {
+		t.Fatalf("legend %q for processors %v", legend, j.ByProcessor)
+	}
+	for i, e := range entries {
+		p, colour, ok := strings.Cut(e, "=")
+		c := assemble.ProcessorColour(i)
+		if !ok || j.ByProcessor[p] == 0 || colour != fmt.Sprintf("#%02x%02x%02x", c.R, c.G, c.B) {
+			t.Fatalf("legend entry %q", e)
+		}
+	}
 }
 
 // checkDashboard opens /ui in headless Chromium at 1280×800 once the job

@@ -193,7 +193,28 @@ func TestDashboardSession(t *testing.T) {
 		t.Fatalf("a login code asked by a session: %d", got)
 	}
 
-	// Allowed hosts and origins.
+	checkAllowedHostsAndOrigins(t, h)
+
+	// At most MaxSessions codes wait: the oldest goes.
+	first := codeOf()
+	codeOf()
+	codeOf()
+	if resp := exchange(first); resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("a code pushed out by newer ones: %d", resp.StatusCode)
+	}
+
+	// The session ends at its expiry.
+	clk.advance(cfg.SessionTTL)
+	if got := serveDirect(h, http.MethodGet, "/v1/jobs", remote, host, withCookie).Code; got != http.StatusUnauthorized {
+		t.Fatalf("a remote read with an expired session: %d", got)
+	}
+}
+
+// checkAllowedHostsAndOrigins checks that h, configured with the allowed
+// host node.lan and origin https://dash.example:8443, serves them and
+// refuses look-alikes.
+func checkAllowedHostsAndOrigins(t *testing.T, h http.Handler) {
+	t.Helper()
 	for _, tc := range []struct {
 		host, origin string
 		want         int
@@ -212,20 +233,6 @@ func TestDashboardSession(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("Host %q, Origin %q: %d, want %d", tc.host, tc.origin, got, tc.want)
 		}
-	}
-
-	// At most MaxSessions codes wait: the oldest goes.
-	first := codeOf()
-	codeOf()
-	codeOf()
-	if resp := exchange(first); resp.StatusCode != http.StatusUnauthorized {
-		t.Fatalf("a code pushed out by newer ones: %d", resp.StatusCode)
-	}
-
-	// The session ends at its expiry.
-	clk.advance(cfg.SessionTTL)
-	if got := serveDirect(h, http.MethodGet, "/v1/jobs", remote, host, withCookie).Code; got != http.StatusUnauthorized {
-		t.Fatalf("a remote read with an expired session: %d", got)
 	}
 }
 

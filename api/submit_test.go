@@ -132,34 +132,7 @@ func TestSubmitUploadWaitCancel(t *testing.T) {
 	if time.Until(open.Deadline) < 59*time.Minute {
 		t.Fatalf("default deadline %v", open.Deadline)
 	}
-	// Only the node that submitted it may cancel it.
-	_, other := serve(t, m.Bootstrap().Node)
-	_, proc := serve(t, m.Members[1].Node)
-	wait.Until(t, 30*time.Second, func() error {
-		_, err := proc.Job(ctx, open.ID)
-		return err
-	})
-	if _, err := proc.Cancel(ctx, open.ID); apiStatus(t, err) != http.StatusForbidden {
-		t.Fatalf("cancel from another node: %v", err)
-	}
-	got, err := c.Cancel(ctx, open.ID)
-	if err != nil || got.State != apiv1.JobCancelled {
-		t.Fatalf("cancel: %v, %+v", err, got)
-	}
-	if again, err := c.Cancel(ctx, open.ID); err != nil || again.State != apiv1.JobCancelled {
-		t.Fatalf("cancel again: %v, %+v", err, again)
-	}
-	// Every node sees it cancelled: the record is signed by the creator.
-	wait.Until(t, 30*time.Second, func() error {
-		j, err := other.Job(ctx, open.ID)
-		if err != nil {
-			return err
-		}
-		if j.State != apiv1.JobCancelled {
-			return fmt.Errorf("bootstrap sees %s", j.State)
-		}
-		return nil
-	})
+	checkCancel(ctx, t, m, c, open.ID)
 
 	// A job processors take runs to its verdict; Wait reports progress.
 	req.Requirements = apiv1.Requirements{}
@@ -180,18 +153,7 @@ func TestSubmitUploadWaitCancel(t *testing.T) {
 	if final.State != apiv1.JobVerified || !final.Verified || final.OutputCID == "" || seen[len(seen)-1] != apiv1.JobVerified {
 		t.Fatalf("final %+v, states %v", final, seen)
 	}
-	// The output is in the mesh's block layer under its CID.
-	oc, err := cid.Decode(final.OutputCID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	if err := n.IPFS.Get(ctx, oc, filepath.Join(dir, "out")); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := os.ReadFile(filepath.Join(dir, "out", "output.bin")); err != nil || len(out) == 0 {
-		t.Fatalf("output: %d bytes (%v)", len(out), err)
-	}
+	checkOutputHeld(ctx, t, n, final.OutputCID)
 	if _, err := c.Cancel(ctx, job.ID); apiStatus(t, err) != http.StatusConflict {
 		t.Fatalf("cancel after work started: %v", err)
 	}
@@ -215,6 +177,57 @@ func TestSubmitUploadWaitCancel(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// checkCancel cancels open job id through c, the API of the node that
+// submitted it, after another node's API refused to, and waits until every
+// node sees it cancelled.
+func checkCancel(ctx context.Context, t *testing.T, m *localmesh.Mesh, c *meshclient.Client, id string) {
+	t.Helper()
+	_, other := serve(t, m.Bootstrap().Node)
+	_, proc := serve(t, m.Members[1].Node)
+	wait.Until(t, 30*time.Second, func() error {
+		_, err := proc.Job(ctx, id)
+		return err
+	})
+	if _, err := proc.Cancel(ctx, id); apiStatus(t, err) != http.StatusForbidden {
+		t.Fatalf("cancel from another node: %v", err)
+	}
+	got, err := c.Cancel(ctx, id)
+	if err != nil || got.State != apiv1.JobCancelled {
+		t.Fatalf("cancel: %v, %+v", err, got)
+	}
+	if again, err := c.Cancel(ctx, id); err != nil || again.State != apiv1.JobCancelled {
+		t.Fatalf("cancel again: %v, %+v", err, again)
+	}
+	// Every node sees it cancelled: the record is signed by the creator.
+	wait.Until(t, 30*time.Second, func() error {
+		j, err := other.Job(ctx, id)
+		if err != nil {
+			return err
+		}
+		if j.State != apiv1.JobCancelled {
+			return fmt.Errorf("bootstrap sees %s", j.State)
+		}
+		return nil
+	})
+}
+
+// checkOutputHeld checks that the output of CID outputCID is in n's block
+// layer, with its output.bin.
+func checkOutputHeld(ctx context.Context, t *testing.T, n *node.Node, outputCID string) {
+	t.Helper()
+	oc, err := cid.Decode(outputCID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := n.IPFS.Get(ctx, oc, filepath.Join(dir, "out")); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := os.ReadFile(filepath.Join(dir, "out", "output.bin")); err != nil || len(out) == 0 {
+		t.Fatalf("output: %d bytes (%v)", len(out), err)
+	}
 }
 
 type badCase struct {

@@ -309,21 +309,9 @@ func (d *decoder) field(limit int, tooBig error) ([]byte, error) {
 // payload; the whole input is bounded by maxPayload plus the fixed overhead
 // before any parsing.
 func decodeEnvelope(data []byte, maxPayload int) (*envelope, error) {
-	if len(data) > maxPayload+envelopeOverhead+batchOverhead {
-		return nil, fmt.Errorf("%w: envelope is %d bytes", ErrOversized, len(data))
-	}
-	if len(data) < 2 {
-		return nil, fmt.Errorf("%w: %d bytes", ErrMalformed, len(data))
-	}
-	if data[0] != envelopeVersion && data[0] != batchEnvelopeVersion {
-		return nil, fmt.Errorf("%w: %d", ErrUnknownVersion, data[0])
-	}
-	if data[0] == envelopeVersion && len(data) > maxPayload+envelopeOverhead {
-		return nil, fmt.Errorf("%w: envelope is %d bytes", ErrOversized, len(data))
-	}
-	flags := data[1]
-	if flags&^flagTombstone != 0 {
-		return nil, fmt.Errorf("%w: unknown flags %#x", ErrMalformed, flags)
+	flags, err := checkEnvelopeHeader(data, maxPayload)
+	if err != nil {
+		return nil, err
 	}
 	d := &decoder{b: data, off: 2}
 	key, err := d.field(MaxKeyLen, ErrMalformed)
@@ -354,24 +342,9 @@ func decodeEnvelope(data []byte, maxPayload int) (*envelope, error) {
 	var leaves []byte
 	index := 0
 	if data[0] == batchEnvelopeVersion {
-		n, err := d.uvarint()
-		if err != nil {
+		if leaves, index, err = d.batchLeaves(); err != nil {
 			return nil, err
 		}
-		if n < 2 || n > MaxBatchRecords {
-			return nil, fmt.Errorf("%w: a batch of %d records", ErrMalformed, n)
-		}
-		i, err := d.uvarint()
-		if err != nil {
-			return nil, err
-		}
-		if i >= n {
-			return nil, fmt.Errorf("%w: record %d of a batch of %d", ErrMalformed, i, n)
-		}
-		if leaves, err = d.fixed(int(n) * leafLen); err != nil {
-			return nil, err
-		}
-		index = int(i)
 	}
 	sig, err := d.fixed(sigLen)
 	if err != nil {
@@ -398,22 +371,76 @@ func decodeEnvelope(data []byte, maxPayload int) (*envelope, error) {
 	if len(payload) > 0 {
 		e.Payload = append([]byte(nil), payload...)
 	}
+	if err := e.checkKeyAndType(); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// checkEnvelopeHeader bounds data's size for its version, before any
+// parsing, and returns its flags.
+func checkEnvelopeHeader(data []byte, maxPayload int) (flags byte, err error) {
+	if len(data) > maxPayload+envelopeOverhead+batchOverhead {
+		return 0, fmt.Errorf("%w: envelope is %d bytes", ErrOversized, len(data))
+	}
+	if len(data) < 2 {
+		return 0, fmt.Errorf("%w: %d bytes", ErrMalformed, len(data))
+	}
+	if data[0] != envelopeVersion && data[0] != batchEnvelopeVersion {
+		return 0, fmt.Errorf("%w: %d", ErrUnknownVersion, data[0])
+	}
+	if data[0] == envelopeVersion && len(data) > maxPayload+envelopeOverhead {
+		return 0, fmt.Errorf("%w: envelope is %d bytes", ErrOversized, len(data))
+	}
+	flags = data[1]
+	if flags&^flagTombstone != 0 {
+		return 0, fmt.Errorf("%w: unknown flags %#x", ErrMalformed, flags)
+	}
+	return flags, nil
+}
+
+// batchLeaves reads a batch envelope's record count, its record's index and
+// the batch's leaf hashes.
+func (d *decoder) batchLeaves() (leaves []byte, index int, err error) {
+	n, err := d.uvarint()
+	if err != nil {
+		return nil, 0, err
+	}
+	if n < 2 || n > MaxBatchRecords {
+		return nil, 0, fmt.Errorf("%w: a batch of %d records", ErrMalformed, n)
+	}
+	i, err := d.uvarint()
+	if err != nil {
+		return nil, 0, err
+	}
+	if i >= n {
+		return nil, 0, fmt.Errorf("%w: record %d of a batch of %d", ErrMalformed, i, n)
+	}
+	if leaves, err = d.fixed(int(n) * leafLen); err != nil {
+		return nil, 0, err
+	}
+	return leaves, int(i), nil
+}
+
+// checkKeyAndType checks a decoded record's key and type; a tombstone has no
+// payload and may have no type.
+func (e *envelope) checkKeyAndType() error {
 	if err := validKey(e.Key); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
+		return fmt.Errorf("%w: %w", ErrMalformed, err)
 	}
 	if e.Tombstone {
-		if len(payload) != 0 {
-			return nil, fmt.Errorf("%w: tombstone with payload", ErrMalformed)
+		if len(e.Payload) != 0 {
+			return fmt.Errorf("%w: tombstone with payload", ErrMalformed)
 		}
-		if len(typ) != 0 {
+		if len(e.Type) != 0 {
 			if err := validType(e.Type); err != nil {
-				return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
+				return fmt.Errorf("%w: %w", ErrMalformed, err)
 			}
 		}
 	} else if err := validType(e.Type); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
+		return fmt.Errorf("%w: %w", ErrMalformed, err)
 	}
-	return e, nil
+	return nil
 }
 
 // AuthorPolicy decides whether author may write key. It runs on every read

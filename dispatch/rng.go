@@ -41,34 +41,49 @@ func Seed(parts ...[]byte) []byte {
 	return h.Sum(nil)
 }
 
-// Stream is the deterministic random stream of a seed: block k is
+// Stream is a deterministic random stream: SHA-256 in counter mode over a
+// fixed prefix. Block k is
 //
-//	SHA-256("jobmesh/dispatch/rng/v1" ‖ seed ‖ uint64be(k)),  k = 0, 1, ...
+//	SHA-256(prefix ‖ uint64be(k)),  k = 0, 1, ...
 //
 // and Uint64 returns the blocks' big-endian 8-byte words in order (four per
-// block). Any implementation that follows this reproduces every draw.
+// block). Each derivation names its prefix: a domain tag first, so that no
+// two derivations share a stream. It is specified byte for byte so that any
+// other implementation (or a contract) reproduces every draw; math/rand
+// gives no such promise.
 type Stream struct {
-	seed  []byte
+	in    []byte // prefix ‖ uint64be(k), k the next block's counter
 	block [sha256.Size]byte
 	ctr   uint64
-	pos   int
+	pos   int // next unread byte of block; sha256.Size when empty
 }
 
-// NewStream starts the stream of seed.
+// NewStream starts the dispatch stream of seed, whose prefix is
+// "jobmesh/dispatch/rng/v1" ‖ seed.
 func NewStream(seed []byte) *Stream {
-	return &Stream{seed: append([]byte(nil), seed...), pos: sha256.Size}
+	return NewCounterStream([]byte(streamDomain), seed)
+}
+
+// NewCounterStream starts the stream whose prefix is parts concatenated,
+// without length prefixes: a derivation whose parts are not of fixed length
+// must make its prefix unambiguous itself.
+func NewCounterStream(parts ...[]byte) *Stream {
+	n := 8
+	for _, p := range parts {
+		n += len(p)
+	}
+	in := make([]byte, 0, n)
+	for _, p := range parts {
+		in = append(in, p...)
+	}
+	return &Stream{in: in[:n], pos: sha256.Size}
 }
 
 // Uint64 returns the next word of the stream.
 func (s *Stream) Uint64() uint64 {
 	if s.pos == sha256.Size {
-		h := sha256.New()
-		h.Write([]byte(streamDomain))
-		h.Write(s.seed)
-		var c [8]byte
-		binary.BigEndian.PutUint64(c[:], s.ctr)
-		h.Write(c[:])
-		h.Sum(s.block[:0])
+		binary.BigEndian.PutUint64(s.in[len(s.in)-8:], s.ctr)
+		s.block = sha256.Sum256(s.in)
 		s.ctr++
 		s.pos = 0
 	}
@@ -77,15 +92,17 @@ func (s *Stream) Uint64() uint64 {
 	return v
 }
 
-// Uniform returns a uniform integer in [0, n), n > 0, by rejection: words
-// below 2^64 mod n are skipped, so every residue is equally likely.
+// Uniform returns an unbiased integer in [0, n) for n >= 1 by rejection:
+// with t = 2^64 mod n, draw x = Uint64() until x >= t, then return x mod n.
+// The accepted range [t, 2^64) holds a multiple of n values. It always
+// draws at least once, also for n = 1. It panics for n = 0.
 func (s *Stream) Uniform(n uint64) uint64 {
 	if n == 0 {
 		panic("dispatch: Uniform(0)")
 	}
-	threshold := -n % n
+	t := -n % n // (2^64 - n) mod n == 2^64 mod n in uint64 arithmetic
 	for {
-		if x := s.Uint64(); x >= threshold {
+		if x := s.Uint64(); x >= t {
 			return x % n
 		}
 	}

@@ -153,18 +153,7 @@ func TestDevChainSharedOverRPC(t *testing.T) {
 	}
 	defer dapp.Close()
 	wallets := []Wallet{newKeystoreWallet(t, 1), newKeystoreWallet(t, 2), newKeystoreWallet(t, 3)}
-	var procs []*Client
-	for _, w := range wallets {
-		p, err := Dial(ctx, chain.URL(), w, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer p.Close()
-		if _, err := p.Stake(ctx, big.NewInt(5000)); err != nil {
-			t.Fatalf("stake: %v", err)
-		}
-		procs = append(procs, p)
-	}
+	procs := dialStaked(ctx, t, chain.URL(), wallets, cfg)
 	st, err := dapp.StakeOf(ctx, wallets[0].Account.Address)
 	if err != nil || st.Active.Int64() != 5000 {
 		t.Fatalf("stake read back %+v, %v", st, err)
@@ -199,14 +188,7 @@ func TestDevChainSharedOverRPC(t *testing.T) {
 		pay[w.Account.Address] = big.NewInt(300)
 	}
 	s := NewSettlement(key, seed, common.Hash{0xa}, common.Hash{0xb}, pay, nil)
-	var sigs []SignedBy
-	for _, w := range wallets[:2] {
-		sig, err := w.SignSettlement(procs[0].Domain(), s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sigs = append(sigs, SignedBy{Signer: w.Account.Address, Signature: sig})
-	}
+	sigs := signedBy(t, procs[0].Domain(), s, wallets[:2])
 	if _, err := procs[2].Settle(ctx, s, sigs); err != nil {
 		t.Fatalf("settle: %v", err)
 	}
@@ -222,6 +204,39 @@ func TestDevChainSharedOverRPC(t *testing.T) {
 			t.Fatalf("payout %d: %s %v", i, r.Payees[i], r.Amounts[i])
 		}
 	}
+}
+
+// dialStaked dials the chain at url once per wallet, stakes 5000 wei
+// from each, and closes the clients when the test ends.
+func dialStaked(ctx context.Context, t *testing.T, url string, wallets []Wallet, cfg Config) []*Client {
+	t.Helper()
+	var procs []*Client
+	for _, w := range wallets {
+		p, err := Dial(ctx, url, w, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { p.Close() })
+		if _, err := p.Stake(ctx, big.NewInt(5000)); err != nil {
+			t.Fatalf("stake: %v", err)
+		}
+		procs = append(procs, p)
+	}
+	return procs
+}
+
+// signedBy is settlement s signed by each wallet under domain d.
+func signedBy(t *testing.T, d Domain, s Settlement, wallets []Wallet) []SignedBy {
+	t.Helper()
+	var sigs []SignedBy
+	for _, w := range wallets {
+		sig, err := w.SignSettlement(d, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sigs = append(sigs, SignedBy{Signer: w.Account.Address, Signature: sig})
+	}
+	return sigs
 }
 
 // flakyProxy stands between a client and the dev chain: it cuts the first

@@ -136,12 +136,42 @@ func TestSettleRefusals(t *testing.T) {
 	h.extra = append(h.extra, other.Address())
 
 	good := h.settlement(jobID, seed, ether(3), []int{1, 2, 3}, nil)
-	cases := []struct {
-		name   string
-		build  func() (Settlement, []SignedBy)
-		want   error
-		revert string
-	}{
+	cases := settleRefusals(h, jobID, seed, good, other.Domain())
+	before := h.balance(h.addr(creator))
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s, sigs := tc.build()
+			_, err := h.rawSettle(outsider, s, sigs)
+			expectRevert(t, err, tc.want, tc.revert)
+			if st := h.jobState(jobID); st != JobFunded {
+				t.Fatalf("job %v after a refused settle", st)
+			}
+		})
+	}
+	// Refusals cost the job nothing: the creator paid no gas and the
+	// escrow is intact; a correct settlement still goes through.
+	if got := h.balance(h.addr(creator)); got.Cmp(before) != 0 {
+		t.Fatalf("creator balance moved: %v -> %v", before, got)
+	}
+	if _, err := h.clients[outsider].Settle(h.ctx, good, h.sign(d, good, 1, 2, 3)); err != nil {
+		t.Fatalf("good settlement after refusals: %v", err)
+	}
+}
+
+// settleRefusal is a settlement the escrow refuses, with the error and
+// the revert it refuses it with.
+type settleRefusal struct {
+	name   string
+	build  func() (Settlement, []SignedBy)
+	want   error
+	revert string
+}
+
+// settleRefusals are variants of good, the settlement of job jobID with
+// seed, that the escrow must refuse; otherDomain is another escrow's.
+func settleRefusals(h *harness, jobID, seed common.Hash, good Settlement, otherDomain Domain) []settleRefusal {
+	d := h.clients[0].Domain()
+	return []settleRefusal{
 		{"bad seed", func() (Settlement, []SignedBy) {
 			s := h.settlement(jobID, common.Hash{1}, ether(3), []int{1, 2, 3}, nil)
 			return s, h.sign(d, s, 1, 2, 3)
@@ -186,7 +216,7 @@ func TestSettleRefusals(t *testing.T) {
 			return s, h.sign(d, s, 1, 2, 3)
 		}, ErrOverPayment, "OverPayment"},
 		{"signature from another contract", func() (Settlement, []SignedBy) {
-			return good, h.sign(other.Domain(), good, 1, 2, 3)
+			return good, h.sign(otherDomain, good, 1, 2, 3)
 		}, ErrSignatureRejected, "BadSignature"},
 		{"signature from another chain ID", func() (Settlement, []SignedBy) {
 			return good, h.sign(Domain{ChainID: big.NewInt(1), Contract: d.Contract}, good, 1, 2, 3)
@@ -207,25 +237,6 @@ func TestSettleRefusals(t *testing.T) {
 			}
 			return good, sigs
 		}, ErrSignatureRejected, "BadSignature"},
-	}
-	before := h.balance(h.addr(creator))
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			s, sigs := tc.build()
-			_, err := h.rawSettle(outsider, s, sigs)
-			expectRevert(t, err, tc.want, tc.revert)
-			if st := h.jobState(jobID); st != JobFunded {
-				t.Fatalf("job %v after a refused settle", st)
-			}
-		})
-	}
-	// Refusals cost the job nothing: the creator paid no gas and the
-	// escrow is intact; a correct settlement still goes through.
-	if got := h.balance(h.addr(creator)); got.Cmp(before) != 0 {
-		t.Fatalf("creator balance moved: %v -> %v", before, got)
-	}
-	if _, err := h.clients[outsider].Settle(h.ctx, good, h.sign(d, good, 1, 2, 3)); err != nil {
-		t.Fatalf("good settlement after refusals: %v", err)
 	}
 }
 

@@ -32,73 +32,7 @@ func TestGethDev(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
 
-	// geth --dev funds the first keystore account; put dev key 0 there.
-	datadir := t.TempDir()
-	ks := keystore.NewKeyStore(filepath.Join(datadir, "keystore"), keystore.LightScryptN, keystore.LightScryptP)
-	if _, err := ks.ImportECDSA(DevKey(0), ""); err != nil {
-		t.Fatal(err)
-	}
-	pwFile := filepath.Join(t.TempDir(), "password")
-	if err := os.WriteFile(pwFile, []byte("\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	port := freePort(t)
-	cmd := exec.Command(gethBin, "--dev", "--dev.period", "0", "--datadir", datadir, "--password", pwFile,
-		"--http", "--http.addr", "127.0.0.1", "--http.port", strconv.Itoa(port), "--http.api", "eth,net,web3",
-		"--ipcdisable", "--nodiscover", "--maxpeers", "0", "--port", "0", "--authrpc.port", strconv.Itoa(freePort(t)),
-		"--verbosity", "2")
-	logFile, err := os.Create(filepath.Join(t.TempDir(), "geth.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer logFile.Close()
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	defer func() {
-		cmd.Process.Signal(os.Interrupt)
-		select {
-		case <-exited:
-		case <-time.After(30 * time.Second):
-			cmd.Process.Kill()
-			<-exited
-		}
-	}()
-	dumpLog := func() {
-		if b, err := os.ReadFile(logFile.Name()); err == nil {
-			t.Logf("geth log:\n%s", b)
-		}
-	}
-
-	url := fmt.Sprintf("http://127.0.0.1:%d", port)
-	ec, err := ethclient.DialContext(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ec.Close()
-	// Wait until geth answers, with a deadline; fail early if it exited.
-	tick := time.NewTicker(100 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		if id, err := ec.ChainID(ctx); err == nil {
-			if id.Int64() != DevChainID {
-				t.Fatalf("geth --dev chain ID %v", id)
-			}
-			break
-		}
-		select {
-		case err := <-exited:
-			dumpLog()
-			t.Fatalf("geth exited: %v", err)
-		case <-ctx.Done():
-			dumpLog()
-			t.Fatal("geth did not answer in time")
-		case <-tick.C:
-		}
-	}
+	ec, dumpLog := startGethDev(ctx, t, gethBin)
 
 	chainID := big.NewInt(DevChainID)
 	cfg := testConfig()
@@ -177,6 +111,81 @@ func TestGethDev(t *testing.T) {
 	// A revert on a real node is decoded the same way.
 	_, err = dapp.Refund(ctx, key)
 	expectRevert(t, err, ErrJobNotFunded, "JobNotFunded")
+}
+
+// startGethDev starts gethBin in --dev mode with dev key 0 funded, stops
+// it when the test ends, and returns a client of its HTTP endpoint, once it
+// answers, and a function that logs geth's log.
+func startGethDev(ctx context.Context, t *testing.T, gethBin string) (*ethclient.Client, func()) {
+	t.Helper()
+	// geth --dev funds the first keystore account; put dev key 0 there.
+	datadir := t.TempDir()
+	ks := keystore.NewKeyStore(filepath.Join(datadir, "keystore"), keystore.LightScryptN, keystore.LightScryptP)
+	if _, err := ks.ImportECDSA(DevKey(0), ""); err != nil {
+		t.Fatal(err)
+	}
+	pwFile := filepath.Join(t.TempDir(), "password")
+	if err := os.WriteFile(pwFile, []byte("\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	port := freePort(t)
+	cmd := exec.Command(gethBin, "--dev", "--dev.period", "0", "--datadir", datadir, "--password", pwFile,
+		"--http", "--http.addr", "127.0.0.1", "--http.port", strconv.Itoa(port), "--http.api", "eth,net,web3",
+		"--ipcdisable", "--nodiscover", "--maxpeers", "0", "--port", "0", "--authrpc.port", strconv.Itoa(freePort(t)),
+		"--verbosity", "2")
+	logFile, err := os.Create(filepath.Join(t.TempDir(), "geth.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { logFile.Close() })
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		cmd.Process.Signal(os.Interrupt)
+		select {
+		case <-exited:
+		case <-time.After(30 * time.Second):
+			cmd.Process.Kill()
+			<-exited
+		}
+	})
+	dumpLog := func() {
+		if b, err := os.ReadFile(logFile.Name()); err == nil {
+			t.Logf("geth log:\n%s", b)
+		}
+	}
+
+	url := fmt.Sprintf("http://127.0.0.1:%d", port)
+	ec, err := ethclient.DialContext(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(ec.Close)
+	// Wait until geth answers, with a deadline; fail early if it exited.
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if id, err := ec.ChainID(ctx); err == nil {
+			if id.Int64() != DevChainID {
+				t.Fatalf("geth --dev chain ID %v", id)
+			}
+			break
+		}
+		select {
+		case err := <-exited:
+			dumpLog()
+			t.Fatalf("geth exited: %v", err)
+		case <-ctx.Done():
+			dumpLog()
+			t.Fatal("geth did not answer in time")
+		case <-tick.C:
+		}
+	}
+	return ec, dumpLog
 }
 
 func freePort(t *testing.T) int {

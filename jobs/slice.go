@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -99,11 +100,7 @@ func Slice(info *JobInfo) (*Plan, error) {
 	verSources := make([]BlockSource, 0, cap(verBlocks))
 	micros := make([]MicroJob, numReg+numMacro)
 	order := make([]int, n)
-	type pick struct {
-		block uint64
-		src   BlockSource
-	}
-	picks := make([]pick, 0, kv)
+	picks := make([]verifierPick, 0, kv)
 	regular := make([][]uint64, 0, n) // by regular index, not slot; reused per MacroJob
 
 	for m := range numMacro {
@@ -125,25 +122,7 @@ func Slice(info *JobInfo) (*Plan, error) {
 			regular = append(regular, blk)
 		}
 
-		order = order[:nr]
-		for i := range order {
-			order[i] = i
-		}
-		shuffle(r, order)
-		picks = picks[:0]
-		for _, c := range order[:kk] {
-			pos := r.Uniform(uint64(len(regular[c])))
-			picks = append(picks, pick{block: regular[c][pos], src: BlockSource{Slot: c, Position: int(pos)}})
-		}
-		slices.SortFunc(picks, func(a, b pick) int {
-			switch {
-			case a.block < b.block:
-				return -1
-			case a.block > b.block:
-				return 1
-			}
-			return 0
-		})
+		order, picks = pickVerifierBlocks(r, regular, kk, order, picks)
 		v := int(r.Uniform(nr + 1))
 
 		// Sources were recorded with regular indices; turn them into slots.
@@ -181,6 +160,30 @@ func Slice(info *JobInfo) (*Plan, error) {
 		}
 	}
 	return p, nil
+}
+
+// verifierPick is one block of a verifier MicroJob and where it comes from.
+type verifierPick struct {
+	block uint64
+	src   BlockSource // with the regular index as its Slot
+}
+
+// pickVerifierBlocks draws the verifier blocks of one MacroJob from r: kk of
+// its regular MicroJobs in shuffled order, one block of each, sorted by
+// block. order and picks are storage to reuse; it returns them resliced.
+func pickVerifierBlocks(r *Stream, regular [][]uint64, kk uint64, order []int, picks []verifierPick) ([]int, []verifierPick) {
+	order = order[:len(regular)]
+	for i := range order {
+		order[i] = i
+	}
+	shuffle(r, order)
+	picks = picks[:0]
+	for _, c := range order[:kk] {
+		pos := r.Uniform(uint64(len(regular[c])))
+		picks = append(picks, verifierPick{block: regular[c][pos], src: BlockSource{Slot: c, Position: int(pos)}})
+	}
+	slices.SortFunc(picks, func(a, b verifierPick) int { return cmp.Compare(a.block, b.block) })
+	return order, picks
 }
 
 // NumMicroJobs is the number of MicroJobs, verifiers included.

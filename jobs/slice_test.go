@@ -29,17 +29,7 @@ func checkPlan(t *testing.T, info *JobInfo, p *Plan) {
 	if want := (numBlocks + n*k - 1) / (n * k); uint64(len(p.Macros)) != want {
 		t.Fatalf("%d MacroJobs, want %d", len(p.Macros), want)
 	}
-	var covered uint64
-	for i := range p.NumBlocks {
-		_, l, err := p.BlockRange(i)
-		if err != nil || l == 0 || l > p.BlockSize {
-			t.Fatalf("BlockRange(%d) = %d, %v", i, l, err)
-		}
-		covered += l
-	}
-	if covered != info.Data.Size {
-		t.Fatalf("blocks cover %d bytes, want %d", covered, info.Data.Size)
-	}
+	checkBlockRanges(t, info, p)
 
 	seenBlock := make([]int, numBlocks)
 	ids := map[Hash]bool{}
@@ -106,24 +96,7 @@ func checkPlan(t *testing.T, info *JobInfo, p *Plan) {
 			t.Fatalf("macro %d: %d short regular MicroJobs", mi, short)
 		}
 
-		v := &m.Micros[m.VerifierSlot]
-		if want := min(kv, uint64(m.Regular)); uint64(len(v.Blocks)) != want || len(v.Sources) != len(v.Blocks) {
-			t.Fatalf("macro %d: verifier has %d blocks, %d sources; want %d", mi, len(v.Blocks), len(v.Sources), want)
-		}
-		srcSlots := map[int]bool{}
-		for i, src := range v.Sources {
-			if srcSlots[src.Slot] {
-				t.Fatalf("macro %d: two verifier blocks from slot %d", mi, src.Slot)
-			}
-			srcSlots[src.Slot] = true
-			reg, pos, err := p.Counterpart(v.ID, i)
-			if err != nil || reg.Verifier || reg.Slot != src.Slot || pos != src.Position {
-				t.Fatalf("Counterpart(%d) = %+v, %d, %v", i, reg, pos, err)
-			}
-			if reg.Blocks[pos] != v.Blocks[i] {
-				t.Fatalf("verifier block %d is %d, counterpart holds %d", i, v.Blocks[i], reg.Blocks[pos])
-			}
-		}
+		checkVerifier(t, p, mi, kv)
 	}
 	for blk, c := range seenBlock {
 		if c != 1 {
@@ -132,6 +105,47 @@ func checkPlan(t *testing.T, info *JobInfo, p *Plan) {
 	}
 	if p.NumMicroJobs() != total {
 		t.Fatalf("NumMicroJobs = %d, want %d", p.NumMicroJobs(), total)
+	}
+}
+
+// checkVerifier checks the verifier of MacroJob mi: min(K', regular)
+// blocks, each from a different regular MicroJob, each its counterpart's.
+func checkVerifier(t *testing.T, p *Plan, mi int, kv uint64) {
+	t.Helper()
+	m := &p.Macros[mi]
+	v := &m.Micros[m.VerifierSlot]
+	if want := min(kv, uint64(m.Regular)); uint64(len(v.Blocks)) != want || len(v.Sources) != len(v.Blocks) {
+		t.Fatalf("macro %d: verifier has %d blocks, %d sources; want %d", mi, len(v.Blocks), len(v.Sources), want)
+	}
+	srcSlots := map[int]bool{}
+	for i, src := range v.Sources {
+		if srcSlots[src.Slot] {
+			t.Fatalf("macro %d: two verifier blocks from slot %d", mi, src.Slot)
+		}
+		srcSlots[src.Slot] = true
+		reg, pos, err := p.Counterpart(v.ID, i)
+		if err != nil || reg.Verifier || reg.Slot != src.Slot || pos != src.Position {
+			t.Fatalf("Counterpart(%d) = %+v, %d, %v", i, reg, pos, err)
+		}
+		if reg.Blocks[pos] != v.Blocks[i] {
+			t.Fatalf("verifier block %d is %d, counterpart holds %d", i, v.Blocks[i], reg.Blocks[pos])
+		}
+	}
+}
+
+// checkBlockRanges checks that the blocks' byte ranges cover the data.
+func checkBlockRanges(t *testing.T, info *JobInfo, p *Plan) {
+	t.Helper()
+	var covered uint64
+	for i := range p.NumBlocks {
+		_, l, err := p.BlockRange(i)
+		if err != nil || l == 0 || l > p.BlockSize {
+			t.Fatalf("BlockRange(%d) = %d, %v", i, l, err)
+		}
+		covered += l
+	}
+	if covered != info.Data.Size {
+		t.Fatalf("blocks cover %d bytes, want %d", covered, info.Data.Size)
 	}
 }
 

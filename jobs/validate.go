@@ -26,10 +26,8 @@ func (j *JobInfo) Validate(now time.Time) error {
 // validateStatic checks everything that does not depend on the clock. The
 // decoder uses it: an old job stays decodable after its deadline.
 func (j *JobInfo) validateStatic() []error {
-	var errs []error
-	add := func(field string, sentinel error, format string, args ...any) {
-		errs = append(errs, fmt.Errorf("%s: %w: %s", field, sentinel, fmt.Sprintf(format, args...)))
-	}
+	var errs fieldErrors
+	add := errs.add
 	if j.Version != SchemaVersion {
 		add("version", ErrUnsupportedVersion, "%d (want %d)", j.Version, SchemaVersion)
 	}
@@ -49,6 +47,56 @@ func (j *JobInfo) validateStatic() []error {
 		add("data.size", ErrInvalidSlicing, "must be at least 1 byte")
 	}
 
+	j.validateSlicing(&errs)
+	if j.Seed.IsZero() {
+		add("seed", ErrMissingSeed, "must be 32 random bytes, not zero")
+	}
+	switch {
+	case j.PriceWei == nil:
+		add("price_wei", ErrInvalidPrice, "missing")
+	case j.PriceWei.Sign() <= 0:
+		add("price_wei", ErrInvalidPrice, "%s must be positive", j.PriceWei)
+	case j.PriceWei.Cmp(maxPrice) > 0:
+		add("price_wei", ErrInvalidPrice, "exceeds 2^256-1")
+	}
+
+	j.validateRequirements(&errs)
+	if j.Creator == (Address{}) {
+		add("creator", ErrInvalidWallet, "zero address")
+	}
+	if j.Deadline <= 0 || j.Deadline > MaxDeadline {
+		add("deadline", ErrInvalidDeadline, "%d not in 1..%d", j.Deadline, int64(MaxDeadline))
+	}
+
+	switch j.Output.Kind {
+	case OutputConcat:
+		if j.Output.Columns != 0 {
+			add("output.columns", ErrInvalidOutput, "must be 0 for %q", OutputConcat)
+		}
+	case OutputPNGGrid:
+		if j.Output.Columns < 1 || j.Output.Columns > MaxColumns {
+			add("output.columns", ErrInvalidOutput, "%d not in 1..%d", j.Output.Columns, MaxColumns)
+		}
+	default:
+		add("output.kind", ErrInvalidOutput, "%q (want %q or %q)", j.Output.Kind, OutputConcat, OutputPNGGrid)
+	}
+	if j.TaskSize > MaxTaskSize {
+		add("task_size", ErrInvalidTaskSize, "%d exceeds 2^53", j.TaskSize)
+	}
+	return errs
+}
+
+// fieldErrors collects validation errors, each naming its field.
+type fieldErrors []error
+
+func (e *fieldErrors) add(field string, sentinel error, format string, args ...any) {
+	*e = append(*e, fmt.Errorf("%s: %w: %s", field, sentinel, fmt.Sprintf(format, args...)))
+}
+
+// validateSlicing checks the slicing parameters and the block and
+// MicroJob counts they give.
+func (j *JobInfo) validateSlicing(errs *fieldErrors) {
+	add := errs.add
 	s := j.Slicing
 	if s.BlockSize < MinBlockSize || s.BlockSize > MaxBlockSize {
 		add("slicing.block_size", ErrInvalidSlicing, "%d not in %d..%d", s.BlockSize, MinBlockSize, MaxBlockSize)
@@ -70,19 +118,11 @@ func (j *JobInfo) validateStatic() []error {
 		// One verifier block per distinct regular MicroJob, so K' <= N.
 		add("slicing.k_verifier", ErrInvalidSlicing, "%d not in 1..N (N=%d)", s.VerifierBlocks, s.MicroJobs)
 	}
+}
 
-	if j.Seed.IsZero() {
-		add("seed", ErrMissingSeed, "must be 32 random bytes, not zero")
-	}
-	switch {
-	case j.PriceWei == nil:
-		add("price_wei", ErrInvalidPrice, "missing")
-	case j.PriceWei.Sign() <= 0:
-		add("price_wei", ErrInvalidPrice, "%s must be positive", j.PriceWei)
-	case j.PriceWei.Cmp(maxPrice) > 0:
-		add("price_wei", ErrInvalidPrice, "exceeds 2^256-1")
-	}
-
+// validateRequirements checks what the job asks of its processors.
+func (j *JobInfo) validateRequirements(errs *fieldErrors) {
+	add := errs.add
 	r := j.Requirements
 	if r.MinVRAMMiB > MaxMinVRAMMiB {
 		add("requirements.min_vram_mib", ErrInvalidRequirements, "%d exceeds %d", r.MinVRAMMiB, MaxMinVRAMMiB)
@@ -107,30 +147,6 @@ func (j *JobInfo) validateStatic() []error {
 	} else if n := uint64(j.Slicing.MicroJobs); n >= 1 && n <= MaxMicroJobsPerMacro && (n+1)*uint64(r.Replicas) > MaxQueueItems {
 		add("requirements.replicas", ErrInvalidRequirements, "%d replicas of %d MicroJobs per MacroJob (with the verifier) make %d queue items, at most %d", r.Replicas, n+1, (n+1)*uint64(r.Replicas), MaxQueueItems)
 	}
-
-	if j.Creator == (Address{}) {
-		add("creator", ErrInvalidWallet, "zero address")
-	}
-	if j.Deadline <= 0 || j.Deadline > MaxDeadline {
-		add("deadline", ErrInvalidDeadline, "%d not in 1..%d", j.Deadline, int64(MaxDeadline))
-	}
-
-	switch j.Output.Kind {
-	case OutputConcat:
-		if j.Output.Columns != 0 {
-			add("output.columns", ErrInvalidOutput, "must be 0 for %q", OutputConcat)
-		}
-	case OutputPNGGrid:
-		if j.Output.Columns < 1 || j.Output.Columns > MaxColumns {
-			add("output.columns", ErrInvalidOutput, "%d not in 1..%d", j.Output.Columns, MaxColumns)
-		}
-	default:
-		add("output.kind", ErrInvalidOutput, "%q (want %q or %q)", j.Output.Kind, OutputConcat, OutputPNGGrid)
-	}
-	if j.TaskSize > MaxTaskSize {
-		add("task_size", ErrInvalidTaskSize, "%d exceeds 2^53", j.TaskSize)
-	}
-	return errs
 }
 
 // Schemes a JobInfo may name for code and data.

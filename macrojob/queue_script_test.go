@@ -179,56 +179,11 @@ func (s *script) run(cmd string) string {
 			s.t.Fatal(err)
 		}
 		s.now = s.now.Add(d)
-		for _, p := range s.names {
-			if s.crashed[p] {
-				continue
-			}
-			before := capture(s.qs[p], &view{})
-			s.publish(p, s.qs[p].Tick(s.now))
-			s.check(string(p), before)
-		}
+		s.tickAll()
 	case "run":
-		// A live network: tick every step and deliver everything in
-		// between. Repeated messages print once.
-		d, err := time.ParseDuration(pos[0])
-		if err != nil {
-			s.t.Fatal(err)
-		}
-		step := time.Second
-		if v, ok := args["step"]; ok {
-			if step, err = time.ParseDuration(v); err != nil {
-				s.t.Fatal(err)
-			}
-		}
-		s.dedupe = map[string]bool{}
-		for end := s.now.Add(d); s.now.Before(end); {
-			s.now = s.now.Add(step)
-			for _, p := range s.names {
-				if !s.crashed[p] {
-					before := capture(s.qs[p], &view{})
-					s.publish(p, s.qs[p].Tick(s.now))
-					s.check(string(p), before)
-				}
-			}
-			s.stabilize()
-		}
-		s.dedupe = nil
+		s.cmdRun(pos, args)
 	case "deliver", "drop":
-		from, to := peerSet(args["from"]), peerSet(args["to"])
-		var keep, take []envelope
-		for _, e := range s.flight {
-			if (from == nil || from[e.from]) && (to == nil || to[e.to]) {
-				take = append(take, e)
-			} else {
-				keep = append(keep, e)
-			}
-		}
-		s.flight = keep
-		if f[0] == "deliver" {
-			s.deliver(take)
-		} else {
-			s.printf("dropped %d", len(take))
-		}
+		s.cmdDeliver(f[0], args)
 	case "stabilize":
 		s.stabilize()
 	case "crash":
@@ -258,6 +213,61 @@ func (s *script) run(cmd string) string {
 	}
 	s.printReady()
 	return strings.Join(s.out, "\n")
+}
+
+// tickAll ticks every live processor's queue at the script's time.
+func (s *script) tickAll() {
+	for _, p := range s.names {
+		if s.crashed[p] {
+			continue
+		}
+		before := capture(s.qs[p], &view{})
+		s.publish(p, s.qs[p].Tick(s.now))
+		s.check(string(p), before)
+	}
+}
+
+// cmdRun runs "run DURATION [step=DURATION]".
+func (s *script) cmdRun(pos []string, args map[string]string) {
+	// A live network: tick every step and deliver everything in
+	// between. Repeated messages print once.
+	d, err := time.ParseDuration(pos[0])
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	step := time.Second
+	if v, ok := args["step"]; ok {
+		if step, err = time.ParseDuration(v); err != nil {
+			s.t.Fatal(err)
+		}
+	}
+	s.dedupe = map[string]bool{}
+	for end := s.now.Add(d); s.now.Before(end); {
+		s.now = s.now.Add(step)
+		s.tickAll()
+		s.stabilize()
+	}
+	s.dedupe = nil
+}
+
+// cmdDeliver runs "deliver" or "drop" (cmd) [from=P,...] [to=P,...] on the
+// messages in flight.
+func (s *script) cmdDeliver(cmd string, args map[string]string) {
+	from, to := peerSet(args["from"]), peerSet(args["to"])
+	var keep, take []envelope
+	for _, e := range s.flight {
+		if (from == nil || from[e.from]) && (to == nil || to[e.to]) {
+			take = append(take, e)
+		} else {
+			keep = append(keep, e)
+		}
+	}
+	s.flight = keep
+	if cmd == "deliver" {
+		s.deliver(take)
+	} else {
+		s.printf("dropped %d", len(take))
+	}
 }
 
 func (s *script) printReady() {

@@ -186,6 +186,58 @@ func (s *sim) after(p PeerID, before *view, msgs []Msg) error {
 }
 
 func runSim(tb testing.TB, seed uint64) (simStats, error) {
+	s, cfg, items, creator := newSim(seed)
+	if err := s.start(cfg, items, creator); err != nil {
+		return s.st, err
+	}
+	deadline := t0.Add(6 * time.Hour)
+	for s.events.Len() > 0 {
+		e := heap.Pop(&s.events).(*simEvent)
+		s.now = e.at
+		if s.now.After(deadline) {
+			_, why := agreement(s.qs, s.live)
+			for _, p := range s.names {
+				tb.Logf("crashed=%v %s", s.crashed[p], describeQueue(string(p), s.qs[p]))
+			}
+			return s.st, fmt.Errorf("no quiescence after %v: %s", deadline.Sub(t0), why)
+		}
+		if s.crashed[e.to] {
+			continue
+		}
+		before := capture(s.qs[e.to], &s.beforeBuf)
+		msgs, err := s.handle(e)
+		if err != nil {
+			return s.st, err
+		}
+		if e.kind == evCrash {
+			continue
+		}
+		if err := s.after(e.to, before, msgs); err != nil {
+			return s.st, err
+		}
+		if e.kind == evTick && s.quiet() {
+			break
+		}
+	}
+	for _, p := range s.names {
+		st := s.qs[p].Stats()
+		s.st.takeovers += st.Takeovers
+		s.st.handoffs += st.Handoffs
+		s.st.imported += st.Imported
+		s.st.reopened += st.Reopened
+	}
+	s.st.simTime = s.now.Sub(t0)
+	if !s.quiet() {
+		_, why := agreement(s.qs, s.live)
+		return s.st, fmt.Errorf("ran out of events: %s", why)
+	}
+	return s.st, nil
+}
+
+// newSim draws a simulation from seed: its processors, items, message loss,
+// turn size, crash victim and an optional partition. It returns the
+// queues' config, the items and the room's creator.
+func newSim(seed uint64) (*sim, Config, []ID, PeerID) {
 	rng := rand.New(rand.NewPCG(seed, 0x6a6f626d657368))
 	n := 3 + rng.IntN(18)
 	nItems := 5 + rng.IntN(40)
@@ -224,13 +276,20 @@ func runSim(tb testing.TB, seed uint64) (simStats, error) {
 		s.splitTo = s.splitFrom.Add(20*time.Second + time.Duration(rng.Int64N(int64(100*time.Second))))
 		s.st.partitions++
 	}
+	return s, cfg, items, creator
+}
+
+// start creates every processor's queue, schedules its first tick, and
+// has every processor request work, the creator first.
+func (s *sim) start(cfg Config, items []ID, creator PeerID) error {
+	rng := s.rng
 	for _, p := range s.names {
 		q, err := New(cfg, Params{Self: p, Room: "room-sim", Items: items, Creator: p}, s.now)
 		if p != creator {
 			q, err = New(cfg, Params{Self: p, Room: "room-sim", Items: items, Creator: creator}, s.now)
 		}
 		if err != nil {
-			return s.st, err
+			return err
 		}
 		s.qs[p] = q
 		s.schedule(&simEvent{at: s.now.Add(time.Duration(rng.Int64N(int64(time.Second)))), kind: evTick, to: p})
@@ -240,73 +299,44 @@ func runSim(tb testing.TB, seed uint64) (simStats, error) {
 	for _, p := range order {
 		before := capture(s.qs[p], &s.beforeBuf)
 		if err := s.after(p, before, s.qs[p].Request(s.now)); err != nil {
-			return s.st, err
+			return err
 		}
 	}
-	deadline := t0.Add(6 * time.Hour)
-	for s.events.Len() > 0 {
-		e := heap.Pop(&s.events).(*simEvent)
-		s.now = e.at
-		if s.now.After(deadline) {
-			_, why := agreement(s.qs, s.live)
-			for _, p := range s.names {
-				tb.Logf("crashed=%v %s", s.crashed[p], describeQueue(string(p), s.qs[p]))
-			}
-			return s.st, fmt.Errorf("no quiescence after %v: %s", deadline.Sub(t0), why)
+	return nil
+}
+
+// handle applies event e to its processor's queue and returns the
+// messages it publishes.
+func (s *sim) handle(e *simEvent) ([]Msg, error) {
+	q := s.qs[e.to]
+	var msgs []Msg
+	switch e.kind {
+	case evDeliver:
+		m, err := Decode(e.wire)
+		if err != nil {
+			return nil, err
 		}
-		if s.crashed[e.to] {
-			continue
+		s.st.delivered++
+		if msgs, err = q.Receive(e.from, m, s.now); err != nil {
+			return nil, fmt.Errorf("%s receives from %s: %w", e.to, e.from, err)
 		}
-		q := s.qs[e.to]
-		before := capture(q, &s.beforeBuf)
-		var msgs []Msg
-		switch e.kind {
-		case evDeliver:
-			m, err := Decode(e.wire)
-			if err != nil {
-				return s.st, err
-			}
-			s.st.delivered++
-			if msgs, err = q.Receive(e.from, m, s.now); err != nil {
-				return s.st, fmt.Errorf("%s receives from %s: %w", e.to, e.from, err)
-			}
-		case evTick:
-			msgs = q.Tick(s.now)
-			s.schedule(&simEvent{at: s.now.Add(time.Second), kind: evTick, to: e.to})
-		case evComplete:
-			var err error
-			if msgs, err = q.Complete(e.item, s.now); err != nil {
-				return s.st, err
-			}
-			s.busy[e.to]--
-			if s.busy[e.to] == 0 && !q.Done() {
-				msgs = append(msgs, q.Request(s.now)...)
-			}
-		case evCrash:
-			s.crashed[e.to] = true
-			s.st.crashes++
-			continue
+	case evTick:
+		msgs = q.Tick(s.now)
+		s.schedule(&simEvent{at: s.now.Add(time.Second), kind: evTick, to: e.to})
+	case evComplete:
+		var err error
+		if msgs, err = q.Complete(e.item, s.now); err != nil {
+			return nil, err
 		}
-		if err := s.after(e.to, before, msgs); err != nil {
-			return s.st, err
+		s.busy[e.to]--
+		if s.busy[e.to] == 0 && !q.Done() {
+			msgs = append(msgs, q.Request(s.now)...)
 		}
-		if e.kind == evTick && s.quiet() {
-			break
-		}
+	case evCrash:
+		s.crashed[e.to] = true
+		s.st.crashes++
 	}
-	for _, p := range s.names {
-		st := s.qs[p].Stats()
-		s.st.takeovers += st.Takeovers
-		s.st.handoffs += st.Handoffs
-		s.st.imported += st.Imported
-		s.st.reopened += st.Reopened
-	}
-	s.st.simTime = s.now.Sub(t0)
-	if !s.quiet() {
-		_, why := agreement(s.qs, s.live)
-		return s.st, fmt.Errorf("ran out of events: %s", why)
-	}
-	return s.st, nil
+	return msgs, nil
 }
 
 // quiet reports the end state: every live processor done, and all of them

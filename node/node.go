@@ -129,13 +129,6 @@ func New(ctx context.Context, p Params) (_ *Node, err error) {
 		reg = prometheus.NewRegistry()
 		reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	}
-	pcfg := p.Config.p2pConfig(p.Role)
-	if p.P2P != nil {
-		pcfg = *p.P2P
-		if p.Role == RoleBootstrap {
-			pcfg.DHTMode, pcfg.PeerExchange = p2p.DHTModeServer, true
-		}
-	}
 
 	var closers []func() error
 	defer func() {
@@ -146,59 +139,10 @@ func New(ctx context.Context, p Params) (_ *Node, err error) {
 		}
 	}()
 
-	h, err := p2p.New(ctx, p2p.Params{
-		Config:     pcfg,
-		Identity:   p.Identity,
-		Datastore:  namespace.Wrap(p.Datastore, ds.NewKey("/dht")),
-		Logger:     log,
-		Registerer: reg,
-		Host:       p.Host,
-	})
+	h, blocks, store, err := p.openLayers(ctx, log, reg, &closers)
 	if err != nil {
 		return nil, err
 	}
-	closers = append(closers, h.Close)
-
-	blocks, err := ipfs.New(ctx, ipfs.Params{
-		Config:     p.Config.ipfsConfig(),
-		Host:       h,
-		Routing:    h.DHT,
-		Datastore:  namespace.Wrap(p.Datastore, ds.NewKey("/blocks")),
-		Logger:     log,
-		Registerer: reg,
-	})
-	if err != nil {
-		return nil, err
-	}
-	closers = append(closers, blocks.Close)
-
-	key := p.Identity
-	if key == nil {
-		key = h.Peerstore().PrivKey(h.ID())
-	}
-	scfg := crdt.DefaultConfig()
-	scfg.Datastore = namespace.Wrap(p.Datastore, ds.NewKey("/crdt"))
-	// The store's blocks are never provided on the DHT.
-	scfg.DAGService = blocks.UnprovidedDAG()
-	scfg.LocalBlocks = blocks
-	scfg.PubSub = h.PubSub
-	scfg.PrivKey = key
-	scfg.Logger = log
-	scfg.Registerer = reg
-	scfg.RebroadcastInterval = time.Duration(p.Config.Store.Rebroadcast)
-	scfg.MaxPayload = p.Config.Store.MaxPayload
-	scfg.DAGSyncTimeout = time.Duration(p.Config.Store.DAGSyncTimeout)
-	scfg.AnnounceWait = time.Duration(p.Config.Store.AnnounceWait)
-	scfg.RepairInterval = time.Duration(p.Config.Store.RepairInterval)
-	scfg.AuthorPolicy = processor.AuthorPolicy(NodesPrefix)
-	store, err := crdt.New(ctx, scfg)
-	if err != nil {
-		return nil, err
-	}
-	closers = append(closers, store.Close)
-	// The store's DAG shares the blockstore: the GC keeps every delta it
-	// has merged and what its heads reach.
-	blocks.StartGC(store.Merged)
 
 	var (
 		esc *escrow.Client
@@ -238,30 +182,10 @@ func New(ctx context.Context, p Params) (_ *Node, err error) {
 	go n.keepMeshed(runCtx, 5*time.Second)
 	go n.keepPins(runCtx)
 	closers = append(closers, func() error { cancel(); n.wg.Wait(); return nil })
-	switch p.Role {
-	case RoleProcessor:
-		pc := p.Config.ProcessorConfig()
-		if p.Processor != nil {
-			pc = *p.Processor
-		}
-		// Bound before any result record names the wallet.
-		if err := n.BindWallet(ctx); err != nil {
+	if p.Role == RoleProcessor {
+		if err := n.startProcessor(ctx, runCtx, p, log, &closers); err != nil {
 			return nil, err
 		}
-		w, err := processor.New(ctx, processor.Params{Host: h, Blocks: blocks, Store: store, Logger: log, Registerer: reg, Chain: esc, WalletKey: p.WalletKey, Directory: directory{n}}, pc)
-		if err != nil {
-			return nil, err
-		}
-		n.Worker = w
-		closers = append(closers, w.Close)
-		if err := n.startModels(runCtx, p.Config, pc, log, reg); err != nil {
-			return nil, err
-		}
-		if err := n.Advertise(ctx); err != nil {
-			return nil, err
-		}
-		n.wg.Add(1)
-		go n.keepAdvertising(runCtx)
 	}
 	if p.Role != RoleBootstrap {
 		// Every client and processor can submit jobs.
@@ -274,6 +198,113 @@ func New(ctx context.Context, p Params) (_ *Node, err error) {
 	}
 	n.Log.Info("node started", "peer", h.ID())
 	return n, nil
+}
+
+// openLayers starts the host, the block layer on it and the replicated
+// store on both, adding each to closers.
+func (p Params) openLayers(ctx context.Context, log *slog.Logger, reg prometheus.Registerer, closers *[]func() error) (*p2p.Host, *ipfs.Node, *crdt.Store, error) {
+	h, err := p2p.New(ctx, p2p.Params{
+		Config:     p.p2pConfig(),
+		Identity:   p.Identity,
+		Datastore:  namespace.Wrap(p.Datastore, ds.NewKey("/dht")),
+		Logger:     log,
+		Registerer: reg,
+		Host:       p.Host,
+	})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	*closers = append(*closers, h.Close)
+
+	blocks, err := ipfs.New(ctx, ipfs.Params{
+		Config:     p.Config.ipfsConfig(),
+		Host:       h,
+		Routing:    h.DHT,
+		Datastore:  namespace.Wrap(p.Datastore, ds.NewKey("/blocks")),
+		Logger:     log,
+		Registerer: reg,
+	})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	*closers = append(*closers, blocks.Close)
+
+	store, err := crdt.New(ctx, p.storeConfig(h, blocks, log, reg))
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	*closers = append(*closers, store.Close)
+	// The store's DAG shares the blockstore: the GC keeps every delta it
+	// has merged and what its heads reach.
+	blocks.StartGC(store.Merged)
+	return h, blocks, store, nil
+}
+
+// p2pConfig is the host's configuration: Params.P2P when set, with the
+// bootstrap role's DHT server and peer exchange, else the [p2p] section's.
+func (p Params) p2pConfig() p2p.Config {
+	if p.P2P == nil {
+		return p.Config.p2pConfig(p.Role)
+	}
+	pcfg := *p.P2P
+	if p.Role == RoleBootstrap {
+		pcfg.DHTMode, pcfg.PeerExchange = p2p.DHTModeServer, true
+	}
+	return pcfg
+}
+
+// storeConfig is the replicated store's configuration from the [store]
+// section, over host h and block layer blocks.
+func (p Params) storeConfig(h *p2p.Host, blocks *ipfs.Node, log *slog.Logger, reg prometheus.Registerer) crdt.Config {
+	key := p.Identity
+	if key == nil {
+		key = h.Peerstore().PrivKey(h.ID())
+	}
+	scfg := crdt.DefaultConfig()
+	scfg.Datastore = namespace.Wrap(p.Datastore, ds.NewKey("/crdt"))
+	// The store's blocks are never provided on the DHT.
+	scfg.DAGService = blocks.UnprovidedDAG()
+	scfg.LocalBlocks = blocks
+	scfg.PubSub = h.PubSub
+	scfg.PrivKey = key
+	scfg.Logger = log
+	scfg.Registerer = reg
+	scfg.RebroadcastInterval = time.Duration(p.Config.Store.Rebroadcast)
+	scfg.MaxPayload = p.Config.Store.MaxPayload
+	scfg.DAGSyncTimeout = time.Duration(p.Config.Store.DAGSyncTimeout)
+	scfg.AnnounceWait = time.Duration(p.Config.Store.AnnounceWait)
+	scfg.RepairInterval = time.Duration(p.Config.Store.RepairInterval)
+	scfg.AuthorPolicy = processor.AuthorPolicy(NodesPrefix)
+	return scfg
+}
+
+// startProcessor binds the wallet, starts the worker and the model store,
+// and advertises the processor; runCtx bounds the loops it starts. It adds
+// what it opened to closers.
+func (n *Node) startProcessor(ctx, runCtx context.Context, p Params, log *slog.Logger, closers *[]func() error) error {
+	pc := p.Config.ProcessorConfig()
+	if p.Processor != nil {
+		pc = *p.Processor
+	}
+	// Bound before any result record names the wallet.
+	if err := n.BindWallet(ctx); err != nil {
+		return err
+	}
+	w, err := processor.New(ctx, processor.Params{Host: n.Host, Blocks: n.IPFS, Store: n.Store, Logger: log, Registerer: n.Metrics, Chain: n.Escrow, WalletKey: p.WalletKey, Directory: directory{n}}, pc)
+	if err != nil {
+		return err
+	}
+	n.Worker = w
+	*closers = append(*closers, w.Close)
+	if err := n.startModels(runCtx, p.Config, pc, log, n.Metrics); err != nil {
+		return err
+	}
+	if err := n.Advertise(ctx); err != nil {
+		return err
+	}
+	n.wg.Add(1)
+	go n.keepAdvertising(runCtx)
+	return nil
 }
 
 // Close stops the node's loops, then the store, the block layer and the

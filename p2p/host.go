@@ -101,19 +101,7 @@ func New(ctx context.Context, p Params) (*Host, error) {
 		}
 	}
 
-	mode := dht.ModeAuto
-	switch cfg.DHTMode {
-	case DHTModeServer:
-		mode = dht.ModeServer
-	case DHTModeClient:
-		mode = dht.ModeClient
-	}
-	kad, err := dht.New(h,
-		dht.ProtocolPrefix(protocol.ID(ProtocolPrefix)),
-		dht.Mode(mode),
-		dht.Datastore(dstore),
-		dht.BootstrapPeers(bootstrap...),
-	)
+	kad, err := newDHT(h, cfg.DHTMode, dstore, bootstrap)
 	if err != nil {
 		h.Close()
 		return nil, fmt.Errorf("p2p: start dht: %w", err)
@@ -175,6 +163,23 @@ func New(ctx context.Context, p Params) (*Host, error) {
 	}
 	log.Info("host started", "peer", h.ID(), "addrs", h.Addrs(), "dht", cfg.DHTMode)
 	return n, nil
+}
+
+// newDHT starts the Kademlia DHT of h under the private ProtocolPrefix.
+func newDHT(h host.Host, mode string, dstore ds.Batching, bootstrap []peer.AddrInfo) (*dht.IpfsDHT, error) {
+	m := dht.ModeAuto
+	switch mode {
+	case DHTModeServer:
+		m = dht.ModeServer
+	case DHTModeClient:
+		m = dht.ModeClient
+	}
+	return dht.New(h,
+		dht.ProtocolPrefix(protocol.ID(ProtocolPrefix)),
+		dht.Mode(m),
+		dht.Datastore(dstore),
+		dht.BootstrapPeers(bootstrap...),
+	)
 }
 
 func newLibp2pHost(cfg Config, key crypto.PrivKey, reg prometheus.Registerer) (host.Host, error) {

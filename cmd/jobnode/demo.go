@@ -116,44 +116,13 @@ func runDemo(ctx context.Context, g *globals, o demoOptions, stdout, stderr io.W
 	}
 
 	fmt.Fprintf(say, "starting a mesh on 127.0.0.1: 1 bootstrap node, %d processors (%d byzantine), 1 submitting node\n", o.processors, o.byzantine)
-	mesh, err := localmesh.Start(ctx, localmesh.Options{
-		Processors: o.processors,
-		Clients:    1,
-		Dir:        o.dir,
-		// The embedded dev chain: go-ethereum's simulated backend, the
-		// escrow deployed, every wallet funded, every processor staked.
-		Chain:  &localmesh.ChainOptions{},
-		Logger: g.logger(),
-		Processor: func(m *localmesh.Member, pc *processor.Config) {
-			pc.Poll = 250 * time.Millisecond
-			pc.DiscloseGrace = 5 * time.Second
-			pc.Room.Queue.ProcessingTimeout = 20 * time.Second
-			pc.Room.Queue.OwnerTimeout = 3 * time.Second
-			pc.Room.Queue.Rebroadcast = 500 * time.Millisecond
-			pc.Room.LockTTL = 20 * time.Second
-			if m.Index > o.processors-o.byzantine {
-				pc.Tamper = func(_ uint64, out []byte) []byte { return append(out, 0x42) }
-			}
-		},
-	})
+	mesh, err := startDemoMesh(ctx, g, o)
 	if err != nil {
 		return err
 	}
 	defer func() { err = errors.Join(err, mesh.Close()) }()
 	client := mesh.Members[len(mesh.Members)-1]
-	names := map[string]string{}
-	var procIDs []string
-	for _, m := range mesh.Members {
-		if m.Role == "processor" {
-			id := m.Host.ID().String()
-			tag := ""
-			if m.Index > o.processors-o.byzantine {
-				tag = " (byzantine)"
-			}
-			names[id] = fmt.Sprintf("p%d%s", m.Index, tag)
-			procIDs = append(procIDs, id)
-		}
-	}
+	names, procIDs := demoProcessors(mesh, o)
 
 	spec := dapp.Spec{
 		Code: code, Data: data,
@@ -192,10 +161,73 @@ func runDemo(ctx context.Context, g *globals, o demoOptions, stdout, stderr io.W
 	if err != nil {
 		return err
 	}
+	sum := newDemoSummary(id, res, picture, tileMap, time.Since(start))
+	if o.json {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(sum); err != nil {
+			return err
+		}
+	} else {
+		printSummary(stdout, sum, names)
+	}
+	if !o.serve {
+		return nil
+	}
+	return serveDemo(ctx, g, mesh, say)
+}
+
+// startDemoMesh starts the demo's mesh on the embedded dev chain, with
+// short timers, the last o.byzantine processors tampering with their
+// outputs.
+func startDemoMesh(ctx context.Context, g *globals, o demoOptions) (*localmesh.Mesh, error) {
+	return localmesh.Start(ctx, localmesh.Options{
+		Processors: o.processors,
+		Clients:    1,
+		Dir:        o.dir,
+		// The embedded dev chain: go-ethereum's simulated backend, the
+		// escrow deployed, every wallet funded, every processor staked.
+		Chain:  &localmesh.ChainOptions{},
+		Logger: g.logger(),
+		Processor: func(m *localmesh.Member, pc *processor.Config) {
+			pc.Poll = 250 * time.Millisecond
+			pc.DiscloseGrace = 5 * time.Second
+			pc.Room.Queue.ProcessingTimeout = 20 * time.Second
+			pc.Room.Queue.OwnerTimeout = 3 * time.Second
+			pc.Room.Queue.Rebroadcast = 500 * time.Millisecond
+			pc.Room.LockTTL = 20 * time.Second
+			if m.Index > o.processors-o.byzantine {
+				pc.Tamper = func(_ uint64, out []byte) []byte { return append(out, 0x42) }
+			}
+		},
+	})
+}
+
+// demoProcessors names the mesh's processors p<index>, marking the
+// byzantine ones, and lists their peer IDs.
+func demoProcessors(mesh *localmesh.Mesh, o demoOptions) (map[string]string, []string) {
+	names := map[string]string{}
+	var procIDs []string
+	for _, m := range mesh.Members {
+		if m.Role == "processor" {
+			id := m.Host.ID().String()
+			tag := ""
+			if m.Index > o.processors-o.byzantine {
+				tag = " (byzantine)"
+			}
+			names[id] = fmt.Sprintf("p%d%s", m.Index, tag)
+			procIDs = append(procIDs, id)
+		}
+	}
+	return names, procIDs
+}
+
+// newDemoSummary summarizes job id's result res, after elapsed.
+func newDemoSummary(id jobs.ID, res dapp.Result, picture, tileMap string, elapsed time.Duration) demoSummary {
 	sum := demoSummary{
 		JobID: id.String(), OutputCID: res.Output.String(), Verified: res.Verdict.Verified,
 		Culprits: res.Culprits, Processors: map[string]int{}, Verifier: map[string]string{},
-		Picture: picture, TileMap: tileMap, Payouts: map[string]string{}, Seconds: time.Since(start).Seconds(),
+		Picture: picture, TileMap: tileMap, Payouts: map[string]string{}, Seconds: elapsed.Seconds(),
 	}
 	for p, n := range res.Verdict.Counts {
 		sum.Processors[p] = n
@@ -210,19 +242,7 @@ func runDemo(ctx context.Context, g *globals, o demoOptions, stdout, stderr io.W
 	for m, hs := range res.Verdict.VerifierHashes {
 		sum.Verifier[fmt.Sprint(m)] = strings.Join(hs, ",")
 	}
-	if o.json {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(sum); err != nil {
-			return err
-		}
-	} else {
-		printSummary(stdout, sum, names)
-	}
-	if !o.serve {
-		return nil
-	}
-	return serveDemo(ctx, g, mesh, say)
+	return sum
 }
 
 func waitWithProgress(ctx context.Context, client *localmesh.Member, id jobs.ID, total int, names map[string]string, say io.Writer) (dapp.Result, error) {

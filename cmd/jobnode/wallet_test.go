@@ -121,8 +121,14 @@ func TestWalletAndStakeCommands(t *testing.T) {
 		t.Fatalf("stake after withdrawing: %+v", st)
 	}
 
-	// Credit: the wallet creates a job and aborts it; the escrow credits
-	// the price back, and 'wallet withdraw' pays it out.
+	checkCreditWithdraw(t, repo, url, cfg)
+}
+
+// checkCreditWithdraw has the repo's wallet create a job on the chain at
+// url and abort it: the escrow credits the price back, and 'wallet
+// withdraw' pays it out, conserving value.
+func checkCreditWithdraw(t *testing.T, repo, url string, cfg node.Config) {
+	t.Helper()
 	if out := fails(t, "wallet", "withdraw", "--repo", repo, "--eth-rpc", url); !strings.Contains(out, "no credit") {
 		t.Fatalf("withdrawing no credit: %s", out)
 	}

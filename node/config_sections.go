@@ -1,0 +1,316 @@
+package node
+
+import (
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jobmesh/jobmesh/dispatch"
+	"github.com/jobmesh/jobmesh/escrow"
+	"github.com/jobmesh/jobmesh/ipfs"
+	"github.com/jobmesh/jobmesh/p2p"
+	"github.com/jobmesh/jobmesh/processor"
+)
+
+// FetchConfig is the [fetch] section: how the node reads job code and
+// data by URI.
+type FetchConfig struct {
+	// AllowPrivateAddresses lets fetches reach loopback, private,
+	// link-local and cloud metadata addresses (fetch.Config). Default
+	// false; for development meshes on one machine or one LAN only.
+	AllowPrivateAddresses bool `toml:"allow_private_addresses"`
+}
+
+// IPFSConfig is the [ipfs] section: the block store's quota, garbage
+// collection and pin retention (ipfs.Config).
+type IPFSConfig struct {
+	MaxStorageBytes int64    `toml:"max_storage_bytes"`
+	GCInterval      Duration `toml:"gc_interval"`
+	GCGrace         Duration `toml:"gc_grace"`
+	PinRetention    Duration `toml:"pin_retention"`
+	StagingDir      string   `toml:"staging_dir"`
+}
+
+// ipfsConfig converts the [ipfs] section.
+func (c Config) ipfsConfig() ipfs.Config {
+	ic := ipfs.DefaultConfig()
+	ic.MaxStorageBytes = c.IPFS.MaxStorageBytes
+	ic.GCInterval = time.Duration(c.IPFS.GCInterval)
+	ic.GCGrace = time.Duration(c.IPFS.GCGrace)
+	ic.PinRetention = time.Duration(c.IPFS.PinRetention)
+	ic.StagingDir = c.IPFS.StagingDir
+	return ic
+}
+
+// P2PConfig is the [p2p] section.
+type P2PConfig struct {
+	Listen            []string `toml:"listen"`
+	Announce          []string `toml:"announce"`
+	Bootstrap         []string `toml:"bootstrap"`
+	DHTMode           string   `toml:"dht_mode"`
+	MDNS              bool     `toml:"mdns"`
+	BootstrapInterval Duration `toml:"bootstrap_interval"`
+	ConnLow           int      `toml:"conn_low"`
+	ConnHigh          int      `toml:"conn_high"`
+	MaxMemoryMiB      int64    `toml:"max_memory_mib"`
+	MaxFDs            int      `toml:"max_fds"`
+	MaxMessageSize    int      `toml:"max_message_size"`
+	MeshDegree        int      `toml:"mesh_degree"`
+}
+
+// APIConfig is the [api] section. package api turns it into its own
+// Config (api.ConfigFrom); the defaults are DefaultConfig's.
+type APIConfig struct {
+	Address      string `toml:"address"`
+	MaxUploadMiB int64  `toml:"max_upload_mib"`
+	// AllowedHosts are Host header names accepted besides the loopback
+	// ones. Default none.
+	AllowedHosts []string `toml:"allowed_hosts"`
+	// AllowedOrigins are Origin header values (scheme://host[:port])
+	// accepted besides the API's own. Default none.
+	AllowedOrigins []string `toml:"allowed_origins"`
+	// ReadHeaderTimeout bounds reading a request's headers. Default 10s.
+	ReadHeaderTimeout Duration `toml:"read_header_timeout"`
+	// ReadTimeout bounds reading a whole request, body included. Default 30s.
+	ReadTimeout Duration `toml:"read_timeout"`
+	// UploadTimeout replaces ReadTimeout for the body of an authenticated
+	// POST /v1/content. Default 10m.
+	UploadTimeout Duration `toml:"upload_timeout"`
+	// WriteTimeout bounds writing a response; an event stream gets it
+	// anew for each write. Default 5m.
+	WriteTimeout Duration `toml:"write_timeout"`
+	// IdleTimeout closes a keep-alive connection idle this long. Default 60s.
+	IdleTimeout Duration `toml:"idle_timeout"`
+	// MaxEventStreams caps the open GET /v1/events streams. Default 64.
+	MaxEventStreams int `toml:"max_event_streams"`
+	// MaxEventStreamsPerClient caps one client's streams. Default 4.
+	MaxEventStreamsPerClient int `toml:"max_event_streams_per_client"`
+}
+
+// DefaultAPIConfig returns the [api] defaults.
+func DefaultAPIConfig() APIConfig {
+	return APIConfig{
+		Address: "127.0.0.1:0", MaxUploadMiB: 64, AllowedHosts: []string{}, AllowedOrigins: []string{},
+		ReadHeaderTimeout: Duration(10 * time.Second), ReadTimeout: Duration(30 * time.Second),
+		UploadTimeout: Duration(10 * time.Minute), WriteTimeout: Duration(5 * time.Minute),
+		IdleTimeout: Duration(time.Minute), MaxEventStreams: 64, MaxEventStreamsPerClient: 4,
+	}
+}
+
+// validate checks the [api] section.
+func (c APIConfig) validate() error {
+	switch {
+	case c.Address == "" || !strings.Contains(c.Address, ":"):
+		return fmt.Errorf("%w: [api] address %q: want HOST:PORT", ErrInvalidConfig, c.Address)
+	case c.MaxUploadMiB < 1 || c.MaxUploadMiB > 1<<16:
+		return fmt.Errorf("%w: [api] max_upload_mib %d outside 1..65536", ErrInvalidConfig, c.MaxUploadMiB)
+	case c.ReadHeaderTimeout <= 0, c.ReadTimeout <= 0, c.UploadTimeout <= 0, c.WriteTimeout <= 0, c.IdleTimeout <= 0:
+		return fmt.Errorf("%w: [api] timeouts must be positive", ErrInvalidConfig)
+	case c.MaxEventStreams < 1 || c.MaxEventStreamsPerClient < 1 || c.MaxEventStreamsPerClient > c.MaxEventStreams:
+		return fmt.Errorf("%w: [api] want 1 <= max_event_streams_per_client (%d) <= max_event_streams (%d)", ErrInvalidConfig, c.MaxEventStreamsPerClient, c.MaxEventStreams)
+	}
+	for _, h := range c.AllowedHosts {
+		if h == "" || strings.ContainsAny(h, "/@ ") {
+			return fmt.Errorf("%w: [api] allowed_hosts: %q is not a host name", ErrInvalidConfig, h)
+		}
+	}
+	for _, o := range c.AllowedOrigins {
+		u, err := url.Parse(o)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") || u.User != nil || u.RawQuery != "" {
+			return fmt.Errorf("%w: [api] allowed_origins: %q is not scheme://host[:port]", ErrInvalidConfig, o)
+		}
+	}
+	return nil
+}
+
+// StoreConfig is the [store] section.
+type StoreConfig struct {
+	Rebroadcast    Duration `toml:"rebroadcast"`
+	MaxPayload     int      `toml:"max_payload"`
+	DAGSyncTimeout Duration `toml:"dag_sync_timeout"`
+	RepairInterval Duration `toml:"repair_interval"`
+	AnnounceWait   Duration `toml:"announce_wait"`
+}
+
+// ProcessorConfig is the [processor] section: what a processor advertises.
+type ProcessorConfig struct {
+	CardModel       string   `toml:"card_model"`
+	VRAMMiB         uint64   `toml:"vram_mib"`
+	CPUs            int      `toml:"cpus"`
+	Models          []string `toml:"models"`
+	Wallet          string   `toml:"wallet"`
+	AdvertiseEvery  Duration `toml:"advertise_every"`
+	ProcessTimeout  Duration `toml:"process_timeout"`
+	MaxMemoryMiBJob int      `toml:"max_job_memory_mib"`
+	// ModelDir is the model store's directory; a relative path is
+	// relative to the repo (OpenRepo resolves it). Empty: no model
+	// store, so no pre-download. Default "models".
+	ModelDir string `toml:"model_dir"`
+	// MaxModelBytes bounds the model store. Default 64 GiB.
+	MaxModelBytes int64 `toml:"max_model_bytes"`
+	// HoldWait is how long a job's finalizer waits for a second node to
+	// hold the job's output before it writes the verdict
+	// (processor.Config.HoldWait); 0: it does not wait. Default 30s.
+	HoldWait Duration `toml:"hold_wait"`
+}
+
+// validate checks the [processor] section.
+func (p ProcessorConfig) validate() error {
+	switch {
+	case p.CardModel == "":
+		return fmt.Errorf("%w: [processor] card_model is empty", ErrInvalidConfig)
+	case p.CPUs <= 0:
+		return fmt.Errorf("%w: [processor] cpus must be positive", ErrInvalidConfig)
+	case p.Wallet != "" && !isHexAddress(p.Wallet):
+		return fmt.Errorf("%w: [processor] wallet %q is not a 0x-prefixed 20-byte hex address", ErrInvalidConfig, p.Wallet)
+	case p.AdvertiseEvery < Duration(time.Second):
+		return fmt.Errorf("%w: [processor] advertise_every must be at least 1s", ErrInvalidConfig)
+	case p.ProcessTimeout <= 0:
+		return fmt.Errorf("%w: [processor] process_timeout must be positive", ErrInvalidConfig)
+	case p.HoldWait < 0:
+		return fmt.Errorf("%w: [processor] hold_wait must not be negative", ErrInvalidConfig)
+	case p.MaxMemoryMiBJob <= 0 || p.MaxMemoryMiBJob > 4096:
+		return fmt.Errorf("%w: [processor] max_job_memory_mib %d outside 1..4096", ErrInvalidConfig, p.MaxMemoryMiBJob)
+	case p.MaxModelBytes <= 0:
+		return fmt.Errorf("%w: [processor] max_model_bytes must be positive", ErrInvalidConfig)
+	case len(p.Models) > maxAdvertModels:
+		return fmt.Errorf("%w: [processor] models lists %d models, at most %d", ErrInvalidConfig, len(p.Models), maxAdvertModels)
+	}
+	return nil
+}
+
+// ClientConfig is the [client] section: the terms this node's jobs are
+// created with on the escrow (escrow.Terms), fixed for each job's life.
+type ClientConfig struct {
+	// Quiet is how long after a job's last join it may first be settled;
+	// each join restarts it. Default escrow.DefaultTerms().Quiet (1m).
+	Quiet Duration `toml:"quiet"`
+	// MinSigners is the fewest member signatures a settlement needs.
+	// Default escrow.DefaultTerms().MinSigners (2).
+	MinSigners uint8 `toml:"min_signers"`
+}
+
+// Terms are the section's escrow terms.
+func (c ClientConfig) Terms() escrow.Terms {
+	return escrow.Terms{Quiet: time.Duration(c.Quiet), MinSigners: c.MinSigners}
+}
+
+func (c ClientConfig) validate() error {
+	if err := c.Terms().Validate(); err != nil {
+		return fmt.Errorf("%w: [client]: %w", ErrInvalidConfig, err)
+	}
+	return nil
+}
+
+// DefaultModelDir is the model store's directory inside a repo.
+const DefaultModelDir = "models"
+
+// DefaultMaxModelBytes is the model store's default byte budget.
+const DefaultMaxModelBytes = 64 << 30
+
+// DispatchConfig is the [dispatch] section: the mesh's dispatching,
+// pricing and QoS parameters (dispatch.Config). Every node of a mesh must
+// use the same values, or their decisions diverge.
+type DispatchConfig struct {
+	TaskOverhead       Duration `toml:"task_overhead"`
+	UnitTime           Duration `toml:"unit_time"`
+	QueueAlpha         float64  `toml:"queue_alpha"`
+	MinQueueLen        int      `toml:"min_queue_len"`
+	MinModelHolders    int      `toml:"min_model_holders"`
+	MaxReplicas        int      `toml:"max_replicas"`
+	RoundScores        []uint32 `toml:"round_scores"`
+	FeeBasePoints      uint32   `toml:"fee_base_points"`
+	ScoreWindow        int      `toml:"score_window"`
+	NewNodeTaskScore   uint32   `toml:"new_node_task_score"`
+	SpeedWeight        uint32   `toml:"speed_weight"`
+	VRAMWeight         uint32   `toml:"vram_weight"`
+	TimeoutWeight      uint32   `toml:"timeout_weight"`
+	MinTimeout         Duration `toml:"min_timeout"`
+	KickTimeoutWindow  int      `toml:"kick_timeout_window"`
+	KickTimeouts       int      `toml:"kick_timeouts"`
+	KickScoreWindow    int      `toml:"kick_score_window"`
+	KickScoreThreshold uint32   `toml:"kick_score_threshold"`
+	KickLowStreak      int      `toml:"kick_low_streak"`
+	// AdvertTTL and StakeTTL are local: how old an advertisement may be
+	// for its processor to count as live, and how long a stake read from
+	// the escrow is reused.
+	AdvertTTL Duration `toml:"advert_ttl"`
+	StakeTTL  Duration `toml:"stake_ttl"`
+}
+
+func dispatchSection(d dispatch.Config, advertTTL, stakeTTL time.Duration) DispatchConfig {
+	return DispatchConfig{
+		TaskOverhead: Duration(d.TaskOverhead), UnitTime: Duration(d.UnitTime),
+		QueueAlpha: d.QueueAlpha, MinQueueLen: d.MinQueueLen,
+		MinModelHolders: d.MinModelHolders, MaxReplicas: d.MaxReplicas,
+		RoundScores: slices.Clone(d.RoundScores), FeeBasePoints: d.FeeBasePoints, ScoreWindow: d.ScoreWindow, NewNodeTaskScore: d.NewNodeTaskScore,
+		SpeedWeight: d.SpeedWeight, VRAMWeight: d.VRAMWeight, TimeoutWeight: d.TimeoutWeight,
+		MinTimeout:        Duration(d.MinTimeout),
+		KickTimeoutWindow: d.KickTimeoutWindow, KickTimeouts: d.KickTimeouts,
+		KickScoreWindow: d.KickScoreWindow, KickScoreThreshold: d.KickScoreThreshold, KickLowStreak: d.KickLowStreak,
+		AdvertTTL: Duration(advertTTL), StakeTTL: Duration(stakeTTL),
+	}
+}
+
+// config converts the section for the dispatch package.
+func (c DispatchConfig) config() dispatch.Config {
+	return dispatch.Config{
+		TaskOverhead: time.Duration(c.TaskOverhead), UnitTime: time.Duration(c.UnitTime),
+		QueueAlpha: c.QueueAlpha, MinQueueLen: c.MinQueueLen,
+		MinModelHolders: c.MinModelHolders, MaxReplicas: c.MaxReplicas,
+		RoundScores: slices.Clone(c.RoundScores), FeeBasePoints: c.FeeBasePoints, ScoreWindow: c.ScoreWindow, NewNodeTaskScore: c.NewNodeTaskScore,
+		SpeedWeight: c.SpeedWeight, VRAMWeight: c.VRAMWeight, TimeoutWeight: c.TimeoutWeight,
+		MinTimeout:        time.Duration(c.MinTimeout),
+		KickTimeoutWindow: c.KickTimeoutWindow, KickTimeouts: c.KickTimeouts,
+		KickScoreWindow: c.KickScoreWindow, KickScoreThreshold: c.KickScoreThreshold, KickLowStreak: c.KickLowStreak,
+	}
+}
+
+func ipfsSection(ic ipfs.Config) IPFSConfig {
+	return IPFSConfig{MaxStorageBytes: ic.MaxStorageBytes, GCInterval: Duration(ic.GCInterval), GCGrace: Duration(ic.GCGrace),
+		PinRetention: Duration(ic.PinRetention), StagingDir: ic.StagingDir}
+}
+
+// P2PConfig converts the [p2p] section for the p2p package. The role sets
+// what the file does not: bootstrap nodes are DHT servers with peer
+// exchange.
+func (c Config) p2pConfig(role Role) p2p.Config {
+	p := p2p.DefaultConfig()
+	p.ListenAddrs = c.P2P.Listen
+	p.AnnounceAddrs = c.P2P.Announce
+	p.Bootstrap = c.P2P.Bootstrap
+	p.DHTMode = c.P2P.DHTMode
+	p.MDNS = c.P2P.MDNS
+	p.BootstrapInterval = time.Duration(c.P2P.BootstrapInterval)
+	if p.BootstrapMaxBackoff < p.BootstrapInterval {
+		p.BootstrapMaxBackoff = p.BootstrapInterval
+	}
+	p.ConnLow, p.ConnHigh = c.P2P.ConnLow, c.P2P.ConnHigh
+	p.MaxMemory = c.P2P.MaxMemoryMiB << 20
+	p.MaxFileDescriptors = c.P2P.MaxFDs
+	p.MaxMessageSize = c.P2P.MaxMessageSize
+	p.MeshDegree = c.P2P.MeshDegree
+	if role == RoleBootstrap {
+		p.DHTMode = p2p.DHTModeServer
+		p.PeerExchange = true
+	}
+	return p
+}
+
+// ProcessorConfig converts the [processor] section.
+func (c Config) ProcessorConfig() processor.Config {
+	pc := processor.DefaultConfig()
+	pc.Wallet = c.Processor.Wallet
+	pc.CardModel = c.Processor.CardModel
+	pc.VRAMMiB = c.Processor.VRAMMiB
+	pc.Room.Queue.ProcessingTimeout = time.Duration(c.Processor.ProcessTimeout)
+	pc.HoldWait = time.Duration(c.Processor.HoldWait)
+	pc.Wasm.MemoryLimitBytes = uint64(c.Processor.MaxMemoryMiBJob) << 20
+	pc.Dispatch = c.Dispatch.config()
+	pc.AdvertTTL = time.Duration(c.Dispatch.AdvertTTL)
+	pc.StakeTTL = time.Duration(c.Dispatch.StakeTTL)
+	pc.Fetch.AllowPrivateAddresses = c.Fetch.AllowPrivateAddresses
+	return pc
+}
