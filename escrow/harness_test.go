@@ -82,16 +82,6 @@ func newHarness(t testing.TB, accounts int) *harness {
 
 func (h *harness) addr(i int) common.Address { return crypto.PubkeyToAddress(h.keys[i].PublicKey) }
 
-func (h *harness) keyOf(a common.Address) *ecdsa.PrivateKey {
-	for i := range h.keys {
-		if h.addr(i) == a {
-			return h.keys[i]
-		}
-	}
-	h.t.Fatalf("no dev key for %s", a)
-	return nil
-}
-
 func ethCall(to common.Address, data []byte) ethereum.CallMsg {
 	return ethereum.CallMsg{To: &to, Data: data}
 }

@@ -180,7 +180,7 @@ func ValidateURI(s string) error {
 		return fmt.Errorf("%w: fragments are not allowed", ErrInvalidURI)
 	}
 	if u.Opaque != "" {
-		return fmt.Errorf("%w: %s URI must have the form %s://...", ErrInvalidURI, u.Scheme, u.Scheme)
+		return fmt.Errorf("%w: %s URI must have the form %s://<address>", ErrInvalidURI, u.Scheme, u.Scheme)
 	}
 	switch u.Scheme {
 	case "ipfs":

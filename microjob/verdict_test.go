@@ -306,28 +306,28 @@ func TestJudgeInvalidDisclosures(t *testing.T) {
 	other := &f.plan.Macros[1].Micros[1]
 	bad := map[string]func() (Commitment, Disclosure){
 		"blocks": func() (Commitment, Disclosure) {
-			c, d := f.records(t, mu, newPeer(t), honest)
+			_, d := f.records(t, mu, newPeer(t), honest)
 			d.BlockIndices = slices.Clone(d.BlockIndices)
 			d.BlockIndices[0]++
-			c, _ = d.Commitment()
+			c, _ := d.Commitment()
 			return c, d
 		},
 		"macro": func() (Commitment, Disclosure) {
-			c, d := f.records(t, mu, newPeer(t), honest)
+			_, d := f.records(t, mu, newPeer(t), honest)
 			d.MacroIndex++
-			c, _ = d.Commitment()
+			c, _ := d.Commitment()
 			return c, d
 		},
 		"job": func() (Commitment, Disclosure) {
-			c, d := f.records(t, mu, newPeer(t), honest)
+			_, d := f.records(t, mu, newPeer(t), honest)
 			d.JobID[0] ^= 1
-			c, _ = d.Commitment()
+			c, _ := d.Commitment()
 			return c, d
 		},
 		"unknown micro": func() (Commitment, Disclosure) {
-			c, d := f.records(t, mu, newPeer(t), honest)
+			_, d := f.records(t, mu, newPeer(t), honest)
 			d.MicroID[0] ^= 1
-			c, _ = d.Commitment()
+			c, _ := d.Commitment()
 			return c, d
 		},
 		"mismatch": func() (Commitment, Disclosure) {

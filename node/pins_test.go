@@ -152,7 +152,7 @@ func TestReleaseFinished(t *testing.T) {
 	if err := n.releaseFinished(ctx, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if e := expiry(processor.JobPinOwner(job)); e.IsZero() || e.Sub(time.Now()) < 23*time.Hour {
+	if e := expiry(processor.JobPinOwner(job)); e.IsZero() || time.Until(e) < 23*time.Hour {
 		t.Fatalf("after the abort the job's pins expire at %v, want about %v from now", e, n.Config.IPFS.PinRetention)
 	}
 	if hasHolder(job) {

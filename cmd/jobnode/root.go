@@ -15,7 +15,6 @@ var errSilent = errors.New("reported")
 type globals struct {
 	repo     string
 	logLevel string
-	json     bool
 }
 
 func defaultRepo() string {
