@@ -18,8 +18,8 @@ import (
 	"github.com/jobmesh/jobmesh/dapp"
 	"github.com/jobmesh/jobmesh/escrow"
 	"github.com/jobmesh/jobmesh/jobs"
-	"github.com/jobmesh/jobmesh/microjob"
 	"github.com/jobmesh/jobmesh/processor"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // ErrNoSuchJob: the node's store holds no job with that ID.
@@ -60,11 +60,11 @@ func (v *JobView) jobsInStore(ctx context.Context) ([]storedJob, error) {
 	}
 	var out []storedJob
 	for _, r := range recs {
-		if r.Type != processor.JobType {
+		if r.Type != records.JobType {
 			continue
 		}
 		info, err := jobs.Decode(r.Payload)
-		if err != nil || processor.JobKey(info.ID()) != r.Key {
+		if err != nil || records.JobKey(info.ID()) != r.Key {
 			continue
 		}
 		out = append(out, storedJob{info, r})
@@ -98,7 +98,7 @@ func (v *JobView) List(ctx context.Context) ([]apiv1.Job, error) {
 // Summary returns one job's summary; ErrNoSuchJob when the store has no
 // such job.
 func (v *JobView) Summary(ctx context.Context, id jobs.ID) (apiv1.Job, error) {
-	r, err := v.Store.Get(ctx, processor.JobKey(id))
+	r, err := v.Store.Get(ctx, records.JobKey(id))
 	if errors.Is(err, crdt.ErrNotFound) {
 		return apiv1.Job{}, fmt.Errorf("%w: %s", ErrNoSuchJob, id)
 	}
@@ -162,7 +162,7 @@ func (v *JobView) summary(ctx context.Context, info *jobs.JobInfo, rec crdt.Reco
 	// Progress: the MicroJobs with a commitment and with a disclosure, and
 	// who committed them. The store has checked each record's signature
 	// and that its author is the processor its key names.
-	recs, err := v.Store.Query(ctx, processor.JobKey(id)+"/")
+	recs, err := v.Store.Query(ctx, records.JobKey(id)+"/")
 	if err != nil {
 		return apiv1.Job{}, err
 	}
@@ -171,18 +171,18 @@ func (v *JobView) summary(ctx context.Context, info *jobs.JobInfo, rec crdt.Reco
 		if t := r.Time(); t.After(j.Updated) {
 			j.Updated = t.UTC()
 		}
-		k, err := microjob.ParseKey(r.Key)
-		if err != nil || k.JobID != id || k.Processor != r.Author.String() {
+		k, err := records.Parse(r.Key)
+		if err != nil || k.Job != id || k.Peer != r.Author.String() {
 			continue
 		}
 		switch k.Type {
-		case microjob.TypeCommit:
-			if !committed[k.MicroID] {
-				committed[k.MicroID] = true
+		case records.CommitType:
+			if !committed[k.Micro] {
+				committed[k.Micro] = true
 			}
-			j.ByProcessor[k.Processor]++
-		case microjob.TypeResult:
-			disclosed[k.MicroID] = true
+			j.ByProcessor[k.Peer]++
+		case records.ResultType:
+			disclosed[k.Micro] = true
 		}
 	}
 	j.Committed, j.Disclosed = len(committed), len(disclosed)

@@ -29,6 +29,7 @@ import (
 	"github.com/jobmesh/jobmesh/microjob"
 	"github.com/jobmesh/jobmesh/p2p"
 	"github.com/jobmesh/jobmesh/processor"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 var (
@@ -306,7 +307,7 @@ func (c *Client) SubmitSource(ctx context.Context, s SourceSpec) (*jobs.JobInfo,
 	if err := c.remember(ctx, info, stateOpen); err != nil {
 		return nil, err
 	}
-	if err := c.p.Store.Put(ctx, processor.JobKey(id), processor.JobType, info.Encode()); err != nil {
+	if err := c.p.Store.Put(ctx, records.JobKey(id), records.JobType, info.Encode()); err != nil {
 		return nil, fmt.Errorf("dapp: storing the job: %w", err)
 	}
 	c.mu.Lock()

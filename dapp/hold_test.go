@@ -20,6 +20,7 @@ import (
 	"github.com/jobmesh/jobmesh/meshtest"
 	"github.com/jobmesh/jobmesh/node"
 	"github.com/jobmesh/jobmesh/processor"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // candidates returns the client's jobmesh_dapp_output_candidates_total
@@ -82,7 +83,7 @@ func TestForgedHolderIsNotFetched(t *testing.T) {
 	// the order they arrive: by the time the verdict follows its handoff,
 	// the forged one was dealt with.
 	wait.Until(t, time.Minute, func() error {
-		_, err := c.Store.Get(ctx, processor.HolderKey(id, attacker.Host.ID()))
+		_, err := c.Store.Get(ctx, records.HolderKey(id, attacker.Host.ID()))
 		return err
 	})
 	if hs, err := processor.HoldersOf(ctx, c.Store, id, cid.Undef); err != nil || len(hs) != 1 {
@@ -98,7 +99,7 @@ func TestForgedHolderIsNotFetched(t *testing.T) {
 	if n := candidates(t, c.Metrics, "held"); n < 1 {
 		t.Fatalf("the creator's node held no candidate before the verdict (%v)", n)
 	}
-	r, err := c.Store.Get(ctx, processor.HolderKey(id, c.Host.ID()))
+	r, err := c.Store.Get(ctx, records.HolderKey(id, c.Host.ID()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/jobmesh/jobmesh/escrow"
 	"github.com/jobmesh/jobmesh/p2p"
 	"github.com/jobmesh/jobmesh/processor"
+	"github.com/jobmesh/jobmesh/records"
 
 	"github.com/jobmesh/jobmesh/internal/wait"
 )
@@ -142,7 +143,7 @@ func TestProcessorBindsItsWallet(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer n.Close()
-	key := processor.WalletBindingKey(n.Host.ID().String())
+	key := records.WalletBindingKey(n.Host.ID().String())
 	rec, err := n.Store.Get(ctx, key)
 	if err != nil {
 		t.Fatalf("no binding after start: %v", err)

@@ -23,6 +23,7 @@ import (
 	"github.com/jobmesh/jobmesh/ipfs"
 	"github.com/jobmesh/jobmesh/p2p"
 	"github.com/jobmesh/jobmesh/processor"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // Version is the node software version advertised to peers.
@@ -189,7 +190,7 @@ func New(ctx context.Context, p Params) (_ *Node, err error) {
 	scfg.DAGSyncTimeout = time.Duration(p.Config.Store.DAGSyncTimeout)
 	scfg.AnnounceWait = time.Duration(p.Config.Store.AnnounceWait)
 	scfg.RepairInterval = time.Duration(p.Config.Store.RepairInterval)
-	scfg.AuthorPolicy = processor.AuthorPolicy(NodesPrefix)
+	scfg.AuthorPolicy = records.AuthorPolicy()
 	store, err := crdt.New(ctx, scfg)
 	if err != nil {
 		return nil, err

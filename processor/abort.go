@@ -4,15 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/dispatch"
 	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/records"
 )
-
-// AbortedType records hold a JobAborted under AbortedKey.
-const AbortedType = "aborted"
 
 // AbortedVersion is the JobAborted schema version.
 const AbortedVersion = 1
@@ -23,9 +20,6 @@ const AbortQueueFull = "queue-full"
 
 // ErrNotAborted means a job has no JobAborted record.
 var ErrNotAborted = errors.New("processor: job not aborted")
-
-// AbortedKey is where a job's JobAborted record lives.
-func AbortedKey(id jobs.ID) string { return JobKey(id) + "/aborted" }
 
 // JobAborted says the mesh dropped a job from its queue (Crynux
 // TaskAborted): processors no longer take it, and its creator may take
@@ -56,7 +50,7 @@ func DecodeJobAborted(key string, b []byte) (JobAborted, error) {
 		return a, fmt.Errorf("%w: aborted record job: %w", ErrBadRecord, err)
 	case a.Reason != AbortQueueFull:
 		return a, fmt.Errorf("%w: aborted record reason %q", ErrBadRecord, a.Reason)
-	case AbortedKey(id) != key:
+	case records.AbortedKey(id) != key:
 		return a, fmt.Errorf("%w: aborted record for %s under %q", ErrBadRecord, a.Job, key)
 	}
 	return a, nil
@@ -65,30 +59,17 @@ func DecodeJobAborted(key string, b []byte) (JobAborted, error) {
 // ReadAborted reads a job's JobAborted record: ErrNotAborted when there is
 // none, ErrBadRecord when it does not check.
 func ReadAborted(ctx context.Context, store crdt.Reader, id jobs.ID) (JobAborted, error) {
-	rec, err := store.Get(ctx, AbortedKey(id))
+	rec, err := store.Get(ctx, records.AbortedKey(id))
 	if errors.Is(err, crdt.ErrNotFound) || (err == nil && rec.Tombstone) {
 		return JobAborted{}, ErrNotAborted
 	}
 	if err != nil {
 		return JobAborted{}, err
 	}
-	if rec.Type != AbortedType {
+	if rec.Type != records.AbortedType {
 		return JobAborted{}, fmt.Errorf("%w: record type %q under %q", ErrBadRecord, rec.Type, rec.Key)
 	}
 	return DecodeJobAborted(rec.Key, rec.Payload)
-}
-
-func jobOfAbortedKey(key string) (jobs.ID, bool) {
-	rest, ok := strings.CutPrefix(key, "/jobs/")
-	if !ok {
-		return jobs.ID{}, false
-	}
-	id, ok := strings.CutSuffix(rest, "/aborted")
-	if !ok {
-		return jobs.ID{}, false
-	}
-	h, err := jobs.ParseHash(id)
-	return h, err == nil
 }
 
 // Evictions returns the jobs to abort so that the queued jobs fit the cap
@@ -149,7 +130,7 @@ func (w *Worker) enforceCap(ctx context.Context, v *View) {
 			w.markAborted(id)
 			continue
 		}
-		if err := crdt.PutJSON(ctx, w.p.Store, AbortedKey(id), AbortedType, NewJobAborted(id)); err != nil {
+		if err := crdt.PutJSON(ctx, w.p.Store, records.AbortedKey(id), records.AbortedType, NewJobAborted(id)); err != nil {
 			w.log.Warn("writing a JobAborted record", "job", id, "err", err)
 			continue
 		}

@@ -18,24 +18,25 @@ import (
 	"github.com/jobmesh/jobmesh/meshtest"
 	"github.com/jobmesh/jobmesh/node"
 	"github.com/jobmesh/jobmesh/processor"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 func TestJobAbortedRecord(t *testing.T) {
 	id := jobs.ID(sha256.Sum256([]byte("job")))
 	rec := processor.NewJobAborted(id)
 	b := []byte(`{"version":1,"job":"` + id.String() + `","reason":"queue-full"}`)
-	got, err := processor.DecodeJobAborted(processor.AbortedKey(id), b)
+	got, err := processor.DecodeJobAborted(records.AbortedKey(id), b)
 	if err != nil || got != rec {
 		t.Fatalf("decode: %+v, %v; want %+v", got, err, rec)
 	}
 	other := jobs.ID(sha256.Sum256([]byte("other")))
 	for name, c := range map[string]struct{ key, payload string }{
-		"other key":     {processor.AbortedKey(other), string(b)},
-		"bad version":   {processor.AbortedKey(id), `{"version":2,"job":"` + id.String() + `","reason":"queue-full"}`},
-		"bad reason":    {processor.AbortedKey(id), `{"version":1,"job":"` + id.String() + `","reason":"bored"}`},
-		"bad job":       {processor.AbortedKey(id), `{"version":1,"job":"zz","reason":"queue-full"}`},
-		"unknown field": {processor.AbortedKey(id), `{"version":1,"job":"` + id.String() + `","reason":"queue-full","x":1}`},
-		"trailing":      {processor.AbortedKey(id), string(b) + "{}"},
+		"other key":     {records.AbortedKey(other), string(b)},
+		"bad version":   {records.AbortedKey(id), `{"version":2,"job":"` + id.String() + `","reason":"queue-full"}`},
+		"bad reason":    {records.AbortedKey(id), `{"version":1,"job":"` + id.String() + `","reason":"bored"}`},
+		"bad job":       {records.AbortedKey(id), `{"version":1,"job":"zz","reason":"queue-full"}`},
+		"unknown field": {records.AbortedKey(id), `{"version":1,"job":"` + id.String() + `","reason":"queue-full","x":1}`},
+		"trailing":      {records.AbortedKey(id), string(b) + "{}"},
 	} {
 		if _, err := processor.DecodeJobAborted(c.key, []byte(c.payload)); !errors.Is(err, processor.ErrBadRecord) {
 			t.Errorf("%s: %v, want ErrBadRecord", name, err)
@@ -45,7 +46,7 @@ func TestJobAbortedRecord(t *testing.T) {
 
 func FuzzDecodeJobAborted(f *testing.F) {
 	id := jobs.ID(sha256.Sum256([]byte("job")))
-	f.Add(processor.AbortedKey(id), []byte(`{"version":1,"job":"`+id.String()+`","reason":"queue-full"}`))
+	f.Add(records.AbortedKey(id), []byte(`{"version":1,"job":"`+id.String()+`","reason":"queue-full"}`))
 	f.Add("/jobs/x/aborted", []byte(`{}`))
 	f.Fuzz(func(t *testing.T, key string, b []byte) {
 		a, err := processor.DecodeJobAborted(key, b)
@@ -54,7 +55,7 @@ func FuzzDecodeJobAborted(f *testing.F) {
 		}
 		// What decodes is exactly the record its key names.
 		h, perr := jobs.ParseHash(a.Job)
-		if perr != nil || processor.AbortedKey(h) != key || a != processor.NewJobAborted(h) {
+		if perr != nil || records.AbortedKey(h) != key || a != processor.NewJobAborted(h) {
 			t.Fatalf("accepted %+v under %q", a, key)
 		}
 	})

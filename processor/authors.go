@@ -6,6 +6,7 @@ import (
 
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // Who may write the records that decide a job's outcome, and which of
@@ -57,11 +58,11 @@ type request struct {
 func (r *request) kind() string {
 	switch {
 	case r.dispute != nil:
-		return DisputeType
+		return records.DisputeType
 	case r.check != nil:
-		return CheckType
+		return records.CheckType
 	}
-	return RedoType
+	return records.RedoType
 }
 
 // openRequest opens a dispute, check or redo record of job id; nil when
@@ -70,25 +71,25 @@ func openRequest(id jobs.ID, r crdt.Record) *request {
 	author := r.Author.String()
 	q := &request{key: r.Key, author: author, seq: r.Seq}
 	switch r.Type {
-	case DisputeType:
+	case records.DisputeType:
 		var d Dispute
-		if decodeStrict(r.Payload, &d) != nil || DisputeKey(id, d.Dispute.Block, author) != r.Key {
+		if decodeStrict(r.Payload, &d) != nil || records.DisputeKey(id, d.Dispute.Block, author) != r.Key {
 			return nil
 		}
 		q.dispute = &d
-	case CheckType:
+	case records.CheckType:
 		var c Check
-		if decodeStrict(r.Payload, &c) != nil || CheckKey(id, c.Block, author) != r.Key {
+		if decodeStrict(r.Payload, &c) != nil || records.CheckKey(id, c.Block, author) != r.Key {
 			return nil
 		}
 		q.check = &c
-	case RedoType:
+	case records.RedoType:
 		var rd Redo
 		if decodeStrict(r.Payload, &rd) != nil {
 			return nil
 		}
 		m, err := jobs.ParseHash(rd.Micro)
-		if err != nil || RedoKey(id, m, author) != r.Key {
+		if err != nil || records.RedoKey(id, m, author) != r.Key {
 			return nil
 		}
 		q.redo = &rd
@@ -205,7 +206,7 @@ func pick(id jobs.ID, recs *jobRecords, cands []*request) *request {
 func (recs *jobRecords) accept(id jobs.ID, eligible func(author string) bool) *jobRecords {
 	out := *recs
 	out.dispute, out.checks, out.redo = map[uint64]Dispute{}, map[uint64]Check{}, map[string]Redo{}
-	byBlock := map[string]map[uint64][]*request{DisputeType: {}, CheckType: {}}
+	byBlock := map[string]map[uint64][]*request{records.DisputeType: {}, records.CheckType: {}}
 	for i := range recs.requests {
 		q := &recs.requests[i]
 		switch {
@@ -214,10 +215,10 @@ func (recs *jobRecords) accept(id jobs.ID, eligible func(author string) bool) *j
 			byBlock[q.kind()][q.block()] = append(byBlock[q.kind()][q.block()], q)
 		}
 	}
-	for block, cands := range byBlock[DisputeType] {
+	for block, cands := range byBlock[records.DisputeType] {
 		out.dispute[block] = *pick(id, recs, cands).dispute
 	}
-	for block, cands := range byBlock[CheckType] {
+	for block, cands := range byBlock[records.CheckType] {
 		out.checks[block] = *pick(id, recs, cands).check
 	}
 	return &out

@@ -13,14 +13,8 @@ import (
 
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/records"
 )
-
-// CancelType records hold a CancelRecord under CancelKey: the creator's
-// signed word that a job is withdrawn. Processors never start work on a
-// job that has one. On a mesh with a chain the escrow's abort refunds the
-// job as well; the record is what a mesh without one goes by, and it also
-// reaches processors that saw the escrow funded before the abort.
-const CancelType = "cancel"
 
 // maxCancelRecord bounds a cancel record's payload.
 const maxCancelRecord = 1 << 10
@@ -31,9 +25,6 @@ const cancelDomain = "jobmesh/cancel/v1"
 
 // ErrBadCancel is wrapped when a cancel record does not cancel its job.
 var ErrBadCancel = errors.New("processor: bad cancel record")
-
-// CancelKey is where a job's cancel record lives.
-func CancelKey(id jobs.ID) string { return JobKey(id) + "/cancel" }
 
 // CancelRecord withdraws a job: Signature is the creator wallet's
 // secp256k1 signature (65 bytes, r‖s‖v, lowercase hex) over CancelDigest.
@@ -100,14 +91,14 @@ func CheckCancel(info *jobs.JobInfo, payload []byte) error {
 // Cancelled reports whether store holds a valid cancel record for the job
 // info describes. A missing or invalid record is no cancel.
 func Cancelled(ctx context.Context, store crdt.Reader, info *jobs.JobInfo) (bool, error) {
-	rec, err := store.Get(ctx, CancelKey(info.ID()))
+	rec, err := store.Get(ctx, records.CancelKey(info.ID()))
 	if errors.Is(err, crdt.ErrNotFound) {
 		return false, nil
 	}
 	if err != nil {
 		return false, err
 	}
-	if rec.Type != CancelType {
+	if rec.Type != records.CancelType {
 		return false, nil
 	}
 	return CheckCancel(info, rec.Payload) == nil, nil

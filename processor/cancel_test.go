@@ -15,8 +15,8 @@ import (
 
 	"github.com/jobmesh/jobmesh/internal/wait"
 	"github.com/jobmesh/jobmesh/jobs"
-	"github.com/jobmesh/jobmesh/microjob"
 	"github.com/jobmesh/jobmesh/processor"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 func cancelJob(t testing.TB, creator jobs.Address) *jobs.JobInfo {
@@ -122,7 +122,7 @@ func TestProcessorsSkipCancelledJob(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Store.Put(ctx, processor.CancelKey(id), processor.CancelType, rec); err != nil {
+	if err := c.Store.Put(ctx, records.CancelKey(id), records.CancelType, rec); err != nil {
 		t.Fatal(err)
 	}
 	// Every processor holds the cancel before the job: replicas may apply
@@ -139,27 +139,28 @@ func TestProcessorsSkipCancelledJob(t *testing.T) {
 		}
 		return nil
 	})
-	if err := c.Store.Put(ctx, processor.JobKey(id), processor.JobType, cancelled.Encode()); err != nil {
+	if err := c.Store.Put(ctx, records.JobKey(id), records.JobType, cancelled.Encode()); err != nil {
 		t.Fatal(err)
 	}
 	wait.Until(t, 30*time.Second, func() error {
 		for _, mem := range m.Running() {
-			if _, err := mem.Store.Get(ctx, processor.JobKey(id)); err != nil {
+			if _, err := mem.Store.Get(ctx, records.JobKey(id)); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
 	runJob(t, m, spec, 2*time.Minute)
-	recs, err := c.Store.Query(ctx, processor.JobKey(id)+"/")
+	recs, err := c.Store.Query(ctx, records.JobKey(id)+"/")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, r := range recs {
-		if k, err := microjob.ParseKey(r.Key); err == nil && k.Type == microjob.TypeCommit {
+		k, err := records.Parse(r.Key)
+		if err == nil && k.Type == records.CommitType {
 			t.Fatalf("a processor worked on the cancelled job: %s", r.Key)
 		}
-		if vid, _, ok := processor.ParseVerdictKey(r.Key); ok && vid == id {
+		if err == nil && k.Type == records.VerdictType && k.Job == id {
 			t.Fatal("the cancelled job has a verdict")
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/microjob"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // A verdict counts only when its author may write it (a finalizer of the
@@ -97,9 +98,9 @@ func weighVerdicts(id jobs.ID, recs *jobRecords, j judgement, rounds []RoundOrde
 	for _, a := range recs.verdicts {
 		switch {
 		case !disclosers[a.author]:
-			refused = append(refused, refusal{key: a.key, kind: VerdictType, reason: refusedAuthor, seq: a.seq})
+			refused = append(refused, refusal{key: a.key, kind: records.VerdictType, reason: refusedAuthor, seq: a.seq})
 		case slices.Contains(j.culprits, a.author):
-			refused = append(refused, refusal{key: a.key, kind: VerdictType, reason: refusedCulprit, seq: a.seq})
+			refused = append(refused, refusal{key: a.key, kind: records.VerdictType, reason: refusedCulprit, seq: a.seq})
 		case final:
 			eligible = append(eligible, a)
 		}
@@ -112,11 +113,11 @@ func weighVerdicts(id jobs.ID, recs *jobRecords, j judgement, rounds []RoundOrde
 		c := load(a)
 		switch {
 		case c.err != nil && errors.Is(c.err, ErrBadRecord) && !errors.Is(c.err, ErrBodyNotFetched):
-			refused = append(refused, refusal{key: a.key, kind: VerdictType, reason: refusedContent, seq: a.seq})
+			refused = append(refused, refusal{key: a.key, kind: records.VerdictType, reason: refusedContent, seq: a.seq})
 		case c.err != nil:
 			// Not readable here yet (a body no peer served): neither.
 		case verdictMismatch(c.rec, own) != "":
-			refused = append(refused, refusal{key: a.key, kind: VerdictType, reason: refusedDisagrees, seq: a.seq})
+			refused = append(refused, refusal{key: a.key, kind: records.VerdictType, reason: refusedDisagrees, seq: a.seq})
 		default:
 			agree = append(agree, c)
 		}
@@ -138,7 +139,7 @@ func ResultRoot(output cid.Cid) common.Hash { return ethcrypto.Keccak256Hash(out
 type VerdictQuery struct {
 	// Info is the job.
 	Info *jobs.JobInfo
-	// Records are the job's records: Store.Query(JobKey(id) + "/").
+	// Records are the job's records: Store.Query(records.JobKey(id) + "/").
 	Records []crdt.Record
 	// Processors are the advertised processors (Processors): whether a
 	// self-checked block could be checked depends on how many there are.
@@ -242,14 +243,14 @@ func ReadVerdict(ctx context.Context, store RecordReader, blocks BodyReader, id 
 // ReadVerdictKeeping is ReadVerdict judging only the disclosures keep
 // accepts (VerdictQuery.Keep).
 func ReadVerdictKeeping(ctx context.Context, store RecordReader, blocks BodyReader, id jobs.ID, root *common.Hash, keep DisclosureFilter) (ChosenVerdict, error) {
-	vs, err := store.Query(ctx, VerdictPrefix(id))
+	vs, err := store.Query(ctx, records.VerdictPrefix(id))
 	if err != nil {
 		return ChosenVerdict{}, err
 	}
 	if !slices.ContainsFunc(vs, func(r crdt.Record) bool { return !r.Tombstone }) {
 		return ChosenVerdict{}, fmt.Errorf("%w: job %s", ErrNoVerdict, id)
 	}
-	jr, err := store.Get(ctx, JobKey(id))
+	jr, err := store.Get(ctx, records.JobKey(id))
 	if errors.Is(err, crdt.ErrNotFound) {
 		return ChosenVerdict{}, fmt.Errorf("%w: job %s is not in the store", ErrNoVerdict, id)
 	}
@@ -263,7 +264,7 @@ func ReadVerdictKeeping(ctx context.Context, store RecordReader, blocks BodyRead
 	if info.ID() != id {
 		return ChosenVerdict{}, fmt.Errorf("processor: the record of job %s holds job %s", id, info.ID())
 	}
-	recs, err := store.Query(ctx, JobKey(id)+"/")
+	recs, err := store.Query(ctx, records.JobKey(id)+"/")
 	if err != nil {
 		return ChosenVerdict{}, err
 	}

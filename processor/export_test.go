@@ -5,6 +5,7 @@ import (
 
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // VerdictFromRecords is, for the tests outside the package, the verdict
@@ -15,7 +16,7 @@ func VerdictFromRecords(ctx context.Context, store *crdt.Store, info *jobs.JobIn
 	if err != nil {
 		return VerdictRecord{}, false, err
 	}
-	rs, err := store.Query(ctx, JobKey(info.ID())+"/")
+	rs, err := store.Query(ctx, records.JobKey(info.ID())+"/")
 	if err != nil {
 		return VerdictRecord{}, false, err
 	}

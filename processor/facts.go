@@ -17,7 +17,7 @@ import (
 	"github.com/jobmesh/jobmesh/dispatch"
 	"github.com/jobmesh/jobmesh/escrow"
 	"github.com/jobmesh/jobmesh/jobs"
-	"github.com/jobmesh/jobmesh/microjob"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // Directory lists the processors known from their advertisements
@@ -420,7 +420,7 @@ func (f *Facts) derive(ctx context.Context, id jobs.ID) (*finishedJob, error) {
 		}
 		return j, nil
 	}
-	recs, err := f.p.Store.Query(ctx, JobKey(id)+"/")
+	recs, err := f.p.Store.Query(ctx, records.JobKey(id)+"/")
 	if err != nil {
 		return nil, err
 	}
@@ -431,12 +431,12 @@ func (f *Facts) derive(ctx context.Context, id jobs.ID) (*finishedJob, error) {
 		}
 		author := r.Author.String()
 		switch r.Type {
-		case microjob.TypeCommit:
-			if c, err := microjob.OpenCommitment(r.Key, author, r.Payload); err == nil && c.JobID == id {
+		case records.CommitType:
+			if c, err := records.OpenCommitment(r.Key, author, r.Payload); err == nil && c.JobID == id {
 				s.commit(c.MacroIndex, author, r.Seq)
 			}
-		case microjob.TypeResult:
-			if d, err := microjob.OpenDisclosure(r.Key, author, r.Payload); err == nil && d.JobID == id {
+		case records.ResultType:
+			if d, err := records.OpenDisclosure(r.Key, author, r.Payload); err == nil && d.JobID == id {
 				s.disclose(d.MacroIndex, author, r.Seq)
 			}
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/localmesh"
 	"github.com/jobmesh/jobmesh/processor"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // lowestRanked is the processor of m ranked last among job id's
@@ -89,8 +90,8 @@ func TestForgedVerdictIsNotSigned(t *testing.T) {
 		t.Fatal("the attacker's replica never judged the job final")
 	}
 	forged.Output = "bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy"
-	key := processor.VerdictKey(id, self)
-	if err := crdt.PutJSON(ctx, attacker.Store, key, processor.VerdictType, forged); err != nil {
+	key := records.VerdictKey(id, self)
+	if err := crdt.PutJSON(ctx, attacker.Store, key, records.VerdictType, forged); err != nil {
 		t.Fatal(err)
 	}
 	forgedKey.Store(&key)
@@ -132,7 +133,7 @@ func TestForgedVerdictIsNotSigned(t *testing.T) {
 		if p == attacker {
 			continue
 		}
-		r, err := c.Store.Get(ctx, processor.SignatureKey(id, p.Host.ID().String()))
+		r, err := c.Store.Get(ctx, records.SignatureKey(id, p.Host.ID().String()))
 		if errors.Is(err, crdt.ErrNotFound) {
 			continue // settled before it signed
 		}

@@ -17,16 +17,14 @@ import (
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/dispatch"
 	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // Replicated group jobs (jobs.Requirements.Replicas R > 1, seed 000's
 // "3 nodes of the same card model"): the first processor that takes such a
 // job chooses a group of R processors of one card model and writes it
-// under GroupKey; only the group's members open or join the job's rooms,
-// and each MicroJob is run by R of them (see groupwork.go).
-
-// GroupType records hold a Group under GroupKey.
-const GroupType = "group"
+// under records.GroupKey; only the group's members open or join the job's
+// rooms, and each MicroJob is run by R of them (see groupwork.go).
 
 // GroupVersion is the Group schema version.
 const GroupVersion = 1
@@ -34,14 +32,6 @@ const GroupVersion = 1
 // ErrNoGroup means no card model has R eligible processors: a replicated
 // job waits until one has.
 var ErrNoGroup = errors.New("processor: no card model has enough processors for the group")
-
-// GroupKey is where chooser writes its group record of job id. Each
-// chooser writes its own key, so racing choosers do not overwrite one
-// another in the store; readers pick one winner among them (PickGroup).
-func GroupKey(id jobs.ID, chooser string) string { return GroupPrefix(id) + chooser }
-
-// GroupPrefix is the prefix of a job's group records.
-func GroupPrefix(id jobs.ID) string { return JobKey(id) + "/group/" }
 
 // Group names the R processors of one card model that run a replicated
 // job.
@@ -79,7 +69,7 @@ func DecodeGroup(info *jobs.JobInfo, key, author string, b []byte) (Group, error
 		return g, fmt.Errorf("%w: group version %d", ErrBadRecord, g.Version)
 	case g.Job != id.String():
 		return g, fmt.Errorf("%w: group of job %q under job %s", ErrBadRecord, g.Job, id)
-	case g.Chooser != author || key != GroupKey(id, author):
+	case g.Chooser != author || key != records.GroupKey(id, author):
 		return g, fmt.Errorf("%w: group by %q written by %s under %q", ErrBadRecord, g.Chooser, author, key)
 	case g.CardModel == "" || len(g.CardModel) > dispatch.MaxIDLen:
 		return g, fmt.Errorf("%w: group card model of %d bytes", ErrBadRecord, len(g.CardModel))
@@ -143,7 +133,7 @@ func PickGroup(info *jobs.JobInfo, view *View, recs []crdt.Record, active map[st
 	}
 	byRound := map[uint32][]cand{}
 	for _, r := range recs {
-		if r.Type != GroupType || r.Tombstone {
+		if r.Type != records.GroupType || r.Tombstone {
 			continue
 		}
 		g, err := DecodeGroup(info, r.Key, r.Author.String(), r.Payload)
@@ -341,7 +331,7 @@ func (w *Worker) groupOf(ctx context.Context, js *jobState) (Group, bool) {
 	id := js.plan.JobID
 	view := w.dview.Load()
 	pick := func() (Group, bool) {
-		recs, err := w.p.Store.Query(ctx, GroupPrefix(id))
+		recs, err := w.p.Store.Query(ctx, records.GroupPrefix(id))
 		if err != nil {
 			return Group{}, false
 		}
@@ -374,7 +364,7 @@ func (w *Worker) groupOf(ctx context.Context, js *jobState) (Group, bool) {
 		w.logWaiting(js, err)
 		return Group{}, false
 	}
-	if err := crdt.PutJSON(ctx, w.writer, GroupKey(id, w.self), GroupType, g); err != nil {
+	if err := crdt.PutJSON(ctx, w.writer, records.GroupKey(id, w.self), records.GroupType, g); err != nil {
 		w.log.Warn("writing a group record", "job", id, "err", err)
 		return Group{}, false
 	}
@@ -473,7 +463,7 @@ func (w *Worker) replaceSilent(ctx context.Context, js *jobState, g Group, view 
 	slices.Sort(next.Members)
 	next.Dropped = append(slices.Clone(g.Dropped), silent...)
 	slices.Sort(next.Dropped)
-	if err := crdt.PutJSON(ctx, w.writer, GroupKey(id, w.self), GroupType, next); err != nil {
+	if err := crdt.PutJSON(ctx, w.writer, records.GroupKey(id, w.self), records.GroupType, next); err != nil {
 		w.log.Warn("writing a group record", "job", id, "err", err)
 		return false
 	}

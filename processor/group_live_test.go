@@ -13,6 +13,7 @@ import (
 	"github.com/jobmesh/jobmesh/localmesh"
 	"github.com/jobmesh/jobmesh/node"
 	"github.com/jobmesh/jobmesh/processor"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // groupRoles: four "big" processors and two "small" ones.
@@ -77,7 +78,7 @@ func TestGroupJobLiveMesh(t *testing.T) {
 	}
 
 	// The group: one winning record, three big members.
-	recs, err := client(m).Store.Query(context.Background(), processor.GroupPrefix(info.ID()))
+	recs, err := client(m).Store.Query(context.Background(), records.GroupPrefix(info.ID()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +169,7 @@ func TestGroupSilentMemberReplaced(t *testing.T) {
 	if silent == "" {
 		t.Fatal("the first member never reached a MicroJob")
 	}
-	recs, err := client(m).Store.Query(context.Background(), processor.GroupPrefix(info.ID()))
+	recs, err := client(m).Store.Query(context.Background(), records.GroupPrefix(info.ID()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,12 +207,12 @@ func firstGroup(ctx context.Context, mem *localmesh.Member) (processor.Group, bo
 	var first []crdt.Record
 	for _, r := range recs {
 		var g processor.Group
-		if r.Type == processor.GroupType && json.Unmarshal(r.Payload, &g) == nil && g.Round == 0 {
+		if r.Type == records.GroupType && json.Unmarshal(r.Payload, &g) == nil && g.Round == 0 {
 			first = append(first, r)
 		}
 	}
 	for _, r := range recs {
-		if r.Type != processor.JobType {
+		if r.Type != records.JobType {
 			continue
 		}
 		if info, err := jobs.Decode(r.Payload); err == nil {

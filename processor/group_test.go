@@ -16,6 +16,7 @@ import (
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/processor"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // groupJob is a valid replicated JobInfo.
@@ -142,7 +143,7 @@ func groupRecord(t *testing.T, info *jobs.JobInfo, g processor.Group, author pee
 	if err != nil {
 		t.Fatal(err)
 	}
-	return crdt.Record{Key: processor.GroupKey(info.ID(), author.String()), Type: processor.GroupType, Author: author, Payload: b}
+	return crdt.Record{Key: records.GroupKey(info.ID(), author.String()), Type: records.GroupType, Author: author, Payload: b}
 }
 
 func TestGroupRecordChecksAndWinner(t *testing.T) {
@@ -219,7 +220,7 @@ func FuzzDecodeGroup(f *testing.F) {
 	f.Add(b)
 	f.Add([]byte(`{"version":1}`))
 	f.Add([]byte(`null`))
-	key := processor.GroupKey(info.ID(), a.String())
+	key := records.GroupKey(info.ID(), a.String())
 	f.Fuzz(func(t *testing.T, data []byte) {
 		g, err := processor.DecodeGroup(info, key, a.String(), data)
 		if err != nil {

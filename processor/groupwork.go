@@ -13,6 +13,7 @@ import (
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/macrojob"
 	"github.com/jobmesh/jobmesh/microjob"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // How a replicated job's rooms work. A MacroJob room of a job with R > 1
@@ -257,7 +258,7 @@ func (w *Worker) processReplicas(ctx context.Context, js *jobState, room *macroj
 		}
 		taken[micro.ID] = true
 		ran = append(ran, d)
-		commits = append(commits, crdt.Entry{Key: c.Key(), Type: microjob.TypeCommit, Payload: c.Encode()})
+		commits = append(commits, crdt.Entry{Key: records.CommitmentKey(c), Type: records.CommitType, Payload: c.Encode()})
 		done = append(done, item)
 	}
 	if len(commits) == 0 {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // A job's output must outlive the processor that assembled it. Every node
@@ -21,19 +22,6 @@ import (
 // verdict is written (handoff.go): the creator's node, or the runner-up
 // finalizer when the creator's node is not connected. `jobnode job
 // status` and GET /v1/jobs/{id} list the holders of the verdict's output.
-
-// HolderType records hold a Holder under HolderKey.
-const HolderType = "holder"
-
-// HolderKey is where holder says it holds job id's output.
-func HolderKey(id jobs.ID, holder peer.ID) string {
-	return holdersPrefix(id) + holder.String()
-}
-
-func holdersPrefix(id jobs.ID) string { return JobKey(id) + "/holders/" }
-
-// HoldersPrefix is the key prefix of job id's holder records.
-func HoldersPrefix(id jobs.ID) string { return holdersPrefix(id) }
 
 // FinalizerRank is processor's rendezvous hash for job id: the job's
 // finalizers rank by it, highest first (finalizerOrder).
@@ -88,7 +76,7 @@ func (w *Worker) holdOutput(ctx context.Context, id jobs.ID, out cid.Cid) {
 
 // WriteHolder writes self's holder record of job id's output.
 func WriteHolder(ctx context.Context, store crdt.Writer, self peer.ID, id jobs.ID, out cid.Cid) error {
-	return crdt.PutJSON(ctx, store, HolderKey(id, self), HolderType, Holder{Output: out.String()})
+	return crdt.PutJSON(ctx, store, records.HolderKey(id, self), records.HolderType, Holder{Output: out.String()})
 }
 
 // Holders returns the peers whose holder record names the output of job
@@ -130,7 +118,7 @@ func HoldersOf(ctx context.Context, store RecordReader, id jobs.ID, output cid.C
 // holderRecords returns, by peer, the output each valid holder record of
 // job id names.
 func holderRecords(ctx context.Context, store RecordReader, id jobs.ID) (map[peer.ID]cid.Cid, error) {
-	recs, err := store.Query(ctx, strings.TrimSuffix(holdersPrefix(id), "/"))
+	recs, err := store.Query(ctx, strings.TrimSuffix(records.HoldersPrefix(id), "/"))
 	if err != nil {
 		return nil, fmt.Errorf("processor: holders of job %s: %w", id, err)
 	}
@@ -147,8 +135,8 @@ func holderRecords(ctx context.Context, store RecordReader, id jobs.ID) (map[pee
 // the output it names; ok is false for a record that is not a valid
 // holder record of the job written by the peer its key names.
 func ReadHolder(id jobs.ID, r crdt.Record) (p peer.ID, output cid.Cid, ok bool) {
-	name, found := strings.CutPrefix(r.Key, holdersPrefix(id))
-	if !found || r.Tombstone || r.Type != HolderType || name != r.Author.String() {
+	name, found := strings.CutPrefix(r.Key, records.HoldersPrefix(id))
+	if !found || r.Tombstone || r.Type != records.HolderType || name != r.Author.String() {
 		return "", cid.Undef, false
 	}
 	var h Holder
@@ -160,16 +148,4 @@ func ReadHolder(id jobs.ID, r crdt.Record) (p peer.ID, output cid.Cid, ok bool) 
 		return "", cid.Undef, false
 	}
 	return r.Author, c, true
-}
-
-// holderPolicy: a holder record is written by the peer it names.
-func holderPolicy(key string, author peer.ID) error {
-	rest, ok := strings.CutPrefix(key, "/jobs/")
-	if !ok {
-		return nil
-	}
-	if i := strings.Index(rest, "/holders/"); i >= 0 && rest[i+len("/holders/"):] != author.String() {
-		return fmt.Errorf("holder record %q written by %s", key, author)
-	}
-	return nil
 }

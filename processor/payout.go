@@ -19,18 +19,9 @@ import (
 	"github.com/jobmesh/jobmesh/microjob"
 )
 
-// Record types and versions of on-chain settlement (see
+// Versions and size limits of the on-chain settlement records (see
 // docs/PROTOCOL.md).
 const (
-	// SettlementType records hold a SettlementRecord under SettlementKey:
-	// the settlement the finalizer proposes for signing.
-	SettlementType = "settlement"
-	// SignatureType records hold one member's escrow.SignedSettlement
-	// (its version 2 wire format) under SignatureKey.
-	SignatureType = "settlesig"
-	// SettledType records hold a SettledRecord under SettledKey once the
-	// settle transaction succeeded.
-	SettledType = "settled"
 	// SettlementRecordVersion and SettledRecordVersion are the versions of
 	// those JSON records.
 	SettlementRecordVersion = 1
@@ -49,17 +40,6 @@ var (
 	// ErrUnfunded: the job's escrow is not funded for its price.
 	ErrUnfunded = errors.New("processor: job escrow not funded")
 )
-
-// SettlementKey is where a job's proposed settlement lives.
-func SettlementKey(id jobs.ID) string { return JobKey(id) + "/settlement" }
-
-// SignatureKey is where processor stores its signature of the settlement.
-func SignatureKey(id jobs.ID, processor string) string {
-	return JobKey(id) + "/signature/" + processor
-}
-
-// SettledKey is where the settle transaction is recorded.
-func SettledKey(id jobs.ID) string { return JobKey(id) + "/settled" }
 
 // SettlementRecord is a proposed settlement in text form.
 type SettlementRecord struct {

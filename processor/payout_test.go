@@ -21,6 +21,7 @@ import (
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/microjob"
 	"github.com/jobmesh/jobmesh/processor"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 func testCID(t testing.TB) cid.Cid {
@@ -201,13 +202,13 @@ func TestSignatureRecord(t *testing.T) {
 }
 
 func TestAuthorPolicySignatures(t *testing.T) {
-	policy := processor.AuthorPolicy("/nodes")
+	policy := records.AuthorPolicy()
 	a, b := peer.ID("alice-peer"), peer.ID("bob-peer")
 	id := jobs.ID{1}
-	if err := policy(processor.SignatureKey(id, a.String()), a); err != nil {
+	if err := policy(records.SignatureKey(id, a.String()), a); err != nil {
 		t.Fatalf("own signature refused: %v", err)
 	}
-	if err := policy(processor.SignatureKey(id, a.String()), b); err == nil {
+	if err := policy(records.SignatureKey(id, a.String()), b); err == nil {
 		t.Fatal("a signature under another processor's key accepted")
 	}
 }

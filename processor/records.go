@@ -4,32 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 
-	"github.com/libp2p/go-libp2p/core/peer"
-
-	"github.com/jobmesh/jobmesh/crdt"
-	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/microjob"
 
 	"github.com/jobmesh/jobmesh/internal/strictjson"
-)
-
-// Store keys and record types of the processing flow, under the store's
-// versioned namespace (see docs/PROTOCOL.md).
-const (
-	// JobType records hold a canonical JobInfo under JobKey.
-	JobType = "job"
-	// VerdictType records hold a VerdictRecord under VerdictKey.
-	VerdictType = "verdict"
-	// DisputeType records ask Third to re-run one disputed block.
-	DisputeType = "dispute"
-	// RerunType records hold the third processor's hash of a block.
-	RerunType = "rerun"
-	// RedoType records ask for a MicroJob to be run again by someone who
-	// is not a culprit.
-	RedoType = "redo"
 )
 
 // MaxRecord bounds the payload of the flow's own records.
@@ -37,72 +15,6 @@ const MaxRecord = 256 << 10
 
 // ErrBadRecord is wrapped by decoding errors of the flow's records.
 var ErrBadRecord = errors.New("processor: bad record")
-
-// JobKey is where a job's JobInfo lives.
-func JobKey(id jobs.ID) string { return "/jobs/" + id.String() }
-
-// The records that decide a job's outcome (verdict, dispute, check and
-// redo) live under per-author keys: the author's peer ID is the last key
-// segment, and AuthorPolicy refuses any other author. A peer can write
-// only under its own key, so it can add a record but never replace
-// another peer's; readers choose among them (authors.go).
-
-// VerdictPrefix is where a job's verdicts live, one per author.
-func VerdictPrefix(id jobs.ID) string { return "/jobs/" + id.String() + "/verdict/" }
-
-// VerdictKey is where author keeps its verdict of a job.
-func VerdictKey(id jobs.ID, author string) string { return VerdictPrefix(id) + author }
-
-// disputeBlock is the key prefix of one disputed block's records.
-func disputeBlock(id jobs.ID, block uint64) string {
-	return "/jobs/" + id.String() + "/dispute/" + strconv.FormatUint(block, 10)
-}
-
-// DisputeKey is where author asks for a re-run of a disputed block.
-func DisputeKey(id jobs.ID, block uint64, author string) string {
-	return disputeBlock(id, block) + "/" + author
-}
-
-// RerunKey is where processor stores its re-run of block.
-func RerunKey(id jobs.ID, block uint64, processor string) string {
-	return disputeBlock(id, block) + "/rerun/" + processor
-}
-
-// RedoKey is where author marks a MicroJob for redoing.
-func RedoKey(id jobs.ID, micro jobs.ID, author string) string {
-	return "/jobs/" + id.String() + "/redo/" + micro.String() + "/" + author
-}
-
-// authoredKinds are the job-level key segments under which the last
-// segment of every key is its author.
-var authoredKinds = map[string]bool{"verdict": true, "dispute": true, "check": true, "redo": true}
-
-// keyAuthor returns the author a key under /jobs/<id>/<kind>/ names (its
-// last segment), and whether the key is one of those.
-func keyAuthor(key string) (string, bool) {
-	rest, ok := strings.CutPrefix(key, "/jobs/")
-	if !ok || len(rest) < 65 || rest[64] != '/' {
-		return "", false
-	}
-	kind, _, _ := strings.Cut(rest[65:], "/")
-	if !authoredKinds[kind] {
-		return "", false
-	}
-	return key[strings.LastIndexByte(key, '/')+1:], true
-}
-
-// ParseVerdictKey returns the job and the author of a verdict key.
-func ParseVerdictKey(key string) (jobs.ID, string, bool) {
-	id, ok := jobOfKey(key)
-	if !ok {
-		return jobs.ID{}, "", false
-	}
-	author, ok := strings.CutPrefix(key, VerdictPrefix(id))
-	if !ok || author == "" || strings.Contains(author, "/") {
-		return jobs.ID{}, "", false
-	}
-	return id, author, true
-}
 
 // VerdictRecord is the finalizer's record: the verdict, the processors
 // found wrong, the assembled output and the submission order of every
@@ -189,33 +101,4 @@ func decodeInline(r VerdictRecord) (VerdictRecord, microjob.Verdict, error) {
 		return r, v, err
 	}
 	return r, v, nil
-}
-
-// AuthorPolicy is the store's author rule for the processing flow: result
-// records are written only by the processor they name (microjob);
-// verdicts, disputes, re-runs, checks, redos, settlement signatures and
-// holder records only by the peer their key ends with; processor
-// advertisements only by their peer.
-func AuthorPolicy(nodesPrefix string) crdt.AuthorPolicy {
-	owner := crdt.OwnerPolicy(nodesPrefix)
-	return func(key string, author peer.ID) error {
-		if err := owner(key, author); err != nil {
-			return err
-		}
-		if err := microjob.AuthorPolicy(key, author); err != nil {
-			return err
-		}
-		if a, ok := keyAuthor(key); ok && a != author.String() {
-			return fmt.Errorf("%q (verdict, dispute, re-run, check or redo) written by %s", key, author)
-		}
-		if i := strings.Index(key, "/signature/"); i >= 0 && strings.HasPrefix(key, "/jobs/") {
-			if key[i+len("/signature/"):] != author.String() {
-				return fmt.Errorf("settlement signature %q written by %s", key, author)
-			}
-		}
-		if err := holderPolicy(key, author); err != nil {
-			return err
-		}
-		return nil
-	}
 }

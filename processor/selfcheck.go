@@ -13,6 +13,7 @@ import (
 	"github.com/jobmesh/jobmesh/dispatch"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/microjob"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // A verifier block proves nothing when the processor that ran the verifier
@@ -24,15 +25,6 @@ import (
 // culprit; when they differ from each other, the re-runner that disagrees
 // with the other two hashes is. One lying re-runner cannot convict an
 // honest processor, because it is outvoted.
-
-// CheckType records ask two processors to re-run a self-checked block.
-const CheckType = "check"
-
-// CheckKey is where author asks for a self-checked block's re-runs. The
-// re-runs themselves are stored under RerunKey, like a dispute's.
-func CheckKey(id jobs.ID, block uint64, author string) string {
-	return JobKey(id) + "/check/" + strconv.FormatUint(block, 10) + "/" + author
-}
 
 // Check asks Thirds to re-run Block, which Processor alone computed for
 // both the verifier and the regular MicroJob, with output hash Hash.
@@ -310,7 +302,7 @@ func (w *Worker) requestChecks(ctx context.Context, js *jobState, v microjob.Ver
 			picks = c.Thirds[:]
 		}
 		rec := Check{Block: sc.block, Processor: sc.processor, Hash: sc.hash, Thirds: [2]string{picks[0], picks[1]}, Dropped: dropped, Exhausted: exhausted}
-		e, err := crdt.JSONEntry(CheckKey(js.plan.JobID, sc.block, w.self), CheckType, rec)
+		e, err := crdt.JSONEntry(records.CheckKey(js.plan.JobID, sc.block, w.self), records.CheckType, rec)
 		if err != nil {
 			return false, err
 		}

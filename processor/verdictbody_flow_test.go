@@ -10,6 +10,7 @@ import (
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/localmesh"
 	"github.com/jobmesh/jobmesh/processor"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // bodyTune makes every verdict go out of line.
@@ -26,7 +27,7 @@ func checkBodyRecord(t *testing.T, m *localmesh.Mesh, info *jobs.JobInfo, verdic
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := client(m).Store.Get(ctx, processor.VerdictKey(info.ID(), chosen.Author))
+	r, err := client(m).Store.Get(ctx, records.VerdictKey(info.ID(), chosen.Author))
 	if err != nil {
 		t.Fatal(err)
 	}

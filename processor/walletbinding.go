@@ -14,6 +14,7 @@ import (
 
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/microjob"
+	"github.com/jobmesh/jobmesh/records"
 
 	"github.com/jobmesh/jobmesh/internal/strictjson"
 )
@@ -25,9 +26,6 @@ import (
 // A record that claims a wallet therefore proves it twice: the peer wrote
 // it, and the wallet's key agreed to it. See docs/PROTOCOL.md.
 const (
-	// WalletBindingType records hold a WalletBinding under
-	// WalletBindingKey.
-	WalletBindingType = "wallet"
 	// WalletBindingVersion is the version of the WalletBinding record.
 	WalletBindingVersion = 1
 	// MaxWalletBinding bounds an encoded WalletBinding (a real one is
@@ -49,20 +47,6 @@ var (
 	// message, such as one naming another peer).
 	ErrBindingSignature = errors.New("signature is not the wallet's")
 )
-
-// WalletBindingKey is where peerID's wallet binding lives: under its
-// advertisement's key, so only peerID may write it.
-func WalletBindingKey(peerID string) string { return nodesPrefix + "/" + peerID + "/wallet" }
-
-// bindingPeer returns the peer whose binding key is key.
-func bindingPeer(key string) (string, bool) {
-	rest, ok := strings.CutPrefix(key, nodesPrefix+"/")
-	if !ok {
-		return "", false
-	}
-	p, ok := strings.CutSuffix(rest, "/wallet")
-	return p, ok && p != "" && !strings.Contains(p, "/")
-}
 
 // WalletBindingMessage is the text the wallet key signs for peerID.
 func WalletBindingMessage(peerID string) []byte { return []byte(walletBindingDomain + peerID) }
@@ -162,7 +146,7 @@ func (wb WalletBinding) Verify(author string) error {
 // its key (the binding key of its author) and its payload.
 func OpenWalletBinding(r crdt.Record) (WalletBinding, error) {
 	author := r.Author.String()
-	if r.Type != WalletBindingType || r.Key != WalletBindingKey(author) {
+	if r.Type != records.WalletBindingType || r.Key != records.WalletBindingKey(author) {
 		return WalletBinding{}, fmt.Errorf("%w: %s record %q by %s", ErrBadBinding, r.Type, r.Key, author)
 	}
 	wb, err := DecodeWalletBinding(r.Payload)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/processor"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 func newPeerID(t testing.TB) peer.ID {
@@ -36,7 +37,7 @@ func bindingRecord(t testing.TB, author peer.ID, wb processor.WalletBinding) crd
 	if err != nil {
 		t.Fatal(err)
 	}
-	return crdt.Record{Key: processor.WalletBindingKey(author.String()), Type: processor.WalletBindingType, Author: author, Seq: 1, Payload: b}
+	return crdt.Record{Key: records.WalletBindingKey(author.String()), Type: records.WalletBindingType, Author: author, Seq: 1, Payload: b}
 }
 
 func TestWalletBindingRefusesForgeries(t *testing.T) {
@@ -113,7 +114,7 @@ func TestWalletBindingRefusesForgeries(t *testing.T) {
 		}(), processor.ErrBadBinding},
 		"under another peer's key": {func() crdt.Record {
 			r := bindingRecord(t, self, good)
-			r.Key = processor.WalletBindingKey(other.String())
+			r.Key = records.WalletBindingKey(other.String())
 			return r
 		}(), processor.ErrBadBinding},
 		"wrong type": {func() crdt.Record {

@@ -22,6 +22,7 @@ import (
 	"github.com/jobmesh/jobmesh/crdt/crdttest"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/microjob"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 func walletOf(k *ecdsa.PrivateKey) string {
@@ -61,7 +62,7 @@ func TestWalletsViewOnReplicas(t *testing.T) {
 	const attacker = 2
 	c := crdttest.New(t, crdttest.Options{Replicas: 3, Configure: func(i int, cfg *crdt.Config) {
 		if i != attacker {
-			cfg.AuthorPolicy = AuthorPolicy(nodesPrefix)
+			cfg.AuthorPolicy = records.AuthorPolicy()
 		}
 	}})
 	ctx := context.Background()
@@ -76,17 +77,17 @@ func TestWalletsViewOnReplicas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := crdt.PutJSON(ctx, honest.Store, WalletBindingKey(honest.ID().String()), WalletBindingType, good); err != nil {
+	if err := crdt.PutJSON(ctx, honest.Store, records.WalletBindingKey(honest.ID().String()), records.WalletBindingType, good); err != nil {
 		t.Fatal(err)
 	}
 	// The liar claims the honest wallet, signing with its own key.
 	forged, _ := NewWalletBinding(liar.ID().String(), liarKey)
 	forged.Wallet = walletOf(honestKey)
-	if err := crdt.PutJSON(ctx, liar.Store, WalletBindingKey(liar.ID().String()), WalletBindingType, forged); err != nil {
+	if err := crdt.PutJSON(ctx, liar.Store, records.WalletBindingKey(liar.ID().String()), records.WalletBindingType, forged); err != nil {
 		t.Fatal(err)
 	}
 	// A store with the policy refuses to write under another peer's key.
-	err = crdt.PutJSON(ctx, liar.Store, WalletBindingKey(honest.ID().String()), WalletBindingType, forged)
+	err = crdt.PutJSON(ctx, liar.Store, records.WalletBindingKey(honest.ID().String()), records.WalletBindingType, forged)
 	if !errors.Is(err, crdt.ErrPolicy) {
 		t.Fatalf("write under another peer's key: %v, want crdt.ErrPolicy", err)
 	}
@@ -113,10 +114,10 @@ func TestWalletsViewOnReplicas(t *testing.T) {
 	// The attacker's store has no policy: it writes its own valid binding
 	// under the honest peer's key, which every honest replica refuses. It
 	// writes on top of the honest binding, so that its value is the newer.
-	c.WaitGet(attacker, WalletBindingKey(honest.ID().String()), nil)
+	c.WaitGet(attacker, records.WalletBindingKey(honest.ID().String()), nil)
 	evilKey := newWalletKey(t)
 	stolen, _ := NewWalletBinding(evil.ID().String(), evilKey)
-	if err := crdt.PutJSON(ctx, evil.Store, WalletBindingKey(honest.ID().String()), WalletBindingType, stolen); err != nil {
+	if err := crdt.PutJSON(ctx, evil.Store, records.WalletBindingKey(honest.ID().String()), records.WalletBindingType, stolen); err != nil {
 		t.Fatal(err)
 	}
 	// A record after it: once it is in, so is the forgery.
@@ -142,12 +143,12 @@ func TestWalletsViewOnReplicas(t *testing.T) {
 
 	// The liar rebinds to its own wallet: the newer record replaces the
 	// refused one; the refused one replayed changes nothing.
-	refusedRec, err := liar.Store.Get(ctx, WalletBindingKey(liar.ID().String()))
+	refusedRec, err := liar.Store.Get(ctx, records.WalletBindingKey(liar.ID().String()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	own, _ := NewWalletBinding(liar.ID().String(), liarKey)
-	if err := crdt.PutJSON(ctx, liar.Store, WalletBindingKey(liar.ID().String()), WalletBindingType, own); err != nil {
+	if err := crdt.PutJSON(ctx, liar.Store, records.WalletBindingKey(liar.ID().String()), records.WalletBindingType, own); err != nil {
 		t.Fatal(err)
 	}
 	crdttest.WaitUntil(t, 20*time.Second, func() error {
@@ -181,7 +182,7 @@ func newWalletsFixture(t *testing.T) walletsFixture {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rec := crdt.Record{Key: WalletBindingKey(id), Type: WalletBindingType, Seq: 10, Payload: mustJSON(t, wb)}
+		rec := crdt.Record{Key: records.WalletBindingKey(id), Type: records.WalletBindingType, Seq: 10, Payload: mustJSON(t, wb)}
 		rec.Author = mustPeer(t, id)
 		f.v.apply(rec)
 		if i == 0 {
@@ -306,7 +307,7 @@ func TestWalletsCountRefusedBindings(t *testing.T) {
 	v := newWallets(nil, true, reg, slog.New(slog.DiscardHandler))
 	key, victim := newWalletKey(t), newWalletKey(t)
 	record := func(author string, payload []byte) crdt.Record {
-		return crdt.Record{Key: WalletBindingKey(author), Type: WalletBindingType, Author: mustPeer(t, author), Seq: 5, Payload: payload}
+		return crdt.Record{Key: records.WalletBindingKey(author), Type: records.WalletBindingType, Author: mustPeer(t, author), Seq: 5, Payload: payload}
 	}
 	binding := func(peerID string, k *ecdsa.PrivateKey) WalletBinding {
 		wb, err := NewWalletBinding(peerID, k)

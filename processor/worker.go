@@ -33,6 +33,7 @@ import (
 	"github.com/jobmesh/jobmesh/macrojob"
 	"github.com/jobmesh/jobmesh/microjob"
 	"github.com/jobmesh/jobmesh/p2p"
+	"github.com/jobmesh/jobmesh/records"
 	"github.com/jobmesh/jobmesh/wasm"
 )
 
@@ -520,7 +521,7 @@ func New(ctx context.Context, p Params, cfg Config) (*Worker, error) {
 	}
 	index.onChange = w.poke
 	w.groups.events = newGroupMetrics(p.Registerer)
-	nodes := p.Store.Watch(runCtx, nodesPrefix)
+	nodes := p.Store.Watch(runCtx, records.NodesPrefix)
 	w.wg.Add(6)
 	go w.keepFacts(runCtx)
 	go w.watchNodes(runCtx, nodes)
@@ -676,17 +677,17 @@ func (w *Worker) syncKnown(ctx context.Context) {
 // agrees with it: finalize, which every store change wakes.)
 func (w *Worker) noticeRecord(r crdt.Record) {
 	switch r.Type {
-	case JobType:
-		if info, err := jobs.Decode(r.Payload); err == nil && JobKey(info.ID()) == r.Key {
+	case records.JobType:
+		if info, err := jobs.Decode(r.Payload); err == nil && records.JobKey(info.ID()) == r.Key {
 			w.learn(info)
 		}
-	case AbortedType:
-		if id, ok := jobOfAbortedKey(r.Key); ok {
+	case records.AbortedType:
+		if k, err := records.Parse(r.Key); err == nil && k.Type == records.AbortedType {
 			if _, err := DecodeJobAborted(r.Key, r.Payload); err == nil {
-				w.markAborted(id)
+				w.markAborted(k.Job)
 			}
 		}
-	case DisputeType, CheckType, RedoType:
+	case records.DisputeType, records.CheckType, records.RedoType:
 		w.interruptWaits()
 	}
 }
