@@ -18,7 +18,6 @@ import (
 	"github.com/jobmesh/jobmesh/dapp"
 	"github.com/jobmesh/jobmesh/escrow"
 	"github.com/jobmesh/jobmesh/jobs"
-	"github.com/jobmesh/jobmesh/processor"
 	"github.com/jobmesh/jobmesh/records"
 )
 
@@ -38,8 +37,8 @@ type JobView struct {
 	// Mine reports whether this node submitted a job; nil: none.
 	Mine func(jobs.ID) bool
 	// Blocks reads verdicts kept in an IPFS body; nil: such a job's
-	// summary is an error (processor.ErrBodyNotFetched).
-	Blocks processor.BodyReader
+	// summary is an error (records.ErrBodyNotFetched).
+	Blocks records.BodyReader
 
 	mu    sync.Mutex
 	plans map[jobs.ID]*jobs.Plan
@@ -196,7 +195,7 @@ func (v *JobView) summary(ctx context.Context, info *jobs.JobInfo, rec crdt.Reco
 	if verdict {
 		held = res.Output
 	}
-	holders, err := processor.HoldersOf(ctx, v.Store, id, held)
+	holders, err := records.HoldersOf(ctx, v.Store, id, held)
 	if err != nil {
 		return apiv1.Job{}, err
 	}
@@ -211,7 +210,7 @@ func (v *JobView) summary(ctx context.Context, info *jobs.JobInfo, rec crdt.Reco
 		slices.Sort(j.Culprits)
 		j.OutputCID = res.Output.String()
 		j.VerifierHashes = maps.Clone(res.Verdict.VerifierHashes)
-		j.VerifierDigest = strings.TrimPrefix(processor.VerifierDigest(res.Verdict).Hex(), "0x")
+		j.VerifierDigest = strings.TrimPrefix(records.VerifierDigest(res.Verdict).Hex(), "0x")
 		// The verdict's credits replace the raw commitment counts: a
 		// culprit's or a duplicate's work is not credited.
 		j.ByProcessor = maps.Clone(res.Verdict.Counts)
@@ -225,7 +224,7 @@ func (v *JobView) summary(ctx context.Context, info *jobs.JobInfo, rec crdt.Reco
 	}
 	if !verdict {
 		// The creator's signed cancel record withdraws a job on any mesh.
-		if ok, err := processor.Cancelled(ctx, v.Store, info); err == nil && ok {
+		if ok, err := records.Cancelled(ctx, v.Store, info); err == nil && ok {
 			j.State = apiv1.JobCancelled
 		}
 	}

@@ -15,7 +15,6 @@ import (
 	"github.com/jobmesh/jobmesh/escrow"
 	"github.com/jobmesh/jobmesh/fetch"
 	"github.com/jobmesh/jobmesh/jobs"
-	"github.com/jobmesh/jobmesh/processor"
 	"github.com/jobmesh/jobmesh/records"
 )
 
@@ -64,7 +63,7 @@ func (c *Client) Cancel(ctx context.Context, id jobs.ID) error {
 	if info == nil {
 		return fmt.Errorf("%w: %s", ErrNotMine, id)
 	}
-	if ok, err := processor.Cancelled(ctx, c.p.Store, info); err != nil {
+	if ok, err := records.Cancelled(ctx, c.p.Store, info); err != nil {
 		return err
 	} else if ok {
 		c.close(ctx, id, stateCancelled)
@@ -101,7 +100,7 @@ func (c *Client) Cancel(ctx context.Context, id jobs.ID) error {
 			return fmt.Errorf("%w: job %s is settled", ErrStarted, id)
 		}
 	}
-	rec, err := processor.SignCancel(id, key)
+	rec, err := records.SignCancel(id, key)
 	if err != nil {
 		return err
 	}

@@ -152,13 +152,13 @@ func (c *Client) holdOutput(ctx context.Context, id jobs.ID) error {
 	r, err := c.p.Store.Get(ctx, records.HolderKey(id, self))
 	switch {
 	case err == nil:
-		if _, out, ok := processor.ReadHolder(id, r); ok && out.Equals(res.Output) {
+		if _, out, ok := records.ReadHolder(id, r); ok && out.Equals(res.Output) {
 			return nil
 		}
 	case !errors.Is(err, crdt.ErrNotFound):
 		return err
 	}
-	if err := processor.WriteHolder(ctx, c.p.Store, self, id, res.Output); err != nil {
+	if err := records.WriteHolder(ctx, c.p.Store, self, id, res.Output); err != nil {
 		return err
 	}
 	c.log.Info("holding the job's output", "job", id, "output", res.Output)
@@ -272,7 +272,7 @@ func (c *Client) takeHolders(ctx context.Context, cs *candidates) {
 // candidate is fetched, pinned and named in this node's holder record
 // when it ranks first.
 func (c *Client) takeHolder(ctx context.Context, cs *candidates, r crdt.Record) {
-	p, out, ok := processor.ReadHolder(cs.id, r)
+	p, out, ok := records.ReadHolder(cs.id, r)
 	if !ok || p == c.p.Store.Self() {
 		return
 	}
@@ -315,7 +315,7 @@ func (c *Client) takeHolder(ctx context.Context, cs *candidates, r crdt.Record) 
 		return
 	}
 	cs.best = p
-	if err := processor.WriteHolder(ctx, c.p.Store, c.p.Store.Self(), cs.id, out); err != nil {
+	if err := records.WriteHolder(ctx, c.p.Store, c.p.Store.Self(), cs.id, out); err != nil {
 		c.log.Warn("writing the holder record", "job", cs.id, "err", err)
 		return
 	}

@@ -75,7 +75,7 @@ func TestForgedHolderIsNotFetched(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := info.ID()
-	if err := processor.WriteHolder(ctx, attacker.Store, attacker.Host.ID(), id, forged); err != nil {
+	if err := records.WriteHolder(ctx, attacker.Store, attacker.Host.ID(), id, forged); err != nil {
 		t.Fatal(err)
 	}
 	// The forged record reaches the creator's store before any finalizer
@@ -86,7 +86,7 @@ func TestForgedHolderIsNotFetched(t *testing.T) {
 		_, err := c.Store.Get(ctx, records.HolderKey(id, attacker.Host.ID()))
 		return err
 	})
-	if hs, err := processor.HoldersOf(ctx, c.Store, id, cid.Undef); err != nil || len(hs) != 1 {
+	if hs, err := records.HoldersOf(ctx, c.Store, id, cid.Undef); err != nil || len(hs) != 1 {
 		t.Fatalf("holders when the forged record arrived: %v (%v), want the attacker alone", hs, err)
 	}
 	res, err := c.DApp.WaitVerdict(ctx, id, 100*time.Millisecond)
@@ -103,7 +103,7 @@ func TestForgedHolderIsNotFetched(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, out, ok := processor.ReadHolder(id, r); !ok || !out.Equals(res.Output) {
+	if _, out, ok := records.ReadHolder(id, r); !ok || !out.Equals(res.Output) {
 		t.Fatalf("the creator's holder record names %s, the verdict %s", out, res.Output)
 	}
 	pins, err := c.IPFS.Pins(ctx)

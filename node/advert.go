@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/jobmesh/jobmesh/crdt"
-	"github.com/jobmesh/jobmesh/processor"
 	"github.com/jobmesh/jobmesh/records"
 
 	"github.com/jobmesh/jobmesh/internal/strictjson"
@@ -128,11 +127,11 @@ func (n *Node) BindWallet(ctx context.Context) error {
 	self := n.Host.ID().String()
 	key := records.WalletBindingKey(self)
 	if r, err := n.Store.Get(ctx, key); err == nil {
-		if wb, err := processor.OpenWalletBinding(r); err == nil && wb.Wallet == WalletAddress(n.walletKey) {
+		if wb, err := records.OpenWalletBinding(r); err == nil && wb.Wallet == WalletAddress(n.walletKey) {
 			return nil
 		}
 	}
-	wb, err := processor.NewWalletBinding(self, n.walletKey)
+	wb, err := records.NewWalletBinding(self, n.walletKey)
 	if err != nil {
 		return err
 	}
@@ -217,7 +216,7 @@ func (c *bindingCache) wallet(ctx context.Context, store crdt.Getter, peerID str
 		return b.wallet
 	}
 	b = boundWallet{seq: r.Seq}
-	if wb, err := processor.OpenWalletBinding(r); err == nil {
+	if wb, err := records.OpenWalletBinding(r); err == nil {
 		b.wallet = wb.Wallet
 	}
 	c.mu.Lock()

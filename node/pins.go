@@ -116,7 +116,7 @@ func (n *Node) jobOver(ctx context.Context, id jobs.ID, now time.Time) (bool, er
 	} else if !errors.Is(err, processor.ErrNoVerdict) {
 		return false, err
 	}
-	cancelled, err := processor.Cancelled(ctx, n.Store, info)
+	cancelled, err := records.Cancelled(ctx, n.Store, info)
 	return err == nil && cancelled, nil
 }
 

@@ -100,7 +100,7 @@ func TestReleaseFinished(t *testing.T) {
 		if err := n.IPFS.Pin(ctx, content, processor.JobPinOwner(j)); err != nil {
 			t.Fatal(err)
 		}
-		if err := processor.WriteHolder(ctx, n.Store, n.Store.Self(), j, content); err != nil {
+		if err := records.WriteHolder(ctx, n.Store, n.Store.Self(), j, content); err != nil {
 			t.Fatal(err)
 		}
 	}

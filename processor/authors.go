@@ -49,9 +49,9 @@ type request struct {
 	key     string
 	author  string
 	seq     uint64
-	dispute *Dispute
-	check   *Check
-	redo    *Redo
+	dispute *records.Dispute
+	check   *records.Check
+	redo    *records.Redo
 }
 
 // kind is the request's record type.
@@ -72,20 +72,20 @@ func openRequest(id jobs.ID, r crdt.Record) *request {
 	q := &request{key: r.Key, author: author, seq: r.Seq}
 	switch r.Type {
 	case records.DisputeType:
-		var d Dispute
-		if decodeStrict(r.Payload, &d) != nil || records.DisputeKey(id, d.Dispute.Block, author) != r.Key {
+		d, err := records.DecodeDispute(r.Payload)
+		if err != nil || records.DisputeKey(id, d.Dispute.Block, author) != r.Key {
 			return nil
 		}
 		q.dispute = &d
 	case records.CheckType:
-		var c Check
-		if decodeStrict(r.Payload, &c) != nil || records.CheckKey(id, c.Block, author) != r.Key {
+		c, err := records.DecodeCheck(r.Payload)
+		if err != nil || records.CheckKey(id, c.Block, author) != r.Key {
 			return nil
 		}
 		q.check = &c
 	case records.RedoType:
-		var rd Redo
-		if decodeStrict(r.Payload, &rd) != nil {
+		rd, err := records.DecodeRedo(r.Payload)
+		if err != nil {
 			return nil
 		}
 		m, err := jobs.ParseHash(rd.Micro)
@@ -126,20 +126,6 @@ func (recs *jobRecords) disclosers() map[string]bool {
 		out[d.Processor] = true
 	}
 	return out
-}
-
-// validDispute reports whether a dispute's content keeps the rules: a
-// third that is neither side nor dropped.
-func validDispute(d *Dispute) bool {
-	return d.Third != "" && d.Third != d.Dispute.Processors[0] && d.Third != d.Dispute.Processors[1] &&
-		!slices.Contains(d.Dropped, d.Third)
-}
-
-// validCheck reports whether a check's content keeps the rules: two
-// distinct re-runners, neither of them the checked processor.
-func validCheck(c *Check) bool {
-	return c.Processor != "" && c.Thirds[0] != "" && c.Thirds[1] != "" && c.Thirds[0] != c.Thirds[1] &&
-		c.Thirds[0] != c.Processor && c.Thirds[1] != c.Processor
 }
 
 // rerunners are the processors a dispute or check asks to re-run, and
@@ -205,13 +191,13 @@ func pick(id jobs.ID, recs *jobRecords, cands []*request) *request {
 // The result shares everything else with recs.
 func (recs *jobRecords) accept(id jobs.ID, eligible func(author string) bool) *jobRecords {
 	out := *recs
-	out.dispute, out.checks, out.redo = map[uint64]Dispute{}, map[uint64]Check{}, map[string]Redo{}
+	out.dispute, out.checks, out.redo = map[uint64]records.Dispute{}, map[uint64]records.Check{}, map[string]records.Redo{}
 	byBlock := map[string]map[uint64][]*request{records.DisputeType: {}, records.CheckType: {}}
 	for i := range recs.requests {
 		q := &recs.requests[i]
 		switch {
 		case q.redo != nil || !eligible(q.author):
-		case q.dispute != nil && validDispute(q.dispute), q.check != nil && validCheck(q.check):
+		case q.dispute != nil && q.dispute.Valid(), q.check != nil && q.check.Valid():
 			byBlock[q.kind()][q.block()] = append(byBlock[q.kind()][q.block()], q)
 		}
 	}
@@ -249,7 +235,7 @@ func (acc *jobRecords) acceptRedos(plan *jobs.Plan, culprits []string, eligible 
 
 // validRedo reports whether rd asks for a MicroJob of plan and excludes
 // only culprits and the MicroJob's committers.
-func validRedo(plan *jobs.Plan, rd *Redo, culprits, committers []string) bool {
+func validRedo(plan *jobs.Plan, rd *records.Redo, culprits, committers []string) bool {
 	m, err := jobs.ParseHash(rd.Micro)
 	if err != nil {
 		return false
@@ -282,7 +268,7 @@ func (acc *jobRecords) refusals(plan *jobs.Plan, disclosers map[string]bool, cul
 			reason = refusedAuthor
 		case slices.Contains(culprits, q.author):
 			reason = refusedCulprit
-		case q.dispute != nil && !validDispute(q.dispute), q.check != nil && !validCheck(q.check),
+		case q.dispute != nil && !q.dispute.Valid(), q.check != nil && !q.check.Valid(),
 			q.redo != nil && !validRedo(plan, q.redo, culprits, committers[q.redo.Micro]):
 			reason = refusedContent
 		default:

@@ -108,8 +108,8 @@ func TestRecordsOfOutsidersAreRefused(t *testing.T) {
 	ctx := context.Background()
 	id, xs := f.id(), x.ID().String()
 	block := f.micros(0, true)[0].Blocks[0]
-	d := Dispute{Dispute: microjob.Dispute{Block: block, Processors: [2]string{a.ID().String(), b.ID().String()}}, Third: rs[2].ID().String()}
-	c := Check{Block: block, Processor: b.ID().String(), Hash: "00", Thirds: [2]string{a.ID().String(), xs}}
+	d := records.Dispute{Dispute: microjob.Dispute{Block: block, Processors: [2]string{a.ID().String(), b.ID().String()}}, Third: rs[2].ID().String()}
+	c := records.Check{Block: block, Processor: b.ID().String(), Hash: "00", Thirds: [2]string{a.ID().String(), xs}}
 	micro := f.micros(1, false)[0].ID
 	for _, e := range []struct {
 		key, typ string
@@ -117,7 +117,7 @@ func TestRecordsOfOutsidersAreRefused(t *testing.T) {
 	}{
 		{records.DisputeKey(id, block, xs), records.DisputeType, d},
 		{records.CheckKey(id, block, xs), records.CheckType, c},
-		{records.RedoKey(id, micro, xs), records.RedoType, Redo{Micro: micro.String(), Exclude: []string{a.ID().String()}}},
+		{records.RedoKey(id, micro, xs), records.RedoType, records.Redo{Micro: micro.String(), Exclude: []string{a.ID().String()}}},
 		{records.VerdictKey(id, xs), records.VerdictType, f.verdictOf(t, x.Store, testCID(t, "out").String())},
 	} {
 		if err := crdt.PutJSON(ctx, x.Store, e.key, e.typ, e.v); err != nil {
@@ -179,8 +179,8 @@ func TestEligibleRecordsHighestRankedWins(t *testing.T) {
 	}
 	for _, r := range []*crdttest.Replica{hi, lo} {
 		me := r.ID().String()
-		put(r.Store, records.DisputeKey(id, block, me), records.DisputeType, Dispute{Dispute: microjob.Dispute{Block: block, Processors: sides}, Third: me})
-		put(r.Store, records.CheckKey(id, block, me), records.CheckType, Check{Block: block, Processor: "p", Thirds: [2]string{me, x.ID().String()}})
+		put(r.Store, records.DisputeKey(id, block, me), records.DisputeType, records.Dispute{Dispute: microjob.Dispute{Block: block, Processors: sides}, Third: me})
+		put(r.Store, records.CheckKey(id, block, me), records.CheckType, records.Check{Block: block, Processor: "p", Thirds: [2]string{me, x.ID().String()}})
 		f.putVerdict(t, r.Store, f.verdictOf(t, r.Store, testCID(t, "out by "+me).String()))
 	}
 	// Content rules: a third that is a side, a check re-run by its
@@ -188,10 +188,10 @@ func TestEligibleRecordsHighestRankedWins(t *testing.T) {
 	// culprit nor a committer of the MicroJob.
 	lb := block + 1
 	me := lo.ID().String()
-	put(lo.Store, records.DisputeKey(id, lb, me), records.DisputeType, Dispute{Dispute: microjob.Dispute{Block: lb, Processors: [2]string{me, "q"}}, Third: me})
-	put(lo.Store, records.CheckKey(id, lb, me), records.CheckType, Check{Block: lb, Processor: "p", Thirds: [2]string{"p", x.ID().String()}})
+	put(lo.Store, records.DisputeKey(id, lb, me), records.DisputeType, records.Dispute{Dispute: microjob.Dispute{Block: lb, Processors: [2]string{me, "q"}}, Third: me})
+	put(lo.Store, records.CheckKey(id, lb, me), records.CheckType, records.Check{Block: lb, Processor: "p", Thirds: [2]string{"p", x.ID().String()}})
 	regular := f.micros(1, false)[0].ID
-	put(lo.Store, records.RedoKey(id, regular, me), records.RedoType, Redo{Micro: regular.String(), Exclude: []string{c.ID().String()}})
+	put(lo.Store, records.RedoKey(id, regular, me), records.RedoType, records.Redo{Micro: regular.String(), Exclude: []string{c.ID().String()}})
 	waitRecords(t, rs, f, 21)
 
 	w := testWorker(t, c.Store)
@@ -222,14 +222,14 @@ func TestEligibleRecordsHighestRankedWins(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	root := common.Hash(ResultRoot(out))
+	root := common.Hash(records.ResultRoot(out))
 	if chosen, err := ReadVerdict(ctx, c.Store, nil, id, &root); err != nil || chosen.Author != lo.ID().String() {
 		t.Fatalf("settled with %s's output, reported %s's verdict (%v)", lo.ID(), chosen.Author, err)
 	}
 
 	// The lower-ranked finalizer takes over: hi's re-runner x did not
 	// answer; lo's check drops x for c, and supersedes hi's.
-	put(lo.Store, records.CheckKey(id, block, me), records.CheckType, Check{Block: block, Processor: "p", Thirds: [2]string{hi.ID().String(), c.ID().String()}, Dropped: []string{x.ID().String()}})
+	put(lo.Store, records.CheckKey(id, block, me), records.CheckType, records.Check{Block: block, Processor: "p", Thirds: [2]string{hi.ID().String(), c.ID().String()}, Dropped: []string{x.ID().String()}})
 	waitFor := func(want string) {
 		t.Helper()
 		crdttest.WaitUntil(t, 20*time.Second, func() error {
@@ -242,7 +242,7 @@ func TestEligibleRecordsHighestRankedWins(t *testing.T) {
 	}
 	waitFor(c.ID().String())
 	// x re-runs after all: a check that dropped it supersedes nothing.
-	put(x.Store, records.RerunKey(id, block, x.ID().String()), records.RerunType, Rerun{Block: block, Hash: "00", Processor: x.ID().String()})
+	put(x.Store, records.RerunKey(id, block, x.ID().String()), records.RerunType, records.Rerun{Block: block, Hash: "00", Processor: x.ID().String()})
 	waitFor(x.ID().String())
 }
 
@@ -349,7 +349,7 @@ func FuzzOpenRequest(f *testing.F) {
 		if q == nil {
 			return
 		}
-		if len(payload) > MaxRecord {
+		if len(payload) > records.MaxRecord {
 			t.Fatalf("kept a %d-byte record", len(payload))
 		}
 		if !strings.HasSuffix(key, "/"+me) || q.author != me {

@@ -431,7 +431,7 @@ func (w *Worker) propose(ctx context.Context, js *jobState, cv chainView, finali
 	if !finalizer {
 		return nil
 	}
-	if err := crdt.PutJSON(ctx, w.writer, records.SettlementKey(id), records.SettlementType, NewSettlementRecord(cv.own)); err != nil {
+	if err := crdt.PutJSON(ctx, w.writer, records.SettlementKey(id), records.SettlementType, records.NewSettlementRecord(cv.own)); err != nil {
 		return fmt.Errorf("writing settlement: %w", err)
 	}
 	w.log.Info("settlement proposed", "job", id, "payees", len(cv.own.Payees), "culprits", len(cv.own.Culprits))
@@ -481,21 +481,21 @@ func (out *jobRecords) addSettlement(id jobs.ID, key, author string, typ string,
 		if key != records.SettlementKey(id) {
 			return
 		}
-		if s, err := DecodeSettlementRecord(payload); err == nil {
+		if s, err := records.DecodeSettlementRecord(payload); err == nil {
 			out.proposal = &s
 		}
 	case records.SignatureType:
 		if key != records.SignatureKey(id, author) {
 			return
 		}
-		if s, err := DecodeSignatureRecord(payload); err == nil {
+		if s, err := records.DecodeSignatureRecord(payload); err == nil {
 			out.sigs = append(out.sigs, s)
 		}
 	case records.SettledType:
 		if key != records.SettledKey(id) {
 			return
 		}
-		if _, err := DecodeSettledRecord(payload, author); err == nil {
+		if _, err := records.DecodeSettledRecord(payload, author); err == nil {
 			out.settled = true
 		}
 	}

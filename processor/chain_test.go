@@ -315,7 +315,7 @@ func TestPayeeSubmitsWhenFinalizersDoNot(t *testing.T) {
 		if err != nil {
 			return false
 		}
-		r, err := processor.DecodeSettledRecord(rec.Payload, rec.Author.String())
+		r, err := records.DecodeSettledRecord(rec.Payload, rec.Author.String())
 		submitter = r.Submitter
 		return err == nil
 	}); err != nil {

@@ -106,7 +106,7 @@ type FactsParams struct {
 	// Blocks reads out-of-line verdict bodies (LoadVerdictRecord). Nil:
 	// a job whose verdict is in a body falls back to the record-order
 	// rule, as a verdict without rounds does.
-	Blocks BodyReader
+	Blocks records.BodyReader
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
 	// Now defaults to time.Now; tests inject a clock.
@@ -404,7 +404,7 @@ func (f *Facts) outcomes(ctx context.Context, finished []jobs.ID) ([]dispatch.Ta
 // derived again on a later refresh.
 func (f *Facts) derive(ctx context.Context, id jobs.ID) (*finishedJob, error) {
 	chosen, err := ReadVerdict(ctx, f.p.Store, f.p.Blocks, id, nil)
-	if errors.Is(err, ErrBodyUnavailable) {
+	if errors.Is(err, records.ErrBodyUnavailable) {
 		// Not readable yet (no peer served the body in time): try again
 		// on a later refresh rather than fix a different order.
 		f.log.Warn("verdict body unavailable", "job", id, "err", err)
@@ -416,7 +416,7 @@ func (f *Facts) derive(ctx context.Context, id jobs.ID) (*finishedJob, error) {
 	j := &finishedJob{id: id, verdictSeq: chosen.Seq}
 	if rec := chosen.Record; len(rec.Rounds) > 0 {
 		for _, r := range rec.Rounds {
-			j.tasks = append(j.tasks, r.taskOutcome(id))
+			j.tasks = append(j.tasks, taskOutcome(id, r))
 		}
 		return j, nil
 	}
@@ -442,7 +442,7 @@ func (f *Facts) derive(ctx context.Context, id jobs.ID) (*finishedJob, error) {
 		}
 	}
 	for _, r := range s.orders() {
-		j.tasks = append(j.tasks, r.taskOutcome(id))
+		j.tasks = append(j.tasks, taskOutcome(id, r))
 	}
 	return j, nil
 }

@@ -284,7 +284,7 @@ func (w *Worker) weigh(ctx context.Context, js *jobState, recs *jobRecords, j ju
 			return c
 		}
 		c = loadCand(ctx, a, w.bodyBlocks())
-		if !errors.Is(c.err, ErrBodyUnavailable) {
+		if !errors.Is(c.err, records.ErrBodyUnavailable) {
 			w.mu.Lock()
 			if js.verdicts.loaded == nil {
 				js.verdicts.loaded = map[string]verdictCand{}
@@ -416,7 +416,7 @@ func (w *Worker) finish(ctx context.Context, js *jobState, j judgement, recs *jo
 		w.judgeAgain(js)
 		return err
 	}
-	rec := VerdictRecord{Verdict: json.RawMessage(j.v.Encode()), Culprits: j.culprits, Output: out.String(), Rounds: finalRounds(js.plan, recs)}
+	rec := records.VerdictRecord{Verdict: json.RawMessage(j.v.Encode()), Culprits: j.culprits, Output: out.String(), Rounds: finalRounds(js.plan, recs)}
 	if rec, err = w.verdictRecord(ctx, id, rec); err != nil {
 		return err
 	}

@@ -201,7 +201,7 @@ func TestRedoSilentSparesLiveCommitters(t *testing.T) {
 func TestRedoTurnRanksProcessors(t *testing.T) {
 	plan := roundsPlan(t)
 	js := &jobState{info: &jobs.JobInfo{Requirements: jobs.Requirements{Replicas: 1}}, plan: plan}
-	rd := Redo{Micro: plan.Macros[0].Micros[0].ID.String(), Exclude: []string{"silent"}}
+	rd := records.Redo{Micro: plan.Macros[0].Micros[0].ID.String(), Exclude: []string{"silent"}}
 	ids := []string{"p1", "p2", "p3", "silent", "kicked"}
 	v := &View{}
 	for _, id := range ids {

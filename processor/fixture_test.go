@@ -120,7 +120,7 @@ func (f *jobFixture) records(t *testing.T, s *crdt.Store) *jobRecords {
 
 // verdictOf is the verdict record a finalizer holding s's records writes,
 // with output out.
-func (f *jobFixture) verdictOf(t *testing.T, s *crdt.Store, out string) VerdictRecord {
+func (f *jobFixture) verdictOf(t *testing.T, s *crdt.Store, out string) records.VerdictRecord {
 	t.Helper()
 	recs := f.records(t, s)
 	j, err := judgeRecords(f.info, f.plan, recs)
@@ -137,7 +137,7 @@ func (f *jobFixture) verdictOf(t *testing.T, s *crdt.Store, out string) VerdictR
 }
 
 // putVerdict writes rec as s's verdict of the job.
-func (f *jobFixture) putVerdict(t *testing.T, s *crdt.Store, rec VerdictRecord) {
+func (f *jobFixture) putVerdict(t *testing.T, s *crdt.Store, rec records.VerdictRecord) {
 	t.Helper()
 	if err := crdt.PutJSON(context.Background(), s, records.VerdictKey(f.id(), s.Self().String()), records.VerdictType, rec); err != nil {
 		t.Fatal(err)

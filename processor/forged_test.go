@@ -81,7 +81,7 @@ func TestForgedVerdictIsNotSigned(t *testing.T) {
 	attacker := lowestRanked(m, id)
 	self := attacker.Host.ID().String()
 	// The attacker forges once its replica holds a final judgement.
-	var forged processor.VerdictRecord
+	var forged records.VerdictRecord
 	if err := waitFor(ctx, func() bool {
 		rec, final, err := processor.VerdictFromRecords(ctx, attacker.Store, info)
 		forged = rec
@@ -102,7 +102,7 @@ func TestForgedVerdictIsNotSigned(t *testing.T) {
 	}
 	checkComplete(t, info, res)
 	checkRelease(t, m, info, res)
-	if res.Output.String() == forged.Output || processor.ResultRoot(res.Output) != res.Release.ResultRoot {
+	if res.Output.String() == forged.Output || records.ResultRoot(res.Output) != res.Release.ResultRoot {
 		t.Fatalf("reported output %s, settled root %s; the forgery's output is %s", res.Output, res.Release.ResultRoot, forged.Output)
 	}
 	chosen, err := processor.ReadVerdict(ctx, c.Store, c.IPFS, id, &res.Release.ResultRoot)
@@ -140,11 +140,11 @@ func TestForgedVerdictIsNotSigned(t *testing.T) {
 		if err != nil {
 			t.Fatalf("processor %d's signature: %v", p.Index, err)
 		}
-		s, err := processor.DecodeSignatureRecord(r.Payload)
+		s, err := records.DecodeSignatureRecord(r.Payload)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s.Settlement.ResultRoot == processor.ResultRoot(forgedOut) {
+		if s.Settlement.ResultRoot == records.ResultRoot(forgedOut) {
 			t.Fatalf("processor %d signed a settlement of the forged output", p.Index)
 		}
 	}

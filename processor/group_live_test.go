@@ -199,14 +199,14 @@ func TestGroupSilentMemberReplaced(t *testing.T) {
 
 // firstGroup is the round-0 group record with the lowest payload hash in
 // mem's store, whichever job it is for (the tests run one job).
-func firstGroup(ctx context.Context, mem *localmesh.Member) (processor.Group, bool) {
+func firstGroup(ctx context.Context, mem *localmesh.Member) (records.Group, bool) {
 	recs, err := mem.Store.Query(ctx, "/jobs")
 	if err != nil {
-		return processor.Group{}, false
+		return records.Group{}, false
 	}
 	var first []crdt.Record
 	for _, r := range recs {
-		var g processor.Group
+		var g records.Group
 		if r.Type == records.GroupType && json.Unmarshal(r.Payload, &g) == nil && g.Round == 0 {
 			first = append(first, r)
 		}
@@ -219,7 +219,7 @@ func firstGroup(ctx context.Context, mem *localmesh.Member) (processor.Group, bo
 			return processor.PickGroup(info, nil, first, nil)
 		}
 	}
-	return processor.Group{}, false
+	return records.Group{}, false
 }
 
 // TestGroupLiarOutvoted: of three big processors (the only card model

@@ -38,15 +38,15 @@ func replicaItem(id jobs.ID, r int) macrojob.ID {
 func parseReplicaItem(item macrojob.ID) (jobs.ID, int, error) {
 	id, rs, ok := strings.Cut(string(item), "#")
 	if !ok {
-		return jobs.ID{}, 0, fmt.Errorf("%w: queue item %q has no replica", ErrBadRecord, item)
+		return jobs.ID{}, 0, fmt.Errorf("%w: queue item %q has no replica", records.ErrBadRecord, item)
 	}
 	mid, err := jobs.ParseHash(id)
 	if err != nil {
-		return jobs.ID{}, 0, fmt.Errorf("%w: queue item %q: %w", ErrBadRecord, item, err)
+		return jobs.ID{}, 0, fmt.Errorf("%w: queue item %q: %w", records.ErrBadRecord, item, err)
 	}
 	r, err := strconv.Atoi(rs)
 	if err != nil || r < 0 || r >= jobs.MaxReplicas || strconv.Itoa(r) != rs {
-		return jobs.ID{}, 0, fmt.Errorf("%w: queue item %q: replica %q", ErrBadRecord, item, rs)
+		return jobs.ID{}, 0, fmt.Errorf("%w: queue item %q: replica %q", records.ErrBadRecord, item, rs)
 	}
 	return mid, r, nil
 }

@@ -100,7 +100,7 @@ func (w *Worker) handedOff(ctx context.Context, js *jobState, v microjob.Verdict
 		return true, nil
 	}
 	id := js.plan.JobID
-	held, err := holderRecords(ctx, w.p.Store, id)
+	held, err := records.HeldOutputs(ctx, w.p.Store, id)
 	if err != nil {
 		return false, err
 	}
@@ -165,7 +165,7 @@ func (w *Worker) holdSecond(ctx context.Context, js *jobState, j judgement, recs
 	if err != nil {
 		return err
 	}
-	if _, _, ok := ReadHolder(js.plan.JobID, r); !ok {
+	if _, _, ok := records.ReadHolder(js.plan.JobID, r); !ok {
 		return nil
 	}
 	if final, err := w.final(ctx, js, j); err != nil || !final {

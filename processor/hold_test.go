@@ -51,11 +51,11 @@ func killAtVerdict(t *testing.T, ctx context.Context, m *localmesh.Mesh, watcher
 		if err != nil {
 			t.Fatalf("the finalizer wrote its verdict without its own holder record: %v", err)
 		}
-		_, out, ok := processor.ReadHolder(id, r)
+		_, out, ok := records.ReadHolder(id, r)
 		if !ok {
 			t.Fatal("the finalizer's holder record does not read")
 		}
-		holders, err := processor.HoldersOf(ctx, fin.Store, id, out)
+		holders, err := records.HoldersOf(ctx, fin.Store, id, out)
 		if err != nil {
 			t.Fatal(err)
 		}

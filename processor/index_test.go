@@ -18,8 +18,8 @@ import (
 )
 
 // redoKeys are the redo records in r, by MicroJob.
-func redoKeys(r *jobRecords) map[string]Redo {
-	out := map[string]Redo{}
+func redoKeys(r *jobRecords) map[string]records.Redo {
+	out := map[string]records.Redo{}
 	for _, q := range r.requests {
 		if q.redo != nil {
 			out[q.redo.Micro] = *q.redo
@@ -59,7 +59,7 @@ func TestRecordIndexMatchesQuery(t *testing.T) {
 				if s == remote {
 					author = remote.Self().String()
 				}
-				if err := crdt.PutJSON(ctx, s, records.RedoKey(id, micro(i), author), records.RedoType, Redo{Micro: m, Exclude: []string{strconv.Itoa(i)}}); err != nil {
+				if err := crdt.PutJSON(ctx, s, records.RedoKey(id, micro(i), author), records.RedoType, records.Redo{Micro: m, Exclude: []string{strconv.Itoa(i)}}); err != nil {
 					t.Error(err)
 				}
 			}
@@ -238,7 +238,7 @@ func TestIndexCommitCounters(t *testing.T) {
 	}
 	// A redo record turns the request counter on and changes the
 	// requests' version.
-	if err := crdt.PutJSON(ctx, w, records.RedoKey(id, micro(0), self), records.RedoType, Redo{Micro: micro(0).String(), Exclude: []string{self}}); err != nil {
+	if err := crdt.PutJSON(ctx, w, records.RedoKey(id, micro(0), self), records.RedoType, records.Redo{Micro: micro(0).String(), Exclude: []string{self}}); err != nil {
 		t.Fatal(err)
 	}
 	if !x.mayRequest(id) {

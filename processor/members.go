@@ -178,7 +178,7 @@ func KeepMembers(store RecordReader, members *Members) DisclosureFilter {
 		if err != nil {
 			return false, err
 		}
-		if wb, err := OpenWalletBinding(r); err != nil || wb.Wallet != d.Wallet {
+		if wb, err := records.OpenWalletBinding(r); err != nil || wb.Wallet != d.Wallet {
 			return false, nil
 		}
 		a, err := microjob.ParseWallet(d.Wallet)

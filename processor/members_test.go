@@ -127,7 +127,7 @@ func TestMemberWithoutWorkSigns(t *testing.T) {
 	if err != nil {
 		t.Fatalf("no signature of the member without work: %v", err)
 	}
-	sig, err := processor.DecodeSignatureRecord(rec.Payload)
+	sig, err := records.DecodeSignatureRecord(rec.Payload)
 	if err != nil || sig.Signer != wallet || sig.Settlement.ResultRoot != res.Release.ResultRoot {
 		t.Fatalf("its signature record: signer %s, %v", sig.Signer, err)
 	}

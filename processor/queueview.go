@@ -142,7 +142,7 @@ func ReadQueue(ctx context.Context, store RecordReader, cfg dispatch.Config, liv
 			scan.add(r)
 		case records.AbortedType:
 			if k, err := records.Parse(r.Key); err == nil && k.Type == records.AbortedType {
-				if _, err := DecodeJobAborted(r.Key, r.Payload); err == nil {
+				if _, err := records.DecodeJobAborted(r.Key, r.Payload); err == nil {
 					closed[k.Job] = true
 				}
 			}

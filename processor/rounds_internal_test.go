@@ -73,7 +73,7 @@ func TestFinalRounds(t *testing.T) {
 	disclose(0, m0[0].ID, "d", 1) // never committed
 	disclose(1, m1[0].ID, "c", 4)
 	got := finalRounds(plan, recs)
-	want := []RoundOrder{
+	want := []records.RoundOrder{
 		{Macro: 0, Commits: []string{"a", "b", "c"}, Disclosures: []string{"c", "b", "a"}},
 		{Macro: 1, Commits: []string{"c"}, Disclosures: []string{"c"}},
 	}

@@ -26,21 +26,6 @@ import (
 // with the other two hashes is. One lying re-runner cannot convict an
 // honest processor, because it is outvoted.
 
-// Check asks Thirds to re-run Block, which Processor alone computed for
-// both the verifier and the regular MicroJob, with output hash Hash.
-type Check struct {
-	Block     uint64    `json:"block"`
-	Processor string    `json:"processor"`
-	Hash      string    `json:"hash"`   // lowercase hex SHA-256
-	Thirds    [2]string `json:"thirds"` // distinct, neither is Processor
-	// Dropped are earlier re-runners that did not answer within
-	// Config.RerunTimeout; they are not drawn again.
-	Dropped []string `json:"dropped,omitempty"`
-	// Exhausted: no processor is left to replace a silent re-runner; the
-	// re-runs that came in decide alone, and only to confirm the hash.
-	Exhausted bool `json:"exhausted,omitempty"`
-}
-
 // selfCheck is one self-checked block of a verdict.
 type selfCheck struct {
 	block     uint64
@@ -232,7 +217,7 @@ func (w *Worker) requestChecks(ctx context.Context, js *jobState, v microjob.Ver
 	scs := checkTargets(js.plan, v, recs)
 	pending := false
 	var checks []crdt.Entry
-	var sent []Check
+	var sent []records.Check
 	var procs []string
 	for _, sc := range scs {
 		if _, done := checkOutcome(recs, sc); done {
@@ -301,7 +286,7 @@ func (w *Worker) requestChecks(ctx context.Context, js *jobState, v microjob.Ver
 			w.log.Warn("no processors left to replace a silent re-runner; the re-runs in hand decide", "job", js.plan.JobID, "block", sc.block)
 			picks = c.Thirds[:]
 		}
-		rec := Check{Block: sc.block, Processor: sc.processor, Hash: sc.hash, Thirds: [2]string{picks[0], picks[1]}, Dropped: dropped, Exhausted: exhausted}
+		rec := records.Check{Block: sc.block, Processor: sc.processor, Hash: sc.hash, Thirds: [2]string{picks[0], picks[1]}, Dropped: dropped, Exhausted: exhausted}
 		e, err := crdt.JSONEntry(records.CheckKey(js.plan.JobID, sc.block, w.self), records.CheckType, rec)
 		if err != nil {
 			return false, err
@@ -323,7 +308,7 @@ func (w *Worker) requestChecks(ctx context.Context, js *jobState, v microjob.Ver
 
 // hasRerun reports whether processor has stored its re-run of block.
 func hasRerun(recs *jobRecords, block uint64, processor string) bool {
-	return slices.ContainsFunc(recs.reruns[block], func(r Rerun) bool { return r.Processor == processor })
+	return slices.ContainsFunc(recs.reruns[block], func(r records.Rerun) bool { return r.Processor == processor })
 }
 
 // rerunOverdue reports whether the re-run request (kind, block, thirds)

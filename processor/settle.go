@@ -45,13 +45,13 @@ func (w *Worker) settle(ctx context.Context) {
 type jobRecords struct {
 	commits []microjob.Commitment
 	discl   []microjob.Disclosure
-	reruns  map[uint64][]Rerun // by block
+	reruns  map[uint64][]records.Rerun // by block
 	// dispute, checks and redo are the requests a judgement accepted
 	// (authors.go: one per block or MicroJob, from an eligible author);
 	// empty in the records as read, which hold every request in requests.
-	dispute map[uint64]Dispute // by block
-	checks  map[uint64]Check   // self-checked blocks' re-run requests, by block
-	redo    map[string]Redo    // by MicroJob
+	dispute map[uint64]records.Dispute // by block
+	checks  map[uint64]records.Check   // self-checked blocks' re-run requests, by block
+	redo    map[string]records.Redo    // by MicroJob
 	// requests are the dispute, check and redo records as read, of every
 	// author; verdicts the verdict records.
 	requests []request
@@ -67,7 +67,7 @@ type jobRecords struct {
 }
 
 func newJobRecords() *jobRecords {
-	return &jobRecords{reruns: map[uint64][]Rerun{}, dispute: map[uint64]Dispute{}, checks: map[uint64]Check{}, redo: map[string]Redo{}}
+	return &jobRecords{reruns: map[uint64][]records.Rerun{}, dispute: map[uint64]records.Dispute{}, checks: map[uint64]records.Check{}, redo: map[string]records.Redo{}}
 }
 
 // part is one record of a job, opened and checked: at most one of its
@@ -77,7 +77,7 @@ type part struct {
 	rec     crdt.Record
 	commit  *microjob.Commitment
 	discl   *microjob.Disclosure
-	rerun   *Rerun
+	rerun   *records.Rerun
 	request *request
 	verdict bool
 }
@@ -99,8 +99,7 @@ func openPart(id jobs.ID, r crdt.Record) part {
 			p.discl = &d
 		}
 	case records.RerunType:
-		var rr Rerun
-		if decodeStrict(r.Payload, &rr) == nil && rr.Processor == author && records.RerunKey(id, rr.Block, author) == r.Key {
+		if rr, err := records.DecodeRerun(r.Payload); err == nil && rr.Processor == author && records.RerunKey(id, rr.Block, author) == r.Key {
 			p.rerun = &rr
 		}
 	case records.DisputeType, records.CheckType, records.RedoType:
@@ -487,7 +486,7 @@ func (w *Worker) finalize(ctx context.Context, js *jobState) error {
 		if _, ok := acc.redo[m]; ok {
 			continue
 		}
-		if err := crdt.PutJSON(ctx, w.writer, records.RedoKey(id, mustHash(m), w.self), records.RedoType, Redo{Micro: m, Exclude: culprits}); err != nil {
+		if err := crdt.PutJSON(ctx, w.writer, records.RedoKey(id, mustHash(m), w.self), records.RedoType, records.Redo{Micro: m, Exclude: culprits}); err != nil {
 			return err
 		}
 		w.log.Info("MicroJob to be redone", "job", id, "micro", m, "culprits", culprits)
@@ -664,7 +663,7 @@ func (w *Worker) redoSilent(ctx context.Context, js *jobState, recs *jobRecords,
 		if _, ok := recs.redo[m]; ok {
 			continue
 		}
-		e, err := crdt.JSONEntry(records.RedoKey(id, mustHash(m), w.self), records.RedoType, Redo{Micro: m, Exclude: silent[m]})
+		e, err := crdt.JSONEntry(records.RedoKey(id, mustHash(m), w.self), records.RedoType, records.Redo{Micro: m, Exclude: silent[m]})
 		if err != nil {
 			return err
 		}
@@ -775,7 +774,7 @@ func (w *Worker) requestReruns(ctx context.Context, js *jobState, disputes []mic
 			w.judgeAgain(js)
 			continue
 		}
-		rec := Dispute{Dispute: d, Third: pool[i], Dropped: dropped}
+		rec := records.Dispute{Dispute: d, Third: pool[i], Dropped: dropped}
 		if err := crdt.PutJSON(ctx, w.writer, records.DisputeKey(js.plan.JobID, d.Block, w.self), records.DisputeType, rec); err != nil {
 			return err
 		}
@@ -826,7 +825,7 @@ func (w *Worker) doReruns(ctx context.Context) bool {
 		}
 		var reruns []crdt.Entry
 		for block, mine := range asked {
-			if !mine || slices.ContainsFunc(recs.reruns[block], func(r Rerun) bool { return r.Processor == w.self }) {
+			if !mine || slices.ContainsFunc(recs.reruns[block], func(r records.Rerun) bool { return r.Processor == w.self }) {
 				continue
 			}
 			if !w.funded(ctx, js, time.Now()) {
@@ -852,7 +851,7 @@ func (w *Worker) doReruns(ctx context.Context) bool {
 				out = w.cfg.Tamper(block, out)
 			}
 			sum := sha256.Sum256(out)
-			rr := Rerun{Block: block, Hash: hex.EncodeToString(sum[:]), Processor: w.self}
+			rr := records.Rerun{Block: block, Hash: hex.EncodeToString(sum[:]), Processor: w.self}
 			e, err := crdt.JSONEntry(records.RerunKey(js.plan.JobID, block, w.self), records.RerunType, rr)
 			if err != nil {
 				continue
@@ -946,7 +945,7 @@ func (w *Worker) doRedos(ctx context.Context) bool {
 // (those before it may have stopped). Without the ranking every processor
 // redoes every redone MicroJob at once. A replicated job's redos are
 // taken by any processor mayRedo admits.
-func (w *Worker) redoTurn(js *jobState, rd Redo) bool {
+func (w *Worker) redoTurn(js *jobState, rd records.Redo) bool {
 	if replicated(js) {
 		return true
 	}
@@ -982,7 +981,7 @@ func (w *Worker) redoTurn(js *jobState, rd Redo) bool {
 
 // redoRank is this processor's place in redoTurn's ranking for rd in
 // dispatch view v.
-func (w *Worker) redoRank(js *jobState, rd Redo, v *View) int {
+func (w *Worker) redoRank(js *jobState, rd records.Redo, v *View) int {
 	self := hashOf(w.self, js.plan.JobID.String(), rd.Micro, "redo")
 	rank := 0
 	if v != nil {

@@ -31,10 +31,10 @@ func checkBodyRecord(t *testing.T, m *localmesh.Mesh, info *jobs.JobInfo, verdic
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := processor.DecodeVerdictRecord(r.Payload); !errors.Is(err, processor.ErrBodyNotFetched) {
+	if _, _, err := records.DecodeVerdictRecord(r.Payload); !errors.Is(err, records.ErrBodyNotFetched) {
 		t.Fatalf("verdict record is not a body record (%v): %s", err, r.Payload)
 	}
-	rec, v, err := processor.LoadVerdictRecord(ctx, r.Payload, client(m).IPFS)
+	rec, v, err := records.LoadVerdictRecord(ctx, r.Payload, client(m).IPFS)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -166,15 +166,15 @@ func (v *Wallets) apply(r crdt.Record) {
 		return
 	}
 	got := verified{seq: r.Seq}
-	wb, err := OpenWalletBinding(r)
+	wb, err := records.OpenWalletBinding(r)
 	if err == nil {
 		got.wallet = wb.Wallet
 	} else {
 		reason := "malformed"
 		switch {
-		case errors.Is(err, ErrBindingPeer):
+		case errors.Is(err, records.ErrBindingPeer):
 			reason = "peer"
-		case errors.Is(err, ErrBindingSignature):
+		case errors.Is(err, records.ErrBindingSignature):
 			reason = "signature"
 		}
 		v.m.refused.WithLabelValues(reason).Inc()
@@ -284,7 +284,7 @@ func (v *Wallets) culpritWallets(culprits []string) []string {
 // (one whose processor is not a culprit of rec or verdict) to a wallet
 // that is not the result's processor's bound wallet. A refusal is counted
 // and logged once per job.
-func (v *Wallets) checkPayees(id jobs.ID, rec VerdictRecord, verdict microjob.Verdict) error {
+func (v *Wallets) checkPayees(id jobs.ID, rec records.VerdictRecord, verdict microjob.Verdict) error {
 	if v == nil || !v.enforce {
 		return nil
 	}

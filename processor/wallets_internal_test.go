@@ -73,7 +73,7 @@ func TestWalletsViewOnReplicas(t *testing.T) {
 		return crdttest.Metric(t, reg, "jobmesh_processor_wallet_bindings_refused_total", map[string]string{"reason": reason})
 	}
 
-	good, err := NewWalletBinding(honest.ID().String(), honestKey)
+	good, err := records.NewWalletBinding(honest.ID().String(), honestKey)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func TestWalletsViewOnReplicas(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The liar claims the honest wallet, signing with its own key.
-	forged, _ := NewWalletBinding(liar.ID().String(), liarKey)
+	forged, _ := records.NewWalletBinding(liar.ID().String(), liarKey)
 	forged.Wallet = walletOf(honestKey)
 	if err := crdt.PutJSON(ctx, liar.Store, records.WalletBindingKey(liar.ID().String()), records.WalletBindingType, forged); err != nil {
 		t.Fatal(err)
@@ -116,7 +116,7 @@ func TestWalletsViewOnReplicas(t *testing.T) {
 	// writes on top of the honest binding, so that its value is the newer.
 	c.WaitGet(attacker, records.WalletBindingKey(honest.ID().String()), nil)
 	evilKey := newWalletKey(t)
-	stolen, _ := NewWalletBinding(evil.ID().String(), evilKey)
+	stolen, _ := records.NewWalletBinding(evil.ID().String(), evilKey)
 	if err := crdt.PutJSON(ctx, evil.Store, records.WalletBindingKey(honest.ID().String()), records.WalletBindingType, stolen); err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +147,7 @@ func TestWalletsViewOnReplicas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	own, _ := NewWalletBinding(liar.ID().String(), liarKey)
+	own, _ := records.NewWalletBinding(liar.ID().String(), liarKey)
 	if err := crdt.PutJSON(ctx, liar.Store, records.WalletBindingKey(liar.ID().String()), records.WalletBindingType, own); err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +178,7 @@ func newWalletsFixture(t *testing.T) walletsFixture {
 	f.v = newWallets(nil, true, f.reg, slog.New(slog.DiscardHandler))
 	for i, k := range []*ecdsa.PrivateKey{newWalletKey(t), newWalletKey(t)} {
 		id := newPeerIDInternal(t)
-		wb, err := NewWalletBinding(id, k)
+		wb, err := records.NewWalletBinding(id, k)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -254,12 +254,12 @@ func TestWalletsCulpritsAndPayeesAreBound(t *testing.T) {
 		return microjob.Result{MicroID: "m-" + proc, Processor: proc, Wallet: wallet}
 	}
 	ok := microjob.Verdict{Results: []microjob.Result{res(f.honest, f.honestW), res(f.liar, f.honestW)}, Culprits: []string{f.liar}}
-	if err := f.v.checkPayees(id, VerdictRecord{}, ok); err != nil {
+	if err := f.v.checkPayees(id, records.VerdictRecord{}, ok); err != nil {
 		t.Fatalf("a culprit's claimed wallet blocked signing: %v", err)
 	}
 	bad := microjob.Verdict{Results: []microjob.Result{res(f.honest, f.honestW), res(f.liar, f.honestW)}}
 	for range 2 {
-		if err := f.v.checkPayees(id, VerdictRecord{}, bad); !errors.Is(err, ErrUnboundPayee) {
+		if err := f.v.checkPayees(id, records.VerdictRecord{}, bad); !errors.Is(err, ErrUnboundPayee) {
 			t.Fatalf("a payee claiming another's wallet: %v, want ErrUnboundPayee", err)
 		}
 	}
@@ -309,8 +309,8 @@ func TestWalletsCountRefusedBindings(t *testing.T) {
 	record := func(author string, payload []byte) crdt.Record {
 		return crdt.Record{Key: records.WalletBindingKey(author), Type: records.WalletBindingType, Author: mustPeer(t, author), Seq: 5, Payload: payload}
 	}
-	binding := func(peerID string, k *ecdsa.PrivateKey) WalletBinding {
-		wb, err := NewWalletBinding(peerID, k)
+	binding := func(peerID string, k *ecdsa.PrivateKey) records.WalletBinding {
+		wb, err := records.NewWalletBinding(peerID, k)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -326,7 +326,7 @@ func TestWalletsCountRefusedBindings(t *testing.T) {
 		}, "malformed"},
 		"oversized": {func(self string) crdt.Record {
 			b := mustJSON(t, binding(self, key))
-			return record(self, append(b[:len(b)-1], []byte(`,"pad":"`+strings.Repeat("x", MaxWalletBinding)+`"}`)...))
+			return record(self, append(b[:len(b)-1], []byte(`,"pad":"`+strings.Repeat("x", records.MaxWalletBinding)+`"}`)...))
 		}, "malformed"},
 		"another peer's binding": {func(self string) crdt.Record {
 			return record(self, mustJSON(t, binding(newPeerIDInternal(t), victim)))

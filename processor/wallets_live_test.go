@@ -80,7 +80,7 @@ func TestLiarClaimingAnHonestWalletFramesNobody(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := processor.DecodeSettlementRecord(rec.Payload)
+	s, err := records.DecodeSettlementRecord(rec.Payload)
 	if err != nil {
 		t.Fatal(err)
 	}

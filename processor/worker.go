@@ -683,7 +683,7 @@ func (w *Worker) noticeRecord(r crdt.Record) {
 		}
 	case records.AbortedType:
 		if k, err := records.Parse(r.Key); err == nil && k.Type == records.AbortedType {
-			if _, err := DecodeJobAborted(r.Key, r.Payload); err == nil {
+			if _, err := records.DecodeJobAborted(r.Key, r.Payload); err == nil {
 				w.markAborted(k.Job)
 			}
 		}

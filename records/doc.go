@@ -28,7 +28,9 @@
 //	/nodes/<peer>                                         node        node.Advert                <peer>
 //	/nodes/<peer>/wallet                                  wallet      WalletBinding              <peer>
 //
-// A key that ends with a peer is written by that peer only: AuthorPolicy
-// refuses any other author, so a peer can add its own record but never
-// replace another's.
+// A key that ends with a peer is written by that peer only, so a peer can
+// add its own record but never replace another's: AuthorPolicy refuses
+// any other author in the store, except for group records, which their
+// reader refuses (DecodeGroup). The room lock and the settled record name
+// their writer in their content, which their readers check.
 package records

@@ -1,4 +1,4 @@
-package processor
+package records
 
 import (
 	"crypto/ecdsa"
@@ -14,7 +14,6 @@ import (
 
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/microjob"
-	"github.com/jobmesh/jobmesh/records"
 
 	"github.com/jobmesh/jobmesh/internal/strictjson"
 )
@@ -38,7 +37,7 @@ const (
 
 var (
 	// ErrBadBinding is wrapped by every refusal of a wallet binding.
-	ErrBadBinding = errors.New("processor: bad wallet binding")
+	ErrBadBinding = errors.New("records: bad wallet binding")
 	// ErrBindingPeer: the binding names a peer other than the one whose
 	// key it is stored under (its author).
 	ErrBindingPeer = errors.New("binding names another peer")
@@ -66,7 +65,7 @@ type WalletBinding struct {
 func NewWalletBinding(peerID string, key *ecdsa.PrivateKey) (WalletBinding, error) {
 	sig, err := ethcrypto.Sign(accounts.TextHash(WalletBindingMessage(peerID)), key)
 	if err != nil {
-		return WalletBinding{}, fmt.Errorf("processor: signing the wallet binding: %w", err)
+		return WalletBinding{}, fmt.Errorf("records: signing the wallet binding: %w", err)
 	}
 	sig[64] += 27
 	return WalletBinding{
@@ -146,7 +145,7 @@ func (wb WalletBinding) Verify(author string) error {
 // its key (the binding key of its author) and its payload.
 func OpenWalletBinding(r crdt.Record) (WalletBinding, error) {
 	author := r.Author.String()
-	if r.Type != records.WalletBindingType || r.Key != records.WalletBindingKey(author) {
+	if r.Type != WalletBindingType || r.Key != WalletBindingKey(author) {
 		return WalletBinding{}, fmt.Errorf("%w: %s record %q by %s", ErrBadBinding, r.Type, r.Key, author)
 	}
 	wb, err := DecodeWalletBinding(r.Payload)

@@ -1,4 +1,4 @@
-package processor_test
+package records_test
 
 import (
 	"bytes"
@@ -15,7 +15,6 @@ import (
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/crdt/crdttest"
 	"github.com/jobmesh/jobmesh/jobs"
-	"github.com/jobmesh/jobmesh/processor"
 	"github.com/jobmesh/jobmesh/records"
 )
 
@@ -45,12 +44,12 @@ func TestHolderRecordsAuthor(t *testing.T) {
 		t.Fatalf("own holder record refused: %v", err)
 	}
 	// An honest store refuses to write it at all.
-	if err := processor.WriteHolder(ctx, honest.Store, victim.ID(), id, holderOutput); !errors.Is(err, crdt.ErrPolicy) {
+	if err := records.WriteHolder(ctx, honest.Store, victim.ID(), id, holderOutput); !errors.Is(err, crdt.ErrPolicy) {
 		t.Fatalf("honest store wrote a record for another peer: %v", err)
 	}
 
 	// The attacker's forged claim, then a genuine record by victim.
-	if err := processor.WriteHolder(ctx, attacker.Store, victim.ID(), id, holderOutput); err != nil {
+	if err := records.WriteHolder(ctx, attacker.Store, victim.ID(), id, holderOutput); err != nil {
 		t.Fatal(err)
 	}
 	if err := attacker.Store.Put(ctx, records.HolderKey(id, attacker.ID()), records.HolderType, []byte(`{"output":"not a cid"}`)); err != nil {
@@ -66,14 +65,14 @@ func TestHolderRecordsAuthor(t *testing.T) {
 			return nil
 		})
 	}
-	if got, err := processor.Holders(ctx, honest.Store, nil, id); err != nil || len(got) != 0 {
+	if got, err := records.HoldersOf(ctx, honest.Store, id, cid.Undef); err != nil || len(got) != 0 {
 		t.Fatalf("holders after the forged claims: %v, %v", got, err)
 	}
-	if err := processor.WriteHolder(ctx, victim.Store, victim.ID(), id, holderOutput); err != nil {
+	if err := records.WriteHolder(ctx, victim.Store, victim.ID(), id, holderOutput); err != nil {
 		t.Fatal(err)
 	}
 	crdttest.WaitUntil(t, 20*time.Second, func() error {
-		got, err := processor.Holders(ctx, honest.Store, nil, id)
+		got, err := records.HoldersOf(ctx, honest.Store, id, cid.Undef)
 		if err != nil {
 			return err
 		}
@@ -84,14 +83,14 @@ func TestHolderRecordsAuthor(t *testing.T) {
 	})
 	// An attacker's claim for a peer that writes none is never listed.
 	other := jobs.ID{8}
-	if err := processor.WriteHolder(ctx, attacker.Store, victim.ID(), other, holderOutput); err != nil {
+	if err := records.WriteHolder(ctx, attacker.Store, victim.ID(), other, holderOutput); err != nil {
 		t.Fatal(err)
 	}
 	if err := attacker.Store.Put(ctx, records.JobKey(other)+"/marker", "marker", []byte("x")); err != nil {
 		t.Fatal(err)
 	}
 	cl.WaitGet(0, records.JobKey(other)+"/marker", nil)
-	if got, err := processor.Holders(ctx, honest.Store, nil, other); err != nil || len(got) != 0 {
+	if got, err := records.HoldersOf(ctx, honest.Store, other, cid.Undef); err != nil || len(got) != 0 {
 		t.Fatalf("holders of a job only the attacker wrote about: %v, %v", got, err)
 	}
 }
@@ -115,11 +114,11 @@ func FuzzReadHolder(f *testing.F) {
 	f.Add(records.HolderKey(id, author), records.HolderType, []byte(`{"output":"not a cid"}`))
 	f.Add(records.HolderKey(id, author), "verdict", []byte(`{"output":"`+holderOutput.String()+`","x":1}`))
 	f.Fuzz(func(t *testing.T, key, typ string, payload []byte) {
-		p, out, ok := processor.ReadHolder(id, crdt.Record{Key: key, Type: typ, Payload: payload, Author: author})
+		p, out, ok := records.ReadHolder(id, crdt.Record{Key: key, Type: typ, Payload: payload, Author: author})
 		if !ok {
 			return
 		}
-		if len(payload) > processor.MaxRecord {
+		if len(payload) > records.MaxRecord {
 			t.Fatalf("accepted a %d-byte record", len(payload))
 		}
 		if p != author || key != records.HolderKey(id, author) || typ != records.HolderType {

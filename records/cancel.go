@@ -1,4 +1,4 @@
-package processor
+package records
 
 import (
 	"context"
@@ -13,7 +13,6 @@ import (
 
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/jobs"
-	"github.com/jobmesh/jobmesh/records"
 )
 
 // maxCancelRecord bounds a cancel record's payload.
@@ -24,7 +23,7 @@ const maxCancelRecord = 1 << 10
 const cancelDomain = "jobmesh/cancel/v1"
 
 // ErrBadCancel is wrapped when a cancel record does not cancel its job.
-var ErrBadCancel = errors.New("processor: bad cancel record")
+var ErrBadCancel = errors.New("records: bad cancel record")
 
 // CancelRecord withdraws a job: Signature is the creator wallet's
 // secp256k1 signature (65 bytes, r‖s‖v, lowercase hex) over CancelDigest.
@@ -44,7 +43,7 @@ func SignCancel(id jobs.ID, key *ecdsa.PrivateKey) ([]byte, error) {
 	d := CancelDigest(id)
 	sig, err := ethcrypto.Sign(d[:], key)
 	if err != nil {
-		return nil, fmt.Errorf("processor: signing cancel: %w", err)
+		return nil, fmt.Errorf("records: signing cancel: %w", err)
 	}
 	return json.Marshal(CancelRecord{Job: id.String(), Signature: hex.EncodeToString(sig)})
 }
@@ -91,35 +90,15 @@ func CheckCancel(info *jobs.JobInfo, payload []byte) error {
 // Cancelled reports whether store holds a valid cancel record for the job
 // info describes. A missing or invalid record is no cancel.
 func Cancelled(ctx context.Context, store crdt.Reader, info *jobs.JobInfo) (bool, error) {
-	rec, err := store.Get(ctx, records.CancelKey(info.ID()))
+	rec, err := store.Get(ctx, CancelKey(info.ID()))
 	if errors.Is(err, crdt.ErrNotFound) {
 		return false, nil
 	}
 	if err != nil {
 		return false, err
 	}
-	if rec.Type != records.CancelType {
+	if rec.Type != CancelType {
 		return false, nil
 	}
 	return CheckCancel(info, rec.Payload) == nil, nil
-}
-
-// cancelled reports whether js has been cancelled by its creator; a yes is
-// kept.
-func (w *Worker) cancelled(ctx context.Context, js *jobState) bool {
-	w.mu.Lock()
-	done := js.cancelled
-	w.mu.Unlock()
-	if done {
-		return true
-	}
-	ok, err := Cancelled(ctx, w.p.Store, js.info)
-	if err != nil || !ok {
-		return false
-	}
-	w.mu.Lock()
-	js.cancelled = true
-	w.mu.Unlock()
-	w.log.Info("skipping job: cancelled by its creator", "job", js.plan.JobID)
-	return true
 }
