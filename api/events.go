@@ -340,7 +340,7 @@ func startHub(e *Events) *hub {
 		last: map[string][]byte{}, live: map[string]bool{},
 	}
 	// Watch before the first snapshot, so that no change falls between.
-	changes := e.view.Store.Watch(ctx, "/jobs")
+	changes := e.view.Store.Watch(ctx, records.JobsPrefix)
 	go h.run(ctx, changes)
 	return h
 }

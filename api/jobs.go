@@ -53,7 +53,7 @@ type storedJob struct {
 // jobsInStore returns every well-formed job record of the store: of type
 // job, decoding to a JobInfo whose ID names its key.
 func (v *JobView) jobsInStore(ctx context.Context) ([]storedJob, error) {
-	recs, err := v.Store.Query(ctx, "/jobs")
+	recs, err := v.Store.Query(ctx, records.JobsPrefix)
 	if err != nil {
 		return nil, err
 	}

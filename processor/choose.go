@@ -273,13 +273,13 @@ func ReadVerdictKeeping(ctx context.Context, store RecordReader, blocks records.
 // Processors lists the advertised processors' peer IDs in store, sorted:
 // the authors of the node records under /nodes/<their peer ID>.
 func Processors(ctx context.Context, store RecordReader) ([]string, error) {
-	recs, err := store.Query(ctx, "/nodes")
+	recs, err := store.Query(ctx, records.NodesPrefix)
 	if err != nil {
 		return nil, err
 	}
 	var out []string
 	for _, r := range recs {
-		if r.Type == "node" && !r.Tombstone && strings.HasSuffix(r.Key, "/"+r.Author.String()) {
+		if r.Type == records.AdvertType && !r.Tombstone && strings.HasSuffix(r.Key, "/"+r.Author.String()) {
 			out = append(out, r.Author.String())
 		}
 	}

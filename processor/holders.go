@@ -15,10 +15,10 @@ import (
 // A job's output must outlive the processor that assembled it. Every node
 // that holds the whole output DAG, pinned, says so with a holder record
 // (records.Holder): the assembler when it has assembled it, and a second
-// node before the
-// verdict is written (handoff.go): the creator's node, or the runner-up
-// finalizer when the creator's node is not connected. `jobnode job
-// status` and GET /v1/jobs/{id} list the holders of the verdict's output.
+// node before the verdict is written (handoff.go): the creator's node, or
+// the runner-up finalizer when the creator's node is not connected.
+// `jobnode job status` and GET /v1/jobs/{id} list the holders of the
+// verdict's output.
 
 // FinalizerRank is processor's rendezvous hash for job id: the job's
 // finalizers rank by it, highest first (finalizerOrder).

@@ -56,7 +56,7 @@ type QueuedJob struct {
 // a processor with a disclosure in the job (verdictScan). Which verdict
 // counts, and whether any does, is ChooseVerdict's to say.
 func FinishedJobs(ctx context.Context, store RecordReader) ([]jobs.ID, error) {
-	recs, err := store.Query(ctx, "/jobs")
+	recs, err := store.Query(ctx, records.JobsPrefix)
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +121,7 @@ func ReadQueue(ctx context.Context, store RecordReader, cfg dispatch.Config, liv
 	if err := cfg.Validate(); err != nil {
 		return QueueView{}, err
 	}
-	recs, err := store.Query(ctx, "/jobs")
+	recs, err := store.Query(ctx, records.JobsPrefix)
 	if err != nil {
 		return QueueView{}, fmt.Errorf("processor: reading jobs: %w", err)
 	}

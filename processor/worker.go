@@ -484,7 +484,7 @@ func New(ctx context.Context, p Params, cfg Config) (*Worker, error) {
 	index := newRecordIndex(p.Store)
 	// The watch starts before anything is read, so the index misses no
 	// change made after a job's records were first queried.
-	changes := p.Store.Watch(runCtx, "/jobs")
+	changes := p.Store.Watch(runCtx, records.JobsPrefix)
 	w := &Worker{quorumNum: qNum, quorumDen: qDen, index: index, writer: indexWriter{store: p.Store, index: index},
 		cfg: cfg, p: p, self: p.Host.ID().String(), log: log, exec: exec, closer: closer, runner: runner,
 		fetch: fetcher, topic: topic, m: newMetrics(p.Registerer),
@@ -655,7 +655,7 @@ func (w *Worker) learn(info *jobs.JobInfo) {
 // jobLevelKey reports whether key is a job's own record or one directly
 // under it (verdict, aborted, ...), not one of its MicroJobs' records.
 func jobLevelKey(key string) bool {
-	rest, ok := strings.CutPrefix(key, "/jobs/")
+	rest, ok := strings.CutPrefix(key, records.JobsPrefix+"/")
 	return ok && strings.Count(rest, "/") <= 1
 }
 
@@ -663,7 +663,7 @@ func jobLevelKey(key string) bool {
 // channel and the watch missed (a watch overflow, records that arrived
 // before the worker started).
 func (w *Worker) syncKnown(ctx context.Context) {
-	recs, err := w.p.Store.QueryKeys(ctx, "/jobs", jobLevelKey)
+	recs, err := w.p.Store.QueryKeys(ctx, records.JobsPrefix, jobLevelKey)
 	if err != nil {
 		return
 	}
