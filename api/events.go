@@ -15,6 +15,7 @@ import (
 	"github.com/jobmesh/jobmesh/apiv1"
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // ErrTooManyStreams: opening the stream would pass one of the
@@ -339,7 +340,7 @@ func startHub(e *Events) *hub {
 		last: map[string][]byte{}, live: map[string]bool{},
 	}
 	// Watch before the first snapshot, so that no change falls between.
-	changes := e.view.Store.Watch(ctx, "/jobs")
+	changes := e.view.Store.Watch(ctx, records.JobsPrefix)
 	go h.run(ctx, changes)
 	return h
 }
@@ -375,7 +376,7 @@ func (h *hub) run(ctx context.Context, changes <-chan crdt.Change) {
 				h.resync(ctx)
 				continue
 			}
-			if id, ok := jobOfKey(c.Key); ok {
+			if id, ok := records.JobOf(c.Key); ok {
 				dirty[id] = true
 			}
 			if !armed {
@@ -469,15 +470,4 @@ func (h *hub) publish(j apiv1.Job) {
 	for s := range h.streams {
 		s.push(j.ID, data)
 	}
-}
-
-// jobOfKey returns the job a store key under /jobs/<id> belongs to.
-func jobOfKey(key string) (jobs.ID, bool) {
-	rest, ok := strings.CutPrefix(key, "/jobs/")
-	if !ok {
-		return jobs.ID{}, false
-	}
-	idStr, _, _ := strings.Cut(rest, "/")
-	id, err := jobs.ParseHash(idStr)
-	return id, err == nil
 }

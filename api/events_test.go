@@ -21,7 +21,7 @@ import (
 	"github.com/jobmesh/jobmesh/internal/wait"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/meshtest"
-	"github.com/jobmesh/jobmesh/processor"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // sseMsg is one server-sent event or comment as read off the wire.
@@ -151,7 +151,7 @@ func putJob(t *testing.T, store interface {
 		Output:   jobs.Output{Kind: jobs.OutputConcat},
 	}
 	j.ApplyDefaults()
-	if err := store.Put(context.Background(), processor.JobKey(j.ID()), processor.JobType, j.Encode()); err != nil {
+	if err := store.Put(context.Background(), records.JobKey(j.ID()), records.JobType, j.Encode()); err != nil {
 		t.Fatal(err)
 	}
 	return j.ID()

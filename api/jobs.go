@@ -18,8 +18,7 @@ import (
 	"github.com/jobmesh/jobmesh/dapp"
 	"github.com/jobmesh/jobmesh/escrow"
 	"github.com/jobmesh/jobmesh/jobs"
-	"github.com/jobmesh/jobmesh/microjob"
-	"github.com/jobmesh/jobmesh/processor"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // ErrNoSuchJob: the node's store holds no job with that ID.
@@ -38,8 +37,8 @@ type JobView struct {
 	// Mine reports whether this node submitted a job; nil: none.
 	Mine func(jobs.ID) bool
 	// Blocks reads verdicts kept in an IPFS body; nil: such a job's
-	// summary is an error (processor.ErrBodyNotFetched).
-	Blocks processor.BodyReader
+	// summary is an error (records.ErrBodyNotFetched).
+	Blocks records.BodyReader
 
 	mu    sync.Mutex
 	plans map[jobs.ID]*jobs.Plan
@@ -54,17 +53,17 @@ type storedJob struct {
 // jobsInStore returns every well-formed job record of the store: of type
 // job, decoding to a JobInfo whose ID names its key.
 func (v *JobView) jobsInStore(ctx context.Context) ([]storedJob, error) {
-	recs, err := v.Store.Query(ctx, "/jobs")
+	recs, err := v.Store.Query(ctx, records.JobsPrefix)
 	if err != nil {
 		return nil, err
 	}
 	var out []storedJob
 	for _, r := range recs {
-		if r.Type != processor.JobType {
+		if r.Type != records.JobType {
 			continue
 		}
 		info, err := jobs.Decode(r.Payload)
-		if err != nil || processor.JobKey(info.ID()) != r.Key {
+		if err != nil || records.JobKey(info.ID()) != r.Key {
 			continue
 		}
 		out = append(out, storedJob{info, r})
@@ -98,7 +97,7 @@ func (v *JobView) List(ctx context.Context) ([]apiv1.Job, error) {
 // Summary returns one job's summary; ErrNoSuchJob when the store has no
 // such job.
 func (v *JobView) Summary(ctx context.Context, id jobs.ID) (apiv1.Job, error) {
-	r, err := v.Store.Get(ctx, processor.JobKey(id))
+	r, err := v.Store.Get(ctx, records.JobKey(id))
 	if errors.Is(err, crdt.ErrNotFound) {
 		return apiv1.Job{}, fmt.Errorf("%w: %s", ErrNoSuchJob, id)
 	}
@@ -177,7 +176,7 @@ func (v *JobView) summary(ctx context.Context, info *jobs.JobInfo, rec crdt.Reco
 func (v *JobView) addProgress(ctx context.Context, id jobs.ID, j *apiv1.Job) error {
 	// The store has checked each record's signature and that its author
 	// is the processor its key names.
-	recs, err := v.Store.Query(ctx, processor.JobKey(id)+"/")
+	recs, err := v.Store.Query(ctx, records.JobKey(id)+"/")
 	if err != nil {
 		return err
 	}
@@ -186,18 +185,18 @@ func (v *JobView) addProgress(ctx context.Context, id jobs.ID, j *apiv1.Job) err
 		if t := r.Time(); t.After(j.Updated) {
 			j.Updated = t.UTC()
 		}
-		k, err := microjob.ParseKey(r.Key)
-		if err != nil || k.JobID != id || k.Processor != r.Author.String() {
+		k, err := records.Parse(r.Key)
+		if err != nil || k.Job != id || k.Peer != r.Author.String() {
 			continue
 		}
 		switch k.Type {
-		case microjob.TypeCommit:
-			if !committed[k.MicroID] {
-				committed[k.MicroID] = true
+		case records.CommitType:
+			if !committed[k.Micro] {
+				committed[k.Micro] = true
 			}
-			j.ByProcessor[k.Processor]++
-		case microjob.TypeResult:
-			disclosed[k.MicroID] = true
+			j.ByProcessor[k.Peer]++
+		case records.ResultType:
+			disclosed[k.Micro] = true
 		}
 	}
 	j.Committed, j.Disclosed = len(committed), len(disclosed)
@@ -218,7 +217,7 @@ func (v *JobView) addVerdict(ctx context.Context, info *jobs.JobInfo, j *apiv1.J
 	if verdict {
 		held = res.Output
 	}
-	holders, err := processor.HoldersOf(ctx, v.Store, id, held)
+	holders, err := records.HoldersOf(ctx, v.Store, id, held)
 	if err != nil {
 		return false, err
 	}
@@ -233,7 +232,7 @@ func (v *JobView) addVerdict(ctx context.Context, info *jobs.JobInfo, j *apiv1.J
 		slices.Sort(j.Culprits)
 		j.OutputCID = res.Output.String()
 		j.VerifierHashes = maps.Clone(res.Verdict.VerifierHashes)
-		j.VerifierDigest = strings.TrimPrefix(processor.VerifierDigest(res.Verdict).Hex(), "0x")
+		j.VerifierDigest = strings.TrimPrefix(records.VerifierDigest(res.Verdict).Hex(), "0x")
 		// The verdict's credits replace the raw commitment counts: a
 		// culprit's or a duplicate's work is not credited.
 		j.ByProcessor = maps.Clone(res.Verdict.Counts)
@@ -247,7 +246,7 @@ func (v *JobView) addVerdict(ctx context.Context, info *jobs.JobInfo, j *apiv1.J
 	}
 	if !verdict {
 		// The creator's signed cancel record withdraws a job on any mesh.
-		if ok, err := processor.Cancelled(ctx, v.Store, info); err == nil && ok {
+		if ok, err := records.Cancelled(ctx, v.Store, info); err == nil && ok {
 			j.State = apiv1.JobCancelled
 		}
 	}

@@ -20,7 +20,7 @@ import (
 	"github.com/jobmesh/jobmesh/ipfs"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/microjob"
-	"github.com/jobmesh/jobmesh/processor"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // ErrNoVerdict: the job has no verified verdict yet, so no output.
@@ -55,7 +55,7 @@ type tileMap struct {
 // finished returns a job and its verdict; ErrNoSuchJob or ErrNoVerdict
 // when there is none yet.
 func (o *Outputs) finished(ctx context.Context, id jobs.ID) (*jobs.JobInfo, dapp.Result, error) {
-	r, err := o.Store.Get(ctx, processor.JobKey(id))
+	r, err := o.Store.Get(ctx, records.JobKey(id))
 	if errors.Is(err, crdt.ErrNotFound) {
 		return nil, dapp.Result{}, fmt.Errorf("%w: %s", ErrNoSuchJob, id)
 	}

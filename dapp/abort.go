@@ -10,7 +10,7 @@ import (
 
 	"github.com/jobmesh/jobmesh/escrow"
 	"github.com/jobmesh/jobmesh/jobs"
-	"github.com/jobmesh/jobmesh/processor"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // ErrAborted means the mesh dropped the job from its queue (a JobAborted
@@ -23,7 +23,7 @@ var ErrAborted = errors.New("dapp: job aborted by the mesh")
 func (c *Client) checkAborted(ctx context.Context) {
 	for _, info := range c.openJobs() {
 		id := info.ID()
-		if _, err := processor.ReadAborted(ctx, c.p.Store, id); err != nil {
+		if _, err := records.ReadAborted(ctx, c.p.Store, id); err != nil {
 			continue
 		}
 		if err := c.abort(ctx, info); err != nil {

@@ -15,8 +15,7 @@ import (
 	"github.com/jobmesh/jobmesh/escrow"
 	"github.com/jobmesh/jobmesh/fetch"
 	"github.com/jobmesh/jobmesh/jobs"
-	"github.com/jobmesh/jobmesh/microjob"
-	"github.com/jobmesh/jobmesh/processor"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 var (
@@ -36,16 +35,16 @@ var (
 // Started reports whether work on job id has started: a MicroJob
 // commitment or a verdict is in the store.
 func (c *Client) Started(ctx context.Context, id jobs.ID) (bool, error) {
-	recs, err := c.p.Store.Query(ctx, processor.JobKey(id)+"/")
+	recs, err := c.p.Store.Query(ctx, records.JobKey(id)+"/")
 	if err != nil {
 		return false, err
 	}
 	for _, r := range recs {
-		if vid, _, ok := processor.ParseVerdictKey(r.Key); ok && vid == id {
-			return true, nil
+		k, err := records.Parse(r.Key)
+		if err != nil || k.Job != id {
+			continue
 		}
-		k, err := microjob.ParseKey(r.Key)
-		if err == nil && k.JobID == id && k.Type == microjob.TypeCommit && k.Processor == r.Author.String() {
+		if k.Type == records.VerdictType || (k.Type == records.CommitType && k.Peer == r.Author.String()) {
 			return true, nil
 		}
 	}
@@ -64,7 +63,7 @@ func (c *Client) Cancel(ctx context.Context, id jobs.ID) error {
 	if info == nil {
 		return fmt.Errorf("%w: %s", ErrNotMine, id)
 	}
-	if ok, err := processor.Cancelled(ctx, c.p.Store, info); err != nil {
+	if ok, err := records.Cancelled(ctx, c.p.Store, info); err != nil {
 		return err
 	} else if ok {
 		c.close(ctx, id, stateCancelled)
@@ -101,11 +100,11 @@ func (c *Client) Cancel(ctx context.Context, id jobs.ID) error {
 			return fmt.Errorf("%w: job %s is settled", ErrStarted, id)
 		}
 	}
-	rec, err := processor.SignCancel(id, key)
+	rec, err := records.SignCancel(id, key)
 	if err != nil {
 		return err
 	}
-	if err := c.p.Store.Put(ctx, processor.CancelKey(id), processor.CancelType, rec); err != nil {
+	if err := c.p.Store.Put(ctx, records.CancelKey(id), records.CancelType, rec); err != nil {
 		return fmt.Errorf("dapp: storing the cancel record: %w", err)
 	}
 	c.close(ctx, id, stateCancelled)

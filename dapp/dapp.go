@@ -29,6 +29,7 @@ import (
 	"github.com/jobmesh/jobmesh/microjob"
 	"github.com/jobmesh/jobmesh/p2p"
 	"github.com/jobmesh/jobmesh/processor"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 var (
@@ -306,7 +307,7 @@ func (c *Client) SubmitSource(ctx context.Context, s SourceSpec) (*jobs.JobInfo,
 	if err := c.remember(ctx, info, stateOpen); err != nil {
 		return nil, err
 	}
-	if err := c.p.Store.Put(ctx, processor.JobKey(id), processor.JobType, info.Encode()); err != nil {
+	if err := c.p.Store.Put(ctx, records.JobKey(id), records.JobType, info.Encode()); err != nil {
 		return nil, fmt.Errorf("dapp: storing the job: %w", err)
 	}
 	c.mu.Lock()
@@ -463,7 +464,7 @@ type Result struct {
 
 // Status reads a job's verdict (processor.ReadVerdict) without fetching
 // a body; ok is false while there is none. A verdict kept in an IPFS body
-// is an error wrapping processor.ErrBodyNotFetched: LoadStatus reads it.
+// is an error wrapping records.ErrBodyNotFetched: LoadStatus reads it.
 func Status(ctx context.Context, store crdt.Reader, id jobs.ID) (Result, bool, error) {
 	return LoadStatus(ctx, store, nil, id)
 }
@@ -471,10 +472,10 @@ func Status(ctx context.Context, store crdt.Reader, id jobs.ID) (Result, bool, e
 // LoadStatus reads the job's verdict that counts (processor.ReadVerdict:
 // written by one of the job's finalizers and following from the records),
 // fetching it from blocks when the record keeps it in a body (at most
-// processor.BodyFetchTimeout); ok is false while there is none. It judges
+// records.BodyFetchTimeout); ok is false while there is none. It judges
 // every disclosure; on a mesh with a chain, Client.Status judges as the
 // processors do.
-func LoadStatus(ctx context.Context, store crdt.Reader, blocks processor.BodyReader, id jobs.ID) (Result, bool, error) {
+func LoadStatus(ctx context.Context, store crdt.Reader, blocks records.BodyReader, id jobs.ID) (Result, bool, error) {
 	return loadStatus(ctx, store, blocks, id, nil, nil)
 }
 
@@ -497,7 +498,7 @@ func (c *Client) status(ctx context.Context, id jobs.ID, root *common.Hash) (Res
 // loadStatus is LoadStatus preferring, when root is set, the verdict
 // whose output the settlement's resultRoot names, and judging the
 // disclosures keep accepts (nil: all).
-func loadStatus(ctx context.Context, store crdt.Reader, blocks processor.BodyReader, id jobs.ID, root *common.Hash, keep processor.DisclosureFilter) (Result, bool, error) {
+func loadStatus(ctx context.Context, store crdt.Reader, blocks records.BodyReader, id jobs.ID, root *common.Hash, keep processor.DisclosureFilter) (Result, bool, error) {
 	chosen, err := processor.ReadVerdictKeeping(ctx, store, blocks, id, root, keep)
 	if errors.Is(err, processor.ErrNoVerdict) {
 		return Result{}, false, nil
@@ -523,7 +524,7 @@ func (c *Client) Wait(ctx context.Context, id jobs.ID, every time.Duration) (Res
 	if err != nil {
 		return r, fmt.Errorf("dapp: waiting for the escrow of job %s: %w", id, err)
 	}
-	if processor.ResultRoot(r.Output) != rel.ResultRoot {
+	if records.ResultRoot(r.Output) != rel.ResultRoot {
 		// The job settled on another finalizer's verdict: report the one
 		// whose output the settlement names.
 		if s, ok, err := c.status(ctx, id, &rel.ResultRoot); err == nil && ok {
@@ -542,7 +543,7 @@ func (c *Client) WaitVerdict(ctx context.Context, id jobs.ID, every time.Duratio
 	defer t.Stop()
 	for {
 		r, ok, err := c.Status(ctx, id)
-		if (errors.Is(err, processor.ErrBodyUnavailable) || errors.Is(err, escrow.ErrUnreachable)) && ctx.Err() == nil {
+		if (errors.Is(err, records.ErrBodyUnavailable) || errors.Is(err, escrow.ErrUnreachable)) && ctx.Err() == nil {
 			// No peer served the verdict body in time, or the chain
 			// did not say who is a member of the job; they may yet.
 			c.log.Warn("verdict not readable yet, retrying", "job", id, "err", err)
@@ -555,7 +556,7 @@ func (c *Client) WaitVerdict(ctx context.Context, id jobs.ID, every time.Duratio
 			c.close(ctx, id, stateDone)
 			return r, nil
 		}
-		if _, err := processor.ReadAborted(ctx, c.p.Store, id); err == nil {
+		if _, err := records.ReadAborted(ctx, c.p.Store, id); err == nil {
 			c.checkAborted(ctx)
 			return Result{}, fmt.Errorf("%w: %s", ErrAborted, id)
 		}
@@ -569,7 +570,7 @@ func (c *Client) WaitVerdict(ctx context.Context, id jobs.ID, every time.Duratio
 
 // bodies is the client's block layer as a verdict body reader; nil
 // without one.
-func (c *Client) bodies() processor.BodyReader {
+func (c *Client) bodies() records.BodyReader {
 	if c.p.Blocks == nil {
 		return nil
 	}

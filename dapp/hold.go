@@ -12,8 +12,8 @@ import (
 
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/jobs"
-	"github.com/jobmesh/jobmesh/microjob"
 	"github.com/jobmesh/jobmesh/processor"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // The creator's node keeps what its jobs need and what they produce:
@@ -149,16 +149,16 @@ func (c *Client) holdOutput(ctx context.Context, id jobs.ID) error {
 		c.log.Warn("releasing the output candidates", "job", id, "err", err)
 	}
 	self := c.p.Store.Self()
-	r, err := c.p.Store.Get(ctx, processor.HolderKey(id, self))
+	r, err := c.p.Store.Get(ctx, records.HolderKey(id, self))
 	switch {
 	case err == nil:
-		if _, out, ok := processor.ReadHolder(id, r); ok && out.Equals(res.Output) {
+		if _, out, ok := records.ReadHolder(id, r); ok && out.Equals(res.Output) {
 			return nil
 		}
 	case !errors.Is(err, crdt.ErrNotFound):
 		return err
 	}
-	if err := processor.WriteHolder(ctx, c.p.Store, self, id, res.Output); err != nil {
+	if err := records.WriteHolder(ctx, c.p.Store, self, id, res.Output); err != nil {
 		return err
 	}
 	c.log.Info("holding the job's output", "job", id, "output", res.Output)
@@ -225,7 +225,7 @@ func (c *Client) follow(ctx context.Context, info *jobs.JobInfo) {
 	defer c.wg.Done()
 	id := info.ID()
 	cs := &candidates{info: info, id: id, checks: map[peer.ID]int{}, taken: map[peer.ID]cid.Cid{}}
-	changes := c.p.Store.Watch(ctx, processor.HoldersPrefix(id))
+	changes := c.p.Store.Watch(ctx, records.HoldersPrefix(id))
 	t := time.NewTicker(c.p.Announce)
 	defer t.Stop()
 	c.takeHolders(ctx, cs)
@@ -256,7 +256,7 @@ func (c *Client) follow(ctx context.Context, info *jobs.JobInfo) {
 
 // takeHolders acts on every holder record of cs's job.
 func (c *Client) takeHolders(ctx context.Context, cs *candidates) {
-	recs, err := c.p.Store.Query(ctx, processor.HoldersPrefix(cs.id))
+	recs, err := c.p.Store.Query(ctx, records.HoldersPrefix(cs.id))
 	if err != nil {
 		if ctx.Err() == nil {
 			c.log.Warn("reading a job's holder records", "job", cs.id, "err", err)
@@ -272,7 +272,7 @@ func (c *Client) takeHolders(ctx context.Context, cs *candidates) {
 // candidate is fetched, pinned and named in this node's holder record
 // when it ranks first.
 func (c *Client) takeHolder(ctx context.Context, cs *candidates, r crdt.Record) {
-	p, out, ok := processor.ReadHolder(cs.id, r)
+	p, out, ok := records.ReadHolder(cs.id, r)
 	if !ok || p == c.p.Store.Self() {
 		return
 	}
@@ -315,7 +315,7 @@ func (c *Client) takeHolder(ctx context.Context, cs *candidates, r crdt.Record) 
 		return
 	}
 	cs.best = p
-	if err := processor.WriteHolder(ctx, c.p.Store, c.p.Store.Self(), cs.id, out); err != nil {
+	if err := records.WriteHolder(ctx, c.p.Store, c.p.Store.Self(), cs.id, out); err != nil {
 		c.log.Warn("writing the holder record", "job", cs.id, "err", err)
 		return
 	}
@@ -350,9 +350,9 @@ func outranks(id jobs.ID, p, q peer.ID) bool {
 
 // discloser reports whether processor p has a disclosure in job id.
 func (c *Client) discloser(ctx context.Context, id jobs.ID, p peer.ID) (bool, error) {
-	suffix := "/" + microjob.TypeResult + "/" + p.String()
+	suffix := "/" + records.ResultType + "/" + p.String()
 	n := 0
-	recs, err := c.p.Store.QueryKeys(ctx, processor.JobKey(id)+"/macro", func(k string) bool {
+	recs, err := c.p.Store.QueryKeys(ctx, records.JobKey(id)+"/macro", func(k string) bool {
 		if n >= maxDisclosureReads || !strings.HasSuffix(k, suffix) {
 			return false
 		}
@@ -363,7 +363,7 @@ func (c *Client) discloser(ctx context.Context, id jobs.ID, p peer.ID) (bool, er
 		return false, err
 	}
 	for _, r := range recs {
-		if d, err := microjob.OpenDisclosure(r.Key, r.Author.String(), r.Payload); err == nil && d.JobID == id && r.Author == p {
+		if d, err := records.OpenDisclosure(r.Key, r.Author.String(), r.Payload); err == nil && d.JobID == id && r.Author == p {
 			return true, nil
 		}
 	}

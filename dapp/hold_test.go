@@ -20,6 +20,7 @@ import (
 	"github.com/jobmesh/jobmesh/meshtest"
 	"github.com/jobmesh/jobmesh/node"
 	"github.com/jobmesh/jobmesh/processor"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // candidates returns the client's jobmesh_dapp_output_candidates_total
@@ -74,7 +75,7 @@ func TestForgedHolderIsNotFetched(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := info.ID()
-	if err := processor.WriteHolder(ctx, attacker.Store, attacker.Host.ID(), id, forged); err != nil {
+	if err := records.WriteHolder(ctx, attacker.Store, attacker.Host.ID(), id, forged); err != nil {
 		t.Fatal(err)
 	}
 	// The forged record reaches the creator's store before any finalizer
@@ -82,10 +83,10 @@ func TestForgedHolderIsNotFetched(t *testing.T) {
 	// the order they arrive: by the time the verdict follows its handoff,
 	// the forged one was dealt with.
 	wait.Until(t, time.Minute, func() error {
-		_, err := c.Store.Get(ctx, processor.HolderKey(id, attacker.Host.ID()))
+		_, err := c.Store.Get(ctx, records.HolderKey(id, attacker.Host.ID()))
 		return err
 	})
-	if hs, err := processor.HoldersOf(ctx, c.Store, id, cid.Undef); err != nil || len(hs) != 1 {
+	if hs, err := records.HoldersOf(ctx, c.Store, id, cid.Undef); err != nil || len(hs) != 1 {
 		t.Fatalf("holders when the forged record arrived: %v (%v), want the attacker alone", hs, err)
 	}
 	res, err := c.DApp.WaitVerdict(ctx, id, 100*time.Millisecond)
@@ -98,11 +99,11 @@ func TestForgedHolderIsNotFetched(t *testing.T) {
 	if n := candidates(t, c.Metrics, "held"); n < 1 {
 		t.Fatalf("the creator's node held no candidate before the verdict (%v)", n)
 	}
-	r, err := c.Store.Get(ctx, processor.HolderKey(id, c.Host.ID()))
+	r, err := c.Store.Get(ctx, records.HolderKey(id, c.Host.ID()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, out, ok := processor.ReadHolder(id, r); !ok || !out.Equals(res.Output) {
+	if _, out, ok := records.ReadHolder(id, r); !ok || !out.Equals(res.Output) {
 		t.Fatalf("the creator's holder record names %s, the verdict %s", out, res.Output)
 	}
 	pins, err := c.IPFS.Pins(ctx)

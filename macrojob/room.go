@@ -14,6 +14,7 @@ import (
 
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/p2p"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // Room errors.
@@ -66,35 +67,6 @@ func RoomName(jobID string, macro uint64) RoomID {
 
 // RoomTopic is the MacroJob channel of a room.
 func RoomTopic(room RoomID) string { return p2p.TopicPrefix + "job/" + string(room) }
-
-// RoomLockKey is the store key of a room's lock.
-func RoomLockKey(jobID string, macro uint64) string {
-	return "/jobs/" + jobID + "/macro/" + strconv.FormatUint(macro, 10) + "/room"
-}
-
-// RoomLockType is the record type of a RoomLock.
-const RoomLockType = "room"
-
-// RoomLock marks a MacroJob room as taken until Expires. A room whose lock
-// is missing or expired is open (seed 004: the union of never-locked and
-// expired entries).
-type RoomLock struct {
-	Owner   string    `json:"owner"`
-	Expires time.Time `json:"expires"`
-}
-
-// Open reports whether the lock no longer holds at now.
-func (l RoomLock) Open(now time.Time) bool { return !now.Before(l.Expires) }
-
-// ReadRoomLock returns the room's lock, or ok=false when it was never taken
-// (or its record is unreadable, which counts as never taken).
-func ReadRoomLock(ctx context.Context, r crdt.Getter, jobID string, macro uint64) (RoomLock, bool) {
-	l, rec, err := crdt.GetJSON[RoomLock](ctx, r, RoomLockKey(jobID, macro), RoomLockType)
-	if err != nil || rec.Author.String() != l.Owner {
-		return RoomLock{}, false
-	}
-	return l, true
-}
 
 // Room is one processor's membership of a MacroJob room: the queue state
 // machine driven by its gossipsub channel and a clock. All queue access
@@ -219,7 +191,7 @@ func roomMembers(ctx context.Context, p RoomParams, self PeerID) []peer.ID {
 	}
 	add(string(p.Creator))
 	if p.Store != nil {
-		if l, ok := ReadRoomLock(ctx, p.Store, p.JobID, p.Macro); ok {
+		if l, ok := records.ReadRoomLock(ctx, p.Store, p.JobID, p.Macro); ok {
 			add(l.Owner)
 		}
 	}
@@ -232,11 +204,11 @@ func roomMembers(ctx context.Context, p RoomParams, self PeerID) []peer.ID {
 // as it is, so the store takes one lock write per room per third of the
 // TTL however often the queue changes hands.
 func (r *Room) refreshLock(ctx context.Context, now time.Time) error {
-	if l, ok := ReadRoomLock(ctx, r.store, r.jobID, r.macro); ok && l.Expires.Sub(now) > r.cfg.LockTTL-r.cfg.LockTTL/3 {
+	if l, ok := records.ReadRoomLock(ctx, r.store, r.jobID, r.macro); ok && l.Expires.Sub(now) > r.cfg.LockTTL-r.cfg.LockTTL/3 {
 		return nil
 	}
-	l := RoomLock{Owner: string(r.self), Expires: now.Add(r.cfg.LockTTL).UTC()}
-	if err := crdt.PutJSON(ctx, r.store, RoomLockKey(r.jobID, r.macro), RoomLockType, l); err != nil {
+	l := records.RoomLock{Owner: string(r.self), Expires: now.Add(r.cfg.LockTTL).UTC()}
+	if err := crdt.PutJSON(ctx, r.store, records.RoomLockKey(r.jobID, r.macro), records.RoomLockType, l); err != nil {
 		return fmt.Errorf("macrojob: room lock: %w", err)
 	}
 	return nil

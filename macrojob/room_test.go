@@ -18,6 +18,7 @@ import (
 	"github.com/jobmesh/jobmesh/internal/wait"
 	"github.com/jobmesh/jobmesh/ipfs"
 	"github.com/jobmesh/jobmesh/p2p"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 type testNode struct {
@@ -172,7 +173,7 @@ func TestRoomSharesWorkOverGossipsub(t *testing.T) {
 	// The creator's room lock reached every replica.
 	wait.Until(t, 10*time.Second, func() error {
 		for i, n := range nodes {
-			l, ok := ReadRoomLock(ctx, n.store, "job1", 0)
+			l, ok := records.ReadRoomLock(ctx, n.store, "job1", 0)
 			if !ok || l.Owner != string(creator) || l.Open(time.Now()) {
 				return fmt.Errorf("node %d: room lock %+v %v", i, l, ok)
 			}

@@ -20,8 +20,8 @@ import (
 	"github.com/jobmesh/jobmesh/ipfs"
 	"github.com/jobmesh/jobmesh/localmesh"
 	"github.com/jobmesh/jobmesh/meshclient"
-	"github.com/jobmesh/jobmesh/node"
 	"github.com/jobmesh/jobmesh/p2p"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // counterSum sums a counter family in reg.
@@ -88,7 +88,7 @@ func TestForgedRecordsAndOversizedMessagesAreRejected(t *testing.T) {
 	m := New(t, localmesh.Options{Processors: 3})
 	ctx := context.Background()
 	victim := m.Members[1]
-	victimKey := node.AdvertKey(victim.Host.ID().String())
+	victimKey := records.AdvertKey(victim.Host.ID().String())
 	wait.Until(t, 30*time.Second, func() error {
 		for _, mem := range m.Members {
 			if ads, err := mem.Processors(ctx); err != nil || len(ads) != 3 {

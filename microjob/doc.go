@@ -11,9 +11,9 @@
 //     writes to the replicated store, in that order (commit–reveal): the
 //     commitment binds the block hashes, the result CID and the processor's
 //     wallet under a secret salt before anyone discloses, so a processor
-//     cannot copy another's hashes. Key helpers and CheckAuthor give the
-//     record layout and the rule that a record under .../<peerID> is
-//     authored by that peer.
+//     cannot copy another's hashes. Their keys and the rule that a
+//     record under .../<peerID> is authored by that peer are in package
+//     records.
 //   - Judge compares, for each MacroJob, the verifier MicroJob's block hashes
 //     with the regular MicroJobs' hashes of the same blocks and returns a
 //     deterministic Verdict: who is credited, which blocks are disputed,

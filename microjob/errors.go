@@ -24,10 +24,6 @@ var (
 	ErrNonCanonical = errors.New("microjob: non-canonical encoding")
 	// ErrMismatch: a disclosure does not match the commitment.
 	ErrMismatch = errors.New("microjob: disclosure does not match commitment")
-	// ErrKey: a replicated-store key is not a result-record key.
-	ErrKey = errors.New("microjob: invalid record key")
-	// ErrAuthor: a record is not authored by the peer its key names.
-	ErrAuthor = errors.New("microjob: record author is not the key's peer")
 	// ErrPlan: the plan does not belong to the JobInfo.
 	ErrPlan = errors.New("microjob: plan does not match job")
 	// ErrUnknownDispute: Resolve was given a dispute the verdict does not hold.

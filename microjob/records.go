@@ -25,12 +25,6 @@ import (
 // It is independent of the release number.
 const RecordVersion = 1
 
-// Record types in the replicated store.
-const (
-	TypeCommit = "commit"
-	TypeResult = "result"
-)
-
 // Size limits of the record encodings. A disclosure of MaxRecordBlocks
 // blocks takes about 80 KiB; both limits stay under the replicated store's
 // 1 MiB payload limit.
@@ -48,7 +42,8 @@ const commitDomain = "jobmesh/commit/v1"
 
 // Commitment is the first-round result record: a binding, hiding hash of a
 // processor's result for one MicroJob (see ComputeCommit). It is stored
-// under CommitKey, signed by the replicated store with the processor's key.
+// under records.CommitKey, signed by the replicated store with the
+// processor's key.
 type Commitment struct {
 	Version    uint32   // RecordVersion
 	JobID      jobs.ID  // the job
@@ -60,8 +55,8 @@ type Commitment struct {
 }
 
 // Disclosure is the second-round result record: the values behind a
-// Commitment. It is stored under ResultKey once every MicroJob of the
-// MacroJob has a commitment.
+// Commitment. It is stored under records.ResultKey once every MicroJob of
+// the MacroJob has a commitment.
 type Disclosure struct {
 	Version      uint32     // RecordVersion
 	JobID        jobs.ID    // the job

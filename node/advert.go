@@ -10,17 +10,10 @@ import (
 	"time"
 
 	"github.com/jobmesh/jobmesh/crdt"
-	"github.com/jobmesh/jobmesh/processor"
+	"github.com/jobmesh/jobmesh/records"
 
 	"github.com/jobmesh/jobmesh/internal/strictjson"
 )
-
-// NodesPrefix holds one advertisement per processor, written only by that
-// processor (the store's author policy enforces it).
-const NodesPrefix = "/nodes"
-
-// AdvertType is the record type of an Advert.
-const AdvertType = "node"
 
 // Advert is what a processor tells the mesh about itself.
 type Advert struct {
@@ -76,9 +69,6 @@ func DecodeAdvert(b []byte) (Advert, error) {
 	return a, a.Validate()
 }
 
-// AdvertKey is the store key of a peer's advertisement.
-func AdvertKey(peerID string) string { return NodesPrefix + "/" + peerID }
-
 // Advertise writes this node's advertisement now.
 func (n *Node) Advertise(ctx context.Context) error {
 	pc := n.Config.Processor
@@ -99,7 +89,7 @@ func (n *Node) Advertise(ctx context.Context) error {
 		ProcessTimeout: int64(time.Duration(pc.ProcessTimeout) / time.Second),
 		Updated:        time.Now().UTC().Truncate(time.Second),
 	}
-	if err := crdt.PutJSON(ctx, n.Store, AdvertKey(ad.PeerID), AdvertType, ad); err != nil {
+	if err := crdt.PutJSON(ctx, n.Store, records.AdvertKey(ad.PeerID), records.AdvertType, ad); err != nil {
 		return fmt.Errorf("node: advertise: %w", err)
 	}
 	return nil
@@ -135,17 +125,17 @@ func (n *Node) BindWallet(ctx context.Context) error {
 		return nil
 	}
 	self := n.Host.ID().String()
-	key := processor.WalletBindingKey(self)
+	key := records.WalletBindingKey(self)
 	if r, err := n.Store.Get(ctx, key); err == nil {
-		if wb, err := processor.OpenWalletBinding(r); err == nil && wb.Wallet == WalletAddress(n.walletKey) {
+		if wb, err := records.OpenWalletBinding(r); err == nil && wb.Wallet == WalletAddress(n.walletKey) {
 			return nil
 		}
 	}
-	wb, err := processor.NewWalletBinding(self, n.walletKey)
+	wb, err := records.NewWalletBinding(self, n.walletKey)
 	if err != nil {
 		return err
 	}
-	if err := crdt.PutJSON(ctx, n.Store, key, processor.WalletBindingType, wb); err != nil {
+	if err := crdt.PutJSON(ctx, n.Store, key, records.WalletBindingType, wb); err != nil {
 		return fmt.Errorf("node: bind wallet: %w", err)
 	}
 	n.Log.Info("wallet bound to this peer", "wallet", wb.Wallet)
@@ -178,13 +168,13 @@ func (n *Node) keepAdvertising(ctx context.Context) {
 // it has none), so that no processor is weighted by a stake it only
 // claims (processor.WalletBinding).
 func (n *Node) Processors(ctx context.Context) ([]Advert, error) {
-	recs, err := n.Store.Query(ctx, NodesPrefix)
+	recs, err := n.Store.Query(ctx, records.NodesPrefix)
 	if err != nil {
 		return nil, fmt.Errorf("node: list processors: %w", err)
 	}
 	out := make([]Advert, 0, len(recs))
 	for _, r := range recs {
-		if r.Type != AdvertType || r.Tombstone {
+		if r.Type != records.AdvertType || r.Tombstone {
 			continue
 		}
 		a, err := DecodeAdvert(r.Payload)
@@ -215,7 +205,7 @@ type boundWallet struct {
 
 // wallet is peerID's verified bound wallet, "" when it has none.
 func (c *bindingCache) wallet(ctx context.Context, store crdt.Getter, peerID string) string {
-	r, err := store.Get(ctx, processor.WalletBindingKey(peerID))
+	r, err := store.Get(ctx, records.WalletBindingKey(peerID))
 	if err != nil {
 		return ""
 	}
@@ -226,7 +216,7 @@ func (c *bindingCache) wallet(ctx context.Context, store crdt.Getter, peerID str
 		return b.wallet
 	}
 	b = boundWallet{seq: r.Seq}
-	if wb, err := processor.OpenWalletBinding(r); err == nil {
+	if wb, err := records.OpenWalletBinding(r); err == nil {
 		b.wallet = wb.Wallet
 	}
 	c.mu.Lock()

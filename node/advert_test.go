@@ -16,7 +16,7 @@ import (
 
 	"github.com/jobmesh/jobmesh/escrow"
 	"github.com/jobmesh/jobmesh/p2p"
-	"github.com/jobmesh/jobmesh/processor"
+	"github.com/jobmesh/jobmesh/records"
 
 	"github.com/jobmesh/jobmesh/internal/wait"
 )
@@ -142,12 +142,12 @@ func TestProcessorBindsItsWallet(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer n.Close()
-	key := processor.WalletBindingKey(n.Host.ID().String())
+	key := records.WalletBindingKey(n.Host.ID().String())
 	rec, err := n.Store.Get(ctx, key)
 	if err != nil {
 		t.Fatalf("no binding after start: %v", err)
 	}
-	wb, err := processor.OpenWalletBinding(rec)
+	wb, err := records.OpenWalletBinding(rec)
 	if err != nil || wb.Wallet != WalletAddress(r.WalletKey) || wb.Wallet != cfg.Processor.Wallet {
 		t.Fatalf("binding %+v, %v; wallet %s", wb, err, cfg.Processor.Wallet)
 	}
@@ -165,7 +165,7 @@ func TestProcessorBindsItsWallet(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		_, err = processor.OpenWalletBinding(rec)
+		_, err = records.OpenWalletBinding(rec)
 		return err
 	})
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/jobmesh/jobmesh/p2p"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // keepMeshed dials the processors the replicated store advertises, so that
@@ -17,7 +18,7 @@ import (
 func (n *Node) keepMeshed(ctx context.Context, every time.Duration) {
 	defer n.wg.Done()
 	backoffs := map[peer.ID]*p2p.Backoff{}
-	changes := n.Store.Watch(ctx, NodesPrefix)
+	changes := n.Store.Watch(ctx, records.NodesPrefix)
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {

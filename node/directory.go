@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/jobmesh/jobmesh/processor"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // directory gives the processor role the advertised processors, read from
@@ -45,7 +46,7 @@ func (n *Node) DispatchView(ctx context.Context) (*processor.View, error) {
 	if n.Escrow != nil {
 		stakes = n.Escrow
 	}
-	var blocks processor.BodyReader
+	var blocks records.BodyReader
 	if n.IPFS != nil {
 		blocks = n.IPFS
 	}

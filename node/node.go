@@ -24,6 +24,7 @@ import (
 	"github.com/jobmesh/jobmesh/models"
 	"github.com/jobmesh/jobmesh/p2p"
 	"github.com/jobmesh/jobmesh/processor"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // Version is the node software version advertised to peers.
@@ -274,7 +275,7 @@ func (p Params) storeConfig(h *p2p.Host, blocks *ipfs.Node, log *slog.Logger, re
 	scfg.DAGSyncTimeout = time.Duration(p.Config.Store.DAGSyncTimeout)
 	scfg.AnnounceWait = time.Duration(p.Config.Store.AnnounceWait)
 	scfg.RepairInterval = time.Duration(p.Config.Store.RepairInterval)
-	scfg.AuthorPolicy = processor.AuthorPolicy(NodesPrefix)
+	scfg.AuthorPolicy = records.AuthorPolicy()
 	return scfg
 }
 

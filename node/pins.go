@@ -12,6 +12,7 @@ import (
 	"github.com/jobmesh/jobmesh/escrow"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/processor"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // A node pins what it keeps for a job under processor.JobPinOwner: a
@@ -82,7 +83,7 @@ func (n *Node) releaseFinished(ctx context.Context, now time.Time) error {
 // has a verdict on a mesh without a chain, or its deadline has passed.
 // A job the store does not know is over too.
 func (n *Node) jobOver(ctx context.Context, id jobs.ID, now time.Time) (bool, error) {
-	r, err := n.Store.Get(ctx, processor.JobKey(id))
+	r, err := n.Store.Get(ctx, records.JobKey(id))
 	if errors.Is(err, crdt.ErrNotFound) {
 		return true, nil
 	}
@@ -105,7 +106,7 @@ func (n *Node) jobOver(ctx context.Context, id jobs.ID, now time.Time) (bool, er
 		}
 		return j.State != escrow.JobFunded && j.State != escrow.JobNone, nil
 	}
-	if _, err := n.Store.Get(ctx, processor.AbortedKey(id)); err == nil {
+	if _, err := n.Store.Get(ctx, records.AbortedKey(id)); err == nil {
 		return true, nil
 	}
 	// Only a verdict that counts (one a forger cannot write) ends a job
@@ -115,14 +116,14 @@ func (n *Node) jobOver(ctx context.Context, id jobs.ID, now time.Time) (bool, er
 	} else if !errors.Is(err, processor.ErrNoVerdict) {
 		return false, err
 	}
-	cancelled, err := processor.Cancelled(ctx, n.Store, info)
+	cancelled, err := records.Cancelled(ctx, n.Store, info)
 	return err == nil && cancelled, nil
 }
 
 // dropHolder deletes this node's holder record of job id's output, if
 // any: the node no longer keeps the output for good.
 func (n *Node) dropHolder(ctx context.Context, id jobs.ID) {
-	key := processor.HolderKey(id, n.Store.Self())
+	key := records.HolderKey(id, n.Store.Self())
 	if _, err := n.Store.Get(ctx, key); err != nil {
 		return
 	}

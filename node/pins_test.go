@@ -21,6 +21,7 @@ import (
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/p2p"
 	"github.com/jobmesh/jobmesh/processor"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 func TestStorageConfig(t *testing.T) {
@@ -99,7 +100,7 @@ func TestReleaseFinished(t *testing.T) {
 		if err := n.IPFS.Pin(ctx, content, processor.JobPinOwner(j)); err != nil {
 			t.Fatal(err)
 		}
-		if err := processor.WriteHolder(ctx, n.Store, n.Store.Self(), j, content); err != nil {
+		if err := records.WriteHolder(ctx, n.Store, n.Store.Self(), j, content); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -117,7 +118,7 @@ func TestReleaseFinished(t *testing.T) {
 		return time.Time{}
 	}
 	hasHolder := func(j jobs.ID) bool {
-		_, err := n.Store.Get(ctx, processor.HolderKey(j, n.Store.Self()))
+		_, err := n.Store.Get(ctx, records.HolderKey(j, n.Store.Self()))
 		return err == nil
 	}
 
@@ -137,7 +138,7 @@ func TestReleaseFinished(t *testing.T) {
 
 	// A verdict by a peer that did no work on the job does not count: it
 	// does not end the job, so the pins stay.
-	if err := n.Store.Put(ctx, processor.VerdictKey(job, n.Store.Self().String()), processor.VerdictType, []byte(`{}`)); err != nil {
+	if err := n.Store.Put(ctx, records.VerdictKey(job, n.Store.Self().String()), records.VerdictType, []byte(`{}`)); err != nil {
 		t.Fatal(err)
 	}
 	if err := n.releaseFinished(ctx, time.Now()); err != nil {
@@ -146,7 +147,7 @@ func TestReleaseFinished(t *testing.T) {
 	if !expiry(processor.JobPinOwner(job)).IsZero() || !hasHolder(job) {
 		t.Fatal("a verdict that does not count released the job's pins")
 	}
-	if err := n.Store.Put(ctx, processor.AbortedKey(job), processor.AbortedType, []byte(`{}`)); err != nil {
+	if err := n.Store.Put(ctx, records.AbortedKey(job), records.AbortedType, []byte(`{}`)); err != nil {
 		t.Fatal(err)
 	}
 	if err := n.releaseFinished(ctx, time.Now()); err != nil {
@@ -158,7 +159,7 @@ func TestReleaseFinished(t *testing.T) {
 	if hasHolder(job) {
 		t.Fatal("holder record kept for an output the node does not keep")
 	}
-	if _, err := n.Store.Get(ctx, processor.HolderKey(job, n.Store.Self())); !errors.Is(err, crdt.ErrNotFound) {
+	if _, err := n.Store.Get(ctx, records.HolderKey(job, n.Store.Self())); !errors.Is(err, crdt.ErrNotFound) {
 		t.Fatalf("holder record: %v", err)
 	}
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/jobmesh/jobmesh/microjob"
 	"github.com/jobmesh/jobmesh/node"
 	"github.com/jobmesh/jobmesh/processor"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // gcGrace is the storage test meshes' GC grace period: short, so that an
@@ -132,14 +133,14 @@ func TestJobResultsSurviveGC(t *testing.T) {
 	// Past the grace period, after one more collection, every result is
 	// still whole where it was produced.
 	waitGrace(t, time.Now())
-	recs, err := client.Store.Query(ctx, processor.JobKey(id))
+	recs, err := client.Store.Query(ctx, records.JobKey(id))
 	if err != nil {
 		t.Fatal(err)
 	}
 	results := 0
 	for _, r := range recs {
-		k, err := microjob.ParseKey(r.Key)
-		if err != nil || k.Type != microjob.TypeResult {
+		k, err := records.Parse(r.Key)
+		if err != nil || k.Type != records.ResultType {
 			continue
 		}
 		d, err := microjob.DecodeDisclosure(r.Payload)

@@ -2,94 +2,12 @@ package processor
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"strings"
 
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/dispatch"
 	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/records"
 )
-
-// AbortedType records hold a JobAborted under AbortedKey.
-const AbortedType = "aborted"
-
-// AbortedVersion is the JobAborted schema version.
-const AbortedVersion = 1
-
-// AbortQueueFull is the reason of a job evicted because the open-job queue
-// exceeded its cap α·N.
-const AbortQueueFull = "queue-full"
-
-// ErrNotAborted means a job has no JobAborted record.
-var ErrNotAborted = errors.New("processor: job not aborted")
-
-// AbortedKey is where a job's JobAborted record lives.
-func AbortedKey(id jobs.ID) string { return JobKey(id) + "/aborted" }
-
-// JobAborted says the mesh dropped a job from its queue (Crynux
-// TaskAborted): processors no longer take it, and its creator may take
-// the escrow back with the contract's abort. Its content is a function of
-// the job alone, so every node that writes it writes the same record.
-type JobAborted struct {
-	Version uint32 `json:"version"` // AbortedVersion
-	Job     string `json:"job"`     // the job ID, lowercase hex
-	Reason  string `json:"reason"`  // AbortQueueFull
-}
-
-// NewJobAborted is the record a node writes when it evicts job id.
-func NewJobAborted(id jobs.ID) JobAborted {
-	return JobAborted{Version: AbortedVersion, Job: id.String(), Reason: AbortQueueFull}
-}
-
-// DecodeJobAborted decodes and checks a JobAborted payload read from key
-// (size limit MaxRecord, no unknown fields).
-func DecodeJobAborted(key string, b []byte) (JobAborted, error) {
-	var a JobAborted
-	if err := decodeStrict(b, &a); err != nil {
-		return a, err
-	}
-	switch id, err := jobs.ParseHash(a.Job); {
-	case a.Version != AbortedVersion:
-		return a, fmt.Errorf("%w: aborted record version %d", ErrBadRecord, a.Version)
-	case err != nil:
-		return a, fmt.Errorf("%w: aborted record job: %w", ErrBadRecord, err)
-	case a.Reason != AbortQueueFull:
-		return a, fmt.Errorf("%w: aborted record reason %q", ErrBadRecord, a.Reason)
-	case AbortedKey(id) != key:
-		return a, fmt.Errorf("%w: aborted record for %s under %q", ErrBadRecord, a.Job, key)
-	}
-	return a, nil
-}
-
-// ReadAborted reads a job's JobAborted record: ErrNotAborted when there is
-// none, ErrBadRecord when it does not check.
-func ReadAborted(ctx context.Context, store crdt.Reader, id jobs.ID) (JobAborted, error) {
-	rec, err := store.Get(ctx, AbortedKey(id))
-	if errors.Is(err, crdt.ErrNotFound) || (err == nil && rec.Tombstone) {
-		return JobAborted{}, ErrNotAborted
-	}
-	if err != nil {
-		return JobAborted{}, err
-	}
-	if rec.Type != AbortedType {
-		return JobAborted{}, fmt.Errorf("%w: record type %q under %q", ErrBadRecord, rec.Type, rec.Key)
-	}
-	return DecodeJobAborted(rec.Key, rec.Payload)
-}
-
-func jobOfAbortedKey(key string) (jobs.ID, bool) {
-	rest, ok := strings.CutPrefix(key, "/jobs/")
-	if !ok {
-		return jobs.ID{}, false
-	}
-	id, ok := strings.CutSuffix(rest, "/aborted")
-	if !ok {
-		return jobs.ID{}, false
-	}
-	h, err := jobs.ParseHash(id)
-	return h, err == nil
-}
 
 // Evictions returns the jobs to abort so that the queued jobs fit the cap
 // max(⌊α·live⌋, MinQueueLen), lowest task value first. queued are the open
@@ -145,12 +63,12 @@ func (w *Worker) enforceCap(ctx context.Context, v *View) {
 		if err != nil {
 			continue
 		}
-		if _, err := ReadAborted(ctx, w.p.Store, id); err == nil {
+		if _, err := records.ReadAborted(ctx, w.p.Store, id); err == nil {
 			w.markAborted(id)
 			continue
 		}
-		if err := crdt.PutJSON(ctx, w.p.Store, AbortedKey(id), AbortedType, NewJobAborted(id)); err != nil {
-			w.log.Warn("writing a JobAborted record", "job", id, "err", err)
+		if err := crdt.PutJSON(ctx, w.p.Store, records.AbortedKey(id), records.AbortedType, records.NewJobAborted(id)); err != nil {
+			w.log.Warn("writing a records.JobAborted record", "job", id, "err", err)
 			continue
 		}
 		w.markAborted(id)
@@ -167,4 +85,24 @@ func (w *Worker) markAborted(id jobs.ID) {
 		js.aborted = true
 		w.log.Info("job aborted", "job", id)
 	}
+}
+
+// cancelled reports whether js has been cancelled by its creator; a yes is
+// kept.
+func (w *Worker) cancelled(ctx context.Context, js *jobState) bool {
+	w.mu.Lock()
+	done := js.cancelled
+	w.mu.Unlock()
+	if done {
+		return true
+	}
+	ok, err := records.Cancelled(ctx, w.p.Store, js.info)
+	if err != nil || !ok {
+		return false
+	}
+	w.mu.Lock()
+	js.cancelled = true
+	w.mu.Unlock()
+	w.log.Info("skipping job: cancelled by its creator", "job", js.plan.JobID)
+	return true
 }

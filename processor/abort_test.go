@@ -2,7 +2,6 @@ package processor_test
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"math/big"
 	"testing"
@@ -18,47 +17,8 @@ import (
 	"github.com/jobmesh/jobmesh/meshtest"
 	"github.com/jobmesh/jobmesh/node"
 	"github.com/jobmesh/jobmesh/processor"
+	"github.com/jobmesh/jobmesh/records"
 )
-
-func TestJobAbortedRecord(t *testing.T) {
-	id := jobs.ID(sha256.Sum256([]byte("job")))
-	rec := processor.NewJobAborted(id)
-	b := []byte(`{"version":1,"job":"` + id.String() + `","reason":"queue-full"}`)
-	got, err := processor.DecodeJobAborted(processor.AbortedKey(id), b)
-	if err != nil || got != rec {
-		t.Fatalf("decode: %+v, %v; want %+v", got, err, rec)
-	}
-	other := jobs.ID(sha256.Sum256([]byte("other")))
-	for name, c := range map[string]struct{ key, payload string }{
-		"other key":     {processor.AbortedKey(other), string(b)},
-		"bad version":   {processor.AbortedKey(id), `{"version":2,"job":"` + id.String() + `","reason":"queue-full"}`},
-		"bad reason":    {processor.AbortedKey(id), `{"version":1,"job":"` + id.String() + `","reason":"bored"}`},
-		"bad job":       {processor.AbortedKey(id), `{"version":1,"job":"zz","reason":"queue-full"}`},
-		"unknown field": {processor.AbortedKey(id), `{"version":1,"job":"` + id.String() + `","reason":"queue-full","x":1}`},
-		"trailing":      {processor.AbortedKey(id), string(b) + "{}"},
-	} {
-		if _, err := processor.DecodeJobAborted(c.key, []byte(c.payload)); !errors.Is(err, processor.ErrBadRecord) {
-			t.Errorf("%s: %v, want ErrBadRecord", name, err)
-		}
-	}
-}
-
-func FuzzDecodeJobAborted(f *testing.F) {
-	id := jobs.ID(sha256.Sum256([]byte("job")))
-	f.Add(processor.AbortedKey(id), []byte(`{"version":1,"job":"`+id.String()+`","reason":"queue-full"}`))
-	f.Add("/jobs/x/aborted", []byte(`{}`))
-	f.Fuzz(func(t *testing.T, key string, b []byte) {
-		a, err := processor.DecodeJobAborted(key, b)
-		if err != nil {
-			return
-		}
-		// What decodes is exactly the record its key names.
-		h, perr := jobs.ParseHash(a.Job)
-		if perr != nil || processor.AbortedKey(h) != key || a != processor.NewJobAborted(h) {
-			t.Fatalf("accepted %+v under %q", a, key)
-		}
-	})
-}
 
 // TestEvictions: over the cap the lowest task values go first; at or
 // under it nothing is evicted; the order of the input does not matter.
@@ -145,14 +105,14 @@ func TestQueueCapAbortsLowestValue(t *testing.T) {
 		}); err != nil {
 			t.Fatalf("job %s: not aborted on chain: %v", id, err)
 		}
-		if _, err := processor.ReadAborted(ctx, c.Store, id); err != nil {
+		if _, err := records.ReadAborted(ctx, c.Store, id); err != nil {
 			t.Fatalf("job %s: %v", id, err)
 		}
 		if _, err := c.DApp.WaitVerdict(ctx, id, 50*time.Millisecond); !errors.Is(err, dapp.ErrAborted) {
 			t.Fatalf("waiting for aborted job %s: %v, want ErrAborted", id, err)
 		}
 	}
-	if _, err := processor.ReadAborted(ctx, c.Store, best); !errors.Is(err, processor.ErrNotAborted) {
+	if _, err := records.ReadAborted(ctx, c.Store, best); !errors.Is(err, records.ErrNotAborted) {
 		t.Fatalf("best job: %v, want ErrNotAborted", err)
 	}
 	if j, err := m.Escrow.Job(ctx, escrow.JobKey(c.Wallet, common.Hash(best))); err != nil || j.State != escrow.JobFunded {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/jobmesh/jobmesh/microjob"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // A processor signs a settlement only for a verdict it has recomputed.
@@ -28,22 +29,22 @@ var errSignRefused = errors.New("processor: not signing")
 // audit returns the verdict record this processor stands behind for the
 // finished job js (its own judgement of recs and its own assembly of the
 // output) and its verdict, or an error wrapping errSignRefused.
-func (w *Worker) audit(ctx context.Context, js *jobState, recs *jobRecords) (VerdictRecord, microjob.Verdict, error) {
+func (w *Worker) audit(ctx context.Context, js *jobState, recs *jobRecords) (records.VerdictRecord, microjob.Verdict, error) {
 	id := js.plan.JobID
 	j, err := w.judged(js, recs, w.index.version(id))
 	if err != nil {
-		return VerdictRecord{}, microjob.Verdict{}, err
+		return records.VerdictRecord{}, microjob.Verdict{}, err
 	}
 	final, err := w.final(ctx, js, j)
 	if err != nil {
-		return VerdictRecord{}, microjob.Verdict{}, err
+		return records.VerdictRecord{}, microjob.Verdict{}, err
 	}
 	if !final {
 		return w.refuseSign(js, mismatchPending, "", "this node's judgement of the job is not final")
 	}
 	agree, err := w.weigh(ctx, js, recs, j)
 	if err != nil {
-		return VerdictRecord{}, microjob.Verdict{}, err
+		return records.VerdictRecord{}, microjob.Verdict{}, err
 	}
 	if len(agree) == 0 {
 		reason, key := w.whyNoVerdict(js, recs, j)
@@ -51,7 +52,7 @@ func (w *Worker) audit(ctx context.Context, js *jobState, recs *jobRecords) (Ver
 	}
 	out, err := w.assembled(ctx, js, j.v, recs)
 	if err != nil {
-		return VerdictRecord{}, microjob.Verdict{}, fmt.Errorf("assembling the output to check the verdict: %w", err)
+		return records.VerdictRecord{}, microjob.Verdict{}, fmt.Errorf("assembling the output to check the verdict: %w", err)
 	}
 	own := verdictFor(j, finalRounds(js.plan, recs))
 	own.Output = out.String()
@@ -64,7 +65,7 @@ func (w *Worker) audit(ctx context.Context, js *jobState, recs *jobRecords) (Ver
 		return own, j.v, nil
 	}
 	w.unfinish(js, "no verdict names this node's assembly of the output")
-	return VerdictRecord{}, microjob.Verdict{}, fmt.Errorf("%w: job %s: no verdict names this node's assembly of the output", errSignRefused, id)
+	return records.VerdictRecord{}, microjob.Verdict{}, fmt.Errorf("%w: job %s: no verdict names this node's assembly of the output", errSignRefused, id)
 }
 
 // whyNoVerdict names what kept every stored verdict of js from agreeing
@@ -91,7 +92,7 @@ func (w *Worker) whyNoVerdict(js *jobState, recs *jobRecords, j judgement) (reas
 
 // refuseSign counts and logs, once per job, reason and record, that this
 // processor does not sign js's settlement, and returns the error.
-func (w *Worker) refuseSign(js *jobState, reason, key, why string) (VerdictRecord, microjob.Verdict, error) {
+func (w *Worker) refuseSign(js *jobState, reason, key, why string) (records.VerdictRecord, microjob.Verdict, error) {
 	k := reason + "/" + key
 	w.mu.Lock()
 	if js.verdicts.told == nil {
@@ -104,5 +105,5 @@ func (w *Worker) refuseSign(js *jobState, reason, key, why string) (VerdictRecor
 		w.m.signRefusals.WithLabelValues(reason).Inc()
 		w.log.Warn("not signing the settlement: "+why, "job", js.plan.JobID, "reason", reason, "record", key)
 	}
-	return VerdictRecord{}, microjob.Verdict{}, fmt.Errorf("%w: job %s: %s (%s)", errSignRefused, js.plan.JobID, why, reason)
+	return records.VerdictRecord{}, microjob.Verdict{}, fmt.Errorf("%w: job %s: %s (%s)", errSignRefused, js.plan.JobID, why, reason)
 }

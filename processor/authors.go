@@ -6,6 +6,7 @@ import (
 
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // Who may write the records that decide a job's outcome, and which of
@@ -48,20 +49,20 @@ type request struct {
 	key     string
 	author  string
 	seq     uint64
-	dispute *Dispute
-	check   *Check
-	redo    *Redo
+	dispute *records.Dispute
+	check   *records.Check
+	redo    *records.Redo
 }
 
 // kind is the request's record type.
 func (r *request) kind() string {
 	switch {
 	case r.dispute != nil:
-		return DisputeType
+		return records.DisputeType
 	case r.check != nil:
-		return CheckType
+		return records.CheckType
 	}
-	return RedoType
+	return records.RedoType
 }
 
 // openRequest opens a dispute, check or redo record of job id; nil when
@@ -70,25 +71,25 @@ func openRequest(id jobs.ID, r crdt.Record) *request {
 	author := r.Author.String()
 	q := &request{key: r.Key, author: author, seq: r.Seq}
 	switch r.Type {
-	case DisputeType:
-		var d Dispute
-		if decodeStrict(r.Payload, &d) != nil || DisputeKey(id, d.Dispute.Block, author) != r.Key {
+	case records.DisputeType:
+		d, err := records.DecodeDispute(r.Payload)
+		if err != nil || records.DisputeKey(id, d.Dispute.Block, author) != r.Key {
 			return nil
 		}
 		q.dispute = &d
-	case CheckType:
-		var c Check
-		if decodeStrict(r.Payload, &c) != nil || CheckKey(id, c.Block, author) != r.Key {
+	case records.CheckType:
+		c, err := records.DecodeCheck(r.Payload)
+		if err != nil || records.CheckKey(id, c.Block, author) != r.Key {
 			return nil
 		}
 		q.check = &c
-	case RedoType:
-		var rd Redo
-		if decodeStrict(r.Payload, &rd) != nil {
+	case records.RedoType:
+		rd, err := records.DecodeRedo(r.Payload)
+		if err != nil {
 			return nil
 		}
 		m, err := jobs.ParseHash(rd.Micro)
-		if err != nil || RedoKey(id, m, author) != r.Key {
+		if err != nil || records.RedoKey(id, m, author) != r.Key {
 			return nil
 		}
 		q.redo = &rd
@@ -125,20 +126,6 @@ func (recs *jobRecords) disclosers() map[string]bool {
 		out[d.Processor] = true
 	}
 	return out
-}
-
-// validDispute reports whether a dispute's content keeps the rules: a
-// third that is neither side nor dropped.
-func validDispute(d *Dispute) bool {
-	return d.Third != "" && d.Third != d.Dispute.Processors[0] && d.Third != d.Dispute.Processors[1] &&
-		!slices.Contains(d.Dropped, d.Third)
-}
-
-// validCheck reports whether a check's content keeps the rules: two
-// distinct re-runners, neither of them the checked processor.
-func validCheck(c *Check) bool {
-	return c.Processor != "" && c.Thirds[0] != "" && c.Thirds[1] != "" && c.Thirds[0] != c.Thirds[1] &&
-		c.Thirds[0] != c.Processor && c.Thirds[1] != c.Processor
 }
 
 // rerunners are the processors a dispute or check asks to re-run, and
@@ -204,20 +191,20 @@ func pick(id jobs.ID, recs *jobRecords, cands []*request) *request {
 // The result shares everything else with recs.
 func (recs *jobRecords) accept(id jobs.ID, eligible func(author string) bool) *jobRecords {
 	out := *recs
-	out.dispute, out.checks, out.redo = map[uint64]Dispute{}, map[uint64]Check{}, map[string]Redo{}
-	byBlock := map[string]map[uint64][]*request{DisputeType: {}, CheckType: {}}
+	out.dispute, out.checks, out.redo = map[uint64]records.Dispute{}, map[uint64]records.Check{}, map[string]records.Redo{}
+	byBlock := map[string]map[uint64][]*request{records.DisputeType: {}, records.CheckType: {}}
 	for i := range recs.requests {
 		q := &recs.requests[i]
 		switch {
 		case q.redo != nil || !eligible(q.author):
-		case q.dispute != nil && validDispute(q.dispute), q.check != nil && validCheck(q.check):
+		case q.dispute != nil && q.dispute.Valid(), q.check != nil && q.check.Valid():
 			byBlock[q.kind()][q.block()] = append(byBlock[q.kind()][q.block()], q)
 		}
 	}
-	for block, cands := range byBlock[DisputeType] {
+	for block, cands := range byBlock[records.DisputeType] {
 		out.dispute[block] = *pick(id, recs, cands).dispute
 	}
-	for block, cands := range byBlock[CheckType] {
+	for block, cands := range byBlock[records.CheckType] {
 		out.checks[block] = *pick(id, recs, cands).check
 	}
 	return &out
@@ -248,7 +235,7 @@ func (acc *jobRecords) acceptRedos(plan *jobs.Plan, culprits []string, eligible 
 
 // validRedo reports whether rd asks for a MicroJob of plan and excludes
 // only culprits and the MicroJob's committers.
-func validRedo(plan *jobs.Plan, rd *Redo, culprits, committers []string) bool {
+func validRedo(plan *jobs.Plan, rd *records.Redo, culprits, committers []string) bool {
 	m, err := jobs.ParseHash(rd.Micro)
 	if err != nil {
 		return false
@@ -281,7 +268,7 @@ func (acc *jobRecords) refusals(plan *jobs.Plan, disclosers map[string]bool, cul
 			reason = refusedAuthor
 		case slices.Contains(culprits, q.author):
 			reason = refusedCulprit
-		case q.dispute != nil && !validDispute(q.dispute), q.check != nil && !validCheck(q.check),
+		case q.dispute != nil && !q.dispute.Valid(), q.check != nil && !q.check.Valid(),
 			q.redo != nil && !validRedo(plan, q.redo, culprits, committers[q.redo.Micro]):
 			reason = refusedContent
 		default:

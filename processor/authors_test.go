@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -20,6 +21,7 @@ import (
 	"github.com/jobmesh/jobmesh/crdt/crdttest"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/microjob"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // authorsMesh is a job on four real replicas under the flow's author
@@ -29,7 +31,7 @@ import (
 func authorsMesh(t *testing.T) (*jobFixture, []*crdttest.Replica) {
 	t.Helper()
 	cl := crdttest.New(t, crdttest.Options{Replicas: 4, Configure: func(_ int, cfg *crdt.Config) {
-		cfg.AuthorPolicy = AuthorPolicy("/nodes")
+		cfg.AuthorPolicy = records.AuthorPolicy()
 	}})
 	cl.WaitTopicMesh()
 	rs := cl.Replicas
@@ -48,7 +50,7 @@ func waitRecords(t *testing.T, rs []*crdttest.Replica, f *jobFixture, n int) {
 	t.Helper()
 	for _, r := range rs {
 		crdttest.WaitUntil(t, 20*time.Second, func() error {
-			recs, err := r.Store.Query(context.Background(), JobKey(f.id())+"/")
+			recs, err := r.Store.Query(context.Background(), records.JobKey(f.id())+"/")
 			if err != nil || len(recs) != n {
 				return fmt.Errorf("replica %s holds %d of %d records (%v)", r.ID(), len(recs), n, err)
 			}
@@ -106,17 +108,17 @@ func TestRecordsOfOutsidersAreRefused(t *testing.T) {
 	ctx := context.Background()
 	id, xs := f.id(), x.ID().String()
 	block := f.micros(0, true)[0].Blocks[0]
-	d := Dispute{Dispute: microjob.Dispute{Block: block, Processors: [2]string{a.ID().String(), b.ID().String()}}, Third: rs[2].ID().String()}
-	c := Check{Block: block, Processor: b.ID().String(), Hash: "00", Thirds: [2]string{a.ID().String(), xs}}
+	d := records.Dispute{Dispute: microjob.Dispute{Block: block, Processors: [2]string{a.ID().String(), b.ID().String()}}, Third: rs[2].ID().String()}
+	c := records.Check{Block: block, Processor: b.ID().String(), Hash: "00", Thirds: [2]string{a.ID().String(), xs}}
 	micro := f.micros(1, false)[0].ID
 	for _, e := range []struct {
 		key, typ string
 		v        any
 	}{
-		{DisputeKey(id, block, xs), DisputeType, d},
-		{CheckKey(id, block, xs), CheckType, c},
-		{RedoKey(id, micro, xs), RedoType, Redo{Micro: micro.String(), Exclude: []string{a.ID().String()}}},
-		{VerdictKey(id, xs), VerdictType, f.verdictOf(t, x.Store, testCID(t, "out").String())},
+		{records.DisputeKey(id, block, xs), records.DisputeType, d},
+		{records.CheckKey(id, block, xs), records.CheckType, c},
+		{records.RedoKey(id, micro, xs), records.RedoType, records.Redo{Micro: micro.String(), Exclude: []string{a.ID().String()}}},
+		{records.VerdictKey(id, xs), records.VerdictType, f.verdictOf(t, x.Store, testCID(t, "out").String())},
 	} {
 		if err := crdt.PutJSON(ctx, x.Store, e.key, e.typ, e.v); err != nil {
 			t.Fatalf("%s under its own key: %v", e.typ, err)
@@ -127,7 +129,7 @@ func TestRecordsOfOutsidersAreRefused(t *testing.T) {
 			t.Fatalf("%s under %s's key: %v, want ErrPolicy", e.typ, a.ID(), err)
 		}
 	}
-	if err := AuthorPolicy("/nodes")("/jobs/"+id.String()+"/verdict", a.ID()); err == nil {
+	if err := records.AuthorPolicy()("/jobs/"+id.String()+"/verdict", a.ID()); err == nil {
 		t.Fatal("the author policy lets a verdict be written under the key of the previous version, which names no author")
 	}
 	waitRecords(t, rs, f, 16)
@@ -142,7 +144,7 @@ func TestRecordsOfOutsidersAreRefused(t *testing.T) {
 		js.verdicts.judgedVer = 0 // judge again
 		w.mu.Unlock()
 	}
-	for _, kind := range []string{DisputeType, CheckType, RedoType, VerdictType} {
+	for _, kind := range []string{records.DisputeType, records.CheckType, records.RedoType, records.VerdictType} {
 		if n := refused(w, kind, refusedAuthor); n != 1 {
 			t.Errorf("%s refused %v times for its author, want 1", kind, n)
 		}
@@ -177,8 +179,8 @@ func TestEligibleRecordsHighestRankedWins(t *testing.T) {
 	}
 	for _, r := range []*crdttest.Replica{hi, lo} {
 		me := r.ID().String()
-		put(r.Store, DisputeKey(id, block, me), DisputeType, Dispute{Dispute: microjob.Dispute{Block: block, Processors: sides}, Third: me})
-		put(r.Store, CheckKey(id, block, me), CheckType, Check{Block: block, Processor: "p", Thirds: [2]string{me, x.ID().String()}})
+		put(r.Store, records.DisputeKey(id, block, me), records.DisputeType, records.Dispute{Dispute: microjob.Dispute{Block: block, Processors: sides}, Third: me})
+		put(r.Store, records.CheckKey(id, block, me), records.CheckType, records.Check{Block: block, Processor: "p", Thirds: [2]string{me, x.ID().String()}})
 		f.putVerdict(t, r.Store, f.verdictOf(t, r.Store, testCID(t, "out by "+me).String()))
 	}
 	// Content rules: a third that is a side, a check re-run by its
@@ -186,10 +188,10 @@ func TestEligibleRecordsHighestRankedWins(t *testing.T) {
 	// culprit nor a committer of the MicroJob.
 	lb := block + 1
 	me := lo.ID().String()
-	put(lo.Store, DisputeKey(id, lb, me), DisputeType, Dispute{Dispute: microjob.Dispute{Block: lb, Processors: [2]string{me, "q"}}, Third: me})
-	put(lo.Store, CheckKey(id, lb, me), CheckType, Check{Block: lb, Processor: "p", Thirds: [2]string{"p", x.ID().String()}})
+	put(lo.Store, records.DisputeKey(id, lb, me), records.DisputeType, records.Dispute{Dispute: microjob.Dispute{Block: lb, Processors: [2]string{me, "q"}}, Third: me})
+	put(lo.Store, records.CheckKey(id, lb, me), records.CheckType, records.Check{Block: lb, Processor: "p", Thirds: [2]string{"p", x.ID().String()}})
 	regular := f.micros(1, false)[0].ID
-	put(lo.Store, RedoKey(id, regular, me), RedoType, Redo{Micro: regular.String(), Exclude: []string{c.ID().String()}})
+	put(lo.Store, records.RedoKey(id, regular, me), records.RedoType, records.Redo{Micro: regular.String(), Exclude: []string{c.ID().String()}})
 	waitRecords(t, rs, f, 21)
 
 	w := testWorker(t, c.Store)
@@ -204,7 +206,7 @@ func TestEligibleRecordsHighestRankedWins(t *testing.T) {
 	if len(agree) != 2 || agree[0].author != hi.ID().String() {
 		t.Fatalf("%d verdicts follow from the records, first %v; want both, %s's first", len(agree), agree, hi.ID())
 	}
-	for _, kind := range []string{DisputeType, CheckType, RedoType} {
+	for _, kind := range []string{records.DisputeType, records.CheckType, records.RedoType} {
 		if n := refused(w, kind, refusedContent); n != 1 {
 			t.Errorf("%s breaking a content rule refused %v times, want 1", kind, n)
 		}
@@ -220,14 +222,14 @@ func TestEligibleRecordsHighestRankedWins(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	root := common.Hash(ResultRoot(out))
+	root := common.Hash(records.ResultRoot(out))
 	if chosen, err := ReadVerdict(ctx, c.Store, nil, id, &root); err != nil || chosen.Author != lo.ID().String() {
 		t.Fatalf("settled with %s's output, reported %s's verdict (%v)", lo.ID(), chosen.Author, err)
 	}
 
 	// The lower-ranked finalizer takes over: hi's re-runner x did not
 	// answer; lo's check drops x for c, and supersedes hi's.
-	put(lo.Store, CheckKey(id, block, me), CheckType, Check{Block: block, Processor: "p", Thirds: [2]string{hi.ID().String(), c.ID().String()}, Dropped: []string{x.ID().String()}})
+	put(lo.Store, records.CheckKey(id, block, me), records.CheckType, records.Check{Block: block, Processor: "p", Thirds: [2]string{hi.ID().String(), c.ID().String()}, Dropped: []string{x.ID().String()}})
 	waitFor := func(want string) {
 		t.Helper()
 		crdttest.WaitUntil(t, 20*time.Second, func() error {
@@ -240,7 +242,7 @@ func TestEligibleRecordsHighestRankedWins(t *testing.T) {
 	}
 	waitFor(c.ID().String())
 	// x re-runs after all: a check that dropped it supersedes nothing.
-	put(x.Store, RerunKey(id, block, x.ID().String()), RerunType, Rerun{Block: block, Hash: "00", Processor: x.ID().String()})
+	put(x.Store, records.RerunKey(id, block, x.ID().String()), records.RerunType, records.Rerun{Block: block, Hash: "00", Processor: x.ID().String()})
 	waitFor(x.ID().String())
 }
 
@@ -273,7 +275,7 @@ func TestSignerRefusesAVerdictThatDoesNotFollow(t *testing.T) {
 	if n := testutil.ToFloat64(w.m.signRefusals.WithLabelValues(mismatchCulprits)); n != 1 {
 		t.Fatalf("%v sign refusals for the culprits, want 1", n)
 	}
-	if n := refused(w, VerdictType, refusedDisagrees); n != 1 {
+	if n := refused(w, records.VerdictType, refusedDisagrees); n != 1 {
 		t.Fatalf("the forged verdict refused %v times, want 1", n)
 	}
 	if _, agree := weighed(t, w, js); len(agree) != 0 {
@@ -337,20 +339,20 @@ func FuzzOpenRequest(f *testing.F) {
 	author := peer.ID("author")
 	me := author.String()
 	micro := jobs.ID(sha256.Sum256([]byte("micro")))
-	f.Add(byte(0), DisputeKey(id, 3, me), []byte(`{"dispute":{"macro":0,"block":3,"micros":["a","b"],"processors":["p","q"],"hashes":["",""]},"third":"r"}`))
-	f.Add(byte(1), CheckKey(id, 3, me), []byte(`{"block":3,"processor":"p","hash":"00","thirds":["q","r"]}`))
-	f.Add(byte(2), RedoKey(id, micro, me), []byte(`{"micro":"`+micro.String()+`","exclude":["p"]}`))
-	f.Add(byte(0), DisputeKey(id, 3, "other"), []byte(`{"dispute":{"block":3},"third":"r"}`))
-	types := []string{DisputeType, CheckType, RedoType}
+	f.Add(byte(0), records.DisputeKey(id, 3, me), []byte(`{"dispute":{"macro":0,"block":3,"micros":["a","b"],"processors":["p","q"],"hashes":["",""]},"third":"r"}`))
+	f.Add(byte(1), records.CheckKey(id, 3, me), []byte(`{"block":3,"processor":"p","hash":"00","thirds":["q","r"]}`))
+	f.Add(byte(2), records.RedoKey(id, micro, me), []byte(`{"micro":"`+micro.String()+`","exclude":["p"]}`))
+	f.Add(byte(0), records.DisputeKey(id, 3, "other"), []byte(`{"dispute":{"block":3},"third":"r"}`))
+	types := []string{records.DisputeType, records.CheckType, records.RedoType}
 	f.Fuzz(func(t *testing.T, typ byte, key string, payload []byte) {
 		q := openRequest(id, crdt.Record{Key: key, Type: types[int(typ)%len(types)], Payload: payload, Author: author})
 		if q == nil {
 			return
 		}
-		if len(payload) > MaxRecord {
+		if len(payload) > records.MaxRecord {
 			t.Fatalf("kept a %d-byte record", len(payload))
 		}
-		if a, ok := keyAuthor(key); !ok || a != me || q.author != me {
+		if !strings.HasSuffix(key, "/"+me) || q.author != me {
 			t.Fatalf("kept a record under %q, author %q", key, q.author)
 		}
 		if (q.dispute != nil) == (q.check != nil) && q.redo == nil || q.kind() != types[int(typ)%len(types)] {

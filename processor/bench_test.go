@@ -22,6 +22,7 @@ import (
 	"github.com/jobmesh/jobmesh/node"
 	"github.com/jobmesh/jobmesh/p2p"
 	"github.com/jobmesh/jobmesh/processor"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // waitExec is a wasm.Runner whose compute is a fixed wait per block, so
@@ -231,7 +232,7 @@ func runBenchJob(b *testing.B, m *localmesh.Mesh, exec *waitExec, s flowShape, s
 	// disclosure arrived: the phases between the last block and the verdict.
 	phases := make(chan [2]time.Time, 1)
 	wctx, wcancel := context.WithCancel(ctx)
-	changes := c.Store.Watch(wctx, processor.JobKey(info.ID())+"/")
+	changes := c.Store.Watch(wctx, records.JobKey(info.ID())+"/")
 	go func() {
 		var at [2]time.Time
 		defer func() { phases <- at }()
@@ -243,11 +244,11 @@ func runBenchJob(b *testing.B, m *localmesh.Mesh, exec *waitExec, s flowShape, s
 			}
 			seen[ch.Key] = true
 			switch ch.Record.Type {
-			case microjob.TypeCommit:
+			case records.CommitType:
 				if commits++; commits == s.microjobs() {
 					at[0] = time.Now()
 				}
-			case microjob.TypeResult:
+			case records.ResultType:
 				if discl++; discl == s.microjobs() {
 					at[1] = time.Now()
 				}
@@ -272,7 +273,7 @@ func runBenchJob(b *testing.B, m *localmesh.Mesh, exec *waitExec, s flowShape, s
 	if !v.Verified || !v.Complete || len(v.Disputes) != 0 || len(res.Culprits) != 0 {
 		b.Fatalf("verdict not clean: verified %v complete %v disputes %d culprits %v", v.Verified, v.Complete, len(v.Disputes), res.Culprits)
 	}
-	checks, err := c.Store.Query(ctx, processor.JobKey(info.ID())+"/check/")
+	checks, err := c.Store.Query(ctx, records.JobKey(info.ID())+"/check/")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -297,7 +298,7 @@ func judgeView(m *localmesh.Mesh, info *jobs.JobInfo) string {
 	if err != nil {
 		return err.Error()
 	}
-	recs, err := client(m).Store.Query(ctx, processor.JobKey(info.ID())+"/")
+	recs, err := client(m).Store.Query(ctx, records.JobKey(info.ID())+"/")
 	if err != nil {
 		return err.Error()
 	}
@@ -307,12 +308,12 @@ func judgeView(m *localmesh.Mesh, info *jobs.JobInfo) string {
 	for _, r := range recs {
 		types[r.Type]++
 		switch r.Type {
-		case microjob.TypeCommit:
-			if c, err := microjob.OpenCommitment(r.Key, r.Author.String(), r.Payload); err == nil {
+		case records.CommitType:
+			if c, err := records.OpenCommitment(r.Key, r.Author.String(), r.Payload); err == nil {
 				cs = append(cs, c)
 			}
-		case microjob.TypeResult:
-			if d, err := microjob.OpenDisclosure(r.Key, r.Author.String(), r.Payload); err == nil {
+		case records.ResultType:
+			if d, err := records.OpenDisclosure(r.Key, r.Author.String(), r.Payload); err == nil {
 				ds = append(ds, d)
 			}
 		}

@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"errors"
 	"fmt"
 	"math/big"
-	"strings"
 	"testing"
 	"time"
 
@@ -15,78 +13,8 @@ import (
 
 	"github.com/jobmesh/jobmesh/internal/wait"
 	"github.com/jobmesh/jobmesh/jobs"
-	"github.com/jobmesh/jobmesh/microjob"
-	"github.com/jobmesh/jobmesh/processor"
+	"github.com/jobmesh/jobmesh/records"
 )
-
-func cancelJob(t testing.TB, creator jobs.Address) *jobs.JobInfo {
-	t.Helper()
-	info := &jobs.JobInfo{
-		Code:     jobs.Source{URI: "ipfs://bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy", SHA256: sha256.Sum256([]byte("code"))},
-		Data:     jobs.Data{Source: jobs.Source{URI: "https://example.com/data", SHA256: sha256.Sum256([]byte("data"))}, Size: 4},
-		Slicing:  jobs.Slicing{BlockSize: 64},
-		Seed:     jobs.Seed{1},
-		PriceWei: big.NewInt(5),
-		Creator:  creator,
-		Deadline: time.Now().Add(time.Hour).Unix(),
-	}
-	info.ApplyDefaults()
-	return info
-}
-
-func TestCancelRecordIsTheCreatorsWord(t *testing.T) {
-	key, _ := ethcrypto.GenerateKey()
-	other, _ := ethcrypto.GenerateKey()
-	info := cancelJob(t, jobs.Address(ethcrypto.PubkeyToAddress(key.PublicKey)))
-	rec, err := processor.SignCancel(info.ID(), key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := processor.CheckCancel(info, rec); err != nil {
-		t.Fatalf("the creator's cancel: %v", err)
-	}
-	forged, _ := processor.SignCancel(info.ID(), other)
-	if err := processor.CheckCancel(info, forged); !errors.Is(err, processor.ErrBadCancel) {
-		t.Fatalf("a cancel signed by another wallet: %v", err)
-	}
-	otherJob := cancelJob(t, info.Creator)
-	otherJob.Seed = jobs.Seed{2}
-	if err := processor.CheckCancel(otherJob, rec); !errors.Is(err, processor.ErrBadCancel) {
-		t.Fatalf("a cancel of another job: %v", err)
-	}
-	// The signature is over the job ID: moving it to another job fails.
-	moved := bytes.Replace(rec, []byte(info.ID().String()), []byte(otherJob.ID().String()), 1)
-	if err := processor.CheckCancel(otherJob, moved); !errors.Is(err, processor.ErrBadCancel) {
-		t.Fatalf("a signature moved to another job: %v", err)
-	}
-	for _, bad := range []string{``, `{}`, `{"job":"x","signature":"00"}`, `{"job":"` + info.ID().String() + `","signature":"` + strings.Repeat("zz", 65) + `"}`,
-		`{"job":"a","signature":"b","extra":1}`, `{"job":"` + strings.Repeat("a", 2000) + `","signature":""}`} {
-		if err := processor.CheckCancel(info, []byte(bad)); err == nil {
-			t.Errorf("accepted %q", bad)
-		}
-	}
-}
-
-func FuzzDecodeCancel(f *testing.F) {
-	key, _ := ethcrypto.GenerateKey()
-	info := cancelJob(f, jobs.Address(ethcrypto.PubkeyToAddress(key.PublicKey)))
-	rec, _ := processor.SignCancel(info.ID(), key)
-	f.Add(rec)
-	f.Add([]byte(`{"job":"","signature":""}`))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		r, err := processor.DecodeCancel(b)
-		if err != nil {
-			return
-		}
-		if len(b) > 1<<10 {
-			t.Fatalf("decoded %d bytes past the limit", len(b))
-		}
-		// Only the creator's own record checks.
-		if processor.CheckCancel(info, b) == nil && !bytes.Equal(b, rec) && r.Job != info.ID().String() {
-			t.Fatalf("accepted a record for %q", r.Job)
-		}
-	})
-}
 
 // TestProcessorsSkipCancelledJob: a job with its creator's cancel record
 // is never worked on, while a job published after it runs to its verdict.
@@ -118,11 +46,11 @@ func TestProcessorsSkipCancelledJob(t *testing.T) {
 	}
 	cancelled.ApplyDefaults()
 	id := cancelled.ID()
-	rec, err := processor.SignCancel(id, key)
+	rec, err := records.SignCancel(id, key)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Store.Put(ctx, processor.CancelKey(id), processor.CancelType, rec); err != nil {
+	if err := c.Store.Put(ctx, records.CancelKey(id), records.CancelType, rec); err != nil {
 		t.Fatal(err)
 	}
 	// Every processor holds the cancel before the job: replicas may apply
@@ -133,33 +61,34 @@ func TestProcessorsSkipCancelledJob(t *testing.T) {
 			if mem.Worker == nil {
 				continue
 			}
-			if ok, err := processor.Cancelled(ctx, mem.Store, cancelled); err != nil || !ok {
+			if ok, err := records.Cancelled(ctx, mem.Store, cancelled); err != nil || !ok {
 				return fmt.Errorf("processor %d: cancelled %v (%v)", mem.Index, ok, err)
 			}
 		}
 		return nil
 	})
-	if err := c.Store.Put(ctx, processor.JobKey(id), processor.JobType, cancelled.Encode()); err != nil {
+	if err := c.Store.Put(ctx, records.JobKey(id), records.JobType, cancelled.Encode()); err != nil {
 		t.Fatal(err)
 	}
 	wait.Until(t, 30*time.Second, func() error {
 		for _, mem := range m.Running() {
-			if _, err := mem.Store.Get(ctx, processor.JobKey(id)); err != nil {
+			if _, err := mem.Store.Get(ctx, records.JobKey(id)); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
 	runJob(t, m, spec, 2*time.Minute)
-	recs, err := c.Store.Query(ctx, processor.JobKey(id)+"/")
+	recs, err := c.Store.Query(ctx, records.JobKey(id)+"/")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, r := range recs {
-		if k, err := microjob.ParseKey(r.Key); err == nil && k.Type == microjob.TypeCommit {
+		k, err := records.Parse(r.Key)
+		if err == nil && k.Type == records.CommitType {
 			t.Fatalf("a processor worked on the cancelled job: %s", r.Key)
 		}
-		if vid, _, ok := processor.ParseVerdictKey(r.Key); ok && vid == id {
+		if err == nil && k.Type == records.VerdictType && k.Job == id {
 			t.Fatal("the cancelled job has a verdict")
 		}
 	}

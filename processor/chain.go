@@ -14,6 +14,7 @@ import (
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/escrow"
 	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // Errors of the settle loop that are no failure: it waits and tries again
@@ -430,7 +431,7 @@ func (w *Worker) propose(ctx context.Context, js *jobState, cv chainView, finali
 	if !finalizer {
 		return nil
 	}
-	if err := crdt.PutJSON(ctx, w.writer, SettlementKey(id), SettlementType, NewSettlementRecord(cv.own)); err != nil {
+	if err := crdt.PutJSON(ctx, w.writer, records.SettlementKey(id), records.SettlementType, records.NewSettlementRecord(cv.own)); err != nil {
 		return fmt.Errorf("writing settlement: %w", err)
 	}
 	w.log.Info("settlement proposed", "job", id, "payees", len(cv.own.Payees), "culprits", len(cv.own.Culprits))
@@ -462,7 +463,7 @@ func (w *Worker) sign(ctx context.Context, id jobs.ID, s escrow.Settlement) erro
 	if err != nil {
 		return err
 	}
-	if err := w.writer.Put(ctx, SignatureKey(id, w.self), SignatureType, b); err != nil {
+	if err := w.writer.Put(ctx, records.SignatureKey(id, w.self), records.SignatureType, b); err != nil {
 		return fmt.Errorf("writing settlement signature: %w", err)
 	}
 	w.m.signatures.Inc()
@@ -476,25 +477,25 @@ func (w *Worker) sign(ctx context.Context, id jobs.ID, s escrow.Settlement) erro
 // settlement it derives itself.
 func (out *jobRecords) addSettlement(id jobs.ID, key, author string, typ string, payload []byte) {
 	switch typ {
-	case SettlementType:
-		if key != SettlementKey(id) {
+	case records.SettlementType:
+		if key != records.SettlementKey(id) {
 			return
 		}
-		if s, err := DecodeSettlementRecord(payload); err == nil {
+		if s, err := records.DecodeSettlementRecord(payload); err == nil {
 			out.proposal = &s
 		}
-	case SignatureType:
-		if key != SignatureKey(id, author) {
+	case records.SignatureType:
+		if key != records.SignatureKey(id, author) {
 			return
 		}
-		if s, err := DecodeSignatureRecord(payload); err == nil {
+		if s, err := records.DecodeSignatureRecord(payload); err == nil {
 			out.sigs = append(out.sigs, s)
 		}
-	case SettledType:
-		if key != SettledKey(id) {
+	case records.SettledType:
+		if key != records.SettledKey(id) {
 			return
 		}
-		if _, err := DecodeSettledRecord(payload, author); err == nil {
+		if _, err := records.DecodeSettledRecord(payload, author); err == nil {
 			out.settled = true
 		}
 	}

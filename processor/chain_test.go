@@ -18,9 +18,9 @@ import (
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/localmesh"
 	"github.com/jobmesh/jobmesh/meshtest"
-	"github.com/jobmesh/jobmesh/microjob"
 	"github.com/jobmesh/jobmesh/node"
 	"github.com/jobmesh/jobmesh/processor"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // chainMesh is flowMesh with the embedded chain.
@@ -266,12 +266,12 @@ func TestProcessorsRefuseUnfundedJob(t *testing.T) {
 		if n := counterSum(t, mem.Metrics, "jobmesh_processor_microjobs_total"); n != 0 {
 			t.Fatalf("processor %d ran %v MicroJobs of an unfunded job", mem.Index, n)
 		}
-		recs, err := mem.Store.Query(ctx, processor.JobKey(info.ID())+"/")
+		recs, err := mem.Store.Query(ctx, records.JobKey(info.ID())+"/")
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, r := range recs {
-			if r.Type == microjob.TypeCommit {
+			if r.Type == records.CommitType {
 				t.Fatalf("a commitment for an unfunded job: %s", r.Key)
 			}
 		}
@@ -311,11 +311,11 @@ func TestPayeeSubmitsWhenFinalizersDoNot(t *testing.T) {
 	var submitter string
 	c := client(m)
 	if err := waitFor(ctx, func() bool {
-		rec, err := c.Store.Get(ctx, processor.SettledKey(info.ID()))
+		rec, err := c.Store.Get(ctx, records.SettledKey(info.ID()))
 		if err != nil {
 			return false
 		}
-		r, err := processor.DecodeSettledRecord(rec.Payload, rec.Author.String())
+		r, err := records.DecodeSettledRecord(rec.Payload, rec.Author.String())
 		submitter = r.Submitter
 		return err == nil
 	}); err != nil {

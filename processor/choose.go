@@ -9,12 +9,12 @@ import (
 	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
-	ethcrypto "github.com/ethereum/go-ethereum/crypto"
 	"github.com/ipfs/go-cid"
 
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/microjob"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // A verdict counts only when its author may write it (a finalizer of the
@@ -46,21 +46,21 @@ const (
 // verdictCand is one stored verdict record, loaded.
 type verdictCand struct {
 	authored[[]byte]
-	rec VerdictRecord
+	rec records.VerdictRecord
 	v   microjob.Verdict
 	err error // loading failed
 }
 
 // verdictFor is the record a reader with judgement j and rounds would
 // write, without its output.
-func verdictFor(j judgement, rounds []RoundOrder) VerdictRecord {
-	return VerdictRecord{Verdict: j.v.Encode(), Culprits: j.culprits, Rounds: rounds}
+func verdictFor(j judgement, rounds []records.RoundOrder) records.VerdictRecord {
+	return records.VerdictRecord{Verdict: j.v.Encode(), Culprits: j.culprits, Rounds: rounds}
 }
 
 // verdictMismatch says what differs between a stored record and own, the
 // record the reader would write ("" when nothing but the output, which it
 // does not compare, differs).
-func verdictMismatch(stored, own VerdictRecord) string {
+func verdictMismatch(stored, own records.VerdictRecord) string {
 	switch {
 	case !bytes.Equal(stored.Verdict, own.Verdict):
 		return mismatchVerdict
@@ -72,8 +72,8 @@ func verdictMismatch(stored, own VerdictRecord) string {
 	return ""
 }
 
-func equalRounds(a, b []RoundOrder) bool {
-	return slices.EqualFunc(a, b, func(x, y RoundOrder) bool {
+func equalRounds(a, b []records.RoundOrder) bool {
+	return slices.EqualFunc(a, b, func(x, y records.RoundOrder) bool {
 		return x.Macro == y.Macro && slices.Equal(x.Commits, y.Commits) && slices.Equal(x.Disclosures, y.Disclosures)
 	})
 }
@@ -90,16 +90,16 @@ func (j judgement) final(plan *jobs.Plan, procs []string) bool {
 // those refused outright (by an author that may not write one, or, when
 // j is final, saying something else). load opens a record; final is
 // j.final(...). A record j cannot judge yet (j not final) is neither.
-func weighVerdicts(id jobs.ID, recs *jobRecords, j judgement, rounds []RoundOrder, final bool, load func(authored[[]byte]) verdictCand) (agree []verdictCand, refused []refusal) {
+func weighVerdicts(id jobs.ID, recs *jobRecords, j judgement, rounds []records.RoundOrder, final bool, load func(authored[[]byte]) verdictCand) (agree []verdictCand, refused []refusal) {
 	own := verdictFor(j, rounds)
 	disclosers := recs.disclosers()
 	var eligible []authored[[]byte]
 	for _, a := range recs.verdicts {
 		switch {
 		case !disclosers[a.author]:
-			refused = append(refused, refusal{key: a.key, kind: VerdictType, reason: refusedAuthor, seq: a.seq})
+			refused = append(refused, refusal{key: a.key, kind: records.VerdictType, reason: refusedAuthor, seq: a.seq})
 		case slices.Contains(j.culprits, a.author):
-			refused = append(refused, refusal{key: a.key, kind: VerdictType, reason: refusedCulprit, seq: a.seq})
+			refused = append(refused, refusal{key: a.key, kind: records.VerdictType, reason: refusedCulprit, seq: a.seq})
 		case final:
 			eligible = append(eligible, a)
 		}
@@ -111,12 +111,12 @@ func weighVerdicts(id jobs.ID, recs *jobRecords, j judgement, rounds []RoundOrde
 	for _, a := range eligible {
 		c := load(a)
 		switch {
-		case c.err != nil && errors.Is(c.err, ErrBadRecord) && !errors.Is(c.err, ErrBodyNotFetched):
-			refused = append(refused, refusal{key: a.key, kind: VerdictType, reason: refusedContent, seq: a.seq})
+		case c.err != nil && errors.Is(c.err, records.ErrBadRecord) && !errors.Is(c.err, records.ErrBodyNotFetched):
+			refused = append(refused, refusal{key: a.key, kind: records.VerdictType, reason: refusedContent, seq: a.seq})
 		case c.err != nil:
 			// Not readable here yet (a body no peer served): neither.
 		case verdictMismatch(c.rec, own) != "":
-			refused = append(refused, refusal{key: a.key, kind: VerdictType, reason: refusedDisagrees, seq: a.seq})
+			refused = append(refused, refusal{key: a.key, kind: records.VerdictType, reason: refusedDisagrees, seq: a.seq})
 		default:
 			agree = append(agree, c)
 		}
@@ -125,26 +125,22 @@ func weighVerdicts(id jobs.ID, recs *jobRecords, j judgement, rounds []RoundOrde
 }
 
 // loadCand opens a verdict record, fetching its body from blocks.
-func loadCand(ctx context.Context, a authored[[]byte], blocks BodyReader) verdictCand {
-	rec, v, err := LoadVerdictRecord(ctx, a.rec, blocks)
+func loadCand(ctx context.Context, a authored[[]byte], blocks records.BodyReader) verdictCand {
+	rec, v, err := records.LoadVerdictRecord(ctx, a.rec, blocks)
 	return verdictCand{authored: a, rec: rec, v: v, err: err}
 }
-
-// ResultRoot is the settlement's resultRoot of an output: keccak256 of
-// the CID's binary form.
-func ResultRoot(output cid.Cid) common.Hash { return ethcrypto.Keccak256Hash(output.Bytes()) }
 
 // VerdictQuery is what ChooseVerdict reads.
 type VerdictQuery struct {
 	// Info is the job.
 	Info *jobs.JobInfo
-	// Records are the job's records: Store.Query(JobKey(id) + "/").
+	// Records are the job's records: Store.Query(records.JobKey(id) + "/").
 	Records []crdt.Record
 	// Processors are the advertised processors (Processors): whether a
 	// self-checked block could be checked depends on how many there are.
 	Processors []string
 	// Blocks reads verdict bodies; nil: a body record is not read.
-	Blocks BodyReader
+	Blocks records.BodyReader
 	// ResultRoot, when set, is the resultRoot the job was settled with:
 	// a verdict whose output it names is preferred.
 	ResultRoot *common.Hash
@@ -158,7 +154,7 @@ type VerdictQuery struct {
 type ChosenVerdict struct {
 	Author  string // its writer's peer ID
 	Seq     uint64 // its record's seq
-	Record  VerdictRecord
+	Record  records.VerdictRecord
 	Verdict microjob.Verdict
 }
 
@@ -208,7 +204,7 @@ func ChooseVerdict(ctx context.Context, q VerdictQuery) (ChosenVerdict, error) {
 	var loadErr error
 	agree, _ := weighVerdicts(id, recs, j, finalRounds(plan, recs), j.final(plan, q.Processors), func(a authored[[]byte]) verdictCand {
 		c := loadCand(ctx, a, q.Blocks)
-		if c.err != nil && loadErr == nil && (errors.Is(c.err, ErrBodyNotFetched) || errors.Is(c.err, ErrBodyUnavailable)) {
+		if c.err != nil && loadErr == nil && (errors.Is(c.err, records.ErrBodyNotFetched) || errors.Is(c.err, records.ErrBodyUnavailable)) {
 			loadErr = c.err
 		}
 		return c
@@ -222,7 +218,7 @@ func ChooseVerdict(ctx context.Context, q VerdictQuery) (ChosenVerdict, error) {
 	best := agree[0]
 	if q.ResultRoot != nil {
 		for _, c := range agree {
-			if out, err := cid.Decode(c.rec.Output); err == nil && ResultRoot(out) == *q.ResultRoot {
+			if out, err := cid.Decode(c.rec.Output); err == nil && records.ResultRoot(out) == *q.ResultRoot {
 				best = c
 				break
 			}
@@ -235,21 +231,21 @@ func ChooseVerdict(ctx context.Context, q VerdictQuery) (ChosenVerdict, error) {
 // ChooseVerdict over the job's JobInfo and records and the advertised
 // processors, with blocks and root as in VerdictQuery. Without a verdict
 // record it returns ErrNoVerdict at the cost of one small query.
-func ReadVerdict(ctx context.Context, store RecordReader, blocks BodyReader, id jobs.ID, root *common.Hash) (ChosenVerdict, error) {
+func ReadVerdict(ctx context.Context, store RecordReader, blocks records.BodyReader, id jobs.ID, root *common.Hash) (ChosenVerdict, error) {
 	return ReadVerdictKeeping(ctx, store, blocks, id, root, nil)
 }
 
 // ReadVerdictKeeping is ReadVerdict judging only the disclosures keep
 // accepts (VerdictQuery.Keep).
-func ReadVerdictKeeping(ctx context.Context, store RecordReader, blocks BodyReader, id jobs.ID, root *common.Hash, keep DisclosureFilter) (ChosenVerdict, error) {
-	vs, err := store.Query(ctx, VerdictPrefix(id))
+func ReadVerdictKeeping(ctx context.Context, store RecordReader, blocks records.BodyReader, id jobs.ID, root *common.Hash, keep DisclosureFilter) (ChosenVerdict, error) {
+	vs, err := store.Query(ctx, records.VerdictPrefix(id))
 	if err != nil {
 		return ChosenVerdict{}, err
 	}
 	if !slices.ContainsFunc(vs, func(r crdt.Record) bool { return !r.Tombstone }) {
 		return ChosenVerdict{}, fmt.Errorf("%w: job %s", ErrNoVerdict, id)
 	}
-	jr, err := store.Get(ctx, JobKey(id))
+	jr, err := store.Get(ctx, records.JobKey(id))
 	if errors.Is(err, crdt.ErrNotFound) {
 		return ChosenVerdict{}, fmt.Errorf("%w: job %s is not in the store", ErrNoVerdict, id)
 	}
@@ -263,7 +259,7 @@ func ReadVerdictKeeping(ctx context.Context, store RecordReader, blocks BodyRead
 	if info.ID() != id {
 		return ChosenVerdict{}, fmt.Errorf("processor: the record of job %s holds job %s", id, info.ID())
 	}
-	recs, err := store.Query(ctx, JobKey(id)+"/")
+	recs, err := store.Query(ctx, records.JobKey(id)+"/")
 	if err != nil {
 		return ChosenVerdict{}, err
 	}
@@ -277,13 +273,13 @@ func ReadVerdictKeeping(ctx context.Context, store RecordReader, blocks BodyRead
 // Processors lists the advertised processors' peer IDs in store, sorted:
 // the authors of the node records under /nodes/<their peer ID>.
 func Processors(ctx context.Context, store RecordReader) ([]string, error) {
-	recs, err := store.Query(ctx, "/nodes")
+	recs, err := store.Query(ctx, records.NodesPrefix)
 	if err != nil {
 		return nil, err
 	}
 	var out []string
 	for _, r := range recs {
-		if r.Type == "node" && !r.Tombstone && strings.HasSuffix(r.Key, "/"+r.Author.String()) {
+		if r.Type == records.AdvertType && !r.Tombstone && strings.HasSuffix(r.Key, "/"+r.Author.String()) {
 			out = append(out, r.Author.String())
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/macrojob"
 	"github.com/jobmesh/jobmesh/microjob"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // discloseFixture is a worker on a one-replica store following a job of
@@ -62,7 +63,7 @@ func newDiscloseFixture(t *testing.T, poll time.Duration) *discloseFixture {
 				t.Fatal(err)
 			}
 			f.discl[mu.ID] = d
-			f.commits[mu.ID] = crdt.Entry{Key: c.Key(), Type: microjob.TypeCommit, Payload: c.Encode()}
+			f.commits[mu.ID] = crdt.Entry{Key: records.CommitmentKey(c), Type: records.CommitType, Payload: c.Encode()}
 		}
 	}
 	return f
@@ -154,7 +155,7 @@ func (f *discloseFixture) disclosed(t *testing.T, m int) int {
 	t.Helper()
 	n := 0
 	for _, mu := range f.js.plan.Macros[m].Micros {
-		_, err := f.store.Get(context.Background(), f.discl[mu.ID].Key())
+		_, err := f.store.Get(context.Background(), records.DisclosureKey(f.discl[mu.ID]))
 		switch {
 		case err == nil:
 			n++

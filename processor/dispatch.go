@@ -102,10 +102,6 @@ func (w *Worker) keepFacts(ctx context.Context) {
 	}
 }
 
-// nodesPrefix is where processors advertise themselves (one record per
-// peer, /nodes/<peer ID>; node.NodesPrefix).
-const nodesPrefix = "/nodes"
-
 // watchNodes asks for a new dispatch view as soon as an advertisement of a
 // processor the view lacks arrives, rather than at the next FactsEvery:
 // processors that rank one another from different views do the same work

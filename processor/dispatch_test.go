@@ -16,9 +16,9 @@ import (
 	"github.com/jobmesh/jobmesh/localmesh"
 	"github.com/jobmesh/jobmesh/macrojob"
 	"github.com/jobmesh/jobmesh/meshtest"
-	"github.com/jobmesh/jobmesh/microjob"
 	"github.com/jobmesh/jobmesh/node"
 	"github.com/jobmesh/jobmesh/processor"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // dispatchRole is one processor of the dispatch mesh: its card, its
@@ -143,13 +143,13 @@ func dispatchSpec(seq int, macros, n uint32, req jobs.Requirements) dapp.Spec {
 // store.
 func commitsBy(t *testing.T, m *localmesh.Mesh, id jobs.ID) map[string]int {
 	t.Helper()
-	recs, err := client(m).Store.Query(context.Background(), processor.JobKey(id)+"/")
+	recs, err := client(m).Store.Query(context.Background(), records.JobKey(id)+"/")
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := map[string]int{}
 	for _, r := range recs {
-		if r.Type == microjob.TypeCommit {
+		if r.Type == records.CommitType {
 			out[r.Author.String()]++
 		}
 	}

@@ -17,7 +17,7 @@ import (
 	"github.com/jobmesh/jobmesh/dispatch"
 	"github.com/jobmesh/jobmesh/escrow"
 	"github.com/jobmesh/jobmesh/jobs"
-	"github.com/jobmesh/jobmesh/microjob"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // Directory lists the processors known from their advertisements
@@ -106,7 +106,7 @@ type FactsParams struct {
 	// Blocks reads out-of-line verdict bodies (LoadVerdictRecord). Nil:
 	// a job whose verdict is in a body falls back to the record-order
 	// rule, as a verdict without rounds does.
-	Blocks BodyReader
+	Blocks records.BodyReader
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
 	// Now defaults to time.Now; tests inject a clock.
@@ -404,7 +404,7 @@ func (f *Facts) outcomes(ctx context.Context, finished []jobs.ID) ([]dispatch.Ta
 // derived again on a later refresh.
 func (f *Facts) derive(ctx context.Context, id jobs.ID) (*finishedJob, error) {
 	chosen, err := ReadVerdict(ctx, f.p.Store, f.p.Blocks, id, nil)
-	if errors.Is(err, ErrBodyUnavailable) {
+	if errors.Is(err, records.ErrBodyUnavailable) {
 		// Not readable yet (no peer served the body in time): try again
 		// on a later refresh rather than fix a different order.
 		f.log.Warn("verdict body unavailable", "job", id, "err", err)
@@ -416,11 +416,11 @@ func (f *Facts) derive(ctx context.Context, id jobs.ID) (*finishedJob, error) {
 	j := &finishedJob{id: id, verdictSeq: chosen.Seq}
 	if rec := chosen.Record; len(rec.Rounds) > 0 {
 		for _, r := range rec.Rounds {
-			j.tasks = append(j.tasks, r.taskOutcome(id))
+			j.tasks = append(j.tasks, taskOutcome(id, r))
 		}
 		return j, nil
 	}
-	recs, err := f.p.Store.Query(ctx, JobKey(id)+"/")
+	recs, err := f.p.Store.Query(ctx, records.JobKey(id)+"/")
 	if err != nil {
 		return nil, err
 	}
@@ -431,18 +431,18 @@ func (f *Facts) derive(ctx context.Context, id jobs.ID) (*finishedJob, error) {
 		}
 		author := r.Author.String()
 		switch r.Type {
-		case microjob.TypeCommit:
-			if c, err := microjob.OpenCommitment(r.Key, author, r.Payload); err == nil && c.JobID == id {
+		case records.CommitType:
+			if c, err := records.OpenCommitment(r.Key, author, r.Payload); err == nil && c.JobID == id {
 				s.commit(c.MacroIndex, author, r.Seq)
 			}
-		case microjob.TypeResult:
-			if d, err := microjob.OpenDisclosure(r.Key, author, r.Payload); err == nil && d.JobID == id {
+		case records.ResultType:
+			if d, err := records.OpenDisclosure(r.Key, author, r.Payload); err == nil && d.JobID == id {
 				s.disclose(d.MacroIndex, author, r.Seq)
 			}
 		}
 	}
 	for _, r := range s.orders() {
-		j.tasks = append(j.tasks, r.taskOutcome(id))
+		j.tasks = append(j.tasks, taskOutcome(id, r))
 	}
 	return j, nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/jobmesh/jobmesh/crdt/crdttest"
 	"github.com/jobmesh/jobmesh/dispatch"
 	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // staticDirectory is a fixed list of advertisements.
@@ -48,7 +49,7 @@ func TestFactsQoSFromRecords(t *testing.T) {
 		// a finalizes once its replica holds every result: 10
 		// commitments, 6 disclosures.
 		crdttest.WaitUntil(t, 20*time.Second, func() error {
-			recs, err := a.Store.Query(context.Background(), JobKey(f.id()))
+			recs, err := a.Store.Query(context.Background(), records.JobKey(f.id()))
 			if err != nil || len(recs) != 16 {
 				return fmt.Errorf("replica a holds %d records of job %d (%v)", len(recs), round, err)
 			}

@@ -16,6 +16,7 @@ import (
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/microjob"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // Finishing a complete job (asking for re-runs, assembling the output,
@@ -283,7 +284,7 @@ func (w *Worker) weigh(ctx context.Context, js *jobState, recs *jobRecords, j ju
 			return c
 		}
 		c = loadCand(ctx, a, w.bodyBlocks())
-		if !errors.Is(c.err, ErrBodyUnavailable) {
+		if !errors.Is(c.err, records.ErrBodyUnavailable) {
 			w.mu.Lock()
 			if js.verdicts.loaded == nil {
 				js.verdicts.loaded = map[string]verdictCand{}
@@ -415,11 +416,11 @@ func (w *Worker) finish(ctx context.Context, js *jobState, j judgement, recs *jo
 		w.judgeAgain(js)
 		return err
 	}
-	rec := VerdictRecord{Verdict: json.RawMessage(j.v.Encode()), Culprits: j.culprits, Output: out.String(), Rounds: finalRounds(js.plan, recs)}
+	rec := records.VerdictRecord{Verdict: json.RawMessage(j.v.Encode()), Culprits: j.culprits, Output: out.String(), Rounds: finalRounds(js.plan, recs)}
 	if rec, err = w.verdictRecord(ctx, id, rec); err != nil {
 		return err
 	}
-	if err := crdt.PutJSON(ctx, w.writer, VerdictKey(id, w.self), VerdictType, rec); err != nil {
+	if err := crdt.PutJSON(ctx, w.writer, records.VerdictKey(id, w.self), records.VerdictType, rec); err != nil {
 		return err
 	}
 	w.mu.Lock()
@@ -443,7 +444,7 @@ func (w *Worker) checkOutputs(js *jobState, agree []verdictCand, out string) boo
 			match = true
 			continue
 		}
-		wrong = append(wrong, refusal{key: c.key, kind: VerdictType, reason: mismatchOutput, seq: c.seq})
+		wrong = append(wrong, refusal{key: c.key, kind: records.VerdictType, reason: mismatchOutput, seq: c.seq})
 	}
 	if len(wrong) > 0 {
 		w.mu.Lock()

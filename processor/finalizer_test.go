@@ -17,6 +17,7 @@ import (
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/macrojob"
 	"github.com/jobmesh/jobmesh/microjob"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // TestDesignatedFinalizer: every order of the same disclosures names the
@@ -134,7 +135,7 @@ func TestRedoSilentTimesEachMicroJob(t *testing.T) {
 	ctx := context.Background()
 	t0 := time.Unix(1_800_000_000, 0)
 	redone := func(m string) bool {
-		_, err := store.Get(ctx, RedoKey(plan.JobID, mustHash(m), w.self))
+		_, err := store.Get(ctx, records.RedoKey(plan.JobID, mustHash(m), w.self))
 		return err == nil
 	}
 	if err := w.redoSilent(ctx, js, recs, microjob.Verdict{Missing: []string{a}}, t0); err != nil {
@@ -174,7 +175,7 @@ func TestRedoSilentSparesLiveCommitters(t *testing.T) {
 	v := microjob.Verdict{Missing: []string{a}}
 	ctx := context.Background()
 	redone := func() bool {
-		_, err := store.Get(ctx, RedoKey(plan.JobID, mustHash(a), w.self))
+		_, err := store.Get(ctx, records.RedoKey(plan.JobID, mustHash(a), w.self))
 		return err == nil
 	}
 	for _, at := range []time.Duration{0, time.Minute, 109 * time.Second} {
@@ -200,7 +201,7 @@ func TestRedoSilentSparesLiveCommitters(t *testing.T) {
 func TestRedoTurnRanksProcessors(t *testing.T) {
 	plan := roundsPlan(t)
 	js := &jobState{info: &jobs.JobInfo{Requirements: jobs.Requirements{Replicas: 1}}, plan: plan}
-	rd := Redo{Micro: plan.Macros[0].Micros[0].ID.String(), Exclude: []string{"silent"}}
+	rd := records.Redo{Micro: plan.Macros[0].Micros[0].ID.String(), Exclude: []string{"silent"}}
 	ids := []string{"p1", "p2", "p3", "silent", "kicked"}
 	v := &View{}
 	for _, id := range ids {
@@ -315,13 +316,13 @@ func TestFinalizerOrder(t *testing.T) {
 // (a verdict finishes a job only once judged: finalize).
 func TestJobLevelKey(t *testing.T) {
 	id := jobs.ID(sha256.Sum256([]byte("job")))
-	for _, k := range []string{JobKey(id), AbortedKey(id)} {
+	for _, k := range []string{records.JobKey(id), records.AbortedKey(id)} {
 		if !jobLevelKey(k) {
 			t.Errorf("%s left out", k)
 		}
 	}
 	mid := jobs.ID(sha256.Sum256([]byte("micro")))
-	for _, k := range []string{VerdictKey(id, "p"), CheckKey(id, 3, "p"), RedoKey(id, mid, "p"), "/jobs/" + id.String() + "/macro/0/micro/" + mid.String() + "/commit/p", "/nodes/p"} {
+	for _, k := range []string{records.VerdictKey(id, "p"), records.CheckKey(id, 3, "p"), records.RedoKey(id, mid, "p"), "/jobs/" + id.String() + "/macro/0/micro/" + mid.String() + "/commit/p", "/nodes/p"} {
 		if jobLevelKey(k) {
 			t.Errorf("%s kept", k)
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/microjob"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // jobFixture is a real job whose records tests write to real replicated
@@ -75,7 +76,7 @@ func testCID(t *testing.T, s string) cid.Cid {
 // publish writes the JobInfo record.
 func (f *jobFixture) publish(t *testing.T, s *crdt.Store) {
 	t.Helper()
-	if err := s.Put(context.Background(), JobKey(f.id()), JobType, f.info.Encode()); err != nil {
+	if err := s.Put(context.Background(), records.JobKey(f.id()), records.JobType, f.info.Encode()); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -97,11 +98,11 @@ func (f *jobFixture) result(t *testing.T, s *crdt.Store, mu jobs.MicroJob, hash 
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	if err := s.Put(ctx, c.Key(), microjob.TypeCommit, c.Encode()); err != nil {
+	if err := s.Put(ctx, records.CommitmentKey(c), records.CommitType, c.Encode()); err != nil {
 		t.Fatal(err)
 	}
 	if disclose {
-		if err := s.Put(ctx, d.Key(), microjob.TypeResult, d.Encode()); err != nil {
+		if err := s.Put(ctx, records.DisclosureKey(d), records.ResultType, d.Encode()); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -119,7 +120,7 @@ func (f *jobFixture) records(t *testing.T, s *crdt.Store) *jobRecords {
 
 // verdictOf is the verdict record a finalizer holding s's records writes,
 // with output out.
-func (f *jobFixture) verdictOf(t *testing.T, s *crdt.Store, out string) VerdictRecord {
+func (f *jobFixture) verdictOf(t *testing.T, s *crdt.Store, out string) records.VerdictRecord {
 	t.Helper()
 	recs := f.records(t, s)
 	j, err := judgeRecords(f.info, f.plan, recs)
@@ -136,9 +137,9 @@ func (f *jobFixture) verdictOf(t *testing.T, s *crdt.Store, out string) VerdictR
 }
 
 // putVerdict writes rec as s's verdict of the job.
-func (f *jobFixture) putVerdict(t *testing.T, s *crdt.Store, rec VerdictRecord) {
+func (f *jobFixture) putVerdict(t *testing.T, s *crdt.Store, rec records.VerdictRecord) {
 	t.Helper()
-	if err := crdt.PutJSON(context.Background(), s, VerdictKey(f.id(), s.Self().String()), VerdictType, rec); err != nil {
+	if err := crdt.PutJSON(context.Background(), s, records.VerdictKey(f.id(), s.Self().String()), records.VerdictType, rec); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -20,11 +20,11 @@ import (
 	"github.com/jobmesh/jobmesh/internal/wait"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/localmesh"
-	"github.com/jobmesh/jobmesh/macrojob"
 	"github.com/jobmesh/jobmesh/meshtest"
 	"github.com/jobmesh/jobmesh/microjob"
 	"github.com/jobmesh/jobmesh/p2p"
 	"github.com/jobmesh/jobmesh/processor"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // BenchmarkCoordinationFloor: the least that any job of the overhead
@@ -120,8 +120,8 @@ func floorRecords(b *testing.B, plan *jobs.Plan, mac *jobs.MacroJob, self peer.I
 		if err != nil {
 			b.Fatal(err)
 		}
-		batch = append(batch, crdt.Entry{Key: c.Key(), Type: microjob.TypeCommit, Payload: c.Encode()})
-		discl = append(discl, crdt.Entry{Key: d.Key(), Type: microjob.TypeResult, Payload: d.Encode()})
+		batch = append(batch, crdt.Entry{Key: records.CommitmentKey(c), Type: records.CommitType, Payload: c.Encode()})
+		discl = append(discl, crdt.Entry{Key: records.DisclosureKey(d), Type: records.ResultType, Payload: d.Encode()})
 	}
 	return append(batch, discl...)
 }
@@ -160,7 +160,7 @@ func floorJob(b *testing.B, m *localmesh.Mesh, procs []*localmesh.Member, s flow
 			b.Fatal(err)
 		}
 		topics[mem] = t
-		changes := mem.Store.Watch(rctx, processor.JobKey(plan.JobID)+"/")
+		changes := mem.Store.Watch(rctx, records.JobKey(plan.JobID)+"/")
 		wg.Add(2)
 		go func() {
 			defer wg.Done()
@@ -191,7 +191,7 @@ func floorJob(b *testing.B, m *localmesh.Mesh, procs []*localmesh.Member, s flow
 		}
 		return nil
 	})
-	records := int64(len(plan.Macros) + 2*s.microjobs()) // per member
+	perMember := int64(len(plan.Macros) + 2*s.microjobs()) // per member
 	messages := int64(len(members)) * int64(2*len(plan.Macros))
 	// Each processor writes a MacroJob's share when it would have run its
 	// MicroJobs at s.cost each: the job's pace, not a burst.
@@ -212,8 +212,8 @@ func floorJob(b *testing.B, m *localmesh.Mesh, procs []*localmesh.Member, s flow
 					}
 					mac := &plan.Macros[mi]
 					batch := floorRecords(b, plan, mac, p.Host.ID(), p.Wallet.Hex())
-					lock := macrojob.RoomLock{Owner: p.Host.ID().String(), Expires: time.Now().Add(time.Minute).UTC()}
-					if err := crdt.PutJSON(ctx, p.Store, macrojob.RoomLockKey(plan.JobID.String(), mac.Index), macrojob.RoomLockType, lock); err != nil {
+					lock := records.RoomLock{Owner: p.Host.ID().String(), Expires: time.Now().Add(time.Minute).UTC()}
+					if err := crdt.PutJSON(ctx, p.Store, records.RoomLockKey(plan.JobID.String(), mac.Index), records.RoomLockType, lock); err != nil {
 						return err
 					}
 					if err := topics[p].Publish(ctx, jobs.ChannelMsg{Kind: jobs.KindRoom, JobID: plan.JobID.String(), Macro: mac.Index, Processor: p.Host.ID().String(), Open: len(mac.Micros)}); err != nil {
@@ -246,14 +246,14 @@ func floorJob(b *testing.B, m *localmesh.Mesh, procs []*localmesh.Member, s flow
 		for i, mem := range members {
 			n := stored[i].Load()
 			if overflowed[i].Load() {
-				recs, err := mem.Store.Query(ctx, processor.JobKey(plan.JobID))
+				recs, err := mem.Store.Query(ctx, records.JobKey(plan.JobID))
 				if err != nil {
 					return err
 				}
 				n = int64(len(recs))
 			}
-			if n < records {
-				return fmt.Errorf("member %d stored %d of %d records", mem.Index, n, records)
+			if n < perMember {
+				return fmt.Errorf("member %d stored %d of %d records", mem.Index, n, perMember)
 			}
 		}
 		return nil

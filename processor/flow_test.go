@@ -17,6 +17,7 @@ import (
 	"github.com/jobmesh/jobmesh/microjob"
 	"github.com/jobmesh/jobmesh/p2p"
 	"github.com/jobmesh/jobmesh/processor"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // flowMesh starts a mesh with fast timeouts: a bootstrap node, processors
@@ -189,7 +190,7 @@ func liarTune(mp **localmesh.Mesh, liarIndex int) func(*localmesh.Member, *proce
 					return false
 				}
 				for _, r := range recs {
-					if r.Type == microjob.TypeCommit && r.Author.String() == liar {
+					if r.Type == records.CommitType && r.Author.String() == liar {
 						return true
 					}
 				}
@@ -339,7 +340,7 @@ func TestSelfCheckingLiarIsCaught(t *testing.T) {
 	// The liar alone discloses everything and asks for checks, which name
 	// the stopped processors.
 	if err := waitFor(ctx, func() bool {
-		recs, err := client(m).Store.Query(ctx, processor.JobKey(info.ID())+"/check")
+		recs, err := client(m).Store.Query(ctx, records.JobKey(info.ID())+"/check")
 		return err == nil && len(recs) >= len(plan.Macros)
 	}); err != nil {
 		t.Fatal("no checks of self-checked blocks were requested")

@@ -14,6 +14,7 @@ import (
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/localmesh"
 	"github.com/jobmesh/jobmesh/processor"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // lowestRanked is the processor of m ranked last among job id's
@@ -80,7 +81,7 @@ func TestForgedVerdictIsNotSigned(t *testing.T) {
 	attacker := lowestRanked(m, id)
 	self := attacker.Host.ID().String()
 	// The attacker forges once its replica holds a final judgement.
-	var forged processor.VerdictRecord
+	var forged records.VerdictRecord
 	if err := waitFor(ctx, func() bool {
 		rec, final, err := processor.VerdictFromRecords(ctx, attacker.Store, info)
 		forged = rec
@@ -89,8 +90,8 @@ func TestForgedVerdictIsNotSigned(t *testing.T) {
 		t.Fatal("the attacker's replica never judged the job final")
 	}
 	forged.Output = "bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy"
-	key := processor.VerdictKey(id, self)
-	if err := crdt.PutJSON(ctx, attacker.Store, key, processor.VerdictType, forged); err != nil {
+	key := records.VerdictKey(id, self)
+	if err := crdt.PutJSON(ctx, attacker.Store, key, records.VerdictType, forged); err != nil {
 		t.Fatal(err)
 	}
 	forgedKey.Store(&key)
@@ -101,7 +102,7 @@ func TestForgedVerdictIsNotSigned(t *testing.T) {
 	}
 	checkComplete(t, info, res)
 	checkRelease(t, m, info, res)
-	if res.Output.String() == forged.Output || processor.ResultRoot(res.Output) != res.Release.ResultRoot {
+	if res.Output.String() == forged.Output || records.ResultRoot(res.Output) != res.Release.ResultRoot {
 		t.Fatalf("reported output %s, settled root %s; the forgery's output is %s", res.Output, res.Release.ResultRoot, forged.Output)
 	}
 	chosen, err := processor.ReadVerdict(ctx, c.Store, c.IPFS, id, &res.Release.ResultRoot)
@@ -132,18 +133,18 @@ func TestForgedVerdictIsNotSigned(t *testing.T) {
 		if p == attacker {
 			continue
 		}
-		r, err := c.Store.Get(ctx, processor.SignatureKey(id, p.Host.ID().String()))
+		r, err := c.Store.Get(ctx, records.SignatureKey(id, p.Host.ID().String()))
 		if errors.Is(err, crdt.ErrNotFound) {
 			continue // settled before it signed
 		}
 		if err != nil {
 			t.Fatalf("processor %d's signature: %v", p.Index, err)
 		}
-		s, err := processor.DecodeSignatureRecord(r.Payload)
+		s, err := records.DecodeSignatureRecord(r.Payload)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s.Settlement.ResultRoot == processor.ResultRoot(forgedOut) {
+		if s.Settlement.ResultRoot == records.ResultRoot(forgedOut) {
 			t.Fatalf("processor %d signed a settlement of the forged output", p.Index)
 		}
 	}

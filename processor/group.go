@@ -17,111 +17,18 @@ import (
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/dispatch"
 	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // Replicated group jobs (jobs.Requirements.Replicas R > 1, seed 000's
 // "3 nodes of the same card model"): the first processor that takes such a
 // job chooses a group of R processors of one card model and writes it
-// under GroupKey; only the group's members open or join the job's rooms,
-// and each MicroJob is run by R of them (see groupwork.go).
-
-// GroupType records hold a Group under GroupKey.
-const GroupType = "group"
-
-// GroupVersion is the Group schema version.
-const GroupVersion = 1
+// under records.GroupKey; only the group's members open or join the job's
+// rooms, and each MicroJob is run by R of them (see groupwork.go).
 
 // ErrNoGroup means no card model has R eligible processors: a replicated
 // job waits until one has.
 var ErrNoGroup = errors.New("processor: no card model has enough processors for the group")
-
-// GroupKey is where chooser writes its group record of job id. Each
-// chooser writes its own key, so racing choosers do not overwrite one
-// another in the store; readers pick one winner among them (PickGroup).
-func GroupKey(id jobs.ID, chooser string) string { return GroupPrefix(id) + chooser }
-
-// GroupPrefix is the prefix of a job's group records.
-func GroupPrefix(id jobs.ID) string { return JobKey(id) + "/group/" }
-
-// Group names the R processors of one card model that run a replicated
-// job.
-type Group struct {
-	Version   uint32   `json:"version"`   // GroupVersion
-	Job       string   `json:"job"`       // the job ID, lowercase hex
-	CardModel string   `json:"cardModel"` // every member's card model
-	Members   []string `json:"members"`   // R peer IDs, sorted, distinct
-	Chooser   string   `json:"chooser"`   // who chose it: the record's author
-	// Round is 0 for the first choice; a record that replaces silent
-	// members of the round before has that round plus one.
-	Round uint32 `json:"round"`
-	// Dropped are the members replaced in rounds 1..Round, sorted; empty
-	// in round 0.
-	Dropped []string `json:"dropped,omitempty"`
-}
-
-// Has reports whether p is a member.
-func (g Group) Has(p string) bool {
-	_, ok := slices.BinarySearch(g.Members, p)
-	return ok
-}
-
-// DecodeGroup decodes and checks a group record of info's job read from
-// key and written by author (size limit MaxRecord, no unknown fields).
-func DecodeGroup(info *jobs.JobInfo, key, author string, b []byte) (Group, error) {
-	var g Group
-	if err := decodeStrict(b, &g); err != nil {
-		return g, err
-	}
-	id := info.ID()
-	r := int(info.Requirements.Replicas)
-	switch {
-	case g.Version != GroupVersion:
-		return g, fmt.Errorf("%w: group version %d", ErrBadRecord, g.Version)
-	case g.Job != id.String():
-		return g, fmt.Errorf("%w: group of job %q under job %s", ErrBadRecord, g.Job, id)
-	case g.Chooser != author || key != GroupKey(id, author):
-		return g, fmt.Errorf("%w: group by %q written by %s under %q", ErrBadRecord, g.Chooser, author, key)
-	case g.CardModel == "" || len(g.CardModel) > dispatch.MaxIDLen:
-		return g, fmt.Errorf("%w: group card model of %d bytes", ErrBadRecord, len(g.CardModel))
-	case info.Requirements.GPUModel != "" && g.CardModel != info.Requirements.GPUModel:
-		return g, fmt.Errorf("%w: group of card model %q, the job requires %q", ErrBadRecord, g.CardModel, info.Requirements.GPUModel)
-	case len(g.Members) != r:
-		return g, fmt.Errorf("%w: group of %d members, the job asks for %d", ErrBadRecord, len(g.Members), r)
-	}
-	if err := sortedIDs("group members", g.Members); err != nil {
-		return g, err
-	}
-	if err := sortedIDs("dropped members", g.Dropped); err != nil {
-		return g, err
-	}
-	switch {
-	case len(g.Dropped) > maxDropped:
-		return g, fmt.Errorf("%w: group drops %d members, at most %d", ErrBadRecord, len(g.Dropped), maxDropped)
-	case (g.Round == 0) != (len(g.Dropped) == 0) || int(g.Round) > len(g.Dropped):
-		return g, fmt.Errorf("%w: group round %d drops only %d members", ErrBadRecord, g.Round, len(g.Dropped))
-	}
-	for _, d := range g.Dropped {
-		if g.Has(d) {
-			return g, fmt.Errorf("%w: dropped member %s is still a member", ErrBadRecord, d)
-		}
-	}
-	return g, nil
-}
-
-// maxDropped bounds the members a job's group may replace over its life.
-const maxDropped = 64
-
-func sortedIDs(what string, ids []string) error {
-	for i, m := range ids {
-		if m == "" || len(m) > dispatch.MaxIDLen {
-			return fmt.Errorf("%w: %s: ID of %d bytes", ErrBadRecord, what, len(m))
-		}
-		if i > 0 && ids[i-1] >= m {
-			return fmt.Errorf("%w: %s not sorted and distinct", ErrBadRecord, what)
-		}
-	}
-	return nil
-}
 
 // groupDigest orders competing group records: SHA-256 of the payload.
 func groupDigest(payload []byte) [32]byte { return sha256.Sum256(payload) }
@@ -136,23 +43,23 @@ func groupDigest(payload []byte) [32]byte { return sha256.Sum256(payload) }
 // that have committed nothing in the job (active lists those that have).
 // Every node holding the same records picks the same winner, whoever
 // wrote first. ok is false when no record qualifies.
-func PickGroup(info *jobs.JobInfo, view *View, recs []crdt.Record, active map[string]bool) (Group, bool) {
+func PickGroup(info *jobs.JobInfo, view *View, recs []crdt.Record, active map[string]bool) (records.Group, bool) {
 	type cand struct {
-		g   Group
+		g   records.Group
 		sum [32]byte
 	}
 	byRound := map[uint32][]cand{}
 	for _, r := range recs {
-		if r.Type != GroupType || r.Tombstone {
+		if r.Type != records.GroupType || r.Tombstone {
 			continue
 		}
-		g, err := DecodeGroup(info, r.Key, r.Author.String(), r.Payload)
+		g, err := records.DecodeGroup(info, r.Key, r.Author.String(), r.Payload)
 		if err != nil || !cardsMatch(g, view) {
 			continue
 		}
 		byRound[g.Round] = append(byRound[g.Round], cand{g, groupDigest(r.Payload)})
 	}
-	var cur Group
+	var cur records.Group
 	for k := uint32(0); ; k++ {
 		var best *cand
 		for i, c := range byRound[k] {
@@ -171,7 +78,7 @@ func PickGroup(info *jobs.JobInfo, view *View, recs []crdt.Record, active map[st
 }
 
 // extends reports whether g is a valid replacement of prev (see PickGroup).
-func extends(g, prev Group, active map[string]bool) bool {
+func extends(g, prev records.Group, active map[string]bool) bool {
 	if g.CardModel != prev.CardModel || !prev.Has(g.Chooser) || !g.Has(g.Chooser) {
 		return false
 	}
@@ -197,7 +104,7 @@ func extends(g, prev Group, active map[string]bool) bool {
 // cardsMatch reports whether every member view knows advertises the
 // group's card model (members it does not know yet are given the benefit
 // of the doubt: their advertisement may not have arrived).
-func cardsMatch(g Group, view *View) bool {
+func cardsMatch(g records.Group, view *View) bool {
 	for _, m := range g.Members {
 		if p, ok := view.Processor(m); ok && p.CardModel != g.CardModel {
 			return false
@@ -228,7 +135,7 @@ func GroupSeed(info *jobs.JobInfo) []byte {
 // total weight (fair to processors, not to models), then R distinct
 // members of it by weight. A pure function of its arguments. ErrNoGroup
 // when no card model has R eligible candidates.
-func ChooseGroup(info *jobs.JobInfo, cands []GroupCandidate, seed []byte, chooser string) (Group, error) {
+func ChooseGroup(info *jobs.JobInfo, cands []GroupCandidate, seed []byte, chooser string) (records.Group, error) {
 	req := info.Requirements
 	r := int(req.Replicas)
 	if r < 1 {
@@ -247,7 +154,7 @@ func ChooseGroup(info *jobs.JobInfo, cands []GroupCandidate, seed []byte, choose
 		}
 	}
 	if len(models) == 0 {
-		return Group{}, fmt.Errorf("%w: %d of one card model needed, %d eligible candidates", ErrNoGroup, r, eligibleCount(byModel))
+		return records.Group{}, fmt.Errorf("%w: %d of one card model needed, %d eligible candidates", ErrNoGroup, r, eligibleCount(byModel))
 	}
 	slices.Sort(models)
 	weights := make([]float64, len(models))
@@ -265,7 +172,7 @@ func ChooseGroup(info *jobs.JobInfo, cands []GroupCandidate, seed []byte, choose
 	}
 	k, err := dispatch.Choose(weights, dispatch.Seed(seed, []byte("model")))
 	if err != nil {
-		return Group{}, fmt.Errorf("%w: %w", ErrNoGroup, err)
+		return records.Group{}, fmt.Errorf("%w: %w", ErrNoGroup, err)
 	}
 	pool := slices.Clone(byModel[models[k]])
 	members := make([]string, 0, r)
@@ -276,13 +183,13 @@ func ChooseGroup(info *jobs.JobInfo, cands []GroupCandidate, seed []byte, choose
 		}
 		j, err := dispatch.Choose(w, dispatch.Seed(seed, []byte("member"), []byte(strconv.Itoa(i))))
 		if err != nil {
-			return Group{}, fmt.Errorf("%w: %w", ErrNoGroup, err)
+			return records.Group{}, fmt.Errorf("%w: %w", ErrNoGroup, err)
 		}
 		members = append(members, pool[j].ID)
 		pool = slices.Delete(pool, j, j+1)
 	}
 	slices.Sort(members)
-	return Group{Version: GroupVersion, Job: info.ID().String(), CardModel: models[k], Members: members, Chooser: chooser}, nil
+	return records.Group{Version: records.GroupVersion, Job: info.ID().String(), CardModel: models[k], Members: members, Chooser: chooser}, nil
 }
 
 func eligibleCount(m map[string][]GroupCandidate) int {
@@ -301,7 +208,7 @@ type groupCache struct {
 	events *prometheus.CounterVec
 
 	mu     sync.Mutex
-	groups map[jobs.ID]Group
+	groups map[jobs.ID]records.Group
 	// waiting is when this worker last logged that a job waits for a
 	// group, so that the log says it once a minute, not once a poll.
 	waiting map[jobs.ID]time.Time
@@ -337,17 +244,17 @@ func replicated(js *jobState) bool { return js.info.Requirements.Replicas > 1 }
 // store's group records, or, when there is none yet, one this processor
 // chooses and writes. A member replaces members that stay silent
 // (replaceSilent). ok is false while no group can be formed.
-func (w *Worker) groupOf(ctx context.Context, js *jobState) (Group, bool) {
+func (w *Worker) groupOf(ctx context.Context, js *jobState) (records.Group, bool) {
 	id := js.plan.JobID
 	view := w.dview.Load()
-	pick := func() (Group, bool) {
-		recs, err := w.p.Store.Query(ctx, GroupPrefix(id))
+	pick := func() (records.Group, bool) {
+		recs, err := w.p.Store.Query(ctx, records.GroupPrefix(id))
 		if err != nil {
-			return Group{}, false
+			return records.Group{}, false
 		}
 		by, err := w.committers(ctx, id)
 		if err != nil {
-			return Group{}, false
+			return records.Group{}, false
 		}
 		active := map[string]bool{}
 		for _, ps := range by {
@@ -372,11 +279,11 @@ func (w *Worker) groupOf(ctx context.Context, js *jobState) (Group, bool) {
 	g, err := ChooseGroup(js.info, w.groupCandidates(view), GroupSeed(js.info), w.self)
 	if err != nil {
 		w.logWaiting(js, err)
-		return Group{}, false
+		return records.Group{}, false
 	}
-	if err := crdt.PutJSON(ctx, w.writer, GroupKey(id, w.self), GroupType, g); err != nil {
+	if err := crdt.PutJSON(ctx, w.writer, records.GroupKey(id, w.self), records.GroupType, g); err != nil {
 		w.log.Warn("writing a group record", "job", id, "err", err)
-		return Group{}, false
+		return records.Group{}, false
 	}
 	w.groups.count("chosen")
 	w.log.Info("chose the group of a replicated job", "job", id, "cardModel", g.CardModel, "members", g.Members)
@@ -416,7 +323,7 @@ func (w *Worker) logWaiting(js *jobState, err error) {
 // group's card model are drawn in their place (GroupSeed with the round),
 // among the live, unkicked, eligible processors that are neither members
 // nor dropped before. It reports whether it wrote a record.
-func (w *Worker) replaceSilent(ctx context.Context, js *jobState, g Group, view *View) bool {
+func (w *Worker) replaceSilent(ctx context.Context, js *jobState, g records.Group, view *View) bool {
 	id := js.plan.JobID
 	by, err := w.committers(ctx, id)
 	if err != nil {
@@ -463,7 +370,7 @@ func (w *Worker) replaceSilent(ctx context.Context, js *jobState, g Group, view 
 		w.logWaiting(js, fmt.Errorf("replacing silent members %v: %w", silent, err))
 		return false
 	}
-	next := Group{Version: GroupVersion, Job: g.Job, CardModel: g.CardModel, Chooser: w.self, Round: g.Round + 1}
+	next := records.Group{Version: records.GroupVersion, Job: g.Job, CardModel: g.CardModel, Chooser: w.self, Round: g.Round + 1}
 	for _, m := range g.Members {
 		if !slices.Contains(silent, m) {
 			next.Members = append(next.Members, m)
@@ -473,7 +380,7 @@ func (w *Worker) replaceSilent(ctx context.Context, js *jobState, g Group, view 
 	slices.Sort(next.Members)
 	next.Dropped = append(slices.Clone(g.Dropped), silent...)
 	slices.Sort(next.Dropped)
-	if err := crdt.PutJSON(ctx, w.writer, GroupKey(id, w.self), GroupType, next); err != nil {
+	if err := crdt.PutJSON(ctx, w.writer, records.GroupKey(id, w.self), records.GroupType, next); err != nil {
 		w.log.Warn("writing a group record", "job", id, "err", err)
 		return false
 	}
@@ -482,11 +389,11 @@ func (w *Worker) replaceSilent(ctx context.Context, js *jobState, g Group, view 
 	return true
 }
 
-func (w *Worker) rememberGroup(id jobs.ID, g Group) {
+func (w *Worker) rememberGroup(id jobs.ID, g records.Group) {
 	w.groups.mu.Lock()
 	defer w.groups.mu.Unlock()
 	if w.groups.groups == nil {
-		w.groups.groups = map[jobs.ID]Group{}
+		w.groups.groups = map[jobs.ID]records.Group{}
 	}
 	w.groups.groups[id] = g
 	delete(w.groups.waiting, id)
@@ -536,7 +443,7 @@ func (w *Worker) mayWork(ctx context.Context, js *jobState) bool {
 // to the MicroJob, and only once the MicroJob's MacroJob has finished its
 // commitment round (before that, the MicroJob is still being run in its
 // room; a redo then would only duplicate it).
-func (w *Worker) mayRedo(ctx context.Context, js *jobState, rd Redo) bool {
+func (w *Worker) mayRedo(ctx context.Context, js *jobState, rd records.Redo) bool {
 	if !replicated(js) {
 		return true
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/macrojob"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 func TestGroupReplicaItems(t *testing.T) {
@@ -48,7 +49,7 @@ func TestGroupReplicaItems(t *testing.T) {
 	}
 	for _, bad := range []macrojob.ID{"", "#1", macrojob.ID(m.Micros[0].ID.String()), macrojob.ID(m.Micros[0].ID.String() + "#"),
 		macrojob.ID(m.Micros[0].ID.String() + "#-1"), macrojob.ID(m.Micros[0].ID.String() + "#01"), macrojob.ID(m.Micros[0].ID.String() + "#16"), "zz#0"} {
-		if _, _, err := parseReplicaItem(bad); !errors.Is(err, ErrBadRecord) {
+		if _, _, err := parseReplicaItem(bad); !errors.Is(err, records.ErrBadRecord) {
 			t.Errorf("item %q: err %v", bad, err)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/jobmesh/jobmesh/localmesh"
 	"github.com/jobmesh/jobmesh/node"
 	"github.com/jobmesh/jobmesh/processor"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // groupRoles: four "big" processors and two "small" ones.
@@ -77,7 +78,7 @@ func TestGroupJobLiveMesh(t *testing.T) {
 	}
 
 	// The group: one winning record, three big members.
-	recs, err := client(m).Store.Query(context.Background(), processor.GroupPrefix(info.ID()))
+	recs, err := client(m).Store.Query(context.Background(), records.GroupPrefix(info.ID()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +169,7 @@ func TestGroupSilentMemberReplaced(t *testing.T) {
 	if silent == "" {
 		t.Fatal("the first member never reached a MicroJob")
 	}
-	recs, err := client(m).Store.Query(context.Background(), processor.GroupPrefix(info.ID()))
+	recs, err := client(m).Store.Query(context.Background(), records.GroupPrefix(info.ID()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,27 +199,27 @@ func TestGroupSilentMemberReplaced(t *testing.T) {
 
 // firstGroup is the round-0 group record with the lowest payload hash in
 // mem's store, whichever job it is for (the tests run one job).
-func firstGroup(ctx context.Context, mem *localmesh.Member) (processor.Group, bool) {
+func firstGroup(ctx context.Context, mem *localmesh.Member) (records.Group, bool) {
 	recs, err := mem.Store.Query(ctx, "/jobs")
 	if err != nil {
-		return processor.Group{}, false
+		return records.Group{}, false
 	}
 	var first []crdt.Record
 	for _, r := range recs {
-		var g processor.Group
-		if r.Type == processor.GroupType && json.Unmarshal(r.Payload, &g) == nil && g.Round == 0 {
+		var g records.Group
+		if r.Type == records.GroupType && json.Unmarshal(r.Payload, &g) == nil && g.Round == 0 {
 			first = append(first, r)
 		}
 	}
 	for _, r := range recs {
-		if r.Type != processor.JobType {
+		if r.Type != records.JobType {
 			continue
 		}
 		if info, err := jobs.Decode(r.Payload); err == nil {
 			return processor.PickGroup(info, nil, first, nil)
 		}
 	}
-	return processor.Group{}, false
+	return records.Group{}, false
 }
 
 // TestGroupLiarOutvoted: of three big processors (the only card model

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/big"
 	"slices"
 	"testing"
 
@@ -16,30 +15,9 @@ import (
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/processor"
+	"github.com/jobmesh/jobmesh/records"
+	"github.com/jobmesh/jobmesh/records/recordstest"
 )
-
-// groupJob is a valid replicated JobInfo.
-func groupJob(t testing.TB, r uint32, gpu string, minVRAM uint64) *jobs.JobInfo {
-	t.Helper()
-	info := &jobs.JobInfo{
-		Code:     jobs.Source{URI: "file:///job/code.wasm", SHA256: sha256.Sum256([]byte("code"))},
-		Data:     jobs.Data{Source: jobs.Source{URI: "file:///job/data.bin", SHA256: sha256.Sum256([]byte("data"))}, Size: 4},
-		Slicing:  jobs.Slicing{BlockSize: 1, MicroJobs: 2, BlocksPerMicro: 1},
-		Seed:     sha256.Sum256(fmt.Appendf(nil, "group seed %d %s %d", r, gpu, minVRAM)),
-		PriceWei: big.NewInt(1_000_000),
-		Creator:  jobs.Address{1},
-		Deadline: 2_000_000_000,
-		Output:   jobs.Output{Kind: jobs.OutputConcat},
-		Requirements: jobs.Requirements{
-			Replicas: r, GPUModel: gpu, MinVRAMMiB: minVRAM,
-		},
-	}
-	info.ApplyDefaults()
-	if _, err := jobs.Slice(info); err != nil {
-		t.Fatal(err)
-	}
-	return info
-}
 
 // groupCands: four "small" (8 GiB) and three "big" (24 GiB) processors,
 // all of weight 1, and one kicked-out big one (weight 0).
@@ -65,7 +43,7 @@ func modelOf(cands []processor.GroupCandidate, id string) string {
 
 func TestGroupChoiceOneCardModel(t *testing.T) {
 	cands := groupCands()
-	info := groupJob(t, 3, "", 0)
+	info := recordstest.GroupJob(t, 3, "", 0)
 	seen := map[string]int{}
 	for i := range 200 {
 		seed := []byte(fmt.Sprint("seed ", i))
@@ -84,7 +62,7 @@ func TestGroupChoiceOneCardModel(t *testing.T) {
 				t.Fatal("a kicked-out processor was chosen")
 			}
 		}
-		if g.Chooser != "chooser" || g.Job != info.ID().String() || g.Version != processor.GroupVersion {
+		if g.Chooser != "chooser" || g.Job != info.ID().String() || g.Version != records.GroupVersion {
 			t.Fatalf("group header %+v", g)
 		}
 		// Deterministic: the same inputs, in any order, give the same group.
@@ -107,11 +85,11 @@ func TestGroupChoiceRespectsRequirements(t *testing.T) {
 	cands := groupCands()
 	for i := range 50 {
 		seed := []byte(fmt.Sprint(i))
-		g, err := processor.ChooseGroup(groupJob(t, 3, "big", 0), cands, seed, "c")
+		g, err := processor.ChooseGroup(recordstest.GroupJob(t, 3, "big", 0), cands, seed, "c")
 		if err != nil || g.CardModel != "big" {
 			t.Fatalf("GPU model \"big\": %+v, %v", g, err)
 		}
-		g, err = processor.ChooseGroup(groupJob(t, 2, "", 16384), cands, seed, "c")
+		g, err = processor.ChooseGroup(recordstest.GroupJob(t, 2, "", 16384), cands, seed, "c")
 		if err != nil || g.CardModel != "big" {
 			t.Fatalf("16 GiB minimum: %+v, %v", g, err)
 		}
@@ -124,10 +102,10 @@ func TestGroupChoiceWaitsWithoutEnoughProcessors(t *testing.T) {
 		name string
 		info *jobs.JobInfo
 	}{
-		{"no model has 5", groupJob(t, 5, "", 0)},
-		{"big has 3 unkicked", groupJob(t, 4, "big", 0)},
-		{"no such model", groupJob(t, 2, "huge", 0)},
-		{"too little VRAM everywhere", groupJob(t, 2, "", 1<<20)},
+		{"no model has 5", recordstest.GroupJob(t, 5, "", 0)},
+		{"big has 3 unkicked", recordstest.GroupJob(t, 4, "big", 0)},
+		{"no such model", recordstest.GroupJob(t, 2, "huge", 0)},
+		{"too little VRAM everywhere", recordstest.GroupJob(t, 2, "", 1<<20)},
 	} {
 		if _, err := processor.ChooseGroup(tc.info, cands, []byte("s"), "c"); !errors.Is(err, processor.ErrNoGroup) {
 			t.Errorf("%s: err %v, want ErrNoGroup", tc.name, err)
@@ -136,17 +114,17 @@ func TestGroupChoiceWaitsWithoutEnoughProcessors(t *testing.T) {
 }
 
 // groupRecord makes a record of g as author wrote it.
-func groupRecord(t *testing.T, info *jobs.JobInfo, g processor.Group, author peer.ID) crdt.Record {
+func groupRecord(t *testing.T, info *jobs.JobInfo, g records.Group, author peer.ID) crdt.Record {
 	t.Helper()
 	b, err := json.Marshal(g)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return crdt.Record{Key: processor.GroupKey(info.ID(), author.String()), Type: processor.GroupType, Author: author, Payload: b}
+	return crdt.Record{Key: records.GroupKey(info.ID(), author.String()), Type: records.GroupType, Author: author, Payload: b}
 }
 
 func TestGroupRecordChecksAndWinner(t *testing.T) {
-	info := groupJob(t, 3, "", 0)
+	info := recordstest.GroupJob(t, 3, "", 0)
 	a, b := test.RandPeerIDFatal(t), test.RandPeerIDFatal(t)
 	cands := groupCands()
 	ga, err := processor.ChooseGroup(info, cands, []byte("a"), a.String())
@@ -173,82 +151,53 @@ func TestGroupRecordChecksAndWinner(t *testing.T) {
 	}
 
 	// Records that do not check are ignored, with a clear error.
-	bad := func(name string, mut func(*processor.Group), author peer.ID) {
+	bad := func(name string, mut func(*records.Group), author peer.ID) {
 		t.Helper()
 		g := ga
 		g.Members = slices.Clone(ga.Members)
 		mut(&g)
 		r := groupRecord(t, info, g, author)
-		if _, err := processor.DecodeGroup(info, r.Key, r.Author.String(), r.Payload); !errors.Is(err, processor.ErrBadRecord) {
+		if _, err := records.DecodeGroup(info, r.Key, r.Author.String(), r.Payload); !errors.Is(err, records.ErrBadRecord) {
 			t.Errorf("%s: err %v, want ErrBadRecord", name, err)
 		}
 		if _, ok := processor.PickGroup(info, nil, []crdt.Record{r}, nil); ok {
 			t.Errorf("%s: picked", name)
 		}
 	}
-	bad("version", func(g *processor.Group) { g.Version = 2 }, a)
-	bad("other job", func(g *processor.Group) { g.Job = jobs.ID{}.String() }, a)
-	bad("written by another", func(g *processor.Group) {}, b)
-	bad("too few members", func(g *processor.Group) { g.Members = g.Members[:2] }, a)
-	bad("unsorted", func(g *processor.Group) { g.Members[0], g.Members[1] = g.Members[1], g.Members[0] }, a)
-	bad("duplicate", func(g *processor.Group) { g.Members[1] = g.Members[0]; slices.Sort(g.Members) }, a)
-	bad("no card model", func(g *processor.Group) { g.CardModel = "" }, a)
-	gpu := groupJob(t, 3, "big", 0)
+	bad("version", func(g *records.Group) { g.Version = 2 }, a)
+	bad("other job", func(g *records.Group) { g.Job = jobs.ID{}.String() }, a)
+	bad("written by another", func(g *records.Group) {}, b)
+	bad("too few members", func(g *records.Group) { g.Members = g.Members[:2] }, a)
+	bad("unsorted", func(g *records.Group) { g.Members[0], g.Members[1] = g.Members[1], g.Members[0] }, a)
+	bad("duplicate", func(g *records.Group) { g.Members[1] = g.Members[0]; slices.Sort(g.Members) }, a)
+	bad("no card model", func(g *records.Group) { g.CardModel = "" }, a)
+	gpu := recordstest.GroupJob(t, 3, "big", 0)
 	gg, err := processor.ChooseGroup(gpu, cands, []byte("a"), a.String())
 	if err != nil {
 		t.Fatal(err)
 	}
 	gg.CardModel = "small"
 	r := groupRecord(t, gpu, gg, a)
-	if _, err := processor.DecodeGroup(gpu, r.Key, a.String(), r.Payload); !errors.Is(err, processor.ErrBadRecord) {
+	if _, err := records.DecodeGroup(gpu, r.Key, a.String(), r.Payload); !errors.Is(err, records.ErrBadRecord) {
 		t.Errorf("card model other than the required GPU model: %v", err)
 	}
-	if _, err := processor.DecodeGroup(info, ra.Key, a.String(), append(ra.Payload, make([]byte, processor.MaxRecord)...)); !errors.Is(err, processor.ErrBadRecord) {
+	if _, err := records.DecodeGroup(info, ra.Key, a.String(), append(ra.Payload, make([]byte, records.MaxRecord)...)); !errors.Is(err, records.ErrBadRecord) {
 		t.Errorf("oversized record: %v", err)
 	}
 }
 
-func FuzzDecodeGroup(f *testing.F) {
-	info := groupJob(f, 3, "", 0)
-	a := test.RandPeerIDFatal(f)
-	g, err := processor.ChooseGroup(info, groupCands(), []byte("a"), a.String())
-	if err != nil {
-		f.Fatal(err)
-	}
-	b, _ := json.Marshal(g)
-	f.Add(b)
-	f.Add([]byte(`{"version":1}`))
-	f.Add([]byte(`null`))
-	key := processor.GroupKey(info.ID(), a.String())
-	f.Fuzz(func(t *testing.T, data []byte) {
-		g, err := processor.DecodeGroup(info, key, a.String(), data)
-		if err != nil {
-			return
-		}
-		// Whatever decodes names R sorted, distinct members and its author.
-		if len(g.Members) != 3 || !slices.IsSorted(g.Members) || g.Chooser != a.String() || g.CardModel == "" {
-			t.Fatalf("decoded an inconsistent group %+v", g)
-		}
-		for i := 1; i < len(g.Members); i++ {
-			if g.Members[i] == g.Members[i-1] {
-				t.Fatalf("duplicate member in %+v", g)
-			}
-		}
-	})
-}
-
 func TestGroupReplacementRounds(t *testing.T) {
-	info := groupJob(t, 3, "", 0)
+	info := recordstest.GroupJob(t, 3, "", 0)
 	ids := make([]peer.ID, 5)
 	for i := range ids {
 		ids[i] = test.RandPeerIDFatal(t)
 	}
 	s := func(i int) string { return ids[i].String() }
 	sorted := func(xs ...string) []string { slices.Sort(xs); return xs }
-	g0 := processor.Group{Version: 1, Job: info.ID().String(), CardModel: "big", Members: sorted(s(0), s(1), s(2)), Chooser: s(4)}
+	g0 := records.Group{Version: 1, Job: info.ID().String(), CardModel: "big", Members: sorted(s(0), s(1), s(2)), Chooser: s(4)}
 	r0 := groupRecord(t, info, g0, ids[4])
 	// Member 1 replaces silent member 2 by member 3.
-	g1 := processor.Group{Version: 1, Job: g0.Job, CardModel: "big", Members: sorted(s(0), s(1), s(3)), Chooser: s(1), Round: 1, Dropped: []string{s(2)}}
+	g1 := records.Group{Version: 1, Job: g0.Job, CardModel: "big", Members: sorted(s(0), s(1), s(3)), Chooser: s(1), Round: 1, Dropped: []string{s(2)}}
 	r1 := groupRecord(t, info, g1, ids[1])
 	g, ok := processor.PickGroup(info, nil, []crdt.Record{r1, r0}, nil)
 	if !ok || g.Round != 1 || !g.Has(s(3)) || g.Has(s(2)) {
@@ -265,7 +214,7 @@ func TestGroupReplacementRounds(t *testing.T) {
 	}
 	// A non-member may not replace anyone; a replacement must keep the
 	// members it does not drop, and drop what it names.
-	bad := []processor.Group{
+	bad := []records.Group{
 		{Version: 1, Job: g0.Job, CardModel: "big", Members: sorted(s(0), s(1), s(3)), Chooser: s(3), Round: 1, Dropped: []string{s(2)}},
 		{Version: 1, Job: g0.Job, CardModel: "big", Members: sorted(s(0), s(3), s(4)), Chooser: s(0), Round: 1, Dropped: []string{s(2)}},
 		{Version: 1, Job: g0.Job, CardModel: "small", Members: sorted(s(0), s(1), s(3)), Chooser: s(1), Round: 1, Dropped: []string{s(2)}},
@@ -278,13 +227,13 @@ func TestGroupReplacementRounds(t *testing.T) {
 	}
 	// Dropped must match the round: a round-0 record with drops, or a
 	// dropped member still listed, does not decode.
-	for _, b := range []processor.Group{
+	for _, b := range []records.Group{
 		{Version: 1, Job: g0.Job, CardModel: "big", Members: g0.Members, Chooser: s(4), Dropped: []string{s(3)}},
 		{Version: 1, Job: g0.Job, CardModel: "big", Members: g0.Members, Chooser: s(4), Round: 1, Dropped: []string{s(0)}},
 		{Version: 1, Job: g0.Job, CardModel: "big", Members: g0.Members, Chooser: s(4), Round: 2, Dropped: []string{s(3)}},
 	} {
 		r := groupRecord(t, info, b, ids[4])
-		if _, err := processor.DecodeGroup(info, r.Key, s(4), r.Payload); !errors.Is(err, processor.ErrBadRecord) {
+		if _, err := records.DecodeGroup(info, r.Key, s(4), r.Payload); !errors.Is(err, records.ErrBadRecord) {
 			t.Errorf("group %+v: err %v", b, err)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/macrojob"
 	"github.com/jobmesh/jobmesh/microjob"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // How a replicated job's rooms work. A MacroJob room of a job with R > 1
@@ -37,15 +38,15 @@ func replicaItem(id jobs.ID, r int) macrojob.ID {
 func parseReplicaItem(item macrojob.ID) (jobs.ID, int, error) {
 	id, rs, ok := strings.Cut(string(item), "#")
 	if !ok {
-		return jobs.ID{}, 0, fmt.Errorf("%w: queue item %q has no replica", ErrBadRecord, item)
+		return jobs.ID{}, 0, fmt.Errorf("%w: queue item %q has no replica", records.ErrBadRecord, item)
 	}
 	mid, err := jobs.ParseHash(id)
 	if err != nil {
-		return jobs.ID{}, 0, fmt.Errorf("%w: queue item %q: %w", ErrBadRecord, item, err)
+		return jobs.ID{}, 0, fmt.Errorf("%w: queue item %q: %w", records.ErrBadRecord, item, err)
 	}
 	r, err := strconv.Atoi(rs)
 	if err != nil || r < 0 || r >= jobs.MaxReplicas || strconv.Itoa(r) != rs {
-		return jobs.ID{}, 0, fmt.Errorf("%w: queue item %q: replica %q", ErrBadRecord, item, rs)
+		return jobs.ID{}, 0, fmt.Errorf("%w: queue item %q: replica %q", records.ErrBadRecord, item, rs)
 	}
 	return mid, r, nil
 }
@@ -257,7 +258,7 @@ func (w *Worker) processReplicas(ctx context.Context, js *jobState, room *macroj
 		}
 		taken[micro.ID] = true
 		ran = append(ran, d)
-		commits = append(commits, crdt.Entry{Key: c.Key(), Type: microjob.TypeCommit, Payload: c.Encode()})
+		commits = append(commits, crdt.Entry{Key: records.CommitmentKey(c), Type: records.CommitType, Payload: c.Encode()})
 		done = append(done, item)
 	}
 	if len(commits) == 0 {

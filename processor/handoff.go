@@ -12,6 +12,7 @@ import (
 
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/microjob"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // Nothing lost: a job's output is held by two nodes before its verdict is
@@ -74,7 +75,7 @@ func (w *Worker) creatorOf(ctx context.Context, js *jobState) (peer.ID, error) {
 	if c != "" {
 		return c, nil
 	}
-	r, err := w.p.Store.Get(ctx, JobKey(js.plan.JobID))
+	r, err := w.p.Store.Get(ctx, records.JobKey(js.plan.JobID))
 	if err != nil {
 		return "", fmt.Errorf("processor: the record of job %s: %w", js.plan.JobID, err)
 	}
@@ -99,7 +100,7 @@ func (w *Worker) handedOff(ctx context.Context, js *jobState, v microjob.Verdict
 		return true, nil
 	}
 	id := js.plan.JobID
-	held, err := holderRecords(ctx, w.p.Store, id)
+	held, err := records.HeldOutputs(ctx, w.p.Store, id)
 	if err != nil {
 		return false, err
 	}
@@ -157,14 +158,14 @@ func (w *Worker) holdSecond(ctx context.Context, js *jobState, j judgement, recs
 	if err != nil {
 		return nil
 	}
-	r, err := w.p.Store.Get(ctx, HolderKey(js.plan.JobID, fp))
+	r, err := w.p.Store.Get(ctx, records.HolderKey(js.plan.JobID, fp))
 	if errors.Is(err, crdt.ErrNotFound) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	if _, _, ok := ReadHolder(js.plan.JobID, r); !ok {
+	if _, _, ok := records.ReadHolder(js.plan.JobID, r); !ok {
 		return nil
 	}
 	if final, err := w.final(ctx, js, j); err != nil || !final {
@@ -196,7 +197,7 @@ func (w *Worker) holdDue(ctx context.Context, js *jobState) bool {
 	if err != nil {
 		return false
 	}
-	if _, err := w.p.Store.Get(ctx, HolderKey(js.plan.JobID, fp)); err != nil {
+	if _, err := w.p.Store.Get(ctx, records.HolderKey(js.plan.JobID, fp)); err != nil {
 		return false
 	}
 	return !w.creatorOnline(ctx, js)

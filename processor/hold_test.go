@@ -19,6 +19,7 @@ import (
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/localmesh"
 	"github.com/jobmesh/jobmesh/processor"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // memberOf returns the running member of m with peer ID p.
@@ -40,21 +41,21 @@ func memberOf(t *testing.T, m *localmesh.Mesh, p peer.ID) *localmesh.Member {
 // output in the author's store as it was when the verdict appeared.
 func killAtVerdict(t *testing.T, ctx context.Context, m *localmesh.Mesh, watcher *localmesh.Member, id jobs.ID) (peer.ID, cid.Cid, []peer.ID) {
 	t.Helper()
-	changes := watcher.Store.Watch(ctx, processor.VerdictPrefix(id))
+	changes := watcher.Store.Watch(ctx, records.VerdictPrefix(id))
 	for c := range changes {
 		if c.Kind != crdt.ChangePut {
 			continue
 		}
 		fin := memberOf(t, m, c.Record.Author)
-		r, err := fin.Store.Get(ctx, processor.HolderKey(id, fin.Host.ID()))
+		r, err := fin.Store.Get(ctx, records.HolderKey(id, fin.Host.ID()))
 		if err != nil {
 			t.Fatalf("the finalizer wrote its verdict without its own holder record: %v", err)
 		}
-		_, out, ok := processor.ReadHolder(id, r)
+		_, out, ok := records.ReadHolder(id, r)
 		if !ok {
 			t.Fatal("the finalizer's holder record does not read")
 		}
-		holders, err := processor.HoldersOf(ctx, fin.Store, id, out)
+		holders, err := records.HoldersOf(ctx, fin.Store, id, out)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -186,10 +187,10 @@ func TestVerdictAfterHoldWaitWithNoSecondHolder(t *testing.T) {
 	self := proc.Host.ID()
 	var verdict, holder crdt.Record
 	wait.Until(t, 2*time.Minute, func() error {
-		if verdict, err = boot.Store.Get(ctx, processor.VerdictKey(id, self.String())); err != nil {
+		if verdict, err = boot.Store.Get(ctx, records.VerdictKey(id, self.String())); err != nil {
 			return fmt.Errorf("verdict: %w", err)
 		}
-		if holder, err = boot.Store.Get(ctx, processor.HolderKey(id, self)); err != nil {
+		if holder, err = boot.Store.Get(ctx, records.HolderKey(id, self)); err != nil {
 			return fmt.Errorf("holder record: %w", err)
 		}
 		return nil
@@ -221,7 +222,7 @@ func leaveJob(t *testing.T, ctx context.Context, m *localmesh.Mesh, c *localmesh
 		}
 	}
 	wait.Until(t, time.Minute, func() error {
-		_, err := boot.Store.Get(ctx, processor.JobKey(info.ID()))
+		_, err := boot.Store.Get(ctx, records.JobKey(info.ID()))
 		return err
 	})
 	if err := m.Stop(c.Index); err != nil {

@@ -4,45 +4,25 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
-	"strings"
 
 	"github.com/ipfs/go-cid"
 	"github.com/libp2p/go-libp2p/core/peer"
 
-	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // A job's output must outlive the processor that assembled it. Every node
 // that holds the whole output DAG, pinned, says so with a holder record
-// /jobs/<id>/holders/<peer ID>, written by that peer only (AuthorPolicy):
-// the assembler when it has assembled it, and a second node before the
-// verdict is written (handoff.go): the creator's node, or the runner-up
-// finalizer when the creator's node is not connected. `jobnode job
-// status` and GET /v1/jobs/{id} list the holders of the verdict's output.
-
-// HolderType records hold a Holder under HolderKey.
-const HolderType = "holder"
-
-// HolderKey is where holder says it holds job id's output.
-func HolderKey(id jobs.ID, holder peer.ID) string {
-	return holdersPrefix(id) + holder.String()
-}
-
-func holdersPrefix(id jobs.ID) string { return JobKey(id) + "/holders/" }
-
-// HoldersPrefix is the key prefix of job id's holder records.
-func HoldersPrefix(id jobs.ID) string { return holdersPrefix(id) }
+// (records.Holder): the assembler when it has assembled it, and a second
+// node before the verdict is written (handoff.go): the creator's node, or
+// the runner-up finalizer when the creator's node is not connected.
+// `jobnode job status` and GET /v1/jobs/{id} list the holders of the
+// verdict's output.
 
 // FinalizerRank is processor's rendezvous hash for job id: the job's
 // finalizers rank by it, highest first (finalizerOrder).
 func FinalizerRank(id jobs.ID, processor string) [32]byte { return finalizerRank(id, processor) }
-
-// Holder is the payload of a holder record: the output it holds.
-type Holder struct {
-	Output string `json:"output"` // CID of the assembled output
-}
 
 // JobPinOwner is the block layer's pin owner of what a node keeps for job
 // id while the job runs: its MicroJob results, the assembled output and
@@ -81,20 +61,15 @@ func (w *Worker) holdOutput(ctx context.Context, id jobs.ID, out cid.Cid) {
 		w.log.Warn("pinning the assembled output", "job", id, "output", out, "err", err)
 		return
 	}
-	if err := WriteHolder(ctx, w.writer, w.p.Store.Self(), id, out); err != nil {
+	if err := records.WriteHolder(ctx, w.writer, w.p.Store.Self(), id, out); err != nil {
 		w.log.Warn("writing the holder record", "job", id, "err", err)
 	}
-}
-
-// WriteHolder writes self's holder record of job id's output.
-func WriteHolder(ctx context.Context, store crdt.Writer, self peer.ID, id jobs.ID, out cid.Cid) error {
-	return crdt.PutJSON(ctx, store, HolderKey(id, self), HolderType, Holder{Output: out.String()})
 }
 
 // Holders returns the peers whose holder record names the output of job
 // id's verdict that counts (ReadVerdict, bodies read from blocks), sorted;
 // while the job has no verdict, the peers holding any output.
-func Holders(ctx context.Context, store RecordReader, blocks BodyReader, id jobs.ID) ([]peer.ID, error) {
+func Holders(ctx context.Context, store RecordReader, blocks records.BodyReader, id jobs.ID) ([]peer.ID, error) {
 	out := cid.Undef
 	chosen, err := ReadVerdict(ctx, store, blocks, id, nil)
 	switch {
@@ -105,71 +80,5 @@ func Holders(ctx context.Context, store RecordReader, blocks BodyReader, id jobs
 	case !errors.Is(err, ErrNoVerdict):
 		return nil, fmt.Errorf("processor: holders of job %s: %w", id, err)
 	}
-	return HoldersOf(ctx, store, id, out)
-}
-
-// HoldersOf returns the peers whose holder record says they hold output,
-// job id's output (any output when output is cid.Undef), sorted. A
-// record whose author is not the peer its key names, or that does not
-// decode, is skipped.
-func HoldersOf(ctx context.Context, store RecordReader, id jobs.ID, output cid.Cid) ([]peer.ID, error) {
-	held, err := holderRecords(ctx, store, id)
-	if err != nil {
-		return nil, err
-	}
-	out := []peer.ID{}
-	for p, c := range held {
-		if !output.Defined() || c.Equals(output) {
-			out = append(out, p)
-		}
-	}
-	slices.Sort(out)
-	return out, nil
-}
-
-// holderRecords returns, by peer, the output each valid holder record of
-// job id names.
-func holderRecords(ctx context.Context, store RecordReader, id jobs.ID) (map[peer.ID]cid.Cid, error) {
-	recs, err := store.Query(ctx, strings.TrimSuffix(holdersPrefix(id), "/"))
-	if err != nil {
-		return nil, fmt.Errorf("processor: holders of job %s: %w", id, err)
-	}
-	held := make(map[peer.ID]cid.Cid, len(recs))
-	for _, r := range recs {
-		if p, c, ok := ReadHolder(id, r); ok {
-			held[p] = c
-		}
-	}
-	return held, nil
-}
-
-// ReadHolder checks one holder record of job id and returns its peer and
-// the output it names; ok is false for a record that is not a valid
-// holder record of the job written by the peer its key names.
-func ReadHolder(id jobs.ID, r crdt.Record) (p peer.ID, output cid.Cid, ok bool) {
-	name, found := strings.CutPrefix(r.Key, holdersPrefix(id))
-	if !found || r.Tombstone || r.Type != HolderType || name != r.Author.String() {
-		return "", cid.Undef, false
-	}
-	var h Holder
-	if decodeStrict(r.Payload, &h) != nil {
-		return "", cid.Undef, false
-	}
-	c, err := cid.Decode(h.Output)
-	if err != nil {
-		return "", cid.Undef, false
-	}
-	return r.Author, c, true
-}
-
-// holderPolicy: a holder record is written by the peer it names.
-func holderPolicy(key string, author peer.ID) error {
-	rest, ok := strings.CutPrefix(key, "/jobs/")
-	if !ok {
-		return nil
-	}
-	if i := strings.Index(rest, "/holders/"); i >= 0 && rest[i+len("/holders/"):] != author.String() {
-		return fmt.Errorf("holder record %q written by %s", key, author)
-	}
-	return nil
+	return records.HoldersOf(ctx, store, id, out)
 }

@@ -3,13 +3,13 @@ package processor
 import (
 	"context"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/microjob"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // The record index keeps, for each job the worker follows, the job's
@@ -85,16 +85,6 @@ func (x *recordIndex) signal() {
 	}
 }
 
-// jobOfKey returns the job a key under /jobs/<id>/ belongs to.
-func jobOfKey(key string) (jobs.ID, bool) {
-	rest, ok := strings.CutPrefix(key, "/jobs/")
-	if !ok || len(rest) < 65 || rest[64] != '/' {
-		return jobs.ID{}, false
-	}
-	id, err := jobs.ParseHash(rest[:64])
-	return id, err == nil
-}
-
 // run feeds the index from the store until ctx ends or the store closes.
 // onRecord is called with the records of the noticed types.
 func (x *recordIndex) run(changes <-chan crdt.Change, onRecord func(crdt.Record), onOverflow func()) {
@@ -124,12 +114,13 @@ func (x *recordIndex) run(changes <-chan crdt.Change, onRecord func(crdt.Record)
 // noticed are the record types the index passes to its onRecord callback:
 // jobs (discovery without a query), and requests for work outside the
 // queues (disputes, self-checks, redos).
-var noticed = map[string]bool{JobType: true, DisputeType: true, CheckType: true, RedoType: true}
+var noticed = map[string]bool{records.JobType: true, records.DisputeType: true, records.CheckType: true, records.RedoType: true}
 
-// apply routes one change to its job's index.
+// apply routes one change under a job to its job's index (the job's own
+// record is not among the records it indexes).
 func (x *recordIndex) apply(c crdt.Change) {
-	id, ok := jobOfKey(c.Key)
-	if !ok {
+	id, ok := records.JobOf(c.Key)
+	if !ok || c.Key == records.JobKey(id) {
 		return
 	}
 	x.mu.Lock()
@@ -317,7 +308,7 @@ func (x *recordIndex) records(ctx context.Context, id jobs.ID) (*jobRecords, err
 		ji.loading, ji.buf = true, nil
 		x.mu.Unlock()
 
-		recs, err := x.store.Query(ctx, JobKey(id)+"/")
+		recs, err := x.store.Query(ctx, records.JobKey(id)+"/")
 
 		x.mu.Lock()
 		ji.loading = false
@@ -358,7 +349,7 @@ func (x *recordIndex) records(ctx context.Context, id jobs.ID) (*jobRecords, err
 
 // query reads a job's records without the index.
 func (x *recordIndex) query(ctx context.Context, id jobs.ID) (*jobRecords, error) {
-	recs, err := x.store.Query(ctx, JobKey(id)+"/")
+	recs, err := x.store.Query(ctx, records.JobKey(id)+"/")
 	if err != nil {
 		return nil, err
 	}

@@ -14,11 +14,12 @@ import (
 	"github.com/jobmesh/jobmesh/crdt/crdttest"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/microjob"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // redoKeys are the redo records in r, by MicroJob.
-func redoKeys(r *jobRecords) map[string]Redo {
-	out := map[string]Redo{}
+func redoKeys(r *jobRecords) map[string]records.Redo {
+	out := map[string]records.Redo{}
 	for _, q := range r.requests {
 		if q.redo != nil {
 			out[q.redo.Micro] = *q.redo
@@ -58,7 +59,7 @@ func TestRecordIndexMatchesQuery(t *testing.T) {
 				if s == remote {
 					author = remote.Self().String()
 				}
-				if err := crdt.PutJSON(ctx, s, RedoKey(id, micro(i), author), RedoType, Redo{Micro: m, Exclude: []string{strconv.Itoa(i)}}); err != nil {
+				if err := crdt.PutJSON(ctx, s, records.RedoKey(id, micro(i), author), records.RedoType, records.Redo{Micro: m, Exclude: []string{strconv.Itoa(i)}}); err != nil {
 					t.Error(err)
 				}
 			}
@@ -121,7 +122,7 @@ func TestRecordIndexMatchesQuery(t *testing.T) {
 				t.Fatal("the watch never overflowed: the reload path was not exercised")
 			}
 			// A delete reaches the index too.
-			if err := remote.Delete(ctx, RedoKey(id, micro(2), remote.Self().String())); err != nil {
+			if err := remote.Delete(ctx, records.RedoKey(id, micro(2), remote.Self().String())); err != nil {
 				t.Fatal(err)
 			}
 			crdttest.WaitUntil(t, 30*time.Second, func() error {
@@ -163,7 +164,7 @@ func TestIndexCommitCounters(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return crdt.Entry{Key: cm.Key(), Type: microjob.TypeCommit, Payload: cm.Encode()}
+		return crdt.Entry{Key: records.CommitmentKey(cm), Type: records.CommitType, Payload: cm.Encode()}
 	}
 	// Local commits 0..9, remote 5..14: 5..9 by both.
 	var mine, theirs []crdt.Entry
@@ -237,7 +238,7 @@ func TestIndexCommitCounters(t *testing.T) {
 	}
 	// A redo record turns the request counter on and changes the
 	// requests' version.
-	if err := crdt.PutJSON(ctx, w, RedoKey(id, micro(0), self), RedoType, Redo{Micro: micro(0).String(), Exclude: []string{self}}); err != nil {
+	if err := crdt.PutJSON(ctx, w, records.RedoKey(id, micro(0), self), records.RedoType, records.Redo{Micro: micro(0).String(), Exclude: []string{self}}); err != nil {
 		t.Fatal(err)
 	}
 	if !x.mayRequest(id) {

@@ -16,6 +16,7 @@ import (
 	"github.com/jobmesh/jobmesh/escrow"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/microjob"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // A job's members are the processors that joined its escrow
@@ -170,14 +171,14 @@ type DisclosureFilter func(ctx context.Context, info *jobs.JobInfo, d microjob.D
 // while a forged value hides a binding: see "Wallet binding".)
 func KeepMembers(store RecordReader, members *Members) DisclosureFilter {
 	return func(ctx context.Context, info *jobs.JobInfo, d microjob.Disclosure) (bool, error) {
-		r, err := store.Get(ctx, WalletBindingKey(d.Processor))
+		r, err := store.Get(ctx, records.WalletBindingKey(d.Processor))
 		if errors.Is(err, crdt.ErrNotFound) {
 			return false, nil
 		}
 		if err != nil {
 			return false, err
 		}
-		if wb, err := OpenWalletBinding(r); err != nil || wb.Wallet != d.Wallet {
+		if wb, err := records.OpenWalletBinding(r); err != nil || wb.Wallet != d.Wallet {
 			return false, nil
 		}
 		a, err := microjob.ParseWallet(d.Wallet)
@@ -271,7 +272,7 @@ func (v *memberView) filter(ctx context.Context, js *jobState, recs *jobRecords)
 				o.disclSeqs = append(o.disclSeqs, recs.disclSeqs[i])
 				continue
 			}
-			v.count("disclosure", d.Key()+" "+d.Wallet, "disclosure left out of judging: its wallet is not a member of the job's escrow",
+			v.count("disclosure", records.DisclosureKey(d)+" "+d.Wallet, "disclosure left out of judging: its wallet is not a member of the job's escrow",
 				"job", id, "micro", d.MicroID, "processor", d.Processor, "wallet", d.Wallet)
 		}
 		out = &o

@@ -14,8 +14,8 @@ import (
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/localmesh"
 	"github.com/jobmesh/jobmesh/meshtest"
-	"github.com/jobmesh/jobmesh/microjob"
 	"github.com/jobmesh/jobmesh/processor"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // termsMesh is chainMesh with flowMesh's grace periods and the jobs'
@@ -53,7 +53,7 @@ func waitBound(t *testing.T, m *localmesh.Mesh) {
 	for _, mem := range procs {
 		for _, other := range procs {
 			if err := waitFor(ctx, func() bool {
-				_, err := mem.Store.Get(ctx, processor.WalletBindingKey(other.Host.ID().String()))
+				_, err := mem.Store.Get(ctx, records.WalletBindingKey(other.Host.ID().String()))
 				return err == nil
 			}); err != nil {
 				t.Fatalf("processor %d never saw processor %d's wallet binding", mem.Index, other.Index)
@@ -123,11 +123,11 @@ func TestMemberWithoutWorkSigns(t *testing.T) {
 	if member, err := m.Escrow.IsMember(ctx, jobKey(info), wallet); err != nil || !member || j.Members != 4 {
 		t.Fatalf("the processor without work: member %v (%v); the job has %d members, want all 4", member, err, j.Members)
 	}
-	rec, err := client(m).Store.Get(ctx, processor.SignatureKey(info.ID(), m.Members[idle].Host.ID().String()))
+	rec, err := client(m).Store.Get(ctx, records.SignatureKey(info.ID(), m.Members[idle].Host.ID().String()))
 	if err != nil {
 		t.Fatalf("no signature of the member without work: %v", err)
 	}
-	sig, err := processor.DecodeSignatureRecord(rec.Payload)
+	sig, err := records.DecodeSignatureRecord(rec.Payload)
 	if err != nil || sig.Signer != wallet || sig.Settlement.ResultRoot != res.Release.ResultRoot {
 		t.Fatalf("its signature record: signer %s, %v", sig.Signer, err)
 	}
@@ -167,13 +167,13 @@ func TestOutsiderIsNotPaid(t *testing.T) {
 	}
 	// It did work on the job: its disclosures are in the store.
 	peer := m.Members[outsider].Host.ID().String()
-	recs, err := client(m).Store.Query(ctx, processor.JobKey(info.ID())+"/")
+	recs, err := client(m).Store.Query(ctx, records.JobKey(info.ID())+"/")
 	if err != nil {
 		t.Fatal(err)
 	}
 	disclosed := 0
 	for _, r := range recs {
-		if r.Type == microjob.TypeResult && r.Author.String() == peer {
+		if r.Type == records.ResultType && r.Author.String() == peer {
 			disclosed++
 		}
 	}
@@ -234,12 +234,12 @@ func TestRefusedJoinKeepsProcessorOffTheJob(t *testing.T) {
 		t.Fatalf("the processor that could not join ran %v MicroJobs", n)
 	}
 	peer := mem.Host.ID().String()
-	recs, err := client(m).Store.Query(ctx, processor.JobKey(info.ID())+"/")
+	recs, err := client(m).Store.Query(ctx, records.JobKey(info.ID())+"/")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, r := range recs {
-		if r.Author.String() == peer && (r.Type == microjob.TypeCommit || r.Type == microjob.TypeResult) {
+		if r.Author.String() == peer && (r.Type == records.CommitType || r.Type == records.ResultType) {
 			t.Fatalf("the processor that could not join wrote %s", r.Key)
 		}
 	}
@@ -285,7 +285,7 @@ func TestSettleWaitsOutTheQuietPeriod(t *testing.T) {
 	// The chain's clock when a quorum (2 of 3 members) has signed.
 	var signedAt time.Time
 	if err := waitFor(ctx, func() bool {
-		recs, err := c.Store.Query(ctx, processor.JobKey(info.ID())+"/signature/")
+		recs, err := c.Store.Query(ctx, records.JobKey(info.ID())+"/signature/")
 		if err != nil || len(recs) < 2 {
 			return false
 		}

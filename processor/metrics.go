@@ -54,7 +54,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		}),
 		aborted: prometheus.NewCounter(prometheus.CounterOpts{
 			Namespace: "jobmesh", Subsystem: "processor", Name: "jobs_aborted_total",
-			Help: "JobAborted records this processor wrote because the open-job queue was over its cap.",
+			Help: "records.JobAborted records this processor wrote because the open-job queue was over its cap.",
 		}),
 		live: prometheus.NewGauge(prometheus.GaugeOpts{
 			Namespace: "jobmesh", Subsystem: "processor", Name: "live_processors",

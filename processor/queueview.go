@@ -12,7 +12,7 @@ import (
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/dispatch"
 	"github.com/jobmesh/jobmesh/jobs"
-	"github.com/jobmesh/jobmesh/microjob"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // QueueView is the open-job queue as the store shows it: the jobs without
@@ -56,7 +56,7 @@ type QueuedJob struct {
 // a processor with a disclosure in the job (verdictScan). Which verdict
 // counts, and whether any does, is ChooseVerdict's to say.
 func FinishedJobs(ctx context.Context, store RecordReader) ([]jobs.ID, error) {
-	recs, err := store.Query(ctx, "/jobs")
+	recs, err := store.Query(ctx, records.JobsPrefix)
 	if err != nil {
 		return nil, err
 	}
@@ -90,16 +90,16 @@ func (s *verdictScan) add(r crdt.Record) {
 		s.disclosers, s.verdicts = map[jobs.ID]map[string]bool{}, map[jobs.ID][]string{}
 	}
 	switch r.Type {
-	case VerdictType:
-		if id, author, ok := ParseVerdictKey(r.Key); ok {
-			s.verdicts[id] = append(s.verdicts[id], author)
+	case records.VerdictType:
+		if k, err := records.Parse(r.Key); err == nil && k.Type == records.VerdictType {
+			s.verdicts[k.Job] = append(s.verdicts[k.Job], k.Peer)
 		}
-	case microjob.TypeResult:
-		if k, err := microjob.ParseKey(r.Key); err == nil && k.Type == microjob.TypeResult && k.Processor == r.Author.String() {
-			if s.disclosers[k.JobID] == nil {
-				s.disclosers[k.JobID] = map[string]bool{}
+	case records.ResultType:
+		if k, err := records.Parse(r.Key); err == nil && k.Type == records.ResultType && k.Peer == r.Author.String() {
+			if s.disclosers[k.Job] == nil {
+				s.disclosers[k.Job] = map[string]bool{}
 			}
-			s.disclosers[k.JobID][k.Processor] = true
+			s.disclosers[k.Job][k.Peer] = true
 		}
 	}
 }
@@ -121,7 +121,7 @@ func ReadQueue(ctx context.Context, store RecordReader, cfg dispatch.Config, liv
 	if err := cfg.Validate(); err != nil {
 		return QueueView{}, err
 	}
-	recs, err := store.Query(ctx, "/jobs")
+	recs, err := store.Query(ctx, records.JobsPrefix)
 	if err != nil {
 		return QueueView{}, fmt.Errorf("processor: reading jobs: %w", err)
 	}
@@ -134,23 +134,23 @@ func ReadQueue(ctx context.Context, store RecordReader, cfg dispatch.Config, liv
 			continue
 		}
 		switch r.Type {
-		case JobType:
-			if info, err := jobs.Decode(r.Payload); err == nil && JobKey(info.ID()) == r.Key {
+		case records.JobType:
+			if info, err := jobs.Decode(r.Payload); err == nil && records.JobKey(info.ID()) == r.Key {
 				infos[info.ID()] = info
 			}
-		case VerdictType:
+		case records.VerdictType:
 			scan.add(r)
-		case AbortedType:
-			if id, ok := jobOfAbortedKey(r.Key); ok {
-				if _, err := DecodeJobAborted(r.Key, r.Payload); err == nil {
-					closed[id] = true
+		case records.AbortedType:
+			if k, err := records.Parse(r.Key); err == nil && k.Type == records.AbortedType {
+				if _, err := records.DecodeJobAborted(r.Key, r.Payload); err == nil {
+					closed[k.Job] = true
 				}
 			}
-		case microjob.TypeCommit:
-			if id, ok := jobOfRecordKey(r.Key); ok {
+		case records.CommitType:
+			if id, ok := records.JobOf(r.Key); ok {
 				started[id] = true
 			}
-		case microjob.TypeResult:
+		case records.ResultType:
 			scan.add(r)
 		}
 	}
@@ -221,18 +221,4 @@ func ReadQueue(ctx context.Context, store RecordReader, cfg dispatch.Config, liv
 		return cmp.Compare(a.Label, b.Label)
 	})
 	return view, nil
-}
-
-// jobOfRecordKey is the job of any key under /jobs/<id>/.
-func jobOfRecordKey(key string) (jobs.ID, bool) {
-	rest, ok := strings.CutPrefix(key, "/jobs/")
-	if !ok {
-		return jobs.ID{}, false
-	}
-	id, _, ok := strings.Cut(rest, "/")
-	if !ok {
-		return jobs.ID{}, false
-	}
-	h, err := jobs.ParseHash(id)
-	return h, err == nil
 }

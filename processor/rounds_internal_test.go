@@ -14,6 +14,7 @@ import (
 	"github.com/jobmesh/jobmesh/dispatch"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/microjob"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // roundsPlan is a job of 4 blocks in 2 MacroJobs of 2 regular MicroJobs
@@ -72,7 +73,7 @@ func TestFinalRounds(t *testing.T) {
 	disclose(0, m0[0].ID, "d", 1) // never committed
 	disclose(1, m1[0].ID, "c", 4)
 	got := finalRounds(plan, recs)
-	want := []RoundOrder{
+	want := []records.RoundOrder{
 		{Macro: 0, Commits: []string{"a", "b", "c"}, Disclosures: []string{"c", "b", "a"}},
 		{Macro: 1, Commits: []string{"c"}, Disclosures: []string{"c"}},
 	}
@@ -130,7 +131,7 @@ func TestFactsQoSIgnoresForgedRounds(t *testing.T) {
 	}
 	for _, r := range cl.Replicas {
 		crdttest.WaitUntil(t, 20*time.Second, func() error {
-			recs, err := r.Store.Query(context.Background(), JobKey(f.id()))
+			recs, err := r.Store.Query(context.Background(), records.JobKey(f.id()))
 			if err != nil || len(recs) != 12 {
 				return fmt.Errorf("replica %s holds %d records (%v)", r.ID(), len(recs), err)
 			}
@@ -147,7 +148,7 @@ func TestFactsQoSIgnoresForgedRounds(t *testing.T) {
 	f.putVerdict(t, b.Store, forged)
 	for i, r := range cl.Replicas {
 		crdttest.WaitUntil(t, 20*time.Second, func() error {
-			recs, err := r.Store.Query(context.Background(), VerdictPrefix(f.id()))
+			recs, err := r.Store.Query(context.Background(), records.VerdictPrefix(f.id()))
 			if err != nil || len(recs) != 2 {
 				return fmt.Errorf("replica %d holds %d verdicts (%v)", i, len(recs), err)
 			}

@@ -2,13 +2,11 @@ package processor_test
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"maps"
 	"math/big"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -18,105 +16,10 @@ import (
 	"github.com/jobmesh/jobmesh/escrow"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/localmesh"
-	"github.com/jobmesh/jobmesh/microjob"
 	"github.com/jobmesh/jobmesh/processor"
+	"github.com/jobmesh/jobmesh/records"
+	"github.com/jobmesh/jobmesh/records/recordstest"
 )
-
-// speedFixture is payoutFixture with rounds and a verdict that decodes: in
-// MacroJob 0, p1 committed and disclosed first, then p0, p3 and the
-// culprit p2; MacroJob 1 names only p0, whose results but the first are
-// in MacroJob 1.
-func speedFixture(t testing.TB) (*jobs.JobInfo, processor.VerdictRecord, microjob.Verdict) {
-	t.Helper()
-	info, rec, v := payoutFixture(t)
-	v.JobID = info.ID().String()
-	for i := range v.Results {
-		r := &v.Results[i]
-		r.MicroID = jobs.ID(sha256.Sum256([]byte{byte(i)})).String()
-		r.Slot = i
-		r.ResultCID = testCID(t).String()
-		r.Hashes = []string{strings.Repeat("ab", 32)}
-		if r.Processor == "p0" && i > 0 {
-			r.Macro = 1
-		}
-	}
-	v.Results[0].Verifier = true
-	rec.Verdict = json.RawMessage(v.Encode())
-	if _, err := microjob.DecodeVerdict(rec.Verdict); err != nil {
-		t.Fatal(err)
-	}
-	rec.Rounds = []processor.RoundOrder{
-		{Macro: 0, Commits: []string{"p1", "p0", "p3", "p2"}, Disclosures: []string{"p1", "p0", "p2", "p3"}},
-		{Macro: 1, Commits: []string{"p0"}, Disclosures: []string{"p0"}},
-	}
-	return info, rec, v
-}
-
-func encodeRecord(t testing.TB, rec processor.VerdictRecord) []byte {
-	t.Helper()
-	b, err := json.Marshal(rec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-func TestDecodeVerdictRecordRounds(t *testing.T) {
-	_, rec, _ := speedFixture(t)
-	b := encodeRecord(t, rec)
-	got, _, err := processor.DecodeVerdictRecord(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got.Rounds) != 2 || !slices.Equal(got.Rounds[0].Commits, rec.Rounds[0].Commits) ||
-		!slices.Equal(got.Rounds[0].Disclosures, rec.Rounds[0].Disclosures) {
-		t.Fatalf("rounds %+v, want %+v", got.Rounds, rec.Rounds)
-	}
-	// A record without rounds (version 1) still decodes, and encodes
-	// without the field, so version 1 decoders read it.
-	old := rec
-	old.Rounds = nil
-	ob := encodeRecord(t, old)
-	if strings.Contains(string(ob), "rounds") {
-		t.Fatalf("a record without rounds encodes them: %s", ob)
-	}
-	if got, _, err := processor.DecodeVerdictRecord(ob); err != nil || got.Rounds != nil {
-		t.Fatalf("version 1 record: %+v, %v", got.Rounds, err)
-	}
-	long := strings.Repeat("p", dispatch.MaxIDLen+1)
-	many := make([]string, dispatch.MaxTaskProcessors+1)
-	for i := range many {
-		many[i] = "p" + strings.Repeat("x", i)
-	}
-	for name, rounds := range map[string][]processor.RoundOrder{
-		"macro twice":              {{Macro: 0, Commits: []string{"p0"}}, {Macro: 0, Commits: []string{"p1"}}},
-		"macros descending":        {{Macro: 1, Commits: []string{"p0"}}, {Macro: 0, Commits: []string{"p0"}}},
-		"macro outside the plan":   {{Macro: 2, Commits: []string{"p0"}}},
-		"no committer":             {{Macro: 0}},
-		"committer twice":          {{Macro: 0, Commits: []string{"p0", "p0"}}},
-		"empty peer ID":            {{Macro: 0, Commits: []string{""}}},
-		"peer ID too long":         {{Macro: 0, Commits: []string{long}}},
-		"too many committers":      {{Macro: 0, Commits: many}},
-		"discloser did not commit": {{Macro: 0, Commits: []string{"p0"}, Disclosures: []string{"p1"}}},
-		"discloser twice":          {{Macro: 0, Commits: []string{"p0", "p1"}, Disclosures: []string{"p0", "p0"}}},
-		"more rounds than macros":  {{Macro: 0, Commits: []string{"p0"}}, {Macro: 1, Commits: []string{"p0"}}, {Macro: 2, Commits: []string{"p0"}}},
-	} {
-		bad := rec
-		bad.Rounds = rounds
-		if _, _, err := processor.DecodeVerdictRecord(encodeRecord(t, bad)); !errors.Is(err, processor.ErrBadRecord) {
-			t.Errorf("%s: %v", name, err)
-		}
-	}
-	for name, bad := range map[string]string{
-		"unknown round field": strings.Replace(string(b), `"macro":0,`, `"macro":0,"extra":1,`, 1),
-		"rounds not a list":   strings.Replace(string(b), `"rounds":[`, `"rounds":{"x":[`, 1),
-		"oversized":           strings.Replace(string(b), `"commits":["p1"`, `"commits":["`+strings.Repeat("p", processor.MaxRecord)+`","p1"`, 1),
-	} {
-		if _, _, err := processor.DecodeVerdictRecord([]byte(bad)); !errors.Is(err, processor.ErrBadRecord) {
-			t.Errorf("%s: %v", name, err)
-		}
-	}
-}
 
 // TestDeriveSettlementBySpeed: with rounds, each credited result earns
 // FeeBasePoints + its processor's task score in its MacroJob. p1 (wallet
@@ -124,7 +27,7 @@ func TestDecodeVerdictRecordRounds(t *testing.T) {
 // (second in MacroJob 0, alone in MacroJob 1) and p3's (third committer,
 // last discloser); the culprit p2 earns nothing.
 func TestDeriveSettlementBySpeed(t *testing.T) {
-	info, rec, v := speedFixture(t)
+	info, rec, v := recordstest.SpeedFixture(t)
 	cfg := dispatch.DefaultConfig()
 	s, err := processor.DeriveSettlement(cfg, info, rec, v, nil)
 	if err != nil {
@@ -152,7 +55,7 @@ func TestDeriveSettlementBySpeed(t *testing.T) {
 	// Another order is another settlement.
 	swapped := rec
 	swapped.Rounds = slices.Clone(rec.Rounds)
-	swapped.Rounds[0] = processor.RoundOrder{Macro: 0, Commits: []string{"p3", "p0", "p2", "p1"}, Disclosures: []string{"p3", "p0", "p2", "p1"}}
+	swapped.Rounds[0] = records.RoundOrder{Macro: 0, Commits: []string{"p3", "p0", "p2", "p1"}, Disclosures: []string{"p3", "p0", "p2", "p1"}}
 	other, err := processor.DeriveSettlement(cfg, info, swapped, v, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -161,7 +64,7 @@ func TestDeriveSettlementBySpeed(t *testing.T) {
 		t.Fatal("the split ignores the rounds")
 	}
 	// Bad rounds make the verdict unsettleable, not a wrong split.
-	swapped.Rounds = []processor.RoundOrder{{Macro: 7, Commits: []string{"p0"}}}
+	swapped.Rounds = []records.RoundOrder{{Macro: 7, Commits: []string{"p0"}}}
 	if _, err := processor.DeriveSettlement(cfg, info, swapped, v, nil); !errors.Is(err, processor.ErrNotSettleable) {
 		t.Fatalf("rounds outside the verdict: %v", err)
 	}
@@ -171,15 +74,15 @@ func TestDeriveSettlementBySpeed(t *testing.T) {
 // verdict record bytes derive byte-identical settlements, whatever order
 // their config slices or maps hand things over in.
 func TestDeriveSettlementSameOnEveryNode(t *testing.T) {
-	info, rec, _ := speedFixture(t)
-	b := encodeRecord(t, rec)
+	info, rec, _ := recordstest.SpeedFixture(t)
+	b := recordstest.EncodeRecord(t, rec)
 	var digests []string
 	for node := range 2 {
-		vr, dv, err := processor.DecodeVerdictRecord(slices.Clone(b))
+		vr, dv, err := records.DecodeVerdictRecord(slices.Clone(b))
 		if err != nil {
 			t.Fatal(err)
 		}
-		wallets := []string{wallet(2), wallet(3)}
+		wallets := []string{recordstest.Wallet(2), recordstest.Wallet(3)}
 		if node == 1 {
 			slices.Reverse(wallets)
 		}
@@ -187,7 +90,7 @@ func TestDeriveSettlementSameOnEveryNode(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rb, err := json.Marshal(processor.NewSettlementRecord(s))
+		rb, err := json.Marshal(records.NewSettlementRecord(s))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -201,7 +104,7 @@ func TestDeriveSettlementSameOnEveryNode(t *testing.T) {
 // TestDeriveSettlementWithoutRoundsCountsResults: a version 1 record (no
 // rounds) splits by the number of credited results, as before.
 func TestDeriveSettlementWithoutRoundsCountsResults(t *testing.T) {
-	info, rec, v := payoutFixture(t)
+	info, rec, v := recordstest.PayoutFixture(t)
 	s, err := processor.DeriveSettlement(dispatch.DefaultConfig(), info, rec, v, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -210,50 +113,6 @@ func TestDeriveSettlementWithoutRoundsCountsResults(t *testing.T) {
 	if s.Amounts[0].Cmp(want[0]) != 0 || s.Amounts[1].Cmp(want[1]) != 0 {
 		t.Fatalf("amounts %v, want %v", s.Amounts, want)
 	}
-}
-
-func FuzzDecodeVerdictRecord(f *testing.F) {
-	_, rec, _ := speedFixture(f)
-	f.Add(encodeRecord(f, rec))
-	rec.Rounds = nil
-	f.Add(encodeRecord(f, rec))
-	f.Add([]byte(`{"verdict":{},"culprits":[],"output":"","rounds":[{"macro":0,"commits":["a"],"disclosures":["a","a"]}]}`))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		rec, v, err := processor.DecodeVerdictRecord(b)
-		if err != nil {
-			if !errors.Is(err, processor.ErrBadRecord) {
-				t.Fatalf("error not ErrBadRecord: %v", err)
-			}
-			return
-		}
-		if len(b) > processor.MaxRecord {
-			t.Fatalf("decoded %d bytes, limit %d", len(b), processor.MaxRecord)
-		}
-		for i, r := range rec.Rounds {
-			if i > 0 && r.Macro <= rec.Rounds[i-1].Macro {
-				t.Fatalf("rounds not ascending: %+v", rec.Rounds)
-			}
-			if _, ok := v.VerifierHashes[r.Macro]; !ok {
-				t.Fatalf("round of MacroJob %d outside the verdict", r.Macro)
-			}
-			if len(r.Commits) == 0 || len(r.Commits) > dispatch.MaxTaskProcessors {
-				t.Fatalf("%d committers", len(r.Commits))
-			}
-			for _, p := range r.Disclosures {
-				if !slices.Contains(r.Commits, p) {
-					t.Fatalf("discloser %q did not commit", p)
-				}
-			}
-		}
-		// What decodes re-encodes to a record that decodes the same.
-		again, _, err := processor.DecodeVerdictRecord(encodeRecord(t, rec))
-		if err != nil {
-			t.Fatalf("re-encoded record refused: %v", err)
-		}
-		if len(again.Rounds) != len(rec.Rounds) {
-			t.Fatalf("re-encoding changed the rounds")
-		}
-	})
 }
 
 // checkSpeedSplit checks a settled job's verdict record and payouts: the

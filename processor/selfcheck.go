@@ -13,6 +13,7 @@ import (
 	"github.com/jobmesh/jobmesh/dispatch"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/microjob"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // A verifier block proves nothing when the processor that ran the verifier
@@ -24,30 +25,6 @@ import (
 // culprit; when they differ from each other, the re-runner that disagrees
 // with the other two hashes is. One lying re-runner cannot convict an
 // honest processor, because it is outvoted.
-
-// CheckType records ask two processors to re-run a self-checked block.
-const CheckType = "check"
-
-// CheckKey is where author asks for a self-checked block's re-runs. The
-// re-runs themselves are stored under RerunKey, like a dispute's.
-func CheckKey(id jobs.ID, block uint64, author string) string {
-	return JobKey(id) + "/check/" + strconv.FormatUint(block, 10) + "/" + author
-}
-
-// Check asks Thirds to re-run Block, which Processor alone computed for
-// both the verifier and the regular MicroJob, with output hash Hash.
-type Check struct {
-	Block     uint64    `json:"block"`
-	Processor string    `json:"processor"`
-	Hash      string    `json:"hash"`   // lowercase hex SHA-256
-	Thirds    [2]string `json:"thirds"` // distinct, neither is Processor
-	// Dropped are earlier re-runners that did not answer within
-	// Config.RerunTimeout; they are not drawn again.
-	Dropped []string `json:"dropped,omitempty"`
-	// Exhausted: no processor is left to replace a silent re-runner; the
-	// re-runs that came in decide alone, and only to confirm the hash.
-	Exhausted bool `json:"exhausted,omitempty"`
-}
 
 // selfCheck is one self-checked block of a verdict.
 type selfCheck struct {
@@ -240,7 +217,7 @@ func (w *Worker) requestChecks(ctx context.Context, js *jobState, v microjob.Ver
 	scs := checkTargets(js.plan, v, recs)
 	pending := false
 	var checks []crdt.Entry
-	var sent []Check
+	var sent []records.Check
 	var procs []string
 	for _, sc := range scs {
 		if _, done := checkOutcome(recs, sc); done {
@@ -309,8 +286,8 @@ func (w *Worker) requestChecks(ctx context.Context, js *jobState, v microjob.Ver
 			w.log.Warn("no processors left to replace a silent re-runner; the re-runs in hand decide", "job", js.plan.JobID, "block", sc.block)
 			picks = c.Thirds[:]
 		}
-		rec := Check{Block: sc.block, Processor: sc.processor, Hash: sc.hash, Thirds: [2]string{picks[0], picks[1]}, Dropped: dropped, Exhausted: exhausted}
-		e, err := crdt.JSONEntry(CheckKey(js.plan.JobID, sc.block, w.self), CheckType, rec)
+		rec := records.Check{Block: sc.block, Processor: sc.processor, Hash: sc.hash, Thirds: [2]string{picks[0], picks[1]}, Dropped: dropped, Exhausted: exhausted}
+		e, err := crdt.JSONEntry(records.CheckKey(js.plan.JobID, sc.block, w.self), records.CheckType, rec)
 		if err != nil {
 			return false, err
 		}
@@ -331,7 +308,7 @@ func (w *Worker) requestChecks(ctx context.Context, js *jobState, v microjob.Ver
 
 // hasRerun reports whether processor has stored its re-run of block.
 func hasRerun(recs *jobRecords, block uint64, processor string) bool {
-	return slices.ContainsFunc(recs.reruns[block], func(r Rerun) bool { return r.Processor == processor })
+	return slices.ContainsFunc(recs.reruns[block], func(r records.Rerun) bool { return r.Processor == processor })
 }
 
 // rerunOverdue reports whether the re-run request (kind, block, thirds)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/microjob"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // TestCheckConvictsAfterTheBlockIsNoLongerSelfChecked: a liar ran both
@@ -58,8 +59,8 @@ func TestCheckConvictsAfterTheBlockIsNoLongerSelfChecked(t *testing.T) {
 	}
 	recs.discl = []microjob.Disclosure{disclose(ver, "liar", "bad"), disclose(regular, "liar", "bad"),
 		disclose(ver, "honest1", "good"), disclose(regular, "honest2", "good")}
-	recs.checks[block] = Check{Block: block, Processor: "liar", Hash: hexOf("bad"), Thirds: [2]string{"honest1", "honest2"}}
-	recs.reruns[block] = []Rerun{{Block: block, Hash: hexOf("good"), Processor: "honest1"}, {Block: block, Hash: hexOf("good"), Processor: "honest2"}}
+	recs.checks[block] = records.Check{Block: block, Processor: "liar", Hash: hexOf("bad"), Thirds: [2]string{"honest1", "honest2"}}
+	recs.reruns[block] = []records.Rerun{{Block: block, Hash: hexOf("good"), Processor: "honest1"}, {Block: block, Hash: hexOf("good"), Processor: "honest2"}}
 	if got := checkCulprits(plan, v, recs); !slices.Equal(got, []string{"liar"}) {
 		t.Fatalf("culprits %v, want [liar]", got)
 	}
@@ -73,8 +74,8 @@ func TestCheckConvictsAfterTheBlockIsNoLongerSelfChecked(t *testing.T) {
 	}
 
 	// A check naming a hash the processor did not disclose convicts no one.
-	recs.checks[block] = Check{Block: block, Processor: "honest1", Hash: hexOf("bad"), Thirds: [2]string{"liar", "honest2"}}
-	recs.reruns[block] = []Rerun{{Block: block, Hash: hexOf("good"), Processor: "liar"}, {Block: block, Hash: hexOf("good"), Processor: "honest2"}}
+	recs.checks[block] = records.Check{Block: block, Processor: "honest1", Hash: hexOf("bad"), Thirds: [2]string{"liar", "honest2"}}
+	recs.reruns[block] = []records.Rerun{{Block: block, Hash: hexOf("good"), Processor: "liar"}, {Block: block, Hash: hexOf("good"), Processor: "honest2"}}
 	if got := checkCulprits(plan, v, recs); len(got) != 0 {
 		t.Fatalf("a check of a hash honest1 never disclosed named %v", got)
 	}
@@ -84,8 +85,8 @@ func TestCheckConvictsAfterTheBlockIsNoLongerSelfChecked(t *testing.T) {
 // disclosure in the records shows a store still catching up.
 func TestChecksAheadOfTheirDisclosures(t *testing.T) {
 	recs := newJobRecords()
-	recs.checks[3] = Check{Block: 3, Processor: "liar"}
-	recs.checks[5] = Check{Block: 5, Processor: "other"}
+	recs.checks[3] = records.Check{Block: 3, Processor: "liar"}
+	recs.checks[5] = records.Check{Block: 5, Processor: "other"}
 	recs.discl = []microjob.Disclosure{{Processor: "other"}}
 	if n := checksAhead(recs); n != 1 {
 		t.Fatalf("%d checks ahead, want 1 (the liar's)", n)

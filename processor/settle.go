@@ -15,6 +15,7 @@ import (
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/macrojob"
 	"github.com/jobmesh/jobmesh/microjob"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // settle discloses results once their MacroJob is fully committed, and
@@ -44,13 +45,13 @@ func (w *Worker) settle(ctx context.Context) {
 type jobRecords struct {
 	commits []microjob.Commitment
 	discl   []microjob.Disclosure
-	reruns  map[uint64][]Rerun // by block
+	reruns  map[uint64][]records.Rerun // by block
 	// dispute, checks and redo are the requests a judgement accepted
 	// (authors.go: one per block or MicroJob, from an eligible author);
 	// empty in the records as read, which hold every request in requests.
-	dispute map[uint64]Dispute // by block
-	checks  map[uint64]Check   // self-checked blocks' re-run requests, by block
-	redo    map[string]Redo    // by MicroJob
+	dispute map[uint64]records.Dispute // by block
+	checks  map[uint64]records.Check   // self-checked blocks' re-run requests, by block
+	redo    map[string]records.Redo    // by MicroJob
 	// requests are the dispute, check and redo records as read, of every
 	// author; verdicts the verdict records.
 	requests []request
@@ -66,7 +67,7 @@ type jobRecords struct {
 }
 
 func newJobRecords() *jobRecords {
-	return &jobRecords{reruns: map[uint64][]Rerun{}, dispute: map[uint64]Dispute{}, checks: map[uint64]Check{}, redo: map[string]Redo{}}
+	return &jobRecords{reruns: map[uint64][]records.Rerun{}, dispute: map[uint64]records.Dispute{}, checks: map[uint64]records.Check{}, redo: map[string]records.Redo{}}
 }
 
 // part is one record of a job, opened and checked: at most one of its
@@ -76,7 +77,7 @@ type part struct {
 	rec     crdt.Record
 	commit  *microjob.Commitment
 	discl   *microjob.Disclosure
-	rerun   *Rerun
+	rerun   *records.Rerun
 	request *request
 	verdict bool
 }
@@ -89,23 +90,22 @@ func openPart(id jobs.ID, r crdt.Record) part {
 	p := part{rec: r}
 	author := r.Author.String()
 	switch r.Type {
-	case microjob.TypeCommit:
-		if c, err := microjob.OpenCommitment(r.Key, author, r.Payload); err == nil && c.JobID == id {
+	case records.CommitType:
+		if c, err := records.OpenCommitment(r.Key, author, r.Payload); err == nil && c.JobID == id {
 			p.commit = &c
 		}
-	case microjob.TypeResult:
-		if d, err := microjob.OpenDisclosure(r.Key, author, r.Payload); err == nil && d.JobID == id {
+	case records.ResultType:
+		if d, err := records.OpenDisclosure(r.Key, author, r.Payload); err == nil && d.JobID == id {
 			p.discl = &d
 		}
-	case RerunType:
-		var rr Rerun
-		if decodeStrict(r.Payload, &rr) == nil && rr.Processor == author && RerunKey(id, rr.Block, author) == r.Key {
+	case records.RerunType:
+		if rr, err := records.DecodeRerun(r.Payload); err == nil && rr.Processor == author && records.RerunKey(id, rr.Block, author) == r.Key {
 			p.rerun = &rr
 		}
-	case DisputeType, CheckType, RedoType:
+	case records.DisputeType, records.CheckType, records.RedoType:
 		p.request = openRequest(id, r)
-	case VerdictType:
-		p.verdict = r.Key == VerdictKey(id, author)
+	case records.VerdictType:
+		p.verdict = r.Key == records.VerdictKey(id, author)
 	}
 	return p
 }
@@ -176,9 +176,9 @@ func (w *Worker) discloseAt(ctx context.Context, now time.Time) {
 		}
 		var out []microjob.Disclosure
 		for _, d := range ready {
-			since, ok := w.readySince[d.Key()]
+			since, ok := w.readySince[records.DisclosureKey(d)]
 			if !ok {
-				w.readySince[d.Key()], since = now, now
+				w.readySince[records.DisclosureKey(d)], since = now, now
 			}
 			held := now.Sub(since)
 			if held >= w.discloseHold() && (!now.Before(w.turnEnd) || held >= maxTurnHold) {
@@ -292,7 +292,7 @@ func (w *Worker) keepPending(keep []microjob.Disclosure, n int) {
 // disclosed forgets the hold times of written disclosures.
 func (w *Worker) disclosed(ds []microjob.Disclosure) {
 	for _, d := range ds {
-		delete(w.readySince, d.Key())
+		delete(w.readySince, records.DisclosureKey(d))
 	}
 }
 
@@ -300,7 +300,7 @@ func (w *Worker) disclosed(ds []microjob.Disclosure) {
 func discloseEntries(ds []microjob.Disclosure) []crdt.Entry {
 	entries := make([]crdt.Entry, len(ds))
 	for i, d := range ds {
-		entries[i] = crdt.Entry{Key: d.Key(), Type: microjob.TypeResult, Payload: d.Encode()}
+		entries[i] = crdt.Entry{Key: records.DisclosureKey(d), Type: records.ResultType, Payload: d.Encode()}
 	}
 	return entries
 }
@@ -486,7 +486,7 @@ func (w *Worker) finalize(ctx context.Context, js *jobState) error {
 		if _, ok := acc.redo[m]; ok {
 			continue
 		}
-		if err := crdt.PutJSON(ctx, w.writer, RedoKey(id, mustHash(m), w.self), RedoType, Redo{Micro: m, Exclude: culprits}); err != nil {
+		if err := crdt.PutJSON(ctx, w.writer, records.RedoKey(id, mustHash(m), w.self), records.RedoType, records.Redo{Micro: m, Exclude: culprits}); err != nil {
 			return err
 		}
 		w.log.Info("MicroJob to be redone", "job", id, "micro", m, "culprits", culprits)
@@ -663,7 +663,7 @@ func (w *Worker) redoSilent(ctx context.Context, js *jobState, recs *jobRecords,
 		if _, ok := recs.redo[m]; ok {
 			continue
 		}
-		e, err := crdt.JSONEntry(RedoKey(id, mustHash(m), w.self), RedoType, Redo{Micro: m, Exclude: silent[m]})
+		e, err := crdt.JSONEntry(records.RedoKey(id, mustHash(m), w.self), records.RedoType, records.Redo{Micro: m, Exclude: silent[m]})
 		if err != nil {
 			return err
 		}
@@ -774,8 +774,8 @@ func (w *Worker) requestReruns(ctx context.Context, js *jobState, disputes []mic
 			w.judgeAgain(js)
 			continue
 		}
-		rec := Dispute{Dispute: d, Third: pool[i], Dropped: dropped}
-		if err := crdt.PutJSON(ctx, w.writer, DisputeKey(js.plan.JobID, d.Block, w.self), DisputeType, rec); err != nil {
+		rec := records.Dispute{Dispute: d, Third: pool[i], Dropped: dropped}
+		if err := crdt.PutJSON(ctx, w.writer, records.DisputeKey(js.plan.JobID, d.Block, w.self), records.DisputeType, rec); err != nil {
 			return err
 		}
 		w.log.Info("disputed block sent for a third run", "job", js.plan.JobID, "block", d.Block, "sides", d.Processors, "third", pool[i])
@@ -825,7 +825,7 @@ func (w *Worker) doReruns(ctx context.Context) bool {
 		}
 		var reruns []crdt.Entry
 		for block, mine := range asked {
-			if !mine || slices.ContainsFunc(recs.reruns[block], func(r Rerun) bool { return r.Processor == w.self }) {
+			if !mine || slices.ContainsFunc(recs.reruns[block], func(r records.Rerun) bool { return r.Processor == w.self }) {
 				continue
 			}
 			if !w.funded(ctx, js, time.Now()) {
@@ -851,8 +851,8 @@ func (w *Worker) doReruns(ctx context.Context) bool {
 				out = w.cfg.Tamper(block, out)
 			}
 			sum := sha256.Sum256(out)
-			rr := Rerun{Block: block, Hash: hex.EncodeToString(sum[:]), Processor: w.self}
-			e, err := crdt.JSONEntry(RerunKey(js.plan.JobID, block, w.self), RerunType, rr)
+			rr := records.Rerun{Block: block, Hash: hex.EncodeToString(sum[:]), Processor: w.self}
+			e, err := crdt.JSONEntry(records.RerunKey(js.plan.JobID, block, w.self), records.RerunType, rr)
 			if err != nil {
 				continue
 			}
@@ -925,8 +925,8 @@ func (w *Worker) doRedos(ctx context.Context) bool {
 			// The rest of the MacroJob is disclosed already: the
 			// commitment and the disclosure go out together.
 			if err := w.writer.PutBatch(ctx, []crdt.Entry{
-				{Key: c.Key(), Type: microjob.TypeCommit, Payload: c.Encode()},
-				{Key: d.Key(), Type: microjob.TypeResult, Payload: d.Encode()},
+				{Key: records.CommitmentKey(c), Type: records.CommitType, Payload: c.Encode()},
+				{Key: records.DisclosureKey(d), Type: records.ResultType, Payload: d.Encode()},
 			}); err != nil {
 				continue
 			}
@@ -945,7 +945,7 @@ func (w *Worker) doRedos(ctx context.Context) bool {
 // (those before it may have stopped). Without the ranking every processor
 // redoes every redone MicroJob at once. A replicated job's redos are
 // taken by any processor mayRedo admits.
-func (w *Worker) redoTurn(js *jobState, rd Redo) bool {
+func (w *Worker) redoTurn(js *jobState, rd records.Redo) bool {
 	if replicated(js) {
 		return true
 	}
@@ -981,7 +981,7 @@ func (w *Worker) redoTurn(js *jobState, rd Redo) bool {
 
 // redoRank is this processor's place in redoTurn's ranking for rd in
 // dispatch view v.
-func (w *Worker) redoRank(js *jobState, rd Redo, v *View) int {
+func (w *Worker) redoRank(js *jobState, rd records.Redo, v *View) int {
 	self := hashOf(w.self, js.plan.JobID.String(), rd.Micro, "redo")
 	rank := 0
 	if v != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/escrow"
 	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // SettlementStatus reports how many members of a finished job have signed
@@ -98,8 +99,8 @@ func (w *Worker) SubmitSettlement(ctx context.Context, id jobs.ID) (bool, error)
 	w.m.settlements.WithLabelValues("submitted").Inc()
 	w.log.Info("job settled on chain", "job", id, "tx", rcpt.TxHash, "block", rcpt.BlockNumber,
 		"signers", len(cv.sigs), "members", j.Members, "payees", len(cv.own.Payees), "culprits", len(cv.own.Culprits))
-	rec := SettledRecord{Version: SettledRecordVersion, Tx: strings.ToLower(rcpt.TxHash.Hex()), Block: rcpt.BlockNumber.Uint64(), Submitter: w.self}
-	if err := crdt.PutJSON(ctx, w.writer, SettledKey(id), SettledType, rec); err != nil {
+	rec := records.SettledRecord{Version: records.SettledRecordVersion, Tx: strings.ToLower(rcpt.TxHash.Hex()), Block: rcpt.BlockNumber.Uint64(), Submitter: w.self}
+	if err := crdt.PutJSON(ctx, w.writer, records.SettledKey(id), records.SettledType, rec); err != nil {
 		w.log.Warn("recording the settle transaction", "job", id, "err", err)
 	}
 	return true, nil

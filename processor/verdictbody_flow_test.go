@@ -10,6 +10,7 @@ import (
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/localmesh"
 	"github.com/jobmesh/jobmesh/processor"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // bodyTune makes every verdict go out of line.
@@ -26,14 +27,14 @@ func checkBodyRecord(t *testing.T, m *localmesh.Mesh, info *jobs.JobInfo, verdic
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := client(m).Store.Get(ctx, processor.VerdictKey(info.ID(), chosen.Author))
+	r, err := client(m).Store.Get(ctx, records.VerdictKey(info.ID(), chosen.Author))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := processor.DecodeVerdictRecord(r.Payload); !errors.Is(err, processor.ErrBodyNotFetched) {
+	if _, _, err := records.DecodeVerdictRecord(r.Payload); !errors.Is(err, records.ErrBodyNotFetched) {
 		t.Fatalf("verdict record is not a body record (%v): %s", err, r.Payload)
 	}
-	rec, v, err := processor.LoadVerdictRecord(ctx, r.Payload, client(m).IPFS)
+	rec, v, err := records.LoadVerdictRecord(ctx, r.Payload, client(m).IPFS)
 	if err != nil {
 		t.Fatal(err)
 	}

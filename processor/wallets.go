@@ -13,6 +13,7 @@ import (
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/microjob"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // Wallets is the verified view of the mesh's wallet bindings (peer ID →
@@ -111,7 +112,7 @@ func newWallets(store crdt.Reader, enforce bool, reg prometheus.Registerer, log 
 // start loads the bindings and follows them until ctx ends; wg tracks
 // the follower. The watch starts before the load, so no change is missed.
 func (v *Wallets) start(ctx context.Context, wg *sync.WaitGroup) error {
-	changes := v.store.Watch(ctx, nodesPrefix)
+	changes := v.store.Watch(ctx, records.NodesPrefix)
 	if err := v.load(ctx); err != nil {
 		return fmt.Errorf("processor: loading wallet bindings: %w", err)
 	}
@@ -135,7 +136,7 @@ func (v *Wallets) start(ctx context.Context, wg *sync.WaitGroup) error {
 // load reads every binding in the store, verifying only the records newer
 // than those verified before.
 func (v *Wallets) load(ctx context.Context) error {
-	recs, err := v.store.Query(ctx, nodesPrefix)
+	recs, err := v.store.Query(ctx, records.NodesPrefix)
 	if err != nil {
 		return err
 	}
@@ -153,10 +154,11 @@ func (v *Wallets) load(ctx context.Context) error {
 // its key hides it from reads (the store rejects the forgery) without
 // unbinding it here.
 func (v *Wallets) apply(r crdt.Record) {
-	p, ok := bindingPeer(r.Key)
-	if !ok {
+	k, err := records.Parse(r.Key)
+	if err != nil || k.Type != records.WalletBindingType {
 		return
 	}
+	p := k.Peer
 	v.mu.RLock()
 	prev, seen := v.bound[p]
 	v.mu.RUnlock()
@@ -164,15 +166,15 @@ func (v *Wallets) apply(r crdt.Record) {
 		return
 	}
 	got := verified{seq: r.Seq}
-	wb, err := OpenWalletBinding(r)
+	wb, err := records.OpenWalletBinding(r)
 	if err == nil {
 		got.wallet = wb.Wallet
 	} else {
 		reason := "malformed"
 		switch {
-		case errors.Is(err, ErrBindingPeer):
+		case errors.Is(err, records.ErrBindingPeer):
 			reason = "peer"
-		case errors.Is(err, ErrBindingSignature):
+		case errors.Is(err, records.ErrBindingSignature):
 			reason = "signature"
 		}
 		v.m.refused.WithLabelValues(reason).Inc()
@@ -251,7 +253,7 @@ func (v *Wallets) filter(id jobs.ID, recs *jobRecords) *jobRecords {
 
 // countLocked counts and logs a left-out disclosure the first time.
 func (v *Wallets) countLocked(id jobs.ID, d microjob.Disclosure) {
-	k := d.Key() + " " + d.Wallet
+	k := records.DisclosureKey(d) + " " + d.Wallet
 	if _, ok := v.counted[k]; ok {
 		return
 	}
@@ -282,7 +284,7 @@ func (v *Wallets) culpritWallets(culprits []string) []string {
 // (one whose processor is not a culprit of rec or verdict) to a wallet
 // that is not the result's processor's bound wallet. A refusal is counted
 // and logged once per job.
-func (v *Wallets) checkPayees(id jobs.ID, rec VerdictRecord, verdict microjob.Verdict) error {
+func (v *Wallets) checkPayees(id jobs.ID, rec records.VerdictRecord, verdict microjob.Verdict) error {
 	if v == nil || !v.enforce {
 		return nil
 	}

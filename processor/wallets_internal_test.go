@@ -22,6 +22,7 @@ import (
 	"github.com/jobmesh/jobmesh/crdt/crdttest"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/microjob"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 func walletOf(k *ecdsa.PrivateKey) string {
@@ -61,7 +62,7 @@ func TestWalletsViewOnReplicas(t *testing.T) {
 	const attacker = 2
 	c := crdttest.New(t, crdttest.Options{Replicas: 3, Configure: func(i int, cfg *crdt.Config) {
 		if i != attacker {
-			cfg.AuthorPolicy = AuthorPolicy(nodesPrefix)
+			cfg.AuthorPolicy = records.AuthorPolicy()
 		}
 	}})
 	ctx := context.Background()
@@ -72,21 +73,21 @@ func TestWalletsViewOnReplicas(t *testing.T) {
 		return crdttest.Metric(t, reg, "jobmesh_processor_wallet_bindings_refused_total", map[string]string{"reason": reason})
 	}
 
-	good, err := NewWalletBinding(honest.ID().String(), honestKey)
+	good, err := records.NewWalletBinding(honest.ID().String(), honestKey)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := crdt.PutJSON(ctx, honest.Store, WalletBindingKey(honest.ID().String()), WalletBindingType, good); err != nil {
+	if err := crdt.PutJSON(ctx, honest.Store, records.WalletBindingKey(honest.ID().String()), records.WalletBindingType, good); err != nil {
 		t.Fatal(err)
 	}
 	// The liar claims the honest wallet, signing with its own key.
-	forged, _ := NewWalletBinding(liar.ID().String(), liarKey)
+	forged, _ := records.NewWalletBinding(liar.ID().String(), liarKey)
 	forged.Wallet = walletOf(honestKey)
-	if err := crdt.PutJSON(ctx, liar.Store, WalletBindingKey(liar.ID().String()), WalletBindingType, forged); err != nil {
+	if err := crdt.PutJSON(ctx, liar.Store, records.WalletBindingKey(liar.ID().String()), records.WalletBindingType, forged); err != nil {
 		t.Fatal(err)
 	}
 	// A store with the policy refuses to write under another peer's key.
-	err = crdt.PutJSON(ctx, liar.Store, WalletBindingKey(honest.ID().String()), WalletBindingType, forged)
+	err = crdt.PutJSON(ctx, liar.Store, records.WalletBindingKey(honest.ID().String()), records.WalletBindingType, forged)
 	if !errors.Is(err, crdt.ErrPolicy) {
 		t.Fatalf("write under another peer's key: %v, want crdt.ErrPolicy", err)
 	}
@@ -113,10 +114,10 @@ func TestWalletsViewOnReplicas(t *testing.T) {
 	// The attacker's store has no policy: it writes its own valid binding
 	// under the honest peer's key, which every honest replica refuses. It
 	// writes on top of the honest binding, so that its value is the newer.
-	c.WaitGet(attacker, WalletBindingKey(honest.ID().String()), nil)
+	c.WaitGet(attacker, records.WalletBindingKey(honest.ID().String()), nil)
 	evilKey := newWalletKey(t)
-	stolen, _ := NewWalletBinding(evil.ID().String(), evilKey)
-	if err := crdt.PutJSON(ctx, evil.Store, WalletBindingKey(honest.ID().String()), WalletBindingType, stolen); err != nil {
+	stolen, _ := records.NewWalletBinding(evil.ID().String(), evilKey)
+	if err := crdt.PutJSON(ctx, evil.Store, records.WalletBindingKey(honest.ID().String()), records.WalletBindingType, stolen); err != nil {
 		t.Fatal(err)
 	}
 	// A record after it: once it is in, so is the forgery.
@@ -142,12 +143,12 @@ func TestWalletsViewOnReplicas(t *testing.T) {
 
 	// The liar rebinds to its own wallet: the newer record replaces the
 	// refused one; the refused one replayed changes nothing.
-	refusedRec, err := liar.Store.Get(ctx, WalletBindingKey(liar.ID().String()))
+	refusedRec, err := liar.Store.Get(ctx, records.WalletBindingKey(liar.ID().String()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	own, _ := NewWalletBinding(liar.ID().String(), liarKey)
-	if err := crdt.PutJSON(ctx, liar.Store, WalletBindingKey(liar.ID().String()), WalletBindingType, own); err != nil {
+	own, _ := records.NewWalletBinding(liar.ID().String(), liarKey)
+	if err := crdt.PutJSON(ctx, liar.Store, records.WalletBindingKey(liar.ID().String()), records.WalletBindingType, own); err != nil {
 		t.Fatal(err)
 	}
 	crdttest.WaitUntil(t, 20*time.Second, func() error {
@@ -177,11 +178,11 @@ func newWalletsFixture(t *testing.T) walletsFixture {
 	f.v = newWallets(nil, true, f.reg, slog.New(slog.DiscardHandler))
 	for i, k := range []*ecdsa.PrivateKey{newWalletKey(t), newWalletKey(t)} {
 		id := newPeerIDInternal(t)
-		wb, err := NewWalletBinding(id, k)
+		wb, err := records.NewWalletBinding(id, k)
 		if err != nil {
 			t.Fatal(err)
 		}
-		rec := crdt.Record{Key: WalletBindingKey(id), Type: WalletBindingType, Seq: 10, Payload: mustJSON(t, wb)}
+		rec := crdt.Record{Key: records.WalletBindingKey(id), Type: records.WalletBindingType, Seq: 10, Payload: mustJSON(t, wb)}
 		rec.Author = mustPeer(t, id)
 		f.v.apply(rec)
 		if i == 0 {
@@ -253,12 +254,12 @@ func TestWalletsCulpritsAndPayeesAreBound(t *testing.T) {
 		return microjob.Result{MicroID: "m-" + proc, Processor: proc, Wallet: wallet}
 	}
 	ok := microjob.Verdict{Results: []microjob.Result{res(f.honest, f.honestW), res(f.liar, f.honestW)}, Culprits: []string{f.liar}}
-	if err := f.v.checkPayees(id, VerdictRecord{}, ok); err != nil {
+	if err := f.v.checkPayees(id, records.VerdictRecord{}, ok); err != nil {
 		t.Fatalf("a culprit's claimed wallet blocked signing: %v", err)
 	}
 	bad := microjob.Verdict{Results: []microjob.Result{res(f.honest, f.honestW), res(f.liar, f.honestW)}}
 	for range 2 {
-		if err := f.v.checkPayees(id, VerdictRecord{}, bad); !errors.Is(err, ErrUnboundPayee) {
+		if err := f.v.checkPayees(id, records.VerdictRecord{}, bad); !errors.Is(err, ErrUnboundPayee) {
 			t.Fatalf("a payee claiming another's wallet: %v, want ErrUnboundPayee", err)
 		}
 	}
@@ -306,10 +307,10 @@ func TestWalletsCountRefusedBindings(t *testing.T) {
 	v := newWallets(nil, true, reg, slog.New(slog.DiscardHandler))
 	key, victim := newWalletKey(t), newWalletKey(t)
 	record := func(author string, payload []byte) crdt.Record {
-		return crdt.Record{Key: WalletBindingKey(author), Type: WalletBindingType, Author: mustPeer(t, author), Seq: 5, Payload: payload}
+		return crdt.Record{Key: records.WalletBindingKey(author), Type: records.WalletBindingType, Author: mustPeer(t, author), Seq: 5, Payload: payload}
 	}
-	binding := func(peerID string, k *ecdsa.PrivateKey) WalletBinding {
-		wb, err := NewWalletBinding(peerID, k)
+	binding := func(peerID string, k *ecdsa.PrivateKey) records.WalletBinding {
+		wb, err := records.NewWalletBinding(peerID, k)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -325,7 +326,7 @@ func TestWalletsCountRefusedBindings(t *testing.T) {
 		}, "malformed"},
 		"oversized": {func(self string) crdt.Record {
 			b := mustJSON(t, binding(self, key))
-			return record(self, append(b[:len(b)-1], []byte(`,"pad":"`+strings.Repeat("x", MaxWalletBinding)+`"}`)...))
+			return record(self, append(b[:len(b)-1], []byte(`,"pad":"`+strings.Repeat("x", records.MaxWalletBinding)+`"}`)...))
 		}, "malformed"},
 		"another peer's binding": {func(self string) crdt.Record {
 			return record(self, mustJSON(t, binding(newPeerIDInternal(t), victim)))

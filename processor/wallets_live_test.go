@@ -13,6 +13,7 @@ import (
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/localmesh"
 	"github.com/jobmesh/jobmesh/processor"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // TestLiarClaimingAnHonestWalletFramesNobody: a byzantine processor (its
@@ -75,11 +76,11 @@ func TestLiarClaimingAnHonestWalletFramesNobody(t *testing.T) {
 			t.Fatalf("the verdict credits the claimed wallet: %+v", r)
 		}
 	}
-	rec, err := client(m).Store.Get(ctx, processor.SettlementKey(info.ID()))
+	rec, err := client(m).Store.Get(ctx, records.SettlementKey(info.ID()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := processor.DecodeSettlementRecord(rec.Payload)
+	s, err := records.DecodeSettlementRecord(rec.Payload)
 	if err != nil {
 		t.Fatal(err)
 	}

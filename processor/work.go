@@ -18,6 +18,7 @@ import (
 	"github.com/jobmesh/jobmesh/macrojob"
 	"github.com/jobmesh/jobmesh/microjob"
 	"github.com/jobmesh/jobmesh/p2p"
+	"github.com/jobmesh/jobmesh/records"
 	"github.com/jobmesh/jobmesh/wasm"
 )
 
@@ -364,7 +365,7 @@ func (w *Worker) firstOwners(js *jobState) []string {
 // open to join: its lock in the store, or, as the store may lag, its
 // announcement on the Job channel.
 func (w *Worker) roomOwner(ctx context.Context, js *jobState, macro uint64, now time.Time) (macrojob.PeerID, bool) {
-	if lock, ok := macrojob.ReadRoomLock(ctx, w.p.Store, js.plan.JobID.String(), macro); ok && !lock.Open(now) {
+	if lock, ok := records.ReadRoomLock(ctx, w.p.Store, js.plan.JobID.String(), macro); ok && !lock.Open(now) {
 		return macrojob.PeerID(lock.Owner), true
 	}
 	if owner, ok := w.announcedOwner(js, macro, now); ok {
@@ -612,7 +613,7 @@ func (w *Worker) process(ctx context.Context, js *jobState, room *macrojob.Room,
 			continue
 		}
 		ran = append(ran, d)
-		commits = append(commits, crdt.Entry{Key: c.Key(), Type: microjob.TypeCommit, Payload: c.Encode()})
+		commits = append(commits, crdt.Entry{Key: records.CommitmentKey(c), Type: records.CommitType, Payload: c.Encode()})
 		done = append(done, id)
 	}
 	w.finishTurn(ctx, js, room, ran, commits, done)

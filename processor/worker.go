@@ -33,6 +33,7 @@ import (
 	"github.com/jobmesh/jobmesh/macrojob"
 	"github.com/jobmesh/jobmesh/microjob"
 	"github.com/jobmesh/jobmesh/p2p"
+	"github.com/jobmesh/jobmesh/records"
 	"github.com/jobmesh/jobmesh/wasm"
 )
 
@@ -483,7 +484,7 @@ func New(ctx context.Context, p Params, cfg Config) (*Worker, error) {
 	index := newRecordIndex(p.Store)
 	// The watch starts before anything is read, so the index misses no
 	// change made after a job's records were first queried.
-	changes := p.Store.Watch(runCtx, "/jobs")
+	changes := p.Store.Watch(runCtx, records.JobsPrefix)
 	w := &Worker{quorumNum: qNum, quorumDen: qDen, index: index, writer: indexWriter{store: p.Store, index: index},
 		cfg: cfg, p: p, self: p.Host.ID().String(), log: log, exec: exec, closer: closer, runner: runner,
 		fetch: fetcher, topic: topic, m: newMetrics(p.Registerer),
@@ -520,7 +521,7 @@ func New(ctx context.Context, p Params, cfg Config) (*Worker, error) {
 	}
 	index.onChange = w.poke
 	w.groups.events = newGroupMetrics(p.Registerer)
-	nodes := p.Store.Watch(runCtx, nodesPrefix)
+	nodes := p.Store.Watch(runCtx, records.NodesPrefix)
 	w.wg.Add(6)
 	go w.keepFacts(runCtx)
 	go w.watchNodes(runCtx, nodes)
@@ -654,7 +655,7 @@ func (w *Worker) learn(info *jobs.JobInfo) {
 // jobLevelKey reports whether key is a job's own record or one directly
 // under it (verdict, aborted, ...), not one of its MicroJobs' records.
 func jobLevelKey(key string) bool {
-	rest, ok := strings.CutPrefix(key, "/jobs/")
+	rest, ok := strings.CutPrefix(key, records.JobsPrefix+"/")
 	return ok && strings.Count(rest, "/") <= 1
 }
 
@@ -662,7 +663,7 @@ func jobLevelKey(key string) bool {
 // channel and the watch missed (a watch overflow, records that arrived
 // before the worker started).
 func (w *Worker) syncKnown(ctx context.Context) {
-	recs, err := w.p.Store.QueryKeys(ctx, "/jobs", jobLevelKey)
+	recs, err := w.p.Store.QueryKeys(ctx, records.JobsPrefix, jobLevelKey)
 	if err != nil {
 		return
 	}
@@ -676,17 +677,17 @@ func (w *Worker) syncKnown(ctx context.Context) {
 // agrees with it: finalize, which every store change wakes.)
 func (w *Worker) noticeRecord(r crdt.Record) {
 	switch r.Type {
-	case JobType:
-		if info, err := jobs.Decode(r.Payload); err == nil && JobKey(info.ID()) == r.Key {
+	case records.JobType:
+		if info, err := jobs.Decode(r.Payload); err == nil && records.JobKey(info.ID()) == r.Key {
 			w.learn(info)
 		}
-	case AbortedType:
-		if id, ok := jobOfAbortedKey(r.Key); ok {
-			if _, err := DecodeJobAborted(r.Key, r.Payload); err == nil {
-				w.markAborted(id)
+	case records.AbortedType:
+		if k, err := records.Parse(r.Key); err == nil && k.Type == records.AbortedType {
+			if _, err := records.DecodeJobAborted(r.Key, r.Payload); err == nil {
+				w.markAborted(k.Job)
 			}
 		}
-	case DisputeType, CheckType, RedoType:
+	case records.DisputeType, records.CheckType, records.RedoType:
 		w.interruptWaits()
 	}
 }

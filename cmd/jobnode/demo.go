@@ -23,6 +23,7 @@ import (
 	"github.com/jobmesh/jobmesh/localmesh"
 	"github.com/jobmesh/jobmesh/microjob"
 	"github.com/jobmesh/jobmesh/processor"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 type demoOptions struct {
@@ -257,16 +258,16 @@ func waitWithProgress(ctx context.Context, client *localmesh.Member, id jobs.ID,
 		if ok {
 			return res, nil
 		}
-		recs, err := client.Store.Query(ctx, processor.JobKey(id)+"/")
+		recs, err := client.Store.Query(ctx, records.JobKey(id)+"/")
 		if err == nil {
 			done := map[string]bool{}
 			by := map[string]int{}
 			for _, r := range recs {
-				if r.Type == microjob.TypeCommit {
-					k, err := microjob.ParseKey(r.Key)
-					if err == nil && !done[k.MicroID.String()+k.Processor] {
-						done[k.MicroID.String()+k.Processor] = true
-						by[names[k.Processor]]++
+				if r.Type == records.CommitType {
+					k, err := records.Parse(r.Key)
+					if err == nil && k.Type == records.CommitType && !done[k.Micro.String()+k.Peer] {
+						done[k.Micro.String()+k.Peer] = true
+						by[names[k.Peer]]++
 					}
 				}
 			}

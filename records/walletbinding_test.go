@@ -1,4 +1,4 @@
-package processor_test
+package records_test
 
 import (
 	"encoding/hex"
@@ -13,7 +13,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/jobmesh/jobmesh/crdt"
-	"github.com/jobmesh/jobmesh/processor"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 func newPeerID(t testing.TB) peer.ID {
@@ -30,13 +30,13 @@ func newPeerID(t testing.TB) peer.ID {
 }
 
 // bindingRecord is wb as its author stores it.
-func bindingRecord(t testing.TB, author peer.ID, wb processor.WalletBinding) crdt.Record {
+func bindingRecord(t testing.TB, author peer.ID, wb records.WalletBinding) crdt.Record {
 	t.Helper()
 	b, err := json.Marshal(wb)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return crdt.Record{Key: processor.WalletBindingKey(author.String()), Type: processor.WalletBindingType, Author: author, Seq: 1, Payload: b}
+	return crdt.Record{Key: records.WalletBindingKey(author.String()), Type: records.WalletBindingType, Author: author, Seq: 1, Payload: b}
 }
 
 func TestWalletBindingRefusesForgeries(t *testing.T) {
@@ -44,11 +44,11 @@ func TestWalletBindingRefusesForgeries(t *testing.T) {
 	key, _ := ethcrypto.GenerateKey()    // this processor's wallet
 	victim, _ := ethcrypto.GenerateKey() // an honest processor's wallet
 	victimAddr := strings.ToLower(ethcrypto.PubkeyToAddress(victim.PublicKey).Hex())
-	good, err := processor.NewWalletBinding(self.String(), key)
+	good, err := records.NewWalletBinding(self.String(), key)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := processor.OpenWalletBinding(bindingRecord(t, self, good))
+	got, err := records.OpenWalletBinding(bindingRecord(t, self, good))
 	if err != nil {
 		t.Fatalf("valid binding refused: %v", err)
 	}
@@ -67,10 +67,10 @@ func TestWalletBindingRefusesForgeries(t *testing.T) {
 	claim.Wallet = victimAddr
 	// The victim's genuine binding of another peer, re-labelled as self's:
 	// the signature names the other peer.
-	relabelled, _ := processor.NewWalletBinding(other.String(), victim)
+	relabelled, _ := records.NewWalletBinding(other.String(), victim)
 	relabelled.Peer = self.String()
 	// The victim's genuine binding of another peer, stored as is by self.
-	copied, _ := processor.NewWalletBinding(other.String(), victim)
+	copied, _ := records.NewWalletBinding(other.String(), victim)
 	// The same signature with s and v flipped (s in the upper half).
 	highS := good
 	{
@@ -95,35 +95,35 @@ func TestWalletBindingRefusesForgeries(t *testing.T) {
 		rec  crdt.Record
 		want error
 	}{
-		"signature by another key": {bindingRecord(t, self, claim), processor.ErrBindingSignature},
-		"wrong peer in message":    {bindingRecord(t, self, relabelled), processor.ErrBindingSignature},
-		"another peer's binding":   {bindingRecord(t, self, copied), processor.ErrBindingPeer},
-		"high s":                   {bindingRecord(t, self, highS), processor.ErrBadBinding},
-		"v 0 or 1":                 {bindingRecord(t, self, rawV), processor.ErrBadBinding},
-		"checksummed wallet":       {bindingRecord(t, self, checksummed), processor.ErrBadBinding},
+		"signature by another key": {bindingRecord(t, self, claim), records.ErrBindingSignature},
+		"wrong peer in message":    {bindingRecord(t, self, relabelled), records.ErrBindingSignature},
+		"another peer's binding":   {bindingRecord(t, self, copied), records.ErrBindingPeer},
+		"high s":                   {bindingRecord(t, self, highS), records.ErrBadBinding},
+		"v 0 or 1":                 {bindingRecord(t, self, rawV), records.ErrBadBinding},
+		"checksummed wallet":       {bindingRecord(t, self, checksummed), records.ErrBadBinding},
 		"truncated": {func() crdt.Record {
 			r := bindingRecord(t, self, good)
 			r.Payload = r.Payload[:len(r.Payload)-2]
 			return r
-		}(), processor.ErrBadBinding},
+		}(), records.ErrBadBinding},
 		"oversized": {func() crdt.Record {
 			r := bindingRecord(t, self, good)
-			r.Payload = []byte(strings.Replace(string(payload), `"version"`, `"pad":"`+strings.Repeat("a", processor.MaxWalletBinding)+`","version"`, 1))
+			r.Payload = []byte(strings.Replace(string(payload), `"version"`, `"pad":"`+strings.Repeat("a", records.MaxWalletBinding)+`","version"`, 1))
 			return r
-		}(), processor.ErrBadBinding},
+		}(), records.ErrBadBinding},
 		"under another peer's key": {func() crdt.Record {
 			r := bindingRecord(t, self, good)
-			r.Key = processor.WalletBindingKey(other.String())
+			r.Key = records.WalletBindingKey(other.String())
 			return r
-		}(), processor.ErrBadBinding},
+		}(), records.ErrBadBinding},
 		"wrong type": {func() crdt.Record {
 			r := bindingRecord(t, self, good)
 			r.Type = "node"
 			return r
-		}(), processor.ErrBadBinding},
+		}(), records.ErrBadBinding},
 	} {
-		_, err := processor.OpenWalletBinding(tc.rec)
-		if !errors.Is(err, tc.want) || !errors.Is(err, processor.ErrBadBinding) {
+		_, err := records.OpenWalletBinding(tc.rec)
+		if !errors.Is(err, tc.want) || !errors.Is(err, records.ErrBadBinding) {
 			t.Errorf("%s: got %v, want %v", name, err, tc.want)
 		}
 	}
@@ -132,7 +132,7 @@ func TestWalletBindingRefusesForgeries(t *testing.T) {
 func FuzzDecodeWalletBinding(f *testing.F) {
 	key, _ := ethcrypto.GenerateKey()
 	id := newPeerID(f)
-	wb, err := processor.NewWalletBinding(id.String(), key)
+	wb, err := records.NewWalletBinding(id.String(), key)
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -141,20 +141,20 @@ func FuzzDecodeWalletBinding(f *testing.F) {
 	f.Add([]byte(`{"version":1,"peer":"x","wallet":"0x","signature":"0x"}`))
 	f.Add([]byte(`[]`))
 	f.Fuzz(func(t *testing.T, in []byte) {
-		wb, err := processor.DecodeWalletBinding(in)
+		wb, err := records.DecodeWalletBinding(in)
 		if err != nil {
-			if !errors.Is(err, processor.ErrBadBinding) {
+			if !errors.Is(err, records.ErrBadBinding) {
 				t.Fatalf("error %v does not wrap ErrBadBinding", err)
 			}
 			return
 		}
 		// Verifying whatever decodes never panics, and fails only with
 		// ErrBadBinding.
-		if err := wb.Verify(wb.Peer); err != nil && !errors.Is(err, processor.ErrBadBinding) {
+		if err := wb.Verify(wb.Peer); err != nil && !errors.Is(err, records.ErrBadBinding) {
 			t.Fatalf("verify: %v", err)
 		}
 		again, _ := json.Marshal(wb)
-		wb2, err := processor.DecodeWalletBinding(again)
+		wb2, err := records.DecodeWalletBinding(again)
 		if err != nil || wb2 != wb {
 			t.Fatalf("round trip: %+v, %v", wb2, err)
 		}

@@ -1,4 +1,4 @@
-package processor_test
+package records_test
 
 import (
 	"encoding/hex"
@@ -7,7 +7,7 @@ import (
 	ethcrypto "github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/jobmesh/jobmesh/jobs"
-	"github.com/jobmesh/jobmesh/processor"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // TestCancelVector pins the cancel digest and signature (docs/PROTOCOL.md):
@@ -18,8 +18,8 @@ func TestCancelVector(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := processor.CancelDigest(jobs.ID{})
-	rec, err := processor.SignCancel(jobs.ID{}, key)
+	d := records.CancelDigest(jobs.ID{})
+	rec, err := records.SignCancel(jobs.ID{}, key)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package processor
+package records
 
 import (
 	"crypto/ecdsa"
@@ -25,9 +25,6 @@ import (
 // A record that claims a wallet therefore proves it twice: the peer wrote
 // it, and the wallet's key agreed to it. See docs/PROTOCOL.md.
 const (
-	// WalletBindingType records hold a WalletBinding under
-	// WalletBindingKey.
-	WalletBindingType = "wallet"
 	// WalletBindingVersion is the version of the WalletBinding record.
 	WalletBindingVersion = 1
 	// MaxWalletBinding bounds an encoded WalletBinding (a real one is
@@ -40,7 +37,7 @@ const (
 
 var (
 	// ErrBadBinding is wrapped by every refusal of a wallet binding.
-	ErrBadBinding = errors.New("processor: bad wallet binding")
+	ErrBadBinding = errors.New("records: bad wallet binding")
 	// ErrBindingPeer: the binding names a peer other than the one whose
 	// key it is stored under (its author).
 	ErrBindingPeer = errors.New("binding names another peer")
@@ -49,20 +46,6 @@ var (
 	// message, such as one naming another peer).
 	ErrBindingSignature = errors.New("signature is not the wallet's")
 )
-
-// WalletBindingKey is where peerID's wallet binding lives: under its
-// advertisement's key, so only peerID may write it.
-func WalletBindingKey(peerID string) string { return nodesPrefix + "/" + peerID + "/wallet" }
-
-// bindingPeer returns the peer whose binding key is key.
-func bindingPeer(key string) (string, bool) {
-	rest, ok := strings.CutPrefix(key, nodesPrefix+"/")
-	if !ok {
-		return "", false
-	}
-	p, ok := strings.CutSuffix(rest, "/wallet")
-	return p, ok && p != "" && !strings.Contains(p, "/")
-}
 
 // WalletBindingMessage is the text the wallet key signs for peerID.
 func WalletBindingMessage(peerID string) []byte { return []byte(walletBindingDomain + peerID) }
@@ -82,7 +65,7 @@ type WalletBinding struct {
 func NewWalletBinding(peerID string, key *ecdsa.PrivateKey) (WalletBinding, error) {
 	sig, err := ethcrypto.Sign(accounts.TextHash(WalletBindingMessage(peerID)), key)
 	if err != nil {
-		return WalletBinding{}, fmt.Errorf("processor: signing the wallet binding: %w", err)
+		return WalletBinding{}, fmt.Errorf("records: signing the wallet binding: %w", err)
 	}
 	sig[64] += 27
 	return WalletBinding{

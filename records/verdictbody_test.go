@@ -1,4 +1,4 @@
-package processor
+package records
 
 import (
 	"bytes"
@@ -23,6 +23,9 @@ import (
 	"github.com/jobmesh/jobmesh/microjob"
 	"github.com/jobmesh/jobmesh/p2p"
 )
+
+// maxInline is the processors' default inline limit of a verdict record.
+const maxInline = 192 << 10
 
 // bodyNode is a real block layer on a real loopback libp2p host.
 type bodyNode struct {
@@ -117,7 +120,7 @@ func TestVerdictRecordInlineUnchanged(t *testing.T) {
 	if bytes.Contains(before, []byte(`"body`)) {
 		t.Fatalf("inline record names a body: %s", before)
 	}
-	out, err := buildVerdictRecord(context.Background(), rec, DefaultMaxInlineVerdict, nil)
+	out, err := BuildVerdictRecord(context.Background(), rec, maxInline, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +154,7 @@ func TestVerdictBodyRoundTrip(t *testing.T) {
 	finalizer, payee := connectedBodyNodes(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	out, err := buildVerdictRecord(ctx, rec, DefaultMaxInlineVerdict, finalizer.Node)
+	out, err := BuildVerdictRecord(ctx, rec, maxInline, finalizer.Node)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,22 +289,6 @@ func TestVerdictRecordBodyFields(t *testing.T) {
 	}
 }
 
-func TestMaxInlineVerdictConfig(t *testing.T) {
-	cfg := DefaultConfig()
-	cfg.Wallet = "0x00000000000000000000000000000000000000a1"
-	if cfg.MaxInlineVerdict != DefaultMaxInlineVerdict {
-		t.Fatalf("default %d", cfg.MaxInlineVerdict)
-	}
-	cfg.MaxInlineVerdict = 0
-	if err := cfg.Validate(); err != nil {
-		t.Fatalf("0 (the default) refused: %v", err)
-	}
-	cfg.MaxInlineVerdict = -1
-	if err := cfg.Validate(); !errors.Is(err, ErrInvalidConfig) {
-		t.Fatalf("negative limit: %v", err)
-	}
-}
-
 // FuzzLoadVerdictBody: whatever the body decoder accepts is within its
 // limit, canonical, and a verdict whose rounds check.
 func FuzzLoadVerdictBody(f *testing.F) {
@@ -329,7 +316,7 @@ func FuzzLoadVerdictBody(f *testing.F) {
 		if err != nil || !bytes.Equal(again, doc) {
 			t.Fatal("accepted a body that does not re-encode to itself")
 		}
-		if !bytes.Equal(v.Encode(), b.Verdict) || checkRounds(b.Rounds, v) != nil {
+		if !bytes.Equal(v.Encode(), b.Verdict) || CheckRounds(b.Rounds, v) != nil {
 			t.Fatal("accepted a verdict that does not check")
 		}
 	})
@@ -343,7 +330,7 @@ func BenchmarkLoadVerdictBody(b *testing.B) {
 	rec := bigVerdictRecord(b, 182, 8)
 	finalizer, payee := connectedBodyNodes(b)
 	ctx := context.Background()
-	out, err := buildVerdictRecord(ctx, rec, DefaultMaxInlineVerdict, finalizer.Node)
+	out, err := BuildVerdictRecord(ctx, rec, maxInline, finalizer.Node)
 	if err != nil {
 		b.Fatal(err)
 	}

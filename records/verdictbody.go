@@ -1,4 +1,4 @@
-package processor
+package records
 
 import (
 	"bytes"
@@ -13,7 +13,6 @@ import (
 
 	"github.com/ipfs/go-cid"
 
-	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/microjob"
 
 	"github.com/jobmesh/jobmesh/internal/strictjson"
@@ -25,14 +24,8 @@ type BodyReader interface {
 	Cat(ctx context.Context, c cid.Cid) (io.ReadCloser, error)
 }
 
-// bodyProvider announces a stored body; *ipfs.Node satisfies it. Optional:
-// connected peers fetch the body over bitswap either way.
-type bodyProvider interface {
-	Provide(ctx context.Context, c cid.Cid) error
-}
-
-// bodyAdder stores a verdict body; *ipfs.Node satisfies it.
-type bodyAdder interface {
+// BodyAdder stores a verdict body; *ipfs.Node satisfies it.
+type BodyAdder interface {
 	AddFile(ctx context.Context, r io.Reader) (cid.Cid, error)
 }
 
@@ -41,29 +34,24 @@ const (
 	// MicroJob's result takes about 1 KB of it, so this covers jobs of
 	// tens of thousands of MicroJobs.
 	MaxVerdictBody = 64 << 20
-	// DefaultMaxInlineVerdict is Config.MaxInlineVerdict's default: well
-	// under the store's 256 KiB default payload limit.
-	DefaultMaxInlineVerdict = 192 << 10
 	// BodyFetchTimeout bounds one fetch of a verdict body, so a body that
 	// no reachable peer serves fails a pass instead of blocking its loop.
 	BodyFetchTimeout = 2 * time.Minute
-	// provideTimeout bounds the best-effort announcement of a new body.
-	provideTimeout = 30 * time.Second
 )
 
 var (
 	// ErrBodyNotFetched is wrapped (with ErrBadRecord) by
 	// DecodeVerdictRecord when the record keeps its verdict out of line:
 	// the body must be fetched with LoadVerdictRecord.
-	ErrBodyNotFetched = errors.New("processor: verdict body not fetched")
+	ErrBodyNotFetched = errors.New("records: verdict body not fetched")
 	// ErrBodyUnavailable is wrapped when a verdict body cannot be read from
 	// the block layer (no peer serves it before the deadline).
-	ErrBodyUnavailable = errors.New("processor: verdict body unavailable")
+	ErrBodyUnavailable = errors.New("records: verdict body unavailable")
 	// ErrBodyDigest is wrapped when a fetched body's SHA-256 is not the
 	// one its record names.
-	ErrBodyDigest = errors.New("processor: verdict body digest mismatch")
+	ErrBodyDigest = errors.New("records: verdict body digest mismatch")
 	// ErrBodyTooLarge is wrapped when a body exceeds MaxVerdictBody.
-	ErrBodyTooLarge = errors.New("processor: verdict body too large")
+	ErrBodyTooLarge = errors.New("records: verdict body too large")
 )
 
 // VerdictBody is the out-of-line part of a verdict record: the verdict and
@@ -84,10 +72,11 @@ func encodeVerdictBody(b VerdictBody) ([]byte, string, error) {
 	return doc, hex.EncodeToString(sum[:]), nil
 }
 
-// buildVerdictRecord returns the record to write for rec: rec itself when
+// BuildVerdictRecord returns the record to write for rec: rec itself when
 // its encoding fits maxInline bytes, otherwise a record that names the body
-// document, which it adds to blocks.
-func buildVerdictRecord(ctx context.Context, rec VerdictRecord, maxInline int, blocks bodyAdder) (VerdictRecord, error) {
+// document, which it adds to blocks (nil: no block layer, and a record
+// that does not fit fails with ErrBodyUnavailable).
+func BuildVerdictRecord(ctx context.Context, rec VerdictRecord, maxInline int, blocks BodyAdder) (VerdictRecord, error) {
 	inline, err := json.Marshal(rec)
 	if err != nil {
 		return rec, err
@@ -107,7 +96,7 @@ func buildVerdictRecord(ctx context.Context, rec VerdictRecord, maxInline int, b
 	}
 	c, err := blocks.AddFile(ctx, bytes.NewReader(doc))
 	if err != nil {
-		return rec, fmt.Errorf("processor: store verdict body: %w", err)
+		return rec, fmt.Errorf("records: store verdict body: %w", err)
 	}
 	return VerdictRecord{Culprits: rec.Culprits, Output: rec.Output, Body: c.String(), BodySHA256: sum}, nil
 }
@@ -152,7 +141,7 @@ func decodeVerdictBody(doc []byte, limit int) (VerdictBody, microjob.Verdict, er
 	if err != nil {
 		return b, v, fmt.Errorf("%w: verdict body: %w", ErrBadRecord, err)
 	}
-	if err := checkRounds(b.Rounds, v); err != nil {
+	if err := CheckRounds(b.Rounds, v); err != nil {
 		return b, v, err
 	}
 	return b, v, nil
@@ -216,42 +205,4 @@ func readBody(ctx context.Context, blocks BodyReader, c cid.Cid, limit int) ([]b
 		return nil, fmt.Errorf("%w: %s exceeds %d bytes", ErrBodyTooLarge, c, limit)
 	}
 	return doc, nil
-}
-
-// verdictRecord is the record finalize writes for rec: inline when it fits
-// Config.MaxInlineVerdict, otherwise with its body added to this node's
-// block layer, which serves it over bitswap to connected peers; the body is
-// also provided to the routing layer, best-effort.
-func (w *Worker) verdictRecord(ctx context.Context, id jobs.ID, rec VerdictRecord) (VerdictRecord, error) {
-	limit := w.cfg.MaxInlineVerdict
-	if limit == 0 {
-		limit = DefaultMaxInlineVerdict
-	}
-	var blocks bodyAdder
-	if w.p.Blocks != nil {
-		blocks = w.p.Blocks
-	}
-	out, err := buildVerdictRecord(ctx, rec, limit, blocks)
-	if err != nil || out.Body == "" {
-		return out, err
-	}
-	w.log.Info("verdict stored out of line", "job", id, "body", out.Body, "sha256", out.BodySHA256)
-	c, _ := cid.Decode(out.Body)
-	w.pinForJob(ctx, id, c)
-	if p, ok := blocks.(bodyProvider); ok {
-		pctx, cancel := context.WithTimeout(ctx, provideTimeout)
-		defer cancel()
-		if err := p.Provide(pctx, c); err != nil {
-			w.log.Debug("providing verdict body", "body", out.Body, "err", err)
-		}
-	}
-	return out, nil
-}
-
-// bodyBlocks is the worker's block layer as a BodyReader; nil without one.
-func (w *Worker) bodyBlocks() BodyReader {
-	if w.p.Blocks == nil {
-		return nil
-	}
-	return w.p.Blocks
 }

@@ -1,4 +1,4 @@
-package processor_test
+package records_test
 
 import (
 	"bytes"
@@ -15,7 +15,7 @@ import (
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/crdt/crdttest"
 	"github.com/jobmesh/jobmesh/jobs"
-	"github.com/jobmesh/jobmesh/processor"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 var holderOutput = cid.MustParse("bafybeidide6lpcdutn3we5vvypssfhlq2n265w6dygwj37fyeklhlmfi34")
@@ -25,7 +25,7 @@ var holderOutput = cid.MustParse("bafybeidide6lpcdutn3we5vvypssfhlq2n265w6dygwj3
 // attacker) that writes one naming another peer is refused by the honest
 // replicas, and Holders does not list it; the peer's own record is.
 func TestHolderRecordsAuthor(t *testing.T) {
-	policy := processor.AuthorPolicy("/nodes")
+	policy := records.AuthorPolicy()
 	cl := crdttest.New(t, crdttest.Options{Replicas: 3, Configure: func(i int, cfg *crdt.Config) {
 		if i != 2 {
 			cfg.AuthorPolicy = policy
@@ -37,42 +37,42 @@ func TestHolderRecordsAuthor(t *testing.T) {
 	id := jobs.ID{7}
 
 	// The policy itself.
-	if err := policy(processor.HolderKey(id, victim.ID()), attacker.ID()); err == nil {
+	if err := policy(records.HolderKey(id, victim.ID()), attacker.ID()); err == nil {
 		t.Fatal("a holder record under another peer's key passes the policy")
 	}
-	if err := policy(processor.HolderKey(id, attacker.ID()), attacker.ID()); err != nil {
+	if err := policy(records.HolderKey(id, attacker.ID()), attacker.ID()); err != nil {
 		t.Fatalf("own holder record refused: %v", err)
 	}
 	// An honest store refuses to write it at all.
-	if err := processor.WriteHolder(ctx, honest.Store, victim.ID(), id, holderOutput); !errors.Is(err, crdt.ErrPolicy) {
+	if err := records.WriteHolder(ctx, honest.Store, victim.ID(), id, holderOutput); !errors.Is(err, crdt.ErrPolicy) {
 		t.Fatalf("honest store wrote a record for another peer: %v", err)
 	}
 
 	// The attacker's forged claim, then a genuine record by victim.
-	if err := processor.WriteHolder(ctx, attacker.Store, victim.ID(), id, holderOutput); err != nil {
+	if err := records.WriteHolder(ctx, attacker.Store, victim.ID(), id, holderOutput); err != nil {
 		t.Fatal(err)
 	}
-	if err := attacker.Store.Put(ctx, processor.HolderKey(id, attacker.ID()), processor.HolderType, []byte(`{"output":"not a cid"}`)); err != nil {
+	if err := attacker.Store.Put(ctx, records.HolderKey(id, attacker.ID()), records.HolderType, []byte(`{"output":"not a cid"}`)); err != nil {
 		t.Fatal(err)
 	}
 	// Honest replicas see the forged claim, refuse it, and list no one.
 	for _, r := range []*crdttest.Replica{honest, victim} {
 		crdttest.WaitUntil(t, 20*time.Second, func() error {
-			_, err := r.Store.Get(ctx, processor.HolderKey(id, victim.ID()))
+			_, err := r.Store.Get(ctx, records.HolderKey(id, victim.ID()))
 			if !errors.Is(err, crdt.ErrRejected) {
 				return fmt.Errorf("replica %d: forged record: %v", r.Index, err)
 			}
 			return nil
 		})
 	}
-	if got, err := processor.Holders(ctx, honest.Store, nil, id); err != nil || len(got) != 0 {
+	if got, err := records.HoldersOf(ctx, honest.Store, id, cid.Undef); err != nil || len(got) != 0 {
 		t.Fatalf("holders after the forged claims: %v, %v", got, err)
 	}
-	if err := processor.WriteHolder(ctx, victim.Store, victim.ID(), id, holderOutput); err != nil {
+	if err := records.WriteHolder(ctx, victim.Store, victim.ID(), id, holderOutput); err != nil {
 		t.Fatal(err)
 	}
 	crdttest.WaitUntil(t, 20*time.Second, func() error {
-		got, err := processor.Holders(ctx, honest.Store, nil, id)
+		got, err := records.HoldersOf(ctx, honest.Store, id, cid.Undef)
 		if err != nil {
 			return err
 		}
@@ -83,14 +83,14 @@ func TestHolderRecordsAuthor(t *testing.T) {
 	})
 	// An attacker's claim for a peer that writes none is never listed.
 	other := jobs.ID{8}
-	if err := processor.WriteHolder(ctx, attacker.Store, victim.ID(), other, holderOutput); err != nil {
+	if err := records.WriteHolder(ctx, attacker.Store, victim.ID(), other, holderOutput); err != nil {
 		t.Fatal(err)
 	}
-	if err := attacker.Store.Put(ctx, processor.JobKey(other)+"/marker", "marker", []byte("x")); err != nil {
+	if err := attacker.Store.Put(ctx, records.JobKey(other)+"/marker", "marker", []byte("x")); err != nil {
 		t.Fatal(err)
 	}
-	cl.WaitGet(0, processor.JobKey(other)+"/marker", nil)
-	if got, err := processor.Holders(ctx, honest.Store, nil, other); err != nil || len(got) != 0 {
+	cl.WaitGet(0, records.JobKey(other)+"/marker", nil)
+	if got, err := records.HoldersOf(ctx, honest.Store, other, cid.Undef); err != nil || len(got) != 0 {
 		t.Fatalf("holders of a job only the attacker wrote about: %v, %v", got, err)
 	}
 }
@@ -109,19 +109,19 @@ func peerList(ps []peer.ID) string {
 func FuzzReadHolder(f *testing.F) {
 	id := jobs.ID{7}
 	author := peer.ID("author")
-	f.Add(processor.HolderKey(id, author), processor.HolderType, []byte(`{"output":"`+holderOutput.String()+`"}`))
-	f.Add(processor.HolderKey(id, "other"), processor.HolderType, []byte(`{"output":"`+holderOutput.String()+`"}`))
-	f.Add(processor.HolderKey(id, author), processor.HolderType, []byte(`{"output":"not a cid"}`))
-	f.Add(processor.HolderKey(id, author), "verdict", []byte(`{"output":"`+holderOutput.String()+`","x":1}`))
+	f.Add(records.HolderKey(id, author), records.HolderType, []byte(`{"output":"`+holderOutput.String()+`"}`))
+	f.Add(records.HolderKey(id, "other"), records.HolderType, []byte(`{"output":"`+holderOutput.String()+`"}`))
+	f.Add(records.HolderKey(id, author), records.HolderType, []byte(`{"output":"not a cid"}`))
+	f.Add(records.HolderKey(id, author), "verdict", []byte(`{"output":"`+holderOutput.String()+`","x":1}`))
 	f.Fuzz(func(t *testing.T, key, typ string, payload []byte) {
-		p, out, ok := processor.ReadHolder(id, crdt.Record{Key: key, Type: typ, Payload: payload, Author: author})
+		p, out, ok := records.ReadHolder(id, crdt.Record{Key: key, Type: typ, Payload: payload, Author: author})
 		if !ok {
 			return
 		}
-		if len(payload) > processor.MaxRecord {
+		if len(payload) > records.MaxRecord {
 			t.Fatalf("accepted a %d-byte record", len(payload))
 		}
-		if p != author || key != processor.HolderKey(id, author) || typ != processor.HolderType {
+		if p != author || key != records.HolderKey(id, author) || typ != records.HolderType {
 			t.Fatalf("accepted %q (%s) as %s's", key, typ, p)
 		}
 		if !out.Defined() || !bytes.Contains(payload, []byte(`"output"`)) {

@@ -1,4 +1,4 @@
-package processor
+package records
 
 import (
 	"context"
@@ -15,13 +15,6 @@ import (
 	"github.com/jobmesh/jobmesh/jobs"
 )
 
-// CancelType records hold a CancelRecord under CancelKey: the creator's
-// signed word that a job is withdrawn. Processors never start work on a
-// job that has one. On a mesh with a chain the escrow's abort refunds the
-// job as well; the record is what a mesh without one goes by, and it also
-// reaches processors that saw the escrow funded before the abort.
-const CancelType = "cancel"
-
 // maxCancelRecord bounds a cancel record's payload.
 const maxCancelRecord = 1 << 10
 
@@ -30,10 +23,7 @@ const maxCancelRecord = 1 << 10
 const cancelDomain = "jobmesh/cancel/v1"
 
 // ErrBadCancel is wrapped when a cancel record does not cancel its job.
-var ErrBadCancel = errors.New("processor: bad cancel record")
-
-// CancelKey is where a job's cancel record lives.
-func CancelKey(id jobs.ID) string { return JobKey(id) + "/cancel" }
+var ErrBadCancel = errors.New("records: bad cancel record")
 
 // CancelRecord withdraws a job: Signature is the creator wallet's
 // secp256k1 signature (65 bytes, r‖s‖v, lowercase hex) over CancelDigest.
@@ -53,7 +43,7 @@ func SignCancel(id jobs.ID, key *ecdsa.PrivateKey) ([]byte, error) {
 	d := CancelDigest(id)
 	sig, err := ethcrypto.Sign(d[:], key)
 	if err != nil {
-		return nil, fmt.Errorf("processor: signing cancel: %w", err)
+		return nil, fmt.Errorf("records: signing cancel: %w", err)
 	}
 	return json.Marshal(CancelRecord{Job: id.String(), Signature: hex.EncodeToString(sig)})
 }
@@ -111,24 +101,4 @@ func Cancelled(ctx context.Context, store crdt.Reader, info *jobs.JobInfo) (bool
 		return false, nil
 	}
 	return CheckCancel(info, rec.Payload) == nil, nil
-}
-
-// cancelled reports whether js has been cancelled by its creator; a yes is
-// kept.
-func (w *Worker) cancelled(ctx context.Context, js *jobState) bool {
-	w.mu.Lock()
-	done := js.cancelled
-	w.mu.Unlock()
-	if done {
-		return true
-	}
-	ok, err := Cancelled(ctx, w.p.Store, js.info)
-	if err != nil || !ok {
-		return false
-	}
-	w.mu.Lock()
-	js.cancelled = true
-	w.mu.Unlock()
-	w.log.Info("skipping job: cancelled by its creator", "job", js.plan.JobID)
-	return true
 }
