@@ -4,26 +4,11 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"testing"
 	"time"
 )
 
 // t0 is queue time zero of every test.
 var t0 = time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)
-
-// roundTrip sends m through the wire encoding, as the network wrapper will.
-func roundTrip(tb testing.TB, m Msg) Msg {
-	tb.Helper()
-	b, err := Encode(m)
-	if err != nil {
-		tb.Fatalf("encode %T: %v", m, err)
-	}
-	d, err := Decode(b)
-	if err != nil {
-		tb.Fatalf("decode %T: %v", m, err)
-	}
-	return d
-}
 
 // view is the part of a node's state the step invariants look at.
 type view struct {

@@ -90,7 +90,6 @@ type Room struct {
 	wg      sync.WaitGroup
 	mu      sync.Mutex
 	isDone  bool
-	lastErr error
 	closeMu sync.Once
 	metrics *Metrics
 	counted Stats // the queue's Stats when last counted

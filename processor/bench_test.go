@@ -111,8 +111,7 @@ var tunings = []tuning{
 	}},
 	// An owner locks at most one (three, five) MicroJobs per turn
 	// instead of the default ten; the worker runs a turn's MicroJobs and
-	// writes their commitments as one store batch. turn3 was the default
-	// until the ninth series.
+	// writes their commitments as one store batch.
 	{name: "turn1", proc: func(pc *processor.Config) { pc.Room.Queue.MaxLocksPerTurn = 1 }},
 	{name: "turn3", proc: func(pc *processor.Config) { pc.Room.Queue.MaxLocksPerTurn = 3 }},
 	{name: "turn5", proc: func(pc *processor.Config) { pc.Room.Queue.MaxLocksPerTurn = 5 }},
@@ -125,8 +124,8 @@ var tunings = []tuning{
 		proc: func(pc *processor.Config) { pc.Room.Queue.Rebroadcast = time.Second },
 		node: func(cfg *node.Config) { cfg.Store.Rebroadcast = node.DefaultConfig().Store.Rebroadcast }},
 	// A store update's DAG walk waits for a block that is not local for
-	// 1 s (the default until the eighth series) instead of the default,
-	// 3 s, for an announcement to bring it before asking bitswap.
+	// 1 s instead of the default, 3 s, for an announcement to bring it
+	// before asking bitswap.
 	{name: "announce1s", node: func(cfg *node.Config) { cfg.Store.AnnounceWait = node.Duration(time.Second) }},
 	// A store update's DAG walk waits up to 3 s for its blocks (local
 	// meshes did before) instead of the node default, 20 s: under load

@@ -60,9 +60,6 @@ func (f *jobFixture) run(t *testing.T, s *crdt.Store, m int, verifier bool, hash
 // honestHash is the output hash of block b that every honest run gives.
 func honestHash(b uint64) [32]byte { return sha256.Sum256(fmt.Appendf(nil, "block %d", b)) }
 
-// lie is a run of block b that differs from the honest one.
-func lie(b uint64) [32]byte { return sha256.Sum256(fmt.Appendf(nil, "lie %d", b)) }
-
 // testCID is a CID of s.
 func testCID(t *testing.T, s string) cid.Cid {
 	t.Helper()

@@ -217,8 +217,7 @@ func waitFor(ctx context.Context, cond func() bool) error {
 func TestOwnerKilledMidMicroJob(t *testing.T) {
 	const victim = 1
 	held := make(chan jobs.ID, 1)
-	var m *localmesh.Mesh
-	m = flowMesh(t, 4, func(mem *localmesh.Member, pc *processor.Config) {
+	m := flowMesh(t, 4, func(mem *localmesh.Member, pc *processor.Config) {
 		// One MicroJob per turn, so that work spreads over every
 		// processor and the victim is sure to get some.
 		pc.Room.Queue.MaxLocksPerTurn = 1

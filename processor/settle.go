@@ -157,12 +157,10 @@ func (w *Worker) committed(ctx context.Context, id jobs.ID) (map[jobs.ID]bool, e
 // disclosure is held for that turn to write with its commitments, as one
 // store delta instead of two: for discloseHold, and longer while the
 // running turn is expected to go on (turnEnd, from the number of its
-// MicroJobs and their pace), up to maxTurnHold. With turns of ten
-// MicroJobs most disclosures used to come due in the middle of a turn,
-// wait out discloseHold and go out alone. (Holding also
-// while the worker only sat in a room, waiting for a turn, merged more
-// but delayed the last disclosures of a job: a 4-processor job's overhead
-// went from 1.56 to 2.23.)
+// MicroJobs and their pace), up to maxTurnHold: with turns of ten
+// MicroJobs most disclosures come due in the middle of a turn. Holding
+// only for a running turn, not while the worker waits in a room for one,
+// keeps a job's last disclosures from waiting for turns that never come.
 func (w *Worker) disclose(ctx context.Context) { w.discloseAt(ctx, time.Now()) }
 
 // discloseAt is disclose at time now.

@@ -110,10 +110,10 @@ type Config struct {
 	// worker waits until it returns. A test seam to stop a processor
 	// mid-MicroJob. Nil in production.
 	Hold func(ctx context.Context, micro jobs.ID)
-	// HeadStart is how long, after a job is discovered, an open MacroJob
-	// is left to the processor named to open its room (firstOwners)
-	// before the next in rank opens it; each further one waits half as
-	// long again (openAfter). Default 1s.
+	// HeadStart is how long, after a job's ranks are first used, an open
+	// MacroJob is left to the processor named to open its room
+	// (firstOwners); the k-th in rank then claims it and pauses k eighths
+	// of HeadStart, at most one (openPause). Default 1s.
 	HeadStart time.Duration
 	// FundingBackoff is the first wait before an unfunded job's escrow is
 	// read again; it doubles up to 32 times this. Default 2s.
@@ -173,8 +173,9 @@ func DefaultConfig() Config {
 		CardModel:     "cpu",
 		Poll:          2 * time.Second,
 		DiscloseGrace: 30 * time.Second,
-		// Three MicroJobs per ownership turn, run and committed as one
-		// batch: fewer handoffs and store deltas (docs/BENCHMARKS.md).
+		// Ten MicroJobs per ownership turn at most (turnSize asks for
+		// fewer as the job ends or when its MicroJobs are slow), run and
+		// committed as one batch: fewer handoffs and store deltas.
 		Room:         macrojob.RoomConfig{Queue: macrojob.Config{MaxLocksPerTurn: 10}},
 		RerunTimeout: 2 * time.Minute,
 		MaxCodeSize:  64 << 20,
