@@ -35,8 +35,15 @@ type sessions struct {
 	cfg Config
 
 	mu    sync.Mutex
-	codes map[[32]byte]time.Time // code hash → expiry
-	live  map[[32]byte]*session  // session ID hash → session
+	codes map[[32]byte]issued   // code hash → when it was issued
+	live  map[[32]byte]*session // session ID hash → session
+	seq   uint64                // issue order of codes and sessions
+}
+
+// issued is a login code's expiry and issue order.
+type issued struct {
+	expires time.Time
+	seq     uint64
 }
 
 // session is one signed-in dashboard.
@@ -44,6 +51,7 @@ type session struct {
 	key     string // a short public name, for per-client limits
 	csrf    string
 	expires time.Time
+	seq     uint64
 }
 
 func (s *session) csrfMatches(v string) bool {
@@ -51,7 +59,7 @@ func (s *session) csrfMatches(v string) bool {
 }
 
 func newSessions(cfg Config) *sessions {
-	return &sessions{cfg: cfg, codes: map[[32]byte]time.Time{}, live: map[[32]byte]*session{}}
+	return &sessions{cfg: cfg, codes: map[[32]byte]issued{}, live: map[[32]byte]*session{}}
 }
 
 func secret() string {
@@ -71,9 +79,10 @@ func (s *sessions) newCode() (string, time.Time) {
 	defer s.mu.Unlock()
 	s.prune(now)
 	if len(s.codes) >= s.cfg.MaxSessions {
-		evictSoonest(s.codes, func(t time.Time) time.Time { return t })
+		evictOldest(s.codes, func(c issued) uint64 { return c.seq })
 	}
-	s.codes[sha256.Sum256([]byte(code))] = exp
+	s.seq++
+	s.codes[sha256.Sum256([]byte(code))] = issued{expires: exp, seq: s.seq}
 	return code, exp
 }
 
@@ -90,11 +99,12 @@ func (s *sessions) redeem(code string) (string, *session, error) {
 	}
 	delete(s.codes, h)
 	if len(s.live) >= s.cfg.MaxSessions {
-		evictSoonest(s.live, func(ss *session) time.Time { return ss.expires })
+		evictOldest(s.live, func(ss *session) uint64 { return ss.seq })
 	}
 	id := secret()
 	ih := sha256.Sum256([]byte(id))
-	ss := &session{key: hex.EncodeToString(ih[:8]), csrf: secret(), expires: now.Add(s.cfg.SessionTTL)}
+	s.seq++
+	ss := &session{key: hex.EncodeToString(ih[:8]), csrf: secret(), expires: now.Add(s.cfg.SessionTTL), seq: s.seq}
 	s.live[ih] = ss
 	return id, ss, nil
 }
@@ -127,8 +137,8 @@ func (s *sessions) end(ss *session) {
 
 // prune drops expired codes and sessions; s.mu is held.
 func (s *sessions) prune(now time.Time) {
-	for h, exp := range s.codes {
-		if !now.Before(exp) {
+	for h, c := range s.codes {
+		if !now.Before(c.expires) {
 			delete(s.codes, h)
 		}
 	}
@@ -139,14 +149,17 @@ func (s *sessions) prune(now time.Time) {
 	}
 }
 
-func evictSoonest[V any](m map[[32]byte]V, expiry func(V) time.Time) {
+// evictOldest drops the entry issued first. Every entry lives as long as
+// the others of its kind, so the first issued is also the first to
+// expire; the issue order, unlike the clock, has no ties.
+func evictOldest[V any](m map[[32]byte]V, seq func(V) uint64) {
 	var (
 		first [32]byte
-		at    time.Time
+		least uint64
 	)
 	for h, v := range m {
-		if e := expiry(v); at.IsZero() || e.Before(at) {
-			first, at = h, e
+		if n := seq(v); least == 0 || n < least {
+			first, least = h, n
 		}
 	}
 	delete(m, first)
