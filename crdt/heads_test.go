@@ -24,7 +24,10 @@ func TestMergedNamesEveryDeltaAndTheHeads(t *testing.T) {
 		}
 	}
 	for _, r := range c.Replicas {
-		c.WaitGet(r.Index, fmt.Sprintf("/jobs/%d", writes-1), nil)
+		// A walk merges the newest delta first: wait for every one.
+		for i := range writes {
+			c.WaitGet(r.Index, fmt.Sprintf("/jobs/%d", i), nil)
+		}
 		merged, err := r.Store.Merged(ctx)
 		if err != nil {
 			t.Fatal(err)
