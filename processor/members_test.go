@@ -96,9 +96,9 @@ func jobKey(info *jobs.JobInfo) common.Hash {
 
 // TestMemberWithoutWorkSigns: a processor joins the job's escrow but does
 // no MicroJob (every one it takes is held until the test ends), so it is
-// a member and no payee. It recomputes the verdict and signs like the
-// payees, and the settle transaction counts its signature: the quorum is
-// over the members, as the contract counts it, not over the payees.
+// a member and no payee. It recomputes the verdict and signs the same
+// settlement as the payees, and the settle transaction carries the
+// quorum of the members, as the contract counts it, not of the payees.
 func TestMemberWithoutWorkSigns(t *testing.T) {
 	const idle = 4
 	m := termsMesh(t, 4, localmesh.DefaultTerms(), func(mem *localmesh.Member, pc *processor.Config) {
@@ -131,12 +131,17 @@ func TestMemberWithoutWorkSigns(t *testing.T) {
 	if err != nil || sig.Signer != wallet || sig.Settlement.ResultRoot != res.Release.ResultRoot {
 		t.Fatalf("its signature record: signer %s, %v", sig.Signer, err)
 	}
+	// The quorum is counted over the 4 members: 3 signatures at least. Over
+	// the 3 payees, 2 would have done. Which 3 of the 4 signatures reach
+	// the transaction depends on who signed first.
 	signers := settleSigners(t, m, res.Release.TxHash)
-	if !slices.Contains(signers, wallet) {
-		t.Fatalf("settle signed by %v, not by the member without work %s", signers, wallet)
+	if 3*len(signers) < 2*j.Members {
+		t.Fatalf("settle signed by %d of %d members: %v", len(signers), j.Members, signers)
 	}
-	if len(signers) != j.Members {
-		t.Logf("%d of %d members signed in time", len(signers), j.Members)
+	for _, s := range signers {
+		if member, err := m.Escrow.IsMember(ctx, jobKey(info), s); err != nil || !member {
+			t.Fatalf("settle signer %s is not a member (%v)", s, err)
+		}
 	}
 }
 
