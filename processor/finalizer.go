@@ -68,37 +68,18 @@ func (c Config) finalizeLimit() time.Duration {
 	return 2*c.RerunTimeout + hintLife*c.finalizeTakeover()
 }
 
-// standby reports whether this node stands by for another processor to
-// finish js, complete for waited at now with finalizer order order, and
-// until when it does so before it judges the job again.
+// standby is finish.Standby for this node and js, with the
+// "finalizing" messages heard on js's Job channel.
 func (w *Worker) standby(js *jobState, order []string, waited time.Duration, now time.Time) (time.Time, bool) {
-	rank := slices.Index(order, w.self)
-	if rank < 0 {
-		// Not a finalizer of the job: its verdict would not count.
-		return now.Add(w.cfg.finalizeTakeover()), true
-	}
-	if rank == 0 {
-		return time.Time{}, false
-	}
-	takeover := w.cfg.finalizeTakeover()
-	if turn := time.Duration(rank) * takeover; waited < turn {
-		return now.Add(turn - waited), true
-	}
-	if waited >= w.cfg.finalizeLimit() {
-		return time.Time{}, false
-	}
-	var last time.Time
 	w.mu.Lock()
-	for _, p := range order[:rank] {
-		if at := js.finalizing[p]; at.After(last) {
-			last = at
-		}
-	}
+	heard := maps.Clone(js.finalizing)
 	w.mu.Unlock()
-	if now.Sub(last) < takeover {
-		return last.Add(takeover), true
-	}
-	return time.Time{}, false
+	return finish.Standby(order, w.self, waited, now, heard, w.cfg.timing())
+}
+
+// timing is the durations the finishing rules wait for.
+func (c Config) timing() finish.Timing {
+	return finish.Timing{DuplicateGrace: c.duplicateGrace(), RerunTimeout: c.RerunTimeout, Takeover: c.finalizeTakeover(), Limit: c.finalizeLimit()}
 }
 
 // sayFinalizing tells js's Job channel that this node is finishing the

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -251,6 +252,8 @@ const (
 	judgeSpacing = 20
 )
 
+// finalize judges js when it is due and carries out what finish.Decide
+// makes of the judgement.
 func (w *Worker) finalize(ctx context.Context, js *jobState) error {
 	id := js.plan.JobID
 	ver := w.index.version(id)
@@ -272,75 +275,59 @@ func (w *Worker) finalize(ctx context.Context, js *jobState) error {
 	}
 	w.mu.Lock()
 	js.judgeCost = time.Since(now)
+	heard := maps.Clone(js.finalizing)
+	complete := js.complete
 	w.mu.Unlock()
 	agree, err := w.weigh(ctx, js, recs, j)
 	if err != nil {
 		return err
 	}
 	agree = w.counting(js, agree)
-	if len(agree) > 0 && (len(j.Order) == 0 || j.Order[0] != w.self) {
-		// A verdict follows from this node's records: the job is
-		// finished. (The designated finalizer checks its output first.)
+	d := finish.Decide(finish.Input{Judgement: j, Records: recs, Agree: len(agree) > 0, Self: w.self,
+		Complete: complete, Finalizing: heard, Now: now, Timing: w.cfg.timing()})
+	if d.Step == finish.Finished {
 		w.markFinished(js, jv)
 		return nil
 	}
-	v, culprits, acc := j.V, j.Culprits, j.Recs
-	// Only the job's finalizers write its requests and its verdict
-	// (authors.go); another processor waits for them.
-	finalizer := slices.Contains(j.Order, w.self)
-	// A culprit's MicroJobs without another credited result are redone.
-	for _, m := range append(j.Redo, v.Missing...) {
-		if len(culprits) == 0 || !finalizer {
-			break
-		}
-		if _, ok := acc.Redo[m]; ok {
-			continue
-		}
-		if err := crdt.PutJSON(ctx, w.writer, records.RedoKey(id, mustHash(m), w.self), records.RedoType, records.Redo{Micro: m, Exclude: culprits}); err != nil {
+	for _, rd := range d.Redos {
+		if err := crdt.PutJSON(ctx, w.writer, records.RedoKey(id, mustHash(rd.Micro), w.self), records.RedoType, rd); err != nil {
 			return err
 		}
-		w.log.Info("MicroJob to be redone", "job", id, "micro", m, "culprits", culprits)
+		w.log.Info("MicroJob to be redone", "job", id, "micro", rd.Micro, "culprits", rd.Exclude)
 	}
-	if finalizer {
-		if err := w.redoSilent(ctx, js, acc, v, now); err != nil {
+	if d.Silent {
+		if err := w.redoSilent(ctx, js, j.Recs, j.V, now); err != nil {
 			return err
 		}
 	}
-	if !v.Complete || !finalizer {
+	return w.carryOut(ctx, js, d, j, recs, agree, now)
+}
+
+// carryOut does what decision d leaves to do with js, judged j from recs
+// at now.
+func (w *Worker) carryOut(ctx context.Context, js *jobState, d finish.Decision, j finish.Judgement, recs *finish.Records, agree []finish.VerdictCand, now time.Time) error {
+	id, v := js.plan.JobID, j.V
+	if !d.Complete.IsZero() {
+		w.mu.Lock()
+		js.complete = d.Complete
+		w.mu.Unlock()
+	}
+	switch d.Step {
+	case finish.Idle:
 		return nil
-	}
-	w.mu.Lock()
-	if js.complete.IsZero() {
-		js.complete = now
-	}
-	waited := now.Sub(js.complete)
-	w.mu.Unlock()
-	if finish.Undisclosed(recs) > 0 && waited < w.cfg.duplicateGrace() {
+	case finish.WaitDisclosures, finish.WaitChecked:
+		if d.Step == finish.WaitChecked {
+			w.log.Debug("job complete: waiting for the disclosures its checks name", "job", id, "checks", finish.ChecksAhead(j.Recs))
+		}
 		w.mu.Lock()
 		js.graceWait = true
 		w.mu.Unlock()
 		return nil
-	}
-	// A check is written only after its processor disclosed: a check
-	// here without that disclosure means this store is still catching up
-	// (a node that just started walks the DAG from the newest records
-	// down). Judging now could miss a liar; wait, at most a RerunTimeout
-	// (a check naming a processor that never disclosed is void anyway).
-	if behind := finish.ChecksAhead(acc); behind > 0 && waited < w.cfg.RerunTimeout {
-		w.log.Debug("job complete: waiting for the disclosures its checks name", "job", id, "checks", behind)
-		w.mu.Lock()
-		js.graceWait = true
-		w.mu.Unlock()
-		return nil
-	}
-	// One processor finishes the job; the others stand by and take over
-	// in rank order only if it has gone quiet (finalizer.go).
-	order := j.Order
-	if until, ok := w.standby(js, order, waited, now); ok {
-		w.log.Debug("job complete: standing by for its finalizer", "job", id, "finalizer", order[0], "until", until)
+	case finish.StandBy:
+		w.log.Debug("job complete: standing by for its finalizer", "job", id, "finalizer", j.Order[0], "until", d.Until)
 		w.mu.Lock()
 		js.graceWait, js.finishing = true, false
-		js.standbyUntil = until
+		js.standbyUntil = d.Until
 		w.mu.Unlock()
 		// The runner-up holds the output too when the creator's node
 		// cannot (handoff.go).
@@ -350,15 +337,15 @@ func (w *Worker) finalize(ctx context.Context, js *jobState) error {
 	js.finishing = true
 	w.mu.Unlock()
 	w.sayFinalizing(ctx, js, now)
-	if len(v.Disputes) > 0 {
-		w.log.Debug("job complete: waiting for dispute re-runs", "job", id, "disputes", len(v.Disputes))
-		return w.requestReruns(ctx, js, v.Disputes, acc)
-	}
-	if !v.Verified {
+	switch d.Step {
+	case finish.Rerun:
+		w.log.Debug("job complete: waiting for dispute re-runs", "job", id, "disputes", len(d.Disputes))
+		return w.requestReruns(ctx, js, d.Disputes, j.Recs)
+	case finish.Unverified:
 		w.log.Debug("job complete but not verified", "job", id, "missing", len(v.Missing), "redo", len(v.Redo))
 		return nil
 	}
-	if settled, err := w.requestChecks(ctx, js, v, acc); err != nil || !settled {
+	if settled, err := w.requestChecks(ctx, js, v, j.Recs); err != nil || !settled {
 		if err == nil {
 			w.prefetchResults(js, v, recs)
 		}
