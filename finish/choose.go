@@ -20,7 +20,7 @@ import (
 type DisclosureFilter func(ctx context.Context, info *jobs.JobInfo, d microjob.Disclosure) (bool, error)
 
 // ErrNoVerdict: no verdict record of the job follows from the records.
-var ErrNoVerdict = errors.New("processor: no verdict that follows from the records")
+var ErrNoVerdict = errors.New("finish: no verdict that follows from the records")
 
 // VerdictQuery is what ChooseVerdict reads.
 type VerdictQuery struct {
@@ -57,7 +57,7 @@ type ChosenVerdict struct {
 // eligible record from being read (ErrBodyNotFetched, ErrBodyUnavailable).
 func ChooseVerdict(ctx context.Context, q VerdictQuery) (ChosenVerdict, error) {
 	if q.Info == nil {
-		return ChosenVerdict{}, fmt.Errorf("processor: choosing a verdict: no JobInfo")
+		return ChosenVerdict{}, fmt.Errorf("finish: choosing a verdict: no JobInfo")
 	}
 	id := q.Info.ID()
 	plan, err := jobs.Slice(q.Info)
@@ -76,7 +76,7 @@ func ChooseVerdict(ctx context.Context, q VerdictQuery) (ChosenVerdict, error) {
 			ok, seen := kept[k]
 			if !seen {
 				if ok, err = q.Keep(ctx, q.Info, *d); err != nil {
-					return ChosenVerdict{}, fmt.Errorf("processor: judging job %s: %w", id, err)
+					return ChosenVerdict{}, fmt.Errorf("finish: judging job %s: %w", id, err)
 				}
 				kept[k] = ok
 			}
@@ -142,14 +142,14 @@ func ReadVerdictKeeping(ctx context.Context, store RecordReader, blocks records.
 		return ChosenVerdict{}, fmt.Errorf("%w: job %s is not in the store", ErrNoVerdict, id)
 	}
 	if err != nil {
-		return ChosenVerdict{}, fmt.Errorf("processor: reading job %s: %w", id, err)
+		return ChosenVerdict{}, fmt.Errorf("finish: reading job %s: %w", id, err)
 	}
 	info, err := jobs.Decode(jr.Payload)
 	if err != nil {
-		return ChosenVerdict{}, fmt.Errorf("processor: job %s: %w", id, err)
+		return ChosenVerdict{}, fmt.Errorf("finish: job %s: %w", id, err)
 	}
 	if info.ID() != id {
-		return ChosenVerdict{}, fmt.Errorf("processor: the record of job %s holds job %s", id, info.ID())
+		return ChosenVerdict{}, fmt.Errorf("finish: the record of job %s holds job %s", id, info.ID())
 	}
 	recs, err := store.Query(ctx, records.JobKey(id)+"/")
 	if err != nil {
