@@ -3,6 +3,7 @@ package finish
 import (
 	"context"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -163,6 +164,9 @@ func (s *script) decide(self string, args map[string]string) string {
 
 func (s *script) choose(args map[string]string) string {
 	c, err := ChooseVerdict(context.Background(), VerdictQuery{Info: s.info, Records: s.recs, Processors: pids(args["procs"])})
+	if errors.Is(err, ErrNoVerdict) {
+		return "no verdict"
+	}
 	if err != nil {
 		return "error: " + err.Error()
 	}
