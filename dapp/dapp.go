@@ -24,6 +24,7 @@ import (
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/escrow"
 	"github.com/jobmesh/jobmesh/fetch"
+	"github.com/jobmesh/jobmesh/finish"
 	"github.com/jobmesh/jobmesh/ipfs"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/microjob"
@@ -462,14 +463,14 @@ type Result struct {
 	Release *escrow.Release
 }
 
-// Status reads a job's verdict (processor.ReadVerdict) without fetching
+// Status reads a job's verdict (finish.ReadVerdict) without fetching
 // a body; ok is false while there is none. A verdict kept in an IPFS body
 // is an error wrapping records.ErrBodyNotFetched: LoadStatus reads it.
 func Status(ctx context.Context, store crdt.Reader, id jobs.ID) (Result, bool, error) {
 	return LoadStatus(ctx, store, nil, id)
 }
 
-// LoadStatus reads the job's verdict that counts (processor.ReadVerdict:
+// LoadStatus reads the job's verdict that counts (finish.ReadVerdict:
 // written by one of the job's finalizers and following from the records),
 // fetching it from blocks when the record keeps it in a body (at most
 // records.BodyFetchTimeout); ok is false while there is none. It judges
@@ -488,7 +489,7 @@ func (c *Client) Status(ctx context.Context, id jobs.ID) (Result, bool, error) {
 }
 
 func (c *Client) status(ctx context.Context, id jobs.ID, root *common.Hash) (Result, bool, error) {
-	var keep processor.DisclosureFilter
+	var keep finish.DisclosureFilter
 	if c.members != nil {
 		keep = processor.KeepMembers(c.p.Store, c.members)
 	}
@@ -498,9 +499,9 @@ func (c *Client) status(ctx context.Context, id jobs.ID, root *common.Hash) (Res
 // loadStatus is LoadStatus preferring, when root is set, the verdict
 // whose output the settlement's resultRoot names, and judging the
 // disclosures keep accepts (nil: all).
-func loadStatus(ctx context.Context, store crdt.Reader, blocks records.BodyReader, id jobs.ID, root *common.Hash, keep processor.DisclosureFilter) (Result, bool, error) {
-	chosen, err := processor.ReadVerdictKeeping(ctx, store, blocks, id, root, keep)
-	if errors.Is(err, processor.ErrNoVerdict) {
+func loadStatus(ctx context.Context, store crdt.Reader, blocks records.BodyReader, id jobs.ID, root *common.Hash, keep finish.DisclosureFilter) (Result, bool, error) {
+	chosen, err := finish.ReadVerdictKeeping(ctx, store, blocks, id, root, keep)
+	if errors.Is(err, finish.ErrNoVerdict) {
 		return Result{}, false, nil
 	}
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/escrow"
+	"github.com/jobmesh/jobmesh/finish"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/processor"
 	"github.com/jobmesh/jobmesh/records"
@@ -111,9 +112,9 @@ func (n *Node) jobOver(ctx context.Context, id jobs.ID, now time.Time) (bool, er
 	}
 	// Only a verdict that counts (one a forger cannot write) ends a job
 	// without a chain.
-	if _, err := processor.ReadVerdict(ctx, n.Store, n.IPFS, id, nil); err == nil {
+	if _, err := finish.ReadVerdict(ctx, n.Store, n.IPFS, id, nil); err == nil {
 		return true, nil
-	} else if !errors.Is(err, processor.ErrNoVerdict) {
+	} else if !errors.Is(err, finish.ErrNoVerdict) {
 		return false, err
 	}
 	cancelled, err := records.Cancelled(ctx, n.Store, info)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/jobmesh/jobmesh/finish"
 	"github.com/jobmesh/jobmesh/microjob"
 	"github.com/jobmesh/jobmesh/records"
 )
@@ -29,7 +30,7 @@ var errSignRefused = errors.New("processor: not signing")
 // audit returns the verdict record this processor stands behind for the
 // finished job js (its own judgement of recs and its own assembly of the
 // output) and its verdict, or an error wrapping errSignRefused.
-func (w *Worker) audit(ctx context.Context, js *jobState, recs *jobRecords) (records.VerdictRecord, microjob.Verdict, error) {
+func (w *Worker) audit(ctx context.Context, js *jobState, recs *finish.Records) (records.VerdictRecord, microjob.Verdict, error) {
 	id := js.plan.JobID
 	j, err := w.judged(js, recs, w.index.version(id))
 	if err != nil {
@@ -40,7 +41,7 @@ func (w *Worker) audit(ctx context.Context, js *jobState, recs *jobRecords) (rec
 		return records.VerdictRecord{}, microjob.Verdict{}, err
 	}
 	if !final {
-		return w.refuseSign(js, mismatchPending, "", "this node's judgement of the job is not final")
+		return w.refuseSign(js, finish.MismatchPending, "", "this node's judgement of the job is not final")
 	}
 	agree, err := w.weigh(ctx, js, recs, j)
 	if err != nil {
@@ -50,19 +51,19 @@ func (w *Worker) audit(ctx context.Context, js *jobState, recs *jobRecords) (rec
 		reason, key := w.whyNoVerdict(js, recs, j)
 		return w.refuseSign(js, reason, key, "no verdict record follows from this node's records")
 	}
-	out, err := w.assembled(ctx, js, j.v, recs)
+	out, err := w.assembled(ctx, js, j.V, recs)
 	if err != nil {
 		return records.VerdictRecord{}, microjob.Verdict{}, fmt.Errorf("assembling the output to check the verdict: %w", err)
 	}
-	own := verdictFor(j, finalRounds(js.plan, recs))
+	own := finish.VerdictFor(j, finish.FinalRounds(js.plan, recs))
 	own.Output = out.String()
 	for _, c := range agree {
-		if c.rec.Output != own.Output {
-			_, _, _ = w.refuseSign(js, mismatchOutput, keySeq(c.key, c.seq), "the verdict's output is not this node's assembly of it")
+		if c.Rec.Output != own.Output {
+			_, _, _ = w.refuseSign(js, finish.MismatchOutput, keySeq(c.Key, c.Seq), "the verdict's output is not this node's assembly of it")
 		}
 	}
 	if w.checkOutputs(js, agree, own.Output) {
-		return own, j.v, nil
+		return own, j.V, nil
 	}
 	w.unfinish(js, "no verdict names this node's assembly of the output")
 	return records.VerdictRecord{}, microjob.Verdict{}, fmt.Errorf("%w: job %s: no verdict names this node's assembly of the output", errSignRefused, id)
@@ -70,24 +71,24 @@ func (w *Worker) audit(ctx context.Context, js *jobState, recs *jobRecords) (rec
 
 // whyNoVerdict names what kept every stored verdict of js from agreeing
 // with judgement j: what differs in the highest-ranked eligible one, or
-// mismatchNone when there is none.
-func (w *Worker) whyNoVerdict(js *jobState, recs *jobRecords, j judgement) (reason, key string) {
-	own := verdictFor(j, finalRounds(js.plan, recs))
-	for _, p := range j.order {
-		for _, a := range recs.verdicts {
-			if a.author != p {
+// finish.MismatchNone when there is none.
+func (w *Worker) whyNoVerdict(js *jobState, recs *finish.Records, j finish.Judgement) (reason, key string) {
+	own := finish.VerdictFor(j, finish.FinalRounds(js.plan, recs))
+	for _, p := range j.Order {
+		for _, a := range recs.Verdicts {
+			if a.Author != p {
 				continue
 			}
 			w.mu.Lock()
-			c, ok := js.verdicts.loaded[keySeq(a.key, a.seq)]
+			c, ok := js.verdicts.loaded[keySeq(a.Key, a.Seq)]
 			w.mu.Unlock()
-			if !ok || c.err != nil {
-				return mismatchBadBody, keySeq(a.key, a.seq)
+			if !ok || c.Err != nil {
+				return finish.MismatchBadBody, keySeq(a.Key, a.Seq)
 			}
-			return verdictMismatch(c.rec, own), keySeq(a.key, a.seq)
+			return finish.Mismatch(c.Rec, own), keySeq(a.Key, a.Seq)
 		}
 	}
-	return mismatchNone, ""
+	return finish.MismatchNone, ""
 }
 
 // refuseSign counts and logs, once per job, reason and record, that this

@@ -3,23 +3,20 @@ package processor
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ipfs/go-cid"
-	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/crdt/crdttest"
-	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/finish"
 	"github.com/jobmesh/jobmesh/microjob"
 	"github.com/jobmesh/jobmesh/records"
 )
@@ -75,7 +72,7 @@ func testWorker(t *testing.T, s *crdt.Store) *Worker {
 }
 
 // weighed judges f's job on w's replica and weighs its verdicts.
-func weighed(t *testing.T, w *Worker, js *jobState) (judgement, []verdictCand) {
+func weighed(t *testing.T, w *Worker, js *jobState) (finish.Judgement, []finish.VerdictCand) {
 	t.Helper()
 	ctx := context.Background()
 	recs, err := w.records(ctx, js.plan.JobID)
@@ -137,19 +134,19 @@ func TestRecordsOfOutsidersAreRefused(t *testing.T) {
 	js := &jobState{info: f.info, plan: f.plan}
 	for range 2 { // counted once, however often judged
 		j, agree := weighed(t, w, js)
-		if len(j.recs.dispute)+len(j.recs.checks)+len(j.recs.redo) != 0 || len(agree) != 0 {
-			t.Fatalf("accepted from an outsider: disputes %v, checks %v, redos %v, verdicts %d", j.recs.dispute, j.recs.checks, j.recs.redo, len(agree))
+		if len(j.Recs.Dispute)+len(j.Recs.Checks)+len(j.Recs.Redo) != 0 || len(agree) != 0 {
+			t.Fatalf("accepted from an outsider: disputes %v, checks %v, redos %v, verdicts %d", j.Recs.Dispute, j.Recs.Checks, j.Recs.Redo, len(agree))
 		}
 		w.mu.Lock()
 		js.verdicts.judgedVer = 0 // judge again
 		w.mu.Unlock()
 	}
 	for _, kind := range []string{records.DisputeType, records.CheckType, records.RedoType, records.VerdictType} {
-		if n := refused(w, kind, refusedAuthor); n != 1 {
+		if n := refused(w, kind, finish.RefusedAuthor); n != 1 {
 			t.Errorf("%s refused %v times for its author, want 1", kind, n)
 		}
 	}
-	if _, err := ReadVerdict(ctx, a.Store, nil, id, nil); !errors.Is(err, ErrNoVerdict) {
+	if _, err := finish.ReadVerdict(ctx, a.Store, nil, id, nil); !errors.Is(err, finish.ErrNoVerdict) {
 		t.Fatalf("the outsider's verdict is reported: %v", err)
 	}
 }
@@ -166,7 +163,7 @@ func TestEligibleRecordsHighestRankedWins(t *testing.T) {
 	ctx := context.Background()
 	id := f.id()
 	hi, lo := a, b
-	if ra, rb := finalizerRank(id, a.ID().String()), finalizerRank(id, b.ID().String()); bytes.Compare(rb[:], ra[:]) > 0 {
+	if ra, rb := finish.Rank(id, a.ID().String()), finish.Rank(id, b.ID().String()); bytes.Compare(rb[:], ra[:]) > 0 {
 		hi, lo = b, a
 	}
 	block := f.micros(0, true)[0].Blocks[0]
@@ -197,33 +194,33 @@ func TestEligibleRecordsHighestRankedWins(t *testing.T) {
 	w := testWorker(t, c.Store)
 	js := &jobState{info: f.info, plan: f.plan}
 	j, agree := weighed(t, w, js)
-	if got := j.recs.dispute[block].Third; got != hi.ID().String() {
+	if got := j.Recs.Dispute[block].Third; got != hi.ID().String() {
 		t.Errorf("the dispute kept names third %s, want the higher-ranked author's (%s)", got, hi.ID())
 	}
-	if got := j.recs.checks[block].Thirds[0]; got != hi.ID().String() {
+	if got := j.Recs.Checks[block].Thirds[0]; got != hi.ID().String() {
 		t.Errorf("the check kept is %s's, want the higher-ranked author's (%s)", got, hi.ID())
 	}
-	if len(agree) != 2 || agree[0].author != hi.ID().String() {
+	if len(agree) != 2 || agree[0].Author != hi.ID().String() {
 		t.Fatalf("%d verdicts follow from the records, first %v; want both, %s's first", len(agree), agree, hi.ID())
 	}
 	for _, kind := range []string{records.DisputeType, records.CheckType, records.RedoType} {
-		if n := refused(w, kind, refusedContent); n != 1 {
+		if n := refused(w, kind, finish.RefusedContent); n != 1 {
 			t.Errorf("%s breaking a content rule refused %v times, want 1", kind, n)
 		}
 	}
-	if _, ok := j.recs.dispute[lb]; ok {
+	if _, ok := j.Recs.Dispute[lb]; ok {
 		t.Error("a dispute whose third is a side counts")
 	}
-	chosen, err := ReadVerdict(ctx, c.Store, nil, id, nil)
+	chosen, err := finish.ReadVerdict(ctx, c.Store, nil, id, nil)
 	if err != nil || chosen.Author != hi.ID().String() {
 		t.Fatalf("reported %s's verdict (%v), want %s's", chosen.Author, err, hi.ID())
 	}
-	out, err := cid.Decode(agree[1].rec.Output)
+	out, err := cid.Decode(agree[1].Rec.Output)
 	if err != nil {
 		t.Fatal(err)
 	}
 	root := common.Hash(records.ResultRoot(out))
-	if chosen, err := ReadVerdict(ctx, c.Store, nil, id, &root); err != nil || chosen.Author != lo.ID().String() {
+	if chosen, err := finish.ReadVerdict(ctx, c.Store, nil, id, &root); err != nil || chosen.Author != lo.ID().String() {
 		t.Fatalf("settled with %s's output, reported %s's verdict (%v)", lo.ID(), chosen.Author, err)
 	}
 
@@ -234,7 +231,7 @@ func TestEligibleRecordsHighestRankedWins(t *testing.T) {
 		t.Helper()
 		crdttest.WaitUntil(t, 20*time.Second, func() error {
 			j, _ := weighed(t, w, js)
-			if got := j.recs.checks[block].Thirds[1]; got != want {
+			if got := j.Recs.Checks[block].Thirds[1]; got != want {
 				return fmt.Errorf("the check kept asks %s, want %s", got, want)
 			}
 			return nil
@@ -272,28 +269,28 @@ func TestSignerRefusesAVerdictThatDoesNotFollow(t *testing.T) {
 			t.Fatalf("signed for a verdict that names an honest culprit: %v", err)
 		}
 	}
-	if n := testutil.ToFloat64(w.m.signRefusals.WithLabelValues(mismatchCulprits)); n != 1 {
+	if n := testutil.ToFloat64(w.m.signRefusals.WithLabelValues(finish.MismatchCulprits)); n != 1 {
 		t.Fatalf("%v sign refusals for the culprits, want 1", n)
 	}
-	if n := refused(w, records.VerdictType, refusedDisagrees); n != 1 {
+	if n := refused(w, records.VerdictType, finish.RefusedDisagrees); n != 1 {
 		t.Fatalf("the forged verdict refused %v times, want 1", n)
 	}
 	if _, agree := weighed(t, w, js); len(agree) != 0 {
 		t.Fatal("a verdict naming an honest culprit follows from the records")
 	}
-	if _, err := ReadVerdict(ctx, c.Store, nil, f.id(), nil); !errors.Is(err, ErrNoVerdict) {
+	if _, err := finish.ReadVerdict(ctx, c.Store, nil, f.id(), nil); !errors.Is(err, finish.ErrNoVerdict) {
 		t.Fatalf("the DApp reports the forged verdict: %v", err)
 	}
 	// The true verdict: it follows, and the signer's own record is it.
 	honest := f.verdictOf(t, a.Store, testCID(t, "out").String())
 	f.putVerdict(t, a.Store, honest)
 	crdttest.WaitUntil(t, 20*time.Second, func() error {
-		if _, agree := weighed(t, w, js); len(agree) != 1 || agree[0].author != a.ID().String() {
+		if _, agree := weighed(t, w, js); len(agree) != 1 || agree[0].Author != a.ID().String() {
 			return fmt.Errorf("%d verdicts follow, want a's", len(agree))
 		}
 		return nil
 	})
-	if chosen, err := ReadVerdict(ctx, c.Store, nil, f.id(), nil); err != nil || chosen.Author != a.ID().String() {
+	if chosen, err := finish.ReadVerdict(ctx, c.Store, nil, f.id(), nil); err != nil || chosen.Author != a.ID().String() {
 		t.Fatalf("the DApp reports %q's verdict (%v), want a's", chosen.Author, err)
 	}
 }
@@ -328,35 +325,5 @@ func TestLateRecordReopensFinishedJob(t *testing.T) {
 			return errors.New("still finished by a verdict that leaves out a result")
 		}
 		return nil
-	})
-}
-
-// FuzzOpenRequest: opening any dispute, check or redo record never
-// panics, and what it keeps is within the size limit, under a key that
-// ends with its author, where its content says it belongs.
-func FuzzOpenRequest(f *testing.F) {
-	id := jobs.ID(sha256.Sum256([]byte("job")))
-	author := peer.ID("author")
-	me := author.String()
-	micro := jobs.ID(sha256.Sum256([]byte("micro")))
-	f.Add(byte(0), records.DisputeKey(id, 3, me), []byte(`{"dispute":{"macro":0,"block":3,"micros":["a","b"],"processors":["p","q"],"hashes":["",""]},"third":"r"}`))
-	f.Add(byte(1), records.CheckKey(id, 3, me), []byte(`{"block":3,"processor":"p","hash":"00","thirds":["q","r"]}`))
-	f.Add(byte(2), records.RedoKey(id, micro, me), []byte(`{"micro":"`+micro.String()+`","exclude":["p"]}`))
-	f.Add(byte(0), records.DisputeKey(id, 3, "other"), []byte(`{"dispute":{"block":3},"third":"r"}`))
-	types := []string{records.DisputeType, records.CheckType, records.RedoType}
-	f.Fuzz(func(t *testing.T, typ byte, key string, payload []byte) {
-		q := openRequest(id, crdt.Record{Key: key, Type: types[int(typ)%len(types)], Payload: payload, Author: author})
-		if q == nil {
-			return
-		}
-		if len(payload) > records.MaxRecord {
-			t.Fatalf("kept a %d-byte record", len(payload))
-		}
-		if !strings.HasSuffix(key, "/"+me) || q.author != me {
-			t.Fatalf("kept a record under %q, author %q", key, q.author)
-		}
-		if (q.dispute != nil) == (q.check != nil) && q.redo == nil || q.kind() != types[int(typ)%len(types)] {
-			t.Fatalf("opened as %s: %+v", q.kind(), q)
-		}
 	})
 }

@@ -251,7 +251,7 @@ func (w *Worker) view(ctx context.Context, js *jobState) (chainView, error) {
 		return chainView{}, err
 	}
 	var cv chainView
-	if recs.settled {
+	if recs.Settled {
 		cv.settled = true
 		return cv, nil
 	}
@@ -276,8 +276,8 @@ func (w *Worker) view(ctx context.Context, js *jobState) (chainView, error) {
 	if err := w.checkMembers(ctx, js, cv.own.Payees); err != nil {
 		return cv, err
 	}
-	cv.proposal = recs.proposal
-	if cv.sigs, err = w.memberSignatures(ctx, js, cv.own, recs.sigs); err != nil {
+	cv.proposal = recs.Proposal
+	if cv.sigs, err = w.memberSignatures(ctx, js, cv.own, recs.Sigs); err != nil {
 		return cv, err
 	}
 	for _, s := range cv.sigs {
@@ -469,34 +469,4 @@ func (w *Worker) sign(ctx context.Context, id jobs.ID, s escrow.Settlement) erro
 	w.m.signatures.Inc()
 	w.log.Info("settlement signed", "job", id, "wallet", w.cfg.Wallet)
 	return nil
-}
-
-// addSettlement keeps the settlement records of job id that are where
-// they belong and decode; records() calls it. A settlement names the job by
-// its escrow key, which view() checks by comparing each with the
-// settlement it derives itself.
-func (out *jobRecords) addSettlement(id jobs.ID, key, author string, typ string, payload []byte) {
-	switch typ {
-	case records.SettlementType:
-		if key != records.SettlementKey(id) {
-			return
-		}
-		if s, err := records.DecodeSettlementRecord(payload); err == nil {
-			out.proposal = &s
-		}
-	case records.SignatureType:
-		if key != records.SignatureKey(id, author) {
-			return
-		}
-		if s, err := records.DecodeSignatureRecord(payload); err == nil {
-			out.sigs = append(out.sigs, s)
-		}
-	case records.SettledType:
-		if key != records.SettledKey(id) {
-			return
-		}
-		if _, err := records.DecodeSettledRecord(payload, author); err == nil {
-			out.settled = true
-		}
-	}
 }

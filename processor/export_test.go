@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/jobmesh/jobmesh/crdt"
+	"github.com/jobmesh/jobmesh/finish"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/records"
 )
@@ -20,17 +21,17 @@ func VerdictFromRecords(ctx context.Context, store *crdt.Store, info *jobs.JobIn
 	if err != nil {
 		return records.VerdictRecord{}, false, err
 	}
-	recs := newJobRecords()
+	recs := finish.NewRecords()
 	for _, r := range rs {
-		recs.add(info.ID(), openPart(info.ID(), r))
+		recs.Add(info.ID(), finish.OpenPart(info.ID(), r))
 	}
-	j, err := judgeRecords(info, plan, recs)
+	j, err := finish.Judge(info, plan, recs)
 	if err != nil {
 		return records.VerdictRecord{}, false, err
 	}
-	procs, err := Processors(ctx, store)
+	procs, err := finish.Processors(ctx, store)
 	if err != nil {
 		return records.VerdictRecord{}, false, err
 	}
-	return verdictFor(j, finalRounds(plan, recs)), j.final(plan, procs), nil
+	return finish.VerdictFor(j, finish.FinalRounds(plan, recs)), j.Final(plan, procs), nil
 }

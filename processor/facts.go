@@ -16,6 +16,7 @@ import (
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/dispatch"
 	"github.com/jobmesh/jobmesh/escrow"
+	"github.com/jobmesh/jobmesh/finish"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/records"
 )
@@ -403,7 +404,7 @@ func (f *Facts) outcomes(ctx context.Context, finished []jobs.ID) ([]dispatch.Ta
 // FactsParams.Blocks; a body no peer serves yet is an error, so the job is
 // derived again on a later refresh.
 func (f *Facts) derive(ctx context.Context, id jobs.ID) (*finishedJob, error) {
-	chosen, err := ReadVerdict(ctx, f.p.Store, f.p.Blocks, id, nil)
+	chosen, err := finish.ReadVerdict(ctx, f.p.Store, f.p.Blocks, id, nil)
 	if errors.Is(err, records.ErrBodyUnavailable) {
 		// Not readable yet (no peer served the body in time): try again
 		// on a later refresh rather than fix a different order.
@@ -416,7 +417,7 @@ func (f *Facts) derive(ctx context.Context, id jobs.ID) (*finishedJob, error) {
 	j := &finishedJob{id: id, verdictSeq: chosen.Seq}
 	if rec := chosen.Record; len(rec.Rounds) > 0 {
 		for _, r := range rec.Rounds {
-			j.tasks = append(j.tasks, taskOutcome(id, r))
+			j.tasks = append(j.tasks, finish.TaskOutcome(id, r))
 		}
 		return j, nil
 	}
@@ -424,7 +425,7 @@ func (f *Facts) derive(ctx context.Context, id jobs.ID) (*finishedJob, error) {
 	if err != nil {
 		return nil, err
 	}
-	var s roundSeqs
+	var s finish.RoundSeqs
 	for _, r := range recs {
 		if r.Tombstone {
 			continue
@@ -433,16 +434,16 @@ func (f *Facts) derive(ctx context.Context, id jobs.ID) (*finishedJob, error) {
 		switch r.Type {
 		case records.CommitType:
 			if c, err := records.OpenCommitment(r.Key, author, r.Payload); err == nil && c.JobID == id {
-				s.commit(c.MacroIndex, author, r.Seq)
+				s.Commit(c.MacroIndex, author, r.Seq)
 			}
 		case records.ResultType:
 			if d, err := records.OpenDisclosure(r.Key, author, r.Payload); err == nil && d.JobID == id {
-				s.disclose(d.MacroIndex, author, r.Seq)
+				s.Disclose(d.MacroIndex, author, r.Seq)
 			}
 		}
 	}
-	for _, r := range s.orders() {
-		j.tasks = append(j.tasks, taskOutcome(id, r))
+	for _, r := range s.Orders() {
+		j.tasks = append(j.tasks, finish.TaskOutcome(id, r))
 	}
 	return j, nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/ipfs/go-cid"
 
 	"github.com/jobmesh/jobmesh/crdt"
+	"github.com/jobmesh/jobmesh/finish"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/microjob"
 	"github.com/jobmesh/jobmesh/records"
@@ -22,7 +23,7 @@ import (
 // Finishing a complete job (asking for re-runs, assembling the output,
 // writing the verdict) is one processor's work: the designated finalizer.
 // Every processor ranks the job's finalizers the same way from the same
-// records (finalizerOrder); while one is finishing the job it says so on
+// records (finish.FinalizerOrder); while one is finishing the job it says so on
 // the Job channel (a "finalizing" message) at least every quarter of
 // FinalizeTakeover. A processor of rank k stands by while the job has
 // been complete for less than k × FinalizeTakeover, and while a processor
@@ -33,39 +34,11 @@ import (
 // saying it is finishing the job without ever writing a verdict is waited
 // for at most finalizeLimit after the job is complete.
 
-// finalizerOrder ranks the processors that may finish job id: those with
-// a disclosure that are not culprits, by the rendezvous hash of their peer
-// ID with the job ID, highest first. The first is the designated
-// finalizer. Every node computes the same order from the same records,
-// and only these processors' verdicts and requests count (authors.go).
-func finalizerOrder(id jobs.ID, recs *jobRecords, culprits []string) []string {
-	type ranked struct {
-		p string
-		h [32]byte
-	}
-	var rs []ranked
-	seen := map[string]bool{}
-	for _, d := range recs.discl {
-		p := d.Processor
-		if seen[p] || slices.Contains(culprits, p) {
-			continue
-		}
-		seen[p] = true
-		rs = append(rs, ranked{p, hashOf(p, id.String(), "finalizer")})
-	}
-	slices.SortFunc(rs, func(a, b ranked) int { return bytes.Compare(b.h[:], a.h[:]) })
-	out := make([]string, len(rs))
-	for i, r := range rs {
-		out[i] = r.p
-	}
-	return out
-}
-
 // earlyJudge reports whether this processor is the one expected to judge
 // js while some MicroJob has no disclosure yet (to catch a culprit or a
 // silent committer early): of itself and the processors heard working on
 // the job (progress messages) that are still alive, the one with the
-// highest finalizer hash (finalizerOrder's hash). The others judge such a
+// highest finalizer hash (finish.FinalizerOrder's hash). The others judge such a
 // job lateJudge times less often, in case it is gone: every processor
 // judging a large job all the time repeated the same work on each.
 func (w *Worker) earlyJudge(js *jobState, now time.Time) bool {
@@ -89,52 +62,24 @@ func (w *Worker) earlyJudge(js *jobState, now time.Time) bool {
 // earlyJudge's choice judges a job not yet fully disclosed.
 const lateJudge = 10
 
-// designatedFinalizer is the processor expected to finish job id: the
-// first of finalizerOrder, "" when there is none.
-func designatedFinalizer(id jobs.ID, recs *jobRecords, culprits []string) string {
-	if order := finalizerOrder(id, recs, culprits); len(order) > 0 {
-		return order[0]
-	}
-	return ""
-}
-
 // finalizeLimit is how long after a job is complete heard "finalizing"
 // messages keep a processor standing by.
 func (c Config) finalizeLimit() time.Duration {
 	return 2*c.RerunTimeout + hintLife*c.finalizeTakeover()
 }
 
-// standby reports whether this node stands by for another processor to
-// finish js, complete for waited at now with finalizer order order, and
-// until when it does so before it judges the job again.
+// standby is finish.Standby for this node and js, with the
+// "finalizing" messages heard on js's Job channel.
 func (w *Worker) standby(js *jobState, order []string, waited time.Duration, now time.Time) (time.Time, bool) {
-	rank := slices.Index(order, w.self)
-	if rank < 0 {
-		// Not a finalizer of the job: its verdict would not count.
-		return now.Add(w.cfg.finalizeTakeover()), true
-	}
-	if rank == 0 {
-		return time.Time{}, false
-	}
-	takeover := w.cfg.finalizeTakeover()
-	if turn := time.Duration(rank) * takeover; waited < turn {
-		return now.Add(turn - waited), true
-	}
-	if waited >= w.cfg.finalizeLimit() {
-		return time.Time{}, false
-	}
-	var last time.Time
 	w.mu.Lock()
-	for _, p := range order[:rank] {
-		if at := js.finalizing[p]; at.After(last) {
-			last = at
-		}
-	}
+	heard := maps.Clone(js.finalizing)
 	w.mu.Unlock()
-	if now.Sub(last) < takeover {
-		return last.Add(takeover), true
-	}
-	return time.Time{}, false
+	return finish.Standby(order, w.self, waited, now, heard, w.cfg.timing())
+}
+
+// timing is the durations the finishing rules wait for.
+func (c Config) timing() finish.Timing {
+	return finish.Timing{DuplicateGrace: c.duplicateGrace(), RerunTimeout: c.RerunTimeout, Takeover: c.finalizeTakeover(), Limit: c.finalizeLimit()}
 }
 
 // sayFinalizing tells js's Job channel that this node is finishing the
@@ -185,14 +130,14 @@ func (w *Worker) keepSayingFinalizing(ctx context.Context, js *jobState) (stop f
 type verdictState struct {
 	// judgedVer is the index version judgement was made at (0: none).
 	judgedVer uint64
-	judgement judgement
+	judgement finish.Judgement
 	// agreedVer is the index's judge version when this node last found
 	// a verdict that follows from its records (recheckFinished), and
 	// finishedAt when it first did.
 	agreedVer  uint64
 	finishedAt time.Time
 	// loaded are verdict records opened, by key and seq.
-	loaded map[string]verdictCand
+	loaded map[string]finish.VerdictCand
 	// badOutput are verdict records, by key and seq, whose output is not
 	// this node's assembly of their verdict (audit.go).
 	badOutput map[string]bool
@@ -210,7 +155,7 @@ func keySeq(key string, seq uint64) string { return key + "@" + strconv.FormatUi
 
 // judged returns js's judgement of recs, read at index version ver: the
 // one made at ver when there is one. It counts the requests it refuses.
-func (w *Worker) judged(js *jobState, recs *jobRecords, ver uint64) (judgement, error) {
+func (w *Worker) judged(js *jobState, recs *finish.Records, ver uint64) (finish.Judgement, error) {
 	w.mu.Lock()
 	if ver != 0 && js.verdicts.judgedVer == ver {
 		j := js.verdicts.judgement
@@ -225,14 +170,14 @@ func (w *Worker) judged(js *jobState, recs *jobRecords, ver uint64) (judgement, 
 	w.mu.Lock()
 	js.verdicts.judgedVer, js.verdicts.judgement = ver, j
 	w.mu.Unlock()
-	w.countRefused(js, j.refused)
+	w.countRefused(js, j.Refused)
 	return j, nil
 }
 
 // countRefused counts each refused record once per reason.
-func (w *Worker) countRefused(js *jobState, rs []refusal) {
+func (w *Worker) countRefused(js *jobState, rs []finish.Refusal) {
 	for _, r := range rs {
-		k := keySeq(r.key, r.seq) + "/" + r.reason
+		k := keySeq(r.Key, r.Seq) + "/" + r.Reason
 		w.mu.Lock()
 		if js.verdicts.counted == nil {
 			js.verdicts.counted = map[string]bool{}
@@ -241,8 +186,8 @@ func (w *Worker) countRefused(js *jobState, rs []refusal) {
 		js.verdicts.counted[k] = true
 		w.mu.Unlock()
 		if !seen {
-			w.m.refused.WithLabelValues(r.kind, r.reason).Inc()
-			w.log.Warn("record refused", "job", js.plan.JobID, "key", r.key, "type", r.kind, "reason", r.reason)
+			w.m.refused.WithLabelValues(r.Kind, r.Reason).Inc()
+			w.log.Warn("record refused", "job", js.plan.JobID, "key", r.Key, "type", r.Kind, "reason", r.Reason)
 		}
 	}
 }
@@ -250,44 +195,44 @@ func (w *Worker) countRefused(js *jobState, rs []refusal) {
 // final reports whether judgement j of js is one a verdict may follow
 // from (judgement.final), reading the advertised processors only when a
 // check is unsettled.
-func (w *Worker) final(ctx context.Context, js *jobState, j judgement) (bool, error) {
-	if !j.v.Verified {
+func (w *Worker) final(ctx context.Context, js *jobState, j finish.Judgement) (bool, error) {
+	if !j.V.Verified {
 		return false, nil
 	}
-	if !checksPending(js.plan, j.v, j.recs) {
+	if !finish.ChecksPending(js.plan, j.V, j.Recs) {
 		return true, nil
 	}
 	procs, err := w.processors(ctx)
 	if err != nil {
 		return false, err
 	}
-	return j.final(js.plan, procs), nil
+	return j.Final(js.plan, procs), nil
 }
 
 // weigh returns the verdicts of js that follow from recs and judgement j
 // (as far as the reader can tell without the output), highest-ranked
 // author first; it counts the refused ones.
-func (w *Worker) weigh(ctx context.Context, js *jobState, recs *jobRecords, j judgement) ([]verdictCand, error) {
-	if len(recs.verdicts) == 0 {
+func (w *Worker) weigh(ctx context.Context, js *jobState, recs *finish.Records, j finish.Judgement) ([]finish.VerdictCand, error) {
+	if len(recs.Verdicts) == 0 {
 		return nil, nil
 	}
 	final, err := w.final(ctx, js, j)
 	if err != nil {
 		return nil, err
 	}
-	agree, refused := weighVerdicts(js.plan.JobID, recs, j, finalRounds(js.plan, recs), final, func(a authored[[]byte]) verdictCand {
-		k := keySeq(a.key, a.seq)
+	agree, refused := finish.WeighVerdicts(js.plan.JobID, recs, j, finish.FinalRounds(js.plan, recs), final, func(a finish.Authored[[]byte]) finish.VerdictCand {
+		k := keySeq(a.Key, a.Seq)
 		w.mu.Lock()
 		c, ok := js.verdicts.loaded[k]
 		w.mu.Unlock()
 		if ok {
 			return c
 		}
-		c = loadCand(ctx, a, w.bodyBlocks())
-		if !errors.Is(c.err, records.ErrBodyUnavailable) {
+		c = finish.LoadCand(ctx, a, w.bodyBlocks())
+		if !errors.Is(c.Err, records.ErrBodyUnavailable) {
 			w.mu.Lock()
 			if js.verdicts.loaded == nil {
-				js.verdicts.loaded = map[string]verdictCand{}
+				js.verdicts.loaded = map[string]finish.VerdictCand{}
 			}
 			js.verdicts.loaded[k] = c
 			w.mu.Unlock()
@@ -300,10 +245,10 @@ func (w *Worker) weigh(ctx context.Context, js *jobState, recs *jobRecords, j ju
 
 // counting leaves out of agree the verdicts whose output this node found
 // is not its assembly of their verdict: those do not finish the job here.
-func (w *Worker) counting(js *jobState, agree []verdictCand) []verdictCand {
+func (w *Worker) counting(js *jobState, agree []finish.VerdictCand) []finish.VerdictCand {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return slices.DeleteFunc(agree, func(c verdictCand) bool { return js.verdicts.badOutput[keySeq(c.key, c.seq)] })
+	return slices.DeleteFunc(agree, func(c finish.VerdictCand) bool { return js.verdicts.badOutput[keySeq(c.Key, c.Seq)] })
 }
 
 // markFinished marks js finished: a verdict that follows from this node's
@@ -374,7 +319,7 @@ func (w *Worker) recheckFinished(ctx context.Context, js *jobState) error {
 
 // accepted returns js's records as this node's latest judgement of them
 // accepts them (judged): the requests of eligible authors only.
-func (w *Worker) accepted(ctx context.Context, js *jobState) (*jobRecords, error) {
+func (w *Worker) accepted(ctx context.Context, js *jobState) (*finish.Records, error) {
 	id := js.plan.JobID
 	ver := w.index.version(id)
 	recs, err := w.records(ctx, id)
@@ -385,18 +330,18 @@ func (w *Worker) accepted(ctx context.Context, js *jobState) (*jobRecords, error
 	if err != nil {
 		return nil, err
 	}
-	return j.recs, nil
+	return j.Recs, nil
 }
 
 // finish is the end of finalizing js, verified with judgement j: it
 // assembles the output and, once a second node holds it too (handedOff),
 // writes this node's verdict record, unless a verdict that follows from
 // the records (agree) names that output.
-func (w *Worker) finish(ctx context.Context, js *jobState, j judgement, recs *jobRecords, agree []verdictCand) error {
+func (w *Worker) finish(ctx context.Context, js *jobState, j finish.Judgement, recs *finish.Records, agree []finish.VerdictCand) error {
 	id := js.plan.JobID
 	start := time.Now()
 	stop := w.keepSayingFinalizing(ctx, js)
-	out, err := w.assembled(ctx, js, j.v, recs)
+	out, err := w.assembled(ctx, js, j.V, recs)
 	stop()
 	if err != nil {
 		return err
@@ -412,11 +357,11 @@ func (w *Worker) finish(ctx context.Context, js *jobState, j judgement, recs *jo
 	}
 	// A second node holds the output before the verdict is written, so
 	// that losing this one loses nothing (handoff.go).
-	if ok, err := w.handedOff(ctx, js, j.v, out, time.Now()); err != nil || !ok {
+	if ok, err := w.handedOff(ctx, js, j.V, out, time.Now()); err != nil || !ok {
 		w.judgeAgain(js)
 		return err
 	}
-	rec := records.VerdictRecord{Verdict: json.RawMessage(j.v.Encode()), Culprits: j.culprits, Output: out.String(), Rounds: finalRounds(js.plan, recs)}
+	rec := records.VerdictRecord{Verdict: json.RawMessage(j.V.Encode()), Culprits: j.Culprits, Output: out.String(), Rounds: finish.FinalRounds(js.plan, recs)}
 	if rec, err = w.verdictRecord(ctx, id, rec); err != nil {
 		return err
 	}
@@ -428,7 +373,7 @@ func (w *Worker) finish(ctx context.Context, js *jobState, j judgement, recs *jo
 	w.mu.Unlock()
 	w.markFinished(js, w.index.judgeVersion(id))
 	w.m.finalized.Inc()
-	w.log.Info("job verified", "job", id, "output", out, "culprits", j.culprits, "assembly", assembly)
+	w.log.Info("job verified", "job", id, "output", out, "culprits", j.Culprits, "assembly", assembly)
 	return nil
 }
 
@@ -436,15 +381,15 @@ func (w *Worker) finish(ctx context.Context, js *jobState, j judgement, recs *jo
 // records (agree) with out, this node's assembly, and reports whether one
 // names it. Those that name another are refused (counted once) and no
 // longer finish the job here (counting).
-func (w *Worker) checkOutputs(js *jobState, agree []verdictCand, out string) bool {
+func (w *Worker) checkOutputs(js *jobState, agree []finish.VerdictCand, out string) bool {
 	match := false
-	var wrong []refusal
+	var wrong []finish.Refusal
 	for _, c := range agree {
-		if c.rec.Output == out {
+		if c.Rec.Output == out {
 			match = true
 			continue
 		}
-		wrong = append(wrong, refusal{key: c.key, kind: records.VerdictType, reason: mismatchOutput, seq: c.seq})
+		wrong = append(wrong, finish.Refusal{Key: c.Key, Kind: records.VerdictType, Reason: finish.MismatchOutput, Seq: c.Seq})
 	}
 	if len(wrong) > 0 {
 		w.mu.Lock()
@@ -452,7 +397,7 @@ func (w *Worker) checkOutputs(js *jobState, agree []verdictCand, out string) boo
 			js.verdicts.badOutput = map[string]bool{}
 		}
 		for _, r := range wrong {
-			js.verdicts.badOutput[keySeq(r.key, r.seq)] = true
+			js.verdicts.badOutput[keySeq(r.Key, r.Seq)] = true
 		}
 		w.mu.Unlock()
 		w.countRefused(js, wrong)
@@ -465,7 +410,7 @@ func (w *Worker) checkOutputs(js *jobState, agree []verdictCand, out string) boo
 // bring within prefetchWait, fetched result by result; once per verdict.
 // The node then holds the output, pinned, and has written its holder
 // record.
-func (w *Worker) assembled(ctx context.Context, js *jobState, v microjob.Verdict, recs *jobRecords) (cid.Cid, error) {
+func (w *Worker) assembled(ctx context.Context, js *jobState, v microjob.Verdict, recs *finish.Records) (cid.Cid, error) {
 	key := sha256.Sum256(v.Encode())
 	w.mu.Lock()
 	out, ok := js.verdicts.outputs[key]

@@ -14,6 +14,7 @@ import (
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/crdt/crdttest"
 	"github.com/jobmesh/jobmesh/dispatch"
+	"github.com/jobmesh/jobmesh/finish"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/macrojob"
 	"github.com/jobmesh/jobmesh/microjob"
@@ -29,22 +30,22 @@ func TestDesignatedFinalizer(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for j := range 200 {
 		id := jobs.ID(sha256.Sum256([]byte(fmt.Sprint("job", j))))
-		recs := newJobRecords()
+		recs := finish.NewRecords()
 		for i, p := range procs {
-			recs.discl = append(recs.discl, microjob.Disclosure{Processor: p, MicroID: jobs.ID{byte(i)}})
+			recs.Discl = append(recs.Discl, microjob.Disclosure{Processor: p, MicroID: jobs.ID{byte(i)}})
 		}
-		want := designatedFinalizer(id, recs, nil)
+		want := finish.Designated(id, recs, nil)
 		if !slices.Contains(procs, want) {
 			t.Fatalf("job %d: named %q", j, want)
 		}
 		named[want]++
 		for range 5 {
-			rng.Shuffle(len(recs.discl), func(a, b int) { recs.discl[a], recs.discl[b] = recs.discl[b], recs.discl[a] })
-			if got := designatedFinalizer(id, recs, nil); got != want {
+			rng.Shuffle(len(recs.Discl), func(a, b int) { recs.Discl[a], recs.Discl[b] = recs.Discl[b], recs.Discl[a] })
+			if got := finish.Designated(id, recs, nil); got != want {
 				t.Fatalf("job %d: %q in one order, %q in another", j, want, got)
 			}
 		}
-		if got := designatedFinalizer(id, recs, []string{want}); got == want || got == "" {
+		if got := finish.Designated(id, recs, []string{want}); got == want || got == "" {
 			t.Fatalf("job %d: culprit %q named, or nobody: %q", j, want, got)
 		}
 	}
@@ -53,7 +54,7 @@ func TestDesignatedFinalizer(t *testing.T) {
 			t.Errorf("%s never named in 200 jobs: %v", p, named)
 		}
 	}
-	if got := designatedFinalizer(jobs.ID{}, newJobRecords(), nil); got != "" {
+	if got := finish.Designated(jobs.ID{}, finish.NewRecords(), nil); got != "" {
 		t.Errorf("named %q without disclosures", got)
 	}
 }
@@ -110,16 +111,16 @@ func TestAvoidSelfCheck(t *testing.T) {
 // silentFixture is a worker with a one-replica store, DiscloseGrace a
 // minute, and a job whose first MacroJob processor "p" fully committed
 // without disclosing anything.
-func silentFixture(t *testing.T) (*Worker, *jobState, *jobRecords, *crdt.Store) {
+func silentFixture(t *testing.T) (*Worker, *jobState, *finish.Records, *crdt.Store) {
 	plan := roundsPlan(t)
 	c := crdttest.New(t, crdttest.Options{Replicas: 1})
 	store := c.Replicas[0].Store
 	x := newRecordIndex(store)
 	w := &Worker{cfg: Config{DiscloseGrace: time.Minute}, self: store.Self().String(), writer: indexWriter{store: store, index: x}, index: x, log: slog.New(slog.DiscardHandler)}
 	js := &jobState{info: &jobs.JobInfo{Requirements: jobs.Requirements{Replicas: 1}}, plan: plan}
-	recs := newJobRecords()
+	recs := finish.NewRecords()
 	for _, mu := range plan.Macros[0].Micros {
-		recs.commits = append(recs.commits, microjob.Commitment{JobID: plan.JobID, MicroID: mu.ID, Processor: "p"})
+		recs.Commits = append(recs.Commits, microjob.Commitment{JobID: plan.JobID, MicroID: mu.ID, Processor: "p"})
 	}
 	return w, js, recs, store
 }
@@ -169,7 +170,7 @@ func TestRedoSilentSparesLiveCommitters(t *testing.T) {
 	w, js, recs, store := silentFixture(t)
 	plan := js.plan
 	t0 := time.Unix(1_800_000_000, 0)
-	w.index.jobs[plan.JobID] = &jobIndex{id: plan.JobID, loaded: true, entries: map[string]part{}, disclosed: map[jobs.ID]int{}, committers: map[jobs.ID]map[string]int{},
+	w.index.jobs[plan.JobID] = &jobIndex{id: plan.JobID, loaded: true, entries: map[string]finish.Part{}, disclosed: map[jobs.ID]int{}, committers: map[jobs.ID]map[string]int{},
 		heard: map[string]time.Time{"p": t0.Add(50 * time.Second)}}
 	a := plan.Macros[0].Micros[0].ID.String()
 	v := microjob.Verdict{Missing: []string{a}}
@@ -295,12 +296,12 @@ func TestFinalizerStandby(t *testing.T) {
 // starting with the designated finalizer.
 func TestFinalizerOrder(t *testing.T) {
 	id := jobs.ID(sha256.Sum256([]byte("job")))
-	recs := newJobRecords()
+	recs := finish.NewRecords()
 	for i, p := range []string{"a", "b", "a", "c", "b", "d"} {
-		recs.discl = append(recs.discl, microjob.Disclosure{Processor: p, MicroID: jobs.ID{byte(i)}})
+		recs.Discl = append(recs.Discl, microjob.Disclosure{Processor: p, MicroID: jobs.ID{byte(i)}})
 	}
-	order := finalizerOrder(id, recs, []string{"c"})
-	if len(order) != 3 || slices.Contains(order, "c") || order[0] != designatedFinalizer(id, recs, []string{"c"}) {
+	order := finish.FinalizerOrder(id, recs, []string{"c"})
+	if len(order) != 3 || slices.Contains(order, "c") || order[0] != finish.Designated(id, recs, []string{"c"}) {
 		t.Fatalf("order %v", order)
 	}
 	for i := 1; i < len(order); i++ {

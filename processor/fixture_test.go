@@ -11,6 +11,7 @@ import (
 	mh "github.com/multiformats/go-multihash"
 
 	"github.com/jobmesh/jobmesh/crdt"
+	"github.com/jobmesh/jobmesh/finish"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/microjob"
 	"github.com/jobmesh/jobmesh/records"
@@ -106,7 +107,7 @@ func (f *jobFixture) result(t *testing.T, s *crdt.Store, mu jobs.MicroJob, hash 
 }
 
 // records reads the job's records from s, as a query returns them.
-func (f *jobFixture) records(t *testing.T, s *crdt.Store) *jobRecords {
+func (f *jobFixture) records(t *testing.T, s *crdt.Store) *finish.Records {
 	t.Helper()
 	recs, err := newRecordIndex(s).query(context.Background(), f.id())
 	if err != nil {
@@ -120,14 +121,14 @@ func (f *jobFixture) records(t *testing.T, s *crdt.Store) *jobRecords {
 func (f *jobFixture) verdictOf(t *testing.T, s *crdt.Store, out string) records.VerdictRecord {
 	t.Helper()
 	recs := f.records(t, s)
-	j, err := judgeRecords(f.info, f.plan, recs)
+	j, err := finish.Judge(f.info, f.plan, recs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !j.v.Verified {
-		t.Fatalf("the fixture's job is not verified: %+v", j.v)
+	if !j.V.Verified {
+		t.Fatalf("the fixture's job is not verified: %+v", j.V)
 	}
-	rec := verdictFor(j, finalRounds(f.plan, recs))
+	rec := finish.VerdictFor(j, finish.FinalRounds(f.plan, recs))
 	rec.Verdict = json.RawMessage(rec.Verdict)
 	rec.Output = out
 	return rec

@@ -11,6 +11,7 @@ import (
 	"github.com/ipfs/go-cid"
 
 	"github.com/jobmesh/jobmesh/crdt"
+	"github.com/jobmesh/jobmesh/finish"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/localmesh"
 	"github.com/jobmesh/jobmesh/processor"
@@ -105,7 +106,7 @@ func TestForgedVerdictIsNotSigned(t *testing.T) {
 	if res.Output.String() == forged.Output || records.ResultRoot(res.Output) != res.Release.ResultRoot {
 		t.Fatalf("reported output %s, settled root %s; the forgery's output is %s", res.Output, res.Release.ResultRoot, forged.Output)
 	}
-	chosen, err := processor.ReadVerdict(ctx, c.Store, c.IPFS, id, &res.Release.ResultRoot)
+	chosen, err := finish.ReadVerdict(ctx, c.Store, c.IPFS, id, &res.Release.ResultRoot)
 	if err != nil || chosen.Author == self {
 		t.Fatalf("the verdict settled on is %q's (%v); the attacker is %s", chosen.Author, err, self)
 	}

@@ -80,7 +80,7 @@ func (w *Worker) committers(ctx context.Context, id jobs.ID) (map[jobs.ID][]stri
 		return nil, err
 	}
 	out := map[jobs.ID][]string{}
-	for _, c := range recs.commits {
+	for _, c := range recs.Commits {
 		if !slices.Contains(out[c.MicroID], c.Processor) {
 			out[c.MicroID] = append(out[c.MicroID], c.Processor)
 		}

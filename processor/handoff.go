@@ -11,6 +11,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/jobmesh/jobmesh/crdt"
+	"github.com/jobmesh/jobmesh/finish"
 	"github.com/jobmesh/jobmesh/microjob"
 	"github.com/jobmesh/jobmesh/records"
 )
@@ -26,7 +27,7 @@ import (
 //     records of its open jobs and fetches, pins and says it holds the
 //     output a discloser of the job says it holds (dapp/hold.go);
 //   - otherwise any other node: the runner-up finalizer (second in
-//     finalizerOrder), standing by, assembles the output itself as soon
+//     finish.FinalizerOrder), standing by, assembles the output itself as soon
 //     as it sees the designated finalizer's holder record, when it too
 //     finds the creator's node not connected (holdSecond).
 //
@@ -139,15 +140,15 @@ func (w *Worker) handedOff(ctx context.Context, js *jobState, v microjob.Verdict
 // finalizer's holder record is in and the creator's node is not connected
 // here, it assembles the output as well (assembled holds it), so that two
 // nodes hold it before the verdict.
-func (w *Worker) holdSecond(ctx context.Context, js *jobState, j judgement, recs *jobRecords) error {
-	key := sha256.Sum256(j.v.Encode())
+func (w *Worker) holdSecond(ctx context.Context, js *jobState, j finish.Judgement, recs *finish.Records) error {
+	key := sha256.Sum256(j.V.Encode())
 	w.mu.Lock()
 	_, done := js.verdicts.outputs[key]
 	h := &js.verdicts.handoff
 	h.await = ""
-	second := len(j.order) > 1 && j.order[1] == w.self && !done
+	second := len(j.Order) > 1 && j.Order[1] == w.self && !done
 	if second && w.cfg.HoldWait > 0 && w.p.Blocks != nil {
-		h.await = j.order[0]
+		h.await = j.Order[0]
 	}
 	first := h.await
 	w.mu.Unlock()
@@ -171,7 +172,7 @@ func (w *Worker) holdSecond(ctx context.Context, js *jobState, j judgement, recs
 	if final, err := w.final(ctx, js, j); err != nil || !final {
 		return err
 	}
-	out, err := w.assembled(ctx, js, j.v, recs)
+	out, err := w.assembled(ctx, js, j.V, recs)
 	if err != nil {
 		return fmt.Errorf("assembling the output as its second holder: %w", err)
 	}

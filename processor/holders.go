@@ -8,6 +8,7 @@ import (
 	"github.com/ipfs/go-cid"
 	"github.com/libp2p/go-libp2p/core/peer"
 
+	"github.com/jobmesh/jobmesh/finish"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/records"
 )
@@ -21,8 +22,8 @@ import (
 // verdict's output.
 
 // FinalizerRank is processor's rendezvous hash for job id: the job's
-// finalizers rank by it, highest first (finalizerOrder).
-func FinalizerRank(id jobs.ID, processor string) [32]byte { return finalizerRank(id, processor) }
+// finalizers rank by it, highest first (finish.FinalizerOrder).
+func FinalizerRank(id jobs.ID, processor string) [32]byte { return finish.Rank(id, processor) }
 
 // JobPinOwner is the block layer's pin owner of what a node keeps for job
 // id while the job runs: its MicroJob results, the assembled output and
@@ -71,13 +72,13 @@ func (w *Worker) holdOutput(ctx context.Context, id jobs.ID, out cid.Cid) {
 // while the job has no verdict, the peers holding any output.
 func Holders(ctx context.Context, store RecordReader, blocks records.BodyReader, id jobs.ID) ([]peer.ID, error) {
 	out := cid.Undef
-	chosen, err := ReadVerdict(ctx, store, blocks, id, nil)
+	chosen, err := finish.ReadVerdict(ctx, store, blocks, id, nil)
 	switch {
 	case err == nil:
 		if out, err = cid.Decode(chosen.Record.Output); err != nil {
 			return nil, fmt.Errorf("processor: holders of job %s: the verdict's output: %w", id, err)
 		}
-	case !errors.Is(err, ErrNoVerdict):
+	case !errors.Is(err, finish.ErrNoVerdict):
 		return nil, fmt.Errorf("processor: holders of job %s: %w", id, err)
 	}
 	return records.HoldersOf(ctx, store, id, out)

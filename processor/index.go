@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jobmesh/jobmesh/crdt"
+	"github.com/jobmesh/jobmesh/finish"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/microjob"
 	"github.com/jobmesh/jobmesh/records"
@@ -43,9 +44,9 @@ type jobIndex struct {
 	loaded  bool          // entries reflect a query plus the changes since
 	loading bool          // a query is under way; changes go to buffered
 	buf     []crdt.Change // changes seen while loading
-	entries map[string]part
+	entries map[string]finish.Part
 	version uint64 // bumped on every change
-	snap    *jobRecords
+	snap    *finish.Records
 	snapVer uint64
 	// disclosed counts, by MicroJob, the valid disclosures held.
 	disclosed map[jobs.ID]int
@@ -140,12 +141,12 @@ func (x *recordIndex) apply(c crdt.Change) {
 func (ji *jobIndex) change(c crdt.Change) {
 	switch c.Kind {
 	case crdt.ChangePut:
-		if old, ok := ji.entries[c.Key]; ok && old.rec.Seq == c.Record.Seq && old.rec.Author == c.Record.Author {
+		if old, ok := ji.entries[c.Key]; ok && old.Rec.Seq == c.Record.Seq && old.Rec.Author == c.Record.Author {
 			return // already held (the worker's own write, applied at once)
 		}
 		ji.count(c.Key, -1)
-		p := openPart(ji.id, c.Record)
-		if old, ok := ji.entries[c.Key]; p.judged() || ok && old.judged() {
+		p := finish.OpenPart(ji.id, c.Record)
+		if old, ok := ji.entries[c.Key]; p.Judged() || ok && old.Judged() {
 			ji.judgeVer++
 		}
 		ji.entries[c.Key] = p
@@ -155,7 +156,7 @@ func (ji *jobIndex) change(c crdt.Change) {
 		}
 		ji.heard[c.Record.Author.String()] = time.Now()
 	case crdt.ChangeDelete:
-		if old, ok := ji.entries[c.Key]; ok && old.judged() {
+		if old, ok := ji.entries[c.Key]; ok && old.Judged() {
 			ji.judgeVer++
 		}
 		ji.count(c.Key, -1)
@@ -173,21 +174,21 @@ func (ji *jobIndex) count(key string, delta int) {
 	p, ok := ji.entries[key]
 	switch {
 	case !ok:
-	case p.verdict:
+	case p.Verdict:
 		ji.verdicts += delta
-	case p.request != nil:
+	case p.Request != nil:
 		ji.requests += delta
 		ji.reqVersion++
-	case p.rerun != nil:
+	case p.Rerun != nil:
 		ji.reqVersion++
-	case p.discl != nil:
-		m := p.discl.MicroID
+	case p.Discl != nil:
+		m := p.Discl.MicroID
 		ji.disclosed[m] += delta
 		if ji.disclosed[m] <= 0 {
 			delete(ji.disclosed, m)
 		}
-	case p.commit != nil:
-		m, who := p.commit.MicroID, p.commit.Processor
+	case p.Commit != nil:
+		m, who := p.Commit.MicroID, p.Commit.Processor
 		if ji.committers[m] == nil {
 			ji.committers[m] = map[string]int{}
 		}
@@ -219,7 +220,7 @@ func (x *recordIndex) committed(ctx context.Context, id jobs.ID) (map[jobs.ID]bo
 		return nil, err
 	}
 	out := map[jobs.ID]bool{}
-	for _, c := range recs.commits {
+	for _, c := range recs.Commits {
 		out[c.MicroID] = true
 	}
 	return out, nil
@@ -277,14 +278,14 @@ func (x *recordIndex) committedByOther(ctx context.Context, id, mid jobs.ID, sel
 	if err != nil {
 		return false, err
 	}
-	return slices.ContainsFunc(recs.commits, func(c microjob.Commitment) bool {
+	return slices.ContainsFunc(recs.Commits, func(c microjob.Commitment) bool {
 		return c.MicroID == mid && c.Processor != self
 	}), nil
 }
 
 // records returns job id's records, loading the index when it is new or
 // stale. The result is shared: callers must not modify it.
-func (x *recordIndex) records(ctx context.Context, id jobs.ID) (*jobRecords, error) {
+func (x *recordIndex) records(ctx context.Context, id jobs.ID) (*finish.Records, error) {
 	for {
 		x.mu.Lock()
 		ji := x.jobs[id]
@@ -316,7 +317,7 @@ func (x *recordIndex) records(ctx context.Context, id jobs.ID) (*jobRecords, err
 			x.mu.Unlock()
 			return nil, err
 		}
-		ji.entries = make(map[string]part, len(recs))
+		ji.entries = make(map[string]finish.Part, len(recs))
 		ji.disclosed = map[jobs.ID]int{}
 		ji.committers = map[jobs.ID]map[string]int{}
 		ji.requests, ji.verdicts = 0, 0
@@ -324,7 +325,7 @@ func (x *recordIndex) records(ctx context.Context, id jobs.ID) (*jobRecords, err
 		ji.heard = make(map[string]time.Time, len(heard))
 		now := time.Now()
 		for _, r := range recs {
-			ji.entries[r.Key] = openPart(id, r)
+			ji.entries[r.Key] = finish.OpenPart(id, r)
 			ji.count(r.Key, +1)
 			a := r.Author.String()
 			if at, ok := heard[a]; ok {
@@ -348,14 +349,14 @@ func (x *recordIndex) records(ctx context.Context, id jobs.ID) (*jobRecords, err
 }
 
 // query reads a job's records without the index.
-func (x *recordIndex) query(ctx context.Context, id jobs.ID) (*jobRecords, error) {
+func (x *recordIndex) query(ctx context.Context, id jobs.ID) (*finish.Records, error) {
 	recs, err := x.store.Query(ctx, records.JobKey(id)+"/")
 	if err != nil {
 		return nil, err
 	}
-	out := newJobRecords()
+	out := finish.NewRecords()
 	for _, r := range recs {
-		out.add(id, openPart(id, r))
+		out.Add(id, finish.OpenPart(id, r))
 	}
 	return out, nil
 }
@@ -387,11 +388,6 @@ func (x *recordIndex) hasVerdict(id jobs.ID) bool {
 	defer x.mu.Unlock()
 	ji := x.jobs[id]
 	return ji == nil || !ji.loaded || ji.verdicts > 0
-}
-
-// judged reports whether a judgement or a verdict's agreement reads p.
-func (p part) judged() bool {
-	return p.commit != nil || p.discl != nil || p.rerun != nil || p.verdict || p.request != nil && p.request.redo == nil
 }
 
 // requestsVersion returns a number that changes whenever a dispute,
@@ -429,15 +425,15 @@ func (x *recordIndex) forget(id jobs.ID) {
 }
 
 // build opens the index's records in key order, as a query returns them.
-func (ji *jobIndex) build() *jobRecords {
+func (ji *jobIndex) build() *finish.Records {
 	keys := make([]string, 0, len(ji.entries))
 	for k := range ji.entries {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	out := newJobRecords()
+	out := finish.NewRecords()
 	for _, k := range keys {
-		out.add(ji.id, ji.entries[k])
+		out.Add(ji.id, ji.entries[k])
 	}
 	return out
 }

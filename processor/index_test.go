@@ -12,17 +12,18 @@ import (
 
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/crdt/crdttest"
+	"github.com/jobmesh/jobmesh/finish"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/microjob"
 	"github.com/jobmesh/jobmesh/records"
 )
 
 // redoKeys are the redo records in r, by MicroJob.
-func redoKeys(r *jobRecords) map[string]records.Redo {
+func redoKeys(r *finish.Records) map[string]records.Redo {
 	out := map[string]records.Redo{}
-	for _, q := range r.requests {
-		if q.redo != nil {
-			out[q.redo.Micro] = *q.redo
+	for _, q := range r.Requests {
+		if q.Redo != nil {
+			out[q.Redo.Micro] = *q.Redo
 		}
 	}
 	return out
@@ -198,7 +199,7 @@ func TestIndexCommitCounters(t *testing.T) {
 			return err
 		}
 		want := map[jobs.ID]bool{}
-		for _, c := range recs.commits {
+		for _, c := range recs.Commits {
 			want[c.MicroID] = true
 		}
 		if len(want) != 15 || !maps.Equal(got, want) {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/escrow"
+	"github.com/jobmesh/jobmesh/finish"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/microjob"
 	"github.com/jobmesh/jobmesh/records"
@@ -157,10 +158,6 @@ func (m *Members) versionNow() uint64 {
 	return m.version
 }
 
-// DisclosureFilter says whether a disclosure of job info counts in
-// judging it.
-type DisclosureFilter func(ctx context.Context, info *jobs.JobInfo, d microjob.Disclosure) (bool, error)
-
 // KeepMembers is, for a reader of the store (a DApp), the rule processors
 // with a chain judge a job's disclosures by: one counts when its wallet
 // is its author's bound wallet (a binding record in store that verifies)
@@ -169,7 +166,7 @@ type DisclosureFilter func(ctx context.Context, info *jobs.JobInfo, d microjob.D
 // disclosure out. (Processors keep, per peer, the newest binding they
 // verified; a reader takes the one store holds now. They differ only
 // while a forged value hides a binding: see "Wallet binding".)
-func KeepMembers(store RecordReader, members *Members) DisclosureFilter {
+func KeepMembers(store RecordReader, members *Members) finish.DisclosureFilter {
 	return func(ctx context.Context, info *jobs.JobInfo, d microjob.Disclosure) (bool, error) {
 		r, err := store.Get(ctx, records.WalletBindingKey(d.Processor))
 		if errors.Is(err, crdt.ErrNotFound) {
@@ -233,7 +230,7 @@ func newMemberView(chain MemberReader, backoff time.Duration, reg prometheus.Reg
 // is not a member of its escrow (recs itself when there are none, or
 // without a chain). Like recs, the result is shared and must not be
 // modified.
-func (v *memberView) filter(ctx context.Context, js *jobState, recs *jobRecords) (*jobRecords, error) {
+func (v *memberView) filter(ctx context.Context, js *jobState, recs *finish.Records) (*finish.Records, error) {
 	if v == nil || v.Members == nil || js == nil {
 		return recs, nil
 	}
@@ -247,7 +244,7 @@ func (v *memberView) filter(ctx context.Context, js *jobState, recs *jobRecords)
 	v.mu.Unlock()
 	key := chainKey(js)
 	member := map[string]bool{}
-	for _, d := range recs.discl {
+	for _, d := range recs.Discl {
 		if _, ok := member[d.Wallet]; ok {
 			continue
 		}
@@ -263,13 +260,13 @@ func (v *memberView) filter(ctx context.Context, js *jobState, recs *jobRecords)
 		member[d.Wallet] = ok
 	}
 	out := recs
-	if slices.ContainsFunc(recs.discl, func(d microjob.Disclosure) bool { return !member[d.Wallet] }) {
+	if slices.ContainsFunc(recs.Discl, func(d microjob.Disclosure) bool { return !member[d.Wallet] }) {
 		o := *recs
-		o.discl, o.disclSeqs = nil, nil
-		for i, d := range recs.discl {
+		o.Discl, o.DisclSeqs = nil, nil
+		for i, d := range recs.Discl {
 			if member[d.Wallet] {
-				o.discl = append(o.discl, d)
-				o.disclSeqs = append(o.disclSeqs, recs.disclSeqs[i])
+				o.Discl = append(o.Discl, d)
+				o.DisclSeqs = append(o.DisclSeqs, recs.DisclSeqs[i])
 				continue
 			}
 			v.count("disclosure", records.DisclosureKey(d)+" "+d.Wallet, "disclosure left out of judging: its wallet is not a member of the job's escrow",

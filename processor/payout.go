@@ -11,6 +11,7 @@ import (
 
 	"github.com/jobmesh/jobmesh/dispatch"
 	"github.com/jobmesh/jobmesh/escrow"
+	"github.com/jobmesh/jobmesh/finish"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/microjob"
 	"github.com/jobmesh/jobmesh/records"
@@ -121,7 +122,7 @@ func speedWeights(cfg dispatch.Config, id jobs.ID, rounds []records.RoundOrder, 
 	tasks := make([]dispatch.TaskOutcome, len(rounds))
 	task := make(map[uint64]int, len(rounds))
 	for i, r := range rounds {
-		tasks[i] = taskOutcome(id, r)
+		tasks[i] = finish.TaskOutcome(id, r)
 		task[r.Macro] = i
 	}
 	payee := make(map[common.Address]int, len(payees))

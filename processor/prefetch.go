@@ -11,6 +11,7 @@ import (
 	"github.com/ipfs/go-cid"
 	"github.com/libp2p/go-libp2p/core/peer"
 
+	"github.com/jobmesh/jobmesh/finish"
 	"github.com/jobmesh/jobmesh/microjob"
 )
 
@@ -23,7 +24,7 @@ import (
 // fetched. A culprit found by the checks only means some blocks go
 // unused. Failures are left to the assembly, which fetches what is
 // missing. The returned channel is closed when the prefetch is over.
-func (w *Worker) prefetchResults(js *jobState, v microjob.Verdict, recs *jobRecords) <-chan struct{} {
+func (w *Worker) prefetchResults(js *jobState, v microjob.Verdict, recs *finish.Records) <-chan struct{} {
 	w.mu.Lock()
 	if js.prefetched != nil {
 		done := js.prefetched
@@ -39,7 +40,7 @@ func (w *Worker) prefetchResults(js *jobState, v microjob.Verdict, recs *jobReco
 	}
 	var inline []blocks.Block
 	local := map[cid.Cid]bool{}
-	for _, d := range recs.discl {
+	for _, d := range recs.Discl {
 		if len(d.Inline) > 0 && !slices.Contains(v.Culprits, d.Processor) {
 			inline = append(inline, d.Inline...)
 			local[d.ResultCID] = true

@@ -74,7 +74,7 @@ func FinishedJobs(ctx context.Context, store RecordReader) ([]jobs.ID, error) {
 
 // verdictScan finds, in one pass over the store's /jobs records, the jobs
 // with a verdict written by a processor with a disclosure in the job: the
-// author rule of verdicts without judging every job (authors.go), for
+// author rule of verdicts without judging every job (finish/authors.go), for
 // the queue and the dispatch history, which order work but decide no
 // payout.
 type verdictScan struct {

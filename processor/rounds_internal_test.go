@@ -12,6 +12,7 @@ import (
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/crdt/crdttest"
 	"github.com/jobmesh/jobmesh/dispatch"
+	"github.com/jobmesh/jobmesh/finish"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/microjob"
 	"github.com/jobmesh/jobmesh/records"
@@ -54,12 +55,12 @@ func roundsInfo(seed byte) *jobs.JobInfo {
 func TestFinalRounds(t *testing.T) {
 	plan := roundsPlan(t)
 	m0, m1 := plan.Macros[0].Micros, plan.Macros[1].Micros
-	recs := newJobRecords()
+	recs := finish.NewRecords()
 	commit := func(macro uint64, micro jobs.ID, who string, seq uint64) {
-		recs.add(plan.JobID, part{rec: crdt.Record{Seq: seq}, commit: &microjob.Commitment{MacroIndex: macro, MicroID: micro, Processor: who}})
+		recs.Add(plan.JobID, finish.Part{Rec: crdt.Record{Seq: seq}, Commit: &microjob.Commitment{MacroIndex: macro, MicroID: micro, Processor: who}})
 	}
 	disclose := func(macro uint64, micro jobs.ID, who string, seq uint64) {
-		recs.add(plan.JobID, part{rec: crdt.Record{Seq: seq}, discl: &microjob.Disclosure{MacroIndex: macro, MicroID: micro, Processor: who}})
+		recs.Add(plan.JobID, finish.Part{Rec: crdt.Record{Seq: seq}, Discl: &microjob.Disclosure{MacroIndex: macro, MicroID: micro, Processor: who}})
 	}
 	commit(0, m0[0].ID, "b", 50)
 	commit(0, m0[1].ID, "b", 5) // b's earliest commitment in MacroJob 0
@@ -72,7 +73,7 @@ func TestFinalRounds(t *testing.T) {
 	disclose(0, m0[1].ID, "b", 11)
 	disclose(0, m0[0].ID, "d", 1) // never committed
 	disclose(1, m1[0].ID, "c", 4)
-	got := finalRounds(plan, recs)
+	got := finish.FinalRounds(plan, recs)
 	want := []records.RoundOrder{
 		{Macro: 0, Commits: []string{"a", "b", "c"}, Disclosures: []string{"c", "b", "a"}},
 		{Macro: 1, Commits: []string{"c"}, Disclosures: []string{"c"}},
@@ -85,14 +86,14 @@ func TestFinalRounds(t *testing.T) {
 // TestRoundOrdersBounded: a round keeps the MaxTaskProcessors earliest
 // committers, and only their disclosures.
 func TestRoundOrdersBounded(t *testing.T) {
-	var s roundSeqs
+	var s finish.RoundSeqs
 	n := dispatch.MaxTaskProcessors + 3
 	for i := range n {
 		who := fmt.Sprintf("p%03d", i)
-		s.commit(4, who, uint64(i))
-		s.disclose(4, who, uint64(2*n-i)) // the last committer discloses first
+		s.Commit(4, who, uint64(i))
+		s.Disclose(4, who, uint64(2*n-i)) // the last committer discloses first
 	}
-	got := s.orders()
+	got := s.Orders()
 	if len(got) != 1 || got[0].Macro != 4 || len(got[0].Commits) != dispatch.MaxTaskProcessors {
 		t.Fatalf("rounds %+v", got)
 	}
@@ -154,7 +155,7 @@ func TestFactsQoSIgnoresForgedRounds(t *testing.T) {
 			}
 			return nil
 		})
-		chosen, err := ReadVerdict(context.Background(), r.Store, nil, f.id(), nil)
+		chosen, err := finish.ReadVerdict(context.Background(), r.Store, nil, f.id(), nil)
 		if err != nil || chosen.Author != a.ID().String() {
 			t.Fatalf("replica %d chose %q's verdict (%v), want a's", i, chosen.Author, err)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/jobmesh/jobmesh/dapp"
 	"github.com/jobmesh/jobmesh/dispatch"
 	"github.com/jobmesh/jobmesh/escrow"
+	"github.com/jobmesh/jobmesh/finish"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/localmesh"
 	"github.com/jobmesh/jobmesh/processor"
@@ -123,7 +124,7 @@ func TestDeriveSettlementWithoutRoundsCountsResults(t *testing.T) {
 func checkSpeedSplit(t *testing.T, m *localmesh.Mesh, info *jobs.JobInfo, res dapp.Result) {
 	t.Helper()
 	// Inline or in a body: the client's node reads either.
-	chosen, err := processor.ReadVerdict(context.Background(), client(m).Store, client(m).IPFS, info.ID(), nil)
+	chosen, err := finish.ReadVerdict(context.Background(), client(m).Store, client(m).IPFS, info.ID(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/jobmesh/jobmesh/finish"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/microjob"
 	"github.com/jobmesh/jobmesh/records"
@@ -40,10 +41,10 @@ func TestCheckConvictsAfterTheBlockIsNoLongerSelfChecked(t *testing.T) {
 		result(ver, "liar", "bad"), result(regular, "liar", "bad"),
 		result(ver, "honest1", "good"), result(regular, "honest2", "good"),
 	}}
-	if scs := selfChecked(plan, v); slices.ContainsFunc(scs, func(sc selfCheck) bool { return sc.block == block }) {
+	if scs := finish.SelfChecked(plan, v); slices.ContainsFunc(scs, func(sc finish.SelfCheck) bool { return sc.Block == block }) {
 		t.Fatalf("block %d is still self-checked with independent results: %v", block, scs)
 	}
-	recs := newJobRecords()
+	recs := finish.NewRecords()
 	sum := func(h string) [32]byte { return sha256.Sum256([]byte(h)) }
 	hexOf := func(h string) string { s := sum(h); return hex.EncodeToString(s[:]) }
 	disclose := func(mu jobs.MicroJob, p, h string) microjob.Disclosure {
@@ -57,26 +58,26 @@ func TestCheckConvictsAfterTheBlockIsNoLongerSelfChecked(t *testing.T) {
 		}
 		return d
 	}
-	recs.discl = []microjob.Disclosure{disclose(ver, "liar", "bad"), disclose(regular, "liar", "bad"),
+	recs.Discl = []microjob.Disclosure{disclose(ver, "liar", "bad"), disclose(regular, "liar", "bad"),
 		disclose(ver, "honest1", "good"), disclose(regular, "honest2", "good")}
-	recs.checks[block] = records.Check{Block: block, Processor: "liar", Hash: hexOf("bad"), Thirds: [2]string{"honest1", "honest2"}}
-	recs.reruns[block] = []records.Rerun{{Block: block, Hash: hexOf("good"), Processor: "honest1"}, {Block: block, Hash: hexOf("good"), Processor: "honest2"}}
-	if got := checkCulprits(plan, v, recs); !slices.Equal(got, []string{"liar"}) {
+	recs.Checks[block] = records.Check{Block: block, Processor: "liar", Hash: hexOf("bad"), Thirds: [2]string{"honest1", "honest2"}}
+	recs.Reruns[block] = []records.Rerun{{Block: block, Hash: hexOf("good"), Processor: "honest1"}, {Block: block, Hash: hexOf("good"), Processor: "honest2"}}
+	if got := finish.CheckCulprits(plan, v, recs); !slices.Equal(got, []string{"liar"}) {
 		t.Fatalf("culprits %v, want [liar]", got)
 	}
 	// Until both re-runs are in, the check is one the verdict waits for.
-	recs.reruns[block] = recs.reruns[block][:1]
-	if got := checkCulprits(plan, v, recs); len(got) != 0 {
+	recs.Reruns[block] = recs.Reruns[block][:1]
+	if got := finish.CheckCulprits(plan, v, recs); len(got) != 0 {
 		t.Fatalf("an unsettled check named %v", got)
 	}
-	if ts := checkTargets(plan, v, recs); !slices.ContainsFunc(ts, func(sc selfCheck) bool { return sc.block == block && sc.processor == "liar" }) {
+	if ts := finish.CheckTargets(plan, v, recs); !slices.ContainsFunc(ts, func(sc finish.SelfCheck) bool { return sc.Block == block && sc.Processor == "liar" }) {
 		t.Fatalf("the pending check of block %d is not among the targets %v", block, ts)
 	}
 
 	// A check naming a hash the processor did not disclose convicts no one.
-	recs.checks[block] = records.Check{Block: block, Processor: "honest1", Hash: hexOf("bad"), Thirds: [2]string{"liar", "honest2"}}
-	recs.reruns[block] = []records.Rerun{{Block: block, Hash: hexOf("good"), Processor: "liar"}, {Block: block, Hash: hexOf("good"), Processor: "honest2"}}
-	if got := checkCulprits(plan, v, recs); len(got) != 0 {
+	recs.Checks[block] = records.Check{Block: block, Processor: "honest1", Hash: hexOf("bad"), Thirds: [2]string{"liar", "honest2"}}
+	recs.Reruns[block] = []records.Rerun{{Block: block, Hash: hexOf("good"), Processor: "liar"}, {Block: block, Hash: hexOf("good"), Processor: "honest2"}}
+	if got := finish.CheckCulprits(plan, v, recs); len(got) != 0 {
 		t.Fatalf("a check of a hash honest1 never disclosed named %v", got)
 	}
 }
@@ -84,15 +85,15 @@ func TestCheckConvictsAfterTheBlockIsNoLongerSelfChecked(t *testing.T) {
 // TestChecksAheadOfTheirDisclosures: a check whose processor has no
 // disclosure in the records shows a store still catching up.
 func TestChecksAheadOfTheirDisclosures(t *testing.T) {
-	recs := newJobRecords()
-	recs.checks[3] = records.Check{Block: 3, Processor: "liar"}
-	recs.checks[5] = records.Check{Block: 5, Processor: "other"}
-	recs.discl = []microjob.Disclosure{{Processor: "other"}}
-	if n := checksAhead(recs); n != 1 {
+	recs := finish.NewRecords()
+	recs.Checks[3] = records.Check{Block: 3, Processor: "liar"}
+	recs.Checks[5] = records.Check{Block: 5, Processor: "other"}
+	recs.Discl = []microjob.Disclosure{{Processor: "other"}}
+	if n := finish.ChecksAhead(recs); n != 1 {
 		t.Fatalf("%d checks ahead, want 1 (the liar's)", n)
 	}
-	recs.discl = append(recs.discl, microjob.Disclosure{Processor: "liar"})
-	if n := checksAhead(recs); n != 0 {
+	recs.Discl = append(recs.Discl, microjob.Disclosure{Processor: "liar"})
+	if n := finish.ChecksAhead(recs); n != 0 {
 		t.Fatalf("%d checks ahead once every processor named has disclosed", n)
 	}
 }

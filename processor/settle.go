@@ -5,13 +5,14 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"maps"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/dispatch"
-	"github.com/jobmesh/jobmesh/escrow"
+	"github.com/jobmesh/jobmesh/finish"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/macrojob"
 	"github.com/jobmesh/jobmesh/microjob"
@@ -41,100 +42,11 @@ func (w *Worker) settle(ctx context.Context) {
 	}
 }
 
-// jobRecords are the result records of one job, checked.
-type jobRecords struct {
-	commits []microjob.Commitment
-	discl   []microjob.Disclosure
-	reruns  map[uint64][]records.Rerun // by block
-	// dispute, checks and redo are the requests a judgement accepted
-	// (authors.go: one per block or MicroJob, from an eligible author);
-	// empty in the records as read, which hold every request in requests.
-	dispute map[uint64]records.Dispute // by block
-	checks  map[uint64]records.Check   // self-checked blocks' re-run requests, by block
-	redo    map[string]records.Redo    // by MicroJob
-	// requests are the dispute, check and redo records as read, of every
-	// author; verdicts the verdict records.
-	requests []request
-	verdicts []authored[[]byte]
-
-	// commitSeqs and disclSeqs are the record seqs of commits and discl,
-	// index for index (the verdict's rounds are ordered by them).
-	commitSeqs, disclSeqs []uint64
-
-	proposal *escrow.Settlement        // the proposed settlement
-	sigs     []escrow.SignedSettlement // payees' signatures, checked
-	settled  bool                      // a settled record exists
-}
-
-func newJobRecords() *jobRecords {
-	return &jobRecords{reruns: map[uint64][]records.Rerun{}, dispute: map[uint64]records.Dispute{}, checks: map[uint64]records.Check{}, redo: map[string]records.Redo{}}
-}
-
-// part is one record of a job, opened and checked: at most one of its
-// fields is set (rec is always), or none for a record that does not
-// belong where it is.
-type part struct {
-	rec     crdt.Record
-	commit  *microjob.Commitment
-	discl   *microjob.Disclosure
-	rerun   *records.Rerun
-	request *request
-	verdict bool
-}
-
-// openPart opens one record of job id. A dispute, check, redo or verdict
-// is kept only under its author's key (AuthorPolicy refuses the others
-// before this) and where its content says it belongs; which of them
-// count is the judgement's choice (authors.go).
-func openPart(id jobs.ID, r crdt.Record) part {
-	p := part{rec: r}
-	author := r.Author.String()
-	switch r.Type {
-	case records.CommitType:
-		if c, err := records.OpenCommitment(r.Key, author, r.Payload); err == nil && c.JobID == id {
-			p.commit = &c
-		}
-	case records.ResultType:
-		if d, err := records.OpenDisclosure(r.Key, author, r.Payload); err == nil && d.JobID == id {
-			p.discl = &d
-		}
-	case records.RerunType:
-		if rr, err := records.DecodeRerun(r.Payload); err == nil && rr.Processor == author && records.RerunKey(id, rr.Block, author) == r.Key {
-			p.rerun = &rr
-		}
-	case records.DisputeType, records.CheckType, records.RedoType:
-		p.request = openRequest(id, r)
-	case records.VerdictType:
-		p.verdict = r.Key == records.VerdictKey(id, author)
-	}
-	return p
-}
-
-// add adds one opened record.
-func (out *jobRecords) add(id jobs.ID, p part) {
-	switch {
-	case p.commit != nil:
-		out.commits = append(out.commits, *p.commit)
-		out.commitSeqs = append(out.commitSeqs, p.rec.Seq)
-	case p.discl != nil:
-		out.discl = append(out.discl, *p.discl)
-		out.disclSeqs = append(out.disclSeqs, p.rec.Seq)
-	case p.rerun != nil:
-		out.reruns[p.rerun.Block] = append(out.reruns[p.rerun.Block], *p.rerun)
-	case p.request != nil:
-		out.requests = append(out.requests, *p.request)
-	case p.verdict:
-		out.verdicts = append(out.verdicts, authored[[]byte]{key: p.rec.Key, author: p.rec.Author.String(), seq: p.rec.Seq, rec: p.rec.Payload})
-	default:
-		out.addSettlement(id, p.rec.Key, p.rec.Author.String(), p.rec.Type, p.rec.Payload)
-	}
-}
-
 // records returns a job's records from the index, without the
 // disclosures whose wallet is not their author's bound wallet
 // (Wallets.filter) or not a member of the job's escrow
 // (memberView.filter). The result is shared and must not be modified.
-func (w *Worker) records(ctx context.Context, id jobs.ID) (*jobRecords, error) {
+func (w *Worker) records(ctx context.Context, id jobs.ID) (*finish.Records, error) {
 	recs, err := w.index.records(ctx, id)
 	if err != nil {
 		return nil, err
@@ -326,108 +238,9 @@ func (w *Worker) finalizeAll(ctx context.Context) {
 	}
 }
 
-// judgement is what judge finds in a job's records.
-type judgement struct {
-	v        microjob.Verdict
-	culprits []string // sorted
-	redo     []string // MicroJobs to redo, sorted
-	// recs are the records as the judgement accepts them: the disputes,
-	// checks and redos of eligible authors (authors.go), one each.
-	recs *jobRecords
-	// order is finalizerOrder: who may write the job's verdict and
-	// requests, highest-ranked first.
-	order []string
-	// refused are the requests refused outright.
-	refused []refusal
-}
-
-// judge applies the store's re-runs to the verdict until no new culprit
-// appears: culprits' results are then left out and their MicroJobs redone.
-// Only requests by eligible authors count, and a culprit's stop counting
-// once it is found (authors.go).
-// (A verifier block whose regular counterpart was run by the same
-// processor proves nothing; checking it needs two independent re-runs so
-// that one lying re-runner cannot convict an honest processor: selfcheck.go.)
-func judge(js *jobState, recs *jobRecords) (judgement, error) {
-	return judgeRecords(js.info, js.plan, recs)
-}
-
-// judgeRecords is judge for the job of info and plan.
-func judgeRecords(info *jobs.JobInfo, plan *jobs.Plan, recs *jobRecords) (judgement, error) {
-	excluded := map[string]bool{}
-	disclosers := recs.disclosers()
-	eligible := func(p string) bool { return disclosers[p] && !excluded[p] }
-	replicated := info.Requirements.Replicas > 1
-	var redo []string
-	for {
-		acc := recs.accept(plan.JobID, eligible)
-		keep := func(p string) bool { return !excluded[p] }
-		var commits []microjob.Commitment
-		for _, c := range recs.commits {
-			if keep(c.Processor) || replicated { // a culprit still counts toward R (groupwork.go)
-				commits = append(commits, c)
-			}
-		}
-		var discl []microjob.Disclosure
-		for _, d := range recs.discl {
-			if keep(d.Processor) {
-				discl = append(discl, d)
-			}
-		}
-		v, err := microjob.Judge(info, plan, commits, discl)
-		if err != nil {
-			return judgement{}, err
-		}
-		for _, d := range slices.Clone(v.Disputes) {
-			if h, ok := rerunHash(acc, d.Block); ok {
-				if nv, err := microjob.Resolve(v, d, h, acc.dispute[d.Block].Third); err == nil {
-					v = nv
-				}
-			}
-		}
-		fresh := false
-		for _, c := range append(slices.Clone(v.Culprits), checkCulprits(plan, v, acc)...) {
-			if !excluded[c] {
-				excluded[c] = true
-				fresh = true
-			}
-		}
-		redo = append(redo, v.Redo...)
-		if fresh {
-			// The culprit's MicroJobs need other hands.
-			for _, r := range v.Results {
-				if excluded[r.Processor] {
-					redo = append(redo, r.MicroID)
-				}
-			}
-			continue
-		}
-		culprits := make([]string, 0, len(excluded))
-		for c := range excluded {
-			culprits = append(culprits, c)
-		}
-		slices.Sort(culprits)
-		slices.Sort(redo)
-		acc.acceptRedos(plan, culprits, eligible)
-		return judgement{v: v, culprits: culprits, redo: slices.Compact(redo), recs: acc,
-			order: finalizerOrder(plan.JobID, recs, culprits), refused: acc.refusals(plan, disclosers, culprits)}, nil
-	}
-}
-
-// rerunHash is the designated third processor's hash of block, if it has
-// re-run it.
-func rerunHash(recs *jobRecords, block uint64) ([32]byte, bool) {
-	third := recs.dispute[block].Third
-	for _, rr := range recs.reruns[block] {
-		if rr.Processor != third {
-			continue
-		}
-		h, err := hex.DecodeString(rr.Hash)
-		if err == nil && len(h) == 32 {
-			return [32]byte(h), true
-		}
-	}
-	return [32]byte{}, false
+// judge is finish.Judge for js.
+func judge(js *jobState, recs *finish.Records) (finish.Judgement, error) {
+	return finish.Judge(js.info, js.plan, recs)
 }
 
 // judgeEvery is how many Poll periods at least pass between judgements
@@ -439,6 +252,8 @@ const (
 	judgeSpacing = 20
 )
 
+// finalize judges js when it is due and carries out what finish.Decide
+// makes of the judgement.
 func (w *Worker) finalize(ctx context.Context, js *jobState) error {
 	id := js.plan.JobID
 	ver := w.index.version(id)
@@ -451,7 +266,7 @@ func (w *Worker) finalize(ctx context.Context, js *jobState) error {
 	if err != nil {
 		return err
 	}
-	if len(recs.discl) == 0 {
+	if len(recs.Discl) == 0 {
 		return nil
 	}
 	j, err := w.judged(js, recs, ver)
@@ -460,75 +275,59 @@ func (w *Worker) finalize(ctx context.Context, js *jobState) error {
 	}
 	w.mu.Lock()
 	js.judgeCost = time.Since(now)
+	heard := maps.Clone(js.finalizing)
+	complete := js.complete
 	w.mu.Unlock()
 	agree, err := w.weigh(ctx, js, recs, j)
 	if err != nil {
 		return err
 	}
 	agree = w.counting(js, agree)
-	if len(agree) > 0 && (len(j.order) == 0 || j.order[0] != w.self) {
-		// A verdict follows from this node's records: the job is
-		// finished. (The designated finalizer checks its output first.)
+	d := finish.Decide(finish.Input{Judgement: j, Records: recs, Agree: len(agree) > 0, Self: w.self,
+		Complete: complete, Finalizing: heard, Now: now, Timing: w.cfg.timing()})
+	if d.Step == finish.Finished {
 		w.markFinished(js, jv)
 		return nil
 	}
-	v, culprits, acc := j.v, j.culprits, j.recs
-	// Only the job's finalizers write its requests and its verdict
-	// (authors.go); another processor waits for them.
-	finalizer := slices.Contains(j.order, w.self)
-	// A culprit's MicroJobs without another credited result are redone.
-	for _, m := range append(j.redo, v.Missing...) {
-		if len(culprits) == 0 || !finalizer {
-			break
-		}
-		if _, ok := acc.redo[m]; ok {
-			continue
-		}
-		if err := crdt.PutJSON(ctx, w.writer, records.RedoKey(id, mustHash(m), w.self), records.RedoType, records.Redo{Micro: m, Exclude: culprits}); err != nil {
+	for _, rd := range d.Redos {
+		if err := crdt.PutJSON(ctx, w.writer, records.RedoKey(id, mustHash(rd.Micro), w.self), records.RedoType, rd); err != nil {
 			return err
 		}
-		w.log.Info("MicroJob to be redone", "job", id, "micro", m, "culprits", culprits)
+		w.log.Info("MicroJob to be redone", "job", id, "micro", rd.Micro, "culprits", rd.Exclude)
 	}
-	if finalizer {
-		if err := w.redoSilent(ctx, js, acc, v, now); err != nil {
+	if d.Silent {
+		if err := w.redoSilent(ctx, js, j.Recs, j.V, now); err != nil {
 			return err
 		}
 	}
-	if !v.Complete || !finalizer {
+	return w.carryOut(ctx, js, d, j, recs, agree, now)
+}
+
+// carryOut does what decision d leaves to do with js, judged j from recs
+// at now.
+func (w *Worker) carryOut(ctx context.Context, js *jobState, d finish.Decision, j finish.Judgement, recs *finish.Records, agree []finish.VerdictCand, now time.Time) error {
+	id, v := js.plan.JobID, j.V
+	if !d.Complete.IsZero() {
+		w.mu.Lock()
+		js.complete = d.Complete
+		w.mu.Unlock()
+	}
+	switch d.Step {
+	case finish.Idle:
 		return nil
-	}
-	w.mu.Lock()
-	if js.complete.IsZero() {
-		js.complete = now
-	}
-	waited := now.Sub(js.complete)
-	w.mu.Unlock()
-	if undisclosed(recs) > 0 && waited < w.cfg.duplicateGrace() {
+	case finish.WaitDisclosures, finish.WaitChecked:
+		if d.Step == finish.WaitChecked {
+			w.log.Debug("job complete: waiting for the disclosures its checks name", "job", id, "checks", finish.ChecksAhead(j.Recs))
+		}
 		w.mu.Lock()
 		js.graceWait = true
 		w.mu.Unlock()
 		return nil
-	}
-	// A check is written only after its processor disclosed: a check
-	// here without that disclosure means this store is still catching up
-	// (a node that just started walks the DAG from the newest records
-	// down). Judging now could miss a liar; wait, at most a RerunTimeout
-	// (a check naming a processor that never disclosed is void anyway).
-	if behind := checksAhead(acc); behind > 0 && waited < w.cfg.RerunTimeout {
-		w.log.Debug("job complete: waiting for the disclosures its checks name", "job", id, "checks", behind)
-		w.mu.Lock()
-		js.graceWait = true
-		w.mu.Unlock()
-		return nil
-	}
-	// One processor finishes the job; the others stand by and take over
-	// in rank order only if it has gone quiet (finalizer.go).
-	order := j.order
-	if until, ok := w.standby(js, order, waited, now); ok {
-		w.log.Debug("job complete: standing by for its finalizer", "job", id, "finalizer", order[0], "until", until)
+	case finish.StandBy:
+		w.log.Debug("job complete: standing by for its finalizer", "job", id, "finalizer", j.Order[0], "until", d.Until)
 		w.mu.Lock()
 		js.graceWait, js.finishing = true, false
-		js.standbyUntil = until
+		js.standbyUntil = d.Until
 		w.mu.Unlock()
 		// The runner-up holds the output too when the creator's node
 		// cannot (handoff.go).
@@ -538,15 +337,15 @@ func (w *Worker) finalize(ctx context.Context, js *jobState) error {
 	js.finishing = true
 	w.mu.Unlock()
 	w.sayFinalizing(ctx, js, now)
-	if len(v.Disputes) > 0 {
-		w.log.Debug("job complete: waiting for dispute re-runs", "job", id, "disputes", len(v.Disputes))
-		return w.requestReruns(ctx, js, v.Disputes, acc)
-	}
-	if !v.Verified {
+	switch d.Step {
+	case finish.Rerun:
+		w.log.Debug("job complete: waiting for dispute re-runs", "job", id, "disputes", len(d.Disputes))
+		return w.requestReruns(ctx, js, d.Disputes, j.Recs)
+	case finish.Unverified:
 		w.log.Debug("job complete but not verified", "job", id, "missing", len(v.Missing), "redo", len(v.Redo))
 		return nil
 	}
-	if settled, err := w.requestChecks(ctx, js, v, acc); err != nil || !settled {
+	if settled, err := w.requestChecks(ctx, js, v, j.Recs); err != nil || !settled {
 		if err == nil {
 			w.prefetchResults(js, v, recs)
 		}
@@ -609,8 +408,8 @@ func (w *Worker) judgeDue(ctx context.Context, js *jobState, ver uint64, now tim
 // forever. A committer that keeps writing is alive and only behind: its
 // own view may lack its MacroJob's last commitments for long when the
 // mesh is loaded, and redoing its MicroJobs then only adds load.
-func (w *Worker) redoSilent(ctx context.Context, js *jobState, recs *jobRecords, v microjob.Verdict, now time.Time) error {
-	silent := w.groupSilent(ctx, js, silentCommitters(js.plan, recs, v))
+func (w *Worker) redoSilent(ctx context.Context, js *jobState, recs *finish.Records, v microjob.Verdict, now time.Time) error {
+	silent := w.groupSilent(ctx, js, finish.SilentCommitters(js.plan, recs, v))
 	id := js.plan.JobID
 	heard := map[string]time.Time{}
 	for _, ps := range silent {
@@ -658,7 +457,7 @@ func (w *Worker) redoSilent(ctx context.Context, js *jobState, recs *jobRecords,
 	var entries []crdt.Entry
 	slices.Sort(due)
 	for _, m := range due {
-		if _, ok := recs.redo[m]; ok {
+		if _, ok := recs.Redo[m]; ok {
 			continue
 		}
 		e, err := crdt.JSONEntry(records.RedoKey(id, mustHash(m), w.self), records.RedoType, records.Redo{Micro: m, Exclude: silent[m]})
@@ -674,60 +473,6 @@ func (w *Worker) redoSilent(ctx context.Context, js *jobState, recs *jobRecords,
 	return w.writer.PutBatch(ctx, entries)
 }
 
-// silentCommitters maps each MicroJob without a valid disclosure, in a
-// MacroJob whose every MicroJob has a commitment, to the processors that
-// committed it (sorted).
-func silentCommitters(plan *jobs.Plan, recs *jobRecords, v microjob.Verdict) map[string][]string {
-	if len(v.Missing) == 0 {
-		return nil
-	}
-	committers := map[jobs.ID][]string{}
-	for _, c := range recs.commits {
-		committers[c.MicroID] = append(committers[c.MicroID], c.Processor)
-	}
-	out := map[string][]string{}
-	for _, m := range v.Missing {
-		id, err := jobs.ParseHash(m)
-		if err != nil || len(committers[id]) == 0 {
-			continue
-		}
-		mu, err := plan.MicroJob(id)
-		if err != nil {
-			continue
-		}
-		full := true
-		for _, other := range plan.Macros[mu.Macro].Micros {
-			full = full && len(committers[other.ID]) > 0
-		}
-		if full {
-			ps := slices.Clone(committers[id])
-			slices.Sort(ps)
-			out[m] = slices.Compact(ps)
-		}
-	}
-	return out
-}
-
-// undisclosed counts commitments whose processor has not disclosed that
-// MicroJob yet.
-func undisclosed(recs *jobRecords) int {
-	type key struct {
-		micro jobs.ID
-		proc  string
-	}
-	disclosed := map[key]bool{}
-	for _, d := range recs.discl {
-		disclosed[key{d.MicroID, d.Processor}] = true
-	}
-	n := 0
-	for _, c := range recs.commits {
-		if !disclosed[key{c.MicroID, c.Processor}] {
-			n++
-		}
-	}
-	return n
-}
-
 func mustHash(s string) jobs.ID {
 	h, _ := jobs.ParseHash(s)
 	return h
@@ -736,16 +481,16 @@ func mustHash(s string) jobs.ID {
 // requestReruns names a third processor for each disputed block: one that
 // took part in neither side, chosen by a seeded draw that anyone can
 // repeat.
-func (w *Worker) requestReruns(ctx context.Context, js *jobState, disputes []microjob.Dispute, recs *jobRecords) error {
+func (w *Worker) requestReruns(ctx context.Context, js *jobState, disputes []microjob.Dispute, recs *finish.Records) error {
 	procs, err := w.processors(ctx)
 	if err != nil {
 		return err
 	}
 	for _, d := range disputes {
 		var dropped []string
-		if prev, ok := recs.dispute[d.Block]; ok {
+		if prev, ok := recs.Dispute[d.Block]; ok {
 			// Requested: a third that does not re-run in time is replaced.
-			if hasRerun(recs, d.Block, prev.Third) || !w.rerunOverdue(js, "dispute", d.Block, []string{prev.Third}) {
+			if finish.HasRerun(recs, d.Block, prev.Third) || !w.rerunOverdue(js, "dispute", d.Block, []string{prev.Third}) {
 				continue
 			}
 			dropped = append(slices.Clone(prev.Dropped), prev.Third)
@@ -800,7 +545,7 @@ func uint64Bytes(v uint64) []byte {
 
 // processors lists the advertised processors' peer IDs, sorted.
 func (w *Worker) processors(ctx context.Context) ([]string, error) {
-	return Processors(ctx, w.p.Store)
+	return finish.Processors(ctx, w.p.Store)
 }
 
 // doReruns runs the disputed blocks assigned to this processor.
@@ -815,15 +560,15 @@ func (w *Worker) doReruns(ctx context.Context) bool {
 			continue
 		}
 		asked := map[uint64]bool{}
-		for block, d := range recs.dispute {
+		for block, d := range recs.Dispute {
 			asked[block] = asked[block] || d.Third == w.self
 		}
-		for block, c := range recs.checks {
+		for block, c := range recs.Checks {
 			asked[block] = asked[block] || c.Thirds[0] == w.self || c.Thirds[1] == w.self
 		}
 		var reruns []crdt.Entry
 		for block, mine := range asked {
-			if !mine || slices.ContainsFunc(recs.reruns[block], func(r records.Rerun) bool { return r.Processor == w.self }) {
+			if !mine || slices.ContainsFunc(recs.Reruns[block], func(r records.Rerun) bool { return r.Processor == w.self }) {
 				continue
 			}
 			if !w.funded(ctx, js, time.Now()) {
@@ -879,10 +624,10 @@ func (w *Worker) doRedos(ctx context.Context) bool {
 			continue
 		}
 		recs, err := w.accepted(ctx, js)
-		if err != nil || len(recs.redo) == 0 {
+		if err != nil || len(recs.Redo) == 0 {
 			continue
 		}
-		for _, rd := range recs.redo {
+		for _, rd := range recs.Redo {
 			if slices.Contains(rd.Exclude, w.self) || !w.mayRedo(ctx, js, rd) || !w.redoTurn(js, rd) {
 				continue
 			}
@@ -890,12 +635,12 @@ func (w *Worker) doRedos(ctx context.Context) bool {
 			if err != nil {
 				continue
 			}
-			if slices.ContainsFunc(recs.discl, func(d microjob.Disclosure) bool {
+			if slices.ContainsFunc(recs.Discl, func(d microjob.Disclosure) bool {
 				return d.MicroID == mid && !slices.Contains(rd.Exclude, d.Processor)
 			}) {
 				continue // someone already redid it
 			}
-			if slices.ContainsFunc(recs.commits, func(c microjob.Commitment) bool {
+			if slices.ContainsFunc(recs.Commits, func(c microjob.Commitment) bool {
 				return c.MicroID == mid && c.Processor == w.self
 			}) {
 				// Committed here already (in its room, before the redo

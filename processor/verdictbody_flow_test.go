@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jobmesh/jobmesh/finish"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/localmesh"
 	"github.com/jobmesh/jobmesh/processor"
@@ -23,7 +24,7 @@ func checkBodyRecord(t *testing.T, m *localmesh.Mesh, info *jobs.JobInfo, verdic
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	chosen, err := processor.ReadVerdict(ctx, client(m).Store, client(m).IPFS, info.ID(), nil)
+	chosen, err := finish.ReadVerdict(ctx, client(m).Store, client(m).IPFS, info.ID(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

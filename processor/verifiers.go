@@ -16,7 +16,7 @@ import (
 // MacroJob's room is usually worked by the processor that opened it, and
 // often by it alone; with the verifier in the room, that processor ran
 // both, and every such block had to be self-checked: two more runs, two
-// more records and a wait at the end of the job (selfcheck.go).
+// more records and a wait at the end of the job (finish/selfcheck.go).
 //
 // So the verifier MicroJob of a job that is not replicated is not in its
 // MacroJob's room. Processors are ranked for it by rendezvous hash of

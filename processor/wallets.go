@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/jobmesh/jobmesh/crdt"
+	"github.com/jobmesh/jobmesh/finish"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/microjob"
 	"github.com/jobmesh/jobmesh/records"
@@ -61,9 +62,9 @@ type verified struct {
 }
 
 type filteredRecords struct {
-	src     *jobRecords
+	src     *finish.Records
 	version uint64
-	out     *jobRecords
+	out     *finish.Records
 }
 
 // Bounds of the view's bookkeeping; past them it starts over (a record
@@ -211,12 +212,12 @@ func (v *Wallets) boundLocked(peerID string) (string, bool) {
 // not their author's bound wallet (recs itself when there are none, or
 // when the rules are off). Each left-out disclosure is counted and logged
 // once. Like recs, the result is shared and must not be modified.
-func (v *Wallets) filter(id jobs.ID, recs *jobRecords) *jobRecords {
+func (v *Wallets) filter(id jobs.ID, recs *finish.Records) *finish.Records {
 	if v == nil || !v.enforce {
 		return recs
 	}
 	v.mu.RLock()
-	first := slices.IndexFunc(recs.discl, func(d microjob.Disclosure) bool {
+	first := slices.IndexFunc(recs.Discl, func(d microjob.Disclosure) bool {
 		w, ok := v.boundLocked(d.Processor)
 		return !ok || w != d.Wallet
 	})
@@ -233,13 +234,13 @@ func (v *Wallets) filter(id jobs.ID, recs *jobRecords) *jobRecords {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	out := *recs
-	out.discl = slices.Clone(recs.discl[:first])
-	out.disclSeqs = slices.Clone(recs.disclSeqs[:first])
-	for i := first; i < len(recs.discl); i++ {
-		d := recs.discl[i]
+	out.Discl = slices.Clone(recs.Discl[:first])
+	out.DisclSeqs = slices.Clone(recs.DisclSeqs[:first])
+	for i := first; i < len(recs.Discl); i++ {
+		d := recs.Discl[i]
 		if w, ok := v.boundLocked(d.Processor); ok && w == d.Wallet {
-			out.discl = append(out.discl, d)
-			out.disclSeqs = append(out.disclSeqs, recs.disclSeqs[i])
+			out.Discl = append(out.Discl, d)
+			out.DisclSeqs = append(out.DisclSeqs, recs.DisclSeqs[i])
 			continue
 		}
 		v.countLocked(id, d)

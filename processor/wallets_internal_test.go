@@ -20,6 +20,7 @@ import (
 
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/crdt/crdttest"
+	"github.com/jobmesh/jobmesh/finish"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/microjob"
 	"github.com/jobmesh/jobmesh/records"
@@ -201,24 +202,24 @@ func TestWalletsFilterLeavesOutUnboundDisclosures(t *testing.T) {
 	d := func(micro byte, proc, wallet string) microjob.Disclosure {
 		return microjob.Disclosure{Version: microjob.RecordVersion, JobID: id, MicroID: jobs.ID{micro}, Processor: proc, Wallet: wallet}
 	}
-	recs := newJobRecords()
-	recs.discl = []microjob.Disclosure{
+	recs := finish.NewRecords()
+	recs.Discl = []microjob.Disclosure{
 		d(1, f.honest, f.honestW),
 		d(2, f.liar, f.honestW), // the liar claims the honest wallet
 		d(3, f.liar, f.liarW),
 		d(4, f.honest, f.foe),          // a wallet bound to nobody
 		d(5, "12D3KooWunbound", f.foe), // a processor with no binding
 	}
-	recs.disclSeqs = []uint64{1, 2, 3, 4, 5}
+	recs.DisclSeqs = []uint64{1, 2, 3, 4, 5}
 	unbound := func() float64 {
 		return crdttest.Metric(t, f.reg, "jobmesh_processor_unbound_wallets_total", map[string]string{"record": "disclosure"})
 	}
 	out := f.v.filter(id, recs)
-	if len(out.discl) != 2 || out.discl[0].MicroID != (jobs.ID{1}) || out.discl[1].MicroID != (jobs.ID{3}) ||
-		!slices.Equal(out.disclSeqs, []uint64{1, 3}) {
-		t.Fatalf("kept %+v (seqs %v)", out.discl, out.disclSeqs)
+	if len(out.Discl) != 2 || out.Discl[0].MicroID != (jobs.ID{1}) || out.Discl[1].MicroID != (jobs.ID{3}) ||
+		!slices.Equal(out.DisclSeqs, []uint64{1, 3}) {
+		t.Fatalf("kept %+v (seqs %v)", out.Discl, out.DisclSeqs)
 	}
-	if len(recs.discl) != 5 {
+	if len(recs.Discl) != 5 {
 		t.Fatal("the shared records were modified")
 	}
 	if unbound() != 3 {
@@ -229,8 +230,8 @@ func TestWalletsFilterLeavesOutUnboundDisclosures(t *testing.T) {
 		t.Fatalf("second filter: new result %v, %v counted", again != out, unbound())
 	}
 	// Records that all hold pass through as they are.
-	clean := newJobRecords()
-	clean.discl, clean.disclSeqs = recs.discl[:1], recs.disclSeqs[:1]
+	clean := finish.NewRecords()
+	clean.Discl, clean.DisclSeqs = recs.Discl[:1], recs.DisclSeqs[:1]
 	if f.v.filter(id, clean) != clean {
 		t.Fatal("records without a left-out disclosure were copied")
 	}

@@ -1,7 +1,8 @@
-package processor
+package finish
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"slices"
 
 	"github.com/jobmesh/jobmesh/crdt"
@@ -12,13 +13,13 @@ import (
 // Who may write the records that decide a job's outcome, and which of
 // several counts. Verdicts, disputes, checks and redos are written by the
 // job's finalizers: the processors with a disclosure in the job that the
-// judgement does not name culprit (finalizerOrder). Each lives under its
+// judgement does not name culprit (FinalizerOrder). Each lives under its
 // author's key, so several can stand for one block or MicroJob; readers
 // keep one by the rules below, which use nothing but the records, so that
 // every replica holding the same records keeps the same one.
 //
 // Eligibility is well-founded although culprits come from judging and
-// judging reads the disputes and checks: judge starts from the
+// judging reads the disputes and checks: Judge starts from the
 // processors with a disclosure (known before any request is read) and
 // nobody excluded; each round accepts only requests by eligible authors
 // that are not excluded yet, and a culprit found in a round is excluded
@@ -35,31 +36,23 @@ import (
 // wins over the stopped finalizer's request, and a peer that "drops"
 // re-runners that did answer supersedes nothing.
 
-// authored is one record with its key, author and seq.
-type authored[T any] struct {
-	key    string
-	author string
-	seq    uint64
-	rec    T
-}
-
-// request is one dispute, check or redo record, opened: exactly one of
+// Request is one dispute, check or redo record, opened: exactly one of
 // dispute, check and redo is set.
-type request struct {
-	key     string
-	author  string
-	seq     uint64
-	dispute *records.Dispute
-	check   *records.Check
-	redo    *records.Redo
+type Request struct {
+	Key     string
+	Author  string
+	Seq     uint64
+	Dispute *records.Dispute
+	Check   *records.Check
+	Redo    *records.Redo
 }
 
-// kind is the request's record type.
-func (r *request) kind() string {
+// Kind is the request's record type.
+func (r *Request) Kind() string {
 	switch {
-	case r.dispute != nil:
+	case r.Dispute != nil:
 		return records.DisputeType
-	case r.check != nil:
+	case r.Check != nil:
 		return records.CheckType
 	}
 	return records.RedoType
@@ -67,22 +60,22 @@ func (r *request) kind() string {
 
 // openRequest opens a dispute, check or redo record of job id; nil when
 // it does not decode or is not under the key its content and author name.
-func openRequest(id jobs.ID, r crdt.Record) *request {
+func openRequest(id jobs.ID, r crdt.Record) *Request {
 	author := r.Author.String()
-	q := &request{key: r.Key, author: author, seq: r.Seq}
+	q := &Request{Key: r.Key, Author: author, Seq: r.Seq}
 	switch r.Type {
 	case records.DisputeType:
 		d, err := records.DecodeDispute(r.Payload)
 		if err != nil || records.DisputeKey(id, d.Dispute.Block, author) != r.Key {
 			return nil
 		}
-		q.dispute = &d
+		q.Dispute = &d
 	case records.CheckType:
 		c, err := records.DecodeCheck(r.Payload)
 		if err != nil || records.CheckKey(id, c.Block, author) != r.Key {
 			return nil
 		}
-		q.check = &c
+		q.Check = &c
 	case records.RedoType:
 		rd, err := records.DecodeRedo(r.Payload)
 		if err != nil {
@@ -92,7 +85,7 @@ func openRequest(id jobs.ID, r crdt.Record) *request {
 		if err != nil || records.RedoKey(id, m, author) != r.Key {
 			return nil
 		}
-		q.redo = &rd
+		q.Redo = &rd
 	default:
 		return nil
 	}
@@ -101,54 +94,61 @@ func openRequest(id jobs.ID, r crdt.Record) *request {
 
 // Reasons a record is refused (metric label reason).
 const (
-	refusedAuthor    = "author"    // not a processor with a disclosure in the job
-	refusedCulprit   = "culprit"   // its author is a culprit
-	refusedContent   = "content"   // its content breaks a rule readers check
-	refusedDisagrees = "disagrees" // a verdict that does not follow from the reader's records
+	RefusedAuthor    = "author"    // not a processor with a disclosure in the job
+	RefusedCulprit   = "culprit"   // its author is a culprit
+	RefusedContent   = "content"   // its content breaks a rule readers check
+	RefusedDisagrees = "disagrees" // a verdict that does not follow from the reader's records
 )
 
-// refusal is one record a judgement refused, and why.
-type refusal struct {
-	key, kind, reason string
-	seq               uint64
+// Refusal is one record a judgement refused, and why.
+type Refusal struct {
+	Key, Kind, Reason string
+	Seq               uint64
 }
 
-// finalizerRank is author's place among job id's finalizers: the higher,
-// the earlier (finalizerOrder).
-func finalizerRank(id jobs.ID, author string) [32]byte {
-	return hashOf(author, id.String(), "finalizer")
+// Rank is author's place among job id's finalizers: the higher,
+// the earlier (FinalizerOrder).
+func Rank(id jobs.ID, author string) [32]byte {
+	h := sha256.New()
+	for _, p := range []string{author, id.String(), "finalizer"} {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	var out [32]byte
+	h.Sum(out[:0])
+	return out
 }
 
-// disclosers are the processors with a disclosure in recs.
-func (recs *jobRecords) disclosers() map[string]bool {
+// Disclosers are the processors with a disclosure in recs.
+func (recs *Records) Disclosers() map[string]bool {
 	out := map[string]bool{}
-	for _, d := range recs.discl {
+	for _, d := range recs.Discl {
 		out[d.Processor] = true
 	}
 	return out
 }
 
-// rerunners are the processors a dispute or check asks to re-run, and
+// Rerunners are the processors a dispute or check asks to re-run, and
 // those it dropped.
-func (r *request) rerunners() (thirds, dropped []string) {
-	if r.dispute != nil {
-		return []string{r.dispute.Third}, r.dispute.Dropped
+func (r *Request) Rerunners() (thirds, dropped []string) {
+	if r.Dispute != nil {
+		return []string{r.Dispute.Third}, r.Dispute.Dropped
 	}
-	return r.check.Thirds[:], r.check.Dropped
+	return r.Check.Thirds[:], r.Check.Dropped
 }
 
-// block is the block a dispute or check is about.
-func (r *request) block() uint64 {
-	if r.dispute != nil {
-		return r.dispute.Dispute.Block
+// Block is the block a dispute or check is about.
+func (r *Request) Block() uint64 {
+	if r.Dispute != nil {
+		return r.Dispute.Dispute.Block
 	}
-	return r.check.Block
+	return r.Check.Block
 }
 
 // supersedes reports whether request x replaces y (see above).
-func supersedes(recs *jobRecords, x, y *request) bool {
-	xThirds, xDropped := x.rerunners()
-	yThirds, yDropped := y.rerunners()
+func supersedes(recs *Records, x, y *Request) bool {
+	xThirds, xDropped := x.Rerunners()
+	yThirds, yDropped := y.Rerunners()
 	if len(xDropped) <= len(yDropped) {
 		return false
 	}
@@ -163,7 +163,7 @@ func supersedes(recs *jobRecords, x, y *request) bool {
 		}
 	}
 	for _, p := range xDropped {
-		if !slices.Contains(yDropped, p) && hasRerun(recs, x.block(), p) {
+		if !slices.Contains(yDropped, p) && HasRerun(recs, x.Block(), p) {
 			return false
 		}
 	}
@@ -172,40 +172,40 @@ func supersedes(recs *jobRecords, x, y *request) bool {
 
 // pick returns the request kept among cands (see above): the
 // highest-ranked of those no other supersedes.
-func pick(id jobs.ID, recs *jobRecords, cands []*request) *request {
-	var best *request
+func pick(id jobs.ID, recs *Records, cands []*Request) *Request {
+	var best *Request
 	var bestRank [32]byte
 	for _, c := range cands {
-		if slices.ContainsFunc(cands, func(o *request) bool { return o != c && supersedes(recs, o, c) }) {
+		if slices.ContainsFunc(cands, func(o *Request) bool { return o != c && supersedes(recs, o, c) }) {
 			continue
 		}
-		if r := finalizerRank(id, c.author); best == nil || bytes.Compare(r[:], bestRank[:]) > 0 {
+		if r := Rank(id, c.Author); best == nil || bytes.Compare(r[:], bestRank[:]) > 0 {
 			best, bestRank = c, r
 		}
 	}
 	return best
 }
 
-// accept returns recs with the disputes and checks by authors that
+// Accept returns recs with the disputes and checks by authors that
 // eligible admits and that keep the content rules, one per block (pick).
 // The result shares everything else with recs.
-func (recs *jobRecords) accept(id jobs.ID, eligible func(author string) bool) *jobRecords {
+func (recs *Records) Accept(id jobs.ID, eligible func(author string) bool) *Records {
 	out := *recs
-	out.dispute, out.checks, out.redo = map[uint64]records.Dispute{}, map[uint64]records.Check{}, map[string]records.Redo{}
-	byBlock := map[string]map[uint64][]*request{records.DisputeType: {}, records.CheckType: {}}
-	for i := range recs.requests {
-		q := &recs.requests[i]
+	out.Dispute, out.Checks, out.Redo = map[uint64]records.Dispute{}, map[uint64]records.Check{}, map[string]records.Redo{}
+	byBlock := map[string]map[uint64][]*Request{records.DisputeType: {}, records.CheckType: {}}
+	for i := range recs.Requests {
+		q := &recs.Requests[i]
 		switch {
-		case q.redo != nil || !eligible(q.author):
-		case q.dispute != nil && q.dispute.Valid(), q.check != nil && q.check.Valid():
-			byBlock[q.kind()][q.block()] = append(byBlock[q.kind()][q.block()], q)
+		case q.Redo != nil || !eligible(q.Author):
+		case q.Dispute != nil && q.Dispute.Valid(), q.Check != nil && q.Check.Valid():
+			byBlock[q.Kind()][q.Block()] = append(byBlock[q.Kind()][q.Block()], q)
 		}
 	}
 	for block, cands := range byBlock[records.DisputeType] {
-		out.dispute[block] = *pick(id, recs, cands).dispute
+		out.Dispute[block] = *pick(id, recs, cands).Dispute
 	}
 	for block, cands := range byBlock[records.CheckType] {
-		out.checks[block] = *pick(id, recs, cands).check
+		out.Checks[block] = *pick(id, recs, cands).Check
 	}
 	return &out
 }
@@ -214,21 +214,21 @@ func (recs *jobRecords) accept(id jobs.ID, eligible func(author string) bool) *j
 // MicroJob of plan, excluding only culprits and processors that committed
 // that MicroJob (a silent committer's MicroJob is redone without it); the
 // highest-ranked author's per MicroJob.
-func (acc *jobRecords) acceptRedos(plan *jobs.Plan, culprits []string, eligible func(author string) bool) {
+func (acc *Records) acceptRedos(plan *jobs.Plan, culprits []string, eligible func(author string) bool) {
 	committers := map[string][]string{}
-	for _, c := range acc.commits {
+	for _, c := range acc.Commits {
 		committers[c.MicroID.String()] = append(committers[c.MicroID.String()], c.Processor)
 	}
 	best := map[string][32]byte{}
-	for i := range acc.requests {
-		q := &acc.requests[i]
-		if q.redo == nil || !eligible(q.author) || !validRedo(plan, q.redo, culprits, committers[q.redo.Micro]) {
+	for i := range acc.Requests {
+		q := &acc.Requests[i]
+		if q.Redo == nil || !eligible(q.Author) || !validRedo(plan, q.Redo, culprits, committers[q.Redo.Micro]) {
 			continue
 		}
-		r := finalizerRank(plan.JobID, q.author)
-		if b, ok := best[q.redo.Micro]; !ok || bytes.Compare(r[:], b[:]) > 0 {
-			best[q.redo.Micro] = r
-			acc.redo[q.redo.Micro] = *q.redo
+		r := Rank(plan.JobID, q.Author)
+		if b, ok := best[q.Redo.Micro]; !ok || bytes.Compare(r[:], b[:]) > 0 {
+			best[q.Redo.Micro] = r
+			acc.Redo[q.Redo.Micro] = *q.Redo
 		}
 	}
 }
@@ -255,26 +255,26 @@ func validRedo(plan *jobs.Plan, rd *records.Redo, culprits, committers []string)
 // refuses outright: by an author without a disclosure, by a culprit, or
 // breaking a content rule. (A request passed over for another is not
 // refused.)
-func (acc *jobRecords) refusals(plan *jobs.Plan, disclosers map[string]bool, culprits []string) []refusal {
+func (acc *Records) refusals(plan *jobs.Plan, disclosers map[string]bool, culprits []string) []Refusal {
 	committers := map[string][]string{}
-	for _, c := range acc.commits {
+	for _, c := range acc.Commits {
 		committers[c.MicroID.String()] = append(committers[c.MicroID.String()], c.Processor)
 	}
-	var out []refusal
-	for _, q := range acc.requests {
+	var out []Refusal
+	for _, q := range acc.Requests {
 		reason := ""
 		switch {
-		case !disclosers[q.author]:
-			reason = refusedAuthor
-		case slices.Contains(culprits, q.author):
-			reason = refusedCulprit
-		case q.dispute != nil && !q.dispute.Valid(), q.check != nil && !q.check.Valid(),
-			q.redo != nil && !validRedo(plan, q.redo, culprits, committers[q.redo.Micro]):
-			reason = refusedContent
+		case !disclosers[q.Author]:
+			reason = RefusedAuthor
+		case slices.Contains(culprits, q.Author):
+			reason = RefusedCulprit
+		case q.Dispute != nil && !q.Dispute.Valid(), q.Check != nil && !q.Check.Valid(),
+			q.Redo != nil && !validRedo(plan, q.Redo, culprits, committers[q.Redo.Micro]):
+			reason = RefusedContent
 		default:
 			continue
 		}
-		out = append(out, refusal{key: q.key, kind: q.kind(), reason: reason, seq: q.seq})
+		out = append(out, Refusal{Key: q.Key, Kind: q.Kind(), Reason: reason, Seq: q.Seq})
 	}
 	return out
 }

@@ -1,4 +1,4 @@
-package processor
+package finish
 
 import (
 	"cmp"
@@ -11,20 +11,20 @@ import (
 	"github.com/jobmesh/jobmesh/records"
 )
 
-// roundSeqs collects, per MacroJob and round, each processor's earliest
+// RoundSeqs collects, per MacroJob and round, each processor's earliest
 // record seq: the input of the round order.
-type roundSeqs struct {
+type RoundSeqs struct {
 	commits, discl map[uint64]map[string]uint64
 }
 
-func (s *roundSeqs) commit(macro uint64, processor string, seq uint64) {
+func (s *RoundSeqs) Commit(macro uint64, processor string, seq uint64) {
 	if s.commits == nil {
 		s.commits = map[uint64]map[string]uint64{}
 	}
 	noteEarliest(s.commits, macro, processor, seq)
 }
 
-func (s *roundSeqs) disclose(macro uint64, processor string, seq uint64) {
+func (s *RoundSeqs) Disclose(macro uint64, processor string, seq uint64) {
 	if s.discl == nil {
 		s.discl = map[uint64]map[string]uint64{}
 	}
@@ -40,13 +40,13 @@ func noteEarliest(m map[uint64]map[string]uint64, macro uint64, processor string
 	}
 }
 
-// orders returns the rounds of every MacroJob with a commitment, by
+// Orders returns the rounds of every MacroJob with a commitment, by
 // MacroJob index: each round ordered by the processors' earliest record
 // (seq, then peer ID), commitments cut to the dispatch.MaxTaskProcessors
 // earliest, disclosures kept only from those committers. This is the one
 // rule the finalizer writes into the verdict and the QoS replay falls back
 // to for a verdict without rounds.
-func (s *roundSeqs) orders() []records.RoundOrder {
+func (s *RoundSeqs) Orders() []records.RoundOrder {
 	out := make([]records.RoundOrder, 0, len(s.commits))
 	for _, m := range slices.Sorted(maps.Keys(s.commits)) {
 		commits := roundOrder(s.commits[m], nil)
@@ -94,30 +94,30 @@ type submission struct {
 	seq       uint64
 }
 
-// finalRounds are the rounds the finalizer writes into the verdict: from
+// FinalRounds are the rounds the finalizer writes into the verdict: from
 // the job's valid commitment and disclosure records whose MicroJob belongs,
 // in the plan, to the MacroJob they name.
-func finalRounds(plan *jobs.Plan, recs *jobRecords) []records.RoundOrder {
+func FinalRounds(plan *jobs.Plan, recs *Records) []records.RoundOrder {
 	inPlan := func(macro uint64, micro jobs.ID) bool {
 		mu, err := plan.MicroJob(micro)
 		return err == nil && mu.Macro == macro
 	}
-	var s roundSeqs
-	for i, c := range recs.commits {
+	var s RoundSeqs
+	for i, c := range recs.Commits {
 		if inPlan(c.MacroIndex, c.MicroID) {
-			s.commit(c.MacroIndex, c.Processor, recs.commitSeqs[i])
+			s.Commit(c.MacroIndex, c.Processor, recs.CommitSeqs[i])
 		}
 	}
-	for i, d := range recs.discl {
+	for i, d := range recs.Discl {
 		if inPlan(d.MacroIndex, d.MicroID) {
-			s.disclose(d.MacroIndex, d.Processor, recs.disclSeqs[i])
+			s.Disclose(d.MacroIndex, d.Processor, recs.DisclSeqs[i])
 		}
 	}
-	return s.orders()
+	return s.Orders()
 }
 
-// taskOutcome is a MacroJob's rounds as a QoS task of job id.
-func taskOutcome(id jobs.ID, r records.RoundOrder) dispatch.TaskOutcome {
+// TaskOutcome is a MacroJob's rounds as a QoS task of job id.
+func TaskOutcome(id jobs.ID, r records.RoundOrder) dispatch.TaskOutcome {
 	return dispatch.TaskOutcome{
 		TaskID:      id.String() + "/macro/" + strconv.FormatUint(r.Macro, 10),
 		Assigned:    slices.Sorted(slices.Values(r.Commits)),

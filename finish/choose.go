@@ -1,0 +1,180 @@
+package finish
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ipfs/go-cid"
+	"github.com/jobmesh/jobmesh/crdt"
+	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/microjob"
+	"github.com/jobmesh/jobmesh/records"
+)
+
+// DisclosureFilter says whether a disclosure of job info counts in
+// judging it.
+type DisclosureFilter func(ctx context.Context, info *jobs.JobInfo, d microjob.Disclosure) (bool, error)
+
+// ErrNoVerdict: no verdict record of the job follows from the records.
+var ErrNoVerdict = errors.New("finish: no verdict that follows from the records")
+
+// VerdictQuery is what ChooseVerdict reads.
+type VerdictQuery struct {
+	// Info is the job.
+	Info *jobs.JobInfo
+	// Records are the job's records: Store.Query(records.JobKey(id) + "/").
+	Records []crdt.Record
+	// Processors are the advertised processors (Processors): whether a
+	// self-checked block could be checked depends on how many there are.
+	Processors []string
+	// Blocks reads verdict bodies; nil: a body record is not read.
+	Blocks records.BodyReader
+	// ResultRoot, when set, is the resultRoot the job was settled with:
+	// a verdict whose output it names is preferred.
+	ResultRoot *common.Hash
+	// Keep, when set, says which disclosures count in judging: a reader
+	// of a mesh with a chain passes KeepMembers, the rule its processors
+	// judge by. Nil: every disclosure.
+	Keep DisclosureFilter
+}
+
+// ChosenVerdict is the verdict ChooseVerdict reports.
+type ChosenVerdict struct {
+	Author  string // its writer's peer ID
+	Seq     uint64 // its record's seq
+	Record  records.VerdictRecord
+	Verdict microjob.Verdict
+}
+
+// ChooseVerdict returns the verdict that counts for a job: of the verdict
+// records that follow from the records (see above), the one whose output
+// q.ResultRoot names, else the highest-ranked author's. Without one it
+// returns an error wrapping ErrNoVerdict, or the error that kept an
+// eligible record from being read (ErrBodyNotFetched, ErrBodyUnavailable).
+func ChooseVerdict(ctx context.Context, q VerdictQuery) (ChosenVerdict, error) {
+	if q.Info == nil {
+		return ChosenVerdict{}, fmt.Errorf("finish: choosing a verdict: no JobInfo")
+	}
+	id := q.Info.ID()
+	plan, err := jobs.Slice(q.Info)
+	if err != nil {
+		return ChosenVerdict{}, err
+	}
+	recs := NewRecords()
+	kept := map[[2]string]bool{} // by processor and wallet
+	for _, r := range q.Records {
+		if r.Tombstone {
+			continue
+		}
+		p := OpenPart(id, r)
+		if d := p.Discl; d != nil && q.Keep != nil {
+			k := [2]string{d.Processor, d.Wallet}
+			ok, seen := kept[k]
+			if !seen {
+				if ok, err = q.Keep(ctx, q.Info, *d); err != nil {
+					return ChosenVerdict{}, fmt.Errorf("finish: judging job %s: %w", id, err)
+				}
+				kept[k] = ok
+			}
+			if !ok {
+				continue
+			}
+		}
+		recs.Add(id, p)
+	}
+	if len(recs.Verdicts) == 0 || len(recs.Discl) == 0 {
+		return ChosenVerdict{}, fmt.Errorf("%w: job %s", ErrNoVerdict, id)
+	}
+	j, err := Judge(q.Info, plan, recs)
+	if err != nil {
+		return ChosenVerdict{}, err
+	}
+	var loadErr error
+	agree, _ := WeighVerdicts(id, recs, j, FinalRounds(plan, recs), j.Final(plan, q.Processors), func(a Authored[[]byte]) VerdictCand {
+		c := LoadCand(ctx, a, q.Blocks)
+		if c.Err != nil && loadErr == nil && (errors.Is(c.Err, records.ErrBodyNotFetched) || errors.Is(c.Err, records.ErrBodyUnavailable)) {
+			loadErr = c.Err
+		}
+		return c
+	})
+	if len(agree) == 0 {
+		if loadErr != nil {
+			return ChosenVerdict{}, loadErr
+		}
+		return ChosenVerdict{}, fmt.Errorf("%w: job %s", ErrNoVerdict, id)
+	}
+	best := agree[0]
+	if q.ResultRoot != nil {
+		for _, c := range agree {
+			if out, err := cid.Decode(c.Rec.Output); err == nil && records.ResultRoot(out) == *q.ResultRoot {
+				best = c
+				break
+			}
+		}
+	}
+	return ChosenVerdict{Author: best.Author, Seq: best.Seq, Record: best.Rec, Verdict: best.V}, nil
+}
+
+// ReadVerdict reads the verdict that counts for job id from store:
+// ChooseVerdict over the job's JobInfo and records and the advertised
+// processors, with blocks and root as in VerdictQuery. Without a verdict
+// record it returns ErrNoVerdict at the cost of one small query.
+func ReadVerdict(ctx context.Context, store RecordReader, blocks records.BodyReader, id jobs.ID, root *common.Hash) (ChosenVerdict, error) {
+	return ReadVerdictKeeping(ctx, store, blocks, id, root, nil)
+}
+
+// ReadVerdictKeeping is ReadVerdict judging only the disclosures keep
+// accepts (VerdictQuery.Keep).
+func ReadVerdictKeeping(ctx context.Context, store RecordReader, blocks records.BodyReader, id jobs.ID, root *common.Hash, keep DisclosureFilter) (ChosenVerdict, error) {
+	vs, err := store.Query(ctx, records.VerdictPrefix(id))
+	if err != nil {
+		return ChosenVerdict{}, err
+	}
+	if !slices.ContainsFunc(vs, func(r crdt.Record) bool { return !r.Tombstone }) {
+		return ChosenVerdict{}, fmt.Errorf("%w: job %s", ErrNoVerdict, id)
+	}
+	jr, err := store.Get(ctx, records.JobKey(id))
+	if errors.Is(err, crdt.ErrNotFound) {
+		return ChosenVerdict{}, fmt.Errorf("%w: job %s is not in the store", ErrNoVerdict, id)
+	}
+	if err != nil {
+		return ChosenVerdict{}, fmt.Errorf("finish: reading job %s: %w", id, err)
+	}
+	info, err := jobs.Decode(jr.Payload)
+	if err != nil {
+		return ChosenVerdict{}, fmt.Errorf("finish: job %s: %w", id, err)
+	}
+	if info.ID() != id {
+		return ChosenVerdict{}, fmt.Errorf("finish: the record of job %s holds job %s", id, info.ID())
+	}
+	recs, err := store.Query(ctx, records.JobKey(id)+"/")
+	if err != nil {
+		return ChosenVerdict{}, err
+	}
+	procs, err := Processors(ctx, store)
+	if err != nil {
+		return ChosenVerdict{}, err
+	}
+	return ChooseVerdict(ctx, VerdictQuery{Info: info, Records: recs, Processors: procs, Blocks: blocks, ResultRoot: root, Keep: keep})
+}
+
+// Processors lists the advertised processors' peer IDs in store, sorted:
+// the authors of the node records under /nodes/<their peer ID>.
+func Processors(ctx context.Context, store RecordReader) ([]string, error) {
+	recs, err := store.Query(ctx, records.NodesPrefix)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, r := range recs {
+		if r.Type == records.AdvertType && !r.Tombstone && strings.HasSuffix(r.Key, "/"+r.Author.String()) {
+			out = append(out, r.Author.String())
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}

@@ -1,0 +1,29 @@
+// Package finish holds the rules of finishing a job. From the job's
+// records (Records, built by FromRecords) it judges the job (Judge:
+// disputes, self-checks, culprits, redos), says who may write the
+// records that decide the outcome and which of several counts
+// (FinalizerOrder, Accept), decides what a processor does next (Decide:
+// write redos, request re-runs or checks, wait, stand by, write the
+// verdict) and which verdict record counts for a reader (ChooseVerdict,
+// ReadVerdict).
+//
+// The rules read no clock and do no I/O beyond the reads a RecordReader
+// or a records.BodyReader is handed for: the time and what was heard on
+// the Job channel are inputs. The processor's loops build the inputs,
+// call the rules and carry out the decisions, so every replica holding
+// the same records decides the same, and the scripts in testdata walk
+// the rules without a network.
+package finish
+
+import (
+	"context"
+
+	"github.com/jobmesh/jobmesh/crdt"
+)
+
+// RecordReader reads records from the replicated store (a *crdt.Store, or
+// a crdt.Reader over it).
+type RecordReader interface {
+	Get(ctx context.Context, key string) (crdt.Record, error)
+	Query(ctx context.Context, prefix string) ([]crdt.Record, error)
+}

@@ -1,0 +1,150 @@
+package finish
+
+import (
+	"encoding/hex"
+	"slices"
+
+	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/microjob"
+)
+
+// Final reports whether judgement j is one a verdict may follow from:
+// verified, and every check it waits for settled, as the finalizer
+// requires before it writes (procs: the advertised processors).
+func (j Judgement) Final(plan *jobs.Plan, procs []string) bool {
+	return j.V.Verified && ChecksSettled(plan, j.V, j.Recs, procs)
+}
+
+// Judgement is what Judge finds in a job's records.
+type Judgement struct {
+	V        microjob.Verdict
+	Culprits []string // sorted
+	Redo     []string // MicroJobs to redo, sorted
+	// Recs are the records as the judgement accepts them: the disputes,
+	// checks and redos of eligible authors (authors.go), one each.
+	Recs *Records
+	// Order is FinalizerOrder: who may write the job's verdict and
+	// requests, highest-ranked first.
+	Order []string
+	// Refused are the requests refused outright.
+	Refused []Refusal
+}
+
+// Judge applies the store's re-runs to the verdict of the job of info
+// and plan until no new culprit appears: culprits' results are then left
+// out and their MicroJobs redone. Only requests by eligible authors
+// count, and a culprit's stop counting once it is found (authors.go).
+// (A verifier block whose regular counterpart was run by the same
+// processor proves nothing; checking it needs two independent re-runs so
+// that one lying re-runner cannot convict an honest processor:
+// selfcheck.go.)
+func Judge(info *jobs.JobInfo, plan *jobs.Plan, recs *Records) (Judgement, error) {
+	excluded := map[string]bool{}
+	disclosers := recs.Disclosers()
+	eligible := func(p string) bool { return disclosers[p] && !excluded[p] }
+	replicated := info.Requirements.Replicas > 1
+	var redo []string
+	for {
+		acc := recs.Accept(plan.JobID, eligible)
+		keep := func(p string) bool { return !excluded[p] }
+		var commits []microjob.Commitment
+		for _, c := range recs.Commits {
+			if keep(c.Processor) || replicated { // a culprit still counts toward R (groupwork.go)
+				commits = append(commits, c)
+			}
+		}
+		var discl []microjob.Disclosure
+		for _, d := range recs.Discl {
+			if keep(d.Processor) {
+				discl = append(discl, d)
+			}
+		}
+		v, err := microjob.Judge(info, plan, commits, discl)
+		if err != nil {
+			return Judgement{}, err
+		}
+		for _, d := range slices.Clone(v.Disputes) {
+			if h, ok := RerunHash(acc, d.Block); ok {
+				if nv, err := microjob.Resolve(v, d, h, acc.Dispute[d.Block].Third); err == nil {
+					v = nv
+				}
+			}
+		}
+		fresh := false
+		for _, c := range append(slices.Clone(v.Culprits), CheckCulprits(plan, v, acc)...) {
+			if !excluded[c] {
+				excluded[c] = true
+				fresh = true
+			}
+		}
+		redo = append(redo, v.Redo...)
+		if fresh {
+			// The culprit's MicroJobs need other hands.
+			for _, r := range v.Results {
+				if excluded[r.Processor] {
+					redo = append(redo, r.MicroID)
+				}
+			}
+			continue
+		}
+		culprits := make([]string, 0, len(excluded))
+		for c := range excluded {
+			culprits = append(culprits, c)
+		}
+		slices.Sort(culprits)
+		slices.Sort(redo)
+		acc.acceptRedos(plan, culprits, eligible)
+		return Judgement{V: v, Culprits: culprits, Redo: slices.Compact(redo), Recs: acc,
+			Order: FinalizerOrder(plan.JobID, recs, culprits), Refused: acc.refusals(plan, disclosers, culprits)}, nil
+	}
+}
+
+// RerunHash is the designated third processor's hash of block, if it has
+// re-run it.
+func RerunHash(recs *Records, block uint64) ([32]byte, bool) {
+	third := recs.Dispute[block].Third
+	for _, rr := range recs.Reruns[block] {
+		if rr.Processor != third {
+			continue
+		}
+		h, err := hex.DecodeString(rr.Hash)
+		if err == nil && len(h) == 32 {
+			return [32]byte(h), true
+		}
+	}
+	return [32]byte{}, false
+}
+
+// SilentCommitters maps each MicroJob without a valid disclosure, in a
+// MacroJob whose every MicroJob has a commitment, to the processors that
+// committed it (sorted).
+func SilentCommitters(plan *jobs.Plan, recs *Records, v microjob.Verdict) map[string][]string {
+	if len(v.Missing) == 0 {
+		return nil
+	}
+	committers := map[jobs.ID][]string{}
+	for _, c := range recs.Commits {
+		committers[c.MicroID] = append(committers[c.MicroID], c.Processor)
+	}
+	out := map[string][]string{}
+	for _, m := range v.Missing {
+		id, err := jobs.ParseHash(m)
+		if err != nil || len(committers[id]) == 0 {
+			continue
+		}
+		mu, err := plan.MicroJob(id)
+		if err != nil {
+			continue
+		}
+		full := true
+		for _, other := range plan.Macros[mu.Macro].Micros {
+			full = full && len(committers[other.ID]) > 0
+		}
+		if full {
+			ps := slices.Clone(committers[id])
+			slices.Sort(ps)
+			out[m] = slices.Compact(ps)
+		}
+	}
+	return out
+}

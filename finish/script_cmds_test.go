@@ -1,0 +1,174 @@
+package finish
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/microjob"
+	"github.com/jobmesh/jobmesh/records"
+)
+
+// runMicros writes p's results of MacroJob m's MicroJobs that which
+// names (flags: lie, silent).
+func (s *script) runMicros(p string, args map[string]string, flags []string) string {
+	m, _ := strconv.Atoi(args["m"])
+	var micros []jobs.MicroJob
+	for i, mu := range s.plan.Macros[m].Micros {
+		switch {
+		case slices.Contains(flags, "regular") && !mu.Verifier,
+			slices.Contains(flags, "verifier") && mu.Verifier,
+			args["micro"] == strconv.Itoa(i):
+			micros = append(micros, mu)
+		}
+	}
+	lie, silent := slices.Contains(flags, "lie"), slices.Contains(flags, "silent")
+	for _, mu := range micros {
+		d := microjob.Disclosure{
+			Version: microjob.RecordVersion, JobID: s.plan.JobID, MacroIndex: mu.Macro, MicroID: mu.ID,
+			Processor: pid(p), Wallet: "0x" + strings.Repeat(hex.EncodeToString([]byte(p)), 20)[:40],
+			BlockIndices: mu.Blocks, ResultCID: testCID(p + mu.ID.String()), Salt: [32]byte{1},
+		}
+		for _, b := range mu.Blocks {
+			d.BlockHashes = append(d.BlockHashes, hash(b, lie))
+		}
+		c, err := d.Commitment()
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		s.put(pid(p), records.CommitmentKey(c), records.CommitType, c.Encode())
+		if !silent {
+			s.put(pid(p), records.DisclosureKey(d), records.ResultType, d.Encode())
+		}
+	}
+	return ""
+}
+
+// judge is the judgement of the records so far.
+func (s *script) judge() (Judgement, *Records) {
+	recs := FromRecords(s.plan.JobID, s.recs)
+	j, err := Judge(s.info, s.plan, recs)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return j, recs
+}
+
+func (s *script) dispute(by string, args map[string]string) string {
+	j, _ := s.judge()
+	for _, d := range j.V.Disputes {
+		s.putJSON(pid(by), records.DisputeKey(s.plan.JobID, d.Block, pid(by)), records.DisputeType,
+			records.Dispute{Dispute: d, Third: pid(args["third"]), Dropped: pids(args["dropped"])})
+	}
+	return fmt.Sprintf("%d disputes", len(j.V.Disputes))
+}
+
+func (s *script) check(by string, args map[string]string, exhausted bool) string {
+	j, _ := s.judge()
+	th := pids(args["thirds"])
+	n := 0
+	for _, sc := range SelfChecked(s.plan, j.V) {
+		c := records.Check{Block: sc.Block, Processor: sc.Processor, Hash: sc.Hash, Thirds: [2]string{th[0], th[1]}, Dropped: pids(args["dropped"]), Exhausted: exhausted}
+		s.putJSON(pid(by), records.CheckKey(s.plan.JobID, sc.Block, pid(by)), records.CheckType, c)
+		n++
+	}
+	return fmt.Sprintf("%d checks", n)
+}
+
+func (s *script) rerun(p string, args map[string]string, lie bool) string {
+	b, _ := strconv.ParseUint(args["block"], 10, 64)
+	h := hash(b, lie)
+	s.putJSON(pid(p), records.RerunKey(s.plan.JobID, b, pid(p)), records.RerunType,
+		records.Rerun{Block: b, Hash: hex.EncodeToString(h[:]), Processor: pid(p)})
+	return ""
+}
+
+func (s *script) redo(by string, silent bool) string {
+	d := s.decision(by, start)
+	if silent {
+		j, _ := s.judge()
+		d.Redos = nil
+		for m, ps := range SilentCommitters(s.plan, j.Recs, j.V) {
+			d.Redos = append(d.Redos, records.Redo{Micro: m, Exclude: ps})
+		}
+	}
+	for _, rd := range d.Redos {
+		m, _ := jobs.ParseHash(rd.Micro)
+		s.putJSON(pid(by), records.RedoKey(s.plan.JobID, m, pid(by)), records.RedoType, rd)
+	}
+	return fmt.Sprintf("%d redos", len(d.Redos))
+}
+
+func (s *script) verdict(by string) string {
+	j, recs := s.judge()
+	rec := VerdictFor(j, FinalRounds(s.plan, recs))
+	rec.Output = testCID("output").String()
+	s.putJSON(pid(by), records.VerdictKey(s.plan.JobID, pid(by)), records.VerdictType, rec)
+	return ""
+}
+
+// decision is what Decide makes of the records for self at now.
+func (s *script) decision(self string, now time.Time) Decision {
+	j, recs := s.judge()
+	agree, _ := WeighVerdicts(s.plan.JobID, recs, j, FinalRounds(s.plan, recs), j.Final(s.plan, nil), func(a Authored[[]byte]) VerdictCand {
+		return LoadCand(context.Background(), a, nil)
+	})
+	d := Decide(Input{Judgement: j, Records: recs, Agree: len(agree) > 0, Self: pid(self), Complete: s.complete[pid(self)],
+		Finalizing: s.heard, Now: now, Timing: Timing{DuplicateGrace: 3 * time.Second, RerunTimeout: 30 * time.Second, Takeover: 10 * time.Second, Limit: 2 * time.Minute}})
+	return d
+}
+
+func (s *script) decide(self string, args map[string]string) string {
+	now := s.at(args["at"])
+	j, _ := s.judge()
+	d := s.decision(self, now)
+	if !d.Complete.IsZero() {
+		s.complete[pid(self)] = d.Complete
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "verdict: complete=%t verified=%t disputes=%d missing=%d culprits=%s order=%s\n",
+		j.V.Complete, j.V.Verified, len(j.V.Disputes), len(j.V.Missing), names(j.Culprits), names(j.Order))
+	fmt.Fprintf(&b, "%s", d.Step)
+	if !d.Until.IsZero() {
+		fmt.Fprintf(&b, " until=%s", d.Until.Sub(start))
+	}
+	if len(d.Redos) > 0 {
+		fmt.Fprintf(&b, " redos=%d exclude=%s", len(d.Redos), names(d.Redos[0].Exclude))
+	}
+	if d.Step == Rerun {
+		var bs []string
+		for _, x := range d.Disputes {
+			bs = append(bs, strconv.FormatUint(x.Block, 10))
+		}
+		fmt.Fprintf(&b, " blocks=[%s]", strings.Join(bs, ","))
+	}
+	if d.Step == Check {
+		fmt.Fprintf(&b, " settled=%t", ChecksSettled(s.plan, j.V, j.Recs, pids(args["procs"])))
+	}
+	if silent := SilentCommitters(s.plan, j.Recs, j.V); d.Silent && len(silent) > 0 {
+		var ps []string
+		for _, p := range silent {
+			ps = append(ps, p...)
+		}
+		slices.Sort(ps)
+		fmt.Fprintf(&b, " silent=%s", names(slices.Compact(ps)))
+	}
+	return b.String()
+}
+
+func (s *script) choose(args map[string]string) string {
+	c, err := ChooseVerdict(context.Background(), VerdictQuery{Info: s.info, Records: s.recs, Processors: pids(args["procs"])})
+	if errors.Is(err, ErrNoVerdict) {
+		return "no verdict"
+	}
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	return fmt.Sprintf("%s's verdict: verified=%t culprits=%s", name(c.Author), c.Verdict.Verified, names(c.Record.Culprits))
+}

@@ -1,0 +1,274 @@
+package finish
+
+import (
+	"crypto/sha256"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math/big"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ipfs/go-cid"
+	"github.com/libp2p/go-libp2p/core/peer"
+	mh "github.com/multiformats/go-multihash"
+
+	"github.com/jobmesh/jobmesh/crdt"
+	"github.com/jobmesh/jobmesh/jobs"
+)
+
+var update = flag.Bool("update", false, "rewrite the expected output of testdata scripts")
+
+// TestScripts runs the finishing scripts in testdata/*.txt, in the form
+// of macrojob's queue scripts: a command line, a line "----", then the
+// expected output up to a blank line; # starts a comment. Run with
+// -update to rewrite the expected output.
+//
+// The job has two MacroJobs, each of two regular one-block MicroJobs and
+// a verifier that repeats one of their blocks. Processors are named by
+// one letter; times are durations since the script's start.
+//
+// Commands:
+//
+//	new [replicas=N]                      a fresh job with no records
+//	run <p> m=<macro> regular|verifier|micro=<i> [lie] [silent]
+//	                                      p's results (silent: commitments only)
+//	dispute <by> third=<p> [dropped=p,..] by's disputes of its judgement's disputed blocks
+//	check <by> thirds=p,q [dropped=p,..] [exhausted]  by's checks of its self-checked blocks
+//	rerun <p> block=<b> [lie]             p's re-run of block b
+//	redo <by> [silent]                    the redo records Decide has by write (silent: of SilentCommitters)
+//	hear <p> at=<d>                       p heard "finalizing" at d
+//	verdict <by>                          by's verdict record, as its judgement has it
+//	decide <self> at=<d> [procs=p,..]     self's judgement and decision at d
+//	choose [procs=p,..]                   the verdict a reader counts
+func TestScripts(t *testing.T) {
+	files, err := filepath.Glob("testdata/*.txt")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no scripts: %v", err)
+	}
+	for _, f := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(f), ".txt"), func(t *testing.T) { runScript(t, f) })
+	}
+}
+
+type scriptCase struct{ cmd, want, got string }
+
+func parseScript(t *testing.T, path string) (cases []*scriptCase, raw string) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(b), "\n")
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		if strings.TrimSpace(l) == "" || strings.HasPrefix(l, "#") {
+			continue
+		}
+		i++
+		if i >= len(lines) || lines[i] != "----" {
+			t.Fatalf("%s:%d: command %q without ----", path, i, l)
+		}
+		var want []string
+		for i++; i < len(lines) && lines[i] != ""; i++ {
+			want = append(want, lines[i])
+		}
+		cases = append(cases, &scriptCase{cmd: l, want: strings.Join(want, "\n")})
+	}
+	return cases, string(b)
+}
+
+func runScript(t *testing.T, path string) {
+	cases, raw := parseScript(t, path)
+	s := &script{t: t}
+	for _, c := range cases {
+		c.got = s.run(c.cmd)
+		if c.got == "" {
+			c.got = "ok"
+		}
+		if !*update && c.got != c.want {
+			t.Errorf("%s: %s\n got:\n%s\nwant:\n%s", path, c.cmd, c.got, c.want)
+		}
+	}
+	if *update {
+		var b strings.Builder
+		lines := strings.Split(raw, "\n")
+		ci := 0
+		for i := 0; i < len(lines); i++ {
+			if l := lines[i]; strings.TrimSpace(l) == "" || strings.HasPrefix(l, "#") {
+				b.WriteString(l + "\n")
+				continue
+			}
+			c := cases[ci]
+			ci++
+			b.WriteString(c.cmd + "\n----\n" + c.got + "\n\n")
+			for i += 2; i < len(lines) && lines[i] != ""; i++ {
+			}
+		}
+		if err := os.WriteFile(path, []byte(strings.TrimRight(b.String(), "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// script is one job's records and what its processors heard and kept.
+type script struct {
+	t        *testing.T
+	info     *jobs.JobInfo
+	plan     *jobs.Plan
+	recs     []crdt.Record
+	seq      uint64
+	heard    map[string]time.Time
+	complete map[string]time.Time // per processor, Decision.Complete
+}
+
+var start = time.Unix(1_000_000, 0).UTC()
+
+// pid is the peer ID string of processor name; name is its inverse.
+// (an identity multihash of the name).
+func pid(name string) string {
+	h, _ := mh.Sum([]byte(name), mh.IDENTITY, -1)
+	return peer.ID(h).String()
+}
+
+func name(p string) string {
+	id, err := peer.Decode(p)
+	if err != nil {
+		return p
+	}
+	dm, err := mh.Decode([]byte(id))
+	if err != nil {
+		return p
+	}
+	return string(dm.Digest)
+}
+
+func names(ps []string) string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = name(p)
+	}
+	return "[" + strings.Join(out, ",") + "]"
+}
+
+func pids(list string) []string {
+	if list == "" {
+		return nil
+	}
+	var out []string
+	for _, n := range strings.Split(list, ",") {
+		out = append(out, pid(n))
+	}
+	return out
+}
+
+func (s *script) run(line string) string {
+	fs := strings.Fields(line)
+	args := map[string]string{}
+	var pos []string
+	for _, f := range fs[1:] {
+		if k, v, ok := strings.Cut(f, "="); ok {
+			args[k] = v
+		} else {
+			pos = append(pos, f)
+		}
+	}
+	if fs[0] != "new" && s.plan == nil {
+		s.t.Fatalf("%s: no job: start with new", line)
+	}
+	switch fs[0] {
+	case "new":
+		return s.newJob(args)
+	case "run":
+		return s.runMicros(pos[0], args, pos[1:])
+	case "dispute":
+		return s.dispute(pos[0], args)
+	case "check":
+		return s.check(pos[0], args, slices.Contains(pos, "exhausted"))
+	case "rerun":
+		return s.rerun(pos[0], args, slices.Contains(pos, "lie"))
+	case "redo":
+		return s.redo(pos[0], slices.Contains(pos, "silent"))
+	case "hear":
+		s.heard[pid(pos[0])] = s.at(args["at"])
+		return ""
+	case "verdict":
+		return s.verdict(pos[0])
+	case "decide":
+		return s.decide(pos[0], args)
+	case "choose":
+		return s.choose(args)
+	}
+	s.t.Fatalf("unknown command %q", line)
+	return ""
+}
+
+func (s *script) at(d string) time.Time {
+	if d == "" {
+		return start
+	}
+	v, err := time.ParseDuration(d)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return start.Add(v)
+}
+
+func (s *script) newJob(args map[string]string) string {
+	info := &jobs.JobInfo{
+		Code:     jobs.Source{URI: "ipfs://bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy", SHA256: sha256.Sum256([]byte("code"))},
+		Data:     jobs.Data{Source: jobs.Source{URI: "https://example.com/data", SHA256: sha256.Sum256([]byte("data"))}, Size: 4 * 64},
+		Slicing:  jobs.Slicing{BlockSize: 64, MicroJobs: 2, BlocksPerMicro: 1},
+		Seed:     jobs.Seed{1},
+		PriceWei: big.NewInt(5),
+		Creator:  jobs.Address{1},
+		Deadline: start.Add(time.Hour).Unix(),
+	}
+	if r, ok := args["replicas"]; ok {
+		n, _ := strconv.Atoi(r)
+		info.Requirements.Replicas = uint32(n)
+	}
+	info.ApplyDefaults()
+	plan, err := jobs.Slice(info)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	*s = script{t: s.t, info: info, plan: plan, heard: map[string]time.Time{}, complete: map[string]time.Time{}}
+	return ""
+}
+
+// put stores one record of author, replacing the record under its key.
+func (s *script) put(author, key, typ string, payload []byte) {
+	s.recs = slices.DeleteFunc(s.recs, func(r crdt.Record) bool { return r.Key == key })
+	s.seq++
+	id, err := peer.Decode(author)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	s.recs = append(s.recs, crdt.Record{Key: key, Type: typ, Payload: payload, Author: id, Seq: s.seq})
+}
+
+func (s *script) putJSON(author, key, typ string, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	s.put(author, key, typ, b)
+}
+
+// hash is block b's output hash: the honest one, or a liar's.
+func hash(b uint64, lie bool) [32]byte {
+	if lie {
+		return sha256.Sum256(fmt.Appendf(nil, "lie %d", b))
+	}
+	return sha256.Sum256(fmt.Appendf(nil, "block %d", b))
+}
+
+func testCID(s string) cid.Cid {
+	h, _ := mh.Sum([]byte(s), mh.SHA2_256, -1)
+	return cid.NewCidV1(cid.Raw, h)
+}
