@@ -12,7 +12,6 @@ import (
 
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/jobs"
-	"github.com/jobmesh/jobmesh/processor"
 	"github.com/jobmesh/jobmesh/records"
 )
 
@@ -344,7 +343,7 @@ func (c *Client) refuseCandidate(cs *candidates, p peer.ID, out cid.Cid, reason 
 // outranks reports whether processor p ranks above q among job id's
 // finalizers.
 func outranks(id jobs.ID, p, q peer.ID) bool {
-	rp, rq := processor.FinalizerRank(id, p.String()), processor.FinalizerRank(id, q.String())
+	rp, rq := records.FinalizerRank(id, p.String()), records.FinalizerRank(id, q.String())
 	return bytes.Compare(rp[:], rq[:]) > 0
 }
 

@@ -116,7 +116,7 @@ type refusal struct {
 // finalizerRank is author's place among job id's finalizers: the higher,
 // the earlier (finalizerOrder).
 func finalizerRank(id jobs.ID, author string) [32]byte {
-	return hashOf(author, id.String(), "finalizer")
+	return records.FinalizerRank(id, author)
 }
 
 // disclosers are the processors with a disclosure in recs.

@@ -20,10 +20,6 @@ import (
 // `jobnode job status` and GET /v1/jobs/{id} list the holders of the
 // verdict's output.
 
-// FinalizerRank is processor's rendezvous hash for job id: the job's
-// finalizers rank by it, highest first (finalizerOrder).
-func FinalizerRank(id jobs.ID, processor string) [32]byte { return finalizerRank(id, processor) }
-
 // pinForJob keeps c in the block layer until the node releases job id's
 // pins. A failure is logged: the content stays for the GC's grace period
 // anyway, and a lost result is redone.
