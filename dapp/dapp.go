@@ -190,7 +190,7 @@ func New(p Params) (*Client, error) {
 		return nil, err
 	}
 	if c.ch == nil {
-		topic, err := processor.JoinJobsTopic(p.Host)
+		topic, err := jobs.JoinJobsTopic(p.Host)
 		if err != nil {
 			return nil, err
 		}
