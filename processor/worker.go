@@ -30,6 +30,7 @@ import (
 	"github.com/jobmesh/jobmesh/ipfs"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/macrojob"
+	"github.com/jobmesh/jobmesh/membership"
 	"github.com/jobmesh/jobmesh/microjob"
 	"github.com/jobmesh/jobmesh/p2p"
 	"github.com/jobmesh/jobmesh/records"
@@ -502,7 +503,7 @@ func New(ctx context.Context, p Params, cfg Config) (*Worker, error) {
 		return nil, err
 	}
 	w.wallets = newWallets(p.Store, p.Chain != nil, p.Registerer, log)
-	var chain MemberReader
+	var chain membership.MemberReader
 	if p.Chain != nil {
 		chain = p.Chain
 	}
