@@ -68,7 +68,7 @@ func TestDashboardSignInAndCancel(t *testing.T) {
 	if _, err := os.Stat(chromiumPath); err != nil && os.Getenv("JOBMESH_REQUIRE_CHROMIUM") == "" {
 		t.Skipf("%s is not installed (apt-get install chromium): %v", chromiumPath, err)
 	}
-	m := meshtest.New(t, localmesh.Options{Processors: 1, Processor: fastProcessors})
+	m := meshtest.New(t, localmesh.Options{Processors: 1, Timers: fastProcessors})
 	n, _ := walletClient(t, m, nil)
 	srv, c, h := serveHandler(t, api.NewHandler(n))
 	// Started after the server, so that it is stopped first: the page's

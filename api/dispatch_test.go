@@ -15,7 +15,6 @@ import (
 	"github.com/jobmesh/jobmesh/localmesh"
 	"github.com/jobmesh/jobmesh/meshclient"
 	"github.com/jobmesh/jobmesh/meshtest"
-	"github.com/jobmesh/jobmesh/processor"
 )
 
 // TestDispatchEndpoints: a client node's API lists both processors with
@@ -24,7 +23,7 @@ import (
 func TestDispatchEndpoints(t *testing.T) {
 	m := meshtest.New(t, localmesh.Options{
 		Processors: 2, Clients: 1,
-		Processor: func(_ *localmesh.Member, pc *processor.Config) { pc.FactsEvery = 200 * time.Millisecond },
+		Timers: localmesh.Timers{FactsEvery: 200 * time.Millisecond},
 	})
 	cl := m.Members[len(m.Members)-1]
 	srv := httptest.NewServer(api.NewHandler(cl.Node))

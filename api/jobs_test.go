@@ -20,7 +20,6 @@ import (
 	"github.com/jobmesh/jobmesh/localmesh"
 	"github.com/jobmesh/jobmesh/meshtest"
 	"github.com/jobmesh/jobmesh/node"
-	"github.com/jobmesh/jobmesh/processor"
 )
 
 func getJSON(t *testing.T, url string, want int, out any) {
@@ -43,10 +42,7 @@ func getJSON(t *testing.T, url string, want int, out any) {
 func TestJobEndpoints(t *testing.T) {
 	m := meshtest.New(t, localmesh.Options{
 		Processors: 3, Clients: 1, Chain: &localmesh.ChainOptions{},
-		Processor: func(_ *localmesh.Member, pc *processor.Config) {
-			pc.Poll = 200 * time.Millisecond
-			pc.DiscloseGrace = 2 * time.Second
-		},
+		Timers: localmesh.Timers{Poll: 200 * time.Millisecond, DiscloseGrace: 2 * time.Second},
 	})
 	var client, boot *localmesh.Member
 	for _, mem := range m.Running() {

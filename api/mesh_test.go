@@ -28,7 +28,6 @@ import (
 	"github.com/jobmesh/jobmesh/localmesh"
 	"github.com/jobmesh/jobmesh/meshtest"
 	"github.com/jobmesh/jobmesh/node"
-	"github.com/jobmesh/jobmesh/processor"
 )
 
 // mandelbrot is a small picture job: 4×3 tiles of 16×16 pixels.
@@ -54,10 +53,7 @@ func pictureMesh(t *testing.T) (*localmesh.Mesh, *localmesh.Member, *httptest.Se
 	t.Helper()
 	m := meshtest.New(t, localmesh.Options{
 		Processors: 3, Clients: 1, Chain: &localmesh.ChainOptions{},
-		Processor: func(_ *localmesh.Member, pc *processor.Config) {
-			pc.Poll = 200 * time.Millisecond
-			pc.DiscloseGrace = 2 * time.Second
-		},
+		Timers: localmesh.Timers{Poll: 200 * time.Millisecond, DiscloseGrace: 2 * time.Second},
 	})
 	var client *localmesh.Member
 	for _, mem := range m.Running() {

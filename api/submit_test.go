@@ -33,7 +33,6 @@ import (
 	"github.com/jobmesh/jobmesh/meshtest"
 	"github.com/jobmesh/jobmesh/node"
 	"github.com/jobmesh/jobmesh/p2p"
-	"github.com/jobmesh/jobmesh/processor"
 )
 
 // walletClient starts one more client node on the mesh, with a wallet key
@@ -67,10 +66,8 @@ func walletClient(t *testing.T, m *localmesh.Mesh, tune func(*node.Config)) (*no
 	return n, wallet
 }
 
-func fastProcessors(_ *localmesh.Member, pc *processor.Config) {
-	pc.Poll = 200 * time.Millisecond
-	pc.DiscloseGrace = 2 * time.Second
-}
+// fastProcessors hurries a test mesh's processors.
+var fastProcessors = localmesh.Timers{Poll: 200 * time.Millisecond, DiscloseGrace: 2 * time.Second}
 
 func wordcount(t *testing.T) []byte {
 	t.Helper()
@@ -96,7 +93,7 @@ func apiStatus(t *testing.T, err error) int {
 // SDK: upload, submit by URI without hashes, follow a job to its verdict,
 // cancel an open job, refuse to cancel a started one or another node's.
 func TestSubmitUploadWaitCancel(t *testing.T) {
-	m := meshtest.New(t, localmesh.Options{Processors: 2, Processor: fastProcessors})
+	m := meshtest.New(t, localmesh.Options{Processors: 2, Timers: fastProcessors})
 	n, wallet := walletClient(t, m, nil)
 	srv, c := serve(t, n)
 	c.Poll = 100 * time.Millisecond

@@ -27,9 +27,9 @@ import (
 	"github.com/jobmesh/jobmesh/finish"
 	"github.com/jobmesh/jobmesh/ipfs"
 	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/membership"
 	"github.com/jobmesh/jobmesh/microjob"
 	"github.com/jobmesh/jobmesh/p2p"
-	"github.com/jobmesh/jobmesh/processor"
 	"github.com/jobmesh/jobmesh/records"
 )
 
@@ -143,7 +143,7 @@ type Client struct {
 	runCtx    context.Context
 	// members caches escrow membership for judging as processors do
 	// (loadStatus); nil without a chain.
-	members *processor.Members
+	members *membership.Members
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -176,7 +176,7 @@ func New(p Params) (*Client, error) {
 		open: map[jobs.ID]*jobs.JobInfo{}, mine: map[jobs.ID]*jobs.JobInfo{},
 		toHold: map[jobs.ID]bool{}, holdNow: make(chan struct{}, 1), following: map[jobs.ID]context.CancelFunc{}}
 	if p.Chain != nil {
-		c.members = processor.NewMembers(p.Chain, 0)
+		c.members = membership.NewMembers(p.Chain, 0)
 	}
 	m, err := newMetrics(p.Registerer, func() float64 {
 		c.mu.Lock()
@@ -191,7 +191,7 @@ func New(p Params) (*Client, error) {
 		return nil, err
 	}
 	if c.ch == nil {
-		topic, err := processor.JoinJobsTopic(p.Host)
+		topic, err := jobs.JoinJobsTopic(p.Host)
 		if err != nil {
 			return nil, err
 		}
@@ -481,7 +481,7 @@ func LoadStatus(ctx context.Context, store crdt.Reader, blocks records.BodyReade
 }
 
 // Status is LoadStatus on the client's node, judging, with a chain, only
-// the disclosures the processors judge (processor.KeepMembers: a bound
+// the disclosures the processors judge (membership.KeepMembers: a bound
 // wallet that is a member of the job's escrow), so that it finds their
 // verdict when they left a disclosure out.
 func (c *Client) Status(ctx context.Context, id jobs.ID) (Result, bool, error) {
@@ -491,7 +491,7 @@ func (c *Client) Status(ctx context.Context, id jobs.ID) (Result, bool, error) {
 func (c *Client) status(ctx context.Context, id jobs.ID, root *common.Hash) (Result, bool, error) {
 	var keep finish.DisclosureFilter
 	if c.members != nil {
-		keep = processor.KeepMembers(c.p.Store, c.members)
+		keep = membership.KeepMembers(c.p.Store, c.members)
 	}
 	return loadStatus(ctx, c.p.Store, c.bodies(), id, root, keep)
 }

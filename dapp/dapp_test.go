@@ -20,7 +20,6 @@ import (
 	"github.com/jobmesh/jobmesh/localmesh"
 	"github.com/jobmesh/jobmesh/meshtest"
 	"github.com/jobmesh/jobmesh/node"
-	"github.com/jobmesh/jobmesh/processor"
 )
 
 func wordcount(t *testing.T) []byte {
@@ -110,10 +109,7 @@ func TestSubmittedJobsSurviveARestart(t *testing.T) {
 // it submits runs to its verdict; once the verdict is in, the job is no
 // longer announced.
 func TestProcessorSubmits(t *testing.T) {
-	m := meshtest.New(t, localmesh.Options{Processors: 2, Processor: func(_ *localmesh.Member, pc *processor.Config) {
-		pc.Poll = 200 * time.Millisecond
-		pc.DiscloseGrace = 2 * time.Second
-	}})
+	m := meshtest.New(t, localmesh.Options{Processors: 2, Timers: localmesh.Timers{Poll: 200 * time.Millisecond, DiscloseGrace: 2 * time.Second}})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	p := member(m, node.RoleProcessor)

@@ -12,7 +12,6 @@ import (
 
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/jobs"
-	"github.com/jobmesh/jobmesh/processor"
 	"github.com/jobmesh/jobmesh/records"
 )
 
@@ -27,19 +26,19 @@ import (
 // prefix; the whole prefix is read again at start, after an overflow and
 // every Announce period). A record by a processor with a disclosure in
 // the job makes the node fetch and pin the output it names (pin owner
-// processor.CandidatePinOwner, expiring with the job's deadline) and
+// records.CandidatePinOwner, expiring with the job's deadline) and
 // write its own holder record naming it. Of the candidates it holds, its
-// record names that of the highest-ranked holder (processor.
-// FinalizerRank): the designated finalizer's when it is among them. What
+// record names that of the highest-ranked holder
+// (records.FinalizerRank): the designated finalizer's when it is among them. What
 // a forger can make the node fetch is bounded: only disclosers of the job
 // count, one candidate per holder and at most maxCandidates per job, none
 // while the block store is over its quota, and each holder is looked at
 // maxHolderChecks times at most.
 //
 // Once the job has a verdict, the output it names is fetched whole (it is
-// local when it was handed off), pinned for good (processor.
-// OutputPinOwner), the candidates are released, and the node's holder
-// record names that output.
+// local when it was handed off), pinned for good
+// (records.OutputPinOwner), the candidates are released, and the node's
+// holder record names that output.
 
 // holdTimeout bounds one attempt to fetch and pin a job's output; a
 // failed attempt is retried on the next pass.
@@ -64,7 +63,7 @@ func (c *Client) pinInputs(ctx context.Context, info *jobs.JobInfo) {
 		if has, err := c.p.Blocks.Has(ctx, k); err != nil || !has {
 			continue
 		}
-		if err := c.p.Blocks.Pin(ctx, k, processor.JobPinOwner(info.ID())); err != nil {
+		if err := c.p.Blocks.Pin(ctx, k, records.JobPinOwner(info.ID())); err != nil {
 			c.log.Warn("pinning a job input", "job", info.ID(), "cid", k, "err", err)
 		}
 	}
@@ -142,10 +141,10 @@ func (c *Client) holdOutput(ctx context.Context, id jobs.ID) error {
 	}
 	pctx, cancel := context.WithTimeout(ctx, holdTimeout)
 	defer cancel()
-	if err := c.p.Blocks.Pin(pctx, res.Output, processor.OutputPinOwner(id)); err != nil {
+	if err := c.p.Blocks.Pin(pctx, res.Output, records.OutputPinOwner(id)); err != nil {
 		return err
 	}
-	if err := c.p.Blocks.Release(ctx, processor.CandidatePinOwner(id)); err != nil {
+	if err := c.p.Blocks.Release(ctx, records.CandidatePinOwner(id)); err != nil {
 		c.log.Warn("releasing the output candidates", "job", id, "err", err)
 	}
 	self := c.p.Store.Self()
@@ -204,7 +203,7 @@ func (c *Client) stopFollowing(ctx context.Context, id jobs.ID, done bool) {
 		stop()
 	}
 	if !done && c.p.Blocks != nil {
-		if err := c.p.Blocks.Release(ctx, processor.CandidatePinOwner(id)); err != nil {
+		if err := c.p.Blocks.Release(ctx, records.CandidatePinOwner(id)); err != nil {
 			c.log.Warn("releasing the output candidates", "job", id, "err", err)
 		}
 	}
@@ -331,7 +330,7 @@ func (c *Client) pinCandidate(ctx context.Context, cs *candidates, out cid.Cid) 
 	}
 	pctx, cancel := context.WithTimeout(ctx, holdTimeout)
 	defer cancel()
-	return c.p.Blocks.PinUntil(pctx, out, processor.CandidatePinOwner(cs.id), until)
+	return c.p.Blocks.PinUntil(pctx, out, records.CandidatePinOwner(cs.id), until)
 }
 
 // refuseCandidate counts and logs that holder p's candidate out was not
@@ -344,7 +343,7 @@ func (c *Client) refuseCandidate(cs *candidates, p peer.ID, out cid.Cid, reason 
 // outranks reports whether processor p ranks above q among job id's
 // finalizers.
 func outranks(id jobs.ID, p, q peer.ID) bool {
-	rp, rq := processor.FinalizerRank(id, p.String()), processor.FinalizerRank(id, q.String())
+	rp, rq := records.FinalizerRank(id, p.String()), records.FinalizerRank(id, q.String())
 	return bytes.Compare(rp[:], rq[:]) > 0
 }
 

@@ -19,7 +19,6 @@ import (
 	"github.com/jobmesh/jobmesh/meshclient"
 	"github.com/jobmesh/jobmesh/meshtest"
 	"github.com/jobmesh/jobmesh/node"
-	"github.com/jobmesh/jobmesh/processor"
 	"github.com/jobmesh/jobmesh/records"
 )
 
@@ -53,10 +52,9 @@ func candidates(t *testing.T, reg prometheus.Gatherer, outcome string) float64 {
 // job's finalizer hands it before the verdict, which names that output.
 // The holders listed once the verdict is in leave the forger out.
 func TestForgedHolderIsNotFetched(t *testing.T) {
-	m := meshtest.New(t, localmesh.Options{Processors: 2, Clients: 1, Processor: func(_ *localmesh.Member, pc *processor.Config) {
-		pc.Poll = 200 * time.Millisecond
-		pc.DiscloseGrace = 2 * time.Second
-		pc.HoldWait = 3 * time.Minute // a verdict within it follows a handoff
+	m := meshtest.New(t, localmesh.Options{Processors: 2, Clients: 1, Timers: localmesh.Timers{
+		Poll: 200 * time.Millisecond, DiscloseGrace: 2 * time.Second,
+		HoldWait: 3 * time.Minute, // a verdict within it follows a handoff
 	}})
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -117,7 +115,7 @@ func TestForgedHolderIsNotFetched(t *testing.T) {
 	}
 	// The forger's record stays, but it names no output of the verdict:
 	// the holders listed (the store's and the API's) leave it out.
-	holders, err := processor.Holders(ctx, c.Store, c.IPFS, id)
+	holders, err := records.HoldersOf(ctx, c.Store, id, res.Output)
 	if err != nil || !slices.Contains(holders, c.Host.ID()) || slices.Contains(holders, attacker.Host.ID()) {
 		t.Fatalf("holders %v (%v): want the creator %s, not the forger %s", holders, err, c.Host.ID(), attacker.Host.ID())
 	}

@@ -2,7 +2,6 @@ package finish
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"slices"
 
 	"github.com/jobmesh/jobmesh/crdt"
@@ -106,18 +105,9 @@ type Refusal struct {
 	Seq               uint64
 }
 
-// Rank is author's place among job id's finalizers: the higher,
-// the earlier (FinalizerOrder).
-func Rank(id jobs.ID, author string) [32]byte {
-	h := sha256.New()
-	for _, p := range []string{author, id.String(), "finalizer"} {
-		h.Write([]byte(p))
-		h.Write([]byte{0})
-	}
-	var out [32]byte
-	h.Sum(out[:0])
-	return out
-}
+// Rank is author's place among job id's finalizers: the higher, the
+// earlier (FinalizerOrder).
+func Rank(id jobs.ID, author string) [32]byte { return records.FinalizerRank(id, author) }
 
 // Disclosers are the processors with a disclosure in recs.
 func (recs *Records) Disclosers() map[string]bool {

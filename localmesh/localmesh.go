@@ -47,6 +47,10 @@ type Options struct {
 	// P2P, when set, adjusts each member's host settings (loopback TCP by
 	// default) at every start; tests inject message loss through it.
 	P2P func(m *Member, cfg *p2p.Config)
+	// Timers shortens, where a field is set, that timer of every
+	// processor at every start, before Processor runs: tests that only
+	// hurry a mesh need not name the processor's settings.
+	Timers Timers
 	// Processor, when set, adjusts each processor's settings at every start
 	// (tests shorten timeouts and inject faults through it).
 	Processor func(m *Member, pc *processor.Config)
@@ -56,6 +60,26 @@ type Options struct {
 	// members settle and fund jobs on it, and an empty block is sealed
 	// every ChainOptions.BlockEvery. Default nil: no chain.
 	Chain *ChainOptions
+}
+
+// Timers are the processor timers tests shorten; a zero field keeps the
+// member's setting.
+type Timers struct {
+	Poll          time.Duration // processor.Config.Poll
+	DiscloseGrace time.Duration // processor.Config.DiscloseGrace
+	HoldWait      time.Duration // processor.Config.HoldWait
+	FactsEvery    time.Duration // processor.Config.FactsEvery
+}
+
+func (t Timers) apply(pc *processor.Config) {
+	for _, f := range []struct {
+		to *time.Duration
+		v  time.Duration
+	}{{&pc.Poll, t.Poll}, {&pc.DiscloseGrace, t.DiscloseGrace}, {&pc.HoldWait, t.HoldWait}, {&pc.FactsEvery, t.FactsEvery}} {
+		if f.v > 0 {
+			*f.to = f.v
+		}
+	}
 }
 
 // ChainOptions configure the embedded chain.
@@ -226,9 +250,12 @@ func (m *Mesh) start(ctx context.Context, mem *Member) (err error) {
 			mem.funded = true
 		}
 	}
-	if mem.Role == node.RoleProcessor && m.opts.Processor != nil {
+	if mem.Role == node.RoleProcessor && (m.opts.Processor != nil || m.opts.Timers != Timers{}) {
 		pc := repo.Config.ProcessorConfig()
-		m.opts.Processor(mem, &pc)
+		m.opts.Timers.apply(&pc)
+		if m.opts.Processor != nil {
+			m.opts.Processor(mem, &pc)
+		}
 		params.Processor = &pc
 	}
 	if mn := m.opts.Mocknet; mn != nil {

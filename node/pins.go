@@ -12,16 +12,15 @@ import (
 	"github.com/jobmesh/jobmesh/escrow"
 	"github.com/jobmesh/jobmesh/finish"
 	"github.com/jobmesh/jobmesh/jobs"
-	"github.com/jobmesh/jobmesh/processor"
 	"github.com/jobmesh/jobmesh/records"
 )
 
-// A node pins what it keeps for a job under processor.JobPinOwner: a
+// A node pins what it keeps for a job under records.JobPinOwner: a
 // processor its MicroJob results, the output it assembled and the verdict
 // body; a creator the job's inputs. keepPins releases those pins once the
 // job is over (ipfs.Node.Release: they expire after [ipfs] pin_retention),
 // and drops this node's holder record of an output it does not keep for
-// good. The creator's own copy of the output (processor.OutputPinOwner)
+// good. The creator's own copy of the output (records.OutputPinOwner)
 // is never released here.
 
 // pinKeepEvery is how often the node looks for jobs that are over.
@@ -72,7 +71,7 @@ func (n *Node) releaseFinished(ctx context.Context, now time.Time) error {
 		if err := n.IPFS.Release(ctx, owner); err != nil {
 			return err
 		}
-		if !held[processor.OutputPinOwner(id)] {
+		if !held[records.OutputPinOwner(id)] {
 			n.dropHolder(ctx, id)
 		}
 	}

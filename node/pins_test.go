@@ -20,7 +20,6 @@ import (
 	"github.com/jobmesh/jobmesh/dapp"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/p2p"
-	"github.com/jobmesh/jobmesh/processor"
 	"github.com/jobmesh/jobmesh/records"
 )
 
@@ -97,7 +96,7 @@ func TestReleaseFinished(t *testing.T) {
 	}
 	unknown := jobs.ID{9}
 	for _, j := range []jobs.ID{job, unknown} {
-		if err := n.IPFS.Pin(ctx, content, processor.JobPinOwner(j)); err != nil {
+		if err := n.IPFS.Pin(ctx, content, records.JobPinOwner(j)); err != nil {
 			t.Fatal(err)
 		}
 		if err := records.WriteHolder(ctx, n.Store, n.Store.Self(), j, content); err != nil {
@@ -129,10 +128,10 @@ func TestReleaseFinished(t *testing.T) {
 	if err := n.releaseFinished(ctx, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if !expiry(processor.JobPinOwner(job)).IsZero() || !hasHolder(job) {
+	if !expiry(records.JobPinOwner(job)).IsZero() || !hasHolder(job) {
 		t.Fatal("a running job's pins were released")
 	}
-	if expiry(processor.JobPinOwner(unknown)).IsZero() || hasHolder(unknown) {
+	if expiry(records.JobPinOwner(unknown)).IsZero() || hasHolder(unknown) {
 		t.Fatal("the pins of a job the store does not know were kept")
 	}
 
@@ -144,7 +143,7 @@ func TestReleaseFinished(t *testing.T) {
 	if err := n.releaseFinished(ctx, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if !expiry(processor.JobPinOwner(job)).IsZero() || !hasHolder(job) {
+	if !expiry(records.JobPinOwner(job)).IsZero() || !hasHolder(job) {
 		t.Fatal("a verdict that does not count released the job's pins")
 	}
 	if err := n.Store.Put(ctx, records.AbortedKey(job), records.AbortedType, []byte(`{}`)); err != nil {
@@ -153,7 +152,7 @@ func TestReleaseFinished(t *testing.T) {
 	if err := n.releaseFinished(ctx, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if e := expiry(processor.JobPinOwner(job)); e.IsZero() || time.Until(e) < 23*time.Hour {
+	if e := expiry(records.JobPinOwner(job)); e.IsZero() || time.Until(e) < 23*time.Hour {
 		t.Fatalf("after the abort the job's pins expire at %v, want about %v from now", e, n.Config.IPFS.PinRetention)
 	}
 	if hasHolder(job) {

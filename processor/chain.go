@@ -14,6 +14,7 @@ import (
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/escrow"
 	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/membership"
 	"github.com/jobmesh/jobmesh/records"
 )
 
@@ -130,7 +131,7 @@ func (w *Worker) refuseJoinLocked(js *jobState, err error) {
 
 // chainKey is the job's escrow key: its ID bound to its creator, so only
 // the creator's own escrow counts as the job's funding.
-func chainKey(js *jobState) common.Hash { return escrowKey(js.info) }
+func chainKey(js *jobState) common.Hash { return membership.EscrowKey(js.info) }
 
 // joinEscrow makes this processor's wallet a member of job key, unless it
 // is one.

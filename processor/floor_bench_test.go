@@ -23,7 +23,6 @@ import (
 	"github.com/jobmesh/jobmesh/meshtest"
 	"github.com/jobmesh/jobmesh/microjob"
 	"github.com/jobmesh/jobmesh/p2p"
-	"github.com/jobmesh/jobmesh/processor"
 	"github.com/jobmesh/jobmesh/records"
 )
 
@@ -155,7 +154,7 @@ func floorJob(b *testing.B, m *localmesh.Mesh, procs []*localmesh.Member, s flow
 		}
 	}()
 	for i, mem := range members {
-		t, err := processor.JoinJobTopic(mem.Host, plan.JobID)
+		t, err := jobs.JoinJobTopic(mem.Host, plan.JobID)
 		if err != nil {
 			b.Fatal(err)
 		}

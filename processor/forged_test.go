@@ -24,7 +24,7 @@ func lowestRanked(m *localmesh.Mesh, id jobs.ID) *localmesh.Member {
 	var low *localmesh.Member
 	var lowRank [32]byte
 	for _, mem := range processorsOf(m) {
-		r := processor.FinalizerRank(id, mem.Host.ID().String())
+		r := records.FinalizerRank(id, mem.Host.ID().String())
 		if low == nil || bytes.Compare(r[:], lowRank[:]) < 0 {
 			low, lowRank = mem, r
 		}

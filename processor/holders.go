@@ -21,25 +21,6 @@ import (
 // `jobnode job status` and GET /v1/jobs/{id} list the holders of the
 // verdict's output.
 
-// FinalizerRank is processor's rendezvous hash for job id: the job's
-// finalizers rank by it, highest first (finish.FinalizerOrder).
-func FinalizerRank(id jobs.ID, processor string) [32]byte { return finish.Rank(id, processor) }
-
-// JobPinOwner is the block layer's pin owner of what a node keeps for job
-// id while the job runs: its MicroJob results, the assembled output and
-// the verdict body on a processor, the job's inputs on its creator's
-// node. The node releases these pins when the job is settled (or over).
-func JobPinOwner(id jobs.ID) string { return "job:" + id.String() }
-
-// OutputPinOwner is the pin owner of the creator's copy of job id's
-// output, kept until someone unpins it.
-func OutputPinOwner(id jobs.ID) string { return "output:" + id.String() }
-
-// CandidatePinOwner is the pin owner of the outputs the creator's node
-// holds for job id before its verdict (a finalizer's assembly, handed
-// off to it); released once the verdict names the output to keep.
-func CandidatePinOwner(id jobs.ID) string { return "candidate:" + id.String() }
-
 // pinForJob keeps c in the block layer until the node releases job id's
 // pins. A failure is logged: the content stays for the GC's grace period
 // anyway, and a lost result is redone.
@@ -47,7 +28,7 @@ func (w *Worker) pinForJob(ctx context.Context, id jobs.ID, c cid.Cid) {
 	if w.p.Blocks == nil || !c.Defined() {
 		return
 	}
-	if err := w.p.Blocks.Pin(ctx, c, JobPinOwner(id)); err != nil && ctx.Err() == nil {
+	if err := w.p.Blocks.Pin(ctx, c, records.JobPinOwner(id)); err != nil && ctx.Err() == nil {
 		w.log.Warn("pinning job content", "job", id, "cid", c, "err", err)
 	}
 }
@@ -58,7 +39,7 @@ func (w *Worker) holdOutput(ctx context.Context, id jobs.ID, out cid.Cid) {
 	if w.p.Blocks == nil {
 		return
 	}
-	if err := w.p.Blocks.Pin(ctx, out, JobPinOwner(id)); err != nil {
+	if err := w.p.Blocks.Pin(ctx, out, records.JobPinOwner(id)); err != nil {
 		w.log.Warn("pinning the assembled output", "job", id, "output", out, "err", err)
 		return
 	}

@@ -15,30 +15,6 @@ import (
 	"github.com/jobmesh/jobmesh/p2p"
 )
 
-// JobTopic is the Job channel of one job: rooms are announced and asked for
-// there, and processors say when they completed a MicroJob (seed 004).
-func JobTopic(id jobs.ID) string { return p2p.TopicPrefix + "job/" + id.String() }
-
-// JoinJobTopic joins job id's Job channel with its validator: rooms
-// questions, room claims and announcements, progress and finalizing
-// messages, each from its sender.
-func JoinJobTopic(h *p2p.Host, id jobs.ID) (*p2p.Topic[jobs.ChannelMsg], error) {
-	return p2p.Join(h, p2p.TopicConfig[jobs.ChannelMsg]{
-		Name:    JobTopic(id),
-		Kind:    "job",
-		MaxSize: jobs.MaxChannelMsg,
-		Encode:  jobs.EncodeChannelMsg,
-		Decode:  jobs.DecodeChannelMsg,
-		Check: func(from peer.ID, m jobs.ChannelMsg) error {
-			if m.Kind != jobs.KindRooms && m.Kind != jobs.KindRoom && m.Kind != jobs.KindProgress && m.Kind != jobs.KindFinalizing {
-				return jobs.ErrBadMessage
-			}
-			return jobs.CheckSender(from.String(), m)
-		},
-		Buffer: 256,
-	})
-}
-
 // jobChannel joins the Job channel of js once and starts reading it; the
 // first join asks the channel for open rooms, since the store may lag.
 func (w *Worker) jobChannel(ctx context.Context, js *jobState) *p2p.Topic[jobs.ChannelMsg] {
@@ -48,7 +24,7 @@ func (w *Worker) jobChannel(ctx context.Context, js *jobState) *p2p.Topic[jobs.C
 	if t != nil {
 		return t
 	}
-	t, err := JoinJobTopic(w.p.Host, js.plan.JobID)
+	t, err := jobs.JoinJobTopic(w.p.Host, js.plan.JobID)
 	if err != nil {
 		w.log.Warn("joining the job channel", "job", js.plan.JobID, "err", err)
 		return nil

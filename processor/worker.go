@@ -21,7 +21,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/jobmesh/jobmesh/crdt"
@@ -31,6 +30,7 @@ import (
 	"github.com/jobmesh/jobmesh/ipfs"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/macrojob"
+	"github.com/jobmesh/jobmesh/membership"
 	"github.com/jobmesh/jobmesh/microjob"
 	"github.com/jobmesh/jobmesh/p2p"
 	"github.com/jobmesh/jobmesh/records"
@@ -39,9 +39,6 @@ import (
 
 // ErrInvalidConfig is wrapped by configuration errors.
 var ErrInvalidConfig = errors.New("processor: invalid config")
-
-// JobsTopic is the Jobs channel every node joins.
-const JobsTopic = p2p.TopicPrefix + "jobs"
 
 // Config tunes a Worker.
 type Config struct {
@@ -468,7 +465,7 @@ func New(ctx context.Context, p Params, cfg Config) (*Worker, error) {
 		closer(ctx)
 		return nil, err
 	}
-	topic, err := JoinJobsTopic(p.Host)
+	topic, err := jobs.JoinJobsTopic(p.Host)
 	if err != nil {
 		closer(ctx)
 		return nil, err
@@ -506,7 +503,7 @@ func New(ctx context.Context, p Params, cfg Config) (*Worker, error) {
 		return nil, err
 	}
 	w.wallets = newWallets(p.Store, p.Chain != nil, p.Registerer, log)
-	var chain MemberReader
+	var chain membership.MemberReader
 	if p.Chain != nil {
 		chain = p.Chain
 	}
@@ -538,19 +535,6 @@ func New(ctx context.Context, p Params, cfg Config) (*Worker, error) {
 	// Ask the mesh for open jobs now; the store may lag.
 	_ = topic.Publish(ctx, jobs.ChannelMsg{Kind: jobs.KindQuery})
 	return w, nil
-}
-
-// JoinJobsTopic joins the Jobs channel with its validator.
-func JoinJobsTopic(h *p2p.Host) (*p2p.Topic[jobs.ChannelMsg], error) {
-	return p2p.Join(h, p2p.TopicConfig[jobs.ChannelMsg]{
-		Name:    JobsTopic,
-		Kind:    "jobs",
-		MaxSize: jobs.MaxChannelMsg,
-		Encode:  jobs.EncodeChannelMsg,
-		Decode:  jobs.DecodeChannelMsg,
-		Check:   func(from peer.ID, m jobs.ChannelMsg) error { return jobs.CheckSender(from.String(), m) },
-		Buffer:  1024,
-	})
 }
 
 // Close stops the worker and leaves its rooms and channel.

@@ -1,9 +1,11 @@
 package records
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 
+	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/microjob"
 )
 
@@ -62,4 +64,19 @@ func decodeInline(r VerdictRecord) (VerdictRecord, microjob.Verdict, error) {
 		return r, v, err
 	}
 	return r, v, nil
+}
+
+// FinalizerRank is processor's rendezvous hash for job id: the job's
+// finalizers rank by it, highest first, and a creator's node keeps the
+// candidate output of the highest-ranked holder. Every node computes it
+// alike from the job and the peer alone, so no one has to announce it.
+func FinalizerRank(id jobs.ID, processor string) [32]byte {
+	h := sha256.New()
+	for _, p := range []string{processor, id.String(), "finalizer"} {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	var out [32]byte
+	h.Sum(out[:0])
+	return out
 }
