@@ -254,26 +254,19 @@ func (w *Worker) room(ctx context.Context, js *jobState) (*macrojob.Room, error)
 			}
 			continue
 		}
-		if owner, ok := w.roomOwner(ctx, js, m.Index, now); ok {
-			return w.join(ctx, js, m, owner, committed)
+		// A room not in use: whether to join, wait, claim or open it
+		// follows from the ranks (macrojob.DecideOpen).
+		in := w.openInput(ctx, js, m.Index, now)
+		in.Ranked, in.RankedAt = ranks, ranked
+		in.FirstOwner, in.Rank = owners[i] == w.self, rank(i)
+		switch d := macrojob.DecideOpen(in); d.Action {
+		case macrojob.OpenJoin:
+			return w.join(ctx, js, m, macrojob.PeerID(d.Owner), committed)
+		case macrojob.OpenNow:
+			return w.join(ctx, js, m, macrojob.PeerID(w.self), committed)
+		case macrojob.OpenClaim:
+			return w.openRoom(ctx, js, m, in, d.Until.Sub(in.Now), committed)
 		}
-		// An open MacroJob: its named first owner opens it at once,
-		// anyone else once the owner's head start is over (it may be
-		// busy elsewhere, or gone), after its pause. None while the
-		// ranks are young.
-		if !ranks || (owners[i] != w.self && now.Sub(ranked) < w.cfg.HeadStart) {
-			continue
-		}
-		if owners[i] != w.self {
-			return w.openRoom(ctx, js, m, rank(i), committed)
-		}
-		// The first owner comes late to a room others claimed within
-		// the longest pause (a HeadStart): the first of them in rank is
-		// opening it.
-		if p, ok := w.bestClaim(js, m.Index, now.Add(-w.cfg.HeadStart)); ok {
-			return w.join(ctx, js, m, macrojob.PeerID(p), committed)
-		}
-		return w.join(ctx, js, m, macrojob.PeerID(w.self), committed)
 	}
 	return nil, nil
 }
@@ -361,55 +354,79 @@ func (w *Worker) firstOwners(js *jobState) []string {
 	return owners
 }
 
-// roomOwner names the owner of MacroJob macro's room when the room is
-// open to join: its lock in the store, or, as the store may lag, its
-// announcement on the Job channel.
-func (w *Worker) roomOwner(ctx context.Context, js *jobState, macro uint64, now time.Time) (macrojob.PeerID, bool) {
-	if lock, ok := records.ReadRoomLock(ctx, w.p.Store, js.plan.JobID.String(), macro); ok && !lock.Open(now) {
-		return macrojob.PeerID(lock.Owner), true
+// openInput gathers what this processor knows at now of the room of
+// MacroJob macro of js for macrojob.DecideOpen: its lock in the store, its
+// announcement on the Job channel (the store may lag), and the claims on
+// it heard there. The caller adds the ranks.
+func (w *Worker) openInput(ctx context.Context, js *jobState, macro uint64, now time.Time) macrojob.OpenInput {
+	in := macrojob.OpenInput{Now: now, HeadStart: w.cfg.HeadStart}
+	if lock, ok := records.ReadRoomLock(ctx, w.p.Store, js.plan.JobID.String(), macro); ok {
+		in.Lock = &lock
 	}
 	if owner, ok := w.announcedOwner(js, macro, now); ok {
-		return macrojob.PeerID(owner), true
+		in.Announced = owner
 	}
-	return "", false
+	in.Claims = w.claimsOf(js, macro)
+	return in
 }
 
-// openRoom opens the room of MacroJob m of js, of which this processor is
-// not the first owner but k-th in rank (k ≥ 1), unless another processor
-// does. Processors that come free together would otherwise open the same
-// room within milliseconds, before either hears of the other, and both
-// run its first MicroJobs. So it claims the room on the Job channel (a
-// room announcement with open = 0), waits its pause (openPause), and then
-// joins the room when one was announced or locked meanwhile, or the
-// processor first in rank among those that claimed it since, when that
-// one comes before this one; otherwise it opens the room. A first owner
-// that finds the room claimed joins the first claimant in rank instead of
-// opening it (room).
-func (w *Worker) openRoom(ctx context.Context, js *jobState, m *jobs.MacroJob, k int, committed map[jobs.ID]bool) (*macrojob.Room, error) {
+// claimsOf returns the claims on the room of MacroJob macro of js heard
+// from processors other than this one, in the order that names first
+// owners (firstOwners), each marked when it comes before this processor.
+func (w *Worker) claimsOf(js *jobState, macro uint64) []macrojob.RoomClaim {
+	id, idx := js.plan.JobID.String(), strconv.FormatUint(macro, 10)
+	type ranked struct {
+		c macrojob.RoomClaim
+		h [32]byte
+	}
+	var cs []ranked
+	w.mu.Lock()
+	for q, at := range js.claims[macro] {
+		if q != w.self {
+			cs = append(cs, ranked{macrojob.RoomClaim{Peer: q, At: at}, hashOf(q, id, idx)})
+		}
+	}
+	w.mu.Unlock()
+	if len(cs) == 0 {
+		return nil
+	}
+	slices.SortFunc(cs, func(a, b ranked) int { return bytes.Compare(b.h[:], a.h[:]) })
+	mine := hashOf(w.self, id, idx)
+	out := make([]macrojob.RoomClaim, len(cs))
+	for i, c := range cs {
+		c.c.Ahead = bytes.Compare(c.h[:], mine[:]) > 0
+		out[i] = c.c
+	}
+	return out
+}
+
+// openRoom carries out a claim on the room of MacroJob m of js
+// (macrojob.OpenClaim): it announces the claim on the Job channel (a room
+// announcement with open = 0), pauses, and decides again, joining the room
+// found or opening it.
+func (w *Worker) openRoom(ctx context.Context, js *jobState, m *jobs.MacroJob, in macrojob.OpenInput, pause time.Duration, committed map[jobs.ID]bool) (*macrojob.Room, error) {
 	since := time.Now()
 	if t := w.jobChannel(ctx, js); t != nil {
 		_ = t.Publish(ctx, jobs.ChannelMsg{Kind: jobs.KindRoom, JobID: js.plan.JobID.String(), Macro: m.Index, Processor: w.self})
 	}
-	select {
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	case <-time.After(w.openPause(k)):
+	for {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(pause):
+		}
+		again := w.openInput(ctx, js, m.Index, time.Now())
+		again.Ranked, again.RankedAt = in.Ranked, in.RankedAt
+		again.FirstOwner, again.Rank, again.ClaimedAt = in.FirstOwner, in.Rank, since
+		switch d := macrojob.DecideOpen(again); d.Action {
+		case macrojob.OpenJoin:
+			return w.join(ctx, js, m, macrojob.PeerID(d.Owner), committed)
+		case macrojob.OpenWait:
+			pause = d.Until.Sub(again.Now)
+		default:
+			return w.join(ctx, js, m, macrojob.PeerID(w.self), committed)
+		}
 	}
-	if owner, ok := w.roomOwner(ctx, js, m.Index, time.Now()); ok {
-		return w.join(ctx, js, m, owner, committed)
-	}
-	if p, ahead := w.bestClaim(js, m.Index, since.Add(-w.openPause(k))); ahead {
-		return w.join(ctx, js, m, macrojob.PeerID(p), committed)
-	}
-	return w.join(ctx, js, m, macrojob.PeerID(w.self), committed)
-}
-
-// openPause is how long a processor k-th in rank to open a MacroJob
-// (firstOwners; k ≥ 1) waits between claiming its room and opening it
-// (openRoom): an eighth of the HeadStart for each place, up to a whole
-// HeadStart.
-func (w *Worker) openPause(k int) time.Duration {
-	return time.Duration(min(k, 8)) * w.cfg.HeadStart / 8
 }
 
 func (w *Worker) join(ctx context.Context, js *jobState, m *jobs.MacroJob, creator macrojob.PeerID, committed map[jobs.ID]bool) (*macrojob.Room, error) {
