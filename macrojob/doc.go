@@ -35,6 +35,13 @@
 // owners (after a partition) converge on the higher clock. Everything is
 // re-published every Rebroadcast, so no single lost message stalls the queue.
 //
+// # Opening a room
+//
+// Which processor opens a MacroJob's room, and when the others claim it,
+// pause, defer or join, is DecideOpen: a pure function of the room's lock,
+// the processor's rank, the claims heard and the time, with the rules in
+// opening.go and scripts in testdata/open.
+//
 // Caveat: the queue schedules work among processors that follow the protocol.
 // A processor on the channel can claim ownership or report false results;
 // that disturbs scheduling, never payment, because results are proven by the

@@ -2,12 +2,14 @@ package processor
 
 import (
 	"bytes"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
 
 	"github.com/jobmesh/jobmesh/dispatch"
 	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/macrojob"
 )
 
 // viewOf is a dispatch view listing ids.
@@ -119,5 +121,39 @@ func TestBestClaimIsTheFirstInRank(t *testing.T) {
 	}
 	if p, _ := w.bestClaim(js, plan.Macros[1].Index, t0); p != "" {
 		t.Fatalf("a MacroJob nobody claimed: best claim %q", p)
+	}
+}
+
+// TestClaimsOfAreInRank: the claims handed to macrojob.DecideOpen are the
+// other processors', in first-owner order whenever they were heard, each
+// marked when it comes before this processor.
+func TestClaimsOfAreInRank(t *testing.T) {
+	_, plan := byteJob(t, 400, 10, jobs.Requirements{})
+	id, idx := plan.JobID.String(), strconv.FormatUint(plan.Macros[0].Index, 10)
+	procs := []string{"p1", "p2", "p3", "p4", "p5"}
+	slices.SortFunc(procs, func(a, b string) int {
+		ha, hb := hashOf(a, id, idx), hashOf(b, id, idx)
+		return bytes.Compare(hb[:], ha[:])
+	})
+	t0 := time.Unix(1_000_000, 0)
+	js := &jobState{plan: plan, claims: map[uint64]map[string]time.Time{
+		plan.Macros[0].Index: {
+			procs[4]: t0,
+			procs[2]: t0.Add(time.Millisecond),
+			procs[0]: t0.Add(-time.Second),
+			procs[1]: t0.Add(2 * time.Millisecond),
+		},
+	}}
+	w := &Worker{self: procs[2]}
+	want := []macrojob.RoomClaim{
+		{Peer: procs[0], At: t0.Add(-time.Second), Ahead: true},
+		{Peer: procs[1], At: t0.Add(2 * time.Millisecond), Ahead: true},
+		{Peer: procs[4], At: t0},
+	}
+	if got := w.claimsOf(js, plan.Macros[0].Index); !slices.Equal(got, want) {
+		t.Fatalf("claims %+v, want %+v", got, want)
+	}
+	if got := w.claimsOf(js, plan.Macros[1].Index); got != nil {
+		t.Fatalf("a MacroJob nobody claimed: claims %+v", got)
 	}
 }

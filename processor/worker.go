@@ -110,7 +110,7 @@ type Config struct {
 	// HeadStart is how long, after a job's ranks are first used, an open
 	// MacroJob is left to the processor named to open its room
 	// (firstOwners); the k-th in rank then claims it and pauses k eighths
-	// of HeadStart, at most one (openPause). Default 1s.
+	// of HeadStart, at most one (macrojob.DecideOpen). Default 1s.
 	HeadStart time.Duration
 	// FundingBackoff is the first wait before an unfunded job's escrow is
 	// read again; it doubles up to 32 times this. Default 2s.
@@ -405,10 +405,10 @@ type jobState struct {
 	owners     []string
 	ownersView *View
 	// openRank is, for each MacroJob, this processor's place in the
-	// order owners heads (openPause).
+	// order owners heads (macrojob.OpenInput.Rank).
 	openRank []int
 	// claims are, for each MacroJob, the processors heard claiming its
-	// room on the Job channel, and when (openRoom).
+	// room on the Job channel, and when (claimsOf).
 	claims map[uint64]map[string]time.Time
 	// verifiers rank, for each MacroJob, who runs its verifier MicroJob
 	// outside the room (verifierRunners), derived with owners.

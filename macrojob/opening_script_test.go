@@ -1,0 +1,163 @@
+package macrojob
+
+import (
+	"cmp"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jobmesh/jobmesh/records"
+)
+
+// TestOpenScripts runs the scripts in testdata/open/*.txt against
+// DecideOpen, in the format of TestScripts. Times are offsets from the
+// script's start. Run with -update to rewrite the expected output.
+//
+// Commands:
+//
+//	new [headstart=1s]          a fresh room: no ranks, lock or claims
+//	ranked <at>                 the job's ranks are in use since at
+//	first                       this processor is the room's first owner
+//	rank <k>                    this processor is k-th in rank after it
+//	lock <owner> <expires>      the room's lock record
+//	announced <owner>           a recent announcement of the room
+//	claim <peer> <rank> <at>    a claim heard from the peer k-th in rank
+//	decide <at>                 print the decision at at; a claim it
+//	                            decides is this processor's from then on
+func TestOpenScripts(t *testing.T) {
+	files, err := filepath.Glob("testdata/open/*.txt")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no scripts: %v", err)
+	}
+	for _, f := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(f), ".txt"), func(t *testing.T) { runOpenScript(t, f) })
+	}
+}
+
+func runOpenScript(t *testing.T, path string) {
+	cases, raw := parseScript(t, path)
+	s := &openScript{t: t}
+	s.reset(time.Second)
+	for _, c := range cases {
+		c.got = s.run(c.cmd)
+		if !*update && c.got != c.want {
+			t.Errorf("%s: %s\n got:\n%s\nwant:\n%s", path, c.cmd, c.got, c.want)
+		}
+	}
+	if *update {
+		if err := os.WriteFile(path, []byte(rewriteScript(raw, cases)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// scriptClaim is a claim heard, with the claimant's rank.
+type scriptClaim struct {
+	peer string
+	rank int
+	at   time.Time
+}
+
+type openScript struct {
+	t      *testing.T
+	in     OpenInput
+	claims []scriptClaim
+}
+
+var openEpoch = time.Unix(1_000_000, 0)
+
+func (s *openScript) reset(headStart time.Duration) {
+	s.in, s.claims = OpenInput{HeadStart: headStart}, nil
+}
+
+func (s *openScript) at(v string) time.Time {
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		s.t.Fatalf("bad time %q: %v", v, err)
+	}
+	return openEpoch.Add(d)
+}
+
+func (s *openScript) since(t time.Time) string { return t.Sub(openEpoch).String() }
+
+func (s *openScript) run(cmd string) string {
+	f := strings.Fields(cmd)
+	args := func(n int) []string {
+		if len(f) != n+1 {
+			s.t.Fatalf("%q: want %d arguments", cmd, n)
+		}
+		return f[1:]
+	}
+	switch f[0] {
+	case "new":
+		hs := time.Second
+		for _, a := range f[1:] {
+			v, ok := strings.CutPrefix(a, "headstart=")
+			d, err := time.ParseDuration(v)
+			if !ok || err != nil {
+				s.t.Fatalf("%q: bad argument %q", cmd, a)
+			}
+			hs = d
+		}
+		s.reset(hs)
+	case "ranked":
+		s.in.Ranked, s.in.RankedAt = true, s.at(args(1)[0])
+	case "first":
+		args(0)
+		s.in.FirstOwner, s.in.Rank = true, 0
+	case "rank":
+		s.in.FirstOwner, s.in.Rank = false, s.atoi(args(1)[0])
+	case "lock":
+		a := args(2)
+		s.in.Lock = &records.RoomLock{Owner: a[0], Expires: s.at(a[1])}
+	case "announced":
+		s.in.Announced = args(1)[0]
+	case "claim":
+		a := args(3)
+		s.claims = append(s.claims, scriptClaim{a[0], s.atoi(a[1]), s.at(a[2])})
+	case "decide":
+		return s.decide(s.at(args(1)[0]))
+	default:
+		s.t.Fatalf("unknown command %q", cmd)
+	}
+	return "ok"
+}
+
+func (s *openScript) atoi(v string) int {
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		s.t.Fatalf("bad number %q: %v", v, err)
+	}
+	return n
+}
+
+// decide runs DecideOpen at now with the claims in rank order, as the
+// processor hands them over.
+func (s *openScript) decide(now time.Time) string {
+	cs := slices.Clone(s.claims)
+	slices.SortStableFunc(cs, func(a, b scriptClaim) int { return cmp.Compare(a.rank, b.rank) })
+	in := s.in
+	in.Now, in.Claims = now, nil
+	for _, c := range cs {
+		in.Claims = append(in.Claims, RoomClaim{Peer: c.peer, At: c.at, Ahead: c.rank < in.Rank})
+	}
+	d := DecideOpen(in)
+	switch d.Action {
+	case OpenJoin:
+		return "join " + d.Owner
+	case OpenClaim:
+		s.in.ClaimedAt = now
+		return fmt.Sprintf("claim, decide again at %s", s.since(d.Until))
+	case OpenWait:
+		if d.Until.IsZero() {
+			return "wait for the ranks"
+		}
+		return "wait until " + s.since(d.Until)
+	}
+	return d.Action.String()
+}

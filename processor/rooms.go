@@ -1,0 +1,253 @@
+package processor
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/jobmesh/jobmesh/dispatch"
+	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/macrojob"
+	"github.com/jobmesh/jobmesh/records"
+)
+
+// Which room a processor works in: the rooms it is in, those open to join,
+// and the open MacroJobs it claims or opens by its rank
+// (macrojob.DecideOpen).
+
+// room returns a room of js with work for this node: one it is in, an
+// active room it joins, or an open MacroJob it takes (seed 004: join an
+// open MacroJob if there is one, else take one). Nil means no MacroJob of
+// the job has work left.
+func (w *Worker) room(ctx context.Context, js *jobState) (*macrojob.Room, error) {
+	id := js.plan.JobID.String()
+	committed, err := w.roomCommitted(ctx, js)
+	if err != nil {
+		return nil, err
+	}
+	w.jobChannel(ctx, js)
+	now := time.Now()
+	macros := js.plan.Macros
+	// MacroJobs this processor is to open come first (firstOwner); then
+	// each processor starts looking at its own MacroJob, so that
+	// processors spread over the rooms.
+	owners := w.firstOwners(js)
+	ranked, ranks := w.rankedAt(js, now)
+	w.mu.Lock()
+	openRank := js.openRank
+	w.mu.Unlock()
+	rank := func(i int) int {
+		if i < len(openRank) {
+			return openRank[i]
+		}
+		return 1 // no ranks (a view without this processor)
+	}
+	h := hashOf(w.self, id)
+	start := int(binary.BigEndian.Uint32(h[:4]) % uint32(len(macros)))
+	order := make([]int, 0, len(macros))
+	for k := range macros {
+		if i := (start + k) % len(macros); owners[i] == w.self {
+			order = append(order, i)
+		}
+	}
+	for k := range macros {
+		if i := (start + k) % len(macros); owners[i] != w.self {
+			order = append(order, i)
+		}
+	}
+	for _, i := range order {
+		m := &macros[i]
+		if roomDone(js, m, committed) {
+			continue
+		}
+		name := macrojob.RoomName(id, m.Index)
+		w.mu.Lock()
+		r := w.rooms[name]
+		left, recently := w.doneRooms[name]
+		w.mu.Unlock()
+		if r == nil && recently && now.Sub(left) < w.lockTTL() {
+			continue
+		}
+		if r != nil {
+			if !r.Done() {
+				return r, nil
+			}
+			continue
+		}
+		// A room not in use: whether to join, wait, claim or open it
+		// follows from the ranks (macrojob.DecideOpen).
+		in := w.openInput(ctx, js, m.Index, now)
+		in.Ranked, in.RankedAt = ranks, ranked
+		in.FirstOwner, in.Rank = owners[i] == w.self, rank(i)
+		switch d := macrojob.DecideOpen(in); d.Action {
+		case macrojob.OpenJoin:
+			return w.join(ctx, js, m, macrojob.PeerID(d.Owner), committed)
+		case macrojob.OpenNow:
+			return w.join(ctx, js, m, macrojob.PeerID(w.self), committed)
+		case macrojob.OpenClaim:
+			return w.openRoom(ctx, js, m, in, d.Until.Sub(in.Now), committed)
+		}
+	}
+	return nil, nil
+}
+
+// firstOwners names, for each MacroJob of a job, who opens its room: of
+// the live processors eligible for the job (the dispatch view), the one
+// with the highest hash of its peer ID with the job and the MacroJob's
+// index (rendezvous hashing). When some of them that are not kicked out
+// hold all the job's models on disk, only those holders are named. Every
+// processor computes the same names from the store, so when a job appears
+// and all processors look at once, one opens each room and the others
+// join it (they see its lock or its announcement within the head start),
+// instead of each opening its own queue for the same MicroJobs and running
+// them twice. The names are kept with the job until the dispatch view
+// changes.
+func (w *Worker) firstOwners(js *jobState) []string {
+	v := w.dview.Load()
+	w.mu.Lock()
+	if js.owners != nil && js.ownersView == v {
+		owners := js.owners
+		w.mu.Unlock()
+		return owners
+	}
+	w.mu.Unlock()
+	if _, ok := v.Processor(w.self); !ok {
+		// A view without this processor is too young to agree with the
+		// others' (its advertisement has not come back yet): name no
+		// first owner, so everyone waits the head start, rather than
+		// every processor naming itself and all opening the same rooms.
+		w.refreshSoon()
+		return make([]string, len(js.plan.Macros))
+	}
+	procs := []string{w.self}
+	var holders []string
+	if v != nil {
+		r := js.info.Requirements
+		job := dispatch.Job{Models: r.ModelCIDs}
+		for _, p := range v.Processors {
+			if (r.GPUModel == "" || r.GPUModel == p.CardModel) && p.VRAM >= r.MinVRAMMiB {
+				if p.ID != w.self {
+					procs = append(procs, p.ID)
+				}
+				if len(r.ModelCIDs) > 0 && p.Kick == nil && dispatch.HoldsModels(job, p.Node) {
+					holders = append(holders, p.ID)
+				}
+			}
+		}
+	}
+	eligible := len(procs)
+	if len(holders) > 0 {
+		// Model locality (seed 001): when eligible processors hold the
+		// job's models, they open its rooms; the others join after the
+		// head start. A kicked-out holder takes no work, so it is no
+		// reason to narrow.
+		procs = holders
+	}
+	owners := make([]string, len(js.plan.Macros))
+	openRank := make([]int, len(js.plan.Macros))
+	id := js.plan.JobID.String()
+	narrowed := len(procs) < eligible
+	for i, m := range js.plan.Macros {
+		idx := strconv.FormatUint(m.Index, 10)
+		var best [32]byte
+		for _, p := range procs {
+			if h := hashOf(p, id, idx); owners[i] == "" || bytes.Compare(h[:], best[:]) > 0 {
+				owners[i], best = p, h
+			}
+		}
+		// This processor's place in the same order: after every named
+		// holder when it holds not the models, else among them.
+		if mine := hashOf(w.self, id, idx); narrowed && !slices.Contains(procs, w.self) {
+			openRank[i] = len(procs)
+		} else {
+			for _, p := range procs {
+				if h := hashOf(p, id, idx); p != w.self && bytes.Compare(h[:], mine[:]) > 0 {
+					openRank[i]++
+				}
+			}
+		}
+	}
+	verifiers := verifierRunners(id, js.plan, procs, owners)
+	w.mu.Lock()
+	js.owners, js.openRank, js.verifiers, js.ownersView, js.eligible = owners, openRank, verifiers, v, eligible
+	w.mu.Unlock()
+	return owners
+}
+
+// openInput gathers what this processor knows at now of the room of
+// MacroJob macro of js for macrojob.DecideOpen: its lock in the store, its
+// announcement on the Job channel (the store may lag), and the claims on
+// it heard there. The caller adds the ranks.
+func (w *Worker) openInput(ctx context.Context, js *jobState, macro uint64, now time.Time) macrojob.OpenInput {
+	in := macrojob.OpenInput{Now: now, HeadStart: w.cfg.HeadStart}
+	if lock, ok := records.ReadRoomLock(ctx, w.p.Store, js.plan.JobID.String(), macro); ok {
+		in.Lock = &lock
+	}
+	if owner, ok := w.announcedOwner(js, macro, now); ok {
+		in.Announced = owner
+	}
+	in.Claims = w.claimsOf(js, macro)
+	return in
+}
+
+// claimsOf returns the claims on the room of MacroJob macro of js heard
+// from processors other than this one, in the order that names first
+// owners (firstOwners), each marked when it comes before this processor.
+func (w *Worker) claimsOf(js *jobState, macro uint64) []macrojob.RoomClaim {
+	id, idx := js.plan.JobID.String(), strconv.FormatUint(macro, 10)
+	type ranked struct {
+		c macrojob.RoomClaim
+		h [32]byte
+	}
+	var cs []ranked
+	w.mu.Lock()
+	for q, at := range js.claims[macro] {
+		if q != w.self {
+			cs = append(cs, ranked{macrojob.RoomClaim{Peer: q, At: at}, hashOf(q, id, idx)})
+		}
+	}
+	w.mu.Unlock()
+	if len(cs) == 0 {
+		return nil
+	}
+	slices.SortFunc(cs, func(a, b ranked) int { return bytes.Compare(b.h[:], a.h[:]) })
+	mine := hashOf(w.self, id, idx)
+	out := make([]macrojob.RoomClaim, len(cs))
+	for i, c := range cs {
+		c.c.Ahead = bytes.Compare(c.h[:], mine[:]) > 0
+		out[i] = c.c
+	}
+	return out
+}
+
+// openRoom carries out a claim on the room of MacroJob m of js
+// (macrojob.OpenClaim): it announces the claim on the Job channel (a room
+// announcement with open = 0), pauses, and decides again, joining the room
+// found or opening it.
+func (w *Worker) openRoom(ctx context.Context, js *jobState, m *jobs.MacroJob, in macrojob.OpenInput, pause time.Duration, committed map[jobs.ID]bool) (*macrojob.Room, error) {
+	since := time.Now()
+	if t := w.jobChannel(ctx, js); t != nil {
+		_ = t.Publish(ctx, jobs.ChannelMsg{Kind: jobs.KindRoom, JobID: js.plan.JobID.String(), Macro: m.Index, Processor: w.self})
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(pause):
+		}
+		again := w.openInput(ctx, js, m.Index, time.Now())
+		again.Ranked, again.RankedAt = in.Ranked, in.RankedAt
+		again.FirstOwner, again.Rank, again.ClaimedAt = in.FirstOwner, in.Rank, since
+		switch d := macrojob.DecideOpen(again); d.Action {
+		case macrojob.OpenJoin:
+			return w.join(ctx, js, m, macrojob.PeerID(d.Owner), committed)
+		case macrojob.OpenWait:
+			pause = d.Until.Sub(again.Now)
+		default:
+			return w.join(ctx, js, m, macrojob.PeerID(w.self), committed)
+		}
+	}
+}
