@@ -32,7 +32,7 @@ var errSignRefused = errors.New("processor: not signing")
 // output) and its verdict, or an error wrapping errSignRefused.
 func (w *Worker) audit(ctx context.Context, js *jobState, recs *finish.Records) (records.VerdictRecord, microjob.Verdict, error) {
 	id := js.plan.JobID
-	j, err := w.judged(js, recs, w.index.version(id))
+	j, err := w.judged(js, recs, w.inputsVersion(id))
 	if err != nil {
 		return records.VerdictRecord{}, microjob.Verdict{}, err
 	}

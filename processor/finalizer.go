@@ -296,7 +296,7 @@ func (w *Worker) recheckFinished(ctx context.Context, js *jobState) error {
 	if jv == 0 || same {
 		return nil
 	}
-	ver := w.index.version(id)
+	ver := w.inputsVersion(id)
 	recs, err := w.records(ctx, id)
 	if err != nil {
 		return err
@@ -321,7 +321,7 @@ func (w *Worker) recheckFinished(ctx context.Context, js *jobState) error {
 // accepts them (judged): the requests of eligible authors only.
 func (w *Worker) accepted(ctx context.Context, js *jobState) (*finish.Records, error) {
 	id := js.plan.JobID
-	ver := w.index.version(id)
+	ver := w.inputsVersion(id)
 	recs, err := w.records(ctx, id)
 	if err != nil {
 		return nil, err

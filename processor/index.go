@@ -2,6 +2,8 @@ package processor
 
 import (
 	"context"
+	"encoding/binary"
+	"hash/fnv"
 	"slices"
 	"sync"
 	"time"
@@ -373,6 +375,25 @@ func (x *recordIndex) disclosedAll(id jobs.ID, plan *jobs.Plan) bool {
 // version returns a number that changes whenever job id's index does.
 func (x *recordIndex) version(id jobs.ID) uint64 {
 	return x.loadedValue(id, func(ji *jobIndex) uint64 { return ji.version })
+}
+
+// inputsVersion returns a number that changes whenever what judging job
+// id reads does: its records (index.version), and the wallet bindings and
+// escrow memberships that decide which disclosures count. A disclosure
+// that came before its processor's binding counts once the binding does;
+// 0 while the job's index is not loaded.
+func (w *Worker) inputsVersion(id jobs.ID) uint64 {
+	v := w.index.version(id)
+	if v == 0 {
+		return 0
+	}
+	var b [24]byte
+	binary.BigEndian.PutUint64(b[0:], v)
+	binary.BigEndian.PutUint64(b[8:], w.wallets.Version())
+	binary.BigEndian.PutUint64(b[16:], w.members.version())
+	h := fnv.New64a()
+	h.Write(b[:])
+	return h.Sum64() | 1
 }
 
 // judgeVersion returns a number that changes whenever a record judging

@@ -77,6 +77,15 @@ func newMemberView(chain membership.MemberReader, backoff time.Duration, reg pro
 	return v
 }
 
+// version changes whenever a membership answer that filter depends on
+// does; 0 without a chain.
+func (v *memberView) version() uint64 {
+	if v == nil || v.Members == nil {
+		return 0
+	}
+	return v.Version()
+}
+
 // filter returns job js's records without the disclosures whose wallet
 // is not a member of its escrow (recs itself when there are none, or
 // without a chain). Like recs, the result is shared and must not be

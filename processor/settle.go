@@ -256,7 +256,7 @@ const (
 // makes of the judgement.
 func (w *Worker) finalize(ctx context.Context, js *jobState) error {
 	id := js.plan.JobID
-	ver := w.index.version(id)
+	ver := w.inputsVersion(id)
 	now := time.Now()
 	if !w.judgeDue(ctx, js, ver, now) {
 		return nil

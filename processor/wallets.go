@@ -190,6 +190,16 @@ func (v *Wallets) apply(r crdt.Record) {
 	v.version++
 }
 
+// Version changes whenever a binding does.
+func (v *Wallets) Version() uint64 {
+	if v == nil {
+		return 0
+	}
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	return v.version
+}
+
 // Wallets returns the worker's view of the wallet bindings.
 func (w *Worker) Wallets() *Wallets { return w.wallets }
 
