@@ -5,9 +5,8 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/jobmesh/jobmesh/internal/scripttest"
 	"math/big"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -47,72 +46,15 @@ var update = flag.Bool("update", false, "rewrite the expected output of testdata
 //	decide <self> at=<d> [procs=p,..]     self's judgement and decision at d
 //	choose [procs=p,..]                   the verdict a reader counts
 func TestScripts(t *testing.T) {
-	files, err := filepath.Glob("testdata/*.txt")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no scripts: %v", err)
-	}
-	for _, f := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(f), ".txt"), func(t *testing.T) { runScript(t, f) })
-	}
-}
-
-type scriptCase struct{ cmd, want, got string }
-
-func parseScript(t *testing.T, path string) (cases []*scriptCase, raw string) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(string(b), "\n")
-	for i := 0; i < len(lines); i++ {
-		l := lines[i]
-		if strings.TrimSpace(l) == "" || strings.HasPrefix(l, "#") {
-			continue
-		}
-		i++
-		if i >= len(lines) || lines[i] != "----" {
-			t.Fatalf("%s:%d: command %q without ----", path, i, l)
-		}
-		var want []string
-		for i++; i < len(lines) && lines[i] != ""; i++ {
-			want = append(want, lines[i])
-		}
-		cases = append(cases, &scriptCase{cmd: l, want: strings.Join(want, "\n")})
-	}
-	return cases, string(b)
-}
-
-func runScript(t *testing.T, path string) {
-	cases, raw := parseScript(t, path)
-	s := &script{t: t}
-	for _, c := range cases {
-		c.got = s.run(c.cmd)
-		if c.got == "" {
-			c.got = "ok"
-		}
-		if !*update && c.got != c.want {
-			t.Errorf("%s: %s\n got:\n%s\nwant:\n%s", path, c.cmd, c.got, c.want)
-		}
-	}
-	if *update {
-		var b strings.Builder
-		lines := strings.Split(raw, "\n")
-		ci := 0
-		for i := 0; i < len(lines); i++ {
-			if l := lines[i]; strings.TrimSpace(l) == "" || strings.HasPrefix(l, "#") {
-				b.WriteString(l + "\n")
-				continue
+	scripttest.RunAll(t, "testdata/*.txt", *update, func(t *testing.T) func(string) string {
+		s := &script{t: t}
+		return func(cmd string) string {
+			if out := s.run(cmd); out != "" {
+				return out
 			}
-			c := cases[ci]
-			ci++
-			b.WriteString(c.cmd + "\n----\n" + c.got + "\n\n")
-			for i += 2; i < len(lines) && lines[i] != ""; i++ {
-			}
+			return "ok"
 		}
-		if err := os.WriteFile(path, []byte(strings.TrimRight(b.String(), "\n")+"\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 }
 
 // script is one job's records and what its processors heard and kept.

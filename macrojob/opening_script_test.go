@@ -3,8 +3,7 @@ package macrojob
 import (
 	"cmp"
 	"fmt"
-	"os"
-	"path/filepath"
+	"github.com/jobmesh/jobmesh/internal/scripttest"
 	"slices"
 	"strconv"
 	"strings"
@@ -30,30 +29,11 @@ import (
 //	decide <at>                 print the decision at at; a claim it
 //	                            decides is this processor's from then on
 func TestOpenScripts(t *testing.T) {
-	files, err := filepath.Glob("testdata/open/*.txt")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no scripts: %v", err)
-	}
-	for _, f := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(f), ".txt"), func(t *testing.T) { runOpenScript(t, f) })
-	}
-}
-
-func runOpenScript(t *testing.T, path string) {
-	cases, raw := parseScript(t, path)
-	s := &openScript{t: t}
-	s.reset(time.Second)
-	for _, c := range cases {
-		c.got = s.run(c.cmd)
-		if !*update && c.got != c.want {
-			t.Errorf("%s: %s\n got:\n%s\nwant:\n%s", path, c.cmd, c.got, c.want)
-		}
-	}
-	if *update {
-		if err := os.WriteFile(path, []byte(rewriteScript(raw, cases)), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	scripttest.RunAll(t, "testdata/open/*.txt", *update, func(t *testing.T) func(string) string {
+		s := &openScript{t: t}
+		s.reset(time.Second)
+		return s.run
+	})
 }
 
 // scriptClaim is a claim heard, with the claimant's rank.

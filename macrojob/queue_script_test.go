@@ -3,8 +3,7 @@ package macrojob
 import (
 	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
+	"github.com/jobmesh/jobmesh/internal/scripttest"
 	"slices"
 	"strconv"
 	"strings"
@@ -33,86 +32,15 @@ var update = flag.Bool("update", false, "rewrite the expected output of testdata
 //	partition a,b c,d          split the network; heal joins it again
 //	state [peer]               print the views
 func TestScripts(t *testing.T) {
-	files, err := filepath.Glob("testdata/*.txt")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no scripts: %v", err)
-	}
-	for _, f := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(f), ".txt"), func(t *testing.T) { runScript(t, f) })
-	}
-}
-
-type scriptCase struct {
-	cmd, want string
-	got       string
-}
-
-func parseScript(t *testing.T, path string) (cases []*scriptCase, raw string) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(string(b), "\n")
-	for i := 0; i < len(lines); i++ {
-		l := lines[i]
-		if strings.TrimSpace(l) == "" || strings.HasPrefix(l, "#") {
-			continue
+	scripttest.RunAll(t, "testdata/*.txt", *update, func(t *testing.T) func(string) string {
+		s := &script{t: t}
+		return func(cmd string) string {
+			if out := s.run(cmd); out != "" {
+				return out
+			}
+			return "ok"
 		}
-		c := &scriptCase{cmd: l}
-		i++
-		if i >= len(lines) || lines[i] != "----" {
-			t.Fatalf("%s:%d: command %q without ----", path, i, l)
-		}
-		var want []string
-		for i++; i < len(lines) && lines[i] != ""; i++ {
-			want = append(want, lines[i])
-		}
-		c.want = strings.Join(want, "\n")
-		cases = append(cases, c)
-	}
-	return cases, string(b)
-}
-
-func runScript(t *testing.T, path string) {
-	cases, raw := parseScript(t, path)
-	s := &script{t: t}
-	for _, c := range cases {
-		c.got = s.run(c.cmd)
-		if c.got == "" {
-			c.got = "ok"
-		}
-		if !*update && c.got != c.want {
-			t.Errorf("%s: %s\n got:\n%s\nwant:\n%s", path, c.cmd, c.got, c.want)
-		}
-	}
-	if *update {
-		out := rewriteScript(raw, cases)
-		if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
-// rewriteScript keeps the comments and commands of raw and replaces every
-// expected output with the output the case produced.
-func rewriteScript(raw string, cases []*scriptCase) string {
-	var b strings.Builder
-	lines := strings.Split(raw, "\n")
-	ci := 0
-	for i := 0; i < len(lines); i++ {
-		l := lines[i]
-		if strings.TrimSpace(l) == "" || strings.HasPrefix(l, "#") {
-			b.WriteString(l + "\n")
-			continue
-		}
-		c := cases[ci]
-		ci++
-		b.WriteString(c.cmd + "\n----\n" + c.got + "\n")
-		for i += 2; i < len(lines) && lines[i] != ""; i++ {
-		}
-		b.WriteString("\n")
-	}
-	return strings.TrimRight(b.String(), "\n") + "\n"
+	})
 }
 
 type envelope struct {
