@@ -16,12 +16,18 @@ import (
 	"github.com/jobmesh/jobmesh/localmesh"
 	"github.com/jobmesh/jobmesh/meshclient"
 	"github.com/jobmesh/jobmesh/meshtest"
+	"github.com/jobmesh/jobmesh/node"
 )
+
+// nodeHandler is the API of n with its [api] section and a fresh token.
+func nodeHandler(n *node.Node) *api.Handler {
+	return api.NewHandler(n.APIDeps(), n.Config.API)
+}
 
 func TestEndpoints(t *testing.T) {
 	m := meshtest.New(t, localmesh.Options{Processors: 2})
 	boot := m.Members[0]
-	srv := httptest.NewServer(api.NewHandler(boot.Node))
+	srv := httptest.NewServer(nodeHandler(boot.Node))
 	defer srv.Close()
 	c := meshclient.New(srv.URL)
 	ctx := context.Background()

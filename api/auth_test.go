@@ -30,7 +30,7 @@ import (
 // handler's token.
 func serve(t *testing.T, n *node.Node) (*httptest.Server, *meshclient.Client) {
 	t.Helper()
-	srv, c, _ := serveHandler(t, api.NewHandler(n))
+	srv, c, _ := serveHandler(t, nodeHandler(n))
 	return srv, c
 }
 
@@ -133,7 +133,7 @@ type attackFixture struct {
 func newAttackFixture(t *testing.T) *attackFixture {
 	m := meshtest.New(t, localmesh.Options{Processors: 1, Clients: 1, Chain: &localmesh.ChainOptions{}})
 	f := &attackFixture{t: t, m: m, client: m.Members[len(m.Members)-1]}
-	f.srv, f.c, f.h = serveHandler(t, api.NewHandler(f.client.Node))
+	f.srv, f.c, f.h = serveHandler(t, nodeHandler(f.client.Node))
 	ctx := context.Background()
 	code, err := f.c.Upload(ctx, bytes.NewReader(wordcount(t)))
 	if err != nil {

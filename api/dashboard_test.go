@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jobmesh/jobmesh/api"
 	"github.com/jobmesh/jobmesh/apiv1"
 	"github.com/jobmesh/jobmesh/internal/wait"
 	"github.com/jobmesh/jobmesh/localmesh"
@@ -70,7 +69,7 @@ func TestDashboardSignInAndCancel(t *testing.T) {
 	}
 	m := meshtest.New(t, localmesh.Options{Processors: 1, Timers: fastProcessors})
 	n, _ := walletClient(t, m, nil)
-	srv, c, h := serveHandler(t, api.NewHandler(n))
+	srv, c, h := serveHandler(t, nodeHandler(n))
 	// Started after the server, so that it is stopped first: the page's
 	// event stream would hold the server's Close up.
 	b := startBrowser(t, 1280, 800)

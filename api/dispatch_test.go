@@ -26,7 +26,7 @@ func TestDispatchEndpoints(t *testing.T) {
 		Timers: localmesh.Timers{FactsEvery: 200 * time.Millisecond},
 	})
 	cl := m.Members[len(m.Members)-1]
-	srv := httptest.NewServer(api.NewHandler(cl.Node))
+	srv := httptest.NewServer(nodeHandler(cl.Node))
 	defer srv.Close()
 	c := meshclient.New(srv.URL)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

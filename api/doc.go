@@ -8,6 +8,12 @@
 // served at /v1/openapi.yaml). Go programs reach it with package
 // meshclient.
 //
+// The API serves from the parts a node hands it (Deps) and asks the node
+// for what takes its view of the processors (Mesh: advertisements,
+// dispatch grades, the queue), in the API's own types: so it depends on
+// neither the node nor the processor, and a test can serve it without a
+// mesh. Its Config is also the [api] section of a node's config file.
+//
 // The node's wallet pays for what the API submits, so every request passes
 // a guard first (guard.go): its Host must be a loopback name or an allowed
 // host (DNS rebinding), it must not come from another origin's page, a

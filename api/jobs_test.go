@@ -53,9 +53,9 @@ func TestJobEndpoints(t *testing.T) {
 			boot = mem
 		}
 	}
-	srv := httptest.NewServer(api.NewHandler(client.Node))
+	srv := httptest.NewServer(nodeHandler(client.Node))
 	defer srv.Close()
-	bootSrv := httptest.NewServer(api.NewHandler(boot.Node))
+	bootSrv := httptest.NewServer(nodeHandler(boot.Node))
 	defer bootSrv.Close()
 
 	ctx := context.Background()

@@ -61,13 +61,14 @@ func (c *raw) closedWithin(limit time.Duration) string {
 func limitsConfig() api.Config {
 	cfg := api.DefaultConfig()
 	cfg.Token = strings.Repeat("k", 64)
-	cfg.ReadHeaderTimeout = 300 * time.Millisecond
-	cfg.ReadTimeout = 300 * time.Millisecond
-	cfg.UploadTimeout = 1500 * time.Millisecond
-	cfg.WriteTimeout = 300 * time.Millisecond
-	cfg.IdleTimeout = 300 * time.Millisecond
+	cfg.ReadHeaderTimeout = api.Duration(300 * time.Millisecond)
+	cfg.ReadTimeout = api.Duration(300 * time.Millisecond)
+	cfg.UploadTimeout = api.Duration(1500 * time.Millisecond)
+	cfg.WriteTimeout = api.Duration(300 * time.Millisecond)
+	cfg.IdleTimeout = api.Duration(300 * time.Millisecond)
 	cfg.Events.Heartbeat = 50 * time.Millisecond
-	cfg.Events.MaxStreams, cfg.Events.MaxStreamsPerClient, cfg.Events.MaxAnonymousStreams = 6, 2, 4
+	// Half of the streams, 4, are for anonymous clients together.
+	cfg.MaxEventStreams, cfg.MaxEventStreamsPerClient = 8, 2
 	return cfg
 }
 
@@ -80,7 +81,7 @@ func TestServerTimeouts(t *testing.T) {
 	m := meshtest.New(t, localmesh.Options{Processors: 1})
 	n, _ := walletClient(t, m, nil)
 	cfg := limitsConfig()
-	h, err := api.New(n, cfg)
+	h, err := api.New(n.APIDeps(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,29 +98,29 @@ func TestServerTimeouts(t *testing.T) {
 	t.Run("slow body", func(t *testing.T) {
 		c := dialRaw(t, addr)
 		c.send("POST /v1/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\n" + auth + "Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"code\":")
-		c.closedWithin(cfg.ReadTimeout + slack)
+		c.closedWithin(time.Duration(cfg.ReadTimeout) + slack)
 	})
 	t.Run("idle keep-alive", func(t *testing.T) {
 		c := dialRaw(t, addr)
 		c.send("GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-		if got := c.closedWithin(cfg.IdleTimeout + slack); !strings.HasPrefix(got, "HTTP/1.1 200") {
+		if got := c.closedWithin(time.Duration(cfg.IdleTimeout) + slack); !strings.HasPrefix(got, "HTTP/1.1 200") {
 			t.Fatalf("answer %q", got)
 		}
 	})
 	t.Run("slow headers", func(t *testing.T) {
 		c := dialRaw(t, addr)
 		c.send("GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n")
-		c.closedWithin(cfg.ReadHeaderTimeout + slack)
+		c.closedWithin(time.Duration(cfg.ReadHeaderTimeout) + slack)
 	})
 	t.Run("stalled upload", func(t *testing.T) {
 		c := dialRaw(t, addr)
 		c.send("POST /v1/content HTTP/1.1\r\nHost: 127.0.0.1\r\n" + auth + "Content-Type: application/octet-stream\r\nContent-Length: 1000\r\n\r\nabc")
-		c.closedWithin(cfg.UploadTimeout + slack)
+		c.closedWithin(time.Duration(cfg.UploadTimeout) + slack)
 	})
 	t.Run("upload without the token", func(t *testing.T) {
 		c := dialRaw(t, addr)
 		c.send("POST /v1/content HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/octet-stream\r\nContent-Length: 1000\r\n\r\nabc")
-		if got := c.closedWithin(cfg.ReadTimeout + slack); !strings.HasPrefix(got, "HTTP/1.1 401") {
+		if got := c.closedWithin(time.Duration(cfg.ReadTimeout) + slack); !strings.HasPrefix(got, "HTTP/1.1 401") {
 			t.Fatalf("answer %q", got)
 		}
 	})
@@ -128,14 +129,14 @@ func TestServerTimeouts(t *testing.T) {
 		// ReadTimeout allows, within UploadTimeout.
 		c := dialRaw(t, addr)
 		c.send("POST /v1/content HTTP/1.1\r\nHost: 127.0.0.1\r\n" + auth + "Content-Type: application/octet-stream\r\nTransfer-Encoding: chunked\r\n\r\n")
-		tick := time.NewTicker(cfg.ReadTimeout / 3)
+		tick := time.NewTicker(time.Duration(cfg.ReadTimeout) / 3)
 		defer tick.Stop()
 		for range 9 {
 			<-tick.C
 			c.send("4\r\ndata\r\n")
 		}
 		c.send("0\r\n\r\n")
-		if err := c.conn.SetReadDeadline(time.Now().Add(cfg.UploadTimeout + slack)); err != nil {
+		if err := c.conn.SetReadDeadline(time.Now().Add(time.Duration(cfg.UploadTimeout) + slack)); err != nil {
 			t.Fatal(err)
 		}
 		status, err := bufio.NewReader(c.conn).ReadString('\n')
@@ -148,7 +149,7 @@ func TestServerTimeouts(t *testing.T) {
 		// stream is neither cut nor cancelled.
 		s := openSSE(t, "http://"+addr+"/v1/events")
 		start := time.Now()
-		for time.Since(start) < 3*cfg.ReadTimeout {
+		for time.Since(start) < 3*time.Duration(cfg.ReadTimeout) {
 			select {
 			case <-s.msgs:
 			case err := <-s.err:
@@ -175,7 +176,7 @@ func clientFrom(ip string) *http.Client {
 func TestEventStreamLimits(t *testing.T) {
 	m := meshtest.New(t, localmesh.Options{Processors: 1})
 	cfg := limitsConfig()
-	h, err := api.New(m.Bootstrap().Node, cfg)
+	h, err := api.New(m.Bootstrap().Node.APIDeps(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,17 +218,17 @@ func TestEventStreamLimits(t *testing.T) {
 	refusedBefore := counter(t, reg, "jobmesh_api_refusals_total", "reason", "stream_limit")
 
 	var aStreams []*http.Response
-	for i := range cfg.Events.MaxStreamsPerClient {
+	for i := range cfg.MaxEventStreamsPerClient {
 		r := open(a, "")
 		want(r, http.StatusOK, fmt.Sprintf("client A's stream %d", i+1))
 		aStreams = append(aStreams, r)
 	}
 	want(open(a, ""), http.StatusTooManyRequests, "client A's stream over its limit")
-	for i := range cfg.Events.MaxStreamsPerClient {
+	for i := range cfg.MaxEventStreamsPerClient {
 		want(open(b, ""), http.StatusOK, fmt.Sprintf("client B's stream %d, with A at its limit", i+1))
 	}
 	want(open(c, ""), http.StatusTooManyRequests, "client C's stream with the anonymous streams taken")
-	for i := range cfg.Events.MaxStreamsPerClient {
+	for i := range cfg.MaxEventStreamsPerClient {
 		want(open(d, cfg.Token), http.StatusOK, fmt.Sprintf("the token's stream %d, with the anonymous streams taken", i+1))
 	}
 	want(open(d, cfg.Token), http.StatusTooManyRequests, "the token's stream over its limit")

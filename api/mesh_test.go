@@ -61,7 +61,7 @@ func pictureMesh(t *testing.T) (*localmesh.Mesh, *localmesh.Member, *httptest.Se
 			client = mem
 		}
 	}
-	srv := httptest.NewServer(api.NewHandler(client.Node))
+	srv := httptest.NewServer(nodeHandler(client.Node))
 	t.Cleanup(srv.Close)
 	return m, client, srv
 }
@@ -404,7 +404,7 @@ func checkMetrics(t *testing.T, m *localmesh.Mesh, base string, j apiv1.Job) {
 		if mem.Role != node.RoleProcessor {
 			continue
 		}
-		srv := httptest.NewServer(api.NewHandler(mem.Node))
+		srv := httptest.NewServer(nodeHandler(mem.Node))
 		p := scrape(t, srv.URL)
 		srv.Close()
 		n, _ := sum(p, "jobmesh_processor_microjobs_total")

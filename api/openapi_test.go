@@ -88,7 +88,7 @@ func TestOpenAPICoversEveryRoute(t *testing.T) {
 		t.Fatalf("routes registered past Handler.handle: %v", direct)
 	}
 	m := meshtest.New(t, localmesh.Options{Processors: 1})
-	h := api.NewHandler(m.Bootstrap().Node)
+	h := nodeHandler(m.Bootstrap().Node)
 	var registered []string
 	for _, r := range h.Routes() {
 		if r.Path == "/" {

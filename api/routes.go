@@ -10,7 +10,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/jobmesh/jobmesh/jobs"
-	"github.com/jobmesh/jobmesh/node"
 	"github.com/jobmesh/jobmesh/ui"
 )
 
@@ -24,22 +23,22 @@ const maxBody = 2 * MaxSubmitBody
 // outputs, metrics) are open to loopback clients; everything that changes
 // state needs the token or a dashboard session, whatever level a route
 // names (the guard raises it).
-func (h *Handler) register(n *node.Node) error {
+func (h *Handler) register(d Deps) error {
 	h.handle("GET /v1/id", accessLocal, func(w http.ResponseWriter, r *http.Request) {
-		id := ID{PeerID: n.Host.ID().String(), Role: string(n.Role), Version: node.Version, Addrs: []string{}}
-		if n.Escrow != nil {
-			id.Escrow = strings.ToLower(n.Escrow.Address().Hex())
+		id := ID{PeerID: d.Host.ID().String(), Role: d.Role, Version: d.Version, Addrs: []string{}}
+		if d.Escrow != nil {
+			id.Escrow = strings.ToLower(d.Escrow.Address().Hex())
 		}
-		for _, a := range n.Host.FullAddrs() {
+		for _, a := range d.Host.FullAddrs() {
 			id.Addrs = append(id.Addrs, a.String())
 		}
 		writeJSON(w, http.StatusOK, id)
 	})
 	h.handle("GET /v1/peers", accessLocal, func(w http.ResponseWriter, r *http.Request) {
 		peers := []Peer{}
-		for _, p := range n.Host.Peers() {
+		for _, p := range d.Host.Peers() {
 			pi := Peer{PeerID: p.String(), Addrs: []string{}}
-			for _, c := range n.Host.Network().ConnsToPeer(p) {
+			for _, c := range d.Host.Network().ConnsToPeer(p) {
 				pi.Addrs = append(pi.Addrs, c.RemoteMultiaddr().String())
 			}
 			peers = append(peers, pi)
@@ -47,30 +46,30 @@ func (h *Handler) register(n *node.Node) error {
 		writeJSON(w, http.StatusOK, peers)
 	})
 	h.handle("GET /v1/nodes", accessLocal, func(w http.ResponseWriter, r *http.Request) {
-		ads, err := n.Processors(r.Context())
+		ads, err := d.Mesh.Processors(r.Context())
 		if err != nil {
 			writeError(w, http.StatusInternalServerError, err)
 			return
 		}
 		writeJSON(w, http.StatusOK, ads)
 	})
-	registerDispatch(h, n)
-	view := &JobView{Store: n.Store, Chain: n.Escrow, Blocks: n.IPFS}
-	if n.DApp != nil {
-		view.Mine = n.DApp.Submitted
+	registerDispatch(h, d.Mesh)
+	view := &JobView{Store: d.Store, Chain: d.Escrow, Blocks: d.IPFS}
+	if d.DApp != nil {
+		view.Mine = d.DApp.Submitted
 	}
 	h.registerJobs(view)
 	// Job events, outputs and the dashboard.
-	events, err := NewEvents(view, h.cfg.Events, n.Log)
+	events, err := NewEvents(view, h.cfg.events(), d.Log)
 	if err != nil {
 		return err
 	}
 	events.refused = func() { h.refusals.WithLabelValues(refusedStreams).Inc() }
 	h.handle("GET /v1/events", accessLocal, events.ServeHTTP)
-	if err := newCollector(view, events).register(n.Metrics); err != nil {
-		n.Log.Warn("job metrics not registered", "err", err)
+	if err := newCollector(view, events).register(d.Metrics); err != nil {
+		d.Log.Warn("job metrics not registered", "err", err)
 	}
-	outputs := &Outputs{Store: n.Store, Blocks: n.IPFS}
+	outputs := &Outputs{Store: d.Store, Blocks: d.IPFS}
 	h.handle("GET /v1/jobs/{id}/output", accessLocal, outputs.ServeOutput)
 	h.handle("GET /v1/jobs/{id}/tiles.png", accessLocal, outputs.ServeTiles)
 	dashboard := ui.Handler()
@@ -78,7 +77,7 @@ func (h *Handler) register(n *node.Node) error {
 	h.handle("GET /ui", accessPublic, dashboard.ServeHTTP)
 
 	// The submitting side: uploads, submission, cancellation.
-	sub := &submitter{n: n, view: view, maxUpload: n.Config.API.MaxUploadMiB << 20}
+	sub := &submitter{client: d.DApp, role: d.Role, view: view, maxUpload: h.cfg.MaxUploadMiB << 20}
 	h.handle("POST /v1/content", accessAuth, h.upload(sub.content))
 	h.handle("POST /v1/jobs", accessAuth, limitBody(sub.submit))
 	h.handle("POST /v1/jobs/{id}/cancel", accessAuth, limitBody(sub.cancel))
@@ -92,7 +91,7 @@ func (h *Handler) register(n *node.Node) error {
 	h.handle("GET /v1/health", accessPublic, func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
-	h.handle("GET /metrics", accessLocal, promhttp.HandlerFor(n.Metrics, promhttp.HandlerOpts{}).ServeHTTP)
+	h.handle("GET /metrics", accessLocal, promhttp.HandlerFor(d.Metrics, promhttp.HandlerOpts{}).ServeHTTP)
 	h.handle("/", accessLocal, h.notFound)
 	return nil
 }
@@ -160,8 +159,9 @@ func (h *Handler) upload(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		rc := http.NewResponseController(w)
 		// Both fail only where the writer has no connection to set them on.
-		_ = rc.SetReadDeadline(time.Now().Add(h.cfg.UploadTimeout))
-		_ = rc.SetWriteDeadline(time.Now().Add(h.cfg.UploadTimeout + h.cfg.WriteTimeout))
+		upload := time.Duration(h.cfg.UploadTimeout)
+		_ = rc.SetReadDeadline(time.Now().Add(upload))
+		_ = rc.SetWriteDeadline(time.Now().Add(upload + time.Duration(h.cfg.WriteTimeout)))
 		next(w, r)
 	}
 }

@@ -10,12 +10,47 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/jobmesh/jobmesh/apiv1"
-	"github.com/jobmesh/jobmesh/node"
+	"github.com/jobmesh/jobmesh/crdt"
+	"github.com/jobmesh/jobmesh/dapp"
+	"github.com/jobmesh/jobmesh/escrow"
+	"github.com/jobmesh/jobmesh/ipfs"
+	"github.com/jobmesh/jobmesh/p2p"
 )
+
+// Mesh answers the reads that take the node's view of the processors:
+// their advertisements, their dispatch grades and the open jobs' queue.
+// The node implements it; the API only renders what it returns.
+type Mesh interface {
+	// Processors returns the advertised processors (GET /v1/nodes).
+	Processors(ctx context.Context) ([]apiv1.Node, error)
+	// Dispatch returns the live processors with their grades, stakes,
+	// QoS scores and selection weights (GET /v1/dispatch/nodes).
+	Dispatch(ctx context.Context) (DispatchNodes, error)
+	// Queue returns the open jobs in their dispatch groups (GET /v1/queue).
+	Queue(ctx context.Context) (Queue, error)
+}
+
+// Deps are the parts of a node the API serves from. The API reads them and
+// closes none.
+type Deps struct {
+	Host    *p2p.Host
+	Role    string // bootstrap, processor or client
+	Version string // the node software's, reported by GET /v1/id
+	Store   *crdt.Store
+	IPFS    *ipfs.Node
+	// DApp submits jobs; nil on a node that does not (POST answers 501).
+	DApp *dapp.Client
+	// Escrow is the node's escrow client; nil without a chain.
+	Escrow  *escrow.Client
+	Metrics *prometheus.Registry
+	Log     *slog.Logger // nil: slog.Default()
+	Mesh    Mesh
+}
 
 // ID describes the node serving the API.
 type ID = apiv1.ID
@@ -48,34 +83,31 @@ type Handler struct {
 	log      *slog.Logger
 }
 
-// NewHandler returns the API of n with the node's [api] config and a
-// fresh random token (Token), for tests and in-process meshes. A daemon
+// NewHandler returns the API of d under cfg, a node's [api] section, with
+// a fresh random token (Token), for tests and in-process meshes. A daemon
 // uses New with the repo's token.
-func NewHandler(n *node.Node) *Handler {
-	cfg := ConfigFrom(n.Config.API)
+func NewHandler(d Deps, cfg Config) *Handler {
 	cfg.Token = secret()
-	h, err := New(n, cfg)
+	h, err := New(d, cfg)
 	if err != nil {
 		panic(err) // a node's config was validated, and the token is long enough
 	}
 	return h
 }
 
-// New returns the API of n under cfg.
-func New(n *node.Node, cfg Config) (*Handler, error) {
+// New returns the API of d under cfg.
+func New(d Deps, cfg Config) (*Handler, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	cfg.Events.WriteTimeout = cfg.WriteTimeout
-	log := n.Log
-	if log == nil {
-		log = slog.Default()
+	if d.Log == nil {
+		d.Log = slog.Default()
 	}
 	h := &Handler{
 		cfg: cfg, mux: http.NewServeMux(), access: map[string]access{}, sessions: newSessions(cfg),
-		refusals: newRefusals(n.Metrics), log: log.With("subsystem", "api"),
+		refusals: newRefusals(d.Metrics), log: d.Log.With("subsystem", "api"),
 	}
-	if err := h.register(n); err != nil {
+	if err := h.register(d); err != nil {
 		return nil, err
 	}
 	return h, nil
@@ -131,10 +163,10 @@ func Listen(addr string, handler http.Handler, cfg Config, log *slog.Logger) (*S
 	s := &Server{
 		srv: &http.Server{
 			Handler:           handler,
-			ReadHeaderTimeout: cfg.ReadHeaderTimeout,
-			ReadTimeout:       cfg.ReadTimeout,
-			WriteTimeout:      cfg.WriteTimeout,
-			IdleTimeout:       cfg.IdleTimeout,
+			ReadHeaderTimeout: time.Duration(cfg.ReadHeaderTimeout),
+			ReadTimeout:       time.Duration(cfg.ReadTimeout),
+			WriteTimeout:      time.Duration(cfg.WriteTimeout),
+			IdleTimeout:       time.Duration(cfg.IdleTimeout),
 			MaxHeaderBytes:    cfg.MaxHeaderBytes,
 			BaseContext:       func(net.Listener) context.Context { return base },
 			ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),

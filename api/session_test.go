@@ -51,7 +51,7 @@ func serveDirect(h http.Handler, method, path, remote, host string, edit func(*h
 // even for reads (a rebinding page could read the node otherwise).
 func TestReadAccess(t *testing.T) {
 	m := meshtest.New(t, localmesh.Options{Processors: 1})
-	h := api.NewHandler(m.Bootstrap().Node)
+	h := nodeHandler(m.Bootstrap().Node)
 	bearer := func(tok string) func(*http.Request) {
 		return func(r *http.Request) { r.Header.Set("Authorization", "Bearer "+tok) }
 	}
@@ -121,7 +121,7 @@ func TestDashboardSession(t *testing.T) {
 	cfg.MaxSessions = 2
 	cfg.AllowedHosts = []string{"node.lan"}
 	cfg.AllowedOrigins = []string{"https://dash.example:8443"}
-	h, err := api.New(m.Bootstrap().Node, cfg)
+	h, err := api.New(m.Bootstrap().Node.APIDeps(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +252,7 @@ func TestConfigValidate(t *testing.T) {
 		"tiny headers":        func(c *api.Config) { c.MaxHeaderBytes = 10 },
 		"no sessions":         func(c *api.Config) { c.MaxSessions = 0 },
 		"bad origin":          func(c *api.Config) { c.AllowedOrigins = []string{"dash.example"} },
-		"per client over cap": func(c *api.Config) { c.Events.MaxStreamsPerClient = c.Events.MaxStreams + 1 },
+		"per client over cap": func(c *api.Config) { c.MaxEventStreamsPerClient = c.MaxEventStreams + 1 },
 	} {
 		c := cfg
 		edit(&c)

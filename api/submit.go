@@ -17,7 +17,6 @@ import (
 	"github.com/jobmesh/jobmesh/fetch"
 	"github.com/jobmesh/jobmesh/internal/strictjson"
 	"github.com/jobmesh/jobmesh/jobs"
-	"github.com/jobmesh/jobmesh/node"
 )
 
 // MaxSubmitBody bounds the JSON body of POST /v1/jobs.
@@ -30,7 +29,8 @@ const DefaultDeadline = time.Hour
 // submitter serves the submitting side of the API through the node's DApp
 // client.
 type submitter struct {
-	n         *node.Node
+	client    *dapp.Client // nil on a node that does not submit
+	role      string
 	view      *JobView
 	maxUpload int64
 }
@@ -38,10 +38,10 @@ type submitter struct {
 // dapp returns the node's DApp client, or answers 501 on a node that
 // cannot submit (a bootstrap node).
 func (s *submitter) dapp(w http.ResponseWriter) *dapp.Client {
-	if s.n.DApp == nil {
-		writeError(w, http.StatusNotImplemented, fmt.Errorf("this node (role %s) does not submit jobs; use a client or processor node", s.n.Role))
+	if s.client == nil {
+		writeError(w, http.StatusNotImplemented, fmt.Errorf("this node (role %s) does not submit jobs; use a client or processor node", s.role))
 	}
-	return s.n.DApp
+	return s.client
 }
 
 func contentType(r *http.Request, want string) error {

@@ -119,7 +119,7 @@ func TestForgedHolderIsNotFetched(t *testing.T) {
 	if err != nil || !slices.Contains(holders, c.Host.ID()) || slices.Contains(holders, attacker.Host.ID()) {
 		t.Fatalf("holders %v (%v): want the creator %s, not the forger %s", holders, err, c.Host.ID(), attacker.Host.ID())
 	}
-	srv := httptest.NewServer(api.NewHandler(c.Node))
+	srv := httptest.NewServer(api.NewHandler(c.Node.APIDeps(), c.Node.Config.API))
 	defer srv.Close()
 	j, err := meshclient.New(srv.URL).Job(ctx, id.String())
 	if err != nil {

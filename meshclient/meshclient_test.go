@@ -24,7 +24,8 @@ import (
 // *Error with their status and message.
 func TestErrorsKeepStatusAndMessage(t *testing.T) {
 	m := meshtest.New(t, localmesh.Options{Processors: 1})
-	h := api.NewHandler(m.Bootstrap().Node)
+	boot := m.Bootstrap().Node
+	h := api.NewHandler(boot.APIDeps(), boot.Config.API)
 	srv := httptest.NewServer(h)
 	defer srv.Close()
 	c := meshclient.New(srv.URL, meshclient.WithToken(h.Token()))

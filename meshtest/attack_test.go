@@ -163,7 +163,7 @@ func TestForgedRecordsAndOversizedMessagesAreRejected(t *testing.T) {
 		return nil
 	})
 	// The API keeps answering.
-	srv := httptest.NewServer(api.NewHandler(m.Members[2].Node))
+	srv := httptest.NewServer(api.NewHandler(m.Members[2].Node.APIDeps(), m.Members[2].Node.Config.API))
 	defer srv.Close()
 	if _, err := meshclient.New(srv.URL).Nodes(ctx); err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 
+	"github.com/jobmesh/jobmesh/api"
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/dispatch"
 	"github.com/jobmesh/jobmesh/escrow"
@@ -23,27 +24,14 @@ import (
 var ErrInvalidConfig = errors.New("node: invalid config")
 
 // Duration is a time.Duration written as text ("10s", "5m") in the config
-// file.
-type Duration time.Duration
-
-// MarshalText implements encoding.TextMarshaler.
-func (d Duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
-
-// UnmarshalText implements encoding.TextUnmarshaler.
-func (d *Duration) UnmarshalText(b []byte) error {
-	v, err := time.ParseDuration(string(b))
-	if err != nil {
-		return err
-	}
-	*d = Duration(v)
-	return nil
-}
+// file; the [api] section, which package api defines, uses it too.
+type Duration = api.Duration
 
 // Config is the repo's config file. Every field is documented in the file
 // that `jobnode init` writes (see configTemplate).
 type Config struct {
 	P2P       P2PConfig       `toml:"p2p"`
-	API       APIConfig       `toml:"api"`
+	API       api.Config      `toml:"api"`
 	Store     StoreConfig     `toml:"store"`
 	Processor ProcessorConfig `toml:"processor"`
 	Chain     ChainConfig     `toml:"chain"`
@@ -72,7 +60,7 @@ func DefaultConfig() Config {
 			MaxMessageSize:    p.MaxMessageSize,
 			MeshDegree:        p.MeshDegree,
 		},
-		API: DefaultAPIConfig(),
+		API: api.DefaultConfig(),
 		Store: StoreConfig{Rebroadcast: Duration(15 * time.Second), MaxPayload: 256 << 10, DAGSyncTimeout: Duration(20 * time.Second), RepairInterval: Duration(time.Minute),
 			AnnounceWait: Duration(crdt.DefaultConfig().AnnounceWait)},
 		Processor: ProcessorConfig{
@@ -97,8 +85,8 @@ func (c Config) Validate() error {
 	if err := c.p2pConfig(RoleProcessor).Validate(); err != nil {
 		return fmt.Errorf("%w: [p2p]: %w", ErrInvalidConfig, err)
 	}
-	if err := c.API.validate(); err != nil {
-		return err
+	if err := c.API.ValidateSection(); err != nil {
+		return fmt.Errorf("%w: [api]: %w", ErrInvalidConfig, err)
 	}
 	if c.Store.Rebroadcast <= 0 {
 		return fmt.Errorf("%w: [store] rebroadcast must be positive", ErrInvalidConfig)

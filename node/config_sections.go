@@ -2,9 +2,7 @@ package node
 
 import (
 	"fmt"
-	"net/url"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/jobmesh/jobmesh/dispatch"
@@ -58,71 +56,6 @@ type P2PConfig struct {
 	MaxFDs            int      `toml:"max_fds"`
 	MaxMessageSize    int      `toml:"max_message_size"`
 	MeshDegree        int      `toml:"mesh_degree"`
-}
-
-// APIConfig is the [api] section. package api turns it into its own
-// Config (api.ConfigFrom); the defaults are DefaultConfig's.
-type APIConfig struct {
-	Address      string `toml:"address"`
-	MaxUploadMiB int64  `toml:"max_upload_mib"`
-	// AllowedHosts are Host header names accepted besides the loopback
-	// ones. Default none.
-	AllowedHosts []string `toml:"allowed_hosts"`
-	// AllowedOrigins are Origin header values (scheme://host[:port])
-	// accepted besides the API's own. Default none.
-	AllowedOrigins []string `toml:"allowed_origins"`
-	// ReadHeaderTimeout bounds reading a request's headers. Default 10s.
-	ReadHeaderTimeout Duration `toml:"read_header_timeout"`
-	// ReadTimeout bounds reading a whole request, body included. Default 30s.
-	ReadTimeout Duration `toml:"read_timeout"`
-	// UploadTimeout replaces ReadTimeout for the body of an authenticated
-	// POST /v1/content. Default 10m.
-	UploadTimeout Duration `toml:"upload_timeout"`
-	// WriteTimeout bounds writing a response; an event stream gets it
-	// anew for each write. Default 5m.
-	WriteTimeout Duration `toml:"write_timeout"`
-	// IdleTimeout closes a keep-alive connection idle this long. Default 60s.
-	IdleTimeout Duration `toml:"idle_timeout"`
-	// MaxEventStreams caps the open GET /v1/events streams. Default 64.
-	MaxEventStreams int `toml:"max_event_streams"`
-	// MaxEventStreamsPerClient caps one client's streams. Default 4.
-	MaxEventStreamsPerClient int `toml:"max_event_streams_per_client"`
-}
-
-// DefaultAPIConfig returns the [api] defaults.
-func DefaultAPIConfig() APIConfig {
-	return APIConfig{
-		Address: "127.0.0.1:0", MaxUploadMiB: 64, AllowedHosts: []string{}, AllowedOrigins: []string{},
-		ReadHeaderTimeout: Duration(10 * time.Second), ReadTimeout: Duration(30 * time.Second),
-		UploadTimeout: Duration(10 * time.Minute), WriteTimeout: Duration(5 * time.Minute),
-		IdleTimeout: Duration(time.Minute), MaxEventStreams: 64, MaxEventStreamsPerClient: 4,
-	}
-}
-
-// validate checks the [api] section.
-func (c APIConfig) validate() error {
-	switch {
-	case c.Address == "" || !strings.Contains(c.Address, ":"):
-		return fmt.Errorf("%w: [api] address %q: want HOST:PORT", ErrInvalidConfig, c.Address)
-	case c.MaxUploadMiB < 1 || c.MaxUploadMiB > 1<<16:
-		return fmt.Errorf("%w: [api] max_upload_mib %d outside 1..65536", ErrInvalidConfig, c.MaxUploadMiB)
-	case c.ReadHeaderTimeout <= 0, c.ReadTimeout <= 0, c.UploadTimeout <= 0, c.WriteTimeout <= 0, c.IdleTimeout <= 0:
-		return fmt.Errorf("%w: [api] timeouts must be positive", ErrInvalidConfig)
-	case c.MaxEventStreams < 1 || c.MaxEventStreamsPerClient < 1 || c.MaxEventStreamsPerClient > c.MaxEventStreams:
-		return fmt.Errorf("%w: [api] want 1 <= max_event_streams_per_client (%d) <= max_event_streams (%d)", ErrInvalidConfig, c.MaxEventStreamsPerClient, c.MaxEventStreams)
-	}
-	for _, h := range c.AllowedHosts {
-		if h == "" || strings.ContainsAny(h, "/@ ") {
-			return fmt.Errorf("%w: [api] allowed_hosts: %q is not a host name", ErrInvalidConfig, h)
-		}
-	}
-	for _, o := range c.AllowedOrigins {
-		u, err := url.Parse(o)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") || u.User != nil || u.RawQuery != "" {
-			return fmt.Errorf("%w: [api] allowed_origins: %q is not scheme://host[:port]", ErrInvalidConfig, o)
-		}
-	}
-	return nil
 }
 
 // StoreConfig is the [store] section.

@@ -2,6 +2,7 @@ package node
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -48,4 +49,18 @@ func loadConfigText(t *testing.T, text string) (Config, error) {
 		t.Fatal(err)
 	}
 	return LoadConfig(p)
+}
+
+// TestAPISectionKeys: the [api] section takes the keys the written file
+// has, and refuses what only code sets (the token lives in api.token).
+func TestAPISectionKeys(t *testing.T) {
+	cfg, err := loadConfigText(t, "[api]\nread_timeout = \"7s\"\nmax_event_streams = 10\n")
+	if err != nil || cfg.API.ReadTimeout != Duration(7*time.Second) || cfg.API.MaxEventStreams != 10 {
+		t.Fatalf("read_timeout and max_event_streams: %+v (%v)", cfg.API, err)
+	}
+	for _, key := range []string{"token = \"" + strings.Repeat("x", 40) + "\"", "max_header_bytes = 5000", "login_ttl = \"1s\"", "events = {}"} {
+		if _, err := loadConfigText(t, "[api]\n"+key+"\n"); !errors.Is(err, ErrInvalidConfig) {
+			t.Errorf("%s: got %v, want ErrInvalidConfig", key, err)
+		}
+	}
 }

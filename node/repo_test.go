@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	ds "github.com/ipfs/go-datastore"
+
+	"github.com/jobmesh/jobmesh/api"
 )
 
 // newTestRepo initialises a repo with the default config in a temp dir
@@ -111,16 +113,16 @@ func TestAPIToken(t *testing.T) {
 
 // TestAPIConfigValidation: the [api] section's limits are checked.
 func TestAPIConfigValidation(t *testing.T) {
-	for name, edit := range map[string]func(*APIConfig){
-		"zero read timeout":         func(c *APIConfig) { c.ReadTimeout = 0 },
-		"zero idle timeout":         func(c *APIConfig) { c.IdleTimeout = 0 },
-		"per client over the cap":   func(c *APIConfig) { c.MaxEventStreamsPerClient = c.MaxEventStreams + 1 },
-		"no streams":                func(c *APIConfig) { c.MaxEventStreams = 0 },
-		"host with a path":          func(c *APIConfig) { c.AllowedHosts = []string{"example.com/x"} },
-		"origin without a scheme":   func(c *APIConfig) { c.AllowedOrigins = []string{"example.com"} },
-		"origin with a path":        func(c *APIConfig) { c.AllowedOrigins = []string{"https://example.com/app"} },
-		"address without a port":    func(c *APIConfig) { c.Address = "127.0.0.1" },
-		"upload limit out of range": func(c *APIConfig) { c.MaxUploadMiB = 0 },
+	for name, edit := range map[string]func(*api.Config){
+		"zero read timeout":         func(c *api.Config) { c.ReadTimeout = 0 },
+		"zero idle timeout":         func(c *api.Config) { c.IdleTimeout = 0 },
+		"per client over the cap":   func(c *api.Config) { c.MaxEventStreamsPerClient = c.MaxEventStreams + 1 },
+		"no streams":                func(c *api.Config) { c.MaxEventStreams = 0 },
+		"host with a path":          func(c *api.Config) { c.AllowedHosts = []string{"example.com/x"} },
+		"origin without a scheme":   func(c *api.Config) { c.AllowedOrigins = []string{"example.com"} },
+		"origin with a path":        func(c *api.Config) { c.AllowedOrigins = []string{"https://example.com/app"} },
+		"address without a port":    func(c *api.Config) { c.Address = "127.0.0.1" },
+		"upload limit out of range": func(c *api.Config) { c.MaxUploadMiB = 0 },
 	} {
 		cfg := DefaultConfig()
 		edit(&cfg.API)

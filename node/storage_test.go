@@ -239,7 +239,7 @@ func TestCreatorHoldsTheOutput(t *testing.T) {
 	if ok, err := client.IPFS.IsPinned(ctx, res.Output); err != nil || !ok {
 		t.Fatalf("creator's output not pinned: %v", err)
 	}
-	srv := httptest.NewServer(api.NewHandler(client.Node))
+	srv := httptest.NewServer(api.NewHandler(client.Node.APIDeps(), client.Node.Config.API))
 	defer srv.Close()
 	j, err := meshclient.New(srv.URL).Job(ctx, id.String())
 	if err != nil {

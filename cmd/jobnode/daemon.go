@@ -115,11 +115,11 @@ func runDaemon(ctx context.Context, g *globals, f daemonFlags, cmd *cobra.Comman
 	}
 	defer func() { err = errors.Join(err, n.Close()) }()
 
-	acfg := api.ConfigFrom(cfg.API)
+	acfg := cfg.API
 	if acfg.Token, err = repo.APIToken(); err != nil {
 		return err
 	}
-	h, err := api.New(n, acfg)
+	h, err := api.New(n.APIDeps(), acfg)
 	if err != nil {
 		return err
 	}

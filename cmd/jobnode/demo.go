@@ -388,8 +388,8 @@ func serveDemo(ctx context.Context, g *globals, mesh *localmesh.Mesh, say io.Wri
 	}()
 	fmt.Fprintln(say, "\nserving the mesh; press Ctrl-C to stop")
 	for _, m := range mesh.Members {
-		h := api.NewHandler(m.Node)
-		s, err := api.Listen("127.0.0.1:0", h, api.ConfigFrom(m.Config.API), g.logger())
+		h := api.NewHandler(m.APIDeps(), m.Config.API)
+		s, err := api.Listen("127.0.0.1:0", h, m.Config.API, g.logger())
 		if err != nil {
 			return err
 		}
