@@ -7,6 +7,10 @@
 // verdict) and which verdict record counts for a reader (ChooseVerdict,
 // ReadVerdict).
 //
+// A verifier MicroJob of a job that is not replicated is run outside its
+// MacroJob's room: VerifierRunners ranks who runs it, DueVerifiers says
+// when each in rank's turn comes.
+//
 // The rules read no clock and do no I/O beyond the reads a RecordReader
 // or a records.BodyReader is handed for: the time and what was heard on
 // the Job channel are inputs. The processor's loops build the inputs,

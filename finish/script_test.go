@@ -5,13 +5,14 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"github.com/jobmesh/jobmesh/internal/scripttest"
 	"math/big"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jobmesh/jobmesh/internal/scripttest"
 
 	"github.com/ipfs/go-cid"
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -45,6 +46,8 @@ var update = flag.Bool("update", false, "rewrite the expected output of testdata
 //	verdict <by>                          by's verdict record, as its judgement has it
 //	decide <self> at=<d> [procs=p,..]     self's judgement and decision at d
 //	choose [procs=p,..]                   the verdict a reader counts
+//	verifiers procs=p,.. [owners=p|-,..]  who runs each verifier MicroJob, in rank
+//	due <self> since=<d> [max=N]          the verifiers self runs d after the ranks
 func TestScripts(t *testing.T) {
 	scripttest.RunAll(t, "testdata/*.txt", *update, func(t *testing.T) func(string) string {
 		s := &script{t: t}
@@ -66,6 +69,7 @@ type script struct {
 	seq      uint64
 	heard    map[string]time.Time
 	complete map[string]time.Time // per processor, Decision.Complete
+	ranks    [][]string           // the verifier runners, by MacroJob
 }
 
 var start = time.Unix(1_000_000, 0).UTC()
@@ -144,6 +148,10 @@ func (s *script) run(line string) string {
 		return s.decide(pos[0], args)
 	case "choose":
 		return s.choose(args)
+	case "verifiers":
+		return s.verifiers(args)
+	case "due":
+		return s.due(pos[0], args)
 	}
 	s.t.Fatalf("unknown command %q", line)
 	return ""

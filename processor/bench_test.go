@@ -335,35 +335,9 @@ func benchFlow(b *testing.B, s flowShape, tu tuning) {
 	exec := &waitExec{cost: s.cost}
 	m := benchMesh(b, s, tu, exec)
 	meshtest.WaitConnected(b, m)
-	// Steady state: every processor's dispatch view holds every processor,
-	// as in a mesh that has been up for a while.
-	wait.Until(b, time.Minute, func() error {
-		for _, mem := range m.Running() {
-			if mem.Worker == nil {
-				continue
-			}
-			if live := mem.Worker.View().Live(); live != s.processors {
-				return fmt.Errorf("member %d sees %d of %d processors live", mem.Index, live, s.processors)
-			}
-		}
-		return nil
-	})
+	waitAllLive(b, m, s.processors)
 	if testing.Verbose() {
-		// Progress on stderr, to see where a slow run spends its time.
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		go func() {
-			t := time.NewTicker(5 * time.Second)
-			defer t.Stop()
-			for start := time.Now(); ; {
-				select {
-				case <-ctx.Done():
-					return
-				case <-t.C:
-					fmt.Fprintf(os.Stderr, "%s: %s: %d blocks run\n", b.Name(), time.Since(start).Round(time.Second), exec.calls.Load())
-				}
-			}
-		}()
+		defer reportProgress(b, exec)()
 	}
 	// One untimed job first: the figures are of a mesh in steady state,
 	// not of gossipsub meshes and connections still forming.
@@ -381,6 +355,49 @@ func benchFlow(b *testing.B, s flowShape, tu tuning) {
 	for k, v := range traffic0 {
 		traffic[k] -= v
 	}
+	reportFlow(b, s, runs, cpu, cpu0 >= 0)
+	reportTraffic(b, s, len(runs), traffic)
+}
+
+// waitAllLive waits for the steady state: every processor's dispatch view
+// holds every processor, as in a mesh that has been up for a while.
+func waitAllLive(b *testing.B, m *localmesh.Mesh, processors int) {
+	b.Helper()
+	wait.Until(b, time.Minute, func() error {
+		for _, mem := range m.Running() {
+			if mem.Worker == nil {
+				continue
+			}
+			if live := mem.Worker.View().Live(); live != processors {
+				return fmt.Errorf("member %d sees %d of %d processors live", mem.Index, live, processors)
+			}
+		}
+		return nil
+	})
+}
+
+// reportProgress prints the blocks run on stderr every five seconds, to
+// see where a slow run spends its time, until the returned stop is called.
+func reportProgress(b *testing.B, exec *waitExec) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		t := time.NewTicker(5 * time.Second)
+		defer t.Stop()
+		for start := time.Now(); ; {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				fmt.Fprintf(os.Stderr, "%s: %s: %d blocks run\n", b.Name(), time.Since(start).Round(time.Second), exec.calls.Load())
+			}
+		}
+	}()
+	return cancel
+}
+
+// reportFlow reports the runs' mean times, the blocks run and self-checks
+// per job, and, when cpuKnown, the process's CPU time per MicroJob.
+func reportFlow(b *testing.B, s flowShape, runs []flowRun, cpu time.Duration, cpuKnown bool) {
 	var wall, compute, committed, disclosed time.Duration
 	var blocks int64
 	var checks int
@@ -410,28 +427,12 @@ func benchFlow(b *testing.B, s flowShape, tu tuning) {
 	}
 	b.ReportMetric(float64(blocks)/float64(len(runs))/mj, "blocks-run/microjob")
 	b.ReportMetric(float64(checks)/float64(len(runs)), "self-checks/job")
-	if cpu0 >= 0 {
+	if cpuKnown {
 		// The whole mesh runs in this process: its CPU time per MicroJob
 		// is the coordination's cost, which a busy machine's wall time
 		// hides.
 		b.ReportMetric(float64(cpu.Milliseconds())/float64(len(runs))/mj, "cpu-ms/microjob")
 	}
-	// What the mesh's members handled, per MicroJob: the work that the
-	// CPU figure pays for, without the machine's noise.
-	var delivered, duplicates float64
-	for k, v := range traffic {
-		switch k.event {
-		case "delivered":
-			delivered += v
-			if k.topic == "crdt" || k.topic == "job" || k.topic == "macrojob" {
-				b.ReportMetric(v/float64(len(runs))/mj, k.topic+"-deliveries/microjob")
-			}
-		case "duplicate":
-			duplicates += v
-		}
-	}
-	b.ReportMetric(delivered/float64(len(runs))/mj, "deliveries/microjob")
-	b.ReportMetric(duplicates/float64(len(runs))/mj, "duplicates/microjob")
 	if s.cost > 0 {
 		// One block per MicroJob, so the ideal is MicroJobs × cost spread
 		// over every processor.
@@ -439,6 +440,27 @@ func benchFlow(b *testing.B, s flowShape, tu tuning) {
 		b.ReportMetric(wall.Seconds()/ideal.Seconds(), "overhead-ratio")
 		b.ReportMetric(compute.Seconds()/ideal.Seconds(), "compute-phase-ratio")
 	}
+}
+
+// reportTraffic reports what the mesh's members handled over runs jobs,
+// per MicroJob: the work that the CPU figure pays for, without the
+// machine's noise.
+func reportTraffic(b *testing.B, s flowShape, runs int, traffic map[trafficKey]float64) {
+	mj := float64(s.microjobs())
+	var delivered, duplicates float64
+	for k, v := range traffic {
+		switch k.event {
+		case "delivered":
+			delivered += v
+			if k.topic == "crdt" || k.topic == "job" || k.topic == "macrojob" {
+				b.ReportMetric(v/float64(runs)/mj, k.topic+"-deliveries/microjob")
+			}
+		case "duplicate":
+			duplicates += v
+		}
+	}
+	b.ReportMetric(delivered/float64(runs)/mj, "deliveries/microjob")
+	b.ReportMetric(duplicates/float64(runs)/mj, "duplicates/microjob")
 }
 
 // BenchmarkCoordinationOverhead: a job whose compute is a fixed 50 ms wait

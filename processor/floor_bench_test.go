@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/big"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -98,14 +99,14 @@ func floorInfo(s flowShape, seq int) *jobs.JobInfo {
 }
 
 // floorRecords are the store entries of MacroJob mac written by processor
-// self: the commitments and then the disclosures of its MicroJobs.
-func floorRecords(b *testing.B, plan *jobs.Plan, mac *jobs.MacroJob, self peer.ID, wallet string) (batch []crdt.Entry) {
-	b.Helper()
+// self, whose wallet is in the records' form (lowercase hex): the
+// commitments and then the disclosures of its MicroJobs.
+func floorRecords(plan *jobs.Plan, mac *jobs.MacroJob, self peer.ID, wallet string) ([]crdt.Entry, error) {
 	mh, err := multihash.Sum([]byte(fmt.Sprint("result", mac.Index)), multihash.SHA2_256, -1)
 	if err != nil {
-		b.Fatal(err)
+		return nil, err
 	}
-	var discl []crdt.Entry
+	var batch, discl []crdt.Entry
 	for _, mu := range mac.Micros {
 		d := microjob.Disclosure{
 			Version: microjob.RecordVersion, JobID: plan.JobID, MacroIndex: mac.Index, MicroID: mu.ID,
@@ -117,12 +118,12 @@ func floorRecords(b *testing.B, plan *jobs.Plan, mac *jobs.MacroJob, self peer.I
 		}
 		c, err := d.Commitment()
 		if err != nil {
-			b.Fatal(err)
+			return nil, err
 		}
 		batch = append(batch, crdt.Entry{Key: records.CommitmentKey(c), Type: records.CommitType, Payload: c.Encode()})
 		discl = append(discl, crdt.Entry{Key: records.DisclosureKey(d), Type: records.ResultType, Payload: d.Encode()})
 	}
-	return append(batch, discl...)
+	return append(batch, discl...), nil
 }
 
 // floorJob puts one job's least traffic through the mesh and returns the
@@ -139,57 +140,10 @@ func floorJob(b *testing.B, m *localmesh.Mesh, procs []*localmesh.Member, s flow
 		b.Fatalf("plan has %d MicroJobs, the shape says %d", got, s.microjobs())
 	}
 	members := m.Running()
-	// Every member reads the Job channel and watches the job's records.
-	topics := map[*localmesh.Member]*p2p.Topic[jobs.ChannelMsg]{}
-	var read atomic.Int64
-	stored := make([]atomic.Int64, len(members))
-	overflowed := make([]atomic.Bool, len(members))
-	var wg sync.WaitGroup
-	rctx, stop := context.WithCancel(ctx)
-	defer func() {
-		stop()
-		wg.Wait()
-		for _, t := range topics {
-			_ = t.Close()
-		}
-	}()
-	for i, mem := range members {
-		t, err := jobs.JoinJobTopic(mem.Host, plan.JobID)
-		if err != nil {
-			b.Fatal(err)
-		}
-		topics[mem] = t
-		changes := mem.Store.Watch(rctx, records.JobKey(plan.JobID)+"/")
-		wg.Add(2)
-		go func() {
-			defer wg.Done()
-			for {
-				if _, err := t.Next(rctx); err != nil {
-					return
-				}
-				read.Add(1)
-			}
-		}()
-		go func() {
-			defer wg.Done()
-			for ch := range changes {
-				switch ch.Kind {
-				case crdt.ChangePut:
-					stored[i].Add(1)
-				case crdt.ChangeOverflow:
-					overflowed[i].Store(true) // counted by a query at the end
-				}
-			}
-		}()
-	}
-	wait.Until(b, time.Minute, func() error {
-		for mem, t := range topics {
-			if n := len(t.Peers()); n < len(members)-1 {
-				return fmt.Errorf("member %d has %d of %d peers on the Job channel", mem.Index, n, len(members)-1)
-			}
-		}
-		return nil
-	})
+	w := newFloorWatch(ctx, len(members))
+	defer w.close()
+	w.watch(b, members, plan.JobID)
+	w.waitJoined(b, len(members))
 	perMember := int64(len(plan.Macros) + 2*s.microjobs()) // per member
 	messages := int64(len(members)) * int64(2*len(plan.Macros))
 	// Each processor writes a MacroJob's share when it would have run its
@@ -209,23 +163,7 @@ func floorJob(b *testing.B, m *localmesh.Mesh, procs []*localmesh.Member, s flow
 						pace.Stop()
 						return ctx.Err()
 					}
-					mac := &plan.Macros[mi]
-					batch := floorRecords(b, plan, mac, p.Host.ID(), p.Wallet.Hex())
-					lock := records.RoomLock{Owner: p.Host.ID().String(), Expires: time.Now().Add(time.Minute).UTC()}
-					if err := crdt.PutJSON(ctx, p.Store, records.RoomLockKey(plan.JobID.String(), mac.Index), records.RoomLockType, lock); err != nil {
-						return err
-					}
-					if err := topics[p].Publish(ctx, jobs.ChannelMsg{Kind: jobs.KindRoom, JobID: plan.JobID.String(), Macro: mac.Index, Processor: p.Host.ID().String(), Open: len(mac.Micros)}); err != nil {
-						return err
-					}
-					if err := p.Store.PutBatch(ctx, batch); err != nil {
-						return err
-					}
-					var micros []string
-					for _, mu := range mac.Micros {
-						micros = append(micros, mu.ID.String())
-					}
-					if err := topics[p].Publish(ctx, jobs.Progress(plan.JobID.String(), p.Host.ID().String(), micros)); err != nil {
+					if err := writeFloorShare(ctx, plan, &plan.Macros[mi], p, w.topics[p]); err != nil {
 						return err
 					}
 				}
@@ -238,14 +176,126 @@ func floorJob(b *testing.B, m *localmesh.Mesh, procs []*localmesh.Member, s flow
 			b.Fatal(err)
 		}
 	}
+	w.waitDelivered(b, ctx, members, plan.JobID, messages, perMember)
+	return cputime.Process() - cpu0
+}
+
+// writeFloorShare is what processor p puts through the mesh for MacroJob
+// mac: its room lock, the room's announcement, one batch of the MicroJobs'
+// commitments and disclosures, and their progress message.
+func writeFloorShare(ctx context.Context, plan *jobs.Plan, mac *jobs.MacroJob, p *localmesh.Member, topic *p2p.Topic[jobs.ChannelMsg]) error {
+	batch, err := floorRecords(plan, mac, p.Host.ID(), strings.ToLower(p.Wallet.Hex()))
+	if err != nil {
+		return err
+	}
+	lock := records.RoomLock{Owner: p.Host.ID().String(), Expires: time.Now().Add(time.Minute).UTC()}
+	if err := crdt.PutJSON(ctx, p.Store, records.RoomLockKey(plan.JobID.String(), mac.Index), records.RoomLockType, lock); err != nil {
+		return err
+	}
+	if err := topic.Publish(ctx, jobs.ChannelMsg{Kind: jobs.KindRoom, JobID: plan.JobID.String(), Macro: mac.Index, Processor: p.Host.ID().String(), Open: len(mac.Micros)}); err != nil {
+		return err
+	}
+	if err := p.Store.PutBatch(ctx, batch); err != nil {
+		return err
+	}
+	var micros []string
+	for _, mu := range mac.Micros {
+		micros = append(micros, mu.ID.String())
+	}
+	return topic.Publish(ctx, jobs.Progress(plan.JobID.String(), p.Host.ID().String(), micros))
+}
+
+// floorWatch is every member reading the Job channel and watching the
+// job's records, counting what arrives.
+type floorWatch struct {
+	ctx        context.Context
+	stop       context.CancelFunc
+	wg         sync.WaitGroup
+	topics     map[*localmesh.Member]*p2p.Topic[jobs.ChannelMsg]
+	read       atomic.Int64
+	stored     []atomic.Int64
+	overflowed []atomic.Bool
+}
+
+func newFloorWatch(ctx context.Context, members int) *floorWatch {
+	w := &floorWatch{
+		topics:     map[*localmesh.Member]*p2p.Topic[jobs.ChannelMsg]{},
+		stored:     make([]atomic.Int64, members),
+		overflowed: make([]atomic.Bool, members),
+	}
+	w.ctx, w.stop = context.WithCancel(ctx)
+	return w
+}
+
+// close stops the readers and watchers and leaves the Job channel.
+func (w *floorWatch) close() {
+	w.stop()
+	w.wg.Wait()
+	for _, t := range w.topics {
+		_ = t.Close()
+	}
+}
+
+// watch joins every member to the job's channel and starts counting the
+// messages it reads and the records its store takes.
+func (w *floorWatch) watch(b *testing.B, members []*localmesh.Member, id jobs.ID) {
+	b.Helper()
+	for i, mem := range members {
+		t, err := jobs.JoinJobTopic(mem.Host, id)
+		if err != nil {
+			b.Fatal(err)
+		}
+		w.topics[mem] = t
+		changes := mem.Store.Watch(w.ctx, records.JobKey(id)+"/")
+		w.wg.Add(2)
+		go func() {
+			defer w.wg.Done()
+			for {
+				if _, err := t.Next(w.ctx); err != nil {
+					return
+				}
+				w.read.Add(1)
+			}
+		}()
+		go func() {
+			defer w.wg.Done()
+			for ch := range changes {
+				switch ch.Kind {
+				case crdt.ChangePut:
+					w.stored[i].Add(1)
+				case crdt.ChangeOverflow:
+					w.overflowed[i].Store(true) // counted by a query at the end
+				}
+			}
+		}()
+	}
+}
+
+// waitJoined waits until every member has every other on the Job channel.
+func (w *floorWatch) waitJoined(b *testing.B, members int) {
+	b.Helper()
+	wait.Until(b, time.Minute, func() error {
+		for mem, t := range w.topics {
+			if n := len(t.Peers()); n < members-1 {
+				return fmt.Errorf("member %d has %d of %d peers on the Job channel", mem.Index, n, members-1)
+			}
+		}
+		return nil
+	})
+}
+
+// waitDelivered waits until the members have read messages messages in
+// all and each member's store holds perMember of job id's records.
+func (w *floorWatch) waitDelivered(b *testing.B, ctx context.Context, members []*localmesh.Member, id jobs.ID, messages, perMember int64) {
+	b.Helper()
 	wait.Until(b, 4*time.Minute, func() error {
-		if r := read.Load(); r < messages {
+		if r := w.read.Load(); r < messages {
 			return fmt.Errorf("%d of %d messages read", r, messages)
 		}
 		for i, mem := range members {
-			n := stored[i].Load()
-			if overflowed[i].Load() {
-				recs, err := mem.Store.Query(ctx, records.JobKey(plan.JobID))
+			n := w.stored[i].Load()
+			if w.overflowed[i].Load() {
+				recs, err := mem.Store.Query(ctx, records.JobKey(id))
 				if err != nil {
 					return err
 				}
@@ -257,5 +307,4 @@ func floorJob(b *testing.B, m *localmesh.Mesh, procs []*localmesh.Member, s flow
 		}
 		return nil
 	})
-	return cputime.Process() - cpu0
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -64,14 +65,7 @@ func TestForgedVerdictIsNotSigned(t *testing.T) {
 		}
 	})
 	procs := processorsOf(m)
-	stakes := map[*localmesh.Member]string{}
-	for _, p := range procs {
-		s, err := m.Escrow.StakeOf(ctx, p.Wallet)
-		if err != nil {
-			t.Fatal(err)
-		}
-		stakes[p] = s.Active.String()
-	}
+	stakes := stakesOf(t, ctx, m, procs)
 	c := client(m)
 	job := newMandelbrot(t, 192, 160, 32)
 	info, err := c.DApp.Submit(ctx, job.spec(3, 4))
@@ -81,16 +75,7 @@ func TestForgedVerdictIsNotSigned(t *testing.T) {
 	id := info.ID()
 	attacker := lowestRanked(m, id)
 	self := attacker.Host.ID().String()
-	// The attacker forges once its replica holds a final judgement.
-	var forged records.VerdictRecord
-	if err := waitFor(ctx, func() bool {
-		rec, final, err := processor.VerdictFromRecords(ctx, attacker.Store, info)
-		forged = rec
-		return err == nil && final
-	}); err != nil {
-		t.Fatal("the attacker's replica never judged the job final")
-	}
-	forged.Output = "bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy"
+	forged := forgeVerdict(t, ctx, attacker, info)
 	key := records.VerdictKey(id, self)
 	if err := crdt.PutJSON(ctx, attacker.Store, key, records.VerdictType, forged); err != nil {
 		t.Fatal(err)
@@ -110,10 +95,52 @@ func TestForgedVerdictIsNotSigned(t *testing.T) {
 	if err != nil || chosen.Author == self {
 		t.Fatalf("the verdict settled on is %q's (%v); the attacker is %s", chosen.Author, err, self)
 	}
+	honest := slices.DeleteFunc(slices.Clone(procs), func(p *localmesh.Member) bool { return p == attacker })
+	checkRefusedUnslashed(t, ctx, m, honest, stakes)
+	checkNoneSigned(t, ctx, c, honest, id, forged.Output)
+	if burned, err := m.Escrow.TotalBurned(ctx); err != nil || burned.Sign() != 0 {
+		t.Fatalf("burned %v (%v)", burned, err)
+	}
+	if len(res.Culprits) != 0 {
+		t.Fatalf("culprits %v in an honest job", res.Culprits)
+	}
+}
+
+// stakesOf is each processor's active stake, as a string.
+func stakesOf(t *testing.T, ctx context.Context, m *localmesh.Mesh, procs []*localmesh.Member) map[*localmesh.Member]string {
+	t.Helper()
+	stakes := map[*localmesh.Member]string{}
 	for _, p := range procs {
-		if p == attacker {
-			continue
+		s, err := m.Escrow.StakeOf(ctx, p.Wallet)
+		if err != nil {
+			t.Fatal(err)
 		}
+		stakes[p] = s.Active.String()
+	}
+	return stakes
+}
+
+// forgeVerdict waits until the attacker's replica holds a final judgement
+// of the job and returns the verdict it would write, with another output.
+func forgeVerdict(t *testing.T, ctx context.Context, attacker *localmesh.Member, info *jobs.JobInfo) records.VerdictRecord {
+	t.Helper()
+	var forged records.VerdictRecord
+	if err := waitFor(ctx, func() bool {
+		rec, final, err := processor.VerdictFromRecords(ctx, attacker.Store, info)
+		forged = rec
+		return err == nil && final
+	}); err != nil {
+		t.Fatal("the attacker's replica never judged the job final")
+	}
+	forged.Output = "bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy"
+	return forged
+}
+
+// checkRefusedUnslashed checks that every honest processor counted a
+// refusal to sign for the forged output and kept its stake.
+func checkRefusedUnslashed(t *testing.T, ctx context.Context, m *localmesh.Mesh, honest []*localmesh.Member, stakes map[*localmesh.Member]string) {
+	t.Helper()
+	for _, p := range honest {
 		if n := counterSum(t, p.Metrics, "jobmesh_processor_sign_refusals_total", "reason", "output"); n < 1 {
 			t.Errorf("processor %d did not refuse to sign for the forged output", p.Index)
 		}
@@ -125,15 +152,17 @@ func TestForgedVerdictIsNotSigned(t *testing.T) {
 			t.Errorf("processor %d's stake went from %s to %s", p.Index, stakes[p], s.Active)
 		}
 	}
-	// No honest processor ever signed a settlement of the forged output.
-	forgedOut, err := cid.Decode(forged.Output)
+}
+
+// checkNoneSigned checks that no honest processor ever signed a
+// settlement of the forged output.
+func checkNoneSigned(t *testing.T, ctx context.Context, c *localmesh.Member, honest []*localmesh.Member, id jobs.ID, output string) {
+	t.Helper()
+	forgedOut, err := cid.Decode(output)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range procs {
-		if p == attacker {
-			continue
-		}
+	for _, p := range honest {
 		r, err := c.Store.Get(ctx, records.SignatureKey(id, p.Host.ID().String()))
 		if errors.Is(err, crdt.ErrNotFound) {
 			continue // settled before it signed
@@ -148,11 +177,5 @@ func TestForgedVerdictIsNotSigned(t *testing.T) {
 		if s.Settlement.ResultRoot == records.ResultRoot(forgedOut) {
 			t.Fatalf("processor %d signed a settlement of the forged output", p.Index)
 		}
-	}
-	if burned, err := m.Escrow.TotalBurned(ctx); err != nil || burned.Sign() != 0 {
-		t.Fatalf("burned %v (%v)", burned, err)
-	}
-	if len(res.Culprits) != 0 {
-		t.Fatalf("culprits %v in an honest job", res.Culprits)
 	}
 }

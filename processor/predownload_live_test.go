@@ -50,18 +50,7 @@ func TestModelPreDownloadInMesh(t *testing.T) {
 	}
 	// Every processor's view lists all four, the holder with the model,
 	// before the job appears: then they all name the same fetchers.
-	wait.Until(t, time.Minute, func() error {
-		for _, p := range procs {
-			v := p.Worker.View()
-			if v.Live() != len(procs) {
-				return fmt.Errorf("processor %d sees %d live", p.Index, v.Live())
-			}
-			if h, _ := v.Processor(holder.Host.ID().String()); !slices.Contains(h.LocalModels, cid) {
-				return fmt.Errorf("processor %d does not see the holder's model yet", p.Index)
-			}
-		}
-		return nil
-	})
+	waitModelInViews(t, procs, holder, cid)
 
 	job := newMandelbrot(t, 128, 128, 32) // 16 tiles
 	spec := job.spec(2, 4)
@@ -74,6 +63,46 @@ func TestModelPreDownloadInMesh(t *testing.T) {
 	}
 
 	// The named processors fetch the model and advertise it.
+	holders := waitModelAdvertised(t, ctx, c, cid, 3)
+	if fetched := checkModelFiles(t, procs, holder, holders, cid, model); fetched < 2 {
+		t.Fatalf("%d processors pre-downloaded the model, want at least 2", fetched)
+	}
+	// The job was not held up by the pre-download for good: it completes.
+	close(release)
+	jctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancel()
+	res, err := c.DApp.Wait(jctx, info.ID(), 100*time.Millisecond)
+	if err != nil {
+		t.Fatalf("job %s: %v", info.ID(), err)
+	}
+	checkComplete(t, info, res)
+	if got := output(t, m, res, info.Output.Kind); !bytes.Equal(got, job.Local(t)) {
+		t.Fatal("mesh output differs from the local run")
+	}
+}
+
+// waitModelInViews waits until every processor's view lists every
+// processor live and the holder with model cid.
+func waitModelInViews(t *testing.T, procs []*localmesh.Member, holder *localmesh.Member, cid string) {
+	t.Helper()
+	wait.Until(t, time.Minute, func() error {
+		for _, p := range procs {
+			v := p.Worker.View()
+			if v.Live() != len(procs) {
+				return fmt.Errorf("processor %d sees %d live", p.Index, v.Live())
+			}
+			if h, _ := v.Processor(holder.Host.ID().String()); !slices.Contains(h.LocalModels, cid) {
+				return fmt.Errorf("processor %d does not see the holder's model yet", p.Index)
+			}
+		}
+		return nil
+	})
+}
+
+// waitModelAdvertised waits until at least want processors advertise model
+// cid to the client and returns their peer IDs.
+func waitModelAdvertised(t *testing.T, ctx context.Context, c *localmesh.Member, cid string, want int) []string {
+	t.Helper()
 	var holders []string
 	wait.Until(t, 2*time.Minute, func() error {
 		ads, err := c.Processors(ctx)
@@ -86,11 +115,19 @@ func TestModelPreDownloadInMesh(t *testing.T) {
 				holders = append(holders, a.PeerID)
 			}
 		}
-		if len(holders) < 3 {
+		if len(holders) < want {
 			return fmt.Errorf("%d processors advertise the model", len(holders))
 		}
 		return nil
 	})
+	return holders
+}
+
+// checkModelFiles checks that every processor among holders has the model
+// in its model store and, unless it is the first holder, counted a fetch;
+// it returns how many fetched it.
+func checkModelFiles(t *testing.T, procs []*localmesh.Member, holder *localmesh.Member, holders []string, cid string, model []byte) int {
+	t.Helper()
 	fetched := 0
 	for _, p := range procs {
 		if !slices.Contains(holders, p.Host.ID().String()) {
@@ -111,21 +148,7 @@ func TestModelPreDownloadInMesh(t *testing.T) {
 			}
 		}
 	}
-	if fetched < 2 {
-		t.Fatalf("%d processors pre-downloaded the model, want at least 2", fetched)
-	}
-	// The job was not held up by the pre-download for good: it completes.
-	close(release)
-	jctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
-	defer cancel()
-	res, err := c.DApp.Wait(jctx, info.ID(), 100*time.Millisecond)
-	if err != nil {
-		t.Fatalf("job %s: %v", info.ID(), err)
-	}
-	checkComplete(t, info, res)
-	if got := output(t, m, res, info.Output.Kind); !bytes.Equal(got, job.Local(t)) {
-		t.Fatal("mesh output differs from the local run")
-	}
+	return fetched
 }
 
 // counter reads a counter's value from a member's metrics registry.

@@ -61,6 +61,38 @@ func (m *rpcMesh) client() *rpcMember { return m.members[len(m.members)-1] }
 func newRPCMesh(t *testing.T, processors int, tune func(mem *rpcMember, pc *processor.Config)) *rpcMesh {
 	t.Helper()
 	ctx := context.Background()
+	m, rc, deploy := startRPCChain(t, ctx)
+	dir := t.TempDir()
+	var bootstrap []string
+	roles := []node.Role{node.RoleBootstrap}
+	for range processors {
+		roles = append(roles, node.RoleProcessor)
+	}
+	roles = append(roles, node.RoleClient)
+	for i, role := range roles {
+		mem := &rpcMember{index: i, role: role}
+		n := m.startMember(t, ctx, rc, mem, filepath.Join(dir, fmt.Sprintf("%s-%d", role, i)), bootstrap, tune)
+		mem.Node = n
+		m.members = append(m.members, mem)
+		if role == node.RoleBootstrap {
+			for _, a := range n.Host.FullAddrs() {
+				bootstrap = append(bootstrap, a.String())
+			}
+		}
+		if role == node.RoleProcessor {
+			if _, err := n.Escrow.Stake(ctx, deploy.MinStake); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return m
+}
+
+// startRPCChain starts the dev chain with the escrow deployed and returns
+// a mesh with no members yet, read-only escrow client attached, and the
+// faucet's RPC connection.
+func startRPCChain(t *testing.T, ctx context.Context) (*rpcMesh, *rpc.Client, escrow.DeployParams) {
+	t.Helper()
 	dc := escrow.DefaultDevChainConfig()
 	dc.Accounts = 2
 	deploy := escrow.DefaultDeployParams()
@@ -82,88 +114,74 @@ func newRPCMesh(t *testing.T, processors int, tune func(mem *rpcMember, pc *proc
 	if m.escrow, err = escrow.New(ctx, m.eth, nil, ecfg); err != nil {
 		t.Fatal(err)
 	}
+	return m, rc, deploy
+}
 
-	dir := t.TempDir()
-	var bootstrap []string
-	roles := []node.Role{node.RoleBootstrap}
-	for range processors {
-		roles = append(roles, node.RoleProcessor)
+// startMember initialises a repository for mem in repoDir and starts its
+// node: a member other than the bootstrap node gets its wallet funded by
+// the faucet and its own chain connection, a processor the test's short
+// timings, adjusted by tune.
+func (m *rpcMesh) startMember(t *testing.T, ctx context.Context, rc *rpc.Client, mem *rpcMember, repoDir string,
+	bootstrap []string, tune func(mem *rpcMember, pc *processor.Config)) *node.Node {
+	t.Helper()
+	cfg := node.DefaultConfig()
+	cfg.Store.Rebroadcast = node.Duration(time.Second)
+	cfg.Store.DAGSyncTimeout = node.Duration(3 * time.Second)
+	cfg.Processor.AdvertiseEvery = node.Duration(time.Minute)
+	cfg.Client.Quiet = node.Duration(2 * time.Second) // every processor joins within a second
+	if err := node.InitRepo(repoDir, cfg); err != nil {
+		t.Fatal(err)
 	}
-	roles = append(roles, node.RoleClient)
-	for i, role := range roles {
-		mem := &rpcMember{index: i, role: role}
-		repoDir := filepath.Join(dir, fmt.Sprintf("%s-%d", role, i))
-		cfg := node.DefaultConfig()
-		cfg.Store.Rebroadcast = node.Duration(time.Second)
-		cfg.Store.DAGSyncTimeout = node.Duration(3 * time.Second)
-		cfg.Processor.AdvertiseEvery = node.Duration(time.Minute)
-		cfg.Client.Quiet = node.Duration(2 * time.Second) // every processor joins within a second
-		if err := node.InitRepo(repoDir, cfg); err != nil {
-			t.Fatal(err)
-		}
-		repo, err := node.OpenRepo(repoDir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { repo.Close() })
-		dstore, err := pebbleds.NewDatastore(filepath.Join(repoDir, node.DatastoreDir))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { dstore.Close() })
-		pcfg := p2p.LoopbackConfig()
-		pcfg.Bootstrap = bootstrap
-		params := node.Params{
-			Role: role, Config: repo.Config, Identity: repo.Identity, Datastore: dstore,
-			P2P: &pcfg, Logger: meshtest.Logger().With("node", i),
-		}
-		if role != node.RoleBootstrap {
-			mem.wallet = common.HexToAddress(repo.Config.Processor.Wallet)
-			if _, err := escrow.DevFund(ctx, rc, mem.wallet, big.NewInt(5e18)); err != nil {
-				t.Fatal(err)
-			}
-			// Its own connection, as a separate process would have.
-			own, err := ethclient.DialContext(ctx, chain.URL())
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(own.Close)
-			params.Chain = &node.Chain{Backend: own, Contract: chain.Escrow()}
-			params.WalletKey = repo.WalletKey
-		}
-		if role == node.RoleProcessor {
-			pc := repo.Config.ProcessorConfig()
-			pc.Poll = 200 * time.Millisecond
-			pc.DiscloseGrace = 5 * time.Second
-			pc.Room.Queue.ProcessingTimeout = 6 * time.Second
-			pc.Room.Queue.OwnerTimeout = 2 * time.Second
-			pc.Room.Queue.Rebroadcast = 300 * time.Millisecond
-			pc.Room.LockTTL = 6 * time.Second
-			pc.FundingBackoff = 200 * time.Millisecond
-			if tune != nil {
-				tune(mem, &pc)
-			}
-			params.Processor = &pc
-		}
-		n, err := node.New(ctx, params)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { n.Close() })
-		mem.Node = n
-		m.members = append(m.members, mem)
-		if role == node.RoleBootstrap {
-			for _, a := range n.Host.FullAddrs() {
-				bootstrap = append(bootstrap, a.String())
-			}
-		}
-		if role == node.RoleProcessor {
-			if _, err := n.Escrow.Stake(ctx, deploy.MinStake); err != nil {
-				t.Fatal(err)
-			}
-		}
+	repo, err := node.OpenRepo(repoDir)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return m
+	t.Cleanup(func() { repo.Close() })
+	dstore, err := pebbleds.NewDatastore(filepath.Join(repoDir, node.DatastoreDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { dstore.Close() })
+	pcfg := p2p.LoopbackConfig()
+	pcfg.Bootstrap = bootstrap
+	params := node.Params{
+		Role: mem.role, Config: repo.Config, Identity: repo.Identity, Datastore: dstore,
+		P2P: &pcfg, Logger: meshtest.Logger().With("node", mem.index),
+	}
+	if mem.role != node.RoleBootstrap {
+		mem.wallet = common.HexToAddress(repo.Config.Processor.Wallet)
+		if _, err := escrow.DevFund(ctx, rc, mem.wallet, big.NewInt(5e18)); err != nil {
+			t.Fatal(err)
+		}
+		// Its own connection, as a separate process would have.
+		own, err := ethclient.DialContext(ctx, m.chain.URL())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(own.Close)
+		params.Chain = &node.Chain{Backend: own, Contract: m.chain.Escrow()}
+		params.WalletKey = repo.WalletKey
+	}
+	if mem.role == node.RoleProcessor {
+		pc := repo.Config.ProcessorConfig()
+		pc.Poll = 200 * time.Millisecond
+		pc.DiscloseGrace = 5 * time.Second
+		pc.Room.Queue.ProcessingTimeout = 6 * time.Second
+		pc.Room.Queue.OwnerTimeout = 2 * time.Second
+		pc.Room.Queue.Rebroadcast = 300 * time.Millisecond
+		pc.Room.LockTTL = 6 * time.Second
+		pc.FundingBackoff = 200 * time.Millisecond
+		if tune != nil {
+			tune(mem, &pc)
+		}
+		params.Processor = &pc
+	}
+	n, err := node.New(ctx, params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { n.Close() })
+	return n
 }
 
 // TestRacingFinalizersSettleOnce: two processors submit settle for the
@@ -217,8 +235,28 @@ func TestRacingFinalizersSettleOnce(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("no finalizer reached a quorum")
 	}
-	// Two processors, the finalizer that got there first and another,
-	// race once each of them sees every member's signature.
+	racers := m.racers(t, ctx, first, id)
+	if settled := raceSettlements(t, ctx, racers, id); settled != 1 {
+		t.Fatalf("%d racers settled, want exactly 1", settled)
+	}
+	// The other submitters now try too, and find the job settled.
+	close(release)
+	res, err := c.DApp.Wait(ctx, id, 100*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkComplete(t, info, res)
+	if res.Release == nil {
+		t.Fatal("no release")
+	}
+	m.checkPaidOnce(t, ctx, info, res.Release, contractBefore)
+	m.checkOneSettleSubmitted(t, ctx, id)
+}
+
+// racers returns two processors, the finalizer that got there first and
+// another, once each of them sees every member's signature.
+func (m *rpcMesh) racers(t *testing.T, ctx context.Context, first int, id jobs.ID) []*rpcMember {
+	t.Helper()
 	racers := []*rpcMember{m.members[first]}
 	for _, mem := range m.processors() {
 		if mem.index != first {
@@ -234,6 +272,13 @@ func TestRacingFinalizersSettleOnce(t *testing.T) {
 			t.Fatalf("processor %d never saw every signature", mem.index)
 		}
 	}
+	return racers
+}
+
+// raceSettlements lets every racer submit the settlement at the same
+// moment, fails the test on any error, and returns how many settled.
+func raceSettlements(t *testing.T, ctx context.Context, racers []*rpcMember, id jobs.ID) int {
+	t.Helper()
 	type outcome struct {
 		settled bool
 		err     error
@@ -259,23 +304,14 @@ func TestRacingFinalizersSettleOnce(t *testing.T) {
 			settled++
 		}
 	}
-	if settled != 1 {
-		t.Fatalf("%d racers settled, want exactly 1", settled)
-	}
-	// The other submitters now try too, and find the job settled.
-	close(release)
-	res, err := c.DApp.Wait(ctx, id, 100*time.Millisecond)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkComplete(t, info, res)
-	rel := res.Release
-	if rel == nil {
-		t.Fatal("no release")
-	}
+	return settled
+}
 
-	// Paid once: one EscrowReleased event, one successful settle
-	// transaction, each payee credited exactly its payout.
+// checkPaidOnce checks that the job was paid once: one EscrowReleased
+// event, one successful settle transaction, each payee credited exactly
+// its payout, the job settled on chain, and the escrow's value conserved.
+func (m *rpcMesh) checkPaidOnce(t *testing.T, ctx context.Context, info *jobs.JobInfo, rel *escrow.Release, contractBefore *big.Int) {
+	t.Helper()
 	parsed, err := bindings.EscrowMetaData.ParseABI()
 	if err != nil {
 		t.Fatal(err)
@@ -283,7 +319,7 @@ func TestRacingFinalizersSettleOnce(t *testing.T) {
 	logs, err := m.eth.FilterLogs(ctx, ethereum.FilterQuery{
 		FromBlock: big.NewInt(0),
 		Addresses: []common.Address{m.chain.Escrow()},
-		Topics:    [][]common.Hash{{parsed.Events["EscrowReleased"].ID}, {escrow.JobKey(common.Address(info.Creator), common.Hash(id))}},
+		Topics:    [][]common.Hash{{parsed.Events["EscrowReleased"].ID}, {escrow.JobKey(common.Address(info.Creator), common.Hash(info.ID()))}},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -295,17 +331,7 @@ func TestRacingFinalizersSettleOnce(t *testing.T) {
 	if err != nil || rcpt.Status != types.ReceiptStatusSuccessful {
 		t.Fatalf("settle transaction %s: %v", rel.TxHash, err)
 	}
-	credits := new(big.Int)
-	for i, p := range rel.Payees {
-		credit, err := m.escrow.CreditOf(ctx, p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if credit.Cmp(rel.Amounts[i]) != 0 {
-			t.Fatalf("payee %s credit %v, payout %v", p, credit, rel.Amounts[i])
-		}
-		credits.Add(credits, credit)
-	}
+	credits := m.checkPayeeCredits(t, ctx, rel)
 	creatorCredit, err := m.escrow.CreditOf(ctx, common.Address(info.Creator))
 	if err != nil {
 		t.Fatal(err)
@@ -325,16 +351,37 @@ func TestRacingFinalizersSettleOnce(t *testing.T) {
 	if want := new(big.Int).Add(contractBefore, info.PriceWei); contractAfter.Cmp(want) != 0 {
 		t.Fatalf("escrow holds %v after settling, want stakes + price = %v", contractAfter, want)
 	}
-	j, err := m.escrow.Job(ctx, escrow.JobKey(common.Address(info.Creator), common.Hash(id)))
+	j, err := m.escrow.Job(ctx, escrow.JobKey(common.Address(info.Creator), common.Hash(info.ID())))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if j.State != escrow.JobSettled {
 		t.Fatalf("job is %s on chain", j.State)
 	}
+}
 
-	// Every processor stops: none fails, and across the mesh exactly one
-	// settle transaction counts as submitted.
+// checkPayeeCredits checks that each payee is credited exactly its payout
+// and returns the sum of the credits.
+func (m *rpcMesh) checkPayeeCredits(t *testing.T, ctx context.Context, rel *escrow.Release) *big.Int {
+	t.Helper()
+	credits := new(big.Int)
+	for i, p := range rel.Payees {
+		credit, err := m.escrow.CreditOf(ctx, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if credit.Cmp(rel.Amounts[i]) != 0 {
+			t.Fatalf("payee %s credit %v, payout %v", p, credit, rel.Amounts[i])
+		}
+		credits.Add(credits, credit)
+	}
+	return credits
+}
+
+// checkOneSettleSubmitted waits for every processor to stop: none fails,
+// and across the mesh exactly one settle transaction counts as submitted.
+func (m *rpcMesh) checkOneSettleSubmitted(t *testing.T, ctx context.Context, id jobs.ID) {
+	t.Helper()
 	for _, mem := range m.processors() {
 		if err := waitFor(ctx, func() bool {
 			_, _, done, err := mem.Worker.SettlementStatus(ctx, id)

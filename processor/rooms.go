@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jobmesh/jobmesh/dispatch"
+	"github.com/jobmesh/jobmesh/finish"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/macrojob"
 	"github.com/jobmesh/jobmesh/records"
@@ -170,7 +171,7 @@ func (w *Worker) firstOwners(js *jobState) []string {
 			}
 		}
 	}
-	verifiers := verifierRunners(id, js.plan, procs, owners)
+	verifiers := finish.VerifierRunners(id, js.plan, procs, owners)
 	w.mu.Lock()
 	js.owners, js.openRank, js.verifiers, js.ownersView, js.eligible = owners, openRank, verifiers, v, eligible
 	w.mu.Unlock()

@@ -1,74 +1,26 @@
 package processor
 
 import (
-	"bytes"
 	"context"
-	"slices"
-	"strconv"
 	"time"
 
+	"github.com/jobmesh/jobmesh/finish"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/macrojob"
 )
 
-// A verifier MicroJob proves something only when a processor other than
-// the ones that ran the regular MicroJobs it takes blocks from runs it. A
-// MacroJob's room is usually worked by the processor that opened it, and
-// often by it alone; with the verifier in the room, that processor ran
-// both, and every such block had to be self-checked: two more runs, two
-// more records and a wait at the end of the job (finish/selfcheck.go).
-//
-// So the verifier MicroJob of a job that is not replicated is not in its
-// MacroJob's room. Processors are ranked for it by rendezvous hash of
-// (peer ID, job ID, MacroJob index, "verifier"), among the processors
-// eligible for the job, with the MacroJob's first owner last; the first in
-// rank runs it at once, outside any room, and the k-th only after k
-// ProcessingTimeouts without a commitment of it (stored, or heard on the
-// Job channel). Its commitment and disclosure are those of any MicroJob.
-// A processor that already ran a regular MicroJob the verifier checks
-// passes its turn until the last in rank's is due. Nothing in verification
-// trusts this choice: when one processor still ran both, the block is
-// self-checked as before.
+// The verifier MicroJob of a job that is not replicated is run outside
+// its MacroJob's room, by the processors finish.VerifierRunners ranks,
+// each when finish.DueVerifiers says its turn is due.
 
 // outOfRoom reports whether MicroJob mu of js is run outside its room.
 func outOfRoom(js *jobState, mu *jobs.MicroJob) bool {
 	return mu.Verifier && !replicated(js)
 }
 
-// verifierRunners ranks, for each MacroJob of plan, the processors procs
-// for its verifier MicroJob: by rendezvous hash, with the MacroJob's first
-// owner (owners) last.
-func verifierRunners(id string, plan *jobs.Plan, procs, owners []string) [][]string {
-	type ranked struct {
-		p string
-		h [32]byte
-	}
-	out := make([][]string, len(plan.Macros))
-	rs := make([]ranked, 0, len(procs))
-	for i, m := range plan.Macros {
-		rs = rs[:0]
-		idx := strconv.FormatUint(m.Index, 10)
-		for _, p := range procs {
-			if p != owners[i] {
-				rs = append(rs, ranked{p, hashOf(p, id, idx, "verifier")})
-			}
-		}
-		slices.SortFunc(rs, func(a, b ranked) int { return bytes.Compare(b.h[:], a.h[:]) })
-		order := make([]string, 0, len(rs)+1)
-		for _, r := range rs {
-			order = append(order, r.p)
-		}
-		if owners[i] != "" {
-			order = append(order, owners[i])
-		}
-		out[i] = order
-	}
-	return out
-}
-
 // runVerifiers runs, outside any room, up to a turn's worth of js's
-// verifier MicroJobs that are this processor's turn (dueVerifiers), and
-// reports whether it ran any.
+// verifier MicroJobs that are this processor's turn
+// (finish.DueVerifiers), and reports whether it ran any.
 func (w *Worker) runVerifiers(ctx context.Context, js *jobState) bool {
 	if replicated(js) {
 		return false
@@ -84,7 +36,7 @@ func (w *Worker) runVerifiers(ctx context.Context, js *jobState) bool {
 	}
 	turn := w.turnSize(js)
 	w.mu.Lock()
-	due := dueVerifiers(js.plan, js.verifiers, w.self, func(id jobs.ID) bool { return committed[id] || js.mine[id] },
+	due := finish.DueVerifiers(js.plan, js.verifiers, w.self, func(id jobs.ID) bool { return committed[id] || js.mine[id] },
 		func(id jobs.ID) bool { return js.mine[id] }, time.Since(ranked), w.processingTimeout(), turn)
 	w.mu.Unlock()
 	if len(due) == 0 {
@@ -96,34 +48,4 @@ func (w *Worker) runVerifiers(ctx context.Context, js *jobState) bool {
 	}
 	w.process(ctx, js, nil, ids)
 	return true
-}
-
-// dueVerifiers lists, in MacroJob order and at most max of them, the
-// verifier MicroJobs of plan that are self's to run after since on the
-// job: those without a commitment (done) for which self is k-th in ranks
-// and since is at least k × takeover. A processor that ran (ran) a regular
-// MicroJob a verifier takes a block from passes its turn until the last
-// in rank's is due: those after it may be gone.
-func dueVerifiers(plan *jobs.Plan, ranks [][]string, self string, done, ran func(jobs.ID) bool, since, takeover time.Duration, max int) []jobs.ID {
-	var out []jobs.ID
-	for i := range plan.Macros {
-		if i >= len(ranks) || len(out) == max {
-			break
-		}
-		m := &plan.Macros[i]
-		ver := &m.Micros[m.VerifierSlot]
-		if done(ver.ID) {
-			continue
-		}
-		k := slices.Index(ranks[i], self)
-		if k < 0 || since < time.Duration(k)*takeover {
-			continue
-		}
-		last := len(ranks[i]) - 1
-		if k < last && since < time.Duration(last)*takeover && slices.ContainsFunc(ver.Sources, func(src jobs.BlockSource) bool { return ran(m.Micros[src.Slot].ID) }) {
-			continue
-		}
-		out = append(out, ver.ID)
-	}
-	return out
 }

@@ -411,7 +411,7 @@ type jobState struct {
 	// room on the Job channel, and when (claimsOf).
 	claims map[uint64]map[string]time.Time
 	// verifiers rank, for each MacroJob, who runs its verifier MicroJob
-	// outside the room (verifierRunners), derived with owners.
+	// outside the room (finish.VerifierRunners), derived with owners.
 	verifiers [][]string
 }
 
