@@ -1,4 +1,4 @@
-package processor
+package meshview
 
 import (
 	"cmp"
@@ -123,7 +123,7 @@ func ReadQueue(ctx context.Context, store RecordReader, cfg dispatch.Config, liv
 	}
 	recs, err := store.Query(ctx, records.JobsPrefix)
 	if err != nil {
-		return QueueView{}, fmt.Errorf("processor: reading jobs: %w", err)
+		return QueueView{}, fmt.Errorf("meshview: reading jobs: %w", err)
 	}
 	infos := map[jobs.ID]*jobs.JobInfo{}
 	closed := map[jobs.ID]bool{}
@@ -221,4 +221,20 @@ func ReadQueue(ctx context.Context, store RecordReader, cfg dispatch.Config, liv
 		return cmp.Compare(a.Label, b.Label)
 	})
 	return view, nil
+}
+
+// Evictions returns the jobs to abort so that the queued jobs fit the cap
+// max(⌊α·live⌋, MinQueueLen), lowest task value first. queued are the open
+// jobs nobody has started; the result is a pure function of them, cfg and
+// live. A job whose value cannot be computed is never evicted (it already
+// comes last in the job order).
+func Evictions(cfg dispatch.Config, queued []dispatch.Job, live int) ([]dispatch.Job, error) {
+	q, err := dispatch.NewQueue(cfg)
+	if err != nil {
+		return nil, err
+	}
+	for _, j := range queued {
+		_ = q.Push(j)
+	}
+	return q.Trim(live), nil
 }
