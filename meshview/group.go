@@ -188,6 +188,41 @@ func ChooseGroup(info *jobs.JobInfo, cands []GroupCandidate, seed []byte, choose
 	return records.Group{Version: records.GroupVersion, Job: info.ID().String(), CardModel: models[k], Members: members, Chooser: chooser}, nil
 }
 
+// Replacement is the next round of group g of job info, written by
+// chooser: the silent members are dropped and as many others of the
+// group's card model are drawn in their place from cands (ChooseGroup,
+// from GroupSeed with the round), among those that are neither members
+// nor dropped before. fresh are the members drawn. A pure function of its
+// arguments, so that PickGroup's rules hold for what it returns; ErrNoGroup
+// when too few candidates are left.
+func Replacement(info *jobs.JobInfo, g records.Group, silent []string, cands []GroupCandidate, chooser string) (next records.Group, fresh []string, err error) {
+	var pool []GroupCandidate
+	for _, c := range cands {
+		if c.CardModel == g.CardModel && !g.Has(c.ID) && !slices.Contains(g.Dropped, c.ID) {
+			pool = append(pool, c)
+		}
+	}
+	sub := *info
+	sub.Requirements.Replicas = uint32(len(silent))
+	sub.Requirements.GPUModel = g.CardModel
+	seed := dispatch.Seed(GroupSeed(info), []byte("round"), []byte(strconv.FormatUint(uint64(g.Round)+1, 10)))
+	drawn, err := ChooseGroup(&sub, pool, seed, chooser)
+	if err != nil {
+		return records.Group{}, nil, err
+	}
+	next = records.Group{Version: records.GroupVersion, Job: g.Job, CardModel: g.CardModel, Chooser: chooser, Round: g.Round + 1}
+	for _, m := range g.Members {
+		if !slices.Contains(silent, m) {
+			next.Members = append(next.Members, m)
+		}
+	}
+	next.Members = append(next.Members, drawn.Members...)
+	slices.Sort(next.Members)
+	next.Dropped = append(slices.Clone(g.Dropped), silent...)
+	slices.Sort(next.Dropped)
+	return next, drawn.Members, nil
+}
+
 func eligibleCount(m map[string][]GroupCandidate) int {
 	n := 0
 	for _, cs := range m {

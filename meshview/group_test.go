@@ -247,3 +247,45 @@ func mustDecode(t *testing.T, s string) peer.ID {
 	}
 	return id
 }
+
+// TestGroupReplacementDraw: the next round drops the silent members for
+// as many candidates of the group's card model that are neither members
+// nor dropped before, the same from any node, and PickGroup takes it over
+// the round before while the dropped member stays silent.
+func TestGroupReplacementDraw(t *testing.T) {
+	info := recordstest.GroupJob(t, 3, "", 0)
+	ids := make([]peer.ID, 6)
+	cands := make([]meshview.GroupCandidate, len(ids))
+	for i := range ids {
+		ids[i] = test.RandPeerIDFatal(t)
+		cands[i] = meshview.GroupCandidate{ID: ids[i].String(), CardModel: "big", VRAM: 24576, Weight: 1}
+	}
+	cands = append(cands, meshview.GroupCandidate{ID: "small-0", CardModel: "small", VRAM: 24576, Weight: 1})
+	sorted := func(xs ...string) []string { slices.Sort(xs); return xs }
+	s := func(i int) string { return ids[i].String() }
+	g0 := records.Group{Version: 1, Job: info.ID().String(), CardModel: "big", Members: sorted(s(0), s(1), s(2)), Chooser: s(0)}
+	next, fresh, err := meshview.Replacement(info, g0, []string{s(2)}, cands, s(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fresh) != 1 || g0.Has(fresh[0]) || modelOf(cands, fresh[0]) != "big" {
+		t.Fatalf("drawn %v: want one big non-member", fresh)
+	}
+	if next.Round != 1 || next.Chooser != s(1) || !slices.Equal(next.Dropped, []string{s(2)}) || next.Has(s(2)) || !next.Has(fresh[0]) || len(next.Members) != 3 {
+		t.Fatalf("next round %+v", next)
+	}
+	rev := slices.Clone(cands)
+	slices.Reverse(rev)
+	if again, _, err := meshview.Replacement(info, g0, []string{s(2)}, rev, s(1)); err != nil || !slices.Equal(again.Members, next.Members) {
+		t.Fatalf("another node's draw %v (%v), first %v", again.Members, err, next.Members)
+	}
+	recs := []crdt.Record{groupRecord(t, info, g0, ids[0]), groupRecord(t, info, next, ids[1])}
+	if g, ok := meshview.PickGroup(info, nil, recs, nil); !ok || g.Round != 1 || !slices.Equal(g.Members, next.Members) {
+		t.Fatalf("picked %+v, want the replacement", g)
+	}
+	// Only members and the dropped are left of the card model: no draw.
+	few := []meshview.GroupCandidate{cands[0], cands[1], cands[2], cands[6]}
+	if _, _, err := meshview.Replacement(info, g0, []string{s(2)}, few, s(1)); !errors.Is(err, meshview.ErrNoGroup) {
+		t.Fatalf("no one left to draw: %v, want ErrNoGroup", err)
+	}
+}

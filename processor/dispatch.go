@@ -161,26 +161,9 @@ func (c jobChooser) Choose(cands []macrojob.PeerID, seed []byte) int {
 }
 
 // pickThird chooses a processor among pool (sorted peer IDs) for a
-// dispute's third run or a self-check re-run of js, by selection weight
-// for the job, from seed. Kicked-out processors are never chosen;
-// processors not live weigh like the lightest live one. When no one in
-// pool has any weight (this node's view does not weigh them yet), every
-// processor not kicked out weighs the same. False when everyone in pool
-// is kicked out.
+// dispute's third run or a self-check re-run of js (View.PickRerunner).
 func (w *Worker) pickThird(js *jobState, pool []string, seed []byte) (int, bool) {
-	job := meshview.DispatchJob(js.info, js.plan)
-	v := w.dview.Load()
-	if i, ok := v.Pick(job, pool, seed); ok {
-		return i, true
-	}
-	even := make([]float64, len(pool))
-	for i, p := range pool {
-		if !v.Kicked(p) {
-			even[i] = 1
-		}
-	}
-	i, err := dispatch.Choose(even, seed)
-	return i, err == nil
+	return w.dview.Load().PickRerunner(meshview.DispatchJob(js.info, js.plan), pool, seed)
 }
 
 // roomConfig is the room configuration for a room of js: the worker's,

@@ -17,6 +17,11 @@ import (
 	"github.com/jobmesh/jobmesh/records"
 )
 
+// A replicated job's group (meshview.ChooseGroup, meshview.PickGroup) is
+// chosen and written by the first processor that takes the job; a member
+// replaces members that stay silent, and only members open or join the
+// job's rooms (groupwork.go).
+
 // groupCache is a Worker's knowledge of the groups of replicated jobs.
 type groupCache struct {
 	// events counts group records written ("chosen", "replaced") and
@@ -172,37 +177,17 @@ func (w *Worker) replaceSilent(ctx context.Context, js *jobState, g records.Grou
 	if len(silent) == 0 || !seen || now.Sub(since) < w.cfg.RerunTimeout {
 		return false
 	}
-	var cands []meshview.GroupCandidate
-	for _, c := range w.groupCandidates(view) {
-		if c.CardModel == g.CardModel && !g.Has(c.ID) && !slices.Contains(g.Dropped, c.ID) {
-			cands = append(cands, c)
-		}
-	}
-	sub := *js.info
-	sub.Requirements.Replicas = uint32(len(silent))
-	sub.Requirements.GPUModel = g.CardModel
-	seed := dispatch.Seed(meshview.GroupSeed(js.info), []byte("round"), []byte(strconv.FormatUint(uint64(g.Round)+1, 10)))
-	fresh, err := meshview.ChooseGroup(&sub, cands, seed, w.self)
+	next, fresh, err := meshview.Replacement(js.info, g, silent, w.groupCandidates(view), w.self)
 	if err != nil {
 		w.logWaiting(js, fmt.Errorf("replacing silent members %v: %w", silent, err))
 		return false
 	}
-	next := records.Group{Version: records.GroupVersion, Job: g.Job, CardModel: g.CardModel, Chooser: w.self, Round: g.Round + 1}
-	for _, m := range g.Members {
-		if !slices.Contains(silent, m) {
-			next.Members = append(next.Members, m)
-		}
-	}
-	next.Members = append(next.Members, fresh.Members...)
-	slices.Sort(next.Members)
-	next.Dropped = append(slices.Clone(g.Dropped), silent...)
-	slices.Sort(next.Dropped)
 	if err := crdt.PutJSON(ctx, w.writer, records.GroupKey(id, w.self), records.GroupType, next); err != nil {
 		w.log.Warn("writing a group record", "job", id, "err", err)
 		return false
 	}
 	w.groups.count("replaced")
-	w.log.Info("replaced silent group members", "job", id, "round", next.Round, "silent", silent, "new", fresh.Members)
+	w.log.Info("replaced silent group members", "job", id, "round", next.Round, "silent", silent, "new", fresh)
 	return true
 }
 
