@@ -59,7 +59,8 @@ func (w *Worker) watchNodes(ctx context.Context, changes <-chan crdt.Change) {
 	}
 }
 
-// refreshView takes a new Facts snapshot; a failed read keeps the last.
+// refreshView takes a new meshview.Facts snapshot; a failed read keeps
+// the last.
 func (w *Worker) refreshView(ctx context.Context) *meshview.View {
 	w.mu.Lock()
 	var finished []jobs.ID
@@ -142,12 +143,12 @@ func (c weightedChooser) Choose(cands []macrojob.PeerID, seed []byte) int {
 
 // jobChooser picks a room's next queue owner among the requesters with
 // probability proportional to their selection weight W for the room's job
-// (View.JobWeights: locality boost and narrowing included), drawn from the
-// queue's public seed. Kicked-out processors weigh 0 and are never picked
-// while an unkicked requester waits; a requester that is not live yet
-// (its advertisement has not arrived) weighs as little as the lightest
-// live processor. When every requester weighs 0 the pick is uniform, so a
-// queue never stalls.
+// (meshview.View.JobWeights: locality boost and narrowing included),
+// drawn from the queue's public seed. Kicked-out processors weigh 0 and
+// are never picked while an unkicked requester waits; a requester that is
+// not live yet (its advertisement has not arrived) weighs as little as
+// the lightest live processor. When every requester weighs 0 the pick is
+// uniform, so a queue never stalls.
 type jobChooser struct {
 	w   *Worker
 	job dispatch.Job
@@ -161,7 +162,7 @@ func (c jobChooser) Choose(cands []macrojob.PeerID, seed []byte) int {
 }
 
 // pickThird chooses a processor among pool (sorted peer IDs) for a
-// dispute's third run or a self-check re-run of js (View.PickRerunner).
+// dispute's third run or a self-check re-run of js (meshview.View.PickRerunner).
 func (w *Worker) pickThird(js *jobState, pool []string, seed []byte) (int, bool) {
 	return w.dview.Load().PickRerunner(meshview.DispatchJob(js.info, js.plan), pool, seed)
 }
@@ -229,7 +230,7 @@ func (w *Worker) SelectionWeights(ids []string) []float64 {
 }
 
 // JobSelectionWeights are the weights choices made for job give ids now
-// (View.JobWeights over the latest view).
+// (meshview.View.JobWeights over the latest view).
 func (w *Worker) JobSelectionWeights(job dispatch.Job, ids []string) []float64 {
 	return w.dview.Load().JobWeights(job, ids)
 }
