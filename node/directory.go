@@ -5,7 +5,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/jobmesh/jobmesh/processor"
+	"github.com/jobmesh/jobmesh/meshview"
 	"github.com/jobmesh/jobmesh/records"
 )
 
@@ -13,17 +13,17 @@ import (
 // the store's /nodes records.
 type directory struct{ n *Node }
 
-var _ processor.Directory = directory{}
+var _ meshview.Directory = directory{}
 
-// Processors implements processor.Directory.
-func (d directory) Processors(ctx context.Context) ([]processor.Advertised, error) {
+// Processors implements meshview.Directory.
+func (d directory) Processors(ctx context.Context) ([]meshview.Advertised, error) {
 	ads, err := d.n.Processors(ctx)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]processor.Advertised, len(ads))
+	out := make([]meshview.Advertised, len(ads))
 	for i, a := range ads {
-		out[i] = processor.Advertised{
+		out[i] = meshview.Advertised{
 			PeerID: a.PeerID, CardModel: a.CardModel, VRAMMiB: a.VRAMMiB,
 			Models: slices.Clone(a.Models), Wallet: a.Wallet,
 			Timeout: time.Duration(a.ProcessTimeout) * time.Second, Updated: a.Updated,
@@ -35,14 +35,14 @@ func (d directory) Processors(ctx context.Context) ([]processor.Advertised, erro
 // DispatchView returns the live processors with their grades, stakes, QoS
 // scores and selection weights: a processor's own latest view, or on other
 // nodes one read from the store and the chain now.
-func (n *Node) DispatchView(ctx context.Context) (*processor.View, error) {
+func (n *Node) DispatchView(ctx context.Context) (*meshview.View, error) {
 	if n.Worker != nil {
 		if v := n.Worker.View(); v != nil {
 			return v, nil
 		}
 	}
 	pc := n.Config.ProcessorConfig()
-	var stakes processor.StakeReader
+	var stakes meshview.StakeReader
 	if n.Escrow != nil {
 		stakes = n.Escrow
 	}
@@ -50,12 +50,12 @@ func (n *Node) DispatchView(ctx context.Context) (*processor.View, error) {
 	if n.IPFS != nil {
 		blocks = n.IPFS
 	}
-	f, err := processor.NewFacts(processor.FactsParams{Store: n.Store, Directory: directory{n}, Stakes: stakes, Blocks: blocks, Logger: n.Log},
-		processor.FactsConfig{Dispatch: pc.Dispatch, AdvertTTL: pc.AdvertTTL, StakeTTL: pc.StakeTTL, HistoryJobs: processor.DefaultFactsConfig().HistoryJobs})
+	f, err := meshview.NewFacts(meshview.FactsParams{Store: n.Store, Directory: directory{n}, Stakes: stakes, Blocks: blocks, Logger: n.Log},
+		meshview.FactsConfig{Dispatch: pc.Dispatch, AdvertTTL: pc.AdvertTTL, StakeTTL: pc.StakeTTL, HistoryJobs: meshview.DefaultFactsConfig().HistoryJobs})
 	if err != nil {
 		return nil, err
 	}
-	finished, err := processor.FinishedJobs(ctx, n.Store)
+	finished, err := meshview.FinishedJobs(ctx, n.Store)
 	if err != nil {
 		return nil, err
 	}
@@ -64,10 +64,10 @@ func (n *Node) DispatchView(ctx context.Context) (*processor.View, error) {
 
 // Queue returns the open jobs in their dispatch groups, with the cap for
 // the live processors.
-func (n *Node) Queue(ctx context.Context) (processor.QueueView, error) {
+func (n *Node) Queue(ctx context.Context) (meshview.QueueView, error) {
 	v, err := n.DispatchView(ctx)
 	if err != nil {
-		return processor.QueueView{}, err
+		return meshview.QueueView{}, err
 	}
-	return processor.ReadQueue(ctx, n.Store, n.Config.ProcessorConfig().Dispatch, v.Live())
+	return meshview.ReadQueue(ctx, n.Store, n.Config.ProcessorConfig().Dispatch, v.Live())
 }

@@ -6,29 +6,14 @@ import (
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/dispatch"
 	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/meshview"
 	"github.com/jobmesh/jobmesh/records"
 )
-
-// Evictions returns the jobs to abort so that the queued jobs fit the cap
-// max(⌊α·live⌋, MinQueueLen), lowest task value first. queued are the open
-// jobs nobody has started; the result is a pure function of them, cfg and
-// live. A job whose value cannot be computed is never evicted (it already
-// comes last in the job order).
-func Evictions(cfg dispatch.Config, queued []dispatch.Job, live int) ([]dispatch.Job, error) {
-	q, err := dispatch.NewQueue(cfg)
-	if err != nil {
-		return nil, err
-	}
-	for _, j := range queued {
-		_ = q.Push(j)
-	}
-	return q.Trim(live), nil
-}
 
 // enforceCap aborts the lowest-value jobs when the queued jobs (unfinished,
 // not aborted, no commitment yet) exceed the cap for the live processors
 // of v. Any node may do it; each writes the same record, once.
-func (w *Worker) enforceCap(ctx context.Context, v *View) {
+func (w *Worker) enforceCap(ctx context.Context, v *meshview.View) {
 	if v == nil {
 		return
 	}
@@ -51,10 +36,10 @@ func (w *Worker) enforceCap(ctx context.Context, v *View) {
 			return
 		}
 		if len(started) == 0 {
-			queued = append(queued, DispatchJob(js.info, js.plan))
+			queued = append(queued, meshview.DispatchJob(js.info, js.plan))
 		}
 	}
-	evict, err := Evictions(w.cfg.Dispatch, queued, v.Live())
+	evict, err := meshview.Evictions(w.cfg.Dispatch, queued, v.Live())
 	if err != nil {
 		return
 	}

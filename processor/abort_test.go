@@ -10,7 +10,6 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/jobmesh/jobmesh/dapp"
-	"github.com/jobmesh/jobmesh/dispatch"
 	"github.com/jobmesh/jobmesh/escrow"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/localmesh"
@@ -19,44 +18,6 @@ import (
 	"github.com/jobmesh/jobmesh/processor"
 	"github.com/jobmesh/jobmesh/records"
 )
-
-// TestEvictions: over the cap the lowest task values go first; at or
-// under it nothing is evicted; the order of the input does not matter.
-func TestEvictions(t *testing.T) {
-	cfg := dispatch.DefaultConfig()
-	cfg.QueueAlpha, cfg.MinQueueLen = 1, 1
-	job := func(id string, price int64, units uint64) dispatch.Job {
-		return dispatch.Job{ID: id, Price: big.NewInt(price), Units: units}
-	}
-	queued := []dispatch.Job{job("a", 100, 1), job("b", 1000, 1), job("c", 1000, 100), job("d", 50, 1)}
-	for _, c := range []struct {
-		live int
-		want []string
-	}{
-		{4, nil},
-		// Values in wei/s: a 100/50s = 2, b 1000/50s = 20, c 1000/2030s ≈
-		// 0.49, d 50/50s = 1. live 0 still holds MinQueueLen = 1.
-		{3, []string{"c"}},
-		{2, []string{"c", "d"}},
-		{0, []string{"c", "d", "a"}},
-	} {
-		for rot := range queued {
-			in := append(append([]dispatch.Job(nil), queued[rot:]...), queued[:rot]...)
-			got, err := processor.Evictions(cfg, in, c.live)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(got) != len(c.want) {
-				t.Fatalf("live %d: evicted %v, want %v", c.live, got, c.want)
-			}
-			for i := range got {
-				if got[i].ID != c.want[i] {
-					t.Fatalf("live %d: evicted %s at %d, want %v", c.live, got[i].ID, i, c.want)
-				}
-			}
-		}
-	}
-}
 
 // TestQueueCapAbortsLowestValue: two processors, a cap of one queued job
 // (α 0.5), and three jobs no processor can serve (they require a card

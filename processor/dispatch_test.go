@@ -16,6 +16,7 @@ import (
 	"github.com/jobmesh/jobmesh/localmesh"
 	"github.com/jobmesh/jobmesh/macrojob"
 	"github.com/jobmesh/jobmesh/meshtest"
+	"github.com/jobmesh/jobmesh/meshview"
 	"github.com/jobmesh/jobmesh/node"
 	"github.com/jobmesh/jobmesh/processor"
 	"github.com/jobmesh/jobmesh/records"
@@ -201,6 +202,58 @@ func stakeAndWait(t *testing.T, m *localmesh.Mesh) {
 	}
 }
 
+// checkDocumentedWeights checks that view v weighs every processor of
+// dispatchRoles as documented there; peer names the i-th processor.
+func checkDocumentedWeights(t *testing.T, v *meshview.View, peer func(int) string) {
+	t.Helper()
+	for i, r := range dispatchRoles {
+		p, ok := v.Processor(peer(i))
+		if !ok {
+			t.Fatalf("processor %d not live", i)
+		}
+		want := 0.5
+		if r.card == "small" {
+			s, q := 0.02, 7.0/12
+			want = s * q / (s + q)
+		}
+		if d := p.Weight - want; d > 1e-9 || d < -1e-9 {
+			t.Errorf("processor %d (%s) weighs %v, want %v", i, r.card, p.Weight, want)
+		}
+	}
+}
+
+// contested sums up the logged choices between the classes: big are the
+// peers of one class. It returns how many handoffs had candidates of
+// both classes with weight, how often the big class was picked, and the
+// number W predicts (Σp) with its variance (Σp(1-p)).
+func (l *choiceLog) contested(big map[string]bool) (n int, got, expect, variance float64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, c := range l.choices {
+		var sum, bigSum float64
+		for i, w := range c.weights {
+			sum += w
+			if big[c.cands[i]] {
+				bigSum += w
+			}
+		}
+		if len(c.cands) < 2 || sum == 0 {
+			continue
+		}
+		p := bigSum / sum
+		if p == 0 || p == 1 {
+			continue // no choice between the classes
+		}
+		n++
+		expect += p
+		variance += p * (1 - p)
+		if big[c.cands[c.picked]] {
+			got++
+		}
+	}
+	return n, got, expect, variance
+}
+
 // TestDispatchLiveMesh runs 8 processors of two card models with
 // different QoS on one mesh:
 //
@@ -219,21 +272,7 @@ func TestDispatchLiveMesh(t *testing.T) {
 	peer := func(i int) string { return procs[i].Host.ID().String() }
 
 	// The weights every processor computes are the documented ones.
-	v := procs[0].Worker.View()
-	for i, r := range dispatchRoles {
-		p, ok := v.Processor(peer(i))
-		if !ok {
-			t.Fatalf("processor %d not live", i)
-		}
-		want := 0.5
-		if r.card == "small" {
-			s, q := 0.02, 7.0/12
-			want = s * q / (s + q)
-		}
-		if d := p.Weight - want; d > 1e-9 || d < -1e-9 {
-			t.Errorf("processor %d (%s) weighs %v, want %v", i, r.card, p.Weight, want)
-		}
-	}
+	checkDocumentedWeights(t, procs[0].Worker.View(), peer)
 
 	// (b) A GPU-model job runs only on that model.
 	info, res := runJob(t, m, dispatchSpec(1, 1, 12, jobs.Requirements{GPUModel: "big"}), 3*time.Minute)
@@ -252,9 +291,15 @@ func TestDispatchLiveMesh(t *testing.T) {
 	checkComplete(t, info, res)
 	counts := commitsBy(t, m, info.ID())
 	var small, big, total int
+	perProc := make([]int, len(procs))
+	big4 := map[string]bool{}
 	for i, r := range dispatchRoles {
 		c := counts[peer(i)]
 		total += c
+		perProc[i] = c
+		if r.card == "big" {
+			big4[peer(i)] = true
+		}
 		switch {
 		case i == slowRole:
 		case r.card == "small":
@@ -263,13 +308,7 @@ func TestDispatchLiveMesh(t *testing.T) {
 			big += c
 		}
 	}
-	t.Logf("MicroJobs committed: %v", func() []int {
-		out := make([]int, len(procs))
-		for i := range procs {
-			out[i] = counts[peer(i)]
-		}
-		return out
-	}())
+	t.Logf("MicroJobs committed: %v", perProc)
 	if total < macros*(n+1) {
 		t.Fatalf("%d commitments, want at least %d", total, macros*(n+1))
 	}
@@ -283,38 +322,7 @@ func TestDispatchLiveMesh(t *testing.T) {
 	// to tell (the small ones weigh 26 times less).
 	smallMean, bigMean := float64(small)/4, float64(big)/3
 	t.Logf("mean MicroJobs: big %.1f, small %.1f", bigMean, smallMean)
-	big4 := map[string]bool{}
-	for i, r := range dispatchRoles {
-		if r.card == "big" {
-			big4[peer(i)] = true
-		}
-	}
-	log.mu.Lock()
-	var contested int
-	var expect, variance, got float64
-	for _, c := range log.choices {
-		var sum, bigSum float64
-		for i, w := range c.weights {
-			sum += w
-			if big4[c.cands[i]] {
-				bigSum += w
-			}
-		}
-		if len(c.cands) < 2 || sum == 0 {
-			continue
-		}
-		p := bigSum / sum
-		if p == 0 || p == 1 {
-			continue // no choice between the classes
-		}
-		contested++
-		expect += p
-		variance += p * (1 - p)
-		if big4[c.cands[c.picked]] {
-			got++
-		}
-	}
-	log.mu.Unlock()
+	contested, got, expect, variance := log.contested(big4)
 	t.Logf("%d handoffs between classes: big picked %v times, W predicts %.1f ± %.1f", contested, got, expect, math.Sqrt(variance))
 	if contested < 10 {
 		t.Errorf("only %d handoffs chose between big and small processors", contested)

@@ -17,6 +17,7 @@ import (
 	"github.com/jobmesh/jobmesh/finish"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/macrojob"
+	"github.com/jobmesh/jobmesh/meshview"
 	"github.com/jobmesh/jobmesh/microjob"
 	"github.com/jobmesh/jobmesh/records"
 )
@@ -74,7 +75,7 @@ func TestAvoidSelfCheck(t *testing.T) {
 	}
 	for _, mu := range m.Micros {
 		if !mu.Verifier {
-			if checks(plan, verifier, mu.ID) {
+			if meshview.VerifierChecks(plan, verifier, mu.ID) {
 				checked = append(checked, mu.ID)
 			} else {
 				unchecked = append(unchecked, mu.ID)
@@ -204,9 +205,9 @@ func TestRedoTurnRanksProcessors(t *testing.T) {
 	js := &jobState{info: &jobs.JobInfo{Requirements: jobs.Requirements{Replicas: 1}}, plan: plan}
 	rd := records.Redo{Micro: plan.Macros[0].Micros[0].ID.String(), Exclude: []string{"silent"}}
 	ids := []string{"p1", "p2", "p3", "silent", "kicked"}
-	v := &View{}
+	v := &meshview.View{}
 	for _, id := range ids {
-		pv := ProcessorView{Node: dispatch.Node{ID: id, CardModel: "cpu"}}
+		pv := meshview.ProcessorView{Node: dispatch.Node{ID: id, CardModel: "cpu"}}
 		if id == "kicked" {
 			pv.Kick = &dispatch.Kick{}
 		}

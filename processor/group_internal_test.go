@@ -13,6 +13,7 @@ import (
 
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/macrojob"
+	"github.com/jobmesh/jobmesh/meshview"
 	"github.com/jobmesh/jobmesh/records"
 )
 
@@ -76,8 +77,8 @@ func TestGroupWaitingLogsOnce(t *testing.T) {
 	w.groups.events = newGroupMetrics(prometheus.NewRegistry())
 	info, plan := byteJob(t, 2, 1, jobs.Requirements{Replicas: 4, GPUModel: "big"})
 	js := &jobState{info: info, plan: plan}
-	_, cerr := ChooseGroup(info, []GroupCandidate{{ID: "a", CardModel: "big", Weight: 1}}, GroupSeed(info), "a")
-	if !errors.Is(cerr, ErrNoGroup) {
+	_, cerr := meshview.ChooseGroup(info, []meshview.GroupCandidate{{ID: "a", CardModel: "big", Weight: 1}}, meshview.GroupSeed(info), "a")
+	if !errors.Is(cerr, meshview.ErrNoGroup) {
 		t.Fatalf("one candidate for R=4: %v", cerr)
 	}
 	for range 5 {

@@ -11,6 +11,7 @@ import (
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/localmesh"
+	"github.com/jobmesh/jobmesh/meshview"
 	"github.com/jobmesh/jobmesh/node"
 	"github.com/jobmesh/jobmesh/processor"
 	"github.com/jobmesh/jobmesh/records"
@@ -82,7 +83,7 @@ func TestGroupJobLiveMesh(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, ok := processor.PickGroup(info, nil, recs, nil)
+	g, ok := meshview.PickGroup(info, nil, recs, nil)
 	if !ok {
 		t.Fatalf("no valid group record among %d", len(recs))
 	}
@@ -173,7 +174,7 @@ func TestGroupSilentMemberReplaced(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, ok := processor.PickGroup(info, nil, recs, nil)
+	g, ok := meshview.PickGroup(info, nil, recs, nil)
 	if !ok || g.Round != 1 || !slices.Equal(g.Dropped, []string{silent}) || g.Has(silent) || g.CardModel != "big" {
 		t.Fatalf("final group %+v, want round 1 dropping %s", g, silent)
 	}
@@ -216,7 +217,7 @@ func firstGroup(ctx context.Context, mem *localmesh.Member) (records.Group, bool
 			continue
 		}
 		if info, err := jobs.Decode(r.Payload); err == nil {
-			return processor.PickGroup(info, nil, first, nil)
+			return meshview.PickGroup(info, nil, first, nil)
 		}
 	}
 	return records.Group{}, false

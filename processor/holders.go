@@ -10,6 +10,7 @@ import (
 
 	"github.com/jobmesh/jobmesh/finish"
 	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/meshview"
 	"github.com/jobmesh/jobmesh/records"
 )
 
@@ -51,7 +52,7 @@ func (w *Worker) holdOutput(ctx context.Context, id jobs.ID, out cid.Cid) {
 // Holders returns the peers whose holder record names the output of job
 // id's verdict that counts (ReadVerdict, bodies read from blocks), sorted;
 // while the job has no verdict, the peers holding any output.
-func Holders(ctx context.Context, store RecordReader, blocks records.BodyReader, id jobs.ID) ([]peer.ID, error) {
+func Holders(ctx context.Context, store meshview.RecordReader, blocks records.BodyReader, id jobs.ID) ([]peer.ID, error) {
 	out := cid.Undef
 	chosen, err := finish.ReadVerdict(ctx, store, blocks, id, nil)
 	switch {

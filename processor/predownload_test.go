@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/meshview"
 )
 
 // TestWorkerPreDownloads: the worker names, for its open jobs that need
@@ -12,9 +13,9 @@ import (
 // models, a finished job, no view or a kicked-out self name nothing.
 func TestWorkerPreDownloads(t *testing.T) {
 	const model = "bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy"
-	var ads []Advertised
+	var ads []meshview.Advertised
 	for _, id := range []string{"p0", "p1", "p2"} {
-		ads = append(ads, Advertised{PeerID: id})
+		ads = append(ads, meshview.Advertised{PeerID: id})
 	}
 	w := &Worker{self: "p1", cfg: DefaultConfig(), known: map[jobs.ID]*jobState{}}
 	if pds, err := w.PreDownloads(); err != nil || pds != nil {

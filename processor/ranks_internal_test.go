@@ -7,41 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jobmesh/jobmesh/dispatch"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/macrojob"
 )
-
-// viewOf is a dispatch view listing ids.
-func viewOf(ids ...string) *View {
-	v := &View{byID: map[string]int{}}
-	for _, id := range ids {
-		v.byID[id] = len(v.Processors)
-		v.Processors = append(v.Processors, ProcessorView{Node: dispatch.Node{ID: id}})
-	}
-	return v
-}
-
-// TestViewGrowsOnlyWithNewProcessors: a first view counts as grown; one
-// that lists the same processors, or fewer, does not.
-func TestViewGrowsOnlyWithNewProcessors(t *testing.T) {
-	ab := viewOf("a", "b")
-	for _, c := range []struct {
-		name     string
-		old, new *View
-		want     bool
-	}{
-		{"first view", nil, ab, true},
-		{"same processors", ab, viewOf("a", "b"), false},
-		{"one more", ab, viewOf("a", "b", "c"), true},
-		{"one gone", ab, viewOf("a"), false},
-		{"one replaced", ab, viewOf("a", "c"), true},
-	} {
-		if got := grew(c.old, c.new); got != c.want {
-			t.Errorf("%s: grew = %v, want %v", c.name, got, c.want)
-		}
-	}
-}
 
 // TestRanksWaitForAGrowingView: a job's ranks are not used while the view
 // gained a processor within the last HeadStart, at most until the job is

@@ -1,7 +1,6 @@
 package processor
 
 import (
-	"context"
 	"crypto/sha256"
 	"fmt"
 	"math/big"
@@ -10,7 +9,6 @@ import (
 	"time"
 
 	"github.com/jobmesh/jobmesh/crdt"
-	"github.com/jobmesh/jobmesh/crdt/crdttest"
 	"github.com/jobmesh/jobmesh/dispatch"
 	"github.com/jobmesh/jobmesh/finish"
 	"github.com/jobmesh/jobmesh/jobs"
@@ -104,73 +102,6 @@ func TestRoundOrdersBounded(t *testing.T) {
 	for _, p := range got[0].Disclosures {
 		if !slices.Contains(got[0].Commits, p) {
 			t.Fatalf("%s disclosed but was cut from the commitments", p)
-		}
-	}
-}
-
-// TestFactsQoSIgnoresForgedRounds: the records say a committed and
-// disclosed before b, and a's verdict says so; b, a processor of the job,
-// writes a verdict whose rounds say b was first. Every node's QoS follows
-// the verdict that follows from the records, whichever author ranks
-// higher, and refuses b's.
-func TestFactsQoSIgnoresForgedRounds(t *testing.T) {
-	cl := crdttest.New(t, crdttest.Options{Replicas: 2})
-	cl.WaitTopicMesh()
-	a, b := cl.Replicas[0], cl.Replicas[1]
-	now := time.Now()
-	dir := staticDirectory{
-		{PeerID: a.ID().String(), CardModel: "cpu", VRAMMiB: 1024, Timeout: time.Minute, Updated: now},
-		{PeerID: b.ID().String(), CardModel: "cpu", VRAMMiB: 1024, Timeout: time.Minute, Updated: now},
-	}
-	f := newJobFixture(t, 20)
-	f.publish(t, a.Store)
-	for m := range f.plan.Macros {
-		f.run(t, a.Store, m, false, honestHash, true)
-	}
-	for m := range f.plan.Macros {
-		f.run(t, b.Store, m, true, honestHash, true)
-	}
-	for _, r := range cl.Replicas {
-		crdttest.WaitUntil(t, 20*time.Second, func() error {
-			recs, err := r.Store.Query(context.Background(), records.JobKey(f.id()))
-			if err != nil || len(recs) != 12 {
-				return fmt.Errorf("replica %s holds %d records (%v)", r.ID(), len(recs), err)
-			}
-			return nil
-		})
-	}
-	honest := f.verdictOf(t, a.Store, testCID(t, "out").String())
-	f.putVerdict(t, a.Store, honest)
-	forged := f.verdictOf(t, b.Store, testCID(t, "out").String())
-	first := []string{b.ID().String(), a.ID().String()}
-	for i := range forged.Rounds {
-		forged.Rounds[i].Commits, forged.Rounds[i].Disclosures = first, first
-	}
-	f.putVerdict(t, b.Store, forged)
-	for i, r := range cl.Replicas {
-		crdttest.WaitUntil(t, 20*time.Second, func() error {
-			recs, err := r.Store.Query(context.Background(), records.VerdictPrefix(f.id()))
-			if err != nil || len(recs) != 2 {
-				return fmt.Errorf("replica %d holds %d verdicts (%v)", i, len(recs), err)
-			}
-			return nil
-		})
-		chosen, err := finish.ReadVerdict(context.Background(), r.Store, nil, f.id(), nil)
-		if err != nil || chosen.Author != a.ID().String() {
-			t.Fatalf("replica %d chose %q's verdict (%v), want a's", i, chosen.Author, err)
-		}
-		fc, err := NewFacts(FactsParams{Store: r.Store, Directory: dir, Now: func() time.Time { return now }}, DefaultFactsConfig())
-		if err != nil {
-			t.Fatal(err)
-		}
-		view, err := fc.View(context.Background(), []jobs.ID{f.id()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		pa, _ := view.Processor(a.ID().String())
-		pb, _ := view.Processor(b.ID().String())
-		if view.Tasks != 2 || pa.SpeedScore != 20 || pb.SpeedScore != 10 {
-			t.Fatalf("replica %d: %d tasks, speed a %v b %v; want 2 tasks, a 20, b 10", i, view.Tasks, pa.SpeedScore, pb.SpeedScore)
 		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/jobmesh/jobmesh/finish"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/macrojob"
+	"github.com/jobmesh/jobmesh/meshview"
 	"github.com/jobmesh/jobmesh/microjob"
 	"github.com/jobmesh/jobmesh/records"
 )
@@ -724,7 +725,7 @@ func (w *Worker) redoTurn(js *jobState, rd records.Redo) bool {
 
 // redoRank is this processor's place in redoTurn's ranking for rd in
 // dispatch view v.
-func (w *Worker) redoRank(js *jobState, rd records.Redo, v *View) int {
+func (w *Worker) redoRank(js *jobState, rd records.Redo, v *meshview.View) int {
 	self := hashOf(w.self, js.plan.JobID.String(), rd.Micro, "redo")
 	rank := 0
 	if v != nil {

@@ -31,6 +31,7 @@ import (
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/macrojob"
 	"github.com/jobmesh/jobmesh/membership"
+	"github.com/jobmesh/jobmesh/meshview"
 	"github.com/jobmesh/jobmesh/microjob"
 	"github.com/jobmesh/jobmesh/p2p"
 	"github.com/jobmesh/jobmesh/records"
@@ -239,7 +240,7 @@ type Params struct {
 	WalletKey *ecdsa.PrivateKey
 	// Directory lists the advertised processors, for dispatch weights and
 	// the queue cap. Nil: no processor is known; choices are uniform.
-	Directory Directory
+	Directory meshview.Directory
 }
 
 // Worker is one processor's share of the mesh's work.
@@ -261,7 +262,7 @@ type Worker struct {
 	// chain).
 	quorumNum, quorumDen *big.Int
 
-	facts *Facts
+	facts *meshview.Facts
 	// wallets is the verified view of the wallet bindings.
 	wallets *Wallets
 	// members is the view of who joined which job's escrow.
@@ -270,7 +271,7 @@ type Worker struct {
 	groups groupCache // replicated jobs' groups (group.go)
 	// dview is the latest Facts snapshot; choices made inside a room's
 	// queue read it without waiting for the store.
-	dview atomic.Pointer[View]
+	dview atomic.Pointer[meshview.View]
 	// refresh asks keepFacts for a new view now (refreshSoon).
 	refresh chan struct{}
 	// grewAt is when (Unix nanoseconds) the dispatch view last gained a
@@ -384,7 +385,7 @@ type jobState struct {
 	// redo request (by MicroJob and exclusions), for the dispatch view
 	// redoView.
 	redoRanks map[string]int
-	redoView  *View
+	redoView  *meshview.View
 	// requestsVer and requestsAt are the record index version and the
 	// time of the last pass over the job's redo, dispute and self-check
 	// requests (doRedos, doReruns).
@@ -403,7 +404,7 @@ type jobState struct {
 	// owners name each MacroJob's first owner (firstOwners), derived
 	// from the processor list of version ownersVer.
 	owners     []string
-	ownersView *View
+	ownersView *meshview.View
 	// openRank is, for each MacroJob, this processor's place in the
 	// order owners heads (macrojob.OpenInput.Rank).
 	openRank []int
@@ -490,12 +491,12 @@ func New(ctx context.Context, p Params, cfg Config) (*Worker, error) {
 		doneRooms: map[macrojob.RoomID]time.Time{},
 		wake:      make(chan struct{}, 1), refresh: make(chan struct{}, 1), runCtx: runCtx, cancel: cancel,
 	}
-	var stakes StakeReader
+	var stakes meshview.StakeReader
 	if p.Chain != nil {
 		stakes = p.Chain
 	}
-	w.facts, err = NewFacts(FactsParams{Store: p.Store, Directory: p.Directory, Stakes: stakes, Blocks: w.bodyBlocks(), Logger: log},
-		FactsConfig{Dispatch: cfg.Dispatch, AdvertTTL: cfg.AdvertTTL, StakeTTL: cfg.StakeTTL, HistoryJobs: DefaultFactsConfig().HistoryJobs})
+	w.facts, err = meshview.NewFacts(meshview.FactsParams{Store: p.Store, Directory: p.Directory, Stakes: stakes, Blocks: w.bodyBlocks(), Logger: log},
+		meshview.FactsConfig{Dispatch: cfg.Dispatch, AdvertTTL: cfg.AdvertTTL, StakeTTL: cfg.StakeTTL, HistoryJobs: meshview.DefaultFactsConfig().HistoryJobs})
 	if err != nil {
 		cancel()
 		closer(ctx)
@@ -748,15 +749,6 @@ func (w *Worker) candidates(now time.Time) []*jobState {
 		out = append(out, js)
 	}
 	return orderJobs(w.cfg.Dispatch, w.selfNode(), out)
-}
-
-func compareIDs(a, b jobs.ID) int {
-	for i := range a {
-		if a[i] != b[i] {
-			return int(a[i]) - int(b[i])
-		}
-	}
-	return 0
 }
 
 // Channel is the Jobs channel the worker joined. A DApp on the same node

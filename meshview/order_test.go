@@ -1,4 +1,4 @@
-package processor
+package meshview
 
 import (
 	"crypto/sha256"
@@ -11,16 +11,27 @@ import (
 	"github.com/jobmesh/jobmesh/jobs"
 )
 
+// openJob is a job as a processor keeps it.
+type openJob struct {
+	info *jobs.JobInfo
+	plan *jobs.Plan
+}
+
+// orderJobs is OrderJobs over open jobs.
+func orderJobs(cfg dispatch.Config, self dispatch.Node, list []*openJob) []*openJob {
+	return OrderJobs(cfg, self, list, func(j *openJob) (*jobs.JobInfo, *jobs.Plan) { return j.info, j.plan })
+}
+
 // orderFixture is a job with a price in wei, a task size (0: use blocks)
 // and requirements.
-func orderFixture(name string, price int64, taskSize, blocks uint64, vram uint64, model string) *jobState {
-	return &jobState{
+func orderFixture(name string, price int64, taskSize, blocks uint64, vram uint64, model string) *openJob {
+	return &openJob{
 		info: &jobs.JobInfo{PriceWei: big.NewInt(price), TaskSize: taskSize, Requirements: jobs.Requirements{MinVRAMMiB: vram, GPUModel: model}},
 		plan: &jobs.Plan{JobID: sha256.Sum256([]byte(name)), NumBlocks: blocks},
 	}
 }
 
-func orderNames(list []*jobState, names map[jobs.ID]string) []string {
+func orderNames(list []*openJob, names map[jobs.ID]string) []string {
 	out := make([]string, len(list))
 	for i, js := range list {
 		out[i] = names[js.plan.JobID]
@@ -33,7 +44,7 @@ func orderNames(list []*jobState, names map[jobs.ID]string) []string {
 // and the same order whatever order the jobs are listed in.
 func TestOrderJobs(t *testing.T) {
 	cfg := dispatch.DefaultConfig() // 30s overhead + 20s per unit
-	all := map[string]*jobState{
+	all := map[string]*openJob{
 		// 100/(30+20·1)=2 per s
 		"cheap-small": orderFixture("cheap-small", 100, 1, 99, 0, ""),
 		// 1000/(30+20·10)≈4.35 per s: blocks count when TaskSize is 0
@@ -59,7 +70,7 @@ func TestOrderJobs(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.node.ID, func(t *testing.T) {
-			var list []*jobState
+			var list []*openJob
 			for _, js := range all { // map order: the result must not depend on it
 				list = append(list, js)
 			}
@@ -86,7 +97,7 @@ func TestOrderJobsOverflow(t *testing.T) {
 	cfg.UnitTime = time.Hour
 	big := orderFixture("overflow", 1, jobs.MaxTaskSize, 1, 0, "")
 	ok := orderFixture("ok", 1, 1, 1, 0, "")
-	got := orderJobs(cfg, dispatch.Node{ID: "n", CardModel: "cpu"}, []*jobState{big, ok})
+	got := orderJobs(cfg, dispatch.Node{ID: "n", CardModel: "cpu"}, []*openJob{big, ok})
 	if len(got) != 2 || got[0] != ok || got[1] != big {
 		t.Fatalf("got %d jobs, want ok then overflow", len(got))
 	}
@@ -97,7 +108,7 @@ func TestOrderJobsOverflow(t *testing.T) {
 func BenchmarkOrderJobs(b *testing.B) {
 	cfg := dispatch.DefaultConfig()
 	models := []string{"", "RTX 4090", "A100", "cpu"}
-	var list []*jobState
+	var list []*openJob
 	for i := range 10_000 {
 		list = append(list, orderFixture(strconv.Itoa(i), int64(1_000+i*7919%100_000), uint64(1+i%50), 1, uint64(i%5)*4096, models[i%len(models)]))
 	}
@@ -118,7 +129,7 @@ func TestOrderJobsCapsReplicas(t *testing.T) {
 	ok.info.Requirements.Replicas = uint32(cfg.MaxReplicas)
 	tooMany := orderFixture("too-many", 1000, 0, 10, 0, "")
 	tooMany.info.Requirements.Replicas = uint32(cfg.MaxReplicas + 1)
-	got := orderJobs(cfg, dispatch.Node{ID: "self", CardModel: "cpu"}, []*jobState{tooMany, ok})
+	got := orderJobs(cfg, dispatch.Node{ID: "self", CardModel: "cpu"}, []*openJob{tooMany, ok})
 	if len(got) != 1 || got[0] != ok {
 		t.Fatalf("took %d jobs; want only the one within MaxReplicas", len(got))
 	}

@@ -1,4 +1,4 @@
-package processor_test
+package meshview_test
 
 import (
 	"bytes"
@@ -14,25 +14,25 @@ import (
 
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/jobs"
-	"github.com/jobmesh/jobmesh/processor"
+	"github.com/jobmesh/jobmesh/meshview"
 	"github.com/jobmesh/jobmesh/records"
 	"github.com/jobmesh/jobmesh/records/recordstest"
 )
 
 // groupCands: four "small" (8 GiB) and three "big" (24 GiB) processors,
 // all of weight 1, and one kicked-out big one (weight 0).
-func groupCands() []processor.GroupCandidate {
-	var out []processor.GroupCandidate
+func groupCands() []meshview.GroupCandidate {
+	var out []meshview.GroupCandidate
 	for i := range 4 {
-		out = append(out, processor.GroupCandidate{ID: fmt.Sprintf("small-%d", i), CardModel: "small", VRAM: 8192, Weight: 1})
+		out = append(out, meshview.GroupCandidate{ID: fmt.Sprintf("small-%d", i), CardModel: "small", VRAM: 8192, Weight: 1})
 	}
 	for i := range 3 {
-		out = append(out, processor.GroupCandidate{ID: fmt.Sprintf("big-%d", i), CardModel: "big", VRAM: 24576, Weight: 1})
+		out = append(out, meshview.GroupCandidate{ID: fmt.Sprintf("big-%d", i), CardModel: "big", VRAM: 24576, Weight: 1})
 	}
-	return append(out, processor.GroupCandidate{ID: "big-kicked", CardModel: "big", VRAM: 24576, Weight: 0})
+	return append(out, meshview.GroupCandidate{ID: "big-kicked", CardModel: "big", VRAM: 24576, Weight: 0})
 }
 
-func modelOf(cands []processor.GroupCandidate, id string) string {
+func modelOf(cands []meshview.GroupCandidate, id string) string {
 	for _, c := range cands {
 		if c.ID == id {
 			return c.CardModel
@@ -47,7 +47,7 @@ func TestGroupChoiceOneCardModel(t *testing.T) {
 	seen := map[string]int{}
 	for i := range 200 {
 		seed := []byte(fmt.Sprint("seed ", i))
-		g, err := processor.ChooseGroup(info, cands, seed, "chooser")
+		g, err := meshview.ChooseGroup(info, cands, seed, "chooser")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -68,7 +68,7 @@ func TestGroupChoiceOneCardModel(t *testing.T) {
 		// Deterministic: the same inputs, in any order, give the same group.
 		rev := slices.Clone(cands)
 		slices.Reverse(rev)
-		again, err := processor.ChooseGroup(info, rev, seed, "chooser")
+		again, err := meshview.ChooseGroup(info, rev, seed, "chooser")
 		if err != nil || !slices.Equal(again.Members, g.Members) || again.CardModel != g.CardModel {
 			t.Fatalf("second draw %v (%v), first %v", again.Members, err, g.Members)
 		}
@@ -85,11 +85,11 @@ func TestGroupChoiceRespectsRequirements(t *testing.T) {
 	cands := groupCands()
 	for i := range 50 {
 		seed := []byte(fmt.Sprint(i))
-		g, err := processor.ChooseGroup(recordstest.GroupJob(t, 3, "big", 0), cands, seed, "c")
+		g, err := meshview.ChooseGroup(recordstest.GroupJob(t, 3, "big", 0), cands, seed, "c")
 		if err != nil || g.CardModel != "big" {
 			t.Fatalf("GPU model \"big\": %+v, %v", g, err)
 		}
-		g, err = processor.ChooseGroup(recordstest.GroupJob(t, 2, "", 16384), cands, seed, "c")
+		g, err = meshview.ChooseGroup(recordstest.GroupJob(t, 2, "", 16384), cands, seed, "c")
 		if err != nil || g.CardModel != "big" {
 			t.Fatalf("16 GiB minimum: %+v, %v", g, err)
 		}
@@ -107,7 +107,7 @@ func TestGroupChoiceWaitsWithoutEnoughProcessors(t *testing.T) {
 		{"no such model", recordstest.GroupJob(t, 2, "huge", 0)},
 		{"too little VRAM everywhere", recordstest.GroupJob(t, 2, "", 1<<20)},
 	} {
-		if _, err := processor.ChooseGroup(tc.info, cands, []byte("s"), "c"); !errors.Is(err, processor.ErrNoGroup) {
+		if _, err := meshview.ChooseGroup(tc.info, cands, []byte("s"), "c"); !errors.Is(err, meshview.ErrNoGroup) {
 			t.Errorf("%s: err %v, want ErrNoGroup", tc.name, err)
 		}
 	}
@@ -127,11 +127,11 @@ func TestGroupRecordChecksAndWinner(t *testing.T) {
 	info := recordstest.GroupJob(t, 3, "", 0)
 	a, b := test.RandPeerIDFatal(t), test.RandPeerIDFatal(t)
 	cands := groupCands()
-	ga, err := processor.ChooseGroup(info, cands, []byte("a"), a.String())
+	ga, err := meshview.ChooseGroup(info, cands, []byte("a"), a.String())
 	if err != nil {
 		t.Fatal(err)
 	}
-	gb, err := processor.ChooseGroup(info, cands, []byte("b2"), b.String())
+	gb, err := meshview.ChooseGroup(info, cands, []byte("b2"), b.String())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +144,7 @@ func TestGroupRecordChecksAndWinner(t *testing.T) {
 		want = gb
 	}
 	for _, recs := range [][]crdt.Record{{ra, rb}, {rb, ra}} {
-		g, ok := processor.PickGroup(info, nil, recs, nil)
+		g, ok := meshview.PickGroup(info, nil, recs, nil)
 		if !ok || g.Chooser != want.Chooser || !slices.Equal(g.Members, want.Members) {
 			t.Fatalf("winner %+v, want %+v", g, want)
 		}
@@ -160,7 +160,7 @@ func TestGroupRecordChecksAndWinner(t *testing.T) {
 		if _, err := records.DecodeGroup(info, r.Key, r.Author.String(), r.Payload); !errors.Is(err, records.ErrBadRecord) {
 			t.Errorf("%s: err %v, want ErrBadRecord", name, err)
 		}
-		if _, ok := processor.PickGroup(info, nil, []crdt.Record{r}, nil); ok {
+		if _, ok := meshview.PickGroup(info, nil, []crdt.Record{r}, nil); ok {
 			t.Errorf("%s: picked", name)
 		}
 	}
@@ -172,7 +172,7 @@ func TestGroupRecordChecksAndWinner(t *testing.T) {
 	bad("duplicate", func(g *records.Group) { g.Members[1] = g.Members[0]; slices.Sort(g.Members) }, a)
 	bad("no card model", func(g *records.Group) { g.CardModel = "" }, a)
 	gpu := recordstest.GroupJob(t, 3, "big", 0)
-	gg, err := processor.ChooseGroup(gpu, cands, []byte("a"), a.String())
+	gg, err := meshview.ChooseGroup(gpu, cands, []byte("a"), a.String())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,17 +199,17 @@ func TestGroupReplacementRounds(t *testing.T) {
 	// Member 1 replaces silent member 2 by member 3.
 	g1 := records.Group{Version: 1, Job: g0.Job, CardModel: "big", Members: sorted(s(0), s(1), s(3)), Chooser: s(1), Round: 1, Dropped: []string{s(2)}}
 	r1 := groupRecord(t, info, g1, ids[1])
-	g, ok := processor.PickGroup(info, nil, []crdt.Record{r1, r0}, nil)
+	g, ok := meshview.PickGroup(info, nil, []crdt.Record{r1, r0}, nil)
 	if !ok || g.Round != 1 || !g.Has(s(3)) || g.Has(s(2)) {
 		t.Fatalf("winner %+v, want round 1 with member 3 for member 2", g)
 	}
 	// The dropped member has committed meanwhile: the replacement does not
 	// hold, round 0 stands.
-	if g, _ := processor.PickGroup(info, nil, []crdt.Record{r1, r0}, map[string]bool{s(2): true}); g.Round != 0 {
+	if g, _ := meshview.PickGroup(info, nil, []crdt.Record{r1, r0}, map[string]bool{s(2): true}); g.Round != 0 {
 		t.Fatalf("a replacement of an active member won: %+v", g)
 	}
 	// Without round 0 a round-1 record has nothing to extend.
-	if _, ok := processor.PickGroup(info, nil, []crdt.Record{r1}, nil); ok {
+	if _, ok := meshview.PickGroup(info, nil, []crdt.Record{r1}, nil); ok {
 		t.Fatal("a round-1 record alone was picked")
 	}
 	// A non-member may not replace anyone; a replacement must keep the
@@ -221,7 +221,7 @@ func TestGroupReplacementRounds(t *testing.T) {
 	}
 	for i, b := range bad {
 		r := groupRecord(t, info, b, mustDecode(t, b.Chooser))
-		if g, _ := processor.PickGroup(info, nil, []crdt.Record{r0, r}, nil); g.Round != 0 {
+		if g, _ := meshview.PickGroup(info, nil, []crdt.Record{r0, r}, nil); g.Round != 0 {
 			t.Errorf("bad replacement %d won: %+v", i, g)
 		}
 	}
@@ -246,4 +246,46 @@ func mustDecode(t *testing.T, s string) peer.ID {
 		t.Fatal(err)
 	}
 	return id
+}
+
+// TestGroupReplacementDraw: the next round drops the silent members for
+// as many candidates of the group's card model that are neither members
+// nor dropped before, the same from any node, and PickGroup takes it over
+// the round before while the dropped member stays silent.
+func TestGroupReplacementDraw(t *testing.T) {
+	info := recordstest.GroupJob(t, 3, "", 0)
+	ids := make([]peer.ID, 6)
+	cands := make([]meshview.GroupCandidate, len(ids))
+	for i := range ids {
+		ids[i] = test.RandPeerIDFatal(t)
+		cands[i] = meshview.GroupCandidate{ID: ids[i].String(), CardModel: "big", VRAM: 24576, Weight: 1}
+	}
+	cands = append(cands, meshview.GroupCandidate{ID: "small-0", CardModel: "small", VRAM: 24576, Weight: 1})
+	sorted := func(xs ...string) []string { slices.Sort(xs); return xs }
+	s := func(i int) string { return ids[i].String() }
+	g0 := records.Group{Version: 1, Job: info.ID().String(), CardModel: "big", Members: sorted(s(0), s(1), s(2)), Chooser: s(0)}
+	next, fresh, err := meshview.Replacement(info, g0, []string{s(2)}, cands, s(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fresh) != 1 || g0.Has(fresh[0]) || modelOf(cands, fresh[0]) != "big" {
+		t.Fatalf("drawn %v: want one big non-member", fresh)
+	}
+	if next.Round != 1 || next.Chooser != s(1) || !slices.Equal(next.Dropped, []string{s(2)}) || next.Has(s(2)) || !next.Has(fresh[0]) || len(next.Members) != 3 {
+		t.Fatalf("next round %+v", next)
+	}
+	rev := slices.Clone(cands)
+	slices.Reverse(rev)
+	if again, _, err := meshview.Replacement(info, g0, []string{s(2)}, rev, s(1)); err != nil || !slices.Equal(again.Members, next.Members) {
+		t.Fatalf("another node's draw %v (%v), first %v", again.Members, err, next.Members)
+	}
+	recs := []crdt.Record{groupRecord(t, info, g0, ids[0]), groupRecord(t, info, next, ids[1])}
+	if g, ok := meshview.PickGroup(info, nil, recs, nil); !ok || g.Round != 1 || !slices.Equal(g.Members, next.Members) {
+		t.Fatalf("picked %+v, want the replacement", g)
+	}
+	// Only members and the dropped are left of the card model: no draw.
+	few := []meshview.GroupCandidate{cands[0], cands[1], cands[2], cands[6]}
+	if _, _, err := meshview.Replacement(info, g0, []string{s(2)}, few, s(1)); !errors.Is(err, meshview.ErrNoGroup) {
+		t.Fatalf("no one left to draw: %v, want ErrNoGroup", err)
+	}
 }

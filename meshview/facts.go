@@ -1,4 +1,4 @@
-package processor
+package meshview
 
 import (
 	"cmp"
@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"math/big"
 	"slices"
 	"sync"
@@ -43,6 +44,9 @@ var (
 	_ StakeReader  = (*escrow.Client)(nil)
 	_ RecordReader = (*crdt.Store)(nil)
 )
+
+// ErrInvalidConfig wraps every configuration error of the package.
+var ErrInvalidConfig = errors.New("meshview: invalid config")
 
 // Advertised is one processor's advertisement as dispatching reads it.
 type Advertised struct {
@@ -184,7 +188,7 @@ type View struct {
 	byID  map[string]int
 	kicks map[string]dispatch.Kick
 	// jobs caches per-job weights and pre-download names (jobweights.go);
-	// nil in views built by hand, which then compute them every time.
+	// nil in views written as literals, which then compute them every time.
 	jobs *jobCache
 }
 
@@ -240,6 +244,39 @@ func (v *View) Nodes() []dispatch.Node {
 	return out
 }
 
+// NewView returns a view of procs, as of at, sorted by peer ID. kicks are
+// the processors the QoS ledger kicked out, live or not: a live one named
+// there gets its Kick set and weighs 0, and a processor whose Kick is set
+// counts as kicked out. Facts builds its views with it; a view built by
+// hand (a node without Facts, a test) is one too.
+func NewView(at time.Time, procs []ProcessorView, kicks ...dispatch.Kick) *View {
+	v := &View{At: at, Processors: slices.Clone(procs), byID: map[string]int{}, kicks: map[string]dispatch.Kick{}, jobs: newJobCache()}
+	slices.SortFunc(v.Processors, func(a, b ProcessorView) int { return cmp.Compare(a.ID, b.ID) })
+	for _, k := range kicks {
+		v.kicks[k.Node] = k
+	}
+	for i := range v.Processors {
+		p := &v.Processors[i]
+		v.byID[p.ID] = i
+		if k, ok := v.kicks[p.ID]; ok {
+			p.Kick, p.Weight = &k, 0
+		} else if p.Kick != nil {
+			v.kicks[p.ID] = *p.Kick
+		}
+	}
+	return v
+}
+
+// KickOf returns the QoS ledger's kick of a processor (live or not); false
+// when it is not kicked out.
+func (v *View) KickOf(id string) (dispatch.Kick, bool) {
+	if v == nil {
+		return dispatch.Kick{}, false
+	}
+	k, ok := v.kicks[id]
+	return k, ok
+}
+
 // View reads the replicated state and returns the live processors with
 // their weights. finished are the jobs known to have a verdict; their
 // commitment and disclosure records feed the QoS ledger.
@@ -249,7 +286,7 @@ func (f *Facts) View(ctx context.Context, finished []jobs.ID) (*View, error) {
 	if f.p.Directory != nil {
 		var err error
 		if ads, err = f.p.Directory.Processors(ctx); err != nil {
-			return nil, fmt.Errorf("processor: reading advertisements: %w", err)
+			return nil, fmt.Errorf("meshview: reading advertisements: %w", err)
 		}
 	}
 	outcomes, err := f.outcomes(ctx, finished)
@@ -270,47 +307,44 @@ func (f *Facts) View(ctx context.Context, finished []jobs.ID) (*View, error) {
 			kicks[k.Node] = k
 		}
 	}
-	v := &View{At: now, Tasks: len(outcomes), byID: map[string]int{}, kicks: kicks, jobs: newJobCache()}
+	var procs []ProcessorView
 	var in []dispatch.QoSInput
+	seen := map[string]bool{}
 	for _, a := range ads {
 		if now.Sub(a.Updated) > f.cfg.AdvertTTL || a.Updated.After(now.Add(f.cfg.AdvertTTL)) {
 			continue
 		}
-		if _, dup := v.byID[a.PeerID]; dup || a.PeerID == "" {
+		if seen[a.PeerID] || a.PeerID == "" {
 			continue
 		}
-		v.byID[a.PeerID] = len(v.Processors)
-		v.Processors = append(v.Processors, ProcessorView{
+		seen[a.PeerID] = true
+		procs = append(procs, ProcessorView{
 			Node:    dispatch.Node{ID: a.PeerID, CardModel: a.CardModel, VRAM: a.VRAMMiB, Stake: f.stake(ctx, a.Wallet, now), LocalModels: slices.Clone(a.Models)},
 			Wallet:  a.Wallet,
 			Timeout: a.Timeout,
 		})
 		in = append(in, dispatch.QoSInput{ID: a.PeerID, VRAM: a.VRAMMiB, Timeout: a.Timeout})
 	}
-	slices.SortFunc(v.Processors, func(a, b ProcessorView) int { return cmp.Compare(a.ID, b.ID) })
+	slices.SortFunc(procs, func(a, b ProcessorView) int { return cmp.Compare(a.ID, b.ID) })
 	slices.SortFunc(in, func(a, b dispatch.QoSInput) int { return cmp.Compare(a.ID, b.ID) })
-	for i, p := range v.Processors {
-		v.byID[p.ID] = i
-	}
 	scores, err := ledger.QoSScores(in)
 	if err != nil {
 		return nil, err
 	}
-	for i := range v.Processors {
-		p := &v.Processors[i]
+	nodes := make([]dispatch.Node, len(procs))
+	for i := range procs {
+		p := &procs[i]
 		p.Scores = scores[i]
 		p.QoS = scores[i].Q
 		p.SpeedScore = ledger.NodeScore(p.ID)
+		nodes[i] = p.Node
 	}
-	weights := dispatch.Weights(dispatch.Job{}, v.Nodes())
-	for i := range v.Processors {
-		p := &v.Processors[i]
-		if k, ok := kicks[p.ID]; ok {
-			p.Kick = &k
-			continue
-		}
-		p.Weight = weights[i]
+	weights := dispatch.Weights(dispatch.Job{}, nodes)
+	for i := range procs {
+		procs[i].Weight = weights[i]
 	}
+	v := NewView(now, procs, slices.Collect(maps.Values(kicks))...)
+	v.Tasks = len(outcomes)
 	return v, nil
 }
 

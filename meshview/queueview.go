@@ -1,4 +1,4 @@
-package processor
+package meshview
 
 import (
 	"cmp"
@@ -123,11 +123,19 @@ func ReadQueue(ctx context.Context, store RecordReader, cfg dispatch.Config, liv
 	}
 	recs, err := store.Query(ctx, records.JobsPrefix)
 	if err != nil {
-		return QueueView{}, fmt.Errorf("processor: reading jobs: %w", err)
+		return QueueView{}, fmt.Errorf("meshview: reading jobs: %w", err)
 	}
-	infos := map[jobs.ID]*jobs.JobInfo{}
+	open, started := openJobs(recs)
+	q, _ := dispatch.NewQueue(cfg)
+	return QueueView{Live: live, Cap: q.Cap(live), Groups: queueGroups(cfg, open, started)}, nil
+}
+
+// openJobs returns, from the store's /jobs records, the jobs with neither
+// a verdict by one of their disclosers (verdictScan) nor a JobAborted
+// record, and the jobs with a commitment.
+func openJobs(recs []crdt.Record) (open map[jobs.ID]*jobs.JobInfo, started map[jobs.ID]bool) {
+	open, started = map[jobs.ID]*jobs.JobInfo{}, map[jobs.ID]bool{}
 	closed := map[jobs.ID]bool{}
-	started := map[jobs.ID]bool{}
 	var scan verdictScan
 	for _, r := range recs {
 		if r.Tombstone {
@@ -136,9 +144,9 @@ func ReadQueue(ctx context.Context, store RecordReader, cfg dispatch.Config, liv
 		switch r.Type {
 		case records.JobType:
 			if info, err := jobs.Decode(r.Payload); err == nil && records.JobKey(info.ID()) == r.Key {
-				infos[info.ID()] = info
+				open[info.ID()] = info
 			}
-		case records.VerdictType:
+		case records.VerdictType, records.ResultType:
 			scan.add(r)
 		case records.AbortedType:
 			if k, err := records.Parse(r.Key); err == nil && k.Type == records.AbortedType {
@@ -150,25 +158,27 @@ func ReadQueue(ctx context.Context, store RecordReader, cfg dispatch.Config, liv
 			if id, ok := records.JobOf(r.Key); ok {
 				started[id] = true
 			}
-		case records.ResultType:
-			scan.add(r)
 		}
 	}
 	for id := range scan.finished() {
 		closed[id] = true
 	}
-	q, _ := dispatch.NewQueue(cfg)
-	view := QueueView{Live: live, Cap: q.Cap(live)}
-	groups := map[string]*QueueGroup{}
+	for id := range closed {
+		delete(open, id)
+	}
+	return open, started
+}
+
+// queueGroups groups the open jobs by dispatch group, each in queue order
+// (task value, best first; a job without a value last, by ID), the group
+// with the best head first.
+func queueGroups(cfg dispatch.Config, open map[jobs.ID]*jobs.JobInfo, started map[jobs.ID]bool) []QueueGroup {
 	type entry struct {
 		job dispatch.Job
 		qj  QueuedJob
 	}
 	entries := map[string][]entry{}
-	for id, info := range infos {
-		if closed[id] {
-			continue
-		}
+	for id, info := range open {
 		plan, err := jobs.Slice(info)
 		if err != nil {
 			continue
@@ -180,11 +190,9 @@ func ReadQueue(ctx context.Context, store RecordReader, cfg dispatch.Config, liv
 			qj.Estimated, _ = dispatch.EstimatedTime(cfg, j.Units)
 		}
 		label := dispatch.GroupLabel(j)
-		if groups[label] == nil {
-			groups[label] = &QueueGroup{Label: label}
-		}
 		entries[label] = append(entries[label], entry{j, qj})
 	}
+	var groups []QueueGroup
 	for label, es := range entries {
 		slices.SortFunc(es, func(a, b entry) int {
 			switch {
@@ -200,13 +208,13 @@ func ReadQueue(ctx context.Context, store RecordReader, cfg dispatch.Config, liv
 			}
 			return 1
 		})
-		g := groups[label]
+		g := QueueGroup{Label: label}
 		for _, e := range es {
 			g.Jobs = append(g.Jobs, e.qj)
 		}
-		view.Groups = append(view.Groups, *g)
+		groups = append(groups, g)
 	}
-	slices.SortFunc(view.Groups, func(a, b QueueGroup) int {
+	slices.SortFunc(groups, func(a, b QueueGroup) int {
 		av, bv := a.Jobs[0].Value, b.Jobs[0].Value
 		switch {
 		case av != nil && bv != nil:
@@ -220,5 +228,21 @@ func ReadQueue(ctx context.Context, store RecordReader, cfg dispatch.Config, liv
 		}
 		return cmp.Compare(a.Label, b.Label)
 	})
-	return view, nil
+	return groups
+}
+
+// Evictions returns the jobs to abort so that the queued jobs fit the cap
+// max(⌊α·live⌋, MinQueueLen), lowest task value first. queued are the open
+// jobs nobody has started; the result is a pure function of them, cfg and
+// live. A job whose value cannot be computed is never evicted (it already
+// comes last in the job order).
+func Evictions(cfg dispatch.Config, queued []dispatch.Job, live int) ([]dispatch.Job, error) {
+	q, err := dispatch.NewQueue(cfg)
+	if err != nil {
+		return nil, err
+	}
+	for _, j := range queued {
+		_ = q.Push(j)
+	}
+	return q.Trim(live), nil
 }

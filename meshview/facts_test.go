@@ -1,4 +1,4 @@
-package processor
+package meshview
 
 import (
 	"context"
@@ -9,14 +9,10 @@ import (
 
 	"github.com/jobmesh/jobmesh/crdt/crdttest"
 	"github.com/jobmesh/jobmesh/dispatch"
+	"github.com/jobmesh/jobmesh/finish"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/records"
 )
-
-// staticDirectory is a fixed list of advertisements.
-type staticDirectory []Advertised
-
-func (d staticDirectory) Processors(context.Context) ([]Advertised, error) { return d, nil }
 
 // TestFactsQoSFromRecords: three processors on a real replicated store
 // work on two jobs of two MacroJobs each; the third commits but never
@@ -105,12 +101,12 @@ func TestFactsQoSFromRecords(t *testing.T) {
 	// The chooser never picks a kicked processor while another waits.
 	ids := []string{c.ID().String(), b.ID().String()}
 	for s := range 200 {
-		i, ok := weightedPick(v, nil, ids, dispatch.Seed([]byte{byte(s)}))
+		i, ok := v.Pick(dispatch.Job{}, ids, dispatch.Seed([]byte{byte(s)}))
 		if !ok || i != 1 {
 			t.Fatalf("seed %d: picked %d (%v)", s, i, ok)
 		}
 	}
-	if _, ok := weightedPick(v, nil, ids[:1], []byte("seed")); ok {
+	if _, ok := v.Pick(dispatch.Job{}, ids[:1], []byte("seed")); ok {
 		t.Fatal("picked among kicked processors only")
 	}
 	// A stale advertisement is not live.
@@ -119,5 +115,72 @@ func TestFactsQoSFromRecords(t *testing.T) {
 	f, _ := NewFacts(FactsParams{Store: a.Store, Directory: old, Now: func() time.Time { return now }}, DefaultFactsConfig())
 	if v, err := f.View(context.Background(), finished); err != nil || v.Live() != 2 {
 		t.Fatalf("with a stale advertisement: %v live (%v), want 2", v.Live(), err)
+	}
+}
+
+// TestFactsQoSIgnoresForgedRounds: the records say a committed and
+// disclosed before b, and a's verdict says so; b, a processor of the job,
+// writes a verdict whose rounds say b was first. Every node's QoS follows
+// the verdict that follows from the records, whichever author ranks
+// higher, and refuses b's.
+func TestFactsQoSIgnoresForgedRounds(t *testing.T) {
+	cl := crdttest.New(t, crdttest.Options{Replicas: 2})
+	cl.WaitTopicMesh()
+	a, b := cl.Replicas[0], cl.Replicas[1]
+	now := time.Now()
+	dir := staticDirectory{
+		{PeerID: a.ID().String(), CardModel: "cpu", VRAMMiB: 1024, Timeout: time.Minute, Updated: now},
+		{PeerID: b.ID().String(), CardModel: "cpu", VRAMMiB: 1024, Timeout: time.Minute, Updated: now},
+	}
+	f := newJobFixture(t, 20)
+	f.publish(t, a.Store)
+	for m := range f.plan.Macros {
+		f.run(t, a.Store, m, false, honestHash, true)
+	}
+	for m := range f.plan.Macros {
+		f.run(t, b.Store, m, true, honestHash, true)
+	}
+	for _, r := range cl.Replicas {
+		crdttest.WaitUntil(t, 20*time.Second, func() error {
+			recs, err := r.Store.Query(context.Background(), records.JobKey(f.id()))
+			if err != nil || len(recs) != 12 {
+				return fmt.Errorf("replica %s holds %d records (%v)", r.ID(), len(recs), err)
+			}
+			return nil
+		})
+	}
+	honest := f.verdictOf(t, a.Store, testCID(t, "out").String())
+	f.putVerdict(t, a.Store, honest)
+	forged := f.verdictOf(t, b.Store, testCID(t, "out").String())
+	first := []string{b.ID().String(), a.ID().String()}
+	for i := range forged.Rounds {
+		forged.Rounds[i].Commits, forged.Rounds[i].Disclosures = first, first
+	}
+	f.putVerdict(t, b.Store, forged)
+	for i, r := range cl.Replicas {
+		crdttest.WaitUntil(t, 20*time.Second, func() error {
+			recs, err := r.Store.Query(context.Background(), records.VerdictPrefix(f.id()))
+			if err != nil || len(recs) != 2 {
+				return fmt.Errorf("replica %d holds %d verdicts (%v)", i, len(recs), err)
+			}
+			return nil
+		})
+		chosen, err := finish.ReadVerdict(context.Background(), r.Store, nil, f.id(), nil)
+		if err != nil || chosen.Author != a.ID().String() {
+			t.Fatalf("replica %d chose %q's verdict (%v), want a's", i, chosen.Author, err)
+		}
+		fc, err := NewFacts(FactsParams{Store: r.Store, Directory: dir, Now: func() time.Time { return now }}, DefaultFactsConfig())
+		if err != nil {
+			t.Fatal(err)
+		}
+		view, err := fc.View(context.Background(), []jobs.ID{f.id()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pa, _ := view.Processor(a.ID().String())
+		pb, _ := view.Processor(b.ID().String())
+		if view.Tasks != 2 || pa.SpeedScore != 20 || pb.SpeedScore != 10 {
+			t.Fatalf("replica %d: %d tasks, speed a %v b %v; want 2 tasks, a 20, b 10", i, view.Tasks, pa.SpeedScore, pb.SpeedScore)
+		}
 	}
 }

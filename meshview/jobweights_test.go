@@ -1,8 +1,7 @@
-package processor
+package meshview
 
 import (
 	"context"
-	"crypto/sha256"
 	"fmt"
 	"math"
 	"math/big"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/dispatch"
-	"github.com/jobmesh/jobmesh/jobs"
 )
 
 // noRecords is a store without job records: views over it have no
@@ -77,7 +75,7 @@ func TestJobWeightsLocality(t *testing.T) {
 		t.Fatalf("narrowed to the holder: %v (base %v)", got, base)
 	}
 	for s := range 100 {
-		if i, ok := weightedPick(v, &job, []string{"b", "a", "c", "x"}, dispatch.Seed([]byte{byte(s)})); !ok || i != 1 {
+		if i, ok := v.Pick(job, []string{"b", "a", "c", "x"}, dispatch.Seed([]byte{byte(s)})); !ok || i != 1 {
 			t.Fatalf("seed %d picked %d (%v), want the holder", s, i, ok)
 		}
 	}
@@ -95,9 +93,6 @@ func TestJobWeightsLocality(t *testing.T) {
 	// Without models: the job-independent weights.
 	if got := v.JobWeights(dispatch.Job{}, []string{"a", "d", "x"}); !slices.Equal(got, []float64{base, 0, base}) {
 		t.Fatalf("no models: %v", got)
-	}
-	if got := candidateWeights(v, nil, []string{"a", "d"}); !slices.Equal(got, []float64{base, 0}) {
-		t.Fatalf("nil job: %v", got)
 	}
 	// A nil view weighs everyone alike.
 	if got := (*View)(nil).JobWeights(job, []string{"a", "b"}); !slices.Equal(got, []float64{1, 1}) {
@@ -120,78 +115,6 @@ func TestJobWeightsHoldersWithoutWeight(t *testing.T) {
 	got := v.JobWeights(dispatch.Job{Models: []string{"m"}}, []string{"a", "b", "c"})
 	if got[0] != 0 || got[1] <= 0 || got[1] != got[2] {
 		t.Fatalf("holder without stake: %v", got)
-	}
-}
-
-// modelJob is a job of 8 MacroJobs needing models.
-func modelJob(t *testing.T, models ...string) *jobState {
-	t.Helper()
-	info := &jobs.JobInfo{
-		Code:         jobs.Source{URI: "ipfs://bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy", SHA256: sha256.Sum256([]byte("code"))},
-		Data:         jobs.Data{Source: jobs.Source{URI: "https://example.com/data", SHA256: sha256.Sum256([]byte("data"))}, Size: 64 * 64},
-		Slicing:      jobs.Slicing{BlockSize: 64, MicroJobs: 8, BlocksPerMicro: 1},
-		Seed:         sha256.Sum256([]byte("model job")),
-		PriceWei:     big.NewInt(5),
-		Creator:      jobs.Address{1},
-		Deadline:     time.Now().Add(time.Hour).Unix(),
-		Requirements: jobs.Requirements{ModelCIDs: models},
-	}
-	info.ApplyDefaults()
-	plan, err := jobs.Slice(info)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(plan.Macros) < 8 {
-		t.Fatalf("%d MacroJobs", len(plan.Macros))
-	}
-	return &jobState{info: info, plan: plan}
-}
-
-// TestFirstOwnersNarrowToHolders: with holders of the job's models among
-// the live eligible processors, every MacroJob's first owner is a holder;
-// without models, or when nobody holds them, owners are drawn from all.
-func TestFirstOwnersNarrowToHolders(t *testing.T) {
-	const model = "bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy"
-	var ads []Advertised
-	for i := range 8 {
-		a := Advertised{PeerID: fmt.Sprintf("p%d", i)}
-		if i == 3 || i == 6 {
-			a.Models = []string{model}
-		}
-		ads = append(ads, a)
-	}
-	v := modelView(t, ads)
-	owners := func(self string, js *jobState) []string {
-		w := &Worker{self: self}
-		w.dview.Store(v)
-		return w.firstOwners(js)
-	}
-	withModel := modelJob(t, model)
-	for _, self := range []string{"p0", "p3", "p7"} {
-		for i, o := range owners(self, withModel) {
-			if o != "p3" && o != "p6" {
-				t.Fatalf("self %s: MacroJob %d's first owner %s holds no model", self, i, o)
-			}
-		}
-	}
-	if !slices.Equal(owners("p0", withModel), owners("p6", withModel)) {
-		t.Fatal("processors disagree on the first owners")
-	}
-	for _, js := range []*jobState{modelJob(t), modelJob(t, "bafkreibm6jg3ux5qumhcn2b3flc3tyu6dmlb4xa7u5bf44yegnrjhc4yeq")} {
-		got := owners("p0", js)
-		if !slices.ContainsFunc(got, func(o string) bool { return o != "p3" && o != "p6" }) {
-			t.Fatalf("models %v: owners %v are all holders", js.info.Requirements.ModelCIDs, got)
-		}
-	}
-	// With one holder kicked out, the other opens every room; with both,
-	// nobody is narrowed to.
-	v = modelView(t, ads, "p6")
-	if got := owners("p0", modelJob(t, model)); slices.ContainsFunc(got, func(o string) bool { return o != "p3" }) {
-		t.Fatalf("one holder kicked out: owners %v", got)
-	}
-	v = modelView(t, ads, "p3", "p6")
-	if got := owners("p0", modelJob(t, model)); !slices.ContainsFunc(got, func(o string) bool { return o != "p3" && o != "p6" }) {
-		t.Fatalf("both holders kicked out: owners %v", got)
 	}
 }
 

@@ -1,0 +1,174 @@
+package meshview
+
+import (
+	"bytes"
+	"math/big"
+	"slices"
+
+	"github.com/jobmesh/jobmesh/dispatch"
+	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/macrojob"
+)
+
+// DispatchJob is what dispatching knows about a job, taken from its JobInfo
+// alone, so every node derives the same value: the escrowed price, the
+// requirements, and the task size in pricing units (TaskSize, or the
+// number of data blocks when the job gives none).
+func DispatchJob(info *jobs.JobInfo, plan *jobs.Plan) dispatch.Job {
+	units := info.TaskSize
+	if units == 0 {
+		units = plan.NumBlocks
+	}
+	price := info.PriceWei
+	if price == nil {
+		price = new(big.Int)
+	}
+	return dispatch.Job{
+		ID:       plan.JobID.String(),
+		Price:    price,
+		MinVRAM:  info.Requirements.MinVRAMMiB,
+		GPUModel: info.Requirements.GPUModel,
+		Models:   slices.Clone(info.Requirements.ModelCIDs),
+		Units:    units,
+	}
+}
+
+// OrderJobs returns the jobs of list self can serve in the order it takes
+// them; job gives each one's JobInfo and plan. Open jobs are grouped by
+// VRAM and GPU model ("Any" when none) and each group is ordered by task
+// value; self repeatedly takes the best head among the groups it can
+// serve (seed 001 dequeue). The order depends only on the JobInfo records
+// and cfg. A job whose value cannot be computed (its estimated time
+// overflows) comes last, by ID, if self can serve it. A job asking for
+// more replicas than cfg.MaxReplicas is not taken.
+func OrderJobs[T any](cfg dispatch.Config, self dispatch.Node, list []T, job func(T) (*jobs.JobInfo, *jobs.Plan)) []T {
+	q, err := dispatch.NewQueue(cfg)
+	if err != nil {
+		// The caller validated the config; keep working in ID order.
+		q = nil
+	}
+	type item struct {
+		t  T
+		id jobs.ID
+	}
+	byID := make(map[string]T, len(list))
+	var rest []item
+	for _, t := range list {
+		info, plan := job(t)
+		if int(info.Requirements.Replicas) > cfg.MaxReplicas {
+			// The mesh's dispatch parameters cap replicated jobs
+			// (seed 000: GPT tasks on 3 nodes of one card model).
+			continue
+		}
+		j := DispatchJob(info, plan)
+		byID[j.ID] = t
+		if q == nil || q.Push(j) != nil {
+			if servable(self, j) {
+				rest = append(rest, item{t, plan.JobID})
+			}
+		}
+	}
+	out := make([]T, 0, len(list))
+	for q != nil {
+		j, ok := q.Next(self, nil)
+		if !ok {
+			break
+		}
+		out = append(out, byID[j.ID])
+	}
+	slices.SortFunc(rest, func(a, b item) int { return compareIDs(a.id, b.id) })
+	for _, r := range rest {
+		out = append(out, r.t)
+	}
+	return out
+}
+
+// servable reports whether node meets job's requirements: enough VRAM and
+// the required GPU model, if any.
+func servable(node dispatch.Node, job dispatch.Job) bool {
+	if job.GPUModel != "" && job.GPUModel != node.CardModel {
+		return false
+	}
+	return node.VRAM >= job.MinVRAM
+}
+
+// compareIDs orders job IDs by their bytes.
+func compareIDs(a, b jobs.ID) int { return bytes.Compare(a[:], b[:]) }
+
+// ChooseOwner picks a room's next queue owner among cands with
+// probability proportional to their selection weight for job
+// (JobWeights; a job without models weighs without locality), drawn from
+// the queue's public seed. When every candidate weighs 0 the pick is
+// uniform (macrojob.SeededChooser), so a queue never stalls.
+func (v *View) ChooseOwner(job dispatch.Job, cands []macrojob.PeerID, seed []byte) int {
+	ids := make([]string, len(cands))
+	for i, p := range cands {
+		ids[i] = string(p)
+	}
+	if i, ok := v.Pick(job, ids, seed); ok {
+		return i
+	}
+	return macrojob.SeededChooser{}.Choose(cands, seed)
+}
+
+// Pick draws one of ids by selection weight for job (JobWeights) from
+// seed; false when every one weighs 0.
+func (v *View) Pick(job dispatch.Job, ids []string, seed []byte) (int, bool) {
+	i, err := dispatch.Choose(v.JobWeights(job, ids), seed)
+	if err != nil {
+		return 0, false
+	}
+	return i, true
+}
+
+// PickRerunner chooses a processor among pool (sorted peer IDs) for a
+// dispute's third run or a self-check re-run of job, by selection weight
+// for the job, from seed. Kicked-out processors are never chosen;
+// processors not live weigh like the lightest live one. When no one in
+// pool has any weight (this node's view does not weigh them yet), every
+// processor not kicked out weighs the same. False when everyone in pool
+// is kicked out.
+func (v *View) PickRerunner(job dispatch.Job, pool []string, seed []byte) (int, bool) {
+	if i, ok := v.Pick(job, pool, seed); ok {
+		return i, true
+	}
+	even := make([]float64, len(pool))
+	for i, p := range pool {
+		if !v.Kicked(p) {
+			even[i] = 1
+		}
+	}
+	i, err := dispatch.Choose(even, seed)
+	return i, err == nil
+}
+
+// Grew reports whether view v lists a processor that old does not (any,
+// when old is nil): processors that rank one another from views that
+// differ so do the same work twice.
+func Grew(old, v *View) bool {
+	if old == nil {
+		return true
+	}
+	for _, p := range v.Processors {
+		if _, ok := old.Processor(p.ID); !ok {
+			return true
+		}
+	}
+	return false
+}
+
+// VerifierChecks reports whether verifier is a verifier MicroJob of plan
+// that takes a block of regular: one processor running both proves
+// nothing.
+func VerifierChecks(plan *jobs.Plan, verifier, regular jobs.ID) bool {
+	v, err := plan.MicroJob(verifier)
+	if err != nil || !v.Verifier {
+		return false
+	}
+	for _, src := range v.Sources {
+		if plan.Macros[v.Macro].Micros[src.Slot].ID == regular {
+			return true
+		}
+	}
+	return false
+}
