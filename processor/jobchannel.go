@@ -1,10 +1,8 @@
 package processor
 
 import (
-	"bytes"
 	"context"
 	"maps"
-	"strconv"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/network"
@@ -130,30 +128,6 @@ func (w *Worker) announceRooms(ctx context.Context, js *jobState, t *p2p.Topic[j
 			}
 		}
 	}
-}
-
-// bestClaim returns, of the processors other than this one that claimed
-// MacroJob macro of js on the Job channel at or after since, the one first
-// in the order that names first owners (firstOwners), and whether it
-// comes before this processor in that order.
-func (w *Worker) bestClaim(js *jobState, macro uint64, since time.Time) (p string, ahead bool) {
-	id, idx := js.plan.JobID.String(), strconv.FormatUint(macro, 10)
-	var best [32]byte
-	w.mu.Lock()
-	for q, at := range js.claims[macro] {
-		if q == w.self || at.Before(since) {
-			continue
-		}
-		if h := hashOf(q, id, idx); p == "" || bytes.Compare(h[:], best[:]) > 0 {
-			best, p = h, q
-		}
-	}
-	w.mu.Unlock()
-	if p == "" {
-		return "", false
-	}
-	mine := hashOf(w.self, id, idx)
-	return p, bytes.Compare(best[:], mine[:]) > 0
 }
 
 // announcedOwner returns the owner a recent room announcement named.
