@@ -163,38 +163,6 @@ func TestRedoSilentTimesEachMicroJob(t *testing.T) {
 	}
 }
 
-// TestRedoSilentSparesLiveCommitters: a committer that keeps writing to
-// the job is alive and only behind; its MicroJobs are redone only once it
-// has written nothing for DiscloseGrace.
-func TestRedoSilentSparesLiveCommitters(t *testing.T) {
-	w, js, recs, store := silentFixture(t)
-	plan := js.plan
-	t0 := time.Unix(1_800_000_000, 0)
-	w.index.jobs[plan.JobID] = &jobIndex{id: plan.JobID, loaded: true, entries: map[string]finish.Part{}, disclosed: map[jobs.ID]int{}, committers: map[jobs.ID]map[string]int{},
-		heard: map[string]time.Time{"p": t0.Add(50 * time.Second)}}
-	a := plan.Macros[0].Micros[0].ID.String()
-	v := microjob.Verdict{Missing: []string{a}}
-	ctx := context.Background()
-	redone := func() bool {
-		_, err := store.Get(ctx, records.RedoKey(plan.JobID, mustHash(a), w.self))
-		return err == nil
-	}
-	for _, at := range []time.Duration{0, time.Minute, 109 * time.Second} {
-		if err := w.redoSilent(ctx, js, recs, v, t0.Add(at)); err != nil {
-			t.Fatal(err)
-		}
-		if redone() {
-			t.Fatalf("redone at +%s, though its committer wrote at +50s", at)
-		}
-	}
-	if err := w.redoSilent(ctx, js, recs, v, t0.Add(110*time.Second)); err != nil {
-		t.Fatal(err)
-	}
-	if !redone() {
-		t.Fatal("not redone a grace after its committer's last write")
-	}
-}
-
 // TestRedoTurnRanksProcessors: of the live processors that may redo a
 // MicroJob, the first by rendezvous hash redoes it at once and the k-th
 // only once the redo has waited k processing timeouts; excluded and

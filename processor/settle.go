@@ -1,7 +1,6 @@
 package processor
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -399,73 +398,36 @@ func (w *Worker) judgeDue(ctx context.Context, js *jobState, ver uint64, now tim
 	return !skip
 }
 
-// redoSilent has MicroJobs redone whose committers went silent: committed,
-// their MacroJob fully committed, no valid disclosure, and nothing new
-// from any of their committers in the job, for DiscloseGrace (a processor
-// that stopped between the two rounds), or for hintLife of them when a
-// committer is still connected to this node. They are redone by others, as a
-// culprit's are, so the job does not wait for the silent processor
-// forever. A committer that keeps writing is alive and only behind: its
-// own view may lack its MacroJob's last commitments for long when the
-// mesh is loaded, and redoing its MicroJobs then only adds load.
+// redoSilent has MicroJobs redone whose committers went silent
+// (finish.RedoSilent): committed, their MacroJob's commitment round over,
+// no valid disclosure, and nothing new from their committers for
+// DiscloseGrace, or for hintLife graces while a committer is still
+// connected to this node.
 func (w *Worker) redoSilent(ctx context.Context, js *jobState, recs *finish.Records, v microjob.Verdict, now time.Time) error {
 	silent := w.groupSilent(ctx, js, finish.SilentCommitters(js.plan, recs, v))
 	id := js.plan.JobID
-	heard := map[string]time.Time{}
+	heard, connected := map[string]time.Time{}, map[string]bool{}
 	for _, ps := range silent {
 		for _, p := range ps {
 			if _, ok := heard[p]; !ok {
-				heard[p] = w.index.lastHeard(id, p)
+				heard[p], connected[p] = w.index.lastHeard(id, p), w.connected(p)
 			}
 		}
 	}
-	// Each MicroJob's silence is timed on its own: one MicroJob silent
-	// for long must not get another, silent only since its MacroJob's
-	// last commitment, redone at once.
-	var due []string
 	w.mu.Lock()
-	since := js.silentSince
-	js.silentSince = make(map[string]time.Time, len(silent))
-	for m, ps := range silent {
-		at, ok := since[m]
-		if !ok {
-			at = now
-		}
-		js.silentSince[m] = at
-		connected := false
-		for _, p := range ps {
-			if heard[p].After(at) {
-				at = heard[p]
-			}
-			connected = connected || w.connected(p)
-		}
-		grace := w.cfg.DiscloseGrace
-		if connected {
-			// A committer still connected is alive and its records may
-			// only be late here; it is given hintLife graces, so that
-			// one that withholds its disclosure holds the job up only
-			// so long.
-			grace *= hintLife
-		}
-		if now.Sub(at) >= grace {
-			due = append(due, m)
-		} else {
-			js.graceWait = true // judge again when the grace is over
-		}
-	}
+	s := finish.RedoSilent(finish.Silence{Silent: silent, Since: js.silentSince, Heard: heard, Connected: connected,
+		Grace: w.cfg.DiscloseGrace, ConnectedGrace: w.cfg.DiscloseGrace * hintLife, Redo: recs.Redo, Now: now})
+	js.silentSince = s.Since
+	js.graceWait = js.graceWait || s.Wait // judge again when a grace is over
 	w.mu.Unlock()
-	var entries []crdt.Entry
-	slices.Sort(due)
-	for _, m := range due {
-		if _, ok := recs.Redo[m]; ok {
-			continue
-		}
-		e, err := crdt.JSONEntry(records.RedoKey(id, mustHash(m), w.self), records.RedoType, records.Redo{Micro: m, Exclude: silent[m]})
+	entries := make([]crdt.Entry, 0, len(s.Redos))
+	for _, rd := range s.Redos {
+		e, err := crdt.JSONEntry(records.RedoKey(id, mustHash(rd.Micro), w.self), records.RedoType, rd)
 		if err != nil {
 			return err
 		}
 		entries = append(entries, e)
-		w.log.Info("MicroJob to be redone: its committers never disclosed", "job", id, "micro", m, "silent", silent[m])
+		w.log.Info("MicroJob to be redone: its committers never disclosed", "job", id, "micro", rd.Micro, "silent", rd.Exclude)
 	}
 	if len(entries) == 0 {
 		return nil
@@ -496,20 +458,11 @@ func (w *Worker) requestReruns(ctx context.Context, js *jobState, disputes []mic
 			dropped = append(slices.Clone(prev.Dropped), prev.Third)
 			w.log.Warn("the third processor of a disputed block did not answer; drawing another", "job", js.plan.JobID, "block", d.Block, "silent", prev.Third)
 		}
-		var pool []string
-		for _, p := range procs {
-			if p != d.Processors[0] && p != d.Processors[1] && !slices.Contains(dropped, p) {
-				pool = append(pool, p)
-			}
-		}
+		pool, seed := finish.ThirdDraw(js.plan.JobID, d, dropped, procs)
 		if len(pool) == 0 {
 			w.log.Warn("no third processor for a disputed block", "job", js.plan.JobID, "block", d.Block)
 			w.judgeAgain(js)
 			continue
-		}
-		seed := dispatch.Seed(js.plan.JobID[:], []byte("dispute"), uint64Bytes(d.Block))
-		if len(dropped) > 0 {
-			seed = dispatch.Seed(seed, uint64Bytes(uint64(len(dropped))))
 		}
 		i, ok := w.pickThird(js, pool, seed)
 		if !ok {
@@ -723,23 +676,18 @@ func (w *Worker) redoTurn(js *jobState, rd records.Redo) bool {
 }
 
 // redoRank is this processor's place in redoTurn's ranking for rd in
-// dispatch view v.
+// dispatch view v (finish.RedoRank).
 func (w *Worker) redoRank(js *jobState, rd records.Redo, v *View) int {
-	self := hashOf(w.self, js.plan.JobID.String(), rd.Micro, "redo")
-	rank := 0
-	if v != nil {
-		r := js.info.Requirements
-		for _, p := range v.Processors {
-			if p.ID == w.self || p.Kick != nil || slices.Contains(rd.Exclude, p.ID) ||
-				r.GPUModel != "" && r.GPUModel != p.CardModel || p.VRAM < r.MinVRAMMiB {
-				continue
-			}
-			if h := hashOf(p.ID, js.plan.JobID.String(), rd.Micro, "redo"); bytes.Compare(h[:], self[:]) > 0 {
-				rank++
-			}
+	if v == nil {
+		return 0
+	}
+	var procs []dispatch.Node
+	for _, p := range v.Processors {
+		if p.Kick == nil {
+			procs = append(procs, p.Node)
 		}
 	}
-	return rank
+	return finish.RedoRank(w.self, js.plan.JobID, rd, js.info.Requirements, procs)
 }
 
 // The kinds of request pass (requestPass).

@@ -2,7 +2,6 @@ package processor
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"slices"
@@ -275,16 +274,8 @@ func roomDone(js *jobState, m *jobs.MacroJob, done map[jobs.ID]bool) bool {
 	return true
 }
 
-func hashOf(parts ...string) [32]byte {
-	h := sha256.New()
-	for _, p := range parts {
-		h.Write([]byte(p))
-		h.Write([]byte{0})
-	}
-	var out [32]byte
-	h.Sum(out[:0])
-	return out
-}
+// hashOf is the rendezvous hash of parts (records.RankHash).
+func hashOf(parts ...string) [32]byte { return records.RankHash(parts...) }
 
 // firstTurn is the turn size for a job whose MicroJobs this worker has
 // not run yet.
