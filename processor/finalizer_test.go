@@ -15,6 +15,7 @@ import (
 	"github.com/jobmesh/jobmesh/crdt/crdttest"
 	"github.com/jobmesh/jobmesh/dispatch"
 	"github.com/jobmesh/jobmesh/finish"
+	"github.com/jobmesh/jobmesh/jobindex"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/macrojob"
 	"github.com/jobmesh/jobmesh/microjob"
@@ -115,8 +116,8 @@ func silentFixture(t *testing.T) (*Worker, *jobState, *finish.Records, *crdt.Sto
 	plan := roundsPlan(t)
 	c := crdttest.New(t, crdttest.Options{Replicas: 1})
 	store := c.Replicas[0].Store
-	x := newRecordIndex(store)
-	w := &Worker{cfg: Config{DiscloseGrace: time.Minute}, self: store.Self().String(), writer: indexWriter{store: store, index: x}, index: x, log: slog.New(slog.DiscardHandler)}
+	x := jobindex.New(store)
+	w := &Worker{cfg: Config{DiscloseGrace: time.Minute}, self: store.Self().String(), writer: x.Writer(), index: x, log: slog.New(slog.DiscardHandler)}
 	js := &jobState{info: &jobs.JobInfo{Requirements: jobs.Requirements{Replicas: 1}}, plan: plan}
 	recs := finish.NewRecords()
 	for _, mu := range plan.Macros[0].Micros {
@@ -311,7 +312,7 @@ func TestEarlyJudge(t *testing.T) {
 	})
 	top, low := peers[0], peers[len(peers)-1]
 	now := time.Now()
-	w := &Worker{self: peers[1], cfg: Config{DiscloseGrace: time.Minute}, index: newRecordIndex(nil)}
+	w := &Worker{self: peers[1], cfg: Config{DiscloseGrace: time.Minute}, index: jobindex.New(nil)}
 	js := &jobState{plan: plan}
 	if !w.earlyJudge(js, now) {
 		t.Fatal("a processor that heard nobody does not judge early")

@@ -213,7 +213,7 @@ func (w *Worker) alive(js *jobState, p string, last, now time.Time) bool {
 	if w.connected(p) {
 		return true
 	}
-	if h := w.index.lastHeard(js.plan.JobID, p); h.After(last) {
+	if h := w.index.LastHeard(js.plan.JobID, p); h.After(last) {
 		last = h
 	}
 	return now.Sub(last) < w.cfg.DiscloseGrace

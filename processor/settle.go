@@ -3,7 +3,9 @@ package processor
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
+	"hash/fnv"
 	"maps"
 	"slices"
 	"strings"
@@ -35,7 +37,7 @@ func (w *Worker) settle(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-		case <-w.index.changed:
+		case <-w.index.Changed():
 			// One pass covers every change so far: the signal coalesces.
 		}
 	}
@@ -46,7 +48,7 @@ func (w *Worker) settle(ctx context.Context) {
 // (Wallets.filter) or not a member of the job's escrow
 // (memberView.filter). The result is shared and must not be modified.
 func (w *Worker) records(ctx context.Context, id jobs.ID) (*finish.Records, error) {
-	recs, err := w.index.records(ctx, id)
+	recs, err := w.index.Records(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -54,12 +56,6 @@ func (w *Worker) records(ctx context.Context, id jobs.ID) (*finish.Records, erro
 	js := w.known[id]
 	w.mu.Unlock()
 	return w.members.filter(ctx, js, w.wallets.filter(id, recs))
-}
-
-// committed returns the MicroJobs of a job that have at least one
-// commitment in the store.
-func (w *Worker) committed(ctx context.Context, id jobs.ID) (map[jobs.ID]bool, error) {
-	return w.index.committed(ctx, id)
 }
 
 // disclose publishes every pending disclosure whose MacroJob has a
@@ -156,7 +152,7 @@ func (w *Worker) dueDisclosures(ctx context.Context, also map[jobs.ID]bool) (rea
 
 // splitDue splits ds into the disclosures whose MacroJob is fully
 // committed, counting the MicroJobs in also as committed (see
-// macroCommitted), and the rest.
+// jobindex.Progress.MacroFull), and the rest.
 func (w *Worker) splitDue(ctx context.Context, ds []microjob.Disclosure, also map[jobs.ID]bool) (ready, keep []microjob.Disclosure) {
 	type macroKey struct {
 		job   jobs.ID
@@ -174,11 +170,12 @@ func (w *Worker) splitDue(ctx context.Context, ds []microjob.Disclosure, also ma
 		k := macroKey{d.JobID, d.MacroIndex}
 		ok, seen := full[k]
 		if !seen {
-			var err error
-			if ok, err = w.macroCommitted(ctx, js, &js.plan.Macros[d.MacroIndex], also); err != nil {
+			p, err := w.progressOf(ctx, js)
+			if err != nil {
 				keep = append(keep, d)
 				continue
 			}
+			ok = p.MacroFull(&js.plan.Macros[d.MacroIndex], also)
 			full[k] = ok
 		}
 		if !ok {
@@ -260,7 +257,7 @@ func (w *Worker) finalize(ctx context.Context, js *jobState) error {
 	if !w.judgeDue(ctx, js, ver, now) {
 		return nil
 	}
-	jv := w.index.judgeVersion(id)
+	jv := w.index.JudgeVersion(id)
 	recs, err := w.records(ctx, id)
 	if err != nil {
 		return err
@@ -354,6 +351,25 @@ func (w *Worker) carryOut(ctx context.Context, js *jobState, d finish.Decision, 
 	return w.finish(ctx, js, j, recs, agree)
 }
 
+// inputsVersion returns a number that changes whenever what judging job
+// id reads does: its records (Index.Version), and the wallet bindings and
+// escrow memberships that decide which disclosures count. A disclosure
+// that came before its processor's binding counts once the binding does;
+// 0 while the job's index is not loaded.
+func (w *Worker) inputsVersion(id jobs.ID) uint64 {
+	v := w.index.Version(id)
+	if v == 0 {
+		return 0
+	}
+	var b [24]byte
+	binary.BigEndian.PutUint64(b[0:], v)
+	binary.BigEndian.PutUint64(b[8:], w.wallets.Version())
+	binary.BigEndian.PutUint64(b[16:], w.members.version())
+	h := fnv.New64a()
+	h.Write(b[:])
+	return h.Sum64() | 1
+}
+
 // judgeDue reports whether js is to be judged now, its record index at
 // version ver. Judging costs O(records), and so does reading them: judge
 // when the records changed, and while some MicroJob has no disclosure yet
@@ -370,9 +386,10 @@ func (w *Worker) judgeDue(ctx context.Context, js *jobState, ver uint64, now tim
 		// records do not change.
 		w.sayFinalizing(ctx, js, now)
 	}
-	disclosed := w.index.disclosedAll(id, js.plan)
+	p, loaded := w.index.LoadedProgress(id, 1)
+	disclosed := loaded && p.DisclosedAll(js.plan)
 	early := disclosed || w.earlyJudge(js, now)
-	verdicts := w.index.hasVerdict(id)
+	verdicts := w.index.HasVerdict(id)
 	w.mu.Lock()
 	changed := ver != js.judgedVer
 	w.mu.Unlock()
@@ -410,7 +427,7 @@ func (w *Worker) redoSilent(ctx context.Context, js *jobState, recs *finish.Reco
 	for _, ps := range silent {
 		for _, p := range ps {
 			if _, ok := heard[p]; !ok {
-				heard[p], connected[p] = w.index.lastHeard(id, p), w.connected(p)
+				heard[p], connected[p] = w.index.LastHeard(id, p), w.connected(p)
 			}
 		}
 	}
@@ -505,7 +522,7 @@ func (w *Worker) processors(ctx context.Context) ([]string, error) {
 func (w *Worker) doReruns(ctx context.Context) bool {
 	did := false
 	for _, js := range w.openJobs() {
-		if !w.index.mayRequest(js.plan.JobID) || !w.requestPass(js, rerunPass) {
+		if !w.index.MayRequest(js.plan.JobID) || !w.requestPass(js, rerunPass) {
 			continue
 		}
 		recs, err := w.accepted(ctx, js)
@@ -573,7 +590,7 @@ func (w *Worker) doReruns(ctx context.Context) bool {
 // MacroJob's other commitments are long in).
 func (w *Worker) doRedos(ctx context.Context) bool {
 	for _, js := range w.openJobs() {
-		if !w.index.mayRequest(js.plan.JobID) || !w.requestPass(js, redoPass) {
+		if !w.index.MayRequest(js.plan.JobID) || !w.requestPass(js, redoPass) {
 			continue
 		}
 		recs, err := w.accepted(ctx, js)
@@ -702,7 +719,7 @@ const (
 // takeover may have come due, or a redo been done). The worker steps far
 // more often than either, and a pass reads all the job's records.
 func (w *Worker) requestPass(js *jobState, k int) bool {
-	ver := w.index.requestsVersion(js.plan.JobID)
+	ver := w.index.RequestsVersion(js.plan.JobID)
 	now := time.Now()
 	w.mu.Lock()
 	defer w.mu.Unlock()
