@@ -113,7 +113,9 @@ func (w *Worker) roomCommitted(ctx context.Context, js *jobState) (map[jobs.ID]b
 		return nil, err
 	}
 	out := p.Unneeded(w.self)
-	w.addHeardDone(js, out)
+	for mid := range w.heardDone(js) {
+		out[mid] = true
+	}
 	w.mu.Lock()
 	js.doneMap, js.doneAt = out, now
 	w.mu.Unlock()

@@ -164,35 +164,20 @@ type heard struct {
 	at        time.Time
 }
 
-// heardDone reports whether MicroJob mid of js was heard complete on the
-// Job channel by a processor still alive.
-func (w *Worker) heardDone(js *jobState, mid jobs.ID) bool {
-	w.mu.Lock()
-	h, ok := js.progress[mid]
-	last := js.active[h.processor]
-	w.mu.Unlock()
-	now := time.Now()
-	return ok && w.hintFresh(h, now) && w.alive(js, h.processor, last, now)
-}
-
-// hintFresh reports whether hint h is younger than hintLife graces at now.
-func (w *Worker) hintFresh(h heard, now time.Time) bool {
-	return now.Sub(h.at) < hintLife*w.cfg.DiscloseGrace
-}
-
-// addHeardDone adds to done the MicroJobs of js heard complete by
-// processors still alive.
-func (w *Worker) addHeardDone(js *jobState, done map[jobs.ID]bool) {
+// heardDone returns the MicroJobs of js heard complete on the Job
+// channel, within hintLife graces, by processors still alive.
+func (w *Worker) heardDone(js *jobState) map[jobs.ID]bool {
 	now := time.Now()
 	w.mu.Lock()
 	hints := make(map[jobs.ID]heard, len(js.progress))
 	for mid, h := range js.progress {
-		if !done[mid] && w.hintFresh(h, now) {
+		if now.Sub(h.at) < hintLife*w.cfg.DiscloseGrace {
 			hints[mid] = h
 		}
 	}
 	active := maps.Clone(js.active)
 	w.mu.Unlock()
+	done := make(map[jobs.ID]bool, len(hints))
 	alive := map[string]bool{} // by processor: one check each per call
 	for mid, h := range hints {
 		ok, seen := alive[h.processor]
@@ -204,6 +189,7 @@ func (w *Worker) addHeardDone(js *jobState, done map[jobs.ID]bool) {
 			done[mid] = true
 		}
 	}
+	return done
 }
 
 // alive reports whether processor p, last heard on the Job channel at

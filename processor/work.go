@@ -350,7 +350,7 @@ func (w *Worker) process(ctx context.Context, js *jobState, room *macrojob.Room,
 		w.mu.Unlock()
 		p, err := w.progressOf(ctx, js)
 		elsewhere := err == nil && p.CommittedByOther(mid, w.self)
-		if mine || elsewhere || w.heardDone(js, mid) {
+		if mine || elsewhere || w.heardDone(js)[mid] {
 			// Already committed here (the queue re-offered it, e.g. after
 			// a takeover), or by another processor (its lock expired, or
 			// two rooms ran for one MacroJob), or heard complete from an
