@@ -5,7 +5,11 @@
 // (FinalizerOrder, Accept), decides what a processor does next (Decide:
 // write redos, request re-runs or checks, wait, stand by, write the
 // verdict) and which verdict record counts for a reader (ChooseVerdict,
-// ReadVerdict).
+// ReadVerdict). Beside them are the rules of the work asked outside the
+// queues (requests.go): when silent committers' MicroJobs are redone
+// (RedoSilent), who redoes a MicroJob first (RedoRank), the draw of a
+// dispute's third (ThirdDraw) and when a pass over the requests is due
+// (PassDue).
 //
 // The rules read no clock and do no I/O beyond the reads a RecordReader
 // or a records.BodyReader is handed for: the time and what was heard on

@@ -218,16 +218,13 @@ const (
 )
 
 // requestPass reports whether a pass over js's requests of kind k
-// (redoPass, rerunPass) is due: the job's dispute, self-check, redo or
-// re-run records changed since the last pass, or a Poll has gone by (a
-// takeover may have come due, or a redo been done). The worker steps far
-// more often than either, and a pass reads all the job's records.
+// (redoPass, rerunPass) is due now (finish.PassDue), and notes the pass.
 func (w *Worker) requestPass(js *jobState, k int) bool {
 	ver := w.index.RequestsVersion(js.plan.JobID)
 	now := time.Now()
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if ver != 0 && ver == js.requestsVer[k] && now.Sub(js.requestsAt[k]) < w.cfg.Poll {
+	if !finish.PassDue(ver, js.requestsVer[k], js.requestsAt[k], now, w.cfg.Poll) {
 		return false
 	}
 	js.requestsVer[k], js.requestsAt[k] = ver, now

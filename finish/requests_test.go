@@ -124,3 +124,24 @@ func TestThirdDraw(t *testing.T) {
 		t.Fatal("the draw's seed is not repeatable")
 	}
 }
+
+// TestPassDue: a pass over the requests is due when they changed, a
+// period after the last pass, or while their version is unknown.
+func TestPassDue(t *testing.T) {
+	t0 := time.Unix(1_800_000_000, 0)
+	cases := []struct {
+		ver, last uint64
+		after     time.Duration
+		want      bool
+	}{
+		{ver: 3, last: 3, after: time.Second, want: false},
+		{ver: 4, last: 3, after: time.Second, want: true},
+		{ver: 3, last: 3, after: 2 * time.Second, want: true},
+		{ver: 0, last: 0, after: 0, want: true},
+	}
+	for _, c := range cases {
+		if got := PassDue(c.ver, c.last, t0, t0.Add(c.after), 2*time.Second); got != c.want {
+			t.Errorf("version %d after %d, %s on: due %v, want %v", c.ver, c.last, c.after, got, c.want)
+		}
+	}
+}

@@ -134,3 +134,14 @@ func ThirdDraw(id jobs.ID, d microjob.Dispute, dropped, procs []string) (pool []
 	}
 	return pool, seed
 }
+
+// PassDue reports whether a pass over a job's requests (disputes,
+// self-checks, redos, re-runs) is due at now: the requests are at version
+// ver, and the last pass saw version last at lastAt. It is due when they
+// changed, when every has gone by since (a takeover may have come due, or
+// a redo been done), and always while the version is unknown (0). A
+// driver steps far more often than either, and a pass reads all the
+// job's records.
+func PassDue(ver, last uint64, lastAt, now time.Time, every time.Duration) bool {
+	return ver == 0 || ver != last || now.Sub(lastAt) >= every
+}
