@@ -1,5 +1,6 @@
 // Package finish holds the rules of finishing a job. From the job's
-// records (Records, built by FromRecords) it judges the job (Judge:
+// records (Records, built by FromRecords; Progress says which MicroJobs
+// are committed, by whom, and disclosed) it judges the job (Judge:
 // disputes, self-checks, culprits, redos), says who may write the
 // records that decide the outcome and which of several counts
 // (FinalizerOrder, Accept), decides what a processor does next (Decide:

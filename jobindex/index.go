@@ -40,9 +40,9 @@ type jobIndex struct {
 	// held, so that "is it committed, and by whom" costs no rebuild.
 	committers map[jobs.ID]map[string]int
 	// tallyVer is bumped whenever disclosed or committers change; tally
-	// is their snapshot (Progress) at tallyAt.
+	// is their snapshot (Progress, for one replica) at tallyAt.
 	tallyVer, tallyAt uint64
-	tally             *tally
+	tally             *finish.Progress
 	// reqVersion is bumped whenever a dispute, self-check, redo or re-run
 	// record changes (and on a load): passes over the requests are due
 	// then, not on every commitment or disclosure.

@@ -170,7 +170,7 @@ func (f *fixture) sameProgress(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	want := ProgressOf(recs, 1)
+	want := finish.ProgressOf(recs, 1)
 	self := f.local.Self().String()
 	for i := range 16 {
 		if got.Committed(micro(i)) != want.Committed(micro(i)) || got.Committed(micro(i)) != (i < 15) {

@@ -13,7 +13,7 @@ import (
 
 // Disclosure is the second round of commit–reveal: a result is disclosed
 // only once every MicroJob of its MacroJob is fully committed
-// (jobindex.Progress.MacroFull), so that nobody can copy a hash it has
+// (finish.Progress.MacroFull), so that nobody can copy a hash it has
 // not committed to before.
 
 // disclose publishes every pending disclosure whose MacroJob has a
@@ -110,7 +110,7 @@ func (w *Worker) dueDisclosures(ctx context.Context, also map[jobs.ID]bool) (rea
 
 // splitDue splits ds into the disclosures whose MacroJob is fully
 // committed, counting the MicroJobs in also as committed (see
-// jobindex.Progress.MacroFull), and the rest.
+// finish.Progress.MacroFull), and the rest.
 func (w *Worker) splitDue(ctx context.Context, ds []microjob.Disclosure, also map[jobs.ID]bool) (ready, keep []microjob.Disclosure) {
 	type macroKey struct {
 		job   jobs.ID

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/jobmesh/jobmesh/crdt"
-	"github.com/jobmesh/jobmesh/jobindex"
+	"github.com/jobmesh/jobmesh/finish"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/macrojob"
 	"github.com/jobmesh/jobmesh/microjob"
@@ -72,14 +72,14 @@ func roomItems(js *jobState, m *jobs.MacroJob) []macrojob.ID {
 	return items
 }
 
-// progressOf is js's progress (jobindex.Progress), counting its replicas.
-func (w *Worker) progressOf(ctx context.Context, js *jobState) (jobindex.Progress, error) {
+// progressOf is js's progress (finish.Progress), counting its replicas.
+func (w *Worker) progressOf(ctx context.Context, js *jobState) (finish.Progress, error) {
 	return w.index.Progress(ctx, js.plan.JobID, int(js.info.Requirements.Replicas))
 }
 
 // roomCommitted returns the MicroJobs of a job this processor has no
 // reason to run: those whose commitment round is over and those it
-// committed itself (Progress.Unneeded); for a replicated job those it
+// committed itself (finish.Progress.Unneeded); for a replicated job those it
 // ran too, and for a job of one replica those heard complete from a live
 // processor (heardDone). A MacroJob all of whose MicroJobs are in it has
 // nothing for this processor. Callers must not modify the map.

@@ -1,4 +1,4 @@
-package jobindex
+package finish
 
 import (
 	"crypto/sha256"
@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jobmesh/jobmesh/finish"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/microjob"
 )
@@ -45,8 +44,8 @@ func progressJob(t *testing.T) (*jobs.Plan, []jobs.ID) {
 
 // progressRecords are records of plan's job with the given commitments
 // and disclosures ("m0 a" is a's record of the first MicroJob).
-func progressRecords(plan *jobs.Plan, ids []jobs.ID, commits, discl []string) *finish.Records {
-	recs := finish.NewRecords()
+func progressRecords(plan *jobs.Plan, ids []jobs.ID, commits, discl []string) *Records {
+	recs := NewRecords()
 	parse := func(s string) (jobs.ID, string) {
 		m, p, _ := strings.Cut(s, " ")
 		return ids[int(m[1]-'0')], p
