@@ -71,7 +71,7 @@ func TestProgress(t *testing.T) {
 		byOtherThanA  [6]bool
 		full          [6]bool
 		macroFull     [2]bool
-		macroFullAlso [2]bool // with m2 and m5 about to be committed
+		macroFullAlso [2]bool // with m2, m4 and m5 about to be committed
 		unneededByA   []int
 		active        []string
 		disclosedAll  bool
@@ -89,10 +89,10 @@ func TestProgress(t *testing.T) {
 				full: [6]bool{true, true, false, true, true, false}, macroFull: [2]bool{false, false}, macroFullAlso: [2]bool{true, true},
 				unneededByA: []int{0, 1, 3, 4}, active: []string{"a", "b", "c"}}},
 		{name: "group of two", replicas: 2,
-			commits: []string{"m0 a", "m0 b", "m1 a", "m1 c", "m2 b", "m2 b", "m2 d", "m3 c", "m3 d", "m4 a", "m4 b", "m5 c"},
-			want: want{committedBy: [6]string{"a,b", "a,c", "b,d", "c,d", "a,b", "c"}, byOtherThanA: [6]bool{true, true, true, true, true, true},
-				full: [6]bool{true, true, true, true, true, false}, macroFull: [2]bool{true, false}, macroFullAlso: [2]bool{true, false},
-				unneededByA: []int{0, 1, 2, 3, 4}, active: []string{"a", "b", "c", "d"}}},
+			commits: []string{"m0 a", "m0 b", "m1 a", "m1 c", "m2 b", "m2 b", "m2 d", "m3 c", "m3 d", "m4 b", "m5 a"},
+			want: want{committedBy: [6]string{"a,b", "a,c", "b,d", "c,d", "b", "a"}, byOtherThanA: [6]bool{true, true, true, true, true, false},
+				full: [6]bool{true, true, true, true, false, false}, macroFull: [2]bool{true, false}, macroFullAlso: [2]bool{true, false},
+				unneededByA: []int{0, 1, 2, 3, 5}, active: []string{"a", "b", "c", "d"}}},
 		{name: "every MicroJob disclosed", replicas: 1,
 			commits: []string{"m0 a", "m1 a", "m2 a", "m3 a", "m4 a", "m5 a"},
 			discl:   []string{"m0 a", "m1 a", "m2 a", "m3 a", "m4 a", "m5 b", "m5 a"},
@@ -102,7 +102,7 @@ func TestProgress(t *testing.T) {
 		{name: "nothing yet", replicas: 3, want: want{active: []string{}}},
 	}
 	plan, ids := progressJob(t)
-	also := map[jobs.ID]bool{ids[2]: true, ids[5]: true}
+	also := map[jobs.ID]bool{ids[2]: true, ids[4]: true, ids[5]: true}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			p := ProgressOf(progressRecords(plan, ids, c.commits, c.discl), c.replicas)
