@@ -1,13 +1,10 @@
 package finish
 
 import (
-	"crypto/sha256"
 	"maps"
-	"math/big"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/microjob"
@@ -16,20 +13,7 @@ import (
 // progressJob is a job of two MacroJobs of three MicroJobs each (two
 // regular, one verifier): m0..m2 and m3..m5.
 func progressJob(t *testing.T) (*jobs.Plan, []jobs.ID) {
-	info := &jobs.JobInfo{
-		Code:     jobs.Source{URI: "https://example.com/code", SHA256: sha256.Sum256([]byte("code"))},
-		Data:     jobs.Data{Source: jobs.Source{URI: "https://example.com/data", SHA256: sha256.Sum256([]byte("data"))}, Size: 4 * 64},
-		Slicing:  jobs.Slicing{BlockSize: 64, MicroJobs: 2, BlocksPerMicro: 1},
-		Seed:     jobs.Seed{1},
-		PriceWei: big.NewInt(5),
-		Creator:  jobs.Address{1},
-		Deadline: time.Unix(1_800_000_000, 0).Unix(),
-	}
-	info.ApplyDefaults()
-	plan, err := jobs.Slice(info)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, plan := sliceTestJob(t, 1)
 	var ids []jobs.ID
 	for _, m := range plan.Macros {
 		for _, mu := range m.Micros {
