@@ -1,11 +1,16 @@
 // Package finish holds the rules of finishing a job. From the job's
-// records (Records, built by FromRecords) it judges the job (Judge:
+// records (Records, built by FromRecords; Progress says which MicroJobs
+// are committed, by whom, and disclosed) it judges the job (Judge:
 // disputes, self-checks, culprits, redos), says who may write the
 // records that decide the outcome and which of several counts
 // (FinalizerOrder, Accept), decides what a processor does next (Decide:
 // write redos, request re-runs or checks, wait, stand by, write the
 // verdict) and which verdict record counts for a reader (ChooseVerdict,
-// ReadVerdict).
+// ReadVerdict). Beside them are the rules of the work asked outside the
+// queues (requests.go): when silent committers' MicroJobs are redone
+// (RedoSilent), who redoes a MicroJob first (RedoRank), the draw of a
+// dispute's third (ThirdDraw) and when a pass over the requests is due
+// (PassDue).
 //
 // A verifier MicroJob of a job that is not replicated is run outside its
 // MacroJob's room: VerifierRunners ranks who runs it, DueVerifiers says

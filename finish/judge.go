@@ -122,28 +122,19 @@ func SilentCommitters(plan *jobs.Plan, recs *Records, v microjob.Verdict) map[st
 	if len(v.Missing) == 0 {
 		return nil
 	}
-	committers := map[jobs.ID][]string{}
-	for _, c := range recs.Commits {
-		committers[c.MicroID] = append(committers[c.MicroID], c.Processor)
-	}
+	p := ProgressOf(recs, 1)
 	out := map[string][]string{}
 	for _, m := range v.Missing {
 		id, err := jobs.ParseHash(m)
-		if err != nil || len(committers[id]) == 0 {
+		if err != nil || !p.Committed(id) {
 			continue
 		}
 		mu, err := plan.MicroJob(id)
 		if err != nil {
 			continue
 		}
-		full := true
-		for _, other := range plan.Macros[mu.Macro].Micros {
-			full = full && len(committers[other.ID]) > 0
-		}
-		if full {
-			ps := slices.Clone(committers[id])
-			slices.Sort(ps)
-			out[m] = slices.Compact(ps)
+		if p.MacroFull(&plan.Macros[mu.Macro], nil) {
+			out[m] = slices.Clone(p.CommittedBy(id))
 		}
 	}
 	return out

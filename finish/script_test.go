@@ -169,26 +169,36 @@ func (s *script) at(d string) time.Time {
 }
 
 func (s *script) newJob(args map[string]string) string {
-	info := &jobs.JobInfo{
-		Code:     jobs.Source{URI: "ipfs://bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy", SHA256: sha256.Sum256([]byte("code"))},
-		Data:     jobs.Data{Source: jobs.Source{URI: "https://example.com/data", SHA256: sha256.Sum256([]byte("data"))}, Size: 4 * 64},
-		Slicing:  jobs.Slicing{BlockSize: 64, MicroJobs: 2, BlocksPerMicro: 1},
-		Seed:     jobs.Seed{1},
-		PriceWei: big.NewInt(5),
-		Creator:  jobs.Address{1},
-		Deadline: start.Add(time.Hour).Unix(),
-	}
+	var replicas uint32
 	if r, ok := args["replicas"]; ok {
 		n, _ := strconv.Atoi(r)
-		info.Requirements.Replicas = uint32(n)
+		replicas = uint32(n)
+	}
+	info, plan := sliceTestJob(s.t, replicas)
+	*s = script{t: s.t, info: info, plan: plan, heard: map[string]time.Time{}, complete: map[string]time.Time{}}
+	return ""
+}
+
+// sliceTestJob is the scripts' job, of replicas processors per MicroJob
+// (0: the default): two MacroJobs, each of two regular one-block
+// MicroJobs and a verifier.
+func sliceTestJob(t testing.TB, replicas uint32) (*jobs.JobInfo, *jobs.Plan) {
+	info := &jobs.JobInfo{
+		Code:         jobs.Source{URI: "ipfs://bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy", SHA256: sha256.Sum256([]byte("code"))},
+		Data:         jobs.Data{Source: jobs.Source{URI: "https://example.com/data", SHA256: sha256.Sum256([]byte("data"))}, Size: 4 * 64},
+		Slicing:      jobs.Slicing{BlockSize: 64, MicroJobs: 2, BlocksPerMicro: 1},
+		Seed:         jobs.Seed{1},
+		PriceWei:     big.NewInt(5),
+		Creator:      jobs.Address{1},
+		Deadline:     start.Add(time.Hour).Unix(),
+		Requirements: jobs.Requirements{Replicas: replicas},
 	}
 	info.ApplyDefaults()
 	plan, err := jobs.Slice(info)
 	if err != nil {
-		s.t.Fatal(err)
+		t.Fatal(err)
 	}
-	*s = script{t: s.t, info: info, plan: plan, heard: map[string]time.Time{}, complete: map[string]time.Time{}}
-	return ""
+	return info, plan
 }
 
 // put stores one record of author, replacing the record under its key.

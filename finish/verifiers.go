@@ -2,12 +2,12 @@ package finish
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"slices"
 	"strconv"
 	"time"
 
 	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // A verifier MicroJob proves something only when a processor other than
@@ -44,7 +44,7 @@ func VerifierRunners(id string, plan *jobs.Plan, procs, owners []string) [][]str
 		idx := strconv.FormatUint(m.Index, 10)
 		for _, p := range procs {
 			if p != owners[i] {
-				rs = append(rs, ranked{p, rendezvous(p, id, idx, "verifier")})
+				rs = append(rs, ranked{p, records.RankHash(p, id, idx, "verifier")})
 			}
 		}
 		slices.SortFunc(rs, func(a, b ranked) int { return bytes.Compare(b.h[:], a.h[:]) })
@@ -87,19 +87,5 @@ func DueVerifiers(plan *jobs.Plan, ranks [][]string, self string, done, ran func
 		}
 		out = append(out, ver.ID)
 	}
-	return out
-}
-
-// rendezvous is the rank hash of parts: the processor's ranks for a job
-// (room owners, verifier runners) compare it, largest first, so every
-// replica orders the same processors the same way.
-func rendezvous(parts ...string) [32]byte {
-	h := sha256.New()
-	for _, p := range parts {
-		h.Write([]byte(p))
-		h.Write([]byte{0})
-	}
-	var out [32]byte
-	h.Sum(out[:0])
 	return out
 }

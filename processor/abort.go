@@ -31,11 +31,11 @@ func (w *Worker) enforceCap(ctx context.Context, v *meshview.View) {
 	}
 	var queued []dispatch.Job
 	for _, js := range open {
-		started, err := w.committed(ctx, js.plan.JobID)
+		p, err := w.progressOf(ctx, js)
 		if err != nil {
 			return
 		}
-		if len(started) == 0 {
+		if !p.Started() {
 			queued = append(queued, meshview.DispatchJob(js.info, js.plan))
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/crdt/crdttest"
 	"github.com/jobmesh/jobmesh/finish"
+	"github.com/jobmesh/jobmesh/jobindex"
 	"github.com/jobmesh/jobmesh/microjob"
 	"github.com/jobmesh/jobmesh/records"
 )
@@ -61,13 +62,13 @@ func waitRecords(t *testing.T, rs []*crdttest.Replica, f *jobFixture, n int) {
 // job's records.
 func testWorker(t *testing.T, s *crdt.Store) *Worker {
 	t.Helper()
-	x := newRecordIndex(s)
+	x := jobindex.New(s)
 	ctx, cancel := context.WithCancel(context.Background())
 	changes := s.Watch(ctx, "/jobs")
 	done := make(chan struct{})
-	go func() { defer close(done); x.run(changes, nil, nil) }()
+	go func() { defer close(done); x.Run(changes, nil, nil) }()
 	t.Cleanup(func() { cancel(); <-done })
-	return &Worker{self: s.Self().String(), p: Params{Store: s}, index: x, writer: indexWriter{store: s, index: x},
+	return &Worker{self: s.Self().String(), p: Params{Store: s}, index: x, writer: x.Writer(),
 		m: newMetrics(prometheus.NewRegistry()), log: slog.New(slog.DiscardHandler)}
 }
 
@@ -79,7 +80,7 @@ func weighed(t *testing.T, w *Worker, js *jobState) (finish.Judgement, []finish.
 	if err != nil {
 		t.Fatal(err)
 	}
-	j, err := w.judged(js, recs, w.index.version(js.plan.JobID))
+	j, err := w.judged(js, recs, w.index.Version(js.plan.JobID))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -310,7 +311,7 @@ func TestLateRecordReopensFinishedJob(t *testing.T) {
 	if _, agree := weighed(t, w, js); len(agree) != 1 {
 		t.Fatalf("%d verdicts follow from the records, want 1", len(agree))
 	}
-	w.markFinished(js, w.index.judgeVersion(f.id()))
+	w.markFinished(js, w.index.JudgeVersion(f.id()))
 	if err := w.recheckFinished(ctx, js); err != nil || !js.finished {
 		t.Fatalf("reopened with nothing new (%v)", err)
 	}

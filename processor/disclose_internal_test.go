@@ -13,6 +13,7 @@ import (
 
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/crdt/crdttest"
+	"github.com/jobmesh/jobmesh/jobindex"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/macrojob"
 	"github.com/jobmesh/jobmesh/microjob"
@@ -35,11 +36,11 @@ func newDiscloseFixture(t *testing.T, poll time.Duration) *discloseFixture {
 	plan := roundsPlan(t)
 	c := crdttest.New(t, crdttest.Options{Replicas: 1})
 	r := c.Replicas[0]
-	x := newRecordIndex(r.Store)
+	x := jobindex.New(r.Store)
 	js := &jobState{info: roundsInfo(1), plan: plan}
 	w := &Worker{
 		self: r.ID().String(), cfg: Config{Poll: poll},
-		writer: indexWriter{store: r.Store, index: x}, index: x,
+		writer: x.Writer(), index: x,
 		known: map[jobs.ID]*jobState{plan.JobID: js}, rooms: map[macrojob.RoomID]*macrojob.Room{},
 		log: slog.New(slog.DiscardHandler), m: newMetrics(nil),
 	}

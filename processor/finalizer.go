@@ -46,12 +46,12 @@ func (w *Worker) earlyJudge(js *jobState, now time.Time) bool {
 	w.mu.Lock()
 	active := maps.Clone(js.active)
 	w.mu.Unlock()
-	best := hashOf(w.self, id, "finalizer")
+	best := records.RankHash(w.self, id, "finalizer")
 	for p, last := range active {
 		if p == w.self {
 			continue
 		}
-		if h := hashOf(p, id, "finalizer"); bytes.Compare(h[:], best[:]) > 0 && w.alive(js, p, last, now) {
+		if h := records.RankHash(p, id, "finalizer"); bytes.Compare(h[:], best[:]) > 0 && w.alive(js, p, last, now) {
 			return false
 		}
 	}
@@ -289,7 +289,7 @@ func (w *Worker) unfinish(js *jobState, why string) {
 // none does any more. A job whose index was forgotten is not rechecked.
 func (w *Worker) recheckFinished(ctx context.Context, js *jobState) error {
 	id := js.plan.JobID
-	jv := w.index.judgeVersion(id)
+	jv := w.index.JudgeVersion(id)
 	w.mu.Lock()
 	same := jv == js.verdicts.agreedVer
 	w.mu.Unlock()
@@ -348,7 +348,7 @@ func (w *Worker) finish(ctx context.Context, js *jobState, j finish.Judgement, r
 	}
 	assembly := time.Since(start)
 	if w.checkOutputs(js, agree, out.String()) {
-		w.markFinished(js, w.index.judgeVersion(id))
+		w.markFinished(js, w.index.JudgeVersion(id))
 		return nil
 	}
 	if w.cfg.BeforeVerdict != nil && !w.cfg.BeforeVerdict(id) {
@@ -371,7 +371,7 @@ func (w *Worker) finish(ctx context.Context, js *jobState, j finish.Judgement, r
 	w.mu.Lock()
 	js.finalizer = true
 	w.mu.Unlock()
-	w.markFinished(js, w.index.judgeVersion(id))
+	w.markFinished(js, w.index.JudgeVersion(id))
 	w.m.finalized.Inc()
 	w.log.Info("job verified", "job", id, "output", out, "culprits", j.Culprits, "assembly", assembly)
 	return nil

@@ -15,6 +15,7 @@ import (
 	"github.com/jobmesh/jobmesh/crdt/crdttest"
 	"github.com/jobmesh/jobmesh/dispatch"
 	"github.com/jobmesh/jobmesh/finish"
+	"github.com/jobmesh/jobmesh/jobindex"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/macrojob"
 	"github.com/jobmesh/jobmesh/meshview"
@@ -116,8 +117,8 @@ func silentFixture(t *testing.T) (*Worker, *jobState, *finish.Records, *crdt.Sto
 	plan := roundsPlan(t)
 	c := crdttest.New(t, crdttest.Options{Replicas: 1})
 	store := c.Replicas[0].Store
-	x := newRecordIndex(store)
-	w := &Worker{cfg: Config{DiscloseGrace: time.Minute}, self: store.Self().String(), writer: indexWriter{store: store, index: x}, index: x, log: slog.New(slog.DiscardHandler)}
+	x := jobindex.New(store)
+	w := &Worker{cfg: Config{DiscloseGrace: time.Minute}, self: store.Self().String(), writer: x.Writer(), index: x, log: slog.New(slog.DiscardHandler)}
 	js := &jobState{info: &jobs.JobInfo{Requirements: jobs.Requirements{Replicas: 1}}, plan: plan}
 	recs := finish.NewRecords()
 	for _, mu := range plan.Macros[0].Micros {
@@ -164,38 +165,6 @@ func TestRedoSilentTimesEachMicroJob(t *testing.T) {
 	}
 }
 
-// TestRedoSilentSparesLiveCommitters: a committer that keeps writing to
-// the job is alive and only behind; its MicroJobs are redone only once it
-// has written nothing for DiscloseGrace.
-func TestRedoSilentSparesLiveCommitters(t *testing.T) {
-	w, js, recs, store := silentFixture(t)
-	plan := js.plan
-	t0 := time.Unix(1_800_000_000, 0)
-	w.index.jobs[plan.JobID] = &jobIndex{id: plan.JobID, loaded: true, entries: map[string]finish.Part{}, disclosed: map[jobs.ID]int{}, committers: map[jobs.ID]map[string]int{},
-		heard: map[string]time.Time{"p": t0.Add(50 * time.Second)}}
-	a := plan.Macros[0].Micros[0].ID.String()
-	v := microjob.Verdict{Missing: []string{a}}
-	ctx := context.Background()
-	redone := func() bool {
-		_, err := store.Get(ctx, records.RedoKey(plan.JobID, mustHash(a), w.self))
-		return err == nil
-	}
-	for _, at := range []time.Duration{0, time.Minute, 109 * time.Second} {
-		if err := w.redoSilent(ctx, js, recs, v, t0.Add(at)); err != nil {
-			t.Fatal(err)
-		}
-		if redone() {
-			t.Fatalf("redone at +%s, though its committer wrote at +50s", at)
-		}
-	}
-	if err := w.redoSilent(ctx, js, recs, v, t0.Add(110*time.Second)); err != nil {
-		t.Fatal(err)
-	}
-	if !redone() {
-		t.Fatal("not redone a grace after its committer's last write")
-	}
-}
-
 // TestRedoTurnRanksProcessors: of the live processors that may redo a
 // MicroJob, the first by rendezvous hash redoes it at once and the k-th
 // only once the redo has waited k processing timeouts; excluded and
@@ -216,7 +185,7 @@ func TestRedoTurnRanksProcessors(t *testing.T) {
 	// The expected order: p1..p3 by descending hash.
 	ranked := []string{"p1", "p2", "p3"}
 	slices.SortFunc(ranked, func(a, b string) int {
-		ha, hb := hashOf(a, plan.JobID.String(), rd.Micro, "redo"), hashOf(b, plan.JobID.String(), rd.Micro, "redo")
+		ha, hb := records.RankHash(a, plan.JobID.String(), rd.Micro, "redo"), records.RankHash(b, plan.JobID.String(), rd.Micro, "redo")
 		return -bytes.Compare(ha[:], hb[:])
 	})
 	const timeout = time.Minute
@@ -306,7 +275,7 @@ func TestFinalizerOrder(t *testing.T) {
 		t.Fatalf("order %v", order)
 	}
 	for i := 1; i < len(order); i++ {
-		a, b := hashOf(order[i-1], id.String(), "finalizer"), hashOf(order[i], id.String(), "finalizer")
+		a, b := records.RankHash(order[i-1], id.String(), "finalizer"), records.RankHash(order[i], id.String(), "finalizer")
 		if bytes.Compare(a[:], b[:]) <= 0 {
 			t.Fatalf("order %v is not by descending hash", order)
 		}
@@ -339,12 +308,12 @@ func TestEarlyJudge(t *testing.T) {
 	id := plan.JobID.String()
 	peers := []string{"p1", "p2", "p3", "p4"}
 	slices.SortFunc(peers, func(a, b string) int {
-		ha, hb := hashOf(a, id, "finalizer"), hashOf(b, id, "finalizer")
+		ha, hb := records.RankHash(a, id, "finalizer"), records.RankHash(b, id, "finalizer")
 		return bytes.Compare(hb[:], ha[:])
 	})
 	top, low := peers[0], peers[len(peers)-1]
 	now := time.Now()
-	w := &Worker{self: peers[1], cfg: Config{DiscloseGrace: time.Minute}, index: newRecordIndex(nil)}
+	w := &Worker{self: peers[1], cfg: Config{DiscloseGrace: time.Minute}, index: jobindex.New(nil)}
 	js := &jobState{plan: plan}
 	if !w.earlyJudge(js, now) {
 		t.Fatal("a processor that heard nobody does not judge early")

@@ -12,6 +12,7 @@ import (
 
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/finish"
+	"github.com/jobmesh/jobmesh/jobindex"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/microjob"
 	"github.com/jobmesh/jobmesh/records"
@@ -109,7 +110,7 @@ func (f *jobFixture) result(t *testing.T, s *crdt.Store, mu jobs.MicroJob, hash 
 // records reads the job's records from s, as a query returns them.
 func (f *jobFixture) records(t *testing.T, s *crdt.Store) *finish.Records {
 	t.Helper()
-	recs, err := newRecordIndex(s).query(context.Background(), f.id())
+	recs, err := jobindex.New(s).Query(context.Background(), f.id())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -74,17 +74,11 @@ func (w *Worker) groupOf(ctx context.Context, js *jobState) (records.Group, bool
 		if err != nil {
 			return records.Group{}, false
 		}
-		by, err := w.committers(ctx, id)
+		p, err := w.progressOf(ctx, js)
 		if err != nil {
 			return records.Group{}, false
 		}
-		active := map[string]bool{}
-		for _, ps := range by {
-			for _, p := range ps {
-				active[p] = true
-			}
-		}
-		g, ok := meshview.PickGroup(js.info, view, recs, active)
+		g, ok := meshview.PickGroup(js.info, view, recs, p.Active())
 		if ok {
 			w.rememberGroup(id, g)
 		}
@@ -147,16 +141,11 @@ func (w *Worker) logWaiting(js *jobState, err error) {
 // nor dropped before. It reports whether it wrote a record.
 func (w *Worker) replaceSilent(ctx context.Context, js *jobState, g records.Group, view *meshview.View) bool {
 	id := js.plan.JobID
-	by, err := w.committers(ctx, id)
+	p, err := w.progressOf(ctx, js)
 	if err != nil {
 		return false
 	}
-	active := map[string]bool{}
-	for _, ps := range by {
-		for _, p := range ps {
-			active[p] = true
-		}
-	}
+	active := p.Active()
 	var silent []string
 	for _, m := range g.Members {
 		if !active[m] && m != w.self {
@@ -263,10 +252,6 @@ func (w *Worker) mayRedo(ctx context.Context, js *jobState, rd records.Redo) boo
 	if err != nil {
 		return false
 	}
-	by, err := w.committers(ctx, js.plan.JobID)
-	if err != nil || slices.Contains(by[mid], w.self) {
-		return false
-	}
-	full, err := w.fullyCommitted(ctx, js)
-	return err == nil && all(&js.plan.Macros[mu.Macro], full)
+	p, err := w.progressOf(ctx, js)
+	return err == nil && !slices.Contains(p.CommittedBy(mid), w.self) && p.MacroFull(&js.plan.Macros[mu.Macro], nil)
 }

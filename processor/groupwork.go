@@ -4,12 +4,12 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/jobmesh/jobmesh/crdt"
+	"github.com/jobmesh/jobmesh/finish"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/macrojob"
 	"github.com/jobmesh/jobmesh/microjob"
@@ -72,107 +72,54 @@ func roomItems(js *jobState, m *jobs.MacroJob) []macrojob.ID {
 	return items
 }
 
-// committers returns, per MicroJob of a job, the distinct processors with
-// a commitment in the store, sorted.
-func (w *Worker) committers(ctx context.Context, id jobs.ID) (map[jobs.ID][]string, error) {
-	recs, err := w.records(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	out := map[jobs.ID][]string{}
-	for _, c := range recs.Commits {
-		if !slices.Contains(out[c.MicroID], c.Processor) {
-			out[c.MicroID] = append(out[c.MicroID], c.Processor)
-		}
-	}
-	for _, ps := range out {
-		slices.Sort(ps)
-	}
-	return out, nil
+// progressOf is js's progress (finish.Progress), counting its replicas.
+func (w *Worker) progressOf(ctx context.Context, js *jobState) (finish.Progress, error) {
+	return w.index.Progress(ctx, js.plan.JobID, int(js.info.Requirements.Replicas))
 }
 
 // roomCommitted returns the MicroJobs of a job this processor has no
-// reason to run: those with a commitment (R = 1), or, for a replicated
-// job, those it committed itself and those R processors committed.
-// A MacroJob all of whose MicroJobs are in it has nothing for this
-// processor.
+// reason to run: those whose commitment round is over and those it
+// committed itself (finish.Progress.Unneeded); for a replicated job those it
+// ran too, and for a job of one replica those heard complete from a live
+// processor (heardDone). A MacroJob all of whose MicroJobs are in it has
+// nothing for this processor. Callers must not modify the map.
 func (w *Worker) roomCommitted(ctx context.Context, js *jobState) (map[jobs.ID]bool, error) {
-	if !replicated(js) {
-		// Derived at most once a Poll: a worker looks for a room on
-		// every step, and a map a Poll old only makes it look at a room
-		// whose MicroJobs process() then finds done.
-		now := time.Now()
-		w.mu.Lock()
-		if js.doneMap != nil && now.Sub(js.doneAt) < w.cfg.Poll {
-			out := js.doneMap
-			w.mu.Unlock()
-			return out, nil
-		}
-		w.mu.Unlock()
-		out, err := w.committed(ctx, js.plan.JobID)
+	if replicated(js) {
+		p, err := w.progressOf(ctx, js)
 		if err != nil {
 			return nil, err
 		}
-		w.addHeardDone(js, out)
+		out := p.Unneeded(w.self)
 		w.mu.Lock()
-		js.doneMap, js.doneAt = out, now
+		for id := range js.mine {
+			out[id] = true
+		}
 		w.mu.Unlock()
 		return out, nil
 	}
-	by, err := w.committers(ctx, js.plan.JobID)
-	if err != nil {
-		return nil, err
-	}
-	r := int(js.info.Requirements.Replicas)
+	// Derived at most once a Poll: a worker looks for a room on every
+	// step, and a map a Poll old only makes it look at a room whose
+	// MicroJobs process() then finds done.
+	now := time.Now()
 	w.mu.Lock()
-	defer w.mu.Unlock()
-	out := map[jobs.ID]bool{}
-	for id := range js.mine {
-		out[id] = true
+	if js.doneMap != nil && now.Sub(js.doneAt) < w.cfg.Poll {
+		out := js.doneMap
+		w.mu.Unlock()
+		return out, nil
 	}
-	for id, ps := range by {
-		if len(ps) >= r || slices.Contains(ps, w.self) {
-			out[id] = true
-		}
-	}
-	return out, nil
-}
-
-// fullyCommitted returns the MicroJobs of a job whose commitment round is
-// over: with a commitment (R = 1), or with R distinct committers. A result
-// is disclosed only when every MicroJob of its MacroJob is fully
-// committed, so that no replica can copy another's disclosed hashes.
-func (w *Worker) fullyCommitted(ctx context.Context, js *jobState) (map[jobs.ID]bool, error) {
-	if !replicated(js) {
-		return w.committed(ctx, js.plan.JobID)
-	}
-	by, err := w.committers(ctx, js.plan.JobID)
+	w.mu.Unlock()
+	p, err := w.progressOf(ctx, js)
 	if err != nil {
 		return nil, err
 	}
-	out := map[jobs.ID]bool{}
-	for id, ps := range by {
-		if len(ps) >= int(js.info.Requirements.Replicas) {
-			out[id] = true
-		}
+	out := p.Unneeded(w.self)
+	for mid := range w.heardDone(js) {
+		out[mid] = true
 	}
+	w.mu.Lock()
+	js.doneMap, js.doneAt = out, now
+	w.mu.Unlock()
 	return out, nil
-}
-
-// macroCommitted reports whether every MicroJob of m has its commitments
-// (R of them for a replicated job): the MacroJob's results may be
-// disclosed. also are the MicroJobs this processor is about to commit in
-// the same store batch as the disclosures; in a replicated job one more
-// commitment need not make R, so they do not count there.
-func (w *Worker) macroCommitted(ctx context.Context, js *jobState, m *jobs.MacroJob, also map[jobs.ID]bool) (bool, error) {
-	if !replicated(js) {
-		return w.index.macroCommitted(ctx, js.plan.JobID, m, also)
-	}
-	full, err := w.fullyCommitted(ctx, js)
-	if err != nil {
-		return false, err
-	}
-	return all(m, full), nil
 }
 
 // completeReplicas completes, in a room this processor (re)creates, as
@@ -181,13 +128,13 @@ func (w *Worker) completeReplicas(ctx context.Context, js *jobState, m *jobs.Mac
 	if !replicated(js) || creator != macrojob.PeerID(w.self) {
 		return
 	}
-	by, err := w.committers(ctx, js.plan.JobID)
+	p, err := w.progressOf(ctx, js)
 	if err != nil {
 		return
 	}
 	r := int(js.info.Requirements.Replicas)
 	for _, mu := range m.Micros {
-		for k := range min(len(by[mu.ID]), r) {
+		for k := range min(len(p.CommittedBy(mu.ID)), r) {
 			_ = room.Complete(ctx, replicaItem(mu.ID, k))
 		}
 	}
@@ -215,7 +162,7 @@ func (w *Worker) replicaTarget(ctx context.Context, js *jobState, mid jobs.ID, t
 		return micro, true
 	}
 	micros := js.plan.Macros[micro.Macro].Micros
-	h := hashOf(w.self, js.plan.JobID.String(), strconv.FormatUint(micro.Macro, 10))
+	h := records.RankHash(w.self, js.plan.JobID.String(), strconv.FormatUint(micro.Macro, 10))
 	start := int(binary.BigEndian.Uint32(h[:4]) % uint32(len(micros)))
 	for k := range micros {
 		if mu := &micros[(start+k)%len(micros)]; !skip[mu.ID] {
@@ -269,14 +216,14 @@ func (w *Worker) processReplicas(ctx context.Context, js *jobState, room *macroj
 
 // groupSilent keeps, of the MicroJobs redoSilent would have redone
 // because their committers never disclosed, those of MacroJobs whose
-// commitment round is over (fullyCommitted): in a replicated job a
+// commitment round is over (Progress.MacroFull): in a replicated job a
 // MacroJob discloses only once every MicroJob has R committers, and its
 // first committers are not silent before that.
 func (w *Worker) groupSilent(ctx context.Context, js *jobState, silent map[string][]string) map[string][]string {
 	if !replicated(js) || len(silent) == 0 {
 		return silent
 	}
-	full, err := w.fullyCommitted(ctx, js)
+	p, err := w.progressOf(ctx, js)
 	if err != nil {
 		return nil
 	}
@@ -287,7 +234,7 @@ func (w *Worker) groupSilent(ctx context.Context, js *jobState, silent map[strin
 			continue
 		}
 		mu, err := js.plan.MicroJob(id)
-		if err != nil || !all(&js.plan.Macros[mu.Macro], full) {
+		if err != nil || !p.MacroFull(&js.plan.Macros[mu.Macro], nil) {
 			continue
 		}
 		out[m] = ps

@@ -1,10 +1,8 @@
 package processor
 
 import (
-	"bytes"
 	"context"
 	"maps"
-	"strconv"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/network"
@@ -132,30 +130,6 @@ func (w *Worker) announceRooms(ctx context.Context, js *jobState, t *p2p.Topic[j
 	}
 }
 
-// bestClaim returns, of the processors other than this one that claimed
-// MacroJob macro of js on the Job channel at or after since, the one first
-// in the order that names first owners (firstOwners), and whether it
-// comes before this processor in that order.
-func (w *Worker) bestClaim(js *jobState, macro uint64, since time.Time) (p string, ahead bool) {
-	id, idx := js.plan.JobID.String(), strconv.FormatUint(macro, 10)
-	var best [32]byte
-	w.mu.Lock()
-	for q, at := range js.claims[macro] {
-		if q == w.self || at.Before(since) {
-			continue
-		}
-		if h := hashOf(q, id, idx); p == "" || bytes.Compare(h[:], best[:]) > 0 {
-			best, p = h, q
-		}
-	}
-	w.mu.Unlock()
-	if p == "" {
-		return "", false
-	}
-	mine := hashOf(w.self, id, idx)
-	return p, bytes.Compare(best[:], mine[:]) > 0
-}
-
 // announcedOwner returns the owner a recent room announcement named.
 func (w *Worker) announcedOwner(js *jobState, macro uint64, now time.Time) (string, bool) {
 	w.mu.Lock()
@@ -190,35 +164,20 @@ type heard struct {
 	at        time.Time
 }
 
-// heardDone reports whether MicroJob mid of js was heard complete on the
-// Job channel by a processor still alive.
-func (w *Worker) heardDone(js *jobState, mid jobs.ID) bool {
-	w.mu.Lock()
-	h, ok := js.progress[mid]
-	last := js.active[h.processor]
-	w.mu.Unlock()
-	now := time.Now()
-	return ok && w.hintFresh(h, now) && w.alive(js, h.processor, last, now)
-}
-
-// hintFresh reports whether hint h is younger than hintLife graces at now.
-func (w *Worker) hintFresh(h heard, now time.Time) bool {
-	return now.Sub(h.at) < hintLife*w.cfg.DiscloseGrace
-}
-
-// addHeardDone adds to done the MicroJobs of js heard complete by
-// processors still alive.
-func (w *Worker) addHeardDone(js *jobState, done map[jobs.ID]bool) {
+// heardDone returns the MicroJobs of js heard complete on the Job
+// channel, within hintLife graces, by processors still alive.
+func (w *Worker) heardDone(js *jobState) map[jobs.ID]bool {
 	now := time.Now()
 	w.mu.Lock()
 	hints := make(map[jobs.ID]heard, len(js.progress))
 	for mid, h := range js.progress {
-		if !done[mid] && w.hintFresh(h, now) {
+		if now.Sub(h.at) < hintLife*w.cfg.DiscloseGrace {
 			hints[mid] = h
 		}
 	}
 	active := maps.Clone(js.active)
 	w.mu.Unlock()
+	done := make(map[jobs.ID]bool, len(hints))
 	alive := map[string]bool{} // by processor: one check each per call
 	for mid, h := range hints {
 		ok, seen := alive[h.processor]
@@ -230,6 +189,7 @@ func (w *Worker) addHeardDone(js *jobState, done map[jobs.ID]bool) {
 			done[mid] = true
 		}
 	}
+	return done
 }
 
 // alive reports whether processor p, last heard on the Job channel at
@@ -239,7 +199,7 @@ func (w *Worker) alive(js *jobState, p string, last, now time.Time) bool {
 	if w.connected(p) {
 		return true
 	}
-	if h := w.index.lastHeard(js.plan.JobID, p); h.After(last) {
+	if h := w.index.LastHeard(js.plan.JobID, p); h.After(last) {
 		last = h
 	}
 	return now.Sub(last) < w.cfg.DiscloseGrace

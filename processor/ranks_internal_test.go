@@ -9,6 +9,7 @@ import (
 
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/macrojob"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // TestRanksWaitForAGrowingView: a job's ranks are not used while the view
@@ -49,49 +50,6 @@ func TestRanksWaitForAGrowingView(t *testing.T) {
 	}
 }
 
-// TestBestClaimIsTheFirstInRank: of the processors heard claiming a room
-// since a moment, the one with the largest first-owner hash wins, whoever
-// claimed first; older claims and this processor's own do not count.
-func TestBestClaimIsTheFirstInRank(t *testing.T) {
-	_, plan := byteJob(t, 400, 10, jobs.Requirements{})
-	id, idx := plan.JobID.String(), strconv.FormatUint(plan.Macros[0].Index, 10)
-	procs := []string{"p1", "p2", "p3", "p4", "p5"}
-	// Sort by rank: the first owner's hash first.
-	for i := range procs {
-		for j := i + 1; j < len(procs); j++ {
-			hi, hj := hashOf(procs[i], id, idx), hashOf(procs[j], id, idx)
-			if bytes.Compare(hj[:], hi[:]) > 0 {
-				procs[i], procs[j] = procs[j], procs[i]
-			}
-		}
-	}
-	first, second, third, last := procs[0], procs[1], procs[2], procs[4]
-	t0 := time.Unix(1_000_000, 0)
-	js := &jobState{plan: plan, claims: map[uint64]map[string]time.Time{
-		plan.Macros[0].Index: {
-			last:   t0,
-			third:  t0.Add(time.Millisecond),
-			first:  t0.Add(-time.Second), // too old
-			second: t0.Add(2 * time.Millisecond),
-		},
-	}}
-	w := &Worker{self: second}
-	if p, ahead := w.bestClaim(js, plan.Macros[0].Index, t0); p != third || ahead {
-		t.Fatalf("second in rank: best claim %q (ahead %v), want %q and not ahead (its own claim and older ones do not count)", p, ahead, third)
-	}
-	w.self = last
-	if p, ahead := w.bestClaim(js, plan.Macros[0].Index, t0); p != second || !ahead {
-		t.Fatalf("last in rank: best claim %q (ahead %v), want %q, ahead", p, ahead, second)
-	}
-	w.self = first
-	if p, ahead := w.bestClaim(js, plan.Macros[0].Index, t0.Add(-2*time.Second)); p != second || ahead {
-		t.Fatalf("first owner: best claim %q (ahead %v), want %q, not ahead", p, ahead, second)
-	}
-	if p, _ := w.bestClaim(js, plan.Macros[1].Index, t0); p != "" {
-		t.Fatalf("a MacroJob nobody claimed: best claim %q", p)
-	}
-}
-
 // TestClaimsOfAreInRank: the claims handed to macrojob.DecideOpen are the
 // other processors', in first-owner order whenever they were heard, each
 // marked when it comes before this processor.
@@ -100,7 +58,7 @@ func TestClaimsOfAreInRank(t *testing.T) {
 	id, idx := plan.JobID.String(), strconv.FormatUint(plan.Macros[0].Index, 10)
 	procs := []string{"p1", "p2", "p3", "p4", "p5"}
 	slices.SortFunc(procs, func(a, b string) int {
-		ha, hb := hashOf(a, id, idx), hashOf(b, id, idx)
+		ha, hb := records.RankHash(a, id, idx), records.RankHash(b, id, idx)
 		return bytes.Compare(hb[:], ha[:])
 	})
 	t0 := time.Unix(1_000_000, 0)

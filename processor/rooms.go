@@ -46,7 +46,7 @@ func (w *Worker) room(ctx context.Context, js *jobState) (*macrojob.Room, error)
 		}
 		return 1 // no ranks (a view without this processor)
 	}
-	h := hashOf(w.self, id)
+	h := records.RankHash(w.self, id)
 	start := int(binary.BigEndian.Uint32(h[:4]) % uint32(len(macros)))
 	order := make([]int, 0, len(macros))
 	for k := range macros {
@@ -155,17 +155,17 @@ func (w *Worker) firstOwners(js *jobState) []string {
 		idx := strconv.FormatUint(m.Index, 10)
 		var best [32]byte
 		for _, p := range procs {
-			if h := hashOf(p, id, idx); owners[i] == "" || bytes.Compare(h[:], best[:]) > 0 {
+			if h := records.RankHash(p, id, idx); owners[i] == "" || bytes.Compare(h[:], best[:]) > 0 {
 				owners[i], best = p, h
 			}
 		}
 		// This processor's place in the same order: after every named
 		// holder when it holds not the models, else among them.
-		if mine := hashOf(w.self, id, idx); narrowed && !slices.Contains(procs, w.self) {
+		if mine := records.RankHash(w.self, id, idx); narrowed && !slices.Contains(procs, w.self) {
 			openRank[i] = len(procs)
 		} else {
 			for _, p := range procs {
-				if h := hashOf(p, id, idx); p != w.self && bytes.Compare(h[:], mine[:]) > 0 {
+				if h := records.RankHash(p, id, idx); p != w.self && bytes.Compare(h[:], mine[:]) > 0 {
 					openRank[i]++
 				}
 			}
@@ -207,7 +207,7 @@ func (w *Worker) claimsOf(js *jobState, macro uint64) []macrojob.RoomClaim {
 	w.mu.Lock()
 	for q, at := range js.claims[macro] {
 		if q != w.self {
-			cs = append(cs, ranked{macrojob.RoomClaim{Peer: q, At: at}, hashOf(q, id, idx)})
+			cs = append(cs, ranked{macrojob.RoomClaim{Peer: q, At: at}, records.RankHash(q, id, idx)})
 		}
 	}
 	w.mu.Unlock()
@@ -215,7 +215,7 @@ func (w *Worker) claimsOf(js *jobState, macro uint64) []macrojob.RoomClaim {
 		return nil
 	}
 	slices.SortFunc(cs, func(a, b ranked) int { return bytes.Compare(b.h[:], a.h[:]) })
-	mine := hashOf(w.self, id, idx)
+	mine := records.RankHash(w.self, id, idx)
 	out := make([]macrojob.RoomClaim, len(cs))
 	for i, c := range cs {
 		c.c.Ahead = bytes.Compare(c.h[:], mine[:]) > 0

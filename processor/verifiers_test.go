@@ -39,7 +39,7 @@ func TestRoomItemsLeaveOutVerifier(t *testing.T) {
 	if !roomDone(js, m, done) {
 		t.Fatal("a room whose regular MicroJobs are done is not done")
 	}
-	if all(m, done) {
+	if !slices.ContainsFunc(m.Micros, func(mu jobs.MicroJob) bool { return !done[mu.ID] }) {
 		t.Fatal("a MacroJob without its verifier's commitment is all done")
 	}
 }

@@ -4,6 +4,9 @@ import (
 	"context"
 	"testing"
 
+	"github.com/jobmesh/jobmesh/crdt"
+	"github.com/jobmesh/jobmesh/crdt/crdttest"
+	"github.com/jobmesh/jobmesh/jobindex"
 	"github.com/jobmesh/jobmesh/jobs"
 )
 
@@ -51,5 +54,22 @@ func TestStopWhileJoiningEndsTheWait(t *testing.T) {
 	w.interruptWaits()
 	if ctx.Err() == nil {
 		t.Fatal("a stop during the wait did not end it")
+	}
+}
+
+// TestWatchOverflowInterruptsRoomWaits: a watch that overflowed may have
+// dropped a request for work, so the worker stops waiting for a room's
+// queue and looks, as it does for a request it sees.
+func TestWatchOverflowInterruptsRoomWaits(t *testing.T) {
+	c := crdttest.New(t, crdttest.Options{Replicas: 1})
+	x := jobindex.New(c.Replicas[0].Store)
+	interrupted := false
+	w := &Worker{known: map[jobs.ID]*jobState{{1}: {stopWait: func() { interrupted = true }}}, wake: make(chan struct{}, 1)}
+	changes := make(chan crdt.Change, 2)
+	changes <- crdt.Change{Kind: crdt.ChangeOverflow}
+	close(changes)
+	x.Run(changes, w.noticeRecord, w.interruptWaits)
+	if !interrupted {
+		t.Fatal("an overflow did not interrupt the wait for a room's queue")
 	}
 }

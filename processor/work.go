@@ -2,7 +2,6 @@ package processor
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"slices"
@@ -60,7 +59,7 @@ func (w *Worker) retireFinished() {
 		if js.chainDone || w.p.Chain == nil && time.Since(js.verdicts.finishedAt) >= w.cfg.finalizeLimit() {
 			// Until then a record that comes late and changes the
 			// judgement reopens the job (recheckFinished).
-			w.index.forget(id)
+			w.index.Forget(id)
 		}
 		if js.topic != nil {
 			topics = append(topics, js.topic)
@@ -254,16 +253,6 @@ func (w *Worker) lockTTL() time.Duration {
 	return time.Minute
 }
 
-// all reports whether every MicroJob of m is in done.
-func all(m *jobs.MacroJob, done map[jobs.ID]bool) bool {
-	for _, mu := range m.Micros {
-		if !done[mu.ID] {
-			return false
-		}
-	}
-	return true
-}
-
 // roomDone reports whether every MicroJob of m's room is in done (a
 // verifier run outside the room does not count; see verifiers.go).
 func roomDone(js *jobState, m *jobs.MacroJob, done map[jobs.ID]bool) bool {
@@ -273,17 +262,6 @@ func roomDone(js *jobState, m *jobs.MacroJob, done map[jobs.ID]bool) bool {
 		}
 	}
 	return true
-}
-
-func hashOf(parts ...string) [32]byte {
-	h := sha256.New()
-	for _, p := range parts {
-		h.Write([]byte(p))
-		h.Write([]byte{0})
-	}
-	var out [32]byte
-	h.Sum(out[:0])
-	return out
 }
 
 // firstTurn is the turn size for a job whose MicroJobs this worker has
@@ -367,7 +345,9 @@ func (w *Worker) process(ctx context.Context, js *jobState, room *macrojob.Room,
 		w.mu.Lock()
 		mine := js.mine[mid]
 		w.mu.Unlock()
-		if mine || w.committedElsewhere(ctx, js, mid) || w.heardDone(js, mid) {
+		p, err := w.progressOf(ctx, js)
+		elsewhere := err == nil && p.CommittedByOther(mid, w.self)
+		if mine || elsewhere || w.heardDone(js)[mid] {
 			// Already committed here (the queue re-offered it, e.g. after
 			// a takeover), or by another processor (its lock expired, or
 			// two rooms ran for one MacroJob), or heard complete from an
@@ -448,7 +428,7 @@ func (w *Worker) endTurn() {
 	held := len(w.readySince) > 0
 	w.discloseMu.Unlock()
 	if held {
-		w.index.signal() // wakes the settle loop
+		w.index.Signal() // wakes the settle loop
 	}
 }
 
@@ -477,13 +457,6 @@ func (w *Worker) commitTurn(ctx context.Context, js *jobState, commits []crdt.En
 	w.keepPending(keep, n)
 	w.m.microjobs.WithLabelValues("ok").Add(float64(len(commits)))
 	return later, true
-}
-
-// committedElsewhere reports whether the store holds a commitment of
-// MicroJob mid by a processor other than this one.
-func (w *Worker) committedElsewhere(ctx context.Context, js *jobState, mid jobs.ID) bool {
-	ok, err := w.index.committedByOther(ctx, js.plan.JobID, mid, w.self)
-	return err == nil && ok
 }
 
 // run executes one MicroJob; it returns the disclosure to publish later

@@ -28,6 +28,7 @@ import (
 	"github.com/jobmesh/jobmesh/escrow"
 	"github.com/jobmesh/jobmesh/fetch"
 	"github.com/jobmesh/jobmesh/ipfs"
+	"github.com/jobmesh/jobmesh/jobindex"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/macrojob"
 	"github.com/jobmesh/jobmesh/membership"
@@ -256,8 +257,8 @@ type Worker struct {
 	topic  *p2p.Topic[jobs.ChannelMsg]
 	m      *metrics
 	// index holds each followed job's records; writer writes through it.
-	index  *recordIndex
-	writer indexWriter
+	index  *jobindex.Index
+	writer jobindex.Writer
 	// quorumNum / quorumDen is the escrow's signing quorum (nil without a
 	// chain).
 	quorumNum, quorumDen *big.Int
@@ -480,11 +481,11 @@ func New(ctx context.Context, p Params, cfg Config) (*Worker, error) {
 		}
 	}
 	runCtx, cancel := context.WithCancel(context.Background())
-	index := newRecordIndex(p.Store)
+	index := jobindex.New(p.Store)
 	// The watch starts before anything is read, so the index misses no
 	// change made after a job's records were first queried.
 	changes := p.Store.Watch(runCtx, records.JobsPrefix)
-	w := &Worker{quorumNum: qNum, quorumDen: qDen, index: index, writer: indexWriter{store: p.Store, index: index},
+	w := &Worker{quorumNum: qNum, quorumDen: qDen, index: index, writer: index.Writer(),
 		cfg: cfg, p: p, self: p.Host.ID().String(), log: log, exec: exec, closer: closer, runner: runner,
 		fetch: fetcher, topic: topic, m: newMetrics(p.Registerer),
 		known: map[jobs.ID]*jobState{}, rooms: map[macrojob.RoomID]*macrojob.Room{},
@@ -518,7 +519,7 @@ func New(ctx context.Context, p Params, cfg Config) (*Worker, error) {
 	if w.cfg.Room.Queue.Chooser == nil {
 		w.cfg.Room.Queue.Chooser = weightedChooser{w}
 	}
-	index.onChange = w.poke
+	index.OnChange(w.poke)
 	w.groups.events = newGroupMetrics(p.Registerer)
 	nodes := p.Store.Watch(runCtx, records.NodesPrefix)
 	w.wg.Add(6)
@@ -528,7 +529,7 @@ func New(ctx context.Context, p Params, cfg Config) (*Worker, error) {
 		defer w.wg.Done()
 		// A watch that overflowed may have dropped a request for work:
 		// look, as for a request seen.
-		index.run(changes, w.noticeRecord, w.interruptWaits)
+		index.Run(changes, w.noticeRecord, w.interruptWaits)
 	}()
 	go w.listen(runCtx)
 	go w.work(runCtx)

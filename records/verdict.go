@@ -71,8 +71,15 @@ func decodeInline(r VerdictRecord) (VerdictRecord, microjob.Verdict, error) {
 // candidate output of the highest-ranked holder. Every node computes it
 // alike from the job and the peer alone, so no one has to announce it.
 func FinalizerRank(id jobs.ID, processor string) [32]byte {
+	return RankHash(processor, id.String(), "finalizer")
+}
+
+// RankHash is the rendezvous hash of parts: SHA-256 over each part
+// followed by a zero byte. Every node ranks processors for a job's roles
+// by it (finalizers, first owners, redoers) from public names alone.
+func RankHash(parts ...string) [32]byte {
 	h := sha256.New()
-	for _, p := range []string{processor, id.String(), "finalizer"} {
+	for _, p := range parts {
 		h.Write([]byte(p))
 		h.Write([]byte{0})
 	}

@@ -1,9 +1,7 @@
-package processor
+package jobindex
 
 import (
 	"context"
-	"encoding/binary"
-	"hash/fnv"
 	"slices"
 	"sync"
 	"time"
@@ -11,25 +9,11 @@ import (
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/finish"
 	"github.com/jobmesh/jobmesh/jobs"
-	"github.com/jobmesh/jobmesh/microjob"
 	"github.com/jobmesh/jobmesh/records"
 )
 
-// The record index keeps, for each job the worker follows, the job's
-// records opened and checked once each, fed by one watch on /jobs. Reading
-// a job's records is then a lookup instead of a query that decodes and
-// verifies every record again: the worker reads them on every step, and a
-// query per step made a job cost O(MicroJobs²) per processor.
-//
-// Consistency: a job's index is loaded with one Query; changes the watch
-// delivers while it loads are replayed on top, in order, so nothing
-// written after the watch started is missed. If the watch overflows, every
-// index is marked stale and reloads on its next read. The worker's own
-// writes are applied at once (indexWriter), so a step sees what the
-// previous step wrote.
-
-// recordIndex is the worker's per-job record index.
-type recordIndex struct {
+// Index is a node's live index of the records of the jobs it follows.
+type Index struct {
 	store *crdt.Store
 
 	mu   sync.Mutex
@@ -55,6 +39,10 @@ type jobIndex struct {
 	// committers counts, by MicroJob and processor, the valid commitments
 	// held, so that "is it committed, and by whom" costs no rebuild.
 	committers map[jobs.ID]map[string]int
+	// tallyVer is bumped whenever disclosed or committers change; tally
+	// is their snapshot (Progress, for one replica) at tallyAt.
+	tallyVer, tallyAt uint64
+	tally             *finish.Progress
 	// reqVersion is bumped whenever a dispute, self-check, redo or re-run
 	// record changes (and on a load): passes over the requests are due
 	// then, not on every commitment or disclosure.
@@ -74,11 +62,21 @@ type jobIndex struct {
 	heard map[string]time.Time
 }
 
-func newRecordIndex(store *crdt.Store) *recordIndex {
-	return &recordIndex{store: store, jobs: map[jobs.ID]*jobIndex{}, changed: make(chan struct{}, 1)}
+// New returns an empty index over store; Run feeds it.
+func New(store *crdt.Store) *Index {
+	return &Index{store: store, jobs: map[jobs.ID]*jobIndex{}, changed: make(chan struct{}, 1)}
 }
 
-func (x *recordIndex) signal() {
+// OnChange has f called after any index changed. Call it before Run.
+func (x *Index) OnChange(f func()) { x.onChange = f }
+
+// Changed is signalled after any index changed; one signal stands for
+// every change since the last was received.
+func (x *Index) Changed() <-chan struct{} { return x.changed }
+
+// Signal signals Changed (and calls the OnChange function) as a change
+// would: a write that is not a record change may make a job due too.
+func (x *Index) Signal() {
 	select {
 	case x.changed <- struct{}{}:
 	default:
@@ -88,9 +86,10 @@ func (x *recordIndex) signal() {
 	}
 }
 
-// run feeds the index from the store until ctx ends or the store closes.
-// onRecord is called with the records of the noticed types.
-func (x *recordIndex) run(changes <-chan crdt.Change, onRecord func(crdt.Record), onOverflow func()) {
+// Run feeds the index from changes, a watch on records.JobsPrefix started
+// before anything is read, until it closes. onRecord is called with the
+// records of the noticed types, onOverflow when the watch overflowed.
+func (x *Index) Run(changes <-chan crdt.Change, onRecord func(crdt.Record), onOverflow func()) {
 	for c := range changes {
 		if c.Kind == crdt.ChangeOverflow {
 			if onOverflow != nil {
@@ -104,7 +103,7 @@ func (x *recordIndex) run(changes <-chan crdt.Change, onRecord func(crdt.Record)
 				ji.buf = append(ji.buf, c) // a loading index reloads too
 			}
 			x.mu.Unlock()
-			x.signal()
+			x.Signal()
 			continue
 		}
 		if c.Kind == crdt.ChangePut && onRecord != nil && noticed[c.Record.Type] {
@@ -121,7 +120,7 @@ var noticed = map[string]bool{records.JobType: true, records.DisputeType: true, 
 
 // apply routes one change under a job to its job's index (the job's own
 // record is not among the records it indexes).
-func (x *recordIndex) apply(c crdt.Change) {
+func (x *Index) apply(c crdt.Change) {
 	id, ok := records.JobOf(c.Key)
 	if !ok || c.Key == records.JobKey(id) {
 		return
@@ -137,7 +136,7 @@ func (x *recordIndex) apply(c crdt.Change) {
 		ji.change(c)
 	}
 	x.mu.Unlock()
-	x.signal()
+	x.Signal()
 }
 
 func (ji *jobIndex) change(c crdt.Change) {
@@ -184,12 +183,14 @@ func (ji *jobIndex) count(key string, delta int) {
 	case p.Rerun != nil:
 		ji.reqVersion++
 	case p.Discl != nil:
+		ji.tallyVer++
 		m := p.Discl.MicroID
 		ji.disclosed[m] += delta
 		if ji.disclosed[m] <= 0 {
 			delete(ji.disclosed, m)
 		}
 	case p.Commit != nil:
+		ji.tallyVer++
 		m, who := p.Commit.MicroID, p.Commit.Processor
 		if ji.committers[m] == nil {
 			ji.committers[m] = map[string]int{}
@@ -204,90 +205,18 @@ func (ji *jobIndex) count(key string, delta int) {
 	}
 }
 
-// committed returns the MicroJobs of job id that have at least one
-// commitment, from the counters when the index is loaded.
-func (x *recordIndex) committed(ctx context.Context, id jobs.ID) (map[jobs.ID]bool, error) {
-	x.mu.Lock()
-	if ji := x.jobs[id]; ji != nil && ji.loaded {
-		out := make(map[jobs.ID]bool, len(ji.committers))
-		for m := range ji.committers {
-			out[m] = true
-		}
-		x.mu.Unlock()
-		return out, nil
-	}
-	x.mu.Unlock()
-	recs, err := x.records(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	out := map[jobs.ID]bool{}
-	for _, c := range recs.Commits {
-		out[c.MicroID] = true
-	}
-	return out, nil
-}
-
-// macroCommitted reports whether every MicroJob of MacroJob m of job id
-// has a commitment in the store or in also (commitments about to be
-// written), without copying the index as committed does.
-func (x *recordIndex) macroCommitted(ctx context.Context, id jobs.ID, m *jobs.MacroJob, also map[jobs.ID]bool) (bool, error) {
-	x.mu.Lock()
-	if ji := x.jobs[id]; ji != nil && ji.loaded {
-		defer x.mu.Unlock()
-		for _, mu := range m.Micros {
-			if len(ji.committers[mu.ID]) == 0 && !also[mu.ID] {
-				return false, nil
-			}
-		}
-		return true, nil
-	}
-	x.mu.Unlock()
-	done, err := x.committed(ctx, id)
-	if err != nil {
-		return false, err
-	}
-	for mid := range also {
-		done[mid] = true
-	}
-	return all(m, done), nil
-}
-
-// mayRequest reports whether job id may hold dispute, self-check or redo
+// MayRequest reports whether job id may hold dispute, self-check or redo
 // records: false only when its loaded index holds none.
-func (x *recordIndex) mayRequest(id jobs.ID) bool {
+func (x *Index) MayRequest(id jobs.ID) bool {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	ji := x.jobs[id]
 	return ji == nil || !ji.loaded || ji.requests > 0
 }
 
-// committedByOther reports whether a processor other than self has a
-// commitment of MicroJob mid of job id.
-func (x *recordIndex) committedByOther(ctx context.Context, id, mid jobs.ID, self string) (bool, error) {
-	x.mu.Lock()
-	if ji := x.jobs[id]; ji != nil && ji.loaded {
-		cs := ji.committers[mid]
-		_, mine := cs[self]
-		x.mu.Unlock()
-		if mine {
-			return len(cs) > 1, nil
-		}
-		return len(cs) > 0, nil
-	}
-	x.mu.Unlock()
-	recs, err := x.records(ctx, id)
-	if err != nil {
-		return false, err
-	}
-	return slices.ContainsFunc(recs.Commits, func(c microjob.Commitment) bool {
-		return c.MicroID == mid && c.Processor != self
-	}), nil
-}
-
-// records returns job id's records, loading the index when it is new or
+// Records returns job id's records, loading the index when it is new or
 // stale. The result is shared: callers must not modify it.
-func (x *recordIndex) records(ctx context.Context, id jobs.ID) (*finish.Records, error) {
+func (x *Index) Records(ctx context.Context, id jobs.ID) (*finish.Records, error) {
 	for {
 		x.mu.Lock()
 		ji := x.jobs[id]
@@ -306,7 +235,7 @@ func (x *recordIndex) records(ctx context.Context, id jobs.ID) (*finish.Records,
 		if ji.loading {
 			// Another goroutine loads it; read it the old way meanwhile.
 			x.mu.Unlock()
-			return x.query(ctx, id)
+			return x.Query(ctx, id)
 		}
 		ji.loading, ji.buf = true, nil
 		x.mu.Unlock()
@@ -323,6 +252,7 @@ func (x *recordIndex) records(ctx context.Context, id jobs.ID) (*finish.Records,
 		ji.disclosed = map[jobs.ID]int{}
 		ji.committers = map[jobs.ID]map[string]int{}
 		ji.requests, ji.verdicts = 0, 0
+		ji.tallyVer++
 		heard := ji.heard
 		ji.heard = make(map[string]time.Time, len(heard))
 		now := time.Now()
@@ -350,8 +280,8 @@ func (x *recordIndex) records(ctx context.Context, id jobs.ID) (*finish.Records,
 	}
 }
 
-// query reads a job's records without the index.
-func (x *recordIndex) query(ctx context.Context, id jobs.ID) (*finish.Records, error) {
+// Query reads a job's records without the index.
+func (x *Index) Query(ctx context.Context, id jobs.ID) (*finish.Records, error) {
 	recs, err := x.store.Query(ctx, records.JobKey(id)+"/")
 	if err != nil {
 		return nil, err
@@ -363,62 +293,34 @@ func (x *recordIndex) query(ctx context.Context, id jobs.ID) (*finish.Records, e
 	return out, nil
 }
 
-// disclosedAll reports whether every MicroJob of plan has at least one
-// disclosure in the index (false when the index is not loaded).
-func (x *recordIndex) disclosedAll(id jobs.ID, plan *jobs.Plan) bool {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	ji := x.jobs[id]
-	return ji != nil && ji.loaded && len(ji.disclosed) >= plan.NumMicroJobs()
-}
-
-// version returns a number that changes whenever job id's index does.
-func (x *recordIndex) version(id jobs.ID) uint64 {
+// Version returns a number that changes whenever job id's index does.
+func (x *Index) Version(id jobs.ID) uint64 {
 	return x.loadedValue(id, func(ji *jobIndex) uint64 { return ji.version })
 }
 
-// inputsVersion returns a number that changes whenever what judging job
-// id reads does: its records (index.version), and the wallet bindings and
-// escrow memberships that decide which disclosures count. A disclosure
-// that came before its processor's binding counts once the binding does;
-// 0 while the job's index is not loaded.
-func (w *Worker) inputsVersion(id jobs.ID) uint64 {
-	v := w.index.version(id)
-	if v == 0 {
-		return 0
-	}
-	var b [24]byte
-	binary.BigEndian.PutUint64(b[0:], v)
-	binary.BigEndian.PutUint64(b[8:], w.wallets.Version())
-	binary.BigEndian.PutUint64(b[16:], w.members.version())
-	h := fnv.New64a()
-	h.Write(b[:])
-	return h.Sum64() | 1
-}
-
-// judgeVersion returns a number that changes whenever a record judging
+// JudgeVersion returns a number that changes whenever a record judging
 // job id reads does, 0 when its index is not loaded.
-func (x *recordIndex) judgeVersion(id jobs.ID) uint64 {
+func (x *Index) JudgeVersion(id jobs.ID) uint64 {
 	return x.loadedValue(id, func(ji *jobIndex) uint64 { return ji.judgeVer })
 }
 
-// hasVerdict reports whether job id's index holds a verdict record (true
+// HasVerdict reports whether job id's index holds a verdict record (true
 // when it is not loaded: it may).
-func (x *recordIndex) hasVerdict(id jobs.ID) bool {
+func (x *Index) HasVerdict(id jobs.ID) bool {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	ji := x.jobs[id]
 	return ji == nil || !ji.loaded || ji.verdicts > 0
 }
 
-// requestsVersion returns a number that changes whenever a dispute,
+// RequestsVersion returns a number that changes whenever a dispute,
 // self-check, redo or re-run record of job id does.
-func (x *recordIndex) requestsVersion(id jobs.ID) uint64 {
+func (x *Index) RequestsVersion(id jobs.ID) uint64 {
 	return x.loadedValue(id, func(ji *jobIndex) uint64 { return ji.reqVersion })
 }
 
 // loadedValue returns f of job id's index, 0 when it is not loaded.
-func (x *recordIndex) loadedValue(id jobs.ID, f func(*jobIndex) uint64) uint64 {
+func (x *Index) loadedValue(id jobs.ID, f func(*jobIndex) uint64) uint64 {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if ji := x.jobs[id]; ji != nil && ji.loaded {
@@ -427,9 +329,9 @@ func (x *recordIndex) loadedValue(id jobs.ID, f func(*jobIndex) uint64) uint64 {
 	return 0
 }
 
-// lastHeard is when this node last saw a new record of job id written by
+// LastHeard is when this node last saw a new record of job id written by
 // processor p (zero when the index holds none, or is not loaded).
-func (x *recordIndex) lastHeard(id jobs.ID, p string) time.Time {
+func (x *Index) LastHeard(id jobs.ID, p string) time.Time {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if ji := x.jobs[id]; ji != nil && ji.loaded {
@@ -438,8 +340,8 @@ func (x *recordIndex) lastHeard(id jobs.ID, p string) time.Time {
 	return time.Time{}
 }
 
-// forget drops a job's index (the job is finished and settled).
-func (x *recordIndex) forget(id jobs.ID) {
+// Forget drops a job's index (the job is finished and settled).
+func (x *Index) Forget(id jobs.ID) {
 	x.mu.Lock()
 	delete(x.jobs, id)
 	x.mu.Unlock()
@@ -459,14 +361,19 @@ func (ji *jobIndex) build() *finish.Records {
 	return out
 }
 
-// indexWriter writes to the store and applies each write to the index at
+// Writer writes to the store and applies each write to the index at
 // once, read back from the store so the index holds what the store does.
-type indexWriter struct {
+type Writer struct {
 	store *crdt.Store
-	index *recordIndex
+	index *Index
 }
 
-func (w indexWriter) Put(ctx context.Context, key, recordType string, payload []byte) error {
+var _ crdt.Writer = Writer{}
+
+// Writer returns a writer to the index's store through the index.
+func (x *Index) Writer() Writer { return Writer{store: x.store, index: x} }
+
+func (w Writer) Put(ctx context.Context, key, recordType string, payload []byte) error {
 	if err := w.store.Put(ctx, key, recordType, payload); err != nil {
 		return err
 	}
@@ -478,7 +385,7 @@ func (w indexWriter) Put(ctx context.Context, key, recordType string, payload []
 
 // PutBatch writes entries as one store batch (one delta for the mesh)
 // and applies them to the index.
-func (w indexWriter) PutBatch(ctx context.Context, entries []crdt.Entry) error {
+func (w Writer) PutBatch(ctx context.Context, entries []crdt.Entry) error {
 	if err := w.store.PutBatch(ctx, entries); err != nil {
 		return err
 	}
@@ -490,7 +397,7 @@ func (w indexWriter) PutBatch(ctx context.Context, entries []crdt.Entry) error {
 	return nil
 }
 
-func (w indexWriter) Delete(ctx context.Context, key string) error {
+func (w Writer) Delete(ctx context.Context, key string) error {
 	if err := w.store.Delete(ctx, key); err != nil {
 		return err
 	}
