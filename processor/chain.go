@@ -4,18 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/big"
 	"strings"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
-	ethcrypto "github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/escrow"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/membership"
 	"github.com/jobmesh/jobmesh/records"
+	"github.com/jobmesh/jobmesh/settlement"
 )
 
 // Errors of the settle loop that are no failure: it waits and tries again
@@ -36,11 +35,8 @@ func checkChainParams(p Params, cfg Config) error {
 	if p.Chain == nil {
 		return nil
 	}
-	if p.WalletKey == nil {
-		return fmt.Errorf("%w: a chain needs the wallet key", ErrInvalidConfig)
-	}
-	if addr := strings.ToLower(ethcrypto.PubkeyToAddress(p.WalletKey.PublicKey).Hex()); addr != cfg.Wallet {
-		return fmt.Errorf("%w: wallet key is %s, configured wallet %s", ErrInvalidConfig, addr, cfg.Wallet)
+	if err := settlement.CheckWalletKey(p.WalletKey, cfg.Wallet); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
 	return nil
 }
@@ -191,21 +187,6 @@ func (w *Worker) settleOpen(ctx context.Context, js *jobState, j escrow.Job) (bo
 	return open, nil
 }
 
-// quorum reports whether signed member signatures settle job j as the
-// contract counts them: signed · den ≥ members · num, and signed ≥ the
-// creator's minimum of signers.
-func quorum(signed int, j escrow.Job, num, den *big.Int) bool {
-	if j.Members == 0 || signed < int(j.Terms.MinSigners) {
-		return false
-	}
-	if num == nil || den == nil {
-		return signed >= j.Members
-	}
-	l := new(big.Int).Mul(big.NewInt(int64(signed)), den)
-	r := new(big.Int).Mul(big.NewInt(int64(j.Members)), num)
-	return l.Cmp(r) >= 0
-}
-
 // settleAll drives the on-chain settlement of every finished job not yet
 // settled.
 func (w *Worker) settleAll(ctx context.Context) {
@@ -271,7 +252,7 @@ func (w *Worker) view(ctx context.Context, js *jobState) (chainView, error) {
 	if err != nil {
 		return cv, err
 	}
-	if cv.own, err = DeriveSettlement(w.cfg.Dispatch, js.info, vr, v, culprits); err != nil {
+	if cv.own, err = settlement.DeriveSettlement(w.cfg.Dispatch, js.info, vr, v, culprits); err != nil {
 		return cv, err
 	}
 	if err := w.checkMembers(ctx, js, cv.own.Payees); err != nil {
@@ -336,10 +317,6 @@ func (w *Worker) memberSignatures(ctx context.Context, js *jobState, s escrow.Se
 
 func (w *Worker) wallet() common.Address { return common.HexToAddress(w.cfg.Wallet) }
 
-func sameSettlement(a, b escrow.Settlement) bool {
-	return a.Digest(escrow.Domain{}) == b.Digest(escrow.Domain{})
-}
-
 // settleJob takes one step of a finished job's settlement: the finalizer
 // proposes, members that agree sign, and once a quorum of the members has
 // signed and the quiet period after the last join is over, the finalizer
@@ -347,7 +324,7 @@ func sameSettlement(a, b escrow.Settlement) bool {
 func (w *Worker) settleJob(ctx context.Context, js *jobState) error {
 	id := js.plan.JobID
 	cv, err := w.view(ctx, js)
-	if errors.Is(err, ErrNotSettleable) {
+	if errors.Is(err, settlement.ErrNotSettleable) {
 		w.markChainDone(js)
 		w.log.Warn("verdict cannot be settled on chain", "job", id, "err", err)
 		return nil
@@ -362,7 +339,7 @@ func (w *Worker) settleJob(ctx context.Context, js *jobState) error {
 	w.mu.Lock()
 	finalizer := js.finalizer
 	w.mu.Unlock()
-	if cv.proposal == nil || !sameSettlement(*cv.proposal, cv.own) {
+	if cv.proposal == nil || !settlement.Same(*cv.proposal, cv.own) {
 		return w.propose(ctx, js, cv, finalizer)
 	}
 	if !cv.mine && cv.member {
@@ -379,7 +356,7 @@ func (w *Worker) settleJob(ctx context.Context, js *jobState) error {
 		w.markChainDone(js)
 		return nil
 	}
-	hasQuorum := quorum(len(cv.sigs), j, w.quorumNum, w.quorumDen)
+	hasQuorum := settlement.Quorum(len(cv.sigs), j, w.quorumNum, w.quorumDen)
 	// A member steps in when a signed settlement stays unsubmitted for
 	// SettleFallback (its finalizers may be gone).
 	fallback := false

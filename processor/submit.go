@@ -11,6 +11,7 @@ import (
 	"github.com/jobmesh/jobmesh/escrow"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/records"
+	"github.com/jobmesh/jobmesh/settlement"
 )
 
 // SettlementStatus reports how many members of a finished job have signed
@@ -76,7 +77,7 @@ func (w *Worker) SubmitSettlement(ctx context.Context, id jobs.ID) (bool, error)
 		w.log.Info("job already closed on chain; not settling", "job", id, "state", j.State)
 		return false, nil
 	}
-	if !quorum(len(cv.sigs), j, w.quorumNum, w.quorumDen) {
+	if !settlement.Quorum(len(cv.sigs), j, w.quorumNum, w.quorumDen) {
 		return false, fmt.Errorf("%w: %d of %d members signed, %d needed at least", errNoQuorum, len(cv.sigs), j.Members, j.Terms.MinSigners)
 	}
 	rcpt, err := w.p.Chain.Settle(ctx, cv.own, cv.sigs)
