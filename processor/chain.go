@@ -109,7 +109,7 @@ func (w *Worker) funded(ctx context.Context, js *jobState, now time.Time) bool {
 // its join with err: for good when asking again cannot help, else until
 // the funding backoff. Each reason is logged and counted once per job.
 func (w *Worker) refuseJoinLocked(js *jobState, err error) {
-	reason, permanent := joinRefusal(err)
+	reason, permanent := membership.JoinRefusal(err)
 	if permanent {
 		js.escrow.refused = reason
 	}
@@ -120,7 +120,7 @@ func (w *Worker) refuseJoinLocked(js *jobState, err error) {
 		js.escrow.told = map[string]bool{}
 	}
 	js.escrow.told[reason] = true
-	w.members.refused.WithLabelValues(reason).Inc()
+	w.members.CountRefusal(reason)
 	w.log.Warn("not working on the job: its escrow refused this processor's join", "job", js.plan.JobID,
 		"reason", reason, "final", permanent, "err", err)
 }
@@ -128,6 +128,17 @@ func (w *Worker) refuseJoinLocked(js *jobState, err error) {
 // chainKey is the job's escrow key: its ID bound to its creator, so only
 // the creator's own escrow counts as the job's funding.
 func chainKey(js *jobState) common.Hash { return membership.EscrowKey(js.info) }
+
+// infoOf is js's job, nil for no job.
+func infoOf(js *jobState) *jobs.JobInfo {
+	if js == nil {
+		return nil
+	}
+	return js.info
+}
+
+// Wallets returns the worker's view of the wallet bindings.
+func (w *Worker) Wallets() *membership.Wallets { return w.wallets }
 
 // joinEscrow makes this processor's wallet a member of job key, unless it
 // is one.
@@ -206,7 +217,7 @@ func (w *Worker) settleAll(ctx context.Context) {
 		// the audit; an unbound or non-member payee once, by its view.
 		err := w.settleJob(ctx, js)
 		if err != nil && ctx.Err() == nil && !errors.Is(err, errNoQuorum) && !errors.Is(err, errNotOpen) &&
-			!errors.Is(err, errSignRefused) && !errors.Is(err, ErrUnboundPayee) && !errors.Is(err, errNonMemberPayee) {
+			!errors.Is(err, errSignRefused) && !errors.Is(err, membership.ErrUnboundPayee) && !errors.Is(err, errNonMemberPayee) {
 			w.log.Warn("settling on chain", "job", js.plan.JobID, "err", err)
 		}
 	}
@@ -244,11 +255,11 @@ func (w *Worker) view(ctx context.Context, js *jobState) (chainView, error) {
 	}
 	// Payees and culprits are bound wallets, never ones a record claims,
 	// and members of the job: the contract pays and slashes no other.
-	if err := w.wallets.checkPayees(id, vr, v); err != nil {
+	if err := w.wallets.CheckPayees(id, vr, v); err != nil {
 		return cv, err
 	}
 	key := chainKey(js)
-	culprits, err := w.members.wallets(ctx, id, key, w.wallets.culpritWallets(vr.Culprits), "culprit")
+	culprits, err := w.members.Wallets(ctx, id, key, w.wallets.CulpritWallets(vr.Culprits), "culprit")
 	if err != nil {
 		return cv, err
 	}
@@ -271,14 +282,14 @@ func (w *Worker) view(ctx context.Context, js *jobState) (chainView, error) {
 
 // checkMembers refuses (errNonMemberPayee) a settlement that pays a
 // wallet that is not a member of js. Payees come from the disclosures of
-// members only (memberView.filter), so this is the last guard, not the
+// members only (membership.View.Filter), so this is the last guard, not the
 // rule.
 func (w *Worker) checkMembers(ctx context.Context, js *jobState, payees []common.Address) error {
 	list := make([]string, len(payees))
 	for i, p := range payees {
 		list[i] = strings.ToLower(p.Hex())
 	}
-	members, err := w.members.wallets(ctx, js.plan.JobID, chainKey(js), list, "payee")
+	members, err := w.members.Wallets(ctx, js.plan.JobID, chainKey(js), list, "payee")
 	if err != nil {
 		return err
 	}
@@ -305,7 +316,7 @@ func (w *Worker) memberSignatures(ctx context.Context, js *jobState, s escrow.Se
 			return nil, err
 		}
 		if !ok {
-			w.members.count("signature", js.plan.JobID.String()+" "+sig.Signer.Hex(), "settlement signature not counted: its signer is not a member of the job's escrow",
+			w.members.Count("signature", js.plan.JobID.String()+" "+sig.Signer.Hex(), "settlement signature not counted: its signer is not a member of the job's escrow",
 				"job", js.plan.JobID, "signer", sig.Signer)
 			continue
 		}

@@ -390,7 +390,7 @@ func (w *Worker) inputsVersion(id jobs.ID) uint64 {
 	var b [24]byte
 	binary.BigEndian.PutUint64(b[0:], v)
 	binary.BigEndian.PutUint64(b[8:], w.wallets.Version())
-	binary.BigEndian.PutUint64(b[16:], w.members.version())
+	binary.BigEndian.PutUint64(b[16:], w.members.Version())
 	h := fnv.New64a()
 	h.Write(b[:])
 	return h.Sum64() | 1

@@ -54,7 +54,7 @@ func (w *Worker) records(ctx context.Context, id jobs.ID) (*finish.Records, erro
 	w.mu.Lock()
 	js := w.known[id]
 	w.mu.Unlock()
-	return w.members.filter(ctx, js, w.wallets.filter(id, recs))
+	return w.members.Filter(ctx, id, infoOf(js), w.wallets.Filter(id, recs))
 }
 
 // committed returns the MicroJobs of a job that have at least one

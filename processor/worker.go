@@ -263,9 +263,9 @@ type Worker struct {
 
 	facts *Facts
 	// wallets is the verified view of the wallet bindings.
-	wallets *Wallets
+	wallets *membership.Wallets
 	// members is the view of who joined which job's escrow.
-	members *memberView
+	members *membership.View
 
 	groups groupCache // replicated jobs' groups (group.go)
 	// dview is the latest Facts snapshot; choices made inside a room's
@@ -502,13 +502,13 @@ func New(ctx context.Context, p Params, cfg Config) (*Worker, error) {
 		topic.Close()
 		return nil, err
 	}
-	w.wallets = newWallets(p.Store, p.Chain != nil, p.Registerer, log)
+	w.wallets = membership.NewWallets(p.Store, p.Chain != nil, p.Registerer, log)
 	var chain membership.MemberReader
 	if p.Chain != nil {
 		chain = p.Chain
 	}
-	w.members = newMemberView(chain, cfg.FundingBackoff, p.Registerer, log)
-	if err := w.wallets.start(runCtx, &w.wg); err != nil {
+	w.members = membership.NewView(chain, cfg.FundingBackoff, p.Registerer, log)
+	if err := w.wallets.Start(runCtx, &w.wg); err != nil {
 		cancel()
 		closer(ctx)
 		topic.Close()
