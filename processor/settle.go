@@ -44,8 +44,8 @@ func (w *Worker) settle(ctx context.Context) {
 
 // records returns a job's records from the index, without the
 // disclosures whose wallet is not their author's bound wallet
-// (Wallets.filter) or not a member of the job's escrow
-// (memberView.filter). The result is shared and must not be modified.
+// (membership.Wallets.Filter) or not a member of the job's escrow
+// (membership.View.Filter). The result is shared and must not be modified.
 func (w *Worker) records(ctx context.Context, id jobs.ID) (*finish.Records, error) {
 	recs, err := w.index.records(ctx, id)
 	if err != nil {

@@ -6,7 +6,7 @@
 // (Params.Chain) it works only on jobs whose escrow is funded, and settles
 // verified jobs on the escrow contract: finalizers propose the settlement
 // the verdict implies, payees that derive the same one sign it, and a
-// finalizer submits it once a quorum has signed (chain.go, payout.go).
+// finalizer submits it once a quorum has signed (escrow.go, settlement).
 package processor
 
 import (
@@ -15,7 +15,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math/big"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -34,6 +33,7 @@ import (
 	"github.com/jobmesh/jobmesh/microjob"
 	"github.com/jobmesh/jobmesh/p2p"
 	"github.com/jobmesh/jobmesh/records"
+	"github.com/jobmesh/jobmesh/settlement"
 	"github.com/jobmesh/jobmesh/wasm"
 )
 
@@ -257,9 +257,8 @@ type Worker struct {
 	// index holds each followed job's records; writer writes through it.
 	index  *recordIndex
 	writer indexWriter
-	// quorumNum / quorumDen is the escrow's signing quorum (nil without a
-	// chain).
-	quorumNum, quorumDen *big.Int
+	// settler settles finished jobs on the chain (nil without one).
+	settler *settlement.Settler
 
 	facts *Facts
 	// wallets is the verified view of the wallet bindings.
@@ -352,12 +351,8 @@ type jobState struct {
 	fundWait  time.Duration // the current backoff
 	finalizer bool          // this processor wrote the verdict
 	chainDone bool          // settled on chain (by anyone), or not settleable
-	mismatch  bool          // warned about a differing proposal
-	// quorumAt is when this processor, as a member that signed, first
-	// saw a quorum of signatures.
-	quorumAt time.Time
 	// escrow is the rest of what this processor knows of the job's
-	// escrow (chain.go).
+	// escrow (escrow.go).
 	escrow escrowState
 
 	// judgedVer and judgedAt are the record index version and the time of
@@ -470,20 +465,12 @@ func New(ctx context.Context, p Params, cfg Config) (*Worker, error) {
 		closer(ctx)
 		return nil, err
 	}
-	var qNum, qDen *big.Int
-	if p.Chain != nil {
-		if qNum, qDen, err = p.Chain.Quorum(ctx); err != nil {
-			closer(ctx)
-			topic.Close()
-			return nil, fmt.Errorf("processor: reading the escrow's quorum: %w", err)
-		}
-	}
 	runCtx, cancel := context.WithCancel(context.Background())
 	index := newRecordIndex(p.Store)
 	// The watch starts before anything is read, so the index misses no
 	// change made after a job's records were first queried.
 	changes := p.Store.Watch(runCtx, records.JobsPrefix)
-	w := &Worker{quorumNum: qNum, quorumDen: qDen, index: index, writer: indexWriter{store: p.Store, index: index},
+	w := &Worker{index: index, writer: indexWriter{store: p.Store, index: index},
 		cfg: cfg, p: p, self: p.Host.ID().String(), log: log, exec: exec, closer: closer, runner: runner,
 		fetch: fetcher, topic: topic, m: newMetrics(p.Registerer),
 		known: map[jobs.ID]*jobState{}, rooms: map[macrojob.RoomID]*macrojob.Room{},
@@ -502,13 +489,7 @@ func New(ctx context.Context, p Params, cfg Config) (*Worker, error) {
 		topic.Close()
 		return nil, err
 	}
-	w.wallets = membership.NewWallets(p.Store, p.Chain != nil, p.Registerer, log)
-	var chain membership.MemberReader
-	if p.Chain != nil {
-		chain = p.Chain
-	}
-	w.members = membership.NewView(chain, cfg.FundingBackoff, p.Registerer, log)
-	if err := w.wallets.Start(runCtx, &w.wg); err != nil {
+	if err := w.startEscrow(ctx, runCtx); err != nil {
 		cancel()
 		closer(ctx)
 		topic.Close()
