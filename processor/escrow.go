@@ -2,13 +2,11 @@ package processor
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 
-	"github.com/jobmesh/jobmesh/escrow"
 	"github.com/jobmesh/jobmesh/finish"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/membership"
@@ -29,88 +27,15 @@ func checkChainParams(p Params, cfg Config) error {
 	return nil
 }
 
-// escrowState is what a worker knows of a job's escrow beyond its funding.
-type escrowState struct {
-	// refused is why the escrow refused this processor's join for good
-	// (joins closed, the job full): it does not work on the job.
-	refused string
-	// told are the join refusals already logged and counted.
-	told map[string]bool
-}
-
-// funded reports whether this processor may work on js: the escrow holds
-// it funded for its price with a deadline ahead, and this processor is a
-// member (it joins here). A yes is kept; a no is asked again after a
-// backoff that doubles up to 32 × FundingBackoff, except a join the
-// escrow refuses for good (joins closed, the job full), which keeps the
-// processor off the job. Without a chain every job counts as funded.
+// funded reports whether this processor may work on js: with a chain,
+// the escrow holds it funded and this processor joined it
+// (membership.Joiner.Funded); without one every job counts as funded.
 func (w *Worker) funded(ctx context.Context, js *jobState, now time.Time) bool {
-	if w.p.Chain == nil {
+	if w.joiner == nil {
 		return true
 	}
-	w.mu.Lock()
-	if js.funded || js.escrow.refused != "" || now.Before(js.fundNext) {
-		ok := js.funded
-		w.mu.Unlock()
-		return ok
-	}
-	w.mu.Unlock()
-	id := js.plan.JobID
-	key := chainKey(js)
-	j, err := w.p.Chain.Job(ctx, key)
-	ok := err == nil && j.State == escrow.JobFunded && j.Amount.Cmp(js.info.PriceWei) >= 0 && j.Deadline.After(now)
-	if ok && !w.cfg.SkipJoin {
-		// The escrow pays, slashes and counts the signatures of the
-		// job's members only: a processor joins before it works.
-		err = w.joinEscrow(ctx, key)
-		ok = err == nil
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if ok {
-		js.funded = true
-		w.log.Info("job escrow funded", "job", id, "amount", j.Amount, "members", j.Members)
-		return true
-	}
-	js.fundWait = min(max(2*js.fundWait, w.cfg.FundingBackoff), 32*w.cfg.FundingBackoff)
-	js.fundNext = now.Add(js.fundWait)
-	switch {
-	case errors.Is(err, escrow.ErrReverted):
-		w.refuseJoinLocked(js, err)
-	case err != nil:
-		w.m.unfunded.Inc()
-		w.log.Warn("skipping job: cannot read or join its escrow", "job", id, "recheck", js.fundWait, "err", err)
-	default:
-		w.m.unfunded.Inc()
-		w.log.Info("skipping job: escrow not funded", "job", id, "state", j.State, "amount", j.Amount,
-			"price", js.info.PriceWei, "deadline", j.Deadline, "recheck", js.fundWait)
-	}
-	return false
+	return w.joiner.Funded(ctx, js.plan.JobID, js.info, now)
 }
-
-// refuseJoinLocked keeps js from this processor after the escrow refused
-// its join with err: for good when asking again cannot help, else until
-// the funding backoff. Each reason is logged and counted once per job.
-func (w *Worker) refuseJoinLocked(js *jobState, err error) {
-	reason, permanent := membership.JoinRefusal(err)
-	if permanent {
-		js.escrow.refused = reason
-	}
-	if js.escrow.told[reason] {
-		return
-	}
-	if js.escrow.told == nil {
-		js.escrow.told = map[string]bool{}
-	}
-	js.escrow.told[reason] = true
-	w.members.CountRefusal(reason)
-	w.log.Warn("not working on the job: its escrow refused this processor's join", "job", js.plan.JobID,
-		"reason", reason, "final", permanent, "err", err)
-}
-
-// chainKey is the job's escrow key: its ID bound to its creator, so only
-// the creator's own escrow counts as the job's funding.
-func chainKey(js *jobState) common.Hash { return membership.EscrowKey(js.info) }
 
 // infoOf is js's job, nil for no job.
 func infoOf(js *jobState) *jobs.JobInfo {
@@ -123,22 +48,6 @@ func infoOf(js *jobState) *jobs.JobInfo {
 // Wallets returns the worker's view of the wallet bindings.
 func (w *Worker) Wallets() *membership.Wallets { return w.wallets }
 
-// joinEscrow makes this processor's wallet a member of job key, unless it
-// is one.
-func (w *Worker) joinEscrow(ctx context.Context, key common.Hash) error {
-	member, err := w.members.IsMember(ctx, key, w.wallet())
-	if err != nil || member {
-		return err
-	}
-	if _, err := w.p.Chain.Join(ctx, key); err != nil && !errors.Is(err, escrow.ErrAlreadyMember) {
-		return fmt.Errorf("joining the job's escrow: %w", err)
-	}
-	w.members.Joined(key, w.wallet())
-	return nil
-}
-
-func (w *Worker) wallet() common.Address { return common.HexToAddress(w.cfg.Wallet) }
-
 // markChainDone marks job id settled on chain (by anyone), or not
 // settleable: the settle loop leaves it.
 func (w *Worker) markChainDone(id jobs.ID) {
@@ -150,8 +59,8 @@ func (w *Worker) markChainDone(id jobs.ID) {
 }
 
 // startEscrow makes the worker's views of wallet bindings and escrow
-// membership and, with a chain, its settler; the bindings are followed
-// until runCtx ends.
+// membership and, with a chain, its joiner and settler; the bindings are
+// followed until runCtx ends.
 func (w *Worker) startEscrow(ctx, runCtx context.Context) error {
 	w.wallets = membership.NewWallets(w.p.Store, w.p.Chain != nil, w.p.Registerer, w.log)
 	var chain membership.MemberReader
@@ -160,6 +69,9 @@ func (w *Worker) startEscrow(ctx, runCtx context.Context) error {
 	}
 	w.members = membership.NewView(chain, w.cfg.FundingBackoff, w.p.Registerer, w.log)
 	if w.p.Chain != nil {
+		w.joiner = membership.NewJoiner(w.p.Chain, w.members, membership.JoinConfig{
+			Wallet: common.HexToAddress(w.cfg.Wallet), Backoff: w.cfg.FundingBackoff, SkipJoin: w.cfg.SkipJoin,
+		}, w.p.Registerer, w.log)
 		var err error
 		if w.settler, err = w.newSettler(ctx); err != nil {
 			return err

@@ -10,7 +10,6 @@ type metrics struct {
 	microjobs *prometheus.CounterVec
 	seconds   prometheus.Histogram
 	finalized prometheus.Counter
-	unfunded  prometheus.Counter
 	rooms     *macrojob.Metrics // queue events of every room this processor joins
 	aborted   prometheus.Counter
 	live      prometheus.Gauge
@@ -38,10 +37,6 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Namespace: "jobmesh", Subsystem: "processor", Name: "jobs_finalized_total",
 			Help: "Verdicts this processor wrote.",
 		}),
-		unfunded: prometheus.NewCounter(prometheus.CounterOpts{
-			Namespace: "jobmesh", Subsystem: "processor", Name: "unfunded_skips_total",
-			Help: "Times a job was skipped because its escrow was not funded.",
-		}),
 		aborted: prometheus.NewCounter(prometheus.CounterOpts{
 			Namespace: "jobmesh", Subsystem: "processor", Name: "jobs_aborted_total",
 			Help: "records.JobAborted records this processor wrote because the open-job queue was over its cap.",
@@ -68,7 +63,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.microjobs, m.seconds, m.finalized, m.unfunded, m.aborted, m.live, m.kicked, m.refused, m.signRefusals,
+		reg.MustRegister(m.microjobs, m.seconds, m.finalized, m.aborted, m.live, m.kicked, m.refused, m.signRefusals,
 			m.lonelyVerdicts)
 	}
 	rooms, err := macrojob.NewMetrics(reg)

@@ -257,7 +257,9 @@ type Worker struct {
 	// index holds each followed job's records; writer writes through it.
 	index  *recordIndex
 	writer indexWriter
-	// settler settles finished jobs on the chain (nil without one).
+	// joiner admits this processor to funded jobs, and settler settles
+	// finished ones, on the chain (nil without one).
+	joiner  *membership.Joiner
 	settler *settlement.Settler
 
 	facts *Facts
@@ -345,15 +347,9 @@ type jobState struct {
 	topic     *p2p.Topic[jobs.ChannelMsg]
 	announced map[uint64]roomSeen
 
-	cancelled bool          // a valid cancel record is in the store
-	funded    bool          // the escrow holds the job funded, this processor a member
-	fundNext  time.Time     // when an unfunded job's escrow is read again
-	fundWait  time.Duration // the current backoff
-	finalizer bool          // this processor wrote the verdict
-	chainDone bool          // settled on chain (by anyone), or not settleable
-	// escrow is the rest of what this processor knows of the job's
-	// escrow (escrow.go).
-	escrow escrowState
+	cancelled bool // a valid cancel record is in the store
+	finalizer bool // this processor wrote the verdict
+	chainDone bool // settled on chain (by anyone), or not settleable
 
 	// judgedVer and judgedAt are the record index version and the time of
 	// the last judgement, judgeCost how long it took to read the records

@@ -248,9 +248,6 @@ func New(ctx context.Context, p Params, cfg Config) (*Settler, error) {
 	}, nil
 }
 
-// Wallet is the wallet this settler signs for.
-func (s *Settler) Wallet() common.Address { return s.wallet }
-
 // jobStateLocked returns j's state, made on first use; s.mu is held.
 func (s *Settler) jobStateLocked(j Job) *jobState {
 	st := s.state[j.ID]
