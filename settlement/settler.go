@@ -90,7 +90,7 @@ var (
 	ErrNotOpen = errors.New("settlement: the job's quiet period is not over")
 	// ErrNonMemberPayee: the settlement would pay a wallet that is not a
 	// member of the job (the contract would refuse it).
-	ErrNonMemberPayee = errors.New("settlement: settlement pays a wallet that is not a member of the job")
+	ErrNonMemberPayee = errors.New("settlement: pays a wallet that is not a member of the job")
 	// ErrNotSigning is wrapped by Verdicts.Audit when the processor
 	// stands behind no verdict of the job, so signs nothing.
 	ErrNotSigning = errors.New("settlement: not signing")
