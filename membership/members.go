@@ -1,13 +1,3 @@
-// Package membership caches who is a member of a job's escrow
-// (escrow.Client.Join), and holds the rule by which a job's disclosures
-// count in judging it once the job has a chain: a disclosure counts when
-// its wallet is its author's bound wallet and a member of the job's
-// escrow. Processors and creators' nodes (dapp) judge by the same rule,
-// so both find the same verdict from the same records.
-//
-// Membership is read from the chain: a yes is kept for the job's life, a
-// no is asked again after a backoff that doubles up to 32 times. A
-// member cannot leave, so a kept yes never goes stale.
 package membership
 
 import (

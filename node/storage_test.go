@@ -19,6 +19,7 @@ import (
 	"github.com/jobmesh/jobmesh/api"
 	"github.com/jobmesh/jobmesh/dapp"
 	"github.com/jobmesh/jobmesh/examples"
+	"github.com/jobmesh/jobmesh/finish"
 	"github.com/jobmesh/jobmesh/internal/wait"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/localmesh"
@@ -227,7 +228,7 @@ func TestCreatorHoldsTheOutput(t *testing.T) {
 	self := client.Host.ID()
 	var holders []peer.ID
 	wait.Until(t, time.Minute, func() error {
-		holders, err = processor.Holders(ctx, client.Store, client.IPFS, id)
+		holders, err = finish.Holders(ctx, client.Store, client.IPFS, id)
 		if err != nil {
 			return err
 		}

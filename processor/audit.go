@@ -2,12 +2,12 @@ package processor
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/jobmesh/jobmesh/finish"
 	"github.com/jobmesh/jobmesh/microjob"
 	"github.com/jobmesh/jobmesh/records"
+	"github.com/jobmesh/jobmesh/settlement"
 )
 
 // A processor signs a settlement only for a verdict it has recomputed.
@@ -25,7 +25,7 @@ import (
 // (finalizer.go), which writes its own verdict.
 
 // errSignRefused is wrapped by audit when this processor will not sign.
-var errSignRefused = errors.New("processor: not signing")
+var errSignRefused = settlement.ErrNotSigning
 
 // audit returns the verdict record this processor stands behind for the
 // finished job js (its own judgement of recs and its own assembly of the

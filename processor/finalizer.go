@@ -279,7 +279,7 @@ func (w *Worker) unfinish(js *jobState, why string) {
 	if !js.finished {
 		return
 	}
-	js.finished, js.finalizer, js.mismatch = false, false, false
+	js.finished, js.finalizer = false, false
 	js.complete, js.judgedVer, js.standbyUntil = time.Time{}, 0, time.Time{}
 	w.log.Warn("finishing the job again", "job", js.plan.JobID, "why", why)
 }

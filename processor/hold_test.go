@@ -15,6 +15,7 @@ import (
 
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/dapp"
+	"github.com/jobmesh/jobmesh/finish"
 	"github.com/jobmesh/jobmesh/internal/wait"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/localmesh"
@@ -201,7 +202,7 @@ func TestVerdictAfterHoldWaitWithNoSecondHolder(t *testing.T) {
 	if n := counterSum(t, proc.Metrics, "jobmesh_processor_verdicts_single_holder_total"); n != 1 {
 		t.Fatalf("verdicts with a single holder counted %v times, want 1", n)
 	}
-	holders, err := processor.Holders(ctx, boot.Store, boot.IPFS, id)
+	holders, err := finish.Holders(ctx, boot.Store, boot.IPFS, id)
 	if err != nil || !slices.Equal(holders, []peer.ID{self}) {
 		t.Fatalf("holders %v (%v), want the processor alone", holders, err)
 	}

@@ -2,15 +2,10 @@ package processor
 
 import (
 	"context"
-	"errors"
-	"fmt"
 
 	"github.com/ipfs/go-cid"
-	"github.com/libp2p/go-libp2p/core/peer"
 
-	"github.com/jobmesh/jobmesh/finish"
 	"github.com/jobmesh/jobmesh/jobs"
-	"github.com/jobmesh/jobmesh/meshview"
 	"github.com/jobmesh/jobmesh/records"
 )
 
@@ -20,7 +15,7 @@ import (
 // node before the verdict is written (handoff.go): the creator's node, or
 // the runner-up finalizer when the creator's node is not connected.
 // `jobnode job status` and GET /v1/jobs/{id} list the holders of the
-// verdict's output.
+// verdict's output (finish.Holders).
 
 // pinForJob keeps c in the block layer until the node releases job id's
 // pins. A failure is logged: the content stays for the GC's grace period
@@ -47,21 +42,4 @@ func (w *Worker) holdOutput(ctx context.Context, id jobs.ID, out cid.Cid) {
 	if err := records.WriteHolder(ctx, w.writer, w.p.Store.Self(), id, out); err != nil {
 		w.log.Warn("writing the holder record", "job", id, "err", err)
 	}
-}
-
-// Holders returns the peers whose holder record names the output of job
-// id's verdict that counts (ReadVerdict, bodies read from blocks), sorted;
-// while the job has no verdict, the peers holding any output.
-func Holders(ctx context.Context, store meshview.RecordReader, blocks records.BodyReader, id jobs.ID) ([]peer.ID, error) {
-	out := cid.Undef
-	chosen, err := finish.ReadVerdict(ctx, store, blocks, id, nil)
-	switch {
-	case err == nil:
-		if out, err = cid.Decode(chosen.Record.Output); err != nil {
-			return nil, fmt.Errorf("processor: holders of job %s: the verdict's output: %w", id, err)
-		}
-	case !errors.Is(err, finish.ErrNoVerdict):
-		return nil, fmt.Errorf("processor: holders of job %s: %w", id, err)
-	}
-	return records.HoldersOf(ctx, store, id, out)
 }

@@ -7,16 +7,13 @@ import (
 )
 
 type metrics struct {
-	microjobs   *prometheus.CounterVec
-	seconds     prometheus.Histogram
-	finalized   prometheus.Counter
-	settlements *prometheus.CounterVec
-	signatures  prometheus.Counter
-	unfunded    prometheus.Counter
-	rooms       *macrojob.Metrics // queue events of every room this processor joins
-	aborted     prometheus.Counter
-	live        prometheus.Gauge
-	kicked      prometheus.Gauge
+	microjobs *prometheus.CounterVec
+	seconds   prometheus.Histogram
+	finalized prometheus.Counter
+	rooms     *macrojob.Metrics // queue events of every room this processor joins
+	aborted   prometheus.Counter
+	live      prometheus.Gauge
+	kicked    prometheus.Gauge
 	// refused counts verdict, dispute, check and redo records refused,
 	// by type and reason; signRefusals the settlements not signed.
 	refused      *prometheus.CounterVec
@@ -39,18 +36,6 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		finalized: prometheus.NewCounter(prometheus.CounterOpts{
 			Namespace: "jobmesh", Subsystem: "processor", Name: "jobs_finalized_total",
 			Help: "Verdicts this processor wrote.",
-		}),
-		settlements: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: "jobmesh", Subsystem: "processor", Name: "settlements_total",
-			Help: "Settle transactions this processor sent, by outcome (submitted, failed, lost: another landed first, early: a join restarted the quiet period).",
-		}, []string{"outcome"}),
-		signatures: prometheus.NewCounter(prometheus.CounterOpts{
-			Namespace: "jobmesh", Subsystem: "processor", Name: "settlement_signatures_total",
-			Help: "Settlement signatures this processor wrote.",
-		}),
-		unfunded: prometheus.NewCounter(prometheus.CounterOpts{
-			Namespace: "jobmesh", Subsystem: "processor", Name: "unfunded_skips_total",
-			Help: "Times a job was skipped because its escrow was not funded.",
 		}),
 		aborted: prometheus.NewCounter(prometheus.CounterOpts{
 			Namespace: "jobmesh", Subsystem: "processor", Name: "jobs_aborted_total",
@@ -78,7 +63,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.microjobs, m.seconds, m.finalized, m.settlements, m.signatures, m.unfunded, m.aborted, m.live, m.kicked, m.refused, m.signRefusals,
+		reg.MustRegister(m.microjobs, m.seconds, m.finalized, m.aborted, m.live, m.kicked, m.refused, m.signRefusals,
 			m.lonelyVerdicts)
 	}
 	rooms, err := macrojob.NewMetrics(reg)

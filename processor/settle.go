@@ -41,8 +41,8 @@ func (w *Worker) settle(ctx context.Context) {
 
 // records returns a job's records from the index, without the
 // disclosures whose wallet is not their author's bound wallet
-// (Wallets.filter) or not a member of the job's escrow
-// (memberView.filter). The result is shared and must not be modified.
+// (membership.Wallets.Filter) or not a member of the job's escrow
+// (membership.View.Filter). The result is shared and must not be modified.
 func (w *Worker) records(ctx context.Context, id jobs.ID) (*finish.Records, error) {
 	recs, err := w.index.Records(ctx, id)
 	if err != nil {
@@ -51,7 +51,7 @@ func (w *Worker) records(ctx context.Context, id jobs.ID) (*finish.Records, erro
 	w.mu.Lock()
 	js := w.known[id]
 	w.mu.Unlock()
-	return w.members.filter(ctx, js, w.wallets.filter(id, recs))
+	return w.members.Filter(ctx, id, infoOf(js), w.wallets.Filter(id, recs))
 }
 
 func (w *Worker) finalizeAll(ctx context.Context) {
@@ -207,7 +207,7 @@ func (w *Worker) inputsVersion(id jobs.ID) uint64 {
 	var b [24]byte
 	binary.BigEndian.PutUint64(b[0:], v)
 	binary.BigEndian.PutUint64(b[8:], w.wallets.Version())
-	binary.BigEndian.PutUint64(b[16:], w.members.version())
+	binary.BigEndian.PutUint64(b[16:], w.members.Version())
 	h := fnv.New64a()
 	h.Write(b[:])
 	return h.Sum64() | 1

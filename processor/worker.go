@@ -6,7 +6,7 @@
 // (Params.Chain) it works only on jobs whose escrow is funded, and settles
 // verified jobs on the escrow contract: finalizers propose the settlement
 // the verdict implies, payees that derive the same one sign it, and a
-// finalizer submits it once a quorum has signed (chain.go, payout.go).
+// finalizer submits it once a quorum has signed (escrow.go, settlement).
 package processor
 
 import (
@@ -15,7 +15,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math/big"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -36,6 +35,7 @@ import (
 	"github.com/jobmesh/jobmesh/microjob"
 	"github.com/jobmesh/jobmesh/p2p"
 	"github.com/jobmesh/jobmesh/records"
+	"github.com/jobmesh/jobmesh/settlement"
 	"github.com/jobmesh/jobmesh/wasm"
 )
 
@@ -259,15 +259,16 @@ type Worker struct {
 	// index holds each followed job's records; writer writes through it.
 	index  *jobindex.Index
 	writer jobindex.Writer
-	// quorumNum / quorumDen is the escrow's signing quorum (nil without a
-	// chain).
-	quorumNum, quorumDen *big.Int
+	// joiner admits this processor to funded jobs, and settler settles
+	// finished ones, on the chain (nil without one).
+	joiner  *membership.Joiner
+	settler *settlement.Settler
 
 	facts *meshview.Facts
 	// wallets is the verified view of the wallet bindings.
-	wallets *Wallets
+	wallets *membership.Wallets
 	// members is the view of who joined which job's escrow.
-	members *memberView
+	members *membership.View
 
 	groups groupCache // replicated jobs' groups (group.go)
 	// dview is the latest Facts snapshot; choices made inside a room's
@@ -348,19 +349,9 @@ type jobState struct {
 	topic     *p2p.Topic[jobs.ChannelMsg]
 	announced map[uint64]roomSeen
 
-	cancelled bool          // a valid cancel record is in the store
-	funded    bool          // the escrow holds the job funded, this processor a member
-	fundNext  time.Time     // when an unfunded job's escrow is read again
-	fundWait  time.Duration // the current backoff
-	finalizer bool          // this processor wrote the verdict
-	chainDone bool          // settled on chain (by anyone), or not settleable
-	mismatch  bool          // warned about a differing proposal
-	// quorumAt is when this processor, as a member that signed, first
-	// saw a quorum of signatures.
-	quorumAt time.Time
-	// escrow is the rest of what this processor knows of the job's
-	// escrow (chain.go).
-	escrow escrowState
+	cancelled bool // a valid cancel record is in the store
+	finalizer bool // this processor wrote the verdict
+	chainDone bool // settled on chain (by anyone), or not settleable
 
 	// judgedVer and judgedAt are the record index version and the time of
 	// the last judgement, judgeCost how long it took to read the records
@@ -472,20 +463,12 @@ func New(ctx context.Context, p Params, cfg Config) (*Worker, error) {
 		closer(ctx)
 		return nil, err
 	}
-	var qNum, qDen *big.Int
-	if p.Chain != nil {
-		if qNum, qDen, err = p.Chain.Quorum(ctx); err != nil {
-			closer(ctx)
-			topic.Close()
-			return nil, fmt.Errorf("processor: reading the escrow's quorum: %w", err)
-		}
-	}
 	runCtx, cancel := context.WithCancel(context.Background())
 	index := jobindex.New(p.Store)
 	// The watch starts before anything is read, so the index misses no
 	// change made after a job's records were first queried.
 	changes := p.Store.Watch(runCtx, records.JobsPrefix)
-	w := &Worker{quorumNum: qNum, quorumDen: qDen, index: index, writer: index.Writer(),
+	w := &Worker{index: index, writer: index.Writer(),
 		cfg: cfg, p: p, self: p.Host.ID().String(), log: log, exec: exec, closer: closer, runner: runner,
 		fetch: fetcher, topic: topic, m: newMetrics(p.Registerer),
 		known: map[jobs.ID]*jobState{}, rooms: map[macrojob.RoomID]*macrojob.Room{},
@@ -504,13 +487,7 @@ func New(ctx context.Context, p Params, cfg Config) (*Worker, error) {
 		topic.Close()
 		return nil, err
 	}
-	w.wallets = newWallets(p.Store, p.Chain != nil, p.Registerer, log)
-	var chain membership.MemberReader
-	if p.Chain != nil {
-		chain = p.Chain
-	}
-	w.members = newMemberView(chain, cfg.FundingBackoff, p.Registerer, log)
-	if err := w.wallets.start(runCtx, &w.wg); err != nil {
+	if err := w.startEscrow(ctx, runCtx); err != nil {
 		cancel()
 		closer(ctx)
 		topic.Close()

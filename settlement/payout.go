@@ -1,4 +1,4 @@
-package processor
+package settlement
 
 import (
 	"errors"
@@ -20,9 +20,9 @@ import (
 // Errors of on-chain settlement.
 var (
 	// ErrNotSettleable: the verdict cannot be paid (no credited result).
-	ErrNotSettleable = errors.New("processor: verdict cannot be settled")
+	ErrNotSettleable = errors.New("settlement: verdict cannot be settled")
 	// ErrUnfunded: the job's escrow is not funded for its price.
-	ErrUnfunded = errors.New("processor: job escrow not funded")
+	ErrUnfunded = errors.New("settlement: job escrow not funded")
 )
 
 // DeriveSettlement is the settlement a verified job's verdict implies. It

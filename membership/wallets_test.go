@@ -1,4 +1,4 @@
-package processor
+package membership
 
 import (
 	"context"
@@ -43,11 +43,11 @@ func newWalletKey(t *testing.T) *ecdsa.PrivateKey {
 func startWallets(t *testing.T, store crdt.Reader) (*Wallets, *prometheus.Registry) {
 	t.Helper()
 	reg := prometheus.NewRegistry()
-	v := newWallets(store, true, reg, slog.New(slog.DiscardHandler))
+	v := NewWallets(store, true, reg, slog.New(slog.DiscardHandler))
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	t.Cleanup(func() { cancel(); wg.Wait() })
-	if err := v.start(ctx, &wg); err != nil {
+	if err := v.Start(ctx, &wg); err != nil {
 		t.Fatal(err)
 	}
 	return v, reg
@@ -112,26 +112,8 @@ func TestWalletsViewOnReplicas(t *testing.T) {
 		t.Fatalf("%v signature refusals after a reload", refused("signature"))
 	}
 
-	// The attacker's store has no policy: it writes its own valid binding
-	// under the honest peer's key, which every honest replica refuses. It
-	// writes on top of the honest binding, so that its value is the newer.
-	c.WaitGet(attacker, records.WalletBindingKey(honest.ID().String()), nil)
-	evilKey := newWalletKey(t)
-	stolen, _ := records.NewWalletBinding(evil.ID().String(), evilKey)
-	if err := crdt.PutJSON(ctx, evil.Store, records.WalletBindingKey(honest.ID().String()), records.WalletBindingType, stolen); err != nil {
-		t.Fatal(err)
-	}
-	// A record after it: once it is in, so is the forgery.
-	if err := evil.Store.Put(ctx, "/jobs/marker", "marker", nil); err != nil {
-		t.Fatal(err)
-	}
-	c.WaitGet(0, "/jobs/marker", nil)
-	crdttest.WaitUntil(t, 20*time.Second, func() error {
-		if n := crdttest.Metric(t, honest.Registry, "jobmesh_crdt_records_rejected_total", map[string]string{"reason": "policy"}); n < 1 {
-			return fmt.Errorf("%v policy rejections", n)
-		}
-		return nil
-	})
+	// A forgery under the honest peer's key unbinds nobody.
+	forgeBinding(t, c, attacker, honest.ID().String())
 	if err := v.load(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -164,6 +146,31 @@ func TestWalletsViewOnReplicas(t *testing.T) {
 	}
 }
 
+// forgeBinding has replica attacker, whose store has no policy, write its
+// own valid binding under victim's key, on top of victim's binding so
+// that its value is the newer, and waits until replica 0 has refused it.
+func forgeBinding(t *testing.T, c *crdttest.Cluster, attacker int, victim string) {
+	t.Helper()
+	ctx := context.Background()
+	evil := c.Replicas[attacker]
+	c.WaitGet(attacker, records.WalletBindingKey(victim), nil)
+	stolen, _ := records.NewWalletBinding(evil.ID().String(), newWalletKey(t))
+	if err := crdt.PutJSON(ctx, evil.Store, records.WalletBindingKey(victim), records.WalletBindingType, stolen); err != nil {
+		t.Fatal(err)
+	}
+	// A record after it: once it is in, so is the forgery.
+	if err := evil.Store.Put(ctx, "/jobs/marker", "marker", nil); err != nil {
+		t.Fatal(err)
+	}
+	c.WaitGet(0, "/jobs/marker", nil)
+	crdttest.WaitUntil(t, 20*time.Second, func() error {
+		if n := crdttest.Metric(t, c.Replicas[0].Registry, "jobmesh_crdt_records_rejected_total", map[string]string{"reason": "policy"}); n < 1 {
+			return fmt.Errorf("%v policy rejections", n)
+		}
+		return nil
+	})
+}
+
 // walletsFixture is an enforcing view holding the bindings of an honest
 // processor and a liar, without a store.
 type walletsFixture struct {
@@ -176,7 +183,7 @@ type walletsFixture struct {
 func newWalletsFixture(t *testing.T) walletsFixture {
 	t.Helper()
 	f := walletsFixture{reg: prometheus.NewRegistry()}
-	f.v = newWallets(nil, true, f.reg, slog.New(slog.DiscardHandler))
+	f.v = NewWallets(nil, true, f.reg, slog.New(slog.DiscardHandler))
 	for i, k := range []*ecdsa.PrivateKey{newWalletKey(t), newWalletKey(t)} {
 		id := newPeerIDInternal(t)
 		wb, err := records.NewWalletBinding(id, k)
@@ -214,7 +221,7 @@ func TestWalletsFilterLeavesOutUnboundDisclosures(t *testing.T) {
 	unbound := func() float64 {
 		return crdttest.Metric(t, f.reg, "jobmesh_processor_unbound_wallets_total", map[string]string{"record": "disclosure"})
 	}
-	out := f.v.filter(id, recs)
+	out := f.v.Filter(id, recs)
 	if len(out.Discl) != 2 || out.Discl[0].MicroID != (jobs.ID{1}) || out.Discl[1].MicroID != (jobs.ID{3}) ||
 		!slices.Equal(out.DisclSeqs, []uint64{1, 3}) {
 		t.Fatalf("kept %+v (seqs %v)", out.Discl, out.DisclSeqs)
@@ -226,18 +233,18 @@ func TestWalletsFilterLeavesOutUnboundDisclosures(t *testing.T) {
 		t.Fatalf("%v disclosures counted, want 3", unbound())
 	}
 	// The same records again: the cached result, nothing counted twice.
-	if again := f.v.filter(id, recs); again != out || unbound() != 3 {
+	if again := f.v.Filter(id, recs); again != out || unbound() != 3 {
 		t.Fatalf("second filter: new result %v, %v counted", again != out, unbound())
 	}
 	// Records that all hold pass through as they are.
 	clean := finish.NewRecords()
 	clean.Discl, clean.DisclSeqs = recs.Discl[:1], recs.DisclSeqs[:1]
-	if f.v.filter(id, clean) != clean {
+	if f.v.Filter(id, clean) != clean {
 		t.Fatal("records without a left-out disclosure were copied")
 	}
 	// Without a chain nothing is left out.
-	off := newWallets(nil, false, nil, slog.New(slog.DiscardHandler))
-	if off.filter(id, recs) != recs {
+	off := NewWallets(nil, false, nil, slog.New(slog.DiscardHandler))
+	if off.Filter(id, recs) != recs {
 		t.Fatal("a chain-less view filtered")
 	}
 }
@@ -246,7 +253,7 @@ func TestWalletsCulpritsAndPayeesAreBound(t *testing.T) {
 	f := newWalletsFixture(t)
 	// Culprits are slashed through their bound wallets; one without a
 	// binding through none, whatever its records claimed.
-	got := f.v.culpritWallets([]string{f.liar, "12D3KooWunbound", f.liar})
+	got := f.v.CulpritWallets([]string{f.liar, "12D3KooWunbound", f.liar})
 	if !slices.Equal(got, []string{f.liarW}) {
 		t.Fatalf("culprit wallets %v, want only the liar's bound wallet", got)
 	}
@@ -255,12 +262,12 @@ func TestWalletsCulpritsAndPayeesAreBound(t *testing.T) {
 		return microjob.Result{MicroID: "m-" + proc, Processor: proc, Wallet: wallet}
 	}
 	ok := microjob.Verdict{Results: []microjob.Result{res(f.honest, f.honestW), res(f.liar, f.honestW)}, Culprits: []string{f.liar}}
-	if err := f.v.checkPayees(id, records.VerdictRecord{}, ok); err != nil {
+	if err := f.v.CheckPayees(id, records.VerdictRecord{}, ok); err != nil {
 		t.Fatalf("a culprit's claimed wallet blocked signing: %v", err)
 	}
 	bad := microjob.Verdict{Results: []microjob.Result{res(f.honest, f.honestW), res(f.liar, f.honestW)}}
 	for range 2 {
-		if err := f.v.checkPayees(id, records.VerdictRecord{}, bad); !errors.Is(err, ErrUnboundPayee) {
+		if err := f.v.CheckPayees(id, records.VerdictRecord{}, bad); !errors.Is(err, ErrUnboundPayee) {
 			t.Fatalf("a payee claiming another's wallet: %v, want ErrUnboundPayee", err)
 		}
 	}
@@ -305,7 +312,7 @@ func mustJSON(t *testing.T, v any) []byte {
 // valid one binds.
 func TestWalletsCountRefusedBindings(t *testing.T) {
 	reg := prometheus.NewRegistry()
-	v := newWallets(nil, true, reg, slog.New(slog.DiscardHandler))
+	v := NewWallets(nil, true, reg, slog.New(slog.DiscardHandler))
 	key, victim := newWalletKey(t), newWalletKey(t)
 	record := func(author string, payload []byte) crdt.Record {
 		return crdt.Record{Key: records.WalletBindingKey(author), Type: records.WalletBindingType, Author: mustPeer(t, author), Seq: 5, Payload: payload}

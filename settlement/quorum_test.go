@@ -1,4 +1,4 @@
-package processor
+package settlement
 
 import (
 	"math/big"
@@ -30,7 +30,7 @@ func TestQuorumCountsMembersAsTheContractDoes(t *testing.T) {
 		{170, job(255, 2), true},
 		{169, job(255, 2), false},
 	} {
-		if got := quorum(tc.signed, tc.job, two, three); got != tc.want {
+		if got := Quorum(tc.signed, tc.job, two, three); got != tc.want {
 			t.Errorf("%d signed of %d members, min %d: quorum %v, want %v", tc.signed, tc.job.Members, tc.job.Terms.MinSigners, got, tc.want)
 		}
 	}

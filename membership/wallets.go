@@ -1,4 +1,4 @@
-package processor
+package membership
 
 import (
 	"context"
@@ -22,12 +22,12 @@ import (
 // what records claim:
 //
 //   - a disclosure whose wallet is not its author's bound wallet is left
-//     out of judging, as if it had never been written (filter): its
+//     out of judging, as if it had never been written (Filter): its
 //     MicroJob is redone and its author is not paid;
 //   - a culprit's wallet for slashing is its bound wallet, never one a
-//     disclosure names (culpritWallets);
+//     disclosure names (CulpritWallets);
 //   - a verdict that would pay a result to a wallet not bound to that
-//     result's processor is not signed (checkPayees).
+//     result's processor is not signed (CheckPayees).
 //
 // It follows /nodes with one watch; each binding record is verified
 // (ecrecover) once, when it arrives, and refused ones are counted. The
@@ -50,7 +50,7 @@ type Wallets struct {
 	// filtered caches, for jobs with left-out disclosures, the last
 	// filtered records and what they were derived from.
 	filtered map[jobs.ID]filteredRecords
-	// refusedVerdicts are the jobs whose verdict checkPayees refused.
+	// refusedVerdicts are the jobs whose verdict CheckPayees refused.
 	refusedVerdicts map[jobs.ID]struct{}
 }
 
@@ -98,11 +98,11 @@ func newWalletMetrics(reg prometheus.Registerer) walletMetrics {
 
 // ErrUnboundPayee: a verdict credits a result to a wallet that is not its
 // processor's bound wallet.
-var ErrUnboundPayee = errors.New("processor: verdict pays a wallet not bound to its processor")
+var ErrUnboundPayee = errors.New("membership: verdict pays a wallet not bound to its processor")
 
-// newWallets returns a view of store's bindings; enforce turns its rules
-// on (a mesh with a chain). start loads it.
-func newWallets(store crdt.Reader, enforce bool, reg prometheus.Registerer, log *slog.Logger) *Wallets {
+// NewWallets returns a view of store's bindings; enforce turns its rules
+// on (a mesh with a chain). Start loads it.
+func NewWallets(store crdt.Reader, enforce bool, reg prometheus.Registerer, log *slog.Logger) *Wallets {
 	return &Wallets{
 		store: store, log: log, enforce: enforce, m: newWalletMetrics(reg),
 		bound: map[string]verified{}, counted: map[string]struct{}{},
@@ -110,12 +110,12 @@ func newWallets(store crdt.Reader, enforce bool, reg prometheus.Registerer, log 
 	}
 }
 
-// start loads the bindings and follows them until ctx ends; wg tracks
+// Start loads the bindings and follows them until ctx ends; wg tracks
 // the follower. The watch starts before the load, so no change is missed.
-func (v *Wallets) start(ctx context.Context, wg *sync.WaitGroup) error {
+func (v *Wallets) Start(ctx context.Context, wg *sync.WaitGroup) error {
 	changes := v.store.Watch(ctx, records.NodesPrefix)
 	if err := v.load(ctx); err != nil {
-		return fmt.Errorf("processor: loading wallet bindings: %w", err)
+		return fmt.Errorf("membership: loading wallet bindings: %w", err)
 	}
 	wg.Add(1)
 	go func() {
@@ -200,9 +200,6 @@ func (v *Wallets) Version() uint64 {
 	return v.version
 }
 
-// Wallets returns the worker's view of the wallet bindings.
-func (w *Worker) Wallets() *Wallets { return w.wallets }
-
 // Bound returns peerID's verified bound wallet.
 func (v *Wallets) Bound(peerID string) (string, bool) {
 	if v == nil {
@@ -218,11 +215,11 @@ func (v *Wallets) boundLocked(peerID string) (string, bool) {
 	return b.wallet, b.wallet != ""
 }
 
-// filter returns job id's records without the disclosures whose wallet is
+// Filter returns job id's records without the disclosures whose wallet is
 // not their author's bound wallet (recs itself when there are none, or
 // when the rules are off). Each left-out disclosure is counted and logged
 // once. Like recs, the result is shared and must not be modified.
-func (v *Wallets) filter(id jobs.ID, recs *finish.Records) *finish.Records {
+func (v *Wallets) Filter(id jobs.ID, recs *finish.Records) *finish.Records {
 	if v == nil || !v.enforce {
 		return recs
 	}
@@ -278,9 +275,9 @@ func (v *Wallets) countLocked(id jobs.ID, d microjob.Disclosure) {
 		"job", id, "micro", d.MicroID, "processor", d.Processor, "claims", d.Wallet, "bound", bound)
 }
 
-// culpritWallets are the bound wallets of culprits, distinct and sorted;
+// CulpritWallets are the bound wallets of culprits, distinct and sorted;
 // a culprit without a binding names none.
-func (v *Wallets) culpritWallets(culprits []string) []string {
+func (v *Wallets) CulpritWallets(culprits []string) []string {
 	var out []string
 	for _, c := range culprits {
 		if w, ok := v.Bound(c); ok {
@@ -291,11 +288,11 @@ func (v *Wallets) culpritWallets(culprits []string) []string {
 	return slices.Compact(out)
 }
 
-// checkPayees refuses (ErrUnboundPayee) a verdict that credits a result
+// CheckPayees refuses (ErrUnboundPayee) a verdict that credits a result
 // (one whose processor is not a culprit of rec or verdict) to a wallet
 // that is not the result's processor's bound wallet. A refusal is counted
 // and logged once per job.
-func (v *Wallets) checkPayees(id jobs.ID, rec records.VerdictRecord, verdict microjob.Verdict) error {
+func (v *Wallets) CheckPayees(id jobs.ID, rec records.VerdictRecord, verdict microjob.Verdict) error {
 	if v == nil || !v.enforce {
 		return nil
 	}

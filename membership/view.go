@@ -1,4 +1,4 @@
-package processor
+package membership
 
 import (
 	"context"
@@ -14,7 +14,6 @@ import (
 	"github.com/jobmesh/jobmesh/escrow"
 	"github.com/jobmesh/jobmesh/finish"
 	"github.com/jobmesh/jobmesh/jobs"
-	"github.com/jobmesh/jobmesh/membership"
 	"github.com/jobmesh/jobmesh/microjob"
 	"github.com/jobmesh/jobmesh/records"
 )
@@ -26,38 +25,44 @@ import (
 //   - a processor works on a job (rooms, commitments, redos, re-runs) only
 //     once it is a member; a join the contract refuses (joins closed, the
 //     job full, too little stake) keeps it off the job, logged and counted
-//     once (chain.go);
+//     once (JoinRefusal);
 //   - a disclosure whose wallet is not a member of the job is left out of
-//     judging, as one whose wallet is not bound is (Wallets.filter): its
+//     judging, as one whose wallet is not bound is (Wallets.Filter): its
 //     MicroJob is redone by members and its author is not paid. A
 //     non-member risks no stake on the job, so its results prove nothing,
 //     and paying it would make the contract refuse the settlement;
 //   - a culprit whose wallet is not a member is not named (the contract
 //     would refuse the settlement; there is no stake of the job to burn);
 //   - every member that recomputes the verdict signs, and the quorum is
-//     counted over the members as the contract counts it (chain.go).
+//     counted over the members as the contract counts it (settlement.Quorum).
 //
-// The answers come from a membership.Members cache over the chain.
+// The answers come from a Members cache over the chain; a View is a
+// processor's side of them.
 
 // DisclosureFilter says whether a disclosure of job info counts in
 // judging it (membership.KeepMembers returns one).
 type DisclosureFilter func(ctx context.Context, info *jobs.JobInfo, d microjob.Disclosure) (bool, error)
 
-// memberView is the worker's side of membership: the cached answers, and
+// View is a processor's side of membership: the cached answers, and
 // what it left out for not being a member, each counted and logged once.
-type memberView struct {
-	*membership.Members // nil without a chain: every wallet counts
-	log                 *slog.Logger
-	left                *prometheus.CounterVec
-	refused             *prometheus.CounterVec
+// It is safe for concurrent use. Without a chain, Filter and Wallets
+// keep every wallet.
+type View struct {
+	*Members // nil without a chain: every wallet counts
+	log      *slog.Logger
+	left     *prometheus.CounterVec
+	refused  *prometheus.CounterVec
 
 	mu       sync.Mutex
 	counted  map[string]struct{}
 	filtered map[jobs.ID]filteredRecords
 }
 
-func newMemberView(chain membership.MemberReader, backoff time.Duration, reg prometheus.Registerer, log *slog.Logger) *memberView {
-	v := &memberView{
+// NewView returns a view over chain (nil: no chain); a no is asked again
+// after backoff (NewMembers). Its metrics are registered with reg when it
+// is not nil.
+func NewView(chain MemberReader, backoff time.Duration, reg prometheus.Registerer, log *slog.Logger) *View {
+	v := &View{
 		log: log, counted: map[string]struct{}{}, filtered: map[jobs.ID]filteredRecords{},
 		left: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "jobmesh", Subsystem: "processor", Name: "non_members_total",
@@ -69,7 +74,7 @@ func newMemberView(chain membership.MemberReader, backoff time.Duration, reg pro
 		}, []string{"reason"}),
 	}
 	if chain != nil {
-		v.Members = membership.NewMembers(chain, backoff)
+		v.Members = NewMembers(chain, backoff)
 	}
 	if reg != nil {
 		reg.MustRegister(v.left, v.refused)
@@ -77,32 +82,31 @@ func newMemberView(chain membership.MemberReader, backoff time.Duration, reg pro
 	return v
 }
 
-// version changes whenever a membership answer that filter depends on
+// Version changes whenever a membership answer that Filter depends on
 // does; 0 without a chain.
-func (v *memberView) version() uint64 {
+func (v *View) Version() uint64 {
 	if v == nil || v.Members == nil {
 		return 0
 	}
-	return v.Version()
+	return v.Members.Version()
 }
 
-// filter returns job js's records without the disclosures whose wallet
-// is not a member of its escrow (recs itself when there are none, or
-// without a chain). Like recs, the result is shared and must not be
-// modified.
-func (v *memberView) filter(ctx context.Context, js *jobState, recs *finish.Records) (*finish.Records, error) {
-	if v == nil || v.Members == nil || js == nil {
+// Filter returns job id's records without the disclosures whose wallet
+// is not a member of its escrow (recs itself when there are none, without
+// a chain, or when info, the job, is nil). Like recs, the result is
+// shared and must not be modified.
+func (v *View) Filter(ctx context.Context, id jobs.ID, info *jobs.JobInfo, recs *finish.Records) (*finish.Records, error) {
+	if v == nil || v.Members == nil || info == nil {
 		return recs, nil
 	}
-	id := js.plan.JobID
-	ver := v.Version()
+	ver := v.Members.Version()
 	v.mu.Lock()
 	if c, ok := v.filtered[id]; ok && c.src == recs && c.version == ver {
 		v.mu.Unlock()
 		return c.out, nil
 	}
 	v.mu.Unlock()
-	key := chainKey(js)
+	key := EscrowKey(info)
 	member := map[string]bool{}
 	for _, d := range recs.Discl {
 		if _, ok := member[d.Wallet]; ok {
@@ -129,7 +133,7 @@ func (v *memberView) filter(ctx context.Context, js *jobState, recs *finish.Reco
 				o.DisclSeqs = append(o.DisclSeqs, recs.DisclSeqs[i])
 				continue
 			}
-			v.count("disclosure", records.DisclosureKey(d)+" "+d.Wallet, "disclosure left out of judging: its wallet is not a member of the job's escrow",
+			v.Count("disclosure", records.DisclosureKey(d)+" "+d.Wallet, "disclosure left out of judging: its wallet is not a member of the job's escrow",
 				"job", id, "micro", d.MicroID, "processor", d.Processor, "wallet", d.Wallet)
 		}
 		out = &o
@@ -143,9 +147,9 @@ func (v *memberView) filter(ctx context.Context, js *jobState, recs *finish.Reco
 	return out, nil
 }
 
-// wallets returns those of list (0x wallets) that are members of job
+// Wallets returns those of list (0x wallets) that are members of job
 // key, in order; each left out is counted once as record.
-func (v *memberView) wallets(ctx context.Context, id jobs.ID, key common.Hash, list []string, record string) ([]string, error) {
+func (v *View) Wallets(ctx context.Context, id jobs.ID, key common.Hash, list []string, record string) ([]string, error) {
 	if v == nil || v.Members == nil {
 		return list, nil
 	}
@@ -163,13 +167,15 @@ func (v *memberView) wallets(ctx context.Context, id jobs.ID, key common.Hash, l
 			out = append(out, w)
 			continue
 		}
-		v.count(record, id.String()+" "+w, record+" left out: its wallet is not a member of the job's escrow", "job", id, "wallet", w)
+		v.Count(record, id.String()+" "+w, record+" left out: its wallet is not a member of the job's escrow", "job", id, "wallet", w)
 	}
 	return out, nil
 }
 
-// count counts and logs, the first time, one record left out.
-func (v *memberView) count(record, key, msg string, args ...any) {
+// Count counts (jobmesh_processor_non_members_total{record}) and logs
+// msg, the first time it is told of key, one record left out for naming
+// a wallet that is not a member.
+func (v *View) Count(record, key, msg string, args ...any) {
 	k := record + " " + key
 	v.mu.Lock()
 	_, told := v.counted[k]
@@ -186,9 +192,15 @@ func (v *memberView) count(record, key, msg string, args ...any) {
 	}
 }
 
-// joinRefusal names why the escrow refused a join, for the metric and the
+// CountRefusal counts a job this processor does not work on because its
+// escrow refused the join, for reason (JoinRefusal).
+func (v *View) CountRefusal(reason string) {
+	v.refused.WithLabelValues(reason).Inc()
+}
+
+// JoinRefusal names why the escrow refused a join, for the metric and the
 // log; permanent is true when asking again cannot help.
-func joinRefusal(err error) (reason string, permanent bool) {
+func JoinRefusal(err error) (reason string, permanent bool) {
 	switch {
 	case errors.Is(err, escrow.ErrJoinClosed):
 		return "closed", true

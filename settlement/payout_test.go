@@ -1,4 +1,4 @@
-package processor_test
+package settlement_test
 
 import (
 	"errors"
@@ -11,14 +11,14 @@ import (
 
 	"github.com/jobmesh/jobmesh/dispatch"
 	"github.com/jobmesh/jobmesh/escrow"
-	"github.com/jobmesh/jobmesh/processor"
 	"github.com/jobmesh/jobmesh/records"
 	"github.com/jobmesh/jobmesh/records/recordstest"
+	"github.com/jobmesh/jobmesh/settlement"
 )
 
 func TestDeriveSettlement(t *testing.T) {
 	info, rec, v := recordstest.PayoutFixture(t)
-	s, err := processor.DeriveSettlement(dispatch.DefaultConfig(), info, rec, v, []string{recordstest.Wallet(2), recordstest.Wallet(2), "junk"})
+	s, err := settlement.DeriveSettlement(dispatch.DefaultConfig(), info, rec, v, []string{recordstest.Wallet(2), recordstest.Wallet(2), "junk"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func TestDeriveSettlement(t *testing.T) {
 	if s.VerifierHash != records.VerifierDigest(v) || s.VerifierHash == (common.Hash{}) {
 		t.Fatal("verifier hash")
 	}
-	again, err := processor.DeriveSettlement(dispatch.DefaultConfig(), info, rec, v, []string{recordstest.Wallet(2)})
+	again, err := settlement.DeriveSettlement(dispatch.DefaultConfig(), info, rec, v, []string{recordstest.Wallet(2)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestDeriveSettlement(t *testing.T) {
 		t.Fatal("derivation is not deterministic")
 	}
 	// A culprit wallet that is also credited stays a payee, not a culprit.
-	both, err := processor.DeriveSettlement(dispatch.DefaultConfig(), info, rec, v, []string{recordstest.Wallet(0)})
+	both, err := settlement.DeriveSettlement(dispatch.DefaultConfig(), info, rec, v, []string{recordstest.Wallet(0)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,16 +71,16 @@ func TestDeriveSettlementRefusesUnpayable(t *testing.T) {
 	info, rec, v := recordstest.PayoutFixture(t)
 	unverified := v
 	unverified.Verified = false
-	if _, err := processor.DeriveSettlement(dispatch.DefaultConfig(), info, rec, unverified, nil); !errors.Is(err, processor.ErrNotSettleable) {
+	if _, err := settlement.DeriveSettlement(dispatch.DefaultConfig(), info, rec, unverified, nil); !errors.Is(err, settlement.ErrNotSettleable) {
 		t.Fatalf("unverified verdict: %v", err)
 	}
 	rec.Culprits = []string{"p0", "p1", "p2", "p3"}
-	if _, err := processor.DeriveSettlement(dispatch.DefaultConfig(), info, rec, v, nil); !errors.Is(err, processor.ErrNotSettleable) {
+	if _, err := settlement.DeriveSettlement(dispatch.DefaultConfig(), info, rec, v, nil); !errors.Is(err, settlement.ErrNotSettleable) {
 		t.Fatalf("no credited result: %v", err)
 	}
 	_, rec, _ = recordstest.PayoutFixture(t)
 	rec.Output = "not a cid"
-	if _, err := processor.DeriveSettlement(dispatch.DefaultConfig(), info, rec, v, nil); !errors.Is(err, processor.ErrNotSettleable) {
+	if _, err := settlement.DeriveSettlement(dispatch.DefaultConfig(), info, rec, v, nil); !errors.Is(err, settlement.ErrNotSettleable) {
 		t.Fatalf("bad output CID: %v", err)
 	}
 }
