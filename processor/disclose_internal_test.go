@@ -13,6 +13,7 @@ import (
 
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/crdt/crdttest"
+	"github.com/jobmesh/jobmesh/disclosure"
 	"github.com/jobmesh/jobmesh/jobindex"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/macrojob"
@@ -42,7 +43,7 @@ func newDiscloseFixture(t *testing.T, poll time.Duration) *discloseFixture {
 		self: r.ID().String(), cfg: Config{Poll: poll},
 		writer: x.Writer(), index: x,
 		known: map[jobs.ID]*jobState{plan.JobID: js}, rooms: map[macrojob.RoomID]*macrojob.Room{},
-		log: slog.New(slog.DiscardHandler), m: newMetrics(nil),
+		log: slog.New(slog.DiscardHandler), m: newMetrics(nil), discl: disclosure.Pending{Hold: poll},
 	}
 	f := &discloseFixture{w: w, js: js, store: r.Store, discl: map[jobs.ID]microjob.Disclosure{}, commits: map[jobs.ID]crdt.Entry{}}
 	mh, err := multihash.Sum([]byte("result"), multihash.SHA2_256, -1)
@@ -82,11 +83,9 @@ func (f *discloseFixture) commit(t *testing.T, m int) {
 	if _, ok := f.w.commitTurn(context.Background(), f.js, entries, nil); !ok {
 		t.Fatalf("MacroJob %d: commitments not written", m)
 	}
-	f.w.mu.Lock()
 	for _, mu := range f.js.plan.Macros[m].Micros {
-		f.w.pending = append(f.w.pending, f.discl[mu.ID])
+		f.w.discl.Add(f.discl[mu.ID])
 	}
-	f.w.mu.Unlock()
 }
 
 // turn writes the commitments of MacroJob m's MicroJobs at slots as one
@@ -105,9 +104,7 @@ func (f *discloseFixture) turn(t *testing.T, m int, slots ...int) {
 	if !ok {
 		t.Fatalf("MacroJob %d: commitments not written", m)
 	}
-	f.w.mu.Lock()
-	f.w.pending = append(f.w.pending, later...)
-	f.w.mu.Unlock()
+	f.w.discl.Add(later...)
 }
 
 // TestTurnThatCompletesItsMacroJobDiscloses: the turn whose commitments
@@ -167,11 +164,7 @@ func (f *discloseFixture) disclosed(t *testing.T, m int) int {
 	return n
 }
 
-func (f *discloseFixture) pending() int {
-	f.w.mu.Lock()
-	defer f.w.mu.Unlock()
-	return len(f.w.pending)
-}
+func (f *discloseFixture) pending() int { return f.w.discl.Len() }
 
 // TestTurnCarriesDueDisclosures: while a turn runs, a disclosure that
 // became due is held, and the turn's commitments take it along in their
@@ -181,7 +174,7 @@ func TestTurnCarriesDueDisclosures(t *testing.T) {
 	ctx := context.Background()
 	f.commit(t, 0) // MacroJob 0 is fully committed: its disclosures are due
 	n0, n1 := len(f.js.plan.Macros[0].Micros), len(f.js.plan.Macros[1].Micros)
-	f.w.turns.Add(1)
+	f.w.discl.StartTurn(time.Now(), 0, 0)
 	f.w.disclose(ctx)
 	if n := f.disclosed(t, 0); n != 0 {
 		t.Fatalf("%d disclosures written while a turn runs, want them held", n)
@@ -190,15 +183,14 @@ func TestTurnCarriesDueDisclosures(t *testing.T) {
 		t.Fatalf("%d pending, want the %d held", n, n0)
 	}
 	f.commit(t, 1) // the running turn's commitments carry them
-	f.w.turns.Add(-1)
+	if f.w.discl.EndTurn() {
+		t.Fatal("hold times left for written disclosures")
+	}
 	if n := f.disclosed(t, 0); n != n0 {
 		t.Fatalf("%d of MacroJob 0's disclosures written with the next turn's commitments, want %d", n, n0)
 	}
 	if n := f.pending(); n != n1 {
 		t.Fatalf("%d pending, want MacroJob 1's %d", n, n1)
-	}
-	if len(f.w.readySince) != 0 {
-		t.Fatalf("hold times left for written disclosures: %v", f.w.readySince)
 	}
 	// No turn now: the settle loop writes what is due at once.
 	f.w.disclose(ctx)
@@ -207,64 +199,5 @@ func TestTurnCarriesDueDisclosures(t *testing.T) {
 	}
 	if n := f.pending(); n != 0 {
 		t.Fatalf("%d pending after all were written", n)
-	}
-}
-
-// TestHeldDisclosureGoesOutAfterTheHold: a due disclosure waits for a turn
-// at most discloseHold; a turn that never writes does not keep it back.
-func TestHeldDisclosureGoesOutAfterTheHold(t *testing.T) {
-	f := newDiscloseFixture(t, 200*time.Millisecond)
-	ctx := context.Background()
-	f.commit(t, 0)
-	f.w.turns.Add(1)
-	t0 := time.Unix(1_800_000_000, 0)
-	f.w.discloseAt(ctx, t0)
-	f.w.discloseAt(ctx, t0.Add(199*time.Millisecond))
-	if n := f.disclosed(t, 0); n != 0 {
-		t.Fatalf("%d disclosures written within the hold while a turn runs, want them held", n)
-	}
-	f.w.discloseAt(ctx, t0.Add(200*time.Millisecond))
-	if n, want := f.disclosed(t, 0), len(f.js.plan.Macros[0].Micros); n != want {
-		t.Fatalf("%d disclosures written after the hold, want %d", n, want)
-	}
-	if n := f.pending(); n != 0 {
-		t.Fatalf("%d pending after all were written", n)
-	}
-	if got := (&Worker{cfg: Config{Poll: time.Minute}}).discloseHold(); got != maxDiscloseHold {
-		t.Errorf("hold with a slow Poll: %s, want the cap %s", got, maxDiscloseHold)
-	}
-}
-
-// TestHoldLastsWhileTheTurnRuns: a due disclosure waits for a running
-// turn while the turn is expected to go on (its MicroJobs at the job's
-// pace, and half again), beyond discloseHold but never beyond maxTurnHold.
-func TestHoldLastsWhileTheTurnRuns(t *testing.T) {
-	t0 := time.Unix(1_800_000_000, 0)
-	for _, c := range []struct {
-		name       string
-		n          int
-		per        time.Duration
-		held, sent time.Duration
-	}{
-		{"a turn of ten 100 ms MicroJobs", 10, 100 * time.Millisecond, 1499 * time.Millisecond, 1500 * time.Millisecond},
-		{"a turn expected to run for minutes", 100, time.Second, maxTurnHold - time.Millisecond, maxTurnHold},
-		{"a turn of unknown pace", 3, 0, 199 * time.Millisecond, 200 * time.Millisecond},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			f := newDiscloseFixture(t, 200*time.Millisecond)
-			ctx := context.Background()
-			f.commit(t, 0)
-			f.w.turns.Add(1)
-			f.w.expectTurn(t0, c.n, c.per)
-			f.w.discloseAt(ctx, t0)
-			f.w.discloseAt(ctx, t0.Add(c.held))
-			if n := f.disclosed(t, 0); n != 0 {
-				t.Fatalf("%d disclosures written %s into the turn, want them held", n, c.held)
-			}
-			f.w.discloseAt(ctx, t0.Add(c.sent))
-			if n, want := f.disclosed(t, 0), len(f.js.plan.Macros[0].Micros); n != want {
-				t.Fatalf("%d disclosures written %s into the turn, want %d", n, c.sent, want)
-			}
-		})
 	}
 }

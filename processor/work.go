@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jobmesh/jobmesh/crdt"
+	"github.com/jobmesh/jobmesh/disclosure"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/macrojob"
 	"github.com/jobmesh/jobmesh/microjob"
@@ -320,12 +321,11 @@ func (w *Worker) ranFor(js *jobState, d time.Duration) {
 // MicroJobs run outside any room (verifiers.go): a failed one is due again
 // at a later step.
 func (w *Worker) process(ctx context.Context, js *jobState, room *macrojob.Room, ids []macrojob.ID) {
-	w.turns.Add(1)
-	defer w.endTurn()
 	w.mu.Lock()
 	per := js.runTime
 	w.mu.Unlock()
-	w.expectTurn(time.Now(), len(ids), per)
+	w.discl.StartTurn(time.Now(), len(ids), per)
+	defer w.endTurn()
 	if replicated(js) {
 		w.processReplicas(ctx, js, room, ids)
 		return
@@ -396,8 +396,8 @@ func (w *Worker) finishTurn(ctx context.Context, js *jobState, room *macrojob.Ro
 			w.log.Warn("completing MicroJobs in room", "room", room.Name, "err", err)
 		}
 	}
+	w.discl.Add(later...)
 	w.mu.Lock()
-	w.pending = append(w.pending, later...)
 	if js.mine == nil {
 		js.mine = map[jobs.ID]bool{}
 	}
@@ -421,13 +421,7 @@ func (w *Worker) finishTurn(ctx context.Context, js *jobState, room *macrojob.Ro
 // endTurn ends a turn started in process. Disclosures held for the turn
 // that it did not carry (it wrote no commitments) go out at once.
 func (w *Worker) endTurn() {
-	if w.turns.Add(-1) > 0 {
-		return
-	}
-	w.discloseMu.Lock()
-	held := len(w.readySince) > 0
-	w.discloseMu.Unlock()
-	if held {
+	if w.discl.EndTurn() {
 		w.index.Signal() // wakes the settle loop
 	}
 }
@@ -439,22 +433,19 @@ func (w *Worker) endTurn() {
 // were written, and the disclosures of ran that were not, which wait for
 // their round; pending disclosures that were not written stay pending.
 func (w *Worker) commitTurn(ctx context.Context, js *jobState, commits []crdt.Entry, ran []microjob.Disclosure) (later []microjob.Disclosure, ok bool) {
-	w.discloseMu.Lock()
-	defer w.discloseMu.Unlock()
 	batch := make(map[jobs.ID]bool, len(ran))
 	for _, d := range ran {
 		batch[d.MicroID] = true
 	}
-	ready, keep, n := w.dueDisclosures(ctx, batch)
-	now, later := w.splitDue(ctx, ran, batch)
-	entries := append(slices.Clip(commits), discloseEntries(ready)...)
-	if err := w.writer.PutBatch(ctx, append(entries, discloseEntries(now)...)); err != nil {
-		w.keepPending(append(keep, ready...), n)
+	r := w.discl.Begin(ctx, followed{w}, batch)
+	now, later := r.Split(ran)
+	entries := append(slices.Clip(commits), disclosure.Entries(r.Due)...)
+	err := w.writer.PutBatch(ctx, append(entries, disclosure.Entries(now)...))
+	r.End(err == nil)
+	if err != nil {
 		w.log.Warn("writing commitments", "job", js.plan.JobID, "count", len(commits), "err", err)
 		return nil, false
 	}
-	w.disclosed(ready)
-	w.keepPending(keep, n)
 	w.m.microjobs.WithLabelValues("ok").Add(float64(len(commits)))
 	return later, true
 }

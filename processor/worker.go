@@ -23,6 +23,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/jobmesh/jobmesh/crdt"
+	"github.com/jobmesh/jobmesh/disclosure"
 	"github.com/jobmesh/jobmesh/dispatch"
 	"github.com/jobmesh/jobmesh/escrow"
 	"github.com/jobmesh/jobmesh/fetch"
@@ -291,21 +292,10 @@ type Worker struct {
 	rooms map[macrojob.RoomID]*macrojob.Room
 	// doneRooms are rooms left because their queue was done, and when.
 	doneRooms map[macrojob.RoomID]time.Time
-	pending   []microjob.Disclosure // committed, waiting for the MacroJob's other commitments
 	wake      chan struct{}
-
-	// discloseMu serializes taking disclosures out of pending: the settle
-	// loop writes them alone (disclose), a turn with its commitments
-	// (commitTurn).
-	discloseMu sync.Mutex
-	// readySince is, by disclosure key, when disclose first found a
-	// disclosure due but held it for the running turn to carry.
-	readySince map[string]time.Time
-	// turnEnd is when the running turns are expected to end (expectTurn);
-	// guarded by discloseMu.
-	turnEnd time.Time
-	// turns counts the turns (process) running now.
-	turns atomic.Int32
+	// discl are the disclosures of MicroJobs this node committed, until
+	// their MacroJob is fully committed.
+	discl disclosure.Pending
 
 	runCtx context.Context
 	cancel context.CancelFunc
@@ -472,8 +462,8 @@ func New(ctx context.Context, p Params, cfg Config) (*Worker, error) {
 		cfg: cfg, p: p, self: p.Host.ID().String(), log: log, exec: exec, closer: closer, runner: runner,
 		fetch: fetcher, topic: topic, m: newMetrics(p.Registerer),
 		known: map[jobs.ID]*jobState{}, rooms: map[macrojob.RoomID]*macrojob.Room{},
-		doneRooms: map[macrojob.RoomID]time.Time{},
-		wake:      make(chan struct{}, 1), refresh: make(chan struct{}, 1), runCtx: runCtx, cancel: cancel,
+		doneRooms: map[macrojob.RoomID]time.Time{}, discl: disclosure.Pending{Hold: cfg.Poll},
+		wake: make(chan struct{}, 1), refresh: make(chan struct{}, 1), runCtx: runCtx, cancel: cancel,
 	}
 	var stakes meshview.StakeReader
 	if p.Chain != nil {
