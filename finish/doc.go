@@ -16,6 +16,10 @@
 // MacroJob's room: VerifierRunners ranks who runs it, DueVerifiers says
 // when each in rank's turn comes.
 //
+// Hints keeps what a node heard on a job's Job channel: the MicroJobs a
+// processor said it completed count as done while it is alive, ahead of
+// their commitments in the store (Hints.Done).
+//
 // The rules read no clock and do no I/O beyond the reads a RecordReader
 // or a records.BodyReader is handed for: the time and what was heard on
 // the Job channel are inputs. The processor's loops build the inputs,

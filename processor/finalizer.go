@@ -43,9 +43,7 @@ import (
 // judging a large job all the time repeated the same work on each.
 func (w *Worker) earlyJudge(js *jobState, now time.Time) bool {
 	id := js.plan.JobID.String()
-	w.mu.Lock()
-	active := maps.Clone(js.active)
-	w.mu.Unlock()
+	active := js.hints.Active()
 	best := records.RankHash(w.self, id, "finalizer")
 	for p, last := range active {
 		if p == w.self {
@@ -65,7 +63,7 @@ const lateJudge = 10
 // finalizeLimit is how long after a job is complete heard "finalizing"
 // messages keep a processor standing by.
 func (c Config) finalizeLimit() time.Duration {
-	return 2*c.RerunTimeout + hintLife*c.finalizeTakeover()
+	return 2*c.RerunTimeout + finish.HintLife*c.finalizeTakeover()
 }
 
 // standby is finish.Standby for this node and js, with the

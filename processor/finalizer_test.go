@@ -318,20 +318,23 @@ func TestEarlyJudge(t *testing.T) {
 	if !w.earlyJudge(js, now) {
 		t.Fatal("a processor that heard nobody does not judge early")
 	}
-	js.active = map[string]time.Time{low: now}
+	mid := []jobs.ID{plan.Macros[0].Micros[0].ID}
+	js.hints.Progress(low, mid, now)
 	if !w.earlyJudge(js, now) {
 		t.Fatal("a processor below this one keeps it from judging early")
 	}
-	js.active[top] = now.Add(-time.Second)
+	js.hints.Progress(top, mid, now.Add(-time.Second))
 	if w.earlyJudge(js, now) {
 		t.Fatal("judges early beside a live processor above it")
 	}
-	js.active[top] = now.Add(-2 * time.Minute)
+	js.hints.Progress(top, mid, now.Add(-2*time.Minute))
 	if !w.earlyJudge(js, now) {
 		t.Fatal("a processor above it that went quiet keeps it from judging early")
 	}
 	w.self = top
-	js.active = map[string]time.Time{peers[1]: now, low: now}
+	js = &jobState{plan: plan}
+	js.hints.Progress(peers[1], mid, now)
+	js.hints.Progress(low, mid, now)
 	if !w.earlyJudge(js, now) {
 		t.Fatal("the top processor does not judge early")
 	}

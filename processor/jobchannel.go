@@ -2,7 +2,6 @@ package processor
 
 import (
 	"context"
-	"maps"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/network"
@@ -92,9 +91,7 @@ func (w *Worker) readJobChannel(ctx context.Context, js *jobState, t *p2p.Topic[
 // heardProgress records the MicroJobs of the job's plan that a progress
 // message says its processor completed, and that the processor is active.
 func (w *Worker) heardProgress(js *jobState, m jobs.ChannelMsg) {
-	now := time.Now()
-	w.mu.Lock()
-	defer w.mu.Unlock()
+	var micros []jobs.ID
 	for _, s := range m.Micros() {
 		mid, err := jobs.ParseHash(s)
 		if err != nil {
@@ -103,12 +100,9 @@ func (w *Worker) heardProgress(js *jobState, m jobs.ChannelMsg) {
 		if _, err := js.plan.MicroJob(mid); err != nil {
 			continue
 		}
-		if js.progress == nil {
-			js.progress, js.active = map[jobs.ID]heard{}, map[string]time.Time{}
-		}
-		js.progress[mid] = heard{processor: m.Processor, at: now}
-		js.active[m.Processor] = now
+		micros = append(micros, mid)
 	}
+	js.hints.Progress(m.Processor, micros, time.Now())
 }
 
 // announceRooms tells the Job channel which of the job's rooms this node
@@ -141,55 +135,11 @@ func (w *Worker) announcedOwner(js *jobState, macro uint64, now time.Time) (stri
 	return s.owner, true
 }
 
-// The Job channel runs ahead of the store: under load a commitment may
-// reach another processor's store a minute or more after its committer
-// said on the channel that the MicroJob is complete. Until then a
-// processor that trusted the store alone would take the MicroJob's room
-// again and run it twice, adding to the load that delays the store. So a
-// MicroJob heard complete counts as done while its processor is alive:
-// connected to this node, or heard from (on the channel, or new records
-// in the store) within DiscloseGrace. The hint lapses when the processor
-// is gone (it may have stopped before its commitment replicated), and in
-// any case hintLife after it was heard, so a live processor that claims
-// work it never commits delays that work only so long; the MicroJob is
-// then taken again.
-
-// hintLife is how many DiscloseGrace periods a heard-complete MicroJob
-// counts as done at most without its commitment in the store.
-const hintLife = 10
-
-// heard is one MicroJob heard complete on the Job channel.
-type heard struct {
-	processor string
-	at        time.Time
-}
-
 // heardDone returns the MicroJobs of js heard complete on the Job
-// channel, within hintLife graces, by processors still alive.
+// channel by processors still alive (finish.Hints.Done).
 func (w *Worker) heardDone(js *jobState) map[jobs.ID]bool {
 	now := time.Now()
-	w.mu.Lock()
-	hints := make(map[jobs.ID]heard, len(js.progress))
-	for mid, h := range js.progress {
-		if now.Sub(h.at) < hintLife*w.cfg.DiscloseGrace {
-			hints[mid] = h
-		}
-	}
-	active := maps.Clone(js.active)
-	w.mu.Unlock()
-	done := make(map[jobs.ID]bool, len(hints))
-	alive := map[string]bool{} // by processor: one check each per call
-	for mid, h := range hints {
-		ok, seen := alive[h.processor]
-		if !seen {
-			ok = w.alive(js, h.processor, active[h.processor], now)
-			alive[h.processor] = ok
-		}
-		if ok {
-			done[mid] = true
-		}
-	}
-	return done
+	return js.hints.Done(now, w.cfg.DiscloseGrace, func(p string, last time.Time) bool { return w.alive(js, p, last, now) })
 }
 
 // alive reports whether processor p, last heard on the Job channel at

@@ -261,7 +261,7 @@ func (w *Worker) judgeDue(ctx context.Context, js *jobState, ver uint64, now tim
 // redoSilent has MicroJobs redone whose committers went silent
 // (finish.RedoSilent): committed, their MacroJob's commitment round over,
 // no valid disclosure, and nothing new from their committers for
-// DiscloseGrace, or for hintLife graces while a committer is still
+// DiscloseGrace, or for finish.HintLife graces while a committer is still
 // connected to this node.
 func (w *Worker) redoSilent(ctx context.Context, js *jobState, recs *finish.Records, v microjob.Verdict, now time.Time) error {
 	silent := w.groupSilent(ctx, js, finish.SilentCommitters(js.plan, recs, v))
@@ -276,7 +276,7 @@ func (w *Worker) redoSilent(ctx context.Context, js *jobState, recs *finish.Reco
 	}
 	w.mu.Lock()
 	s := finish.RedoSilent(finish.Silence{Silent: silent, Since: js.silentSince, Heard: heard, Connected: connected,
-		Grace: w.cfg.DiscloseGrace, ConnectedGrace: w.cfg.DiscloseGrace * hintLife, Redo: recs.Redo, Now: now})
+		Grace: w.cfg.DiscloseGrace, ConnectedGrace: w.cfg.DiscloseGrace * finish.HintLife, Redo: recs.Redo, Now: now})
 	js.silentSince = s.Since
 	js.graceWait = js.graceWait || s.Wait // judge again when a grace is over
 	w.mu.Unlock()

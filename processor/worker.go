@@ -27,6 +27,7 @@ import (
 	"github.com/jobmesh/jobmesh/dispatch"
 	"github.com/jobmesh/jobmesh/escrow"
 	"github.com/jobmesh/jobmesh/fetch"
+	"github.com/jobmesh/jobmesh/finish"
 	"github.com/jobmesh/jobmesh/ipfs"
 	"github.com/jobmesh/jobmesh/jobindex"
 	"github.com/jobmesh/jobmesh/jobs"
@@ -354,11 +355,9 @@ type jobState struct {
 	// silentSince is, for each MicroJob of a fully committed MacroJob
 	// without any disclosure, when this node first saw it so (redoSilent).
 	silentSince map[string]time.Time
-	// progress is, for each MicroJob heard complete on the Job channel,
-	// the processor that said so and when; active is when each such
-	// processor was last heard there (heardDone).
-	progress map[jobs.ID]heard
-	active   map[string]time.Time
+	// hints are the MicroJobs heard complete on the Job channel, by
+	// whom and when (heardDone).
+	hints finish.Hints
 	// doneMap is roomCommitted's last answer for a non-replicated job,
 	// derived at doneAt; callers must not modify it.
 	doneMap map[jobs.ID]bool
