@@ -13,8 +13,8 @@ import (
 const HintLife = 10
 
 // Hints is what a node heard on a job's Job channel: the MicroJobs a
-// processor said it completed, and when each such processor was last
-// heard there.
+// processor said it completed, when each such processor was last heard
+// there, and who said it is finishing the job (Input.Finalizing).
 //
 // The Job channel runs ahead of the store: under load a commitment may
 // reach another processor's store a minute or more after its committer
@@ -37,6 +37,8 @@ type Hints struct {
 	done map[jobs.ID]heard
 	// active is when each processor that said so was last heard.
 	active map[string]time.Time
+	// finalizing is when each processor was last heard finishing the job.
+	finalizing map[string]time.Time
 }
 
 // heard is one MicroJob heard complete on the Job channel.
@@ -68,6 +70,24 @@ func (h *Hints) Active() map[string]time.Time {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return maps.Clone(h.active)
+}
+
+// Finalizing records that processor said at now it is finishing the job.
+func (h *Hints) Finalizing(processor string, now time.Time) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.finalizing == nil {
+		h.finalizing = map[string]time.Time{}
+	}
+	h.finalizing[processor] = now
+}
+
+// Finalizers returns when each processor was last heard finishing the
+// job (Input.Finalizing). The map is the caller's.
+func (h *Hints) Finalizers() map[string]time.Time {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return maps.Clone(h.finalizing)
 }
 
 // Done returns the MicroJobs heard complete within HintLife graces of

@@ -59,3 +59,24 @@ func TestHints(t *testing.T) {
 		})
 	}
 }
+
+// TestHintsFinalizers: the latest "finalizing" heard from each processor
+// counts; the map handed out is the caller's.
+func TestHintsFinalizers(t *testing.T) {
+	t0 := time.Unix(1_000_000, 0)
+	var h Hints
+	if len(h.Finalizers()) != 0 {
+		t.Fatal("an empty Hints heard finalizers")
+	}
+	h.Finalizing("a", t0)
+	h.Finalizing("b", t0)
+	h.Finalizing("a", t0.Add(time.Second))
+	f := h.Finalizers()
+	if len(f) != 2 || !f["a"].Equal(t0.Add(time.Second)) || !f["b"].Equal(t0) {
+		t.Fatalf("finalizers: %v", f)
+	}
+	delete(f, "a")
+	if _, ok := h.Finalizers()["a"]; !ok {
+		t.Fatal("the caller's map is the Hints' own")
+	}
+}

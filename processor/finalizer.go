@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
-	"maps"
 	"slices"
 	"strconv"
 	"time"
@@ -69,10 +68,7 @@ func (c Config) finalizeLimit() time.Duration {
 // standby is finish.Standby for this node and js, with the
 // "finalizing" messages heard on js's Job channel.
 func (w *Worker) standby(js *jobState, order []string, waited time.Duration, now time.Time) (time.Time, bool) {
-	w.mu.Lock()
-	heard := maps.Clone(js.finalizing)
-	w.mu.Unlock()
-	return finish.Standby(order, w.self, waited, now, heard, w.cfg.timing())
+	return finish.Standby(order, w.self, waited, now, js.hints.Finalizers(), w.cfg.timing())
 }
 
 // timing is the durations the finishing rules wait for.

@@ -233,13 +233,13 @@ func TestFinalizerStandby(t *testing.T) {
 		t.Fatal("rank 2 stands by after its turn with nobody heard finishing the job")
 	}
 	// Heard from a processor ranked below: no reason to wait.
-	js.finalizing = map[string]time.Time{"d": at(2 * takeover)}
+	js.hints.Finalizing("d", at(2*takeover))
 	if _, ok := w.standby(js, order, 2*takeover, at(2*takeover)); ok {
 		t.Fatal("stood by for a processor ranked below")
 	}
 	// Heard from the designated finalizer: wait until a takeover after.
 	heardAt := at(3 * takeover)
-	js.finalizing["a"] = heardAt
+	js.hints.Finalizing("a", heardAt)
 	if until, ok := w.standby(js, order, 3*takeover+takeover/2, heardAt.Add(takeover/2)); !ok || !until.Equal(heardAt.Add(takeover)) {
 		t.Fatalf("heard the finalizer: until %v, %v; want %v", until, ok, heardAt.Add(takeover))
 	}
@@ -248,7 +248,7 @@ func TestFinalizerStandby(t *testing.T) {
 	}
 	// A finalizer that keeps talking is waited for only so long.
 	limit := cfg.finalizeLimit()
-	js.finalizing["a"] = at(limit)
+	js.hints.Finalizing("a", at(limit))
 	if _, ok := w.standby(js, order, limit, at(limit)); ok {
 		t.Fatal("stood by beyond finalizeLimit")
 	}

@@ -73,12 +73,7 @@ func (w *Worker) readJobChannel(ctx context.Context, js *jobState, t *p2p.Topic[
 		case jobs.KindRooms:
 			w.announceRooms(ctx, js, t)
 		case jobs.KindFinalizing:
-			w.mu.Lock()
-			if js.finalizing == nil {
-				js.finalizing = map[string]time.Time{}
-			}
-			js.finalizing[m.Value.Processor] = time.Now()
-			w.mu.Unlock()
+			js.hints.Finalizing(m.Value.Processor, time.Now())
 		case jobs.KindProgress:
 			if !replicated(js) { // hints count for jobs with R = 1 only
 				w.heardProgress(js, m.Value)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/binary"
 	"hash/fnv"
-	"maps"
 	"slices"
 	"time"
 
@@ -114,9 +113,9 @@ func (w *Worker) finalize(ctx context.Context, js *jobState) error {
 	}
 	w.mu.Lock()
 	js.judgeCost = time.Since(now)
-	heard := maps.Clone(js.finalizing)
 	complete := js.complete
 	w.mu.Unlock()
+	heard := js.hints.Finalizers()
 	agree, err := w.weigh(ctx, js, recs, j)
 	if err != nil {
 		return err

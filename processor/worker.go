@@ -321,11 +321,10 @@ type jobState struct {
 	// this one does not judge it again before then.
 	standbyUntil time.Time
 	// finishing: this processor is finishing the job and says so on the
-	// Job channel; saidFinalizing is when it last did. finalizing is,
-	// per processor, when it was last heard finishing the job.
+	// Job channel; saidFinalizing is when it last did (others hear it in
+	// their hints).
 	finishing      bool
 	saidFinalizing time.Time
-	finalizing     map[string]time.Time
 	// prefetched is closed once the finalizer's fetch of the job's result
 	// directories is over; nil before it starts (prefetchResults).
 	prefetched <-chan struct{}
@@ -355,8 +354,9 @@ type jobState struct {
 	// silentSince is, for each MicroJob of a fully committed MacroJob
 	// without any disclosure, when this node first saw it so (redoSilent).
 	silentSince map[string]time.Time
-	// hints are the MicroJobs heard complete on the Job channel, by
-	// whom and when (heardDone).
+	// hints are what was heard on the Job channel: MicroJobs heard
+	// complete, by whom and when (heardDone), and who is finishing the
+	// job (standby).
 	hints finish.Hints
 	// doneMap is roomCommitted's last answer for a non-replicated job,
 	// derived at doneAt; callers must not modify it.
