@@ -21,7 +21,7 @@ import (
 // held before the verdict and for good after it.
 //
 // Before the verdict the job's finalizer hands the output to the
-// creator's node (processor/handoff.go): for each open job the client
+// creator's node (custody/handoff.go): for each open job the client
 // follows the job's holder records (a store Watch on the job's holders
 // prefix; the whole prefix is read again at start, after an overflow and
 // every Announce period). A record by a processor with a disclosure in

@@ -271,6 +271,11 @@ func (n *Host) Reach(ctx context.Context, id peer.ID) error {
 	return n.Connect(ctx, info)
 }
 
+// Connected reports whether peer id is connected to this host.
+func (n *Host) Connected(id peer.ID) bool {
+	return n.Network().Connectedness(id) == network.Connected
+}
+
 // Peers returns the IDs of the connected peers, sorted.
 func (n *Host) Peers() []peer.ID {
 	ps := n.Network().Peers()

@@ -51,7 +51,7 @@ func (w *Worker) audit(ctx context.Context, js *jobState, recs *finish.Records) 
 		reason, key := w.whyNoVerdict(js, recs, j)
 		return w.refuseSign(js, reason, key, "no verdict record follows from this node's records")
 	}
-	out, err := w.assembled(ctx, js, j.V, recs)
+	out, err := w.custody.Assemble(ctx, js.info, js.plan, j.V, recs)
 	if err != nil {
 		return records.VerdictRecord{}, microjob.Verdict{}, fmt.Errorf("assembling the output to check the verdict: %w", err)
 	}

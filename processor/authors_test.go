@@ -16,6 +16,7 @@ import (
 
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/crdt/crdttest"
+	"github.com/jobmesh/jobmesh/custody"
 	"github.com/jobmesh/jobmesh/finish"
 	"github.com/jobmesh/jobmesh/jobindex"
 	"github.com/jobmesh/jobmesh/microjob"
@@ -68,8 +69,15 @@ func testWorker(t *testing.T, s *crdt.Store) *Worker {
 	done := make(chan struct{})
 	go func() { defer close(done); x.Run(changes, nil, nil) }()
 	t.Cleanup(func() { cancel(); <-done })
-	return &Worker{self: s.Self().String(), p: Params{Store: s}, index: x, writer: x.Writer(),
+	w := &Worker{self: s.Self().String(), p: Params{Store: s}, index: x, writer: x.Writer(),
 		m: newMetrics(prometheus.NewRegistry()), log: slog.New(slog.DiscardHandler)}
+	k, err := custody.New(ctx, w.custodyParams(), w.cfg.custody())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(k.Close)
+	w.custody = k
+	return w
 }
 
 // weighed judges f's job on w's replica and weighs its verdicts.

@@ -3,19 +3,15 @@ package processor
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"slices"
 	"strconv"
 	"time"
 
-	"github.com/ipfs/go-cid"
-
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/finish"
 	"github.com/jobmesh/jobmesh/jobs"
-	"github.com/jobmesh/jobmesh/microjob"
 	"github.com/jobmesh/jobmesh/records"
 )
 
@@ -135,14 +131,9 @@ type verdictState struct {
 	// badOutput are verdict records, by key and seq, whose output is not
 	// this node's assembly of their verdict (audit.go).
 	badOutput map[string]bool
-	// outputs are this node's assemblies, by the SHA-256 of the verdict.
-	outputs map[[32]byte]cid.Cid
 	// counted are the refusals counted (by key, seq and reason), told
 	// the sign refusals logged.
 	counted, told map[string]bool
-	// handoff is where the output's handoff to a second holder stands
-	// (handoff.go).
-	handoff handoffState
 }
 
 func keySeq(key string, seq uint64) string { return key + "@" + strconv.FormatUint(seq, 10) }
@@ -222,7 +213,7 @@ func (w *Worker) weigh(ctx context.Context, js *jobState, recs *finish.Records, 
 		if ok {
 			return c
 		}
-		c = finish.LoadCand(ctx, a, w.bodyBlocks())
+		c = finish.LoadCand(ctx, a, w.custody.Bodies())
 		if !errors.Is(c.Err, records.ErrBodyUnavailable) {
 			w.mu.Lock()
 			if js.verdicts.loaded == nil {
@@ -328,14 +319,14 @@ func (w *Worker) accepted(ctx context.Context, js *jobState) (*finish.Records, e
 }
 
 // finish is the end of finalizing js, verified with judgement j: it
-// assembles the output and, once a second node holds it too (handedOff),
+// assembles the output and, once a second node holds it too (HandedOff),
 // writes this node's verdict record, unless a verdict that follows from
 // the records (agree) names that output.
 func (w *Worker) finish(ctx context.Context, js *jobState, j finish.Judgement, recs *finish.Records, agree []finish.VerdictCand) error {
 	id := js.plan.JobID
 	start := time.Now()
 	stop := w.keepSayingFinalizing(ctx, js)
-	out, err := w.assembled(ctx, js, j.V, recs)
+	out, err := w.custody.Assemble(ctx, js.info, js.plan, j.V, recs)
 	stop()
 	if err != nil {
 		return err
@@ -350,13 +341,13 @@ func (w *Worker) finish(ctx context.Context, js *jobState, j finish.Judgement, r
 		return nil
 	}
 	// A second node holds the output before the verdict is written, so
-	// that losing this one loses nothing (handoff.go).
-	if ok, err := w.handedOff(ctx, js, j.V, out, time.Now()); err != nil || !ok {
+	// that losing this one loses nothing (custody).
+	if ok, err := w.custody.HandedOff(ctx, id, j.V, out, time.Now()); err != nil || !ok {
 		w.judgeAgain(js)
 		return err
 	}
 	rec := records.VerdictRecord{Verdict: json.RawMessage(j.V.Encode()), Culprits: j.Culprits, Output: out.String(), Rounds: finish.FinalRounds(js.plan, recs)}
-	if rec, err = w.verdictRecord(ctx, id, rec); err != nil {
+	if rec, err = w.custody.VerdictRecord(ctx, id, rec); err != nil {
 		return err
 	}
 	if err := crdt.PutJSON(ctx, w.writer, records.VerdictKey(id, w.self), records.VerdictType, rec); err != nil {
@@ -397,41 +388,4 @@ func (w *Worker) checkOutputs(js *jobState, agree []finish.VerdictCand, out stri
 		w.countRefused(js, wrong)
 	}
 	return match
-}
-
-// assembled returns this node's assembly of verdict v's output, from the
-// results prefetched (prefetchResults) and, for what the prefetch did not
-// bring within prefetchWait, fetched result by result; once per verdict.
-// The node then holds the output, pinned, and has written its holder
-// record.
-func (w *Worker) assembled(ctx context.Context, js *jobState, v microjob.Verdict, recs *finish.Records) (cid.Cid, error) {
-	key := sha256.Sum256(v.Encode())
-	w.mu.Lock()
-	out, ok := js.verdicts.outputs[key]
-	w.mu.Unlock()
-	if ok {
-		return out, nil
-	}
-	pw := time.NewTimer(prefetchWait)
-	select {
-	case <-w.prefetchResults(js, v, recs):
-	case <-pw.C:
-	case <-ctx.Done():
-	}
-	pw.Stop()
-	out, err := microjob.Assemble(ctx, js.info, js.plan, v, w.p.Blocks)
-	if err != nil {
-		return cid.Undef, err
-	}
-	// Every node that assembles the output (the finalizer, each signer)
-	// keeps it and says so, so that it outlives any one of them.
-	w.holdOutput(ctx, js.plan.JobID, out)
-	w.held(js, key, time.Now())
-	w.mu.Lock()
-	if js.verdicts.outputs == nil {
-		js.verdicts.outputs = map[[32]byte]cid.Cid{}
-	}
-	js.verdicts.outputs[key] = out
-	w.mu.Unlock()
-	return out, nil
 }

@@ -168,8 +168,8 @@ func (w *Worker) carryOut(ctx context.Context, js *jobState, d finish.Decision, 
 		js.standbyUntil = d.Until
 		w.mu.Unlock()
 		// The runner-up holds the output too when the creator's node
-		// cannot (handoff.go).
-		return w.holdSecond(ctx, js, j, recs)
+		// cannot (custody).
+		return w.custody.HoldSecond(ctx, js.info, js.plan, j, recs, func(ctx context.Context) (bool, error) { return w.final(ctx, js, j) })
 	}
 	w.mu.Lock()
 	js.finishing = true
@@ -185,7 +185,7 @@ func (w *Worker) carryOut(ctx context.Context, js *jobState, d finish.Decision, 
 	}
 	if settled, err := w.requestChecks(ctx, js, v, j.Recs); err != nil || !settled {
 		if err == nil {
-			w.prefetchResults(js, v, recs)
+			w.custody.Prefetch(id, v, recs)
 		}
 		w.log.Debug("job complete: waiting for self-check re-runs", "job", id, "err", err)
 		return err
@@ -236,8 +236,8 @@ func (w *Worker) judgeDue(ctx context.Context, js *jobState, ver uint64, now tim
 	changed := ver != js.judgedVer
 	w.mu.Unlock()
 	// The runner-up judges again when the finalizer's holder record
-	// came in, to hold the output too (handoff.go).
-	hold := changed && w.holdDue(ctx, js)
+	// came in, to hold the output too (custody).
+	hold := changed && w.custody.HoldDue(ctx, id)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if now.Before(js.standbyUntil) && (!changed || !verdicts) && !hold {

@@ -462,7 +462,7 @@ func (w *Worker) run(ctx context.Context, js *jobState, micro *jobs.MicroJob) (m
 		w.m.microjobs.WithLabelValues("failed").Inc()
 		return microjob.Disclosure{}, microjob.Commitment{}, err
 	}
-	w.pinForJob(ctx, js.plan.JobID, out.ResultCID)
+	w.custody.Pin(ctx, js.plan.JobID, out.ResultCID)
 	salt, err := microjob.NewSalt()
 	if err != nil {
 		return microjob.Disclosure{}, microjob.Commitment{}, err

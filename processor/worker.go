@@ -23,6 +23,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/jobmesh/jobmesh/crdt"
+	"github.com/jobmesh/jobmesh/custody"
 	"github.com/jobmesh/jobmesh/disclosure"
 	"github.com/jobmesh/jobmesh/dispatch"
 	"github.com/jobmesh/jobmesh/escrow"
@@ -155,11 +156,11 @@ type Config struct {
 	BeforeVerdict func(job jobs.ID) bool
 	// HoldWait is how long the finalizer of a job, holding the output it
 	// assembled, waits for a second node to hold the same output before
-	// it writes the verdict (handoff.go): the creator's node when it is
-	// connected to this one, otherwise any other node (the runner-up
-	// finalizer assembles it for that). After HoldWait, counted from its
-	// own holder record, it writes the verdict anyway, logged and counted.
-	// 0: it does not wait. Default 30s.
+	// it writes the verdict (custody.Keeper.HandedOff): the creator's
+	// node when it is connected to this one, otherwise any other node
+	// (the runner-up finalizer assembles it for that). After HoldWait,
+	// counted from its own holder record, it writes the verdict anyway,
+	// logged and counted. 0: it does not wait. Default 30s.
 	HoldWait time.Duration
 	// MaxInlineVerdict is the largest encoded verdict record written
 	// inline; a larger one keeps its verdict and rounds in a body document
@@ -193,7 +194,7 @@ func DefaultConfig() Config {
 		FactsEvery:     5 * time.Second,
 		HoldWait:       30 * time.Second,
 
-		MaxInlineVerdict: DefaultMaxInlineVerdict,
+		MaxInlineVerdict: custody.DefaultMaxInlineVerdict,
 	}
 }
 
@@ -218,8 +219,8 @@ func (c Config) Validate() error {
 	if c.HeadStart < 0 {
 		return fmt.Errorf("%w: head start must not be negative", ErrInvalidConfig)
 	}
-	if c.MaxInlineVerdict < 0 {
-		return fmt.Errorf("%w: max inline verdict must not be negative", ErrInvalidConfig)
+	if err := c.custody().Validate(); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
 	// Every room would refuse it: say so at start, not at each join.
 	if err := c.Room.Validate(); err != nil {
@@ -265,6 +266,8 @@ type Worker struct {
 	// finished ones, on the chain (nil without one).
 	joiner  *membership.Joiner
 	settler *settlement.Settler
+	// custody keeps the outputs of the jobs this processor finishes.
+	custody *custody.Keeper
 
 	facts *meshview.Facts
 	// wallets is the verified view of the wallet bindings.
@@ -325,15 +328,9 @@ type jobState struct {
 	// their hints).
 	finishing      bool
 	saidFinalizing time.Time
-	// prefetched is closed once the finalizer's fetch of the job's result
-	// directories is over; nil before it starts (prefetchResults).
-	prefetched <-chan struct{}
-	// reached: the finalizer has connected to the result holders
-	// (reachHolders).
-	reached  bool
-	mine     map[jobs.ID]bool // MicroJobs this node committed
-	finished bool             // a verdict exists
-	aborted  bool             // a JobAborted record exists: nobody works on it
+	mine           map[jobs.ID]bool // MicroJobs this node committed
+	finished       bool             // a verdict exists
+	aborted        bool             // a JobAborted record exists: nobody works on it
 	// topic is the Job channel, joined when the node first works on the
 	// job; announced are the rooms heard of there.
 	topic     *p2p.Topic[jobs.ChannelMsg]
@@ -413,6 +410,23 @@ func (c Config) finalizeTakeover() time.Duration {
 	return 10 * c.Poll
 }
 
+// custody is the part of the config the output's keeper uses.
+func (c Config) custody() custody.Config {
+	return custody.Config{HoldWait: c.HoldWait, MaxInlineVerdict: c.MaxInlineVerdict}
+}
+
+// custodyParams are the node parts the output's keeper uses.
+func (w *Worker) custodyParams() custody.Params {
+	p := custody.Params{Store: w.p.Store, Writer: w.writer, Logger: w.log, SingleHolder: w.m.lonelyVerdicts}
+	if w.p.Blocks != nil {
+		p.Blocks = w.p.Blocks
+	}
+	if w.p.Host != nil {
+		p.Network = w.p.Host
+	}
+	return p
+}
+
 // New starts a Worker. Close stops it.
 func New(ctx context.Context, p Params, cfg Config) (*Worker, error) {
 	if err := cfg.Validate(); err != nil {
@@ -464,11 +478,18 @@ func New(ctx context.Context, p Params, cfg Config) (*Worker, error) {
 		doneRooms: map[macrojob.RoomID]time.Time{}, discl: disclosure.Pending{Hold: cfg.Poll},
 		wake: make(chan struct{}, 1), refresh: make(chan struct{}, 1), runCtx: runCtx, cancel: cancel,
 	}
+	w.custody, err = custody.New(runCtx, w.custodyParams(), cfg.custody())
+	if err != nil {
+		cancel()
+		closer(ctx)
+		topic.Close()
+		return nil, err
+	}
 	var stakes meshview.StakeReader
 	if p.Chain != nil {
 		stakes = p.Chain
 	}
-	w.facts, err = meshview.NewFacts(meshview.FactsParams{Store: p.Store, Directory: p.Directory, Stakes: stakes, Blocks: w.bodyBlocks(), Logger: log},
+	w.facts, err = meshview.NewFacts(meshview.FactsParams{Store: p.Store, Directory: p.Directory, Stakes: stakes, Blocks: w.custody.Bodies(), Logger: log},
 		meshview.FactsConfig{Dispatch: cfg.Dispatch, AdvertTTL: cfg.AdvertTTL, StakeTTL: cfg.StakeTTL, HistoryJobs: meshview.DefaultFactsConfig().HistoryJobs})
 	if err != nil {
 		cancel()
@@ -510,6 +531,7 @@ func (w *Worker) Close() error {
 	w.once.Do(func() {
 		w.cancel()
 		w.wg.Wait()
+		w.custody.Close()
 		w.mu.Lock()
 		for _, r := range w.rooms {
 			r.Close()

@@ -1,15 +1,17 @@
-package processor
+package custody
 
 import (
 	"errors"
 	"testing"
 )
 
-func TestMaxInlineVerdictConfig(t *testing.T) {
+func TestConfigValidate(t *testing.T) {
 	cfg := DefaultConfig()
-	cfg.Wallet = "0x00000000000000000000000000000000000000a1"
 	if cfg.MaxInlineVerdict != DefaultMaxInlineVerdict {
 		t.Fatalf("default %d", cfg.MaxInlineVerdict)
+	}
+	if err := cfg.Validate(); err != nil {
+		t.Fatalf("the defaults refused: %v", err)
 	}
 	cfg.MaxInlineVerdict = 0
 	if err := cfg.Validate(); err != nil {
@@ -18,5 +20,10 @@ func TestMaxInlineVerdictConfig(t *testing.T) {
 	cfg.MaxInlineVerdict = -1
 	if err := cfg.Validate(); !errors.Is(err, ErrInvalidConfig) {
 		t.Fatalf("negative limit: %v", err)
+	}
+	cfg = DefaultConfig()
+	cfg.HoldWait = -1
+	if err := cfg.Validate(); !errors.Is(err, ErrInvalidConfig) {
+		t.Fatalf("negative hold wait: %v", err)
 	}
 }

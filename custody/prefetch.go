@@ -1,4 +1,4 @@
-package processor
+package custody
 
 import (
 	"context"
@@ -12,10 +12,11 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/jobmesh/jobmesh/finish"
+	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/microjob"
 )
 
-// prefetchResults starts, once per job, bringing every accepted result
+// Prefetch starts, once per job, bringing every accepted result
 // directory of a verified verdict into this node's block store: while the
 // finalizer waits for self-check re-runs, and before it assembles the
 // output, which then reads local blocks instead of making one network
@@ -24,17 +25,18 @@ import (
 // fetched. A culprit found by the checks only means some blocks go
 // unused. Failures are left to the assembly, which fetches what is
 // missing. The returned channel is closed when the prefetch is over.
-func (w *Worker) prefetchResults(js *jobState, v microjob.Verdict, recs *finish.Records) <-chan struct{} {
-	w.mu.Lock()
-	if js.prefetched != nil {
-		done := js.prefetched
-		w.mu.Unlock()
+func (k *Keeper) Prefetch(id jobs.ID, v microjob.Verdict, recs *finish.Records) <-chan struct{} {
+	k.mu.Lock()
+	j := k.job(id)
+	if j.prefetched != nil {
+		done := j.prefetched
+		k.mu.Unlock()
 		return done
 	}
 	done := make(chan struct{})
-	js.prefetched = done
-	w.mu.Unlock()
-	if w.p.Blocks == nil {
+	j.prefetched = done
+	k.mu.Unlock()
+	if k.p.Blocks == nil {
 		close(done)
 		return done
 	}
@@ -52,38 +54,38 @@ func (w *Worker) prefetchResults(js *jobState, v microjob.Verdict, recs *finish.
 			roots = append(roots, c)
 		}
 	}
-	w.wg.Add(1)
+	k.wg.Add(1)
 	go func() {
-		defer w.wg.Done()
+		defer k.wg.Done()
 		defer close(done)
 		start := time.Now()
-		ctx, cancel := context.WithTimeout(w.runCtx, prefetchTimeout)
+		ctx, cancel := context.WithTimeout(k.ctx, prefetchTimeout)
 		defer cancel()
-		if err := w.p.Blocks.PutBlocks(ctx, inline); err != nil {
-			w.log.Warn("storing inline results", "job", js.plan.JobID, "err", err)
+		if err := k.p.Blocks.PutBlocks(ctx, inline); err != nil {
+			k.log.Warn("storing inline results", "job", id, "err", err)
 		}
 		if len(roots) > 0 {
-			w.reachHolders(ctx, js, v)
+			k.reachHolders(ctx, id, v)
 		}
 		sem := make(chan struct{}, prefetchParallel)
 		var wg sync.WaitGroup
-		dag := w.p.Blocks.DAGService()
+		dag := k.p.Blocks.DAGService()
 		for _, c := range roots {
 			sem <- struct{}{}
 			wg.Go(func() {
 				defer func() { <-sem }()
 				if err := merkledag.FetchGraph(ctx, c, dag); err != nil && ctx.Err() == nil {
-					w.log.Debug("prefetching a result", "job", js.plan.JobID, "result", c, "err", err)
+					k.log.Debug("prefetching a result", "job", id, "result", c, "err", err)
 				}
 			})
 		}
 		wg.Wait()
-		w.log.Debug("results prefetched", "job", js.plan.JobID, "inline_blocks", len(inline), "fetched", len(roots), "took", time.Since(start))
+		k.log.Debug("results prefetched", "job", id, "inline_blocks", len(inline), "fetched", len(roots), "took", time.Since(start))
 	}()
 	return done
 }
 
-// prefetchParallel is how many result directories prefetchResults
+// prefetchParallel is how many result directories Prefetch
 // fetches at once; prefetchTimeout bounds prefetching one job's results;
 // prefetchWait is how long the assembly waits for the prefetch.
 const (
@@ -105,35 +107,36 @@ const (
 // connected to the holders reads each result in one round trip instead
 // of one provider search. A holder that cannot be reached is left to
 // that search.
-func (w *Worker) reachHolders(ctx context.Context, js *jobState, v microjob.Verdict) {
-	if w.p.Host == nil {
+func (k *Keeper) reachHolders(ctx context.Context, id jobs.ID, v microjob.Verdict) {
+	if k.p.Network == nil {
 		return
 	}
-	w.mu.Lock()
-	if js.reached {
-		w.mu.Unlock()
+	k.mu.Lock()
+	j := k.job(id)
+	if j.reached {
+		k.mu.Unlock()
 		return
 	}
-	js.reached = true
-	w.mu.Unlock()
+	j.reached = true
+	k.mu.Unlock()
 	seen := map[peer.ID]bool{}
 	var ids []peer.ID
 	for _, r := range v.Results {
-		if id, err := peer.Decode(r.Processor); err == nil && !seen[id] && !slices.Contains(v.Culprits, r.Processor) {
-			seen[id] = true
-			ids = append(ids, id)
+		if p, err := peer.Decode(r.Processor); err == nil && !seen[p] && !slices.Contains(v.Culprits, r.Processor) {
+			seen[p] = true
+			ids = append(ids, p)
 		}
 	}
 	sem := make(chan struct{}, reachHoldersParallel)
 	var wg sync.WaitGroup
-	for _, id := range ids {
+	for _, p := range ids {
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
 			rctx, cancel := context.WithTimeout(ctx, reachTimeout)
 			defer cancel()
-			if err := w.p.Host.Reach(rctx, id); err != nil && ctx.Err() == nil {
-				w.log.Debug("reaching a result holder", "job", js.plan.JobID, "peer", id, "err", err)
+			if err := k.p.Network.Reach(rctx, p); err != nil && ctx.Err() == nil {
+				k.log.Debug("reaching a result holder", "job", id, "peer", p, "err", err)
 			}
 		})
 	}
