@@ -26,6 +26,7 @@ import (
 	"github.com/jobmesh/jobmesh/dispatch"
 	"github.com/jobmesh/jobmesh/escrow"
 	"github.com/jobmesh/jobmesh/fetch"
+	"github.com/jobmesh/jobmesh/groupjob"
 	"github.com/jobmesh/jobmesh/ipfs"
 	"github.com/jobmesh/jobmesh/jobindex"
 	"github.com/jobmesh/jobmesh/jobs"
@@ -83,7 +84,7 @@ type Config struct {
 	// self-checked block has to store its re-run before another is drawn
 	// in its place (it may have stopped); and how long a replicated job's
 	// group member may go without any commitment before another member
-	// replaces it (group.go). Default 2m.
+	// replaces it (groupjob). Default 2m.
 	RerunTimeout time.Duration
 	// MaxCodeSize and MaxDataSize bound what a job may make this node
 	// fetch. Default 64 MiB and 1 GiB.
@@ -270,7 +271,7 @@ type Worker struct {
 	// members is the view of who joined which job's escrow.
 	members *membership.View
 
-	groups groupCache // replicated jobs' groups (group.go)
+	groups *groupjob.Groups // replicated jobs' groups
 	// dview is the latest Facts snapshot; choices made inside a room's
 	// queue read it without waiting for the store.
 	dview atomic.Pointer[meshview.View]
@@ -487,6 +488,15 @@ func New(ctx context.Context, p Params, cfg Config) (*Worker, error) {
 		topic.Close()
 		return nil, err
 	}
+	w.groups, err = groupjob.New(groupjob.Params{Self: w.self, Records: p.Store, Writer: w.writer, Progress: index,
+		Views: &w.dview, Logger: log, Registerer: p.Registerer},
+		groupjob.Config{CardModel: cfg.CardModel, VRAMMiB: cfg.VRAMMiB, SilentAfter: cfg.RerunTimeout})
+	if err != nil {
+		cancel()
+		closer(ctx)
+		topic.Close()
+		return nil, err
+	}
 	if err := w.startEscrow(ctx, runCtx); err != nil {
 		cancel()
 		closer(ctx)
@@ -497,7 +507,6 @@ func New(ctx context.Context, p Params, cfg Config) (*Worker, error) {
 		w.cfg.Room.Queue.Chooser = weightedChooser{w}
 	}
 	index.OnChange(w.poke)
-	w.groups.events = newGroupMetrics(p.Registerer)
 	nodes := p.Store.Watch(runCtx, records.NodesPrefix)
 	w.wg.Add(6)
 	go w.keepFacts(runCtx)
