@@ -157,7 +157,7 @@ func (m *mesh) events(t *testing.T, id, event string) float64 {
 	return 0
 }
 
-func planOf(t *testing.T, info *jobs.JobInfo) *jobs.Plan {
+func planOf(t testing.TB, info *jobs.JobInfo) *jobs.Plan {
 	t.Helper()
 	plan, err := jobs.Slice(info)
 	if err != nil {

@@ -124,3 +124,27 @@ func TestGroupCompleteReplicas(t *testing.T) {
 		t.Fatalf("completed %v in another's room or a job of one replica", got)
 	}
 }
+
+// FuzzParseReplicaItem: an item from the queue either fails as
+// records.ErrBadRecord or is exactly what ReplicaItem writes.
+func FuzzParseReplicaItem(f *testing.F) {
+	plan := planOf(f, recordstest.GroupJob(f, 3, "", 0))
+	for _, it := range groupjob.RoomItems(&plan.Macros[0], 3) {
+		f.Add(string(it))
+	}
+	f.Add("")
+	f.Add("#1")
+	f.Add("zz#0")
+	f.Fuzz(func(t *testing.T, item string) {
+		mid, r, err := groupjob.ParseReplicaItem(macrojob.ID(item))
+		if err != nil {
+			if !errors.Is(err, records.ErrBadRecord) {
+				t.Fatalf("item %q: err %v", item, err)
+			}
+			return
+		}
+		if r < 0 || r >= jobs.MaxReplicas || string(groupjob.ReplicaItem(mid, r)) != item {
+			t.Fatalf("item %q parses as %s#%d", item, mid, r)
+		}
+	})
+}
