@@ -482,15 +482,11 @@ func New(ctx context.Context, p Params, cfg Config) (*Worker, error) {
 	}
 	w.facts, err = meshview.NewFacts(meshview.FactsParams{Store: p.Store, Directory: p.Directory, Stakes: stakes, Blocks: w.bodyBlocks(), Logger: log},
 		meshview.FactsConfig{Dispatch: cfg.Dispatch, AdvertTTL: cfg.AdvertTTL, StakeTTL: cfg.StakeTTL, HistoryJobs: meshview.DefaultFactsConfig().HistoryJobs})
-	if err != nil {
-		cancel()
-		closer(ctx)
-		topic.Close()
-		return nil, err
+	if err == nil {
+		w.groups, err = groupjob.New(groupjob.Params{Self: w.self, Records: p.Store, Writer: w.writer, Progress: index,
+			Views: &w.dview, Logger: log, Registerer: p.Registerer},
+			groupjob.Config{CardModel: cfg.CardModel, VRAMMiB: cfg.VRAMMiB, SilentAfter: cfg.RerunTimeout})
 	}
-	w.groups, err = groupjob.New(groupjob.Params{Self: w.self, Records: p.Store, Writer: w.writer, Progress: index,
-		Views: &w.dview, Logger: log, Registerer: p.Registerer},
-		groupjob.Config{CardModel: cfg.CardModel, VRAMMiB: cfg.VRAMMiB, SilentAfter: cfg.RerunTimeout})
 	if err != nil {
 		cancel()
 		closer(ctx)
