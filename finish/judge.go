@@ -49,7 +49,7 @@ func Judge(info *jobs.JobInfo, plan *jobs.Plan, recs *Records) (Judgement, error
 		keep := func(p string) bool { return !excluded[p] }
 		var commits []microjob.Commitment
 		for _, c := range recs.Commits {
-			if keep(c.Processor) || replicated { // a culprit still counts toward R (groupwork.go)
+			if keep(c.Processor) || replicated { // a culprit still counts toward R (package groupjob)
 				commits = append(commits, c)
 			}
 		}

@@ -19,8 +19,8 @@ import (
 // "3 nodes of the same card model"): the first processor that takes such a
 // job chooses a group of R processors of one card model and writes it
 // under records.GroupKey; only the group's members open or join the job's
-// rooms, and each MicroJob is run by R of them (the processor's
-// groupwork.go).
+// rooms, and each MicroJob is run by R of them (package groupjob applies
+// these rules for a processor).
 
 // ErrNoGroup means no card model has R eligible processors: a replicated
 // job waits until one has.

@@ -103,7 +103,7 @@ func (w *Worker) doRedos(ctx context.Context) bool {
 			continue
 		}
 		for _, rd := range recs.Redo {
-			if slices.Contains(rd.Exclude, w.self) || !w.mayRedo(ctx, js, rd) || !w.redoTurn(js, rd) {
+			if slices.Contains(rd.Exclude, w.self) || !w.groups.MayRedo(ctx, js.info, js.plan, rd) || !w.redoTurn(js, rd) {
 				continue
 			}
 			mid, err := jobs.ParseHash(rd.Micro)
@@ -162,7 +162,7 @@ func (w *Worker) doRedos(ctx context.Context) bool {
 // has waited k MicroJob processing timeouts since this node first saw it
 // (those before it may have stopped). Without the ranking every processor
 // redoes every redone MicroJob at once. A replicated job's redos are
-// taken by any processor mayRedo admits.
+// taken by any processor groupjob.Groups.MayRedo admits.
 func (w *Worker) redoTurn(js *jobState, rd records.Redo) bool {
 	if replicated(js) {
 		return true

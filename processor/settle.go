@@ -263,7 +263,7 @@ func (w *Worker) judgeDue(ctx context.Context, js *jobState, ver uint64, now tim
 // DiscloseGrace, or for finish.HintLife graces while a committer is still
 // connected to this node.
 func (w *Worker) redoSilent(ctx context.Context, js *jobState, recs *finish.Records, v microjob.Verdict, now time.Time) error {
-	silent := w.groupSilent(ctx, js, finish.SilentCommitters(js.plan, recs, v))
+	silent := w.groups.Silent(ctx, js.info, js.plan, finish.SilentCommitters(js.plan, recs, v))
 	id := js.plan.JobID
 	heard, connected := map[string]time.Time{}, map[string]bool{}
 	for _, ps := range silent {

@@ -95,9 +95,9 @@ func (w *Worker) step(ctx context.Context) bool {
 	now := time.Now()
 	var workable []*jobState
 	for _, js := range w.candidates(now) {
-		// A replicated job: members of its group only (group.go). A
+		// A replicated job: members of its group only (groupjob). A
 		// processor joins the escrow only of a job it works on (funded).
-		if w.cancelled(ctx, js) || !w.mayWork(ctx, js) || !w.funded(ctx, js, now) {
+		if w.cancelled(ctx, js) || !w.groups.MayWork(ctx, js.info, js.plan) || !w.funded(ctx, js, now) {
 			continue
 		}
 		if err := w.ensureInputs(ctx, js); err != nil {
@@ -207,7 +207,7 @@ func (w *Worker) join(ctx context.Context, js *jobState, m *jobs.MacroJob, creat
 			_ = r.Complete(ctx, macrojob.ID(mu.ID.String()))
 		}
 	}
-	w.completeReplicas(ctx, js, m, r, creator)
+	w.groups.CompleteReplicas(ctx, js.info, js.plan, m, r, creator)
 	w.mu.Lock()
 	w.rooms[r.Name] = r
 	w.mu.Unlock()

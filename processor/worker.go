@@ -29,6 +29,7 @@ import (
 	"github.com/jobmesh/jobmesh/escrow"
 	"github.com/jobmesh/jobmesh/fetch"
 	"github.com/jobmesh/jobmesh/finish"
+	"github.com/jobmesh/jobmesh/groupjob"
 	"github.com/jobmesh/jobmesh/ipfs"
 	"github.com/jobmesh/jobmesh/jobindex"
 	"github.com/jobmesh/jobmesh/jobs"
@@ -86,7 +87,7 @@ type Config struct {
 	// self-checked block has to store its re-run before another is drawn
 	// in its place (it may have stopped); and how long a replicated job's
 	// group member may go without any commitment before another member
-	// replaces it (group.go). Default 2m.
+	// replaces it (groupjob). Default 2m.
 	RerunTimeout time.Duration
 	// MaxCodeSize and MaxDataSize bound what a job may make this node
 	// fetch. Default 64 MiB and 1 GiB.
@@ -275,7 +276,7 @@ type Worker struct {
 	// members is the view of who joined which job's escrow.
 	members *membership.View
 
-	groups groupCache // replicated jobs' groups (group.go)
+	groups *groupjob.Groups // replicated jobs' groups
 	// dview is the latest Facts snapshot; choices made inside a room's
 	// queue read it without waiting for the store.
 	dview atomic.Pointer[meshview.View]
@@ -491,6 +492,11 @@ func New(ctx context.Context, p Params, cfg Config) (*Worker, error) {
 	}
 	w.facts, err = meshview.NewFacts(meshview.FactsParams{Store: p.Store, Directory: p.Directory, Stakes: stakes, Blocks: w.custody.Bodies(), Logger: log},
 		meshview.FactsConfig{Dispatch: cfg.Dispatch, AdvertTTL: cfg.AdvertTTL, StakeTTL: cfg.StakeTTL, HistoryJobs: meshview.DefaultFactsConfig().HistoryJobs})
+	if err == nil {
+		w.groups, err = groupjob.New(groupjob.Params{Self: w.self, Records: p.Store, Writer: w.writer, Progress: index,
+			Views: &w.dview, Logger: log, Registerer: p.Registerer},
+			groupjob.Config{CardModel: cfg.CardModel, VRAMMiB: cfg.VRAMMiB, SilentAfter: cfg.RerunTimeout})
+	}
 	if err != nil {
 		cancel()
 		closer(ctx)
@@ -507,7 +513,6 @@ func New(ctx context.Context, p Params, cfg Config) (*Worker, error) {
 		w.cfg.Room.Queue.Chooser = weightedChooser{w}
 	}
 	index.OnChange(w.poke)
-	w.groups.events = newGroupMetrics(p.Registerer)
 	nodes := p.Store.Watch(runCtx, records.NodesPrefix)
 	w.wg.Add(6)
 	go w.keepFacts(runCtx)
