@@ -79,7 +79,7 @@ func (k *Keeper) Assemble(ctx context.Context, info *jobs.JobInfo, plan *jobs.Pl
 	// Every node that assembles the output (the finalizer, each signer)
 	// keeps it and says so, so that it outlives any one of them.
 	k.holdOutput(ctx, id, out)
-	k.held(id, key, time.Now())
+	k.held(id, key, k.p.Now())
 	k.mu.Lock()
 	j := k.job(id)
 	if j.outputs == nil {

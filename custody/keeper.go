@@ -106,6 +106,8 @@ type Params struct {
 	// SingleHolder, when set, counts verdicts written with no second
 	// node holding the output.
 	SingleHolder prometheus.Counter
+	// Now is the clock of the handoff waits; nil: time.Now.
+	Now func() time.Time
 }
 
 // Keeper keeps the outputs of the jobs this node finishes.
@@ -152,6 +154,9 @@ func New(ctx context.Context, p Params, cfg Config) (*Keeper, error) {
 	log := p.Logger
 	if log == nil {
 		log = slog.Default()
+	}
+	if p.Now == nil {
+		p.Now = time.Now
 	}
 	kctx, cancel := context.WithCancel(ctx)
 	return &Keeper{cfg: cfg, p: p, self: p.Store.Self(), log: log, ctx: kctx, cancel: cancel, jobs: map[jobs.ID]*jobCustody{}}, nil

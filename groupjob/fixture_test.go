@@ -117,7 +117,7 @@ func newMesh(t *testing.T, n int, model string) *mesh {
 	for _, id := range m.ids {
 		reg := prometheus.NewRegistry()
 		g, err := groupjob.New(groupjob.Params{Self: id, Records: m.s, Writer: writer{m.s, peers[id]}, Progress: m.s,
-			Views: &views, Clock: m.clock, Logger: logger, Registerer: reg},
+			Views: &views, Now: m.clock.Now, Logger: logger, Registerer: reg},
 			groupjob.Config{CardModel: model, VRAMMiB: 8192, SilentAfter: silentAfter})
 		if err != nil {
 			t.Fatal(err)

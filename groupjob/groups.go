@@ -43,16 +43,6 @@ type Views interface {
 	Load() *meshview.View
 }
 
-// Clock tells the time: when a group round was first seen, when a wait was
-// last logged.
-type Clock interface {
-	Now() time.Time
-}
-
-type systemClock struct{}
-
-func (systemClock) Now() time.Time { return time.Now() }
-
 // ErrInvalid is wrapped by the errors of New.
 var ErrInvalid = errors.New("groupjob: invalid params or config")
 
@@ -95,8 +85,9 @@ type Params struct {
 	Writer   Writer
 	Progress Progresses
 	Views    Views
-	// Clock defaults to the system clock.
-	Clock Clock
+	// Now tells when a group round was first seen and when a wait was last
+	// logged; nil: time.Now.
+	Now func() time.Time
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
 	// Registerer registers the group events counter (nil: counted, not
@@ -114,7 +105,7 @@ type Groups struct {
 	writer   Writer
 	progress Progresses
 	views    Views
-	clock    Clock
+	now      func() time.Time
 	log      *slog.Logger
 	// events counts group records written ("chosen", "replaced") and
 	// waits for a group ("waiting", as often as they are logged).
@@ -140,10 +131,10 @@ func New(p Params, cfg Config) (*Groups, error) {
 		return nil, fmt.Errorf("%w: self, records, writer, progress and views are required", ErrInvalid)
 	}
 	g := &Groups{cfg: cfg, self: p.Self, records: p.Records, writer: p.Writer, progress: p.Progress, views: p.Views,
-		clock: p.Clock, log: p.Logger, events: newMetrics(p.Registerer),
+		now: p.Now, log: p.Logger, events: newMetrics(p.Registerer),
 		groups: map[jobs.ID]records.Group{}, waiting: map[jobs.ID]time.Time{}, since: map[string]time.Time{}}
-	if g.clock == nil {
-		g.clock = systemClock{}
+	if g.now == nil {
+		g.now = time.Now
 	}
 	if g.log == nil {
 		g.log = slog.Default()
@@ -248,7 +239,7 @@ func (g *Groups) put(ctx context.Context, id jobs.ID, grp records.Group) bool {
 // logWaiting says, at most once a minute per job, why a replicated job
 // has no group.
 func (g *Groups) logWaiting(info *jobs.JobInfo, id jobs.ID, err error) {
-	now := g.clock.Now()
+	now := g.now()
 	g.mu.Lock()
 	last := g.waiting[id]
 	due := now.Sub(last) >= waitLogEvery
@@ -284,7 +275,7 @@ func (g *Groups) replaceSilent(ctx context.Context, info *jobs.JobInfo, plan *jo
 		}
 	}
 	key := id.String() + "#" + strconv.FormatUint(uint64(grp.Round), 10)
-	now := g.clock.Now()
+	now := g.now()
 	g.mu.Lock()
 	since, seen := g.since[key]
 	if !seen {

@@ -12,7 +12,7 @@ import (
 // disclose writes the pending disclosures that are due (disclosure.Pending:
 // their MacroJob is fully committed, and no running turn is to carry
 // them).
-func (w *Worker) disclose(ctx context.Context) { w.discloseAt(ctx, time.Now()) }
+func (w *Worker) disclose(ctx context.Context) { w.discloseAt(ctx, w.now()) }
 
 // discloseAt is disclose at time now.
 func (w *Worker) discloseAt(ctx context.Context, now time.Time) {

@@ -83,7 +83,7 @@ func (w *Worker) refreshView(ctx context.Context) *meshview.View {
 		}
 	}
 	if meshview.Grew(w.dview.Load(), v) {
-		w.grewAt.Store(time.Now().UnixNano())
+		w.grewAt.Store(w.now().UnixNano())
 	}
 	w.dview.Store(v)
 	kicked := 0

@@ -87,7 +87,7 @@ func (w *Worker) newSettler(ctx context.Context) (*settlement.Settler, error) {
 	cfg.Dispatch, cfg.Poll, cfg.Fallback, cfg.BeforeSettle = w.cfg.Dispatch, w.cfg.Poll, w.cfg.SettleFallback, w.cfg.BeforeSettle
 	s, err := settlement.New(ctx, settlement.Params{
 		Chain: w.p.Chain, Key: w.p.WalletKey, Self: w.self, Store: w.writer, Verdicts: settleVerdicts{w},
-		Members: w.members, Wallets: w.wallets, Logger: w.log, Registerer: w.p.Registerer,
+		Members: w.members, Wallets: w.wallets, Logger: w.log, Registerer: w.p.Registerer, Now: w.p.Now,
 	}, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("processor: %w", err)

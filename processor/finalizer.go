@@ -246,7 +246,7 @@ func (w *Worker) markFinished(js *jobState, jv uint64) {
 	if js.finished {
 		return
 	}
-	js.finished, js.verdicts.finishedAt = true, time.Now()
+	js.finished, js.verdicts.finishedAt = true, w.now()
 	w.stops++
 	if js.stopWait != nil {
 		js.stopWait()
@@ -324,14 +324,14 @@ func (w *Worker) accepted(ctx context.Context, js *jobState) (*finish.Records, e
 // the records (agree) names that output.
 func (w *Worker) finish(ctx context.Context, js *jobState, j finish.Judgement, recs *finish.Records, agree []finish.VerdictCand) error {
 	id := js.plan.JobID
-	start := time.Now()
+	start := w.now()
 	stop := w.keepSayingFinalizing(ctx, js)
 	out, err := w.custody.Assemble(ctx, js.info, js.plan, j.V, recs)
 	stop()
 	if err != nil {
 		return err
 	}
-	assembly := time.Since(start)
+	assembly := w.now().Sub(start)
 	if w.checkOutputs(js, agree, out.String()) {
 		w.markFinished(js, w.index.JudgeVersion(id))
 		return nil
@@ -342,7 +342,7 @@ func (w *Worker) finish(ctx context.Context, js *jobState, j finish.Judgement, r
 	}
 	// A second node holds the output before the verdict is written, so
 	// that losing this one loses nothing (custody).
-	if ok, err := w.custody.HandedOff(ctx, id, j.V, out, time.Now()); err != nil || !ok {
+	if ok, err := w.custody.HandedOff(ctx, id, j.V, out, w.now()); err != nil || !ok {
 		w.judgeAgain(js)
 		return err
 	}

@@ -2,7 +2,6 @@ package processor
 
 import (
 	"context"
-	"time"
 
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/finish"
@@ -64,7 +63,7 @@ func (w *Worker) roomCommitted(ctx context.Context, js *jobState) (map[jobs.ID]b
 	// Derived at most once a Poll: a worker looks for a room on every
 	// step, and a map a Poll old only makes it look at a room whose
 	// MicroJobs process() then finds done.
-	now := time.Now()
+	now := w.now()
 	w.mu.Lock()
 	if js.doneMap != nil && now.Sub(js.doneAt) < w.cfg.Poll {
 		out := js.doneMap

@@ -59,7 +59,7 @@ func (w *Worker) readJobChannel(ctx context.Context, js *jobState, t *p2p.Topic[
 			case m.Value.Macro >= uint64(len(js.plan.Macros)):
 			case m.Value.Open > 0:
 				w.mu.Lock()
-				js.announced[m.Value.Macro] = roomSeen{owner: m.Value.Processor, at: time.Now()}
+				js.announced[m.Value.Macro] = roomSeen{owner: m.Value.Processor, at: w.now()}
 				w.mu.Unlock()
 				w.poke()
 			default: // open 0: a claim (openRoom)
@@ -67,13 +67,13 @@ func (w *Worker) readJobChannel(ctx context.Context, js *jobState, t *p2p.Topic[
 				if js.claims[m.Value.Macro] == nil {
 					js.claims[m.Value.Macro] = map[string]time.Time{}
 				}
-				js.claims[m.Value.Macro][m.Value.Processor] = time.Now()
+				js.claims[m.Value.Macro][m.Value.Processor] = w.now()
 				w.mu.Unlock()
 			}
 		case jobs.KindRooms:
 			w.announceRooms(ctx, js, t)
 		case jobs.KindFinalizing:
-			js.hints.Finalizing(m.Value.Processor, time.Now())
+			js.hints.Finalizing(m.Value.Processor, w.now())
 		case jobs.KindProgress:
 			if !replicated(js) { // hints count for jobs with R = 1 only
 				w.heardProgress(js, m.Value)
@@ -97,7 +97,7 @@ func (w *Worker) heardProgress(js *jobState, m jobs.ChannelMsg) {
 		}
 		micros = append(micros, mid)
 	}
-	js.hints.Progress(m.Processor, micros, time.Now())
+	js.hints.Progress(m.Processor, micros, w.now())
 }
 
 // announceRooms tells the Job channel which of the job's rooms this node
@@ -133,7 +133,7 @@ func (w *Worker) announcedOwner(js *jobState, macro uint64, now time.Time) (stri
 // heardDone returns the MicroJobs of js heard complete on the Job
 // channel by processors still alive (finish.Hints.Done).
 func (w *Worker) heardDone(js *jobState) map[jobs.ID]bool {
-	now := time.Now()
+	now := w.now()
 	return js.hints.Done(now, w.cfg.DiscloseGrace, func(p string, last time.Time) bool { return w.alive(js, p, last, now) })
 }
 

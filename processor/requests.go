@@ -46,7 +46,7 @@ func (w *Worker) doReruns(ctx context.Context) bool {
 			if !mine || slices.ContainsFunc(recs.Reruns[block], func(r records.Rerun) bool { return r.Processor == w.self }) {
 				continue
 			}
-			if !w.funded(ctx, js, time.Now()) {
+			if !w.funded(ctx, js, w.now()) {
 				break // a re-run is work on the job: for its members only
 			}
 			if err := w.ensureInputs(ctx, js); err != nil {
@@ -128,7 +128,7 @@ func (w *Worker) doRedos(ctx context.Context) bool {
 			if err != nil {
 				continue
 			}
-			if !w.funded(ctx, js, time.Now()) {
+			if !w.funded(ctx, js, w.now()) {
 				break // a redo is work on the job: for its members only
 			}
 			if err := w.ensureInputs(ctx, js); err != nil {
@@ -184,7 +184,7 @@ func (w *Worker) redoTurn(js *jobState, rd records.Redo) bool {
 	if rank == 0 {
 		return true
 	}
-	now := time.Now()
+	now := w.now()
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if js.redoSeen == nil {
@@ -222,7 +222,7 @@ const (
 // (redoPass, rerunPass) is due now (finish.PassDue), and notes the pass.
 func (w *Worker) requestPass(js *jobState, k int) bool {
 	ver := w.index.RequestsVersion(js.plan.JobID)
-	now := time.Now()
+	now := w.now()
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if !finish.PassDue(ver, js.requestsVer[k], js.requestsAt[k], now, w.cfg.Poll) {

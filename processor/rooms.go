@@ -30,7 +30,7 @@ func (w *Worker) room(ctx context.Context, js *jobState) (*macrojob.Room, error)
 		return nil, err
 	}
 	w.jobChannel(ctx, js)
-	now := time.Now()
+	now := w.now()
 	macros := js.plan.Macros
 	// MacroJobs this processor is to open come first (firstOwner); then
 	// each processor starts looking at its own MacroJob, so that
@@ -229,7 +229,7 @@ func (w *Worker) claimsOf(js *jobState, macro uint64) []macrojob.RoomClaim {
 // announcement with open = 0), pauses, and decides again, joining the room
 // found or opening it.
 func (w *Worker) openRoom(ctx context.Context, js *jobState, m *jobs.MacroJob, in macrojob.OpenInput, pause time.Duration, committed map[jobs.ID]bool) (*macrojob.Room, error) {
-	since := time.Now()
+	since := w.now()
 	if t := w.jobChannel(ctx, js); t != nil {
 		_ = t.Publish(ctx, jobs.ChannelMsg{Kind: jobs.KindRoom, JobID: js.plan.JobID.String(), Macro: m.Index, Processor: w.self})
 	}
@@ -239,7 +239,7 @@ func (w *Worker) openRoom(ctx context.Context, js *jobState, m *jobs.MacroJob, i
 			return nil, ctx.Err()
 		case <-time.After(pause):
 		}
-		again := w.openInput(ctx, js, m.Index, time.Now())
+		again := w.openInput(ctx, js, m.Index, w.now())
 		again.Ranked, again.RankedAt = in.Ranked, in.RankedAt
 		again.FirstOwner, again.Rank, again.ClaimedAt = in.FirstOwner, in.Rank, since
 		switch d := macrojob.DecideOpen(again); d.Action {

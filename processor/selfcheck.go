@@ -114,7 +114,7 @@ func (w *Worker) requestChecks(ctx context.Context, js *jobState, v microjob.Ver
 // has waited longer than Config.RerunTimeout since this node first saw it.
 func (w *Worker) rerunOverdue(js *jobState, kind string, block uint64, thirds []string) bool {
 	key := kind + "/" + strconv.FormatUint(block, 10) + "/" + strings.Join(thirds, ",")
-	now := time.Now()
+	now := w.now()
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if js.rerunSeen == nil {

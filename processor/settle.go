@@ -95,7 +95,7 @@ const (
 func (w *Worker) finalize(ctx context.Context, js *jobState) error {
 	id := js.plan.JobID
 	ver := w.inputsVersion(id)
-	now := time.Now()
+	now := w.now()
 	if !w.judgeDue(ctx, js, ver, now) {
 		return nil
 	}
@@ -112,7 +112,7 @@ func (w *Worker) finalize(ctx context.Context, js *jobState) error {
 		return err
 	}
 	w.mu.Lock()
-	js.judgeCost = time.Since(now)
+	js.judgeCost = w.now().Sub(now)
 	complete := js.complete
 	w.mu.Unlock()
 	heard := js.hints.Finalizers()

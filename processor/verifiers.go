@@ -2,7 +2,6 @@ package processor
 
 import (
 	"context"
-	"time"
 
 	"github.com/jobmesh/jobmesh/finish"
 	"github.com/jobmesh/jobmesh/jobs"
@@ -25,7 +24,7 @@ func (w *Worker) runVerifiers(ctx context.Context, js *jobState) bool {
 	if replicated(js) {
 		return false
 	}
-	ranked, ok := w.rankedAt(js, time.Now())
+	ranked, ok := w.rankedAt(js, w.now())
 	if !ok {
 		return false
 	}
@@ -37,7 +36,7 @@ func (w *Worker) runVerifiers(ctx context.Context, js *jobState) bool {
 	turn := w.turnSize(js)
 	w.mu.Lock()
 	due := finish.DueVerifiers(js.plan, js.verifiers, w.self, func(id jobs.ID) bool { return committed[id] || js.mine[id] },
-		func(id jobs.ID) bool { return js.mine[id] }, time.Since(ranked), w.processingTimeout(), turn)
+		func(id jobs.ID) bool { return js.mine[id] }, w.now().Sub(ranked), w.processingTimeout(), turn)
 	w.mu.Unlock()
 	if len(due) == 0 {
 		return false

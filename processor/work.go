@@ -28,9 +28,9 @@ func (w *Worker) work(ctx context.Context) {
 	// (noticeRecord) keeps the worker current between.
 	var synced time.Time
 	for {
-		if time.Since(synced) >= syncEvery*w.cfg.Poll {
+		if w.now().Sub(synced) >= syncEvery*w.cfg.Poll {
 			w.syncKnown(ctx)
-			synced = time.Now()
+			synced = w.now()
 		}
 		w.retireFinished()
 		if w.step(ctx) {
@@ -57,7 +57,7 @@ func (w *Worker) retireFinished() {
 		if !js.finished {
 			continue
 		}
-		if js.chainDone || w.p.Chain == nil && time.Since(js.verdicts.finishedAt) >= w.cfg.finalizeLimit() {
+		if js.chainDone || w.p.Chain == nil && w.now().Sub(js.verdicts.finishedAt) >= w.cfg.finalizeLimit() {
 			// Until then a record that comes late and changes the
 			// judgement reopens the job (recheckFinished).
 			w.index.Forget(id)
@@ -92,7 +92,7 @@ func (w *Worker) step(ctx context.Context) bool {
 		return true
 	}
 	mark := w.waitMark()
-	now := time.Now()
+	now := w.now()
 	var workable []*jobState
 	for _, js := range w.candidates(now) {
 		// A replicated job: members of its group only (groupjob). A
@@ -145,7 +145,7 @@ func (w *Worker) step(ctx context.Context) bool {
 
 func (w *Worker) fail(js *jobState, what string, err error) {
 	w.mu.Lock()
-	js.failed = time.Now()
+	js.failed = w.now()
 	w.mu.Unlock()
 	w.log.Warn(what, "job", js.plan.JobID, "err", err)
 }
@@ -231,7 +231,7 @@ func (w *Worker) leave(r *macrojob.Room, done bool) {
 	w.mu.Lock()
 	delete(w.rooms, r.Name)
 	if done {
-		w.doneRooms[r.Name] = time.Now()
+		w.doneRooms[r.Name] = w.now()
 	}
 	w.mu.Unlock()
 	r.Close()
@@ -324,7 +324,7 @@ func (w *Worker) process(ctx context.Context, js *jobState, room *macrojob.Room,
 	w.mu.Lock()
 	per := js.runTime
 	w.mu.Unlock()
-	w.discl.StartTurn(time.Now(), len(ids), per)
+	w.discl.StartTurn(w.now(), len(ids), per)
 	defer w.endTurn()
 	if replicated(js) {
 		w.processReplicas(ctx, js, room, ids)
@@ -364,9 +364,9 @@ func (w *Worker) process(ctx context.Context, js *jobState, room *macrojob.Room,
 				return
 			}
 		}
-		start := time.Now()
+		start := w.now()
 		d, c, err := w.run(ctx, js, micro)
-		w.ranFor(js, time.Since(start))
+		w.ranFor(js, w.now().Sub(start))
 		if err != nil {
 			w.fail(js, "running MicroJob", err)
 			continue

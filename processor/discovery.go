@@ -1,0 +1,142 @@
+package processor
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/jobmesh/jobmesh/crdt"
+	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/records"
+)
+
+// listen handles the Jobs channel: job announcements, queries for open
+// jobs, and progress.
+func (w *Worker) listen(ctx context.Context) {
+	defer w.wg.Done()
+	for {
+		m, err := w.topic.Next(ctx)
+		if err != nil {
+			return
+		}
+		switch m.Value.Kind {
+		case jobs.KindJob:
+			info, err := jobs.Decode(m.Value.Job)
+			if err == nil {
+				w.learn(info)
+			}
+		case jobs.KindQuery:
+			if !m.Local {
+				w.announceOpen(ctx)
+			}
+		case jobs.KindProgress:
+			w.poke()
+		}
+	}
+}
+
+// announceOpen answers a query with every job this node knows unfinished.
+func (w *Worker) announceOpen(ctx context.Context) {
+	w.mu.Lock()
+	var open []*jobs.JobInfo
+	for _, js := range w.known {
+		if !js.finished {
+			open = append(open, js.info)
+		}
+	}
+	w.mu.Unlock()
+	for _, info := range open {
+		_ = w.topic.Publish(ctx, jobs.ChannelMsg{Kind: jobs.KindJob, Job: info.Encode()})
+	}
+}
+
+// refreshSoon asks for a new dispatch view now, outside the FactsEvery
+// rhythm; asks made while one is being taken give one more after it.
+func (w *Worker) refreshSoon() {
+	select {
+	case w.refresh <- struct{}{}:
+	default:
+	}
+}
+
+// learn records a job seen on the channel or in the store.
+func (w *Worker) learn(info *jobs.JobInfo) {
+	id := info.ID()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if _, ok := w.known[id]; ok {
+		return
+	}
+	plan, err := jobs.Slice(info)
+	if err != nil {
+		w.log.Warn("ignoring a job that does not slice", "job", id, "err", err)
+		return
+	}
+	w.known[id] = &jobState{info: info, plan: plan, learnedAt: w.now()}
+	w.log.Info("job discovered", "job", id, "microjobs", plan.NumMicroJobs(), "macrojobs", len(plan.Macros))
+	// A worker waiting in a room comes back to run the new job's
+	// verifier MicroJobs due here (verifiers.go).
+	w.stopWaitsLocked()
+	w.poke()
+}
+
+// jobLevelKey reports whether key is a job's own record or one directly
+// under it (verdict, aborted, ...), not one of its MicroJobs' records.
+func jobLevelKey(key string) bool {
+	rest, ok := strings.CutPrefix(key, records.JobsPrefix+"/")
+	return ok && strings.Count(rest, "/") <= 1
+}
+
+// syncKnown reads jobs and verdicts from the store, which catches what the
+// channel and the watch missed (a watch overflow, records that arrived
+// before the worker started).
+func (w *Worker) syncKnown(ctx context.Context) {
+	recs, err := w.p.Store.QueryKeys(ctx, records.JobsPrefix, jobLevelKey)
+	if err != nil {
+		return
+	}
+	for _, r := range recs {
+		w.noticeRecord(r)
+	}
+}
+
+// noticeRecord learns a job from its JobInfo record; other records are
+// ignored. (A verdict finishes a job only once this node's judgement
+// agrees with it: finalize, which every store change wakes.)
+func (w *Worker) noticeRecord(r crdt.Record) {
+	switch r.Type {
+	case records.JobType:
+		if info, err := jobs.Decode(r.Payload); err == nil && records.JobKey(info.ID()) == r.Key {
+			w.learn(info)
+		}
+	case records.AbortedType:
+		if k, err := records.Parse(r.Key); err == nil && k.Type == records.AbortedType {
+			if _, err := records.DecodeJobAborted(r.Key, r.Payload); err == nil {
+				w.markAborted(k.Job)
+			}
+		}
+	case records.DisputeType, records.CheckType, records.RedoType:
+		w.interruptWaits()
+	}
+}
+
+// candidates returns the unfinished jobs this processor can serve, in the
+// order it takes them (orderJobs: best task value first among the queue
+// groups it serves).
+func (w *Worker) candidates(now time.Time) []*jobState {
+	if w.dview.Load().Kicked(w.self) {
+		// Kicked out by the QoS rules: the mesh ignores this processor's
+		// requests, so it does not make any.
+		return nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []*jobState
+	for _, js := range w.known {
+		if js.finished || js.aborted || now.Sub(js.failed) < 30*time.Second {
+			continue
+		}
+		out = append(out, js)
+	}
+	return orderJobs(w.cfg.Dispatch, w.selfNode(), out)
+}
