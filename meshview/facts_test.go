@@ -10,6 +10,7 @@ import (
 	"github.com/jobmesh/jobmesh/crdt/crdttest"
 	"github.com/jobmesh/jobmesh/dispatch"
 	"github.com/jobmesh/jobmesh/finish"
+	"github.com/jobmesh/jobmesh/internal/jobtest"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/records"
 )
@@ -31,28 +32,28 @@ func TestFactsQoSFromRecords(t *testing.T) {
 	}
 	var finished []jobs.ID
 	for round := range 2 {
-		f := newJobFixture(t, byte(10+round))
-		f.publish(t, a.Store)
-		for m := range f.plan.Macros {
-			f.run(t, a.Store, m, false, honestHash, true)
+		f := jobtest.New(t, jobtest.Info(byte(10+round)))
+		f.Publish(t, a.Store)
+		for m := range f.Plan.Macros {
+			f.Run(t, a.Store, m, false, jobtest.HonestHash, true)
 		}
-		for m := range f.plan.Macros {
-			f.run(t, b.Store, m, true, honestHash, true)
+		for m := range f.Plan.Macros {
+			f.Run(t, b.Store, m, true, jobtest.HonestHash, true)
 		}
-		for m := range f.plan.Macros {
-			f.run(t, c.Store, m, false, honestHash, false)
+		for m := range f.Plan.Macros {
+			f.Run(t, c.Store, m, false, jobtest.HonestHash, false)
 		}
 		// a finalizes once its replica holds every result: 10
 		// commitments, 6 disclosures.
 		crdttest.WaitUntil(t, 20*time.Second, func() error {
-			recs, err := a.Store.Query(context.Background(), records.JobKey(f.id()))
+			recs, err := a.Store.Query(context.Background(), records.JobKey(f.ID()))
 			if err != nil || len(recs) != 16 {
 				return fmt.Errorf("replica a holds %d records of job %d (%v)", len(recs), round, err)
 			}
 			return nil
 		})
-		f.putVerdict(t, a.Store, f.verdictOf(t, a.Store, testCID(t, "out").String()))
-		finished = append(finished, f.id())
+		f.PutVerdict(t, a.Store, f.VerdictOf(t, a.Store, jobtest.CID(t, "out").String()))
+		finished = append(finished, f.ID())
 	}
 	views := make([]*View, len(cl.Replicas))
 	for i, r := range cl.Replicas {
@@ -132,40 +133,40 @@ func TestFactsQoSIgnoresForgedRounds(t *testing.T) {
 		{PeerID: a.ID().String(), CardModel: "cpu", VRAMMiB: 1024, Timeout: time.Minute, Updated: now},
 		{PeerID: b.ID().String(), CardModel: "cpu", VRAMMiB: 1024, Timeout: time.Minute, Updated: now},
 	}
-	f := newJobFixture(t, 20)
-	f.publish(t, a.Store)
-	for m := range f.plan.Macros {
-		f.run(t, a.Store, m, false, honestHash, true)
+	f := jobtest.New(t, jobtest.Info(20))
+	f.Publish(t, a.Store)
+	for m := range f.Plan.Macros {
+		f.Run(t, a.Store, m, false, jobtest.HonestHash, true)
 	}
-	for m := range f.plan.Macros {
-		f.run(t, b.Store, m, true, honestHash, true)
+	for m := range f.Plan.Macros {
+		f.Run(t, b.Store, m, true, jobtest.HonestHash, true)
 	}
 	for _, r := range cl.Replicas {
 		crdttest.WaitUntil(t, 20*time.Second, func() error {
-			recs, err := r.Store.Query(context.Background(), records.JobKey(f.id()))
+			recs, err := r.Store.Query(context.Background(), records.JobKey(f.ID()))
 			if err != nil || len(recs) != 12 {
 				return fmt.Errorf("replica %s holds %d records (%v)", r.ID(), len(recs), err)
 			}
 			return nil
 		})
 	}
-	honest := f.verdictOf(t, a.Store, testCID(t, "out").String())
-	f.putVerdict(t, a.Store, honest)
-	forged := f.verdictOf(t, b.Store, testCID(t, "out").String())
+	honest := f.VerdictOf(t, a.Store, jobtest.CID(t, "out").String())
+	f.PutVerdict(t, a.Store, honest)
+	forged := f.VerdictOf(t, b.Store, jobtest.CID(t, "out").String())
 	first := []string{b.ID().String(), a.ID().String()}
 	for i := range forged.Rounds {
 		forged.Rounds[i].Commits, forged.Rounds[i].Disclosures = first, first
 	}
-	f.putVerdict(t, b.Store, forged)
+	f.PutVerdict(t, b.Store, forged)
 	for i, r := range cl.Replicas {
 		crdttest.WaitUntil(t, 20*time.Second, func() error {
-			recs, err := r.Store.Query(context.Background(), records.VerdictPrefix(f.id()))
+			recs, err := r.Store.Query(context.Background(), records.VerdictPrefix(f.ID()))
 			if err != nil || len(recs) != 2 {
 				return fmt.Errorf("replica %d holds %d verdicts (%v)", i, len(recs), err)
 			}
 			return nil
 		})
-		chosen, err := finish.ReadVerdict(context.Background(), r.Store, nil, f.id(), nil)
+		chosen, err := finish.ReadVerdict(context.Background(), r.Store, nil, f.ID(), nil)
 		if err != nil || chosen.Author != a.ID().String() {
 			t.Fatalf("replica %d chose %q's verdict (%v), want a's", i, chosen.Author, err)
 		}
@@ -173,7 +174,7 @@ func TestFactsQoSIgnoresForgedRounds(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		view, err := fc.View(context.Background(), []jobs.ID{f.id()})
+		view, err := fc.View(context.Background(), []jobs.ID{f.ID()})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/dispatch"
+	"github.com/jobmesh/jobmesh/internal/jobtest"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/records"
 )
@@ -43,7 +44,7 @@ func (m memRecords) Query(_ context.Context, prefix string) ([]crdt.Record, erro
 // its JobInfo record.
 func queueJob(t *testing.T, seed byte, price int64, gpu string) (*jobs.JobInfo, *jobs.Plan, crdt.Record) {
 	t.Helper()
-	info := *newJobFixture(t, seed).info
+	info := *jobtest.Info(seed)
 	info.PriceWei = big.NewInt(price)
 	info.Requirements.GPUModel = gpu
 	plan, err := jobs.Slice(&info)

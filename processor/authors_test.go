@@ -18,6 +18,7 @@ import (
 	"github.com/jobmesh/jobmesh/crdt/crdttest"
 	"github.com/jobmesh/jobmesh/custody"
 	"github.com/jobmesh/jobmesh/finish"
+	"github.com/jobmesh/jobmesh/internal/jobtest"
 	"github.com/jobmesh/jobmesh/jobindex"
 	"github.com/jobmesh/jobmesh/microjob"
 	"github.com/jobmesh/jobmesh/records"
@@ -27,29 +28,29 @@ import (
 // policy: a ran every regular MicroJob and b every verifier, honestly,
 // so a and b are the job's finalizers; c and x did no work. It returns
 // once every replica holds the job's records.
-func authorsMesh(t *testing.T) (*jobFixture, []*crdttest.Replica) {
+func authorsMesh(t *testing.T) (*jobtest.Job, []*crdttest.Replica) {
 	t.Helper()
 	cl := crdttest.New(t, crdttest.Options{Replicas: 4, Configure: func(_ int, cfg *crdt.Config) {
 		cfg.AuthorPolicy = records.AuthorPolicy()
 	}})
 	cl.WaitTopicMesh()
 	rs := cl.Replicas
-	f := newJobFixture(t, 30)
-	f.publish(t, rs[0].Store)
-	for m := range f.plan.Macros {
-		f.run(t, rs[0].Store, m, false, honestHash, true)
-		f.run(t, rs[1].Store, m, true, honestHash, true)
+	f := jobtest.New(t, jobtest.Info(30))
+	f.Publish(t, rs[0].Store)
+	for m := range f.Plan.Macros {
+		f.Run(t, rs[0].Store, m, false, jobtest.HonestHash, true)
+		f.Run(t, rs[1].Store, m, true, jobtest.HonestHash, true)
 	}
 	waitRecords(t, rs, f, 12)
 	return f, rs
 }
 
 // waitRecords waits until every replica holds n records under the job.
-func waitRecords(t *testing.T, rs []*crdttest.Replica, f *jobFixture, n int) {
+func waitRecords(t *testing.T, rs []*crdttest.Replica, f *jobtest.Job, n int) {
 	t.Helper()
 	for _, r := range rs {
 		crdttest.WaitUntil(t, 20*time.Second, func() error {
-			recs, err := r.Store.Query(context.Background(), records.JobKey(f.id())+"/")
+			recs, err := r.Store.Query(context.Background(), records.JobKey(f.ID())+"/")
 			if err != nil || len(recs) != n {
 				return fmt.Errorf("replica %s holds %d of %d records (%v)", r.ID(), len(recs), n, err)
 			}
@@ -112,11 +113,11 @@ func TestRecordsOfOutsidersAreRefused(t *testing.T) {
 	f, rs := authorsMesh(t)
 	a, b, x := rs[0], rs[1], rs[3]
 	ctx := context.Background()
-	id, xs := f.id(), x.ID().String()
-	block := f.micros(0, true)[0].Blocks[0]
+	id, xs := f.ID(), x.ID().String()
+	block := f.Micros(0, true)[0].Blocks[0]
 	d := records.Dispute{Dispute: microjob.Dispute{Block: block, Processors: [2]string{a.ID().String(), b.ID().String()}}, Third: rs[2].ID().String()}
 	c := records.Check{Block: block, Processor: b.ID().String(), Hash: "00", Thirds: [2]string{a.ID().String(), xs}}
-	micro := f.micros(1, false)[0].ID
+	micro := f.Micros(1, false)[0].ID
 	for _, e := range []struct {
 		key, typ string
 		v        any
@@ -124,7 +125,7 @@ func TestRecordsOfOutsidersAreRefused(t *testing.T) {
 		{records.DisputeKey(id, block, xs), records.DisputeType, d},
 		{records.CheckKey(id, block, xs), records.CheckType, c},
 		{records.RedoKey(id, micro, xs), records.RedoType, records.Redo{Micro: micro.String(), Exclude: []string{a.ID().String()}}},
-		{records.VerdictKey(id, xs), records.VerdictType, f.verdictOf(t, x.Store, testCID(t, "out").String())},
+		{records.VerdictKey(id, xs), records.VerdictType, f.VerdictOf(t, x.Store, jobtest.CID(t, "out").String())},
 	} {
 		if err := crdt.PutJSON(ctx, x.Store, e.key, e.typ, e.v); err != nil {
 			t.Fatalf("%s under its own key: %v", e.typ, err)
@@ -140,7 +141,7 @@ func TestRecordsOfOutsidersAreRefused(t *testing.T) {
 	}
 	waitRecords(t, rs, f, 16)
 	w := testWorker(t, a.Store)
-	js := &jobState{info: f.info, plan: f.plan}
+	js := &jobState{info: f.Info, plan: f.Plan}
 	for range 2 { // counted once, however often judged
 		j, agree := weighed(t, w, js)
 		if len(j.Recs.Dispute)+len(j.Recs.Checks)+len(j.Recs.Redo) != 0 || len(agree) != 0 {
@@ -170,12 +171,12 @@ func TestEligibleRecordsHighestRankedWins(t *testing.T) {
 	f, rs := authorsMesh(t)
 	a, b, c, x := rs[0], rs[1], rs[2], rs[3]
 	ctx := context.Background()
-	id := f.id()
+	id := f.ID()
 	hi, lo := a, b
 	if ra, rb := finish.Rank(id, a.ID().String()), finish.Rank(id, b.ID().String()); bytes.Compare(rb[:], ra[:]) > 0 {
 		hi, lo = b, a
 	}
-	block := f.micros(0, true)[0].Blocks[0]
+	block := f.Micros(0, true)[0].Blocks[0]
 	sides := [2]string{"p", "q"}
 	put := func(s *crdt.Store, key, typ string, v any) {
 		t.Helper()
@@ -187,7 +188,7 @@ func TestEligibleRecordsHighestRankedWins(t *testing.T) {
 		me := r.ID().String()
 		put(r.Store, records.DisputeKey(id, block, me), records.DisputeType, records.Dispute{Dispute: microjob.Dispute{Block: block, Processors: sides}, Third: me})
 		put(r.Store, records.CheckKey(id, block, me), records.CheckType, records.Check{Block: block, Processor: "p", Thirds: [2]string{me, x.ID().String()}})
-		f.putVerdict(t, r.Store, f.verdictOf(t, r.Store, testCID(t, "out by "+me).String()))
+		f.PutVerdict(t, r.Store, f.VerdictOf(t, r.Store, jobtest.CID(t, "out by "+me).String()))
 	}
 	// Content rules: a third that is a side, a check re-run by its
 	// processor, a redo that excludes a processor that is neither a
@@ -196,12 +197,12 @@ func TestEligibleRecordsHighestRankedWins(t *testing.T) {
 	me := lo.ID().String()
 	put(lo.Store, records.DisputeKey(id, lb, me), records.DisputeType, records.Dispute{Dispute: microjob.Dispute{Block: lb, Processors: [2]string{me, "q"}}, Third: me})
 	put(lo.Store, records.CheckKey(id, lb, me), records.CheckType, records.Check{Block: lb, Processor: "p", Thirds: [2]string{"p", x.ID().String()}})
-	regular := f.micros(1, false)[0].ID
+	regular := f.Micros(1, false)[0].ID
 	put(lo.Store, records.RedoKey(id, regular, me), records.RedoType, records.Redo{Micro: regular.String(), Exclude: []string{c.ID().String()}})
 	waitRecords(t, rs, f, 21)
 
 	w := testWorker(t, c.Store)
-	js := &jobState{info: f.info, plan: f.plan}
+	js := &jobState{info: f.Info, plan: f.Plan}
 	j, agree := weighed(t, w, js)
 	if got := j.Recs.Dispute[block].Third; got != hi.ID().String() {
 		t.Errorf("the dispute kept names third %s, want the higher-ranked author's (%s)", got, hi.ID())
@@ -262,14 +263,14 @@ func TestSignerRefusesAVerdictThatDoesNotFollow(t *testing.T) {
 	f, rs := authorsMesh(t)
 	a, b, c := rs[0], rs[1], rs[2]
 	ctx := context.Background()
-	forged := f.verdictOf(t, b.Store, testCID(t, "out").String())
+	forged := f.VerdictOf(t, b.Store, jobtest.CID(t, "out").String())
 	forged.Culprits = []string{a.ID().String()}
-	f.putVerdict(t, b.Store, forged)
+	f.PutVerdict(t, b.Store, forged)
 	waitRecords(t, rs, f, 13)
 
 	w := testWorker(t, c.Store)
-	js := &jobState{info: f.info, plan: f.plan, finished: true}
-	recs, err := w.records(ctx, f.id())
+	js := &jobState{info: f.Info, plan: f.Plan, finished: true}
+	recs, err := w.records(ctx, f.ID())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,19 +288,19 @@ func TestSignerRefusesAVerdictThatDoesNotFollow(t *testing.T) {
 	if _, agree := weighed(t, w, js); len(agree) != 0 {
 		t.Fatal("a verdict naming an honest culprit follows from the records")
 	}
-	if _, err := finish.ReadVerdict(ctx, c.Store, nil, f.id(), nil); !errors.Is(err, finish.ErrNoVerdict) {
+	if _, err := finish.ReadVerdict(ctx, c.Store, nil, f.ID(), nil); !errors.Is(err, finish.ErrNoVerdict) {
 		t.Fatalf("the DApp reports the forged verdict: %v", err)
 	}
 	// The true verdict: it follows, and the signer's own record is it.
-	honest := f.verdictOf(t, a.Store, testCID(t, "out").String())
-	f.putVerdict(t, a.Store, honest)
+	honest := f.VerdictOf(t, a.Store, jobtest.CID(t, "out").String())
+	f.PutVerdict(t, a.Store, honest)
 	crdttest.WaitUntil(t, 20*time.Second, func() error {
 		if _, agree := weighed(t, w, js); len(agree) != 1 || agree[0].Author != a.ID().String() {
 			return fmt.Errorf("%d verdicts follow, want a's", len(agree))
 		}
 		return nil
 	})
-	if chosen, err := finish.ReadVerdict(ctx, c.Store, nil, f.id(), nil); err != nil || chosen.Author != a.ID().String() {
+	if chosen, err := finish.ReadVerdict(ctx, c.Store, nil, f.ID(), nil); err != nil || chosen.Author != a.ID().String() {
 		t.Fatalf("the DApp reports %q's verdict (%v), want a's", chosen.Author, err)
 	}
 }
@@ -311,19 +312,19 @@ func TestSignerRefusesAVerdictThatDoesNotFollow(t *testing.T) {
 func TestLateRecordReopensFinishedJob(t *testing.T) {
 	f, rs := authorsMesh(t)
 	a, c := rs[0], rs[2]
-	f.putVerdict(t, a.Store, f.verdictOf(t, a.Store, testCID(t, "out").String()))
+	f.PutVerdict(t, a.Store, f.VerdictOf(t, a.Store, jobtest.CID(t, "out").String()))
 	waitRecords(t, rs, f, 13)
 	w := testWorker(t, c.Store)
 	ctx := context.Background()
-	js := &jobState{info: f.info, plan: f.plan}
+	js := &jobState{info: f.Info, plan: f.Plan}
 	if _, agree := weighed(t, w, js); len(agree) != 1 {
 		t.Fatalf("%d verdicts follow from the records, want 1", len(agree))
 	}
-	w.markFinished(js, w.index.JudgeVersion(f.id()))
+	w.markFinished(js, w.index.JudgeVersion(f.ID()))
 	if err := w.recheckFinished(ctx, js); err != nil || !js.finished {
 		t.Fatalf("reopened with nothing new (%v)", err)
 	}
-	f.result(t, c.Store, f.micros(0, false)[0], honestHash, true)
+	f.Result(t, c.Store, f.Micros(0, false)[0], jobtest.HonestHash, true)
 	crdttest.WaitUntil(t, 20*time.Second, func() error {
 		if err := w.recheckFinished(ctx, js); err != nil {
 			return err

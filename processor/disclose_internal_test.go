@@ -14,6 +14,7 @@ import (
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/crdt/crdttest"
 	"github.com/jobmesh/jobmesh/disclosure"
+	"github.com/jobmesh/jobmesh/internal/jobtest"
 	"github.com/jobmesh/jobmesh/jobindex"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/macrojob"
@@ -38,7 +39,7 @@ func newDiscloseFixture(t *testing.T, poll time.Duration) *discloseFixture {
 	c := crdttest.New(t, crdttest.Options{Replicas: 1})
 	r := c.Replicas[0]
 	x := jobindex.New(r.Store)
-	js := &jobState{info: roundsInfo(1), plan: plan}
+	js := &jobState{info: jobtest.Info(1), plan: plan}
 	w := &Worker{
 		self: r.ID().String(), cfg: Config{Poll: poll},
 		writer: x.Writer(), index: x,

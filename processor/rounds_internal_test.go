@@ -1,16 +1,14 @@
 package processor
 
 import (
-	"crypto/sha256"
 	"fmt"
-	"math/big"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/dispatch"
 	"github.com/jobmesh/jobmesh/finish"
+	"github.com/jobmesh/jobmesh/internal/jobtest"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/microjob"
 	"github.com/jobmesh/jobmesh/records"
@@ -20,7 +18,7 @@ import (
 // and a verifier each.
 func roundsPlan(t *testing.T) *jobs.Plan {
 	t.Helper()
-	plan, err := jobs.Slice(roundsInfo(1))
+	plan, err := jobs.Slice(jobtest.Info(1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,22 +26,6 @@ func roundsPlan(t *testing.T) *jobs.Plan {
 		t.Fatalf("%d MacroJobs", len(plan.Macros))
 	}
 	return plan
-}
-
-// roundsInfo is a valid JobInfo of 4 one-block MicroJobs in 2 MacroJobs;
-// seed makes its ID.
-func roundsInfo(seed byte) *jobs.JobInfo {
-	info := &jobs.JobInfo{
-		Code:     jobs.Source{URI: "ipfs://bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy", SHA256: sha256.Sum256([]byte("code"))},
-		Data:     jobs.Data{Source: jobs.Source{URI: "https://example.com/data", SHA256: sha256.Sum256([]byte("data"))}, Size: 4 * 64},
-		Slicing:  jobs.Slicing{BlockSize: 64, MicroJobs: 2, BlocksPerMicro: 1},
-		Seed:     jobs.Seed{seed},
-		PriceWei: big.NewInt(5),
-		Creator:  jobs.Address{1},
-		Deadline: time.Now().Add(time.Hour).Unix(),
-	}
-	info.ApplyDefaults()
-	return info
 }
 
 // TestFinalRounds: the finalizer's rounds order each MacroJob's

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jobmesh/jobmesh/internal/jobtest"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/macrojob"
 )
@@ -55,7 +56,7 @@ func TestNewJobInterruptsRoomWaits(t *testing.T) {
 		wake:  make(chan struct{}, 1),
 		log:   slog.New(slog.DiscardHandler),
 	}
-	info := roundsInfo(2)
+	info := jobtest.Info(2)
 	w.learn(info)
 	if _, ok := w.known[info.ID()]; !ok {
 		t.Fatal("the new job is not known")
