@@ -31,11 +31,7 @@ func chainMesh(t *testing.T, processors int, tune func(m *localmesh.Member, pc *
 		Clients:    1,
 		Chain:      &localmesh.ChainOptions{},
 		Processor: func(m *localmesh.Member, pc *processor.Config) {
-			pc.Poll = 200 * time.Millisecond
-			pc.Room.Queue.ProcessingTimeout = 6 * time.Second
-			pc.Room.Queue.OwnerTimeout = 2 * time.Second
-			pc.Room.Queue.Rebroadcast = 300 * time.Millisecond
-			pc.Room.LockTTL = 6 * time.Second
+			testTimeouts(pc)
 			pc.FundingBackoff = 200 * time.Millisecond
 			if tune != nil {
 				tune(m, pc)

@@ -32,13 +32,9 @@ func flowMeshWith(t *testing.T, opts localmesh.Options, tune func(m *localmesh.M
 	t.Helper()
 	opts.Clients = 1
 	opts.Processor = func(m *localmesh.Member, pc *processor.Config) {
-		pc.Poll = 200 * time.Millisecond
+		testTimeouts(pc)
 		pc.DiscloseGrace = 5 * time.Second
 		pc.RerunTimeout = 5 * time.Second
-		pc.Room.Queue.ProcessingTimeout = 6 * time.Second
-		pc.Room.Queue.OwnerTimeout = 2 * time.Second
-		pc.Room.Queue.Rebroadcast = 300 * time.Millisecond
-		pc.Room.LockTTL = 6 * time.Second
 		if tune != nil {
 			tune(m, pc)
 		}

@@ -27,13 +27,9 @@ func termsMesh(t *testing.T, processors int, terms escrow.Terms, tune func(m *lo
 		Clients:    1,
 		Chain:      &localmesh.ChainOptions{Terms: terms},
 		Processor: func(m *localmesh.Member, pc *processor.Config) {
-			pc.Poll = 200 * time.Millisecond
+			testTimeouts(pc)
 			pc.DiscloseGrace = 5 * time.Second
 			pc.RerunTimeout = 5 * time.Second
-			pc.Room.Queue.ProcessingTimeout = 6 * time.Second
-			pc.Room.Queue.OwnerTimeout = 2 * time.Second
-			pc.Room.Queue.Rebroadcast = 300 * time.Millisecond
-			pc.Room.LockTTL = 6 * time.Second
 			pc.FundingBackoff = 200 * time.Millisecond
 			if tune != nil {
 				tune(m, pc)

@@ -164,12 +164,8 @@ func (m *rpcMesh) startMember(t *testing.T, ctx context.Context, rc *rpc.Client,
 	}
 	if mem.role == node.RoleProcessor {
 		pc := repo.Config.ProcessorConfig()
-		pc.Poll = 200 * time.Millisecond
+		testTimeouts(&pc)
 		pc.DiscloseGrace = 5 * time.Second
-		pc.Room.Queue.ProcessingTimeout = 6 * time.Second
-		pc.Room.Queue.OwnerTimeout = 2 * time.Second
-		pc.Room.Queue.Rebroadcast = 300 * time.Millisecond
-		pc.Room.LockTTL = 6 * time.Second
 		pc.FundingBackoff = 200 * time.Millisecond
 		if tune != nil {
 			tune(mem, &pc)
