@@ -18,7 +18,7 @@
 //     carries out finish.Decide: requests for re-runs, checks and redos,
 //     the verdict, the standby and takeover; re-runs and redos asked of
 //     this node run here too.
-//   - view (dispatch.go): the mesh's processors, weights and QoS
+//   - view (view.go): the mesh's processors, weights and QoS
 //     (meshview.Facts), refreshed on a timer and on every new advert.
 //
 // With a chain (Params.Chain) the worker joins funded jobs' escrows
