@@ -3,6 +3,7 @@ package api_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"io/fs"
 	"math/rand/v2"
@@ -165,13 +166,15 @@ func TestRejectedUploadLeavesNothingOnDisk(t *testing.T) {
 		return nil
 	})
 
-	// A client that goes away after 10 MB.
+	// A client that goes away after 10 MB. The body ends in an error, not
+	// EOF: a clean end could let the transport send the last chunk before
+	// the cancel lands, and the server would then hold a whole upload.
 	pr, pw := io.Pipe()
 	cctx, cancel := context.WithCancel(ctx)
 	go func() {
 		io.Copy(pw, randomReader(10<<20, 2))
 		cancel()
-		pw.Close()
+		pw.CloseWithError(errors.New("the client went away"))
 	}()
 	req, _ = http.NewRequestWithContext(cctx, http.MethodPost, srv.URL+"/v1/content", pr)
 	req.Header.Set("Content-Type", "application/octet-stream")
