@@ -144,7 +144,7 @@ func putJob(t *testing.T, store interface {
 			Size:   1000,
 		},
 		Slicing:  jobs.Slicing{BlockSize: 64, MicroJobs: 3, BlocksPerMicro: 3},
-		Seed:     sha256.Sum256([]byte{n}),
+		SeedCommitment:     sha256.Sum256([]byte{n}),
 		PriceWei: big.NewInt(1000),
 		Creator:  addr,
 		Deadline: time.Now().Add(time.Hour).Unix(),

@@ -309,7 +309,7 @@ func specOf(req apiv1.SubmitRequest, now time.Time) (dapp.SourceSpec, error) {
 	// JobInfo before any content is fetched.
 	probe := &jobs.JobInfo{
 		Code: jobs.Source{URI: spec.Code.URI, SHA256: jobs.Hash{1}}, Data: jobs.Data{Source: jobs.Source{URI: spec.Data.URI, SHA256: jobs.Hash{1}}, Size: 1},
-		Slicing: spec.Slicing, Seed: jobs.Seed{1}, PriceWei: spec.Price, Requirements: spec.Requirements,
+		Slicing: spec.Slicing, SeedCommitment: jobs.Seed{1}, PriceWei: spec.Price, Requirements: spec.Requirements,
 		Creator: jobs.Address{1}, Deadline: spec.Deadline.Unix(), Output: spec.Output, TaskSize: spec.TaskSize,
 	}
 	probe.ApplyDefaults()

@@ -282,7 +282,7 @@ func (c *Client) SubmitSource(ctx context.Context, s SourceSpec) (*jobs.JobInfo,
 		Code:         s.Code,
 		Data:         s.Data,
 		Slicing:      s.Slicing,
-		Seed:         seed,
+		SeedCommitment:         seed,
 		PriceWei:     s.Price,
 		Requirements: s.Requirements,
 		Creator:      creator,
@@ -350,7 +350,7 @@ func (c *Client) Fund(ctx context.Context, info *jobs.JobInfo) error {
 		return fmt.Errorf("%w: deadline %s leaves less than the escrow's quiet period %s", ErrInvalidJob,
 			d.UTC().Format(time.RFC3339), c.p.Terms.Quiet)
 	}
-	rcpt, err := c.p.Chain.CreateJob(ctx, common.Hash(id), escrow.SeedCommitment(common.Hash(info.Seed)),
+	rcpt, err := c.p.Chain.CreateJob(ctx, common.Hash(id), escrow.SeedCommitment(common.Hash(info.SeedCommitment)),
 		time.Unix(info.Deadline, 0), c.p.Terms, info.PriceWei)
 	if errors.Is(err, escrow.ErrInsufficientFunds) {
 		return fmt.Errorf("%w: wallet %s, price %s wei: %w", ErrInsufficientFunds, strings.ToLower(c.p.Chain.From().Hex()), info.PriceWei, err)

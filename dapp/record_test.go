@@ -14,7 +14,7 @@ func testInfo() *jobs.JobInfo {
 		Code:     jobs.Source{URI: "https://example.com/code.wasm", SHA256: sha256.Sum256([]byte("c"))},
 		Data:     jobs.Data{Source: jobs.Source{URI: "https://example.com/data", SHA256: sha256.Sum256([]byte("d"))}, Size: 1},
 		Slicing:  jobs.Slicing{BlockSize: 64},
-		Seed:     jobs.Seed{3},
+		SeedCommitment:     jobs.Seed{3},
 		PriceWei: big.NewInt(1),
 		Creator:  jobs.Address{1},
 		Deadline: time.Now().Add(time.Hour).Unix(),

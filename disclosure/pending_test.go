@@ -35,7 +35,7 @@ func (j testJobs) Progress(_ context.Context, id jobs.ID) (finish.Progress, *job
 func testPlan() *jobs.Plan {
 	plan := &jobs.Plan{}
 	for m := range 2 {
-		macro := jobs.MacroJob{Index: uint64(m), Regular: 1, VerifierSlot: 1}
+		macro := jobs.MacroJob{Index: uint64(m), Regular: 1}
 		for s := range 2 {
 			macro.Micros = append(macro.Micros, jobs.MicroJob{ID: sha256.Sum256(fmt.Appendf(nil, "%d/%d", m, s)), Macro: uint64(m), Slot: s})
 		}

@@ -89,6 +89,12 @@ func ChooseVerdict(ctx context.Context, q VerdictQuery) (ChosenVerdict, error) {
 	if len(recs.Verdicts) == 0 || len(recs.Discl) == 0 {
 		return ChosenVerdict{}, fmt.Errorf("%w: job %s", ErrNoVerdict, id)
 	}
+	// A reader that finds verdicts judges with the revealed seed if there
+	// is one, else the lapse seed: a verdict follows only from one of them.
+	plan, err = CheckedPlan(plan, ChooseChecks(q.Info, plan, recs, ProgressOf(recs, int(q.Info.Requirements.Replicas)), 0, 0))
+	if err != nil {
+		return ChosenVerdict{}, fmt.Errorf("%w: job %s: %w", ErrNoVerdict, id, err)
+	}
 	j, err := Judge(q.Info, plan, recs)
 	if err != nil {
 		return ChosenVerdict{}, err

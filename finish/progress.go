@@ -93,11 +93,17 @@ func (p Progress) CommittedByOther(mid jobs.ID, self string) bool {
 func (p Progress) Full(mid jobs.ID) bool { return len(p.CommittedBy(mid)) >= p.replicas }
 
 // MacroFull reports whether every MicroJob of m is Full: the MacroJob's
-// results may be disclosed. also are MicroJobs about to be committed in
+// results may be disclosed. A MacroJob whose verifier is not drawn yet
+// (a public plan, jobs.Plan.WithChecks) is never Full: its verifier must
+// commit before anything of it is disclosed, so that the verifier cannot
+// copy the hashes it checks. also are MicroJobs about to be committed in
 // the same store batch as the disclosures; they count as Full for a job
 // of one replica only (in a group job one more commitment need not make
 // R).
 func (p Progress) MacroFull(m *jobs.MacroJob, also map[jobs.ID]bool) bool {
+	if m.Verifier() == nil {
+		return false
+	}
 	for _, mu := range m.Micros {
 		if !p.Full(mu.ID) && !(p.replicas == 1 && also[mu.ID]) {
 			return false
@@ -134,6 +140,20 @@ func (p Progress) Active() map[string]bool {
 		}
 	}
 	return out
+}
+
+// RegularsCommitted reports whether every regular MicroJob of plan has a
+// commitment: the moment the job's check seed may be revealed.
+func (p Progress) RegularsCommitted(plan *jobs.Plan) bool {
+	for i := range plan.Macros {
+		m := &plan.Macros[i]
+		for _, mu := range m.Micros[:m.Regular] {
+			if !p.Committed(mu.ID) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // DisclosedAll reports whether every MicroJob of plan has a disclosure.

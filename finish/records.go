@@ -36,6 +36,10 @@ type Records struct {
 	// index for index (the verdict's rounds are ordered by them).
 	CommitSeqs, DisclSeqs []uint64
 
+	// Reveals are the reveal records of the job's check seed, as read:
+	// whether one counts is ChooseChecks' question.
+	Reveals []Authored[[]byte]
+
 	Proposal *escrow.Settlement        // the proposed settlement
 	Sigs     []escrow.SignedSettlement // payees' signatures, checked
 	Settled  bool                      // a settled record exists
@@ -56,6 +60,7 @@ type Part struct {
 	Rerun   *records.Rerun
 	Request *Request
 	Verdict bool
+	Reveal  bool
 }
 
 // OpenPart opens one record of job id. A dispute, check, redo or verdict
@@ -82,6 +87,8 @@ func OpenPart(id jobs.ID, r crdt.Record) Part {
 		p.Request = openRequest(id, r)
 	case records.VerdictType:
 		p.Verdict = r.Key == records.VerdictKey(id, author)
+	case records.RevealType:
+		p.Reveal = r.Key == records.RevealKey(id, author)
 	}
 	return p
 }
@@ -101,6 +108,8 @@ func (out *Records) Add(id jobs.ID, p Part) {
 		out.Requests = append(out.Requests, *p.Request)
 	case p.Verdict:
 		out.Verdicts = append(out.Verdicts, Authored[[]byte]{Key: p.Rec.Key, Author: p.Rec.Author.String(), Seq: p.Rec.Seq, Rec: p.Rec.Payload})
+	case p.Reveal:
+		out.Reveals = append(out.Reveals, Authored[[]byte]{Key: p.Rec.Key, Author: p.Rec.Author.String(), Seq: p.Rec.Seq, Rec: p.Rec.Payload})
 	default:
 		out.addSettlement(id, p.Rec.Key, p.Rec.Author.String(), p.Rec.Type, p.Rec.Payload)
 	}
@@ -158,7 +167,7 @@ func (out *Records) addSettlement(id jobs.ID, key, author string, typ string, pa
 
 // Judged reports whether a judgement or a verdict's agreement reads p.
 func (p Part) Judged() bool {
-	return p.Commit != nil || p.Discl != nil || p.Rerun != nil || p.Verdict || p.Request != nil && p.Request.Redo == nil
+	return p.Commit != nil || p.Discl != nil || p.Rerun != nil || p.Verdict || p.Reveal || p.Request != nil && p.Request.Redo == nil
 }
 
 // FromRecords is the snapshot of job id's records as read (a query of

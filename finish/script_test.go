@@ -1,6 +1,7 @@
 package finish
 
 import (
+	"crypto/ecdsa"
 	"crypto/sha256"
 	"encoding/json"
 	"flag"
@@ -14,12 +15,14 @@ import (
 
 	"github.com/jobmesh/jobmesh/internal/scripttest"
 
+	ethcrypto "github.com/ethereum/go-ethereum/crypto"
 	"github.com/ipfs/go-cid"
 	"github.com/libp2p/go-libp2p/core/peer"
 	mh "github.com/multiformats/go-multihash"
 
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 var update = flag.Bool("update", false, "rewrite the expected output of testdata scripts")
@@ -176,30 +179,56 @@ func (s *script) newJob(args map[string]string) string {
 	}
 	info, plan := sliceTestJob(s.t, replicas)
 	*s = script{t: s.t, info: info, plan: plan, heard: map[string]time.Time{}, complete: map[string]time.Time{}}
+	if replicas <= 1 {
+		// The DApp's node (z) has revealed the check seed the plan's
+		// verifiers come from.
+		rec, err := records.SignReveal(info.ID(), testCheckSeed, testCreator)
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		s.put(pid("z"), records.RevealKey(info.ID(), pid("z")), records.RevealType, rec)
+	}
 	return ""
 }
+
+// testCreator is the wallet key of the scripts' job's creator.
+var testCreator = func() *ecdsa.PrivateKey {
+	k, err := ethcrypto.ToECDSA(ethcrypto.Keccak256([]byte("script creator")))
+	if err != nil {
+		panic(err)
+	}
+	return k
+}()
 
 // sliceTestJob is the scripts' job, of replicas processors per MicroJob
 // (0: the default): two MacroJobs, each of two regular one-block
 // MicroJobs and a verifier.
 func sliceTestJob(t testing.TB, replicas uint32) (*jobs.JobInfo, *jobs.Plan) {
 	info := &jobs.JobInfo{
-		Code:         jobs.Source{URI: "ipfs://bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy", SHA256: sha256.Sum256([]byte("code"))},
-		Data:         jobs.Data{Source: jobs.Source{URI: "https://example.com/data", SHA256: sha256.Sum256([]byte("data"))}, Size: 4 * 64},
-		Slicing:      jobs.Slicing{BlockSize: 64, MicroJobs: 2, BlocksPerMicro: 1},
-		Seed:         jobs.Seed{1},
-		PriceWei:     big.NewInt(5),
-		Creator:      jobs.Address{1},
-		Deadline:     start.Add(time.Hour).Unix(),
-		Requirements: jobs.Requirements{Replicas: replicas},
+		Code:           jobs.Source{URI: "ipfs://bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy", SHA256: sha256.Sum256([]byte("code"))},
+		Data:           jobs.Data{Source: jobs.Source{URI: "https://example.com/data", SHA256: sha256.Sum256([]byte("data"))}, Size: 4 * 64},
+		Slicing:        jobs.Slicing{BlockSize: 64, MicroJobs: 2, BlocksPerMicro: 1},
+		SeedCommitment: jobs.CommitSeed(testCheckSeed),
+		PriceWei:       big.NewInt(5),
+		Creator:        jobs.Address(ethcrypto.PubkeyToAddress(testCreator.PublicKey)),
+		Deadline:       start.Add(time.Hour).Unix(),
+		Requirements:   jobs.Requirements{Replicas: replicas},
 	}
 	info.ApplyDefaults()
-	plan, err := jobs.Slice(info)
+	check := testCheckSeed
+	if replicas > 1 {
+		check = info.SeedCommitment
+	}
+	plan, err := jobs.SliceChecked(info, check)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return info, plan
 }
+
+// testCheckSeed is the check seed of the scripts' job of one replica, as
+// if its DApp had revealed it.
+var testCheckSeed = jobs.Seed{1}
 
 // put stores one record of author, replacing the record under its key.
 func (s *script) put(author, key, typ string, payload []byte) {

@@ -29,7 +29,7 @@ func (s *script) verifiers(args map[string]string) string {
 	for i, r := range s.ranks {
 		m := &s.plan.Macros[i]
 		var checks []string
-		for _, src := range m.Micros[m.VerifierSlot].Sources {
+		for _, src := range (*m.Verifier()).Sources {
 			checks = append(checks, strconv.Itoa(src.Slot))
 		}
 		fmt.Fprintf(&b, "m%d: checks micro=%s ranks=%s\n", i, strings.Join(checks, ","), names(r))
@@ -69,7 +69,7 @@ func (s *script) due(self string, args map[string]string) string {
 	var out []string
 	for _, id := range DueVerifiers(s.plan, s.ranks, pid(self), done, ran, since, takeover, limit) {
 		for i, m := range s.plan.Macros {
-			if m.Micros[m.VerifierSlot].ID == id {
+			if (*m.Verifier()).ID == id {
 				out = append(out, "m"+strconv.Itoa(i))
 			}
 		}

@@ -37,7 +37,10 @@ func SelfChecked(plan *jobs.Plan, v microjob.Verdict) []SelfCheck {
 	}
 	var out []SelfCheck
 	for _, m := range plan.Macros {
-		ver := m.Micros[m.VerifierSlot]
+		ver := m.Verifier()
+		if ver == nil {
+			continue
+		}
 		vres := byMicro[ver.ID.String()]
 		if len(vres) == 0 {
 			continue

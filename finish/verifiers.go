@@ -18,8 +18,11 @@ import (
 // more records and a wait at the end of the job (selfcheck.go).
 //
 // So the verifier MicroJob of a job that is not replicated is not in its
-// MacroJob's room. Processors are ranked for it by rendezvous hash of
-// (peer ID, job ID, MacroJob index, "verifier"), among the processors
+// MacroJob's room. It exists only once the checks are drawn (after every
+// regular MicroJob is committed, jobs.Plan.WithChecks). Processors are
+// ranked for it by rendezvous hash of (peer ID, job ID, MacroJob index,
+// "verifier", check seed), so nobody knows its runner before the checks
+// are drawn, among the processors
 // eligible for the job, with the MacroJob's first owner last; the first in
 // rank runs it at once, outside any room, and the k-th only after k
 // ProcessingTimeouts without a commitment of it (stored, or heard on the
@@ -31,8 +34,12 @@ import (
 
 // VerifierRunners ranks, for each MacroJob of plan (job id), the
 // processors procs for its verifier MicroJob: by rendezvous hash, with the
-// MacroJob's first owner (owners, "" when none is named yet) last.
+// MacroJob's first owner (owners, "" when none is named yet) last. A plan
+// without checks has no verifiers to rank: nil.
 func VerifierRunners(id string, plan *jobs.Plan, procs, owners []string) [][]string {
+	if !plan.Checked() {
+		return nil
+	}
 	type ranked struct {
 		p string
 		h [32]byte
@@ -44,7 +51,7 @@ func VerifierRunners(id string, plan *jobs.Plan, procs, owners []string) [][]str
 		idx := strconv.FormatUint(m.Index, 10)
 		for _, p := range procs {
 			if p != owners[i] {
-				rs = append(rs, ranked{p, records.RankHash(p, id, idx, "verifier")})
+				rs = append(rs, ranked{p, records.RankHash(p, id, idx, "verifier", plan.CheckSeed.String())})
 			}
 		}
 		slices.SortFunc(rs, func(a, b ranked) int { return bytes.Compare(b.h[:], a.h[:]) })
@@ -73,8 +80,8 @@ func DueVerifiers(plan *jobs.Plan, ranks [][]string, self string, done, ran func
 			break
 		}
 		m := &plan.Macros[i]
-		ver := &m.Micros[m.VerifierSlot]
-		if done(ver.ID) {
+		ver := m.Verifier()
+		if ver == nil || done(ver.ID) {
 			continue
 		}
 		k := slices.Index(ranks[i], self)

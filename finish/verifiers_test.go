@@ -59,16 +59,16 @@ func TestVerifierRunners(t *testing.T) {
 func manyMacros(t *testing.T, n int) *jobs.Plan {
 	t.Helper()
 	info := &jobs.JobInfo{
-		Code:     jobs.Source{URI: "ipfs://bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy", SHA256: sha256.Sum256([]byte("code"))},
-		Data:     jobs.Data{Source: jobs.Source{URI: "https://example.com/data", SHA256: sha256.Sum256([]byte("data"))}, Size: uint64(2 * n * 64)},
-		Slicing:  jobs.Slicing{BlockSize: 64, MicroJobs: 2, BlocksPerMicro: 1},
-		Seed:     jobs.Seed{1},
-		PriceWei: big.NewInt(5),
-		Creator:  jobs.Address{1},
-		Deadline: start.Add(time.Hour).Unix(),
+		Code:           jobs.Source{URI: "ipfs://bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy", SHA256: sha256.Sum256([]byte("code"))},
+		Data:           jobs.Data{Source: jobs.Source{URI: "https://example.com/data", SHA256: sha256.Sum256([]byte("data"))}, Size: uint64(2 * n * 64)},
+		Slicing:        jobs.Slicing{BlockSize: 64, MicroJobs: 2, BlocksPerMicro: 1},
+		SeedCommitment: jobs.Seed{1},
+		PriceWei:       big.NewInt(5),
+		Creator:        jobs.Address{1},
+		Deadline:       start.Add(time.Hour).Unix(),
 	}
 	info.ApplyDefaults()
-	plan, err := jobs.Slice(info)
+	plan, err := jobs.SliceChecked(info, jobs.Seed{0xc1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -159,7 +159,7 @@ func (m *mesh) events(t *testing.T, id, event string) float64 {
 
 func planOf(t testing.TB, info *jobs.JobInfo) *jobs.Plan {
 	t.Helper()
-	plan, err := jobs.Slice(info)
+	plan, err := jobs.SliceChecked(info, info.SeedCommitment)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -40,8 +40,8 @@ func (j *JobInfo) Encode() []byte {
 	b = strconv.AppendUint(b, uint64(j.Slicing.BlocksPerMicro), 10)
 	b = append(b, `,"k_verifier":`...)
 	b = strconv.AppendUint(b, uint64(j.Slicing.VerifierBlocks), 10)
-	b = append(b, `},"seed":"`...)
-	b = append(b, j.Seed.String()...)
+	b = append(b, `},"seed_commitment":"`...)
+	b = append(b, j.SeedCommitment.String()...)
 	b = append(b, `","price_wei":"`...)
 	if j.PriceWei != nil {
 		b = j.PriceWei.Append(b, 10)
@@ -108,9 +108,9 @@ type wire struct {
 		K         uint32 `json:"k"`
 		KVerifier uint32 `json:"k_verifier"`
 	} `json:"slicing"`
-	Seed         string `json:"seed"`
-	PriceWei     string `json:"price_wei"`
-	Requirements struct {
+	SeedCommitment string `json:"seed_commitment"`
+	PriceWei       string `json:"price_wei"`
+	Requirements   struct {
 		MinVRAMMiB uint64   `json:"min_vram_mib"`
 		GPUModel   string   `json:"gpu_model"`
 		ModelCIDs  []string `json:"model_cids"`
@@ -188,7 +188,7 @@ func Decode(b []byte) (*JobInfo, error) {
 	}
 	parseHash("code.sha256", w.Code.SHA256, ErrInvalidHash, &j.Code.SHA256)
 	parseHash("data.sha256", w.Data.SHA256, ErrInvalidHash, &j.Data.SHA256)
-	parseHash("seed", w.Seed, ErrMissingSeed, &j.Seed)
+	parseHash("seed_commitment", w.SeedCommitment, ErrMissingSeed, &j.SeedCommitment)
 	if p, ok := new(big.Int).SetString(w.PriceWei, 10); ok {
 		j.PriceWei = p
 	} else {

@@ -25,7 +25,7 @@ func TestEncodeDecodeRoundTrip(t *testing.T) {
 	if got.ID() != j.ID() || j.ID() != sha256.Sum256(enc) {
 		t.Fatal("ID is not SHA-256 of the canonical encoding")
 	}
-	if got.PriceWei.Cmp(j.PriceWei) != 0 || got.Creator != j.Creator || got.Seed != j.Seed {
+	if got.PriceWei.Cmp(j.PriceWei) != 0 || got.Creator != j.Creator || got.SeedCommitment != j.SeedCommitment {
 		t.Fatalf("fields lost: %+v", got)
 	}
 }
@@ -33,9 +33,9 @@ func TestEncodeDecodeRoundTrip(t *testing.T) {
 func TestEncodeGolden(t *testing.T) {
 	// Pins the byte layout; a change here changes every job ID.
 	j := validJob()
-	want := `{"version":1,"code":{"uri":"ipfs://bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy","sha256":"` +
+	want := `{"version":2,"code":{"uri":"ipfs://bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy","sha256":"` +
 		Hash(sha256.Sum256([]byte("code"))).String() + `"},"data":{"uri":"https://data.example.org/input.bin?x=1","sha256":"` +
-		Hash(sha256.Sum256([]byte("data"))).String() + `","size":1000},"slicing":{"block_size":64,"n":3,"k":3,"k_verifier":2},"seed":"` +
+		Hash(sha256.Sum256([]byte("data"))).String() + `","size":1000},"slicing":{"block_size":64,"n":3,"k":3,"k_verifier":2},"seed_commitment":"` +
 		Hash(sha256.Sum256([]byte("seed"))).String() + `","price_wei":"1000000000000000000","requirements":{"min_vram_mib":8192,` +
 		`"gpu_model":"NVIDIA GeForce RTX 4090","model_cids":["` + testModelCID + `"],"replicas":1},` +
 		`"creator":"0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed","deadline":1800003600,"output":{"kind":"png-grid","columns":4},"task_size":42}`
@@ -47,11 +47,11 @@ func TestEncodeGolden(t *testing.T) {
 func TestDecodeRejectsNonCanonical(t *testing.T) {
 	enc := string(validJob().Encode())
 	mutations := map[string]func(string) string{
-		"whitespace":       func(s string) string { return strings.Replace(s, `"version":1,`, `"version": 1,`, 1) },
+		"whitespace":       func(s string) string { return strings.Replace(s, `"version":2,`, `"version": 2,`, 1) },
 		"trailing newline": func(s string) string { return s + "\n" },
-		"field order":      func(s string) string { return "{" + s[len(`{"version":1,`):len(s)-1] + `,"version":1}` },
+		"field order":      func(s string) string { return "{" + s[len(`{"version":2,`):len(s)-1] + `,"version":2}` },
 		"uppercase hash": func(s string) string {
-			return strings.Replace(s, `"seed":"`+validJob().Seed.String(), `"seed":"`+strings.ToUpper(validJob().Seed.String()), 1)
+			return strings.Replace(s, `"seed_commitment":"`+validJob().SeedCommitment.String(), `"seed_commitment":"`+strings.ToUpper(validJob().SeedCommitment.String()), 1)
 		},
 		"checksummed wallet": func(s string) string {
 			return strings.Replace(s, "0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed", "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed", 1)
@@ -95,12 +95,12 @@ func TestDecodeErrors(t *testing.T) {
 		{"too large", strings.Repeat(" ", MaxEncodedSize+1), ErrTooLarge},
 		{"not json", "{", ErrMalformed},
 		{"no version", `{}`, ErrMalformed},
-		{"other version", strings.Replace(enc, `"version":1`, `"version":2`, 1), ErrUnsupportedVersion},
-		{"version 0", strings.Replace(enc, `"version":1`, `"version":0`, 1), ErrUnsupportedVersion},
+		{"other version", strings.Replace(enc, `"version":2`, `"version":3`, 1), ErrUnsupportedVersion},
+		{"version 0", strings.Replace(enc, `"version":2`, `"version":0`, 1), ErrUnsupportedVersion},
 		{"unknown field", strings.Replace(enc, `"task_size":42}`, `"task_size":42,"extra":1}`, 1), ErrMalformed},
 		{"negative size", strings.Replace(enc, `"size":1000`, `"size":-1`, 1), ErrMalformed},
 		{"bad hash", strings.Replace(enc, `"sha256":"`, `"sha256":"zz`, 1), ErrInvalidHash},
-		{"zero seed", strings.Replace(enc, validJob().Seed.String(), strings.Repeat("0", 64), 1), ErrMissingSeed},
+		{"zero seed", strings.Replace(enc, validJob().SeedCommitment.String(), strings.Repeat("0", 64), 1), ErrMissingSeed},
 		{"bad price", strings.Replace(enc, `"price_wei":"1`, `"price_wei":"x1`, 1), ErrInvalidPrice},
 		{"bad wallet", strings.Replace(enc, `"creator":"0x`, `"creator":"1x`, 1), ErrInvalidWallet},
 		{"bad slicing", strings.Replace(enc, `"k_verifier":2`, `"k_verifier":9`, 1), ErrInvalidSlicing},
@@ -131,7 +131,7 @@ func FuzzDecode(f *testing.F) {
 	j.Requirements.GPUModel = ""
 	j.Output = Output{Kind: OutputConcat}
 	f.Add(j.Encode())
-	f.Add([]byte(`{"version":1}`))
+	f.Add([]byte(`{"version":2}`))
 	f.Add([]byte(`{"version":2}`))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		got, err := Decode(in)

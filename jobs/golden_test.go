@@ -33,17 +33,19 @@ type goldenStream struct {
 }
 
 type goldenCase struct {
-	Name   string        `json:"name"`
-	Job    string        `json:"job"` // canonical encoding
-	JobID  string        `json:"job_id"`
+	Name   string `json:"name"`
+	Secret string `json:"secret"` // the DApp's check seed; the job carries keccak256 of it
+	Job    string `json:"job"`    // canonical encoding
+	JobID  string `json:"job_id"`
+	// Macros is the plan with checks drawn from Secret: each MacroJob's
+	// regular MicroJobs (the public plan), then its verifier.
 	Macros []goldenMacro `json:"macros"`
 }
 
 type goldenMacro struct {
-	Index        uint64        `json:"index"`
-	ID           string        `json:"id"`
-	VerifierSlot int           `json:"verifier_slot"`
-	Micros       []goldenMicro `json:"micros"`
+	Index  uint64        `json:"index"`
+	ID     string        `json:"id"`
+	Micros []goldenMicro `json:"micros"`
 }
 
 type goldenMicro struct {
@@ -54,19 +56,22 @@ type goldenMicro struct {
 	Sources  []BlockSource `json:"sources,omitempty"`
 }
 
+// goldenSecret is the check seed of every golden case.
+var goldenSecret = Seed(sha256.Sum256([]byte("jobmesh test seed")))
+
 func goldenJobs() []struct {
 	name string
 	info *JobInfo
 } {
 	base := func(size, bs uint64, n, k, kv uint32) *JobInfo {
 		j := &JobInfo{
-			Code:     Source{URI: "ipfs://bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy", SHA256: sha256.Sum256([]byte("code"))},
-			Data:     Data{Source: Source{URI: "https://data.example.org/input.bin", SHA256: sha256.Sum256([]byte("data"))}, Size: size},
-			Slicing:  Slicing{BlockSize: bs, MicroJobs: n, BlocksPerMicro: k, VerifierBlocks: kv},
-			Seed:     sha256.Sum256([]byte("jobmesh test seed")),
-			PriceWei: mustBig("1000000000000000000"),
-			Creator:  mustAddress("0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed"),
-			Deadline: 1_800_000_000,
+			Code:           Source{URI: "ipfs://bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy", SHA256: sha256.Sum256([]byte("code"))},
+			Data:           Data{Source: Source{URI: "https://data.example.org/input.bin", SHA256: sha256.Sum256([]byte("data"))}, Size: size},
+			Slicing:        Slicing{BlockSize: bs, MicroJobs: n, BlocksPerMicro: k, VerifierBlocks: kv},
+			SeedCommitment: CommitSeed(goldenSecret),
+			PriceWei:       mustBig("1000000000000000000"),
+			Creator:        mustAddress("0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed"),
+			Deadline:       1_800_000_000,
 		}
 		j.ApplyDefaults()
 		return j
@@ -92,7 +97,7 @@ func mustBig(s string) *big.Int {
 func buildGolden(t *testing.T) goldenFile {
 	t.Helper()
 	seed := Seed(sha256.Sum256([]byte("jobmesh test seed")))
-	g := goldenFile{Spec: "jobmesh slicing v1 (docs/PROTOCOL.md)", Stream: goldenStream{Seed: seed.String(), Macro: 3}}
+	g := goldenFile{Spec: "jobmesh slicing v2 (docs/PROTOCOL.md)", Stream: goldenStream{Seed: seed.String(), Macro: 3}}
 	s := NewStream(seed, 3)
 	for range 8 {
 		g.Stream.Words = append(g.Stream.Words, fmt.Sprintf("%016x", s.Uint64()))
@@ -102,13 +107,17 @@ func buildGolden(t *testing.T) goldenFile {
 		g.Stream.Uniform10 = append(g.Stream.Uniform10, s.Uniform(10))
 	}
 	for _, c := range goldenJobs() {
-		p, err := Slice(c.info)
+		public, err := Slice(c.info)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		gc := goldenCase{Name: c.name, Job: string(c.info.Encode()), JobID: p.JobID.String()}
+		p, err := public.WithChecks(goldenSecret)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		gc := goldenCase{Name: c.name, Secret: goldenSecret.String(), Job: string(c.info.Encode()), JobID: p.JobID.String()}
 		for _, m := range p.Macros {
-			gm := goldenMacro{Index: m.Index, ID: m.ID.String(), VerifierSlot: m.VerifierSlot}
+			gm := goldenMacro{Index: m.Index, ID: m.ID.String()}
 			for _, mu := range m.Micros {
 				gm.Micros = append(gm.Micros, goldenMicro{Slot: mu.Slot, ID: mu.ID.String(), Verifier: mu.Verifier, Blocks: mu.Blocks, Sources: mu.Sources})
 			}
@@ -155,10 +164,9 @@ func TestGoldenSliceVectors(t *testing.T) {
 		if info.ID().String() != c.JobID {
 			t.Fatalf("%s: ID %s, stored %s", c.Name, info.ID(), c.JobID)
 		}
-		p, err := Slice(info)
-		if err != nil {
-			t.Fatal(err)
+		if CommitSeed(goldenSecret) != info.SeedCommitment {
+			t.Fatalf("%s: seed commitment is not keccak256 of the case's secret", c.Name)
 		}
-		checkPlan(t, info, p)
+		checkPlan(t, info, sliceChecked(t, info))
 	}
 }

@@ -32,8 +32,9 @@ var (
 )
 
 // SchemaVersion is the only JobInfo schema version this package encodes and
-// accepts. It is independent of the release number.
-const SchemaVersion = 1
+// accepts. It is independent of the release number. Version 1 carried the
+// DApp's seed in the clear (docs/PROTOCOL.md, appendix).
+const SchemaVersion = 2
 
 // Defaults for the slicing and requirement parameters (see ApplyDefaults).
 const (
@@ -98,7 +99,8 @@ func ParseHash(s string) (Hash, error) {
 // ID identifies a job: SHA-256 of its canonical encoding.
 type ID = Hash
 
-// Seed is the job's 32-byte random seed for slicing.
+// Seed is a 32-byte seed: the DApp's secret check seed, its public
+// commitment, or a check seed derived from records.
 type Seed = Hash
 
 // Source names content by URI and pins it by its SHA-256.
@@ -146,17 +148,22 @@ func (a Address) String() string { return "0x" + hex.EncodeToString(a[:]) }
 // JobInfo describes a job. It is immutable once published: its ID is the
 // SHA-256 of its canonical encoding (see Encode).
 type JobInfo struct {
-	Version      uint32       // schema version; SchemaVersion
-	Code         Source       // the WebAssembly module
-	Data         Data         // the input data
-	Slicing      Slicing      // how data is cut into MacroJobs and MicroJobs
-	Seed         Seed         // random seed for the slicing RNG and MicroJob IDs; must not be zero
-	PriceWei     *big.Int     // escrow amount in wei, 1..2^256-1
-	Requirements Requirements // what a processor needs
-	Creator      Address      // creator's wallet (refunds go here); must not be zero
-	Deadline     int64        // unix seconds; must be in the future when submitted
-	Output       Output       // output assembly
-	TaskSize     uint64       // optional task size estimate in pricing units; 0 = unknown
+	Version uint32  // schema version; SchemaVersion
+	Code    Source  // the WebAssembly module
+	Data    Data    // the input data
+	Slicing Slicing // how data is cut into MacroJobs and MicroJobs
+	// SeedCommitment is keccak256 of the DApp's secret 32-byte check seed
+	// (CommitSeed). It seeds the public slicing and the MicroJob IDs; the
+	// secret itself stays with the DApp until every regular MicroJob is
+	// committed, then draws the checked blocks (Plan.WithChecks). The
+	// escrow holds the same commitment. Must not be zero.
+	SeedCommitment Seed
+	PriceWei       *big.Int     // escrow amount in wei, 1..2^256-1
+	Requirements   Requirements // what a processor needs
+	Creator        Address      // creator's wallet (refunds go here); must not be zero
+	Deadline       int64        // unix seconds; must be in the future when submitted
+	Output         Output       // output assembly
+	TaskSize       uint64       // optional task size estimate in pricing units; 0 = unknown
 }
 
 // ApplyDefaults fills zero-valued optional parameters with their defaults.

@@ -21,9 +21,9 @@ func validJob() *JobInfo {
 			Source: Source{URI: "https://data.example.org/input.bin?x=1", SHA256: sha256.Sum256([]byte("data"))},
 			Size:   1000,
 		},
-		Slicing:  Slicing{BlockSize: 64, MicroJobs: 3, BlocksPerMicro: 3, VerifierBlocks: 2},
-		Seed:     sha256.Sum256([]byte("seed")),
-		PriceWei: big.NewInt(1_000_000_000_000_000_000),
+		Slicing:        Slicing{BlockSize: 64, MicroJobs: 3, BlocksPerMicro: 3, VerifierBlocks: 2},
+		SeedCommitment: sha256.Sum256([]byte("seed")),
+		PriceWei:       big.NewInt(1_000_000_000_000_000_000),
 		Requirements: Requirements{
 			MinVRAMMiB: 8192,
 			GPUModel:   "NVIDIA GeForce RTX 4090",
@@ -101,7 +101,7 @@ func TestValidateRejectsEachBadField(t *testing.T) {
 		{"huge K", func(j *JobInfo) { j.Slicing.BlocksPerMicro = 1001 }, ErrInvalidSlicing, "slicing.k"},
 		{"K' above N", func(j *JobInfo) { j.Slicing.VerifierBlocks = 4 }, ErrInvalidSlicing, "slicing.k_verifier"},
 		{"zero K'", func(j *JobInfo) { j.Slicing.VerifierBlocks = 0 }, ErrInvalidSlicing, "slicing.k_verifier"},
-		{"missing seed", func(j *JobInfo) { j.Seed = Seed{} }, ErrMissingSeed, "seed"},
+		{"missing seed", func(j *JobInfo) { j.SeedCommitment = Seed{} }, ErrMissingSeed, "seed_commitment"},
 		{"nil price", func(j *JobInfo) { j.PriceWei = nil }, ErrInvalidPrice, "price_wei"},
 		{"zero price", func(j *JobInfo) { j.PriceWei = big.NewInt(0) }, ErrInvalidPrice, "price_wei"},
 		{"negative price", func(j *JobInfo) { j.PriceWei = big.NewInt(-5) }, ErrInvalidPrice, "price_wei"},
@@ -121,7 +121,7 @@ func TestValidateRejectsEachBadField(t *testing.T) {
 		{"grid without columns", func(j *JobInfo) { j.Output.Columns = 0 }, ErrInvalidOutput, "output.columns"},
 		{"concat with columns", func(j *JobInfo) { j.Output.Kind = OutputConcat }, ErrInvalidOutput, "output.columns"},
 		{"huge task size", func(j *JobInfo) { j.TaskSize = MaxTaskSize + 1 }, ErrInvalidTaskSize, "task_size"},
-		{"unknown version", func(j *JobInfo) { j.Version = 2 }, ErrUnsupportedVersion, "version"},
+		{"unknown version", func(j *JobInfo) { j.Version = 3 }, ErrUnsupportedVersion, "version"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -141,7 +141,7 @@ func TestValidateRejectsEachBadField(t *testing.T) {
 func TestValidateCollectsAllErrors(t *testing.T) {
 	j := validJob()
 	j.Code.URI = ""
-	j.Seed = Seed{}
+	j.SeedCommitment = Seed{}
 	j.PriceWei = big.NewInt(0)
 	j.Slicing.BlockSize = 0
 	j.Creator = Address{}

@@ -18,7 +18,24 @@ func sliceJob(size, blockSize uint64, n, k, kv uint32) *JobInfo {
 	return j
 }
 
-// checkPlan asserts every invariant of a Plan against its JobInfo.
+// testSecret is the check seed tests draw verifiers from.
+var testSecret = goldenSecret
+
+// sliceChecked returns info's plan with checks drawn from testSecret.
+func sliceChecked(t testing.TB, info *JobInfo) *Plan {
+	t.Helper()
+	public, err := Slice(info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := public.WithChecks(testSecret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// checkPlan asserts every invariant of a checked Plan against its JobInfo.
 func checkPlan(t *testing.T, info *JobInfo, p *Plan) {
 	t.Helper()
 	n, k, kv := uint64(info.Slicing.MicroJobs), uint64(info.Slicing.BlocksPerMicro), uint64(info.Slicing.VerifierBlocks)
@@ -58,7 +75,7 @@ func checkPlan(t *testing.T, info *JobInfo, p *Plan) {
 				t.Fatalf("duplicate MicroJob ID %s", mu.ID)
 			}
 			ids[mu.ID] = true
-			if mu.Slot != s || mu.Macro != uint64(mi) || mu.Verifier != (s == m.VerifierSlot) {
+			if mu.Slot != s || mu.Macro != uint64(mi) || mu.Verifier != (s == m.Regular) {
 				t.Fatalf("macro %d slot %d: bad header %+v", mi, s, mu)
 			}
 			got, err := p.MicroJob(mu.ID)
@@ -113,7 +130,7 @@ func checkPlan(t *testing.T, info *JobInfo, p *Plan) {
 func checkVerifier(t *testing.T, p *Plan, mi int, kv uint64) {
 	t.Helper()
 	m := &p.Macros[mi]
-	v := &m.Micros[m.VerifierSlot]
+	v := m.Verifier()
 	if want := min(kv, uint64(m.Regular)); uint64(len(v.Blocks)) != want || len(v.Sources) != len(v.Blocks) {
 		t.Fatalf("macro %d: verifier has %d blocks, %d sources; want %d", mi, len(v.Blocks), len(v.Sources), want)
 	}
@@ -168,11 +185,7 @@ func TestSliceProperties(t *testing.T) {
 	for _, c := range cases {
 		t.Run(fmt.Sprintf("size=%d,B=%d,N=%d,K=%d,K'=%d", c.size, c.bs, c.n, c.k, c.kv), func(t *testing.T) {
 			info := sliceJob(c.size, c.bs, c.n, c.k, c.kv)
-			p, err := Slice(info)
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkPlan(t, info, p)
+			checkPlan(t, info, sliceChecked(t, info))
 		})
 	}
 }
@@ -180,10 +193,7 @@ func TestSliceProperties(t *testing.T) {
 func TestSliceShortLastMacroJob(t *testing.T) {
 	// 16 blocks, N·K = 9: MacroJob 1 has 7 blocks, so 3 regular MicroJobs of
 	// 3, 3 and 1 blocks and a verifier of min(K'=2, 3) = 2 blocks.
-	p, err := Slice(sliceJob(1000, 64, 3, 3, 2))
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := sliceChecked(t, sliceJob(1000, 64, 3, 3, 2))
 	last := p.Macros[1]
 	var sizes []int
 	for _, mu := range last.Micros {
@@ -191,8 +201,8 @@ func TestSliceShortLastMacroJob(t *testing.T) {
 			sizes = append(sizes, len(mu.Blocks))
 		}
 	}
-	if last.Regular != 3 || len(last.Micros[last.VerifierSlot].Blocks) != 2 {
-		t.Fatalf("last MacroJob: %d regular, verifier %v", last.Regular, last.Micros[last.VerifierSlot].Blocks)
+	if last.Regular != 3 || len(last.Verifier().Blocks) != 2 {
+		t.Fatalf("last MacroJob: %d regular, verifier %v", last.Regular, last.Verifier().Blocks)
 	}
 	count := map[int]int{}
 	for _, s := range sizes {
@@ -207,16 +217,13 @@ func TestSliceShortLastMacroJob(t *testing.T) {
 
 	// One block left over: one regular MicroJob of one block, and a verifier
 	// of min(K', 1) = 1 block that repeats it.
-	p, err = Slice(sliceJob(10*64, 64, 3, 3, 3))
-	if err != nil {
-		t.Fatal(err)
-	}
+	p = sliceChecked(t, sliceJob(10*64, 64, 3, 3, 3))
 	last = p.Macros[1]
 	if last.Regular != 1 || len(last.Micros) != 2 {
 		t.Fatalf("last MacroJob: %+v", last)
 	}
-	v := last.Micros[last.VerifierSlot]
-	reg := last.Micros[1-last.VerifierSlot]
+	v := last.Micros[1]
+	reg := last.Micros[0]
 	if len(v.Blocks) != 1 || v.Blocks[0] != 9 || len(reg.Blocks) != 1 || reg.Blocks[0] != 9 {
 		t.Fatalf("verifier %v, regular %v; want block 9 in both", v.Blocks, reg.Blocks)
 	}
@@ -244,49 +251,102 @@ func TestSliceDeterministic(t *testing.T) {
 
 func TestSliceSeedsDiffer(t *testing.T) {
 	info := sliceJob(1<<20, 4096, 10, 10, 10)
-	a, _ := Slice(info)
-	info.Seed[0] ^= 1
-	b, err := Slice(info)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sameSlot, sameVerifier, sameBlocks := 0, 0, 0
+	a := sliceChecked(t, info)
+	info.SeedCommitment[0] ^= 1
+	b := sliceChecked(t, info)
+	sameBlocks := 0
 	for i := range a.Macros {
 		ma, mb := a.Macros[i], b.Macros[i]
-		if ma.ID == mb.ID || ma.Micros[0].ID == mb.Micros[0].ID {
+		if ma.ID == mb.ID || ma.Micros[0].ID == mb.Micros[0].ID || ma.Verifier().ID == mb.Verifier().ID {
 			t.Fatal("IDs do not depend on the job")
-		}
-		if ma.VerifierSlot == mb.VerifierSlot {
-			sameSlot++
-		}
-		if reflect.DeepEqual(ma.Micros[ma.VerifierSlot].Blocks, mb.Micros[mb.VerifierSlot].Blocks) {
-			sameVerifier++
 		}
 		if reflect.DeepEqual(ma.Micros[0].Blocks, mb.Micros[0].Blocks) {
 			sameBlocks++
 		}
 	}
-	if sameSlot == len(a.Macros) || sameVerifier > 0 || sameBlocks > 0 {
-		t.Fatalf("another seed gives the same plan: slots %d, verifiers %d, blocks %d of %d", sameSlot, sameVerifier, sameBlocks, len(a.Macros))
+	if sameBlocks > 0 {
+		t.Fatalf("another commitment gives the same blocks in %d of %d MacroJobs", sameBlocks, len(a.Macros))
 	}
 }
 
-func TestSliceVerifierSlotSpread(t *testing.T) {
-	// 1200 MacroJobs of N=3: each of the 4 slots should hold the verifier
-	// about 300 times. Fixed seed, so the counts are deterministic; the bound
-	// catches a broken Uniform or an off-by-one in the slot draw.
-	p, err := Slice(sliceJob(1200*3, 1, 3, 1, 1))
+// TestPublicPlanHidesChecks: the public plan names no verifier and its
+// regular part does not depend on the check seed, so nothing a processor
+// can compute before the reveal tells which blocks will be checked; two
+// check seeds draw different verifiers over the same regular MicroJobs.
+func TestPublicPlanHidesChecks(t *testing.T) {
+	info := sliceJob(1<<20, 4096, 10, 10, 10)
+	public, err := Slice(info)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var counts [4]int
-	for _, m := range p.Macros {
-		counts[m.VerifierSlot]++
+	if public.Checked() || public.NumMicroJobs() != 256/10+1 {
+		t.Fatalf("public plan: checked %v, %d MicroJobs", public.Checked(), public.NumMicroJobs())
 	}
-	for s, c := range counts {
-		if c < 200 || c > 400 {
-			t.Fatalf("verifier in slot %d %d times of 1200: %v", s, c, counts)
+	for _, m := range public.Macros {
+		if m.Verifier() != nil || len(m.Micros) != m.Regular {
+			t.Fatalf("macro %d of the public plan has a verifier", m.Index)
 		}
+	}
+	a, err := public.WithChecks(testSecret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := public.WithChecks(Seed{9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	same := 0
+	for i := range a.Macros {
+		ma, mb := a.Macros[i], b.Macros[i]
+		if !reflect.DeepEqual(ma.Micros[:ma.Regular], public.Macros[i].Micros) || !reflect.DeepEqual(mb.Micros[:mb.Regular], public.Macros[i].Micros) {
+			t.Fatalf("macro %d: checks changed the regular MicroJobs", i)
+		}
+		if ma.Verifier().ID == mb.Verifier().ID {
+			t.Fatalf("macro %d: two check seeds give one verifier ID", i)
+		}
+		if reflect.DeepEqual(ma.Verifier().Blocks, mb.Verifier().Blocks) {
+			same++
+		}
+	}
+	if same > 1 {
+		t.Fatalf("two check seeds drew the same verifier blocks in %d of %d MacroJobs", same, len(a.Macros))
+	}
+	if _, err := public.WithChecks(Seed{}); !errors.Is(err, ErrMissingSeed) {
+		t.Fatalf("WithChecks(zero) = %v, want ErrMissingSeed", err)
+	}
+	if _, err := a.WithChecks(Seed{9}); !errors.Is(err, ErrInvalidSlicing) {
+		t.Fatalf("WithChecks on a checked plan = %v, want ErrInvalidSlicing", err)
+	}
+	if _, err := public.MicroJob(a.Macros[0].Verifier().ID); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("the public plan knows the verifier: %v", err)
+	}
+}
+
+func TestCheckedBlockSpread(t *testing.T) {
+	// 1200 MacroJobs of N=3, K=2, K'=1: each of the 6 (regular, position)
+	// pairs should be checked about 200 times. Fixed seeds, so the counts
+	// are deterministic; the bound catches a broken Uniform or an
+	// off-by-one in the draw.
+	p := sliceChecked(t, sliceJob(1200*6, 1, 3, 2, 1))
+	var counts [3][2]int
+	for _, m := range p.Macros {
+		src := m.Verifier().Sources[0]
+		counts[src.Slot][src.Position]++
+	}
+	for s, row := range counts {
+		for pos, c := range row {
+			if c < 130 || c > 270 {
+				t.Fatalf("regular %d block %d checked %d times of 1200: %v", s, pos, c, counts)
+			}
+		}
+	}
+}
+
+func TestCommitSeedIsKeccak(t *testing.T) {
+	// keccak256 of 32 zero bytes.
+	const want = "290decd9548b62a8d60345a988386fc84ba6bc95484008f6362f93160ef3e563"
+	if got := CommitSeed(Seed{}).String(); got != want {
+		t.Fatalf("CommitSeed(0) = %s, want %s", got, want)
 	}
 }
 
@@ -296,17 +356,14 @@ func TestSliceRejectsInvalidJob(t *testing.T) {
 		t.Fatalf("Slice = %v, want ErrInvalidSlicing", err)
 	}
 	info = sliceJob(1000, 64, 3, 3, 2)
-	info.Seed = Seed{}
+	info.SeedCommitment = Seed{}
 	if _, err := Slice(info); !errors.Is(err, ErrMissingSeed) {
 		t.Fatalf("Slice = %v, want ErrMissingSeed", err)
 	}
 }
 
 func TestPlanLookupErrors(t *testing.T) {
-	p, err := Slice(sliceJob(1000, 64, 3, 3, 2))
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := sliceChecked(t, sliceJob(1000, 64, 3, 3, 2))
 	if _, err := p.MicroJob(Hash{1}); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("MicroJob(unknown) = %v", err)
 	}
@@ -314,11 +371,11 @@ func TestPlanLookupErrors(t *testing.T) {
 		t.Fatalf("Blocks(unknown) = %v", err)
 	}
 	m := p.Macros[0]
-	regular := m.Micros[(m.VerifierSlot+1)%len(m.Micros)]
+	regular := m.Micros[0]
 	if _, _, err := p.Counterpart(regular.ID, 0); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("Counterpart(regular) = %v", err)
 	}
-	if _, _, err := p.Counterpart(m.Micros[m.VerifierSlot].ID, 2); !errors.Is(err, ErrNotFound) {
+	if _, _, err := p.Counterpart(m.Verifier().ID, 2); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("Counterpart(out of range) = %v", err)
 	}
 	if _, _, err := p.BlockRange(p.NumBlocks); !errors.Is(err, ErrNotFound) {

@@ -48,8 +48,8 @@ func (j *JobInfo) validateStatic() []error {
 	}
 
 	j.validateSlicing(&errs)
-	if j.Seed.IsZero() {
-		add("seed", ErrMissingSeed, "must be 32 random bytes, not zero")
+	if j.SeedCommitment.IsZero() {
+		add("seed_commitment", ErrMissingSeed, "must be keccak256 of 32 random bytes, not zero")
 	}
 	switch {
 	case j.PriceWei == nil:

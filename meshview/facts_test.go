@@ -43,11 +43,11 @@ func TestFactsQoSFromRecords(t *testing.T) {
 		for m := range f.Plan.Macros {
 			f.Run(t, c.Store, m, false, jobtest.HonestHash, false)
 		}
-		// a finalizes once its replica holds every result: 10
+		// a finalizes once its replica holds the reveal and every result: 10
 		// commitments, 6 disclosures.
 		crdttest.WaitUntil(t, 20*time.Second, func() error {
 			recs, err := a.Store.Query(context.Background(), records.JobKey(f.ID()))
-			if err != nil || len(recs) != 16 {
+			if err != nil || len(recs) != 17 {
 				return fmt.Errorf("replica a holds %d records of job %d (%v)", len(recs), round, err)
 			}
 			return nil
@@ -62,10 +62,10 @@ func TestFactsQoSFromRecords(t *testing.T) {
 			t.Fatal(err)
 		}
 		// Wait until the replica holds every record: 2 jobs × (the job,
-		// 10 commitments, 6 disclosures, the verdict).
+		// its reveal, 10 commitments, 6 disclosures, the verdict).
 		crdttest.WaitUntil(t, 20*time.Second, func() error {
 			recs, err := r.Store.Query(context.Background(), "/jobs")
-			if err != nil || len(recs) != 36 {
+			if err != nil || len(recs) != 38 {
 				return fmt.Errorf("replica %d holds %d records (%v)", i, len(recs), err)
 			}
 			return nil
@@ -144,7 +144,7 @@ func TestFactsQoSIgnoresForgedRounds(t *testing.T) {
 	for _, r := range cl.Replicas {
 		crdttest.WaitUntil(t, 20*time.Second, func() error {
 			recs, err := r.Store.Query(context.Background(), records.JobKey(f.ID()))
-			if err != nil || len(recs) != 12 {
+			if err != nil || len(recs) != 13 { // the JobInfo, its reveal and 11 results
 				return fmt.Errorf("replica %s holds %d records (%v)", r.ID(), len(recs), err)
 			}
 			return nil

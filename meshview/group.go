@@ -121,7 +121,7 @@ type GroupCandidate struct {
 // and ID, so that anyone can repeat the draw from the same candidates.
 func GroupSeed(info *jobs.JobInfo) []byte {
 	id := info.ID()
-	return dispatch.Seed(info.Seed[:], id[:], []byte("group"))
+	return dispatch.Seed(info.SeedCommitment[:], id[:], []byte("group"))
 }
 
 // ChooseGroup draws the group of a replicated job from cands (seed 000):

@@ -65,17 +65,17 @@ func buildExample(t *testing.T, name string) []byte {
 func newJob(t testing.TB, code, data []byte, blockSize uint64, n, k uint32, out jobs.Output) (*jobs.JobInfo, *jobs.Plan) {
 	t.Helper()
 	info := &jobs.JobInfo{
-		Code:     jobs.Source{URI: "file:///job/code.wasm", SHA256: sha256.Sum256(code)},
-		Data:     jobs.Data{Source: jobs.Source{URI: "file:///job/data.bin", SHA256: sha256.Sum256(data)}, Size: uint64(len(data))},
-		Slicing:  jobs.Slicing{BlockSize: blockSize, MicroJobs: n, BlocksPerMicro: k},
-		Seed:     sha256.Sum256([]byte("microjob test seed")),
-		PriceWei: big.NewInt(1_000_000),
-		Creator:  jobs.Address{1, 2, 3},
-		Deadline: 2_000_000_000,
-		Output:   out,
+		Code:           jobs.Source{URI: "file:///job/code.wasm", SHA256: sha256.Sum256(code)},
+		Data:           jobs.Data{Source: jobs.Source{URI: "file:///job/data.bin", SHA256: sha256.Sum256(data)}, Size: uint64(len(data))},
+		Slicing:        jobs.Slicing{BlockSize: blockSize, MicroJobs: n, BlocksPerMicro: k},
+		SeedCommitment: sha256.Sum256([]byte("microjob test seed")),
+		PriceWei:       big.NewInt(1_000_000),
+		Creator:        jobs.Address{1, 2, 3},
+		Deadline:       2_000_000_000,
+		Output:         out,
 	}
 	info.ApplyDefaults()
-	plan, err := jobs.Slice(info)
+	plan, err := jobs.SliceChecked(info, jobs.Seed{0xc1})
 	if err != nil {
 		t.Fatal(err)
 	}

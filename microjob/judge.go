@@ -57,6 +57,9 @@ func Judge(info *jobs.JobInfo, plan *jobs.Plan, commits []Commitment, discl []Di
 		return Verdict{}, fmt.Errorf("%w: plan of job %s, JobInfo is job %s", ErrPlan, plan.JobID, id)
 	}
 	j := newJudging(plan, commits)
+	if plan.Checked() {
+		j.v.CheckSeed = plan.CheckSeed.String()
+	}
 	if r := info.Requirements.Replicas; r > 1 {
 		j.v.Replicas = r
 		j.v.Committed = map[string]int{}
@@ -237,9 +240,13 @@ func (j *judging) judgeMicroJob(mu *jobs.MicroJob) {
 }
 
 // judgeVerifier compares the verifier of MacroJob mac against its regular
-// MicroJobs, block by block.
+// MicroJobs, block by block. Results of processors a replica majority
+// already outvoted are not compared: they count for nothing.
 func (j *judging) judgeVerifier(mac *jobs.MacroJob) error {
-	ver := &mac.Micros[mac.VerifierSlot]
+	ver := mac.Verifier()
+	if ver == nil {
+		return nil // a public plan: the checks are not drawn yet
+	}
 	ve := j.entries[ver.ID]
 	if ve == nil {
 		return nil
@@ -255,6 +262,9 @@ func (j *judging) judgeVerifier(mac *jobs.MacroJob) error {
 		}
 		for _, rd := range re.results {
 			for _, vd := range ve.results {
+				if slices.Contains(j.v.Culprits, rd.Processor) || slices.Contains(j.v.Culprits, vd.Processor) {
+					continue
+				}
 				if rd.BlockHashes[rpos] != vd.BlockHashes[pos] {
 					j.v.Disputes = append(j.v.Disputes, newDispute(mac.Index, b, reg, rd, rpos, ver, vd, pos))
 				}

@@ -335,7 +335,7 @@ func TestTamperedResultIsCaught(t *testing.T) {
 	// The cheat redoes, under its own name, the regular MicroJob holding the
 	// first verifier block of MacroJob 0, and is the only one to disclose it.
 	mac := &plan.Macros[0]
-	ver := &mac.Micros[mac.VerifierSlot]
+	ver := mac.Verifier()
 	reg, _, err := plan.Counterpart(ver.ID, 0)
 	if err != nil {
 		t.Fatal(err)

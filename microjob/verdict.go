@@ -14,7 +14,7 @@ import (
 )
 
 // VerdictVersion is the version of the Verdict encoding.
-const VerdictVersion = 1
+const VerdictVersion = 2
 
 // MaxVerdictBytes bounds a Verdict encoding. A verdict carries every block
 // hash of the job (about 130 bytes per block with its share of the
@@ -33,6 +33,9 @@ type Verdict struct {
 	JobID    string `json:"job"`      // the job
 	Complete bool   `json:"complete"` // every MicroJob has a credited result: no Missing, no Redo, no Short
 	Verified bool   `json:"verified"` // Complete and no open Disputes: the results may be paid and assembled
+	// CheckSeed is the seed the plan's verifiers were drawn from
+	// (jobs.Plan.WithChecks), lowercase hex; "" when the plan had none.
+	CheckSeed string `json:"checkSeed"`
 	// VerifierHashes maps a MacroJob index to its accepted verifier
 	// MicroJob's block hashes, in the verifier's block order: the proof
 	// that the MacroJob's regular results were checked.
@@ -289,6 +292,11 @@ func DecodeVerdict(b []byte) (Verdict, error) {
 func (v *Verdict) check() error {
 	if _, err := parseHash("job", v.JobID); err != nil {
 		return err
+	}
+	if v.CheckSeed != "" {
+		if _, err := parseHash("check seed", v.CheckSeed); err != nil {
+			return err
+		}
 	}
 	for _, r := range v.Results {
 		if _, err := parseHash("micro", r.MicroID); err != nil {

@@ -16,7 +16,7 @@ func newReplicaFixture(t testing.TB, r uint32, out map[int]func(uint64, []byte) 
 	base := newFixture(t, nil)
 	info := *base.info
 	info.Requirements.Replicas = r
-	plan, err := jobs.Slice(&info)
+	plan, err := jobs.SliceChecked(&info, info.SeedCommitment)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,8 @@ func TestJudgeReplicasNoMajorityDisputes(t *testing.T) {
 	}
 	var onBlock int
 	for _, d := range v.Disputes {
-		if d.Block == 4 && d.Micros[0] == d.Micros[1] {
+		id, _ := jobs.ParseHash(d.Micros[0])
+		if mu, err := f.plan.MicroJob(id); err == nil && d.Block == 4 && d.Micros[0] == d.Micros[1] && !mu.Verifier {
 			onBlock++
 		}
 	}

@@ -114,7 +114,7 @@ func (f *fixture) judge(t testing.TB) Verdict {
 func (f *fixture) verifier(t *testing.T, m, pos int) (ver, reg *jobs.MicroJob, rpos int) {
 	t.Helper()
 	mac := &f.plan.Macros[m]
-	ver = &mac.Micros[mac.VerifierSlot]
+	ver = mac.Verifier()
 	reg, rpos, err := f.plan.Counterpart(ver.ID, pos)
 	if err != nil {
 		t.Fatal(err)
@@ -451,8 +451,8 @@ func TestDecodeVerdictRefuses(t *testing.T) {
 		b    string
 		want error
 	}{
-		"unknown field":  {strings.Replace(good, `{"version":1,`, `{"version":1,"x":0,`, 1), ErrMalformed},
-		"version":        {strings.Replace(good, `{"version":1,`, `{"version":9,`, 1), ErrVersion},
+		"unknown field":  {strings.Replace(good, `{"version":2,`, `{"version":2,"x":0,`, 1), ErrMalformed},
+		"version":        {strings.Replace(good, `{"version":2,`, `{"version":9,`, 1), ErrVersion},
 		"whitespace":     {strings.Replace(good, `,"complete"`, ` ,"complete"`, 1), ErrNonCanonical},
 		"null list":      {strings.Replace(good, `"disputes":[]`, `"disputes":null`, 1), ErrNonCanonical},
 		"bad job":        {strings.Replace(good, `"job":"`, `"job":"zz`, 1), ErrMalformed},
@@ -528,9 +528,9 @@ func TestAssembleChecksStoredOutputs(t *testing.T) {
 }
 
 func FuzzDecodeVerdict(f *testing.F) {
-	f.Add([]byte(`{"version":1,"job":"` + strings.Repeat("0", 64) + `","complete":true,"verified":true,"verifierHashes":{"0":["` +
+	f.Add([]byte(`{"version":2,"job":"` + strings.Repeat("0", 64) + `","complete":true,"verified":true,"verifierHashes":{"0":["` +
 		strings.Repeat("1", 64) + `"]},"counts":{"p":1},"resultCIDs":{},"disputes":[],"culprits":[],"missing":[],"redo":[],"invalid":[],"resolutions":[],"results":[]}`))
-	f.Add([]byte(`{"version":1}`))
+	f.Add([]byte(`{"version":2}`))
 	fx := newFixture(f, nil)
 	fx.add(f, &fx.plan.Macros[0].Micros[0], newPeer(f), lieOn(fx.plan.Macros[0].Micros[0].Blocks[0]))
 	v := fx.judge(f)

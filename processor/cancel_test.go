@@ -38,7 +38,7 @@ func TestProcessorsSkipCancelledJob(t *testing.T) {
 		Code:     jobs.Source{URI: "ipfs://" + codeCID.String(), SHA256: sha256.Sum256(job.Code)},
 		Data:     jobs.Data{Source: jobs.Source{URI: "ipfs://" + dataCID.String(), SHA256: sha256.Sum256(job.Data)}, Size: uint64(len(job.Data))},
 		Slicing:  spec.Slicing,
-		Seed:     jobs.Seed{7},
+		SeedCommitment:     jobs.Seed{7},
 		PriceWei: big.NewInt(1_000_000_000_000), // above the other job's: tried first
 		Creator:  jobs.Address(ethcrypto.PubkeyToAddress(key.PublicKey)),
 		Deadline: time.Now().Add(time.Hour).Unix(),

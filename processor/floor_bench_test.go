@@ -89,7 +89,7 @@ func floorInfo(s flowShape, seq int) *jobs.JobInfo {
 		Code:     jobs.Source{URI: "ipfs://bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy", SHA256: sha256.Sum256([]byte("code"))},
 		Data:     jobs.Data{Source: jobs.Source{URI: "https://example.com/data", SHA256: sha256.Sum256([]byte(fmt.Sprint("data", seq)))}, Size: uint64(8 * s.macros * int(s.n))},
 		Slicing:  jobs.Slicing{BlockSize: 8, MicroJobs: s.n, BlocksPerMicro: 1, VerifierBlocks: 1},
-		Seed:     jobs.Seed{byte(seq), 1},
+		SeedCommitment:     jobs.Seed{byte(seq), 1},
 		PriceWei: big.NewInt(1_000_000_000),
 		Creator:  jobs.Address{0xc1},
 		Deadline: time.Now().Add(time.Hour).Unix(),

@@ -21,7 +21,7 @@ import (
 func TestCheckConvictsAfterTheBlockIsNoLongerSelfChecked(t *testing.T) {
 	_, plan := byteJob(t, 40, 4, jobs.Requirements{})
 	m := plan.Macros[0]
-	ver := m.Micros[m.VerifierSlot]
+	ver := (*m.Verifier())
 	block, src := ver.Blocks[0], ver.Sources[0]
 	regular := m.Micros[src.Slot]
 	hashes := func(mu jobs.MicroJob, at uint64, h string) []string {

@@ -23,7 +23,7 @@ func TestRoomItemsLeaveOutVerifier(t *testing.T) {
 	if len(items) != m.Regular {
 		t.Fatalf("%d items for %d regular MicroJobs", len(items), m.Regular)
 	}
-	if slices.Contains(items, macrojob.ID(m.Micros[m.VerifierSlot].ID.String())) {
+	if slices.Contains(items, macrojob.ID((*m.Verifier()).ID.String())) {
 		t.Fatal("the verifier is in the room")
 	}
 	js.info.Requirements.Replicas = 2

@@ -29,7 +29,7 @@ func TestCancelRecordIsTheCreatorsWord(t *testing.T) {
 		t.Fatalf("a cancel signed by another wallet: %v", err)
 	}
 	otherJob := recordstest.CancelJob(t, info.Creator)
-	otherJob.Seed = jobs.Seed{2}
+	otherJob.SeedCommitment = jobs.Seed{2}
 	if err := records.CheckCancel(otherJob, rec); !errors.Is(err, records.ErrBadCancel) {
 		t.Fatalf("a cancel of another job: %v", err)
 	}

@@ -11,6 +11,7 @@
 //	key                                                   type        record                     written by
 //	/jobs/<job>                                           job         jobs.JobInfo               the creator's node
 //	/jobs/<job>/cancel                                    cancel      CancelRecord               the creator's node
+//	/jobs/<job>/reveal/<peer>                             reveal      RevealRecord               <peer>, signed by the creator's wallet
 //	/jobs/<job>/aborted                                   aborted     JobAborted                 any node
 //	/jobs/<job>/group/<chooser>                           group       Group                      <chooser>
 //	/jobs/<job>/macro/<m>/room                            room        RoomLock                   the room's owner

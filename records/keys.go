@@ -148,6 +148,8 @@ func (k Key) String() string {
 		return RedoKey(k.Job, k.Micro, k.Peer)
 	case CancelType:
 		return CancelKey(k.Job)
+	case RevealType:
+		return RevealKey(k.Job, k.Peer)
 	case AbortedType:
 		return AbortedKey(k.Job)
 	case SettlementType:
@@ -253,6 +255,7 @@ var jobLevel = map[string]string{
 // their segment.
 var perPeer = map[string]string{
 	"verdict": VerdictType, "signature": SignatureType, "holders": HolderType, "group": GroupType,
+	"reveal": RevealType,
 }
 
 // parseUnderJob fills k from the segments after a job's key.

@@ -11,8 +11,9 @@ import (
 
 // authoredKinds are the job-level key segments under which the last
 // segment of every key is its author: the records that decide a job's
-// outcome (verdict, dispute with its re-runs, check and redo).
-var authoredKinds = map[string]bool{"verdict": true, "dispute": true, "check": true, "redo": true}
+// outcome (verdict, dispute with its re-runs, check and redo) and the
+// reveal of its check seed.
+var authoredKinds = map[string]bool{"verdict": true, "dispute": true, "check": true, "redo": true, "reveal": true}
 
 // keyAuthor returns the author a key under /jobs/<id>/<kind>/ names (its
 // last segment), and whether the key is one of those.
@@ -44,7 +45,7 @@ func AuthorPolicy() crdt.AuthorPolicy {
 			return err
 		}
 		if a, ok := keyAuthor(key); ok && a != author.String() {
-			return fmt.Errorf("%q (verdict, dispute, re-run, check or redo) written by %s", key, author)
+			return fmt.Errorf("%q (verdict, dispute, re-run, check, redo or reveal) written by %s", key, author)
 		}
 		if i := strings.Index(key, "/signature/"); i >= 0 && strings.HasPrefix(key, JobsPrefix+"/") {
 			if key[i+len("/signature/"):] != author.String() {

@@ -16,6 +16,8 @@ const (
 	// RedoType records ask for a MicroJob to be run again by someone who
 	// is not a culprit.
 	RedoType = "redo"
+	// RevealType records hold a RevealRecord under RevealKey.
+	RevealType = "reveal"
 	// CancelType records hold a CancelRecord under CancelKey.
 	CancelType = "cancel"
 	// AbortedType records hold a JobAborted under AbortedKey.

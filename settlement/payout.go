@@ -107,12 +107,24 @@ func DeriveSettlement(cfg dispatch.Config, info *jobs.JobInfo, rec records.Verdi
 	if len(culprits) > escrow.MaxPayees {
 		culprits = culprits[:escrow.MaxPayees]
 	}
-	s := escrow.NewSettlement(escrow.JobKey(common.Address(info.Creator), common.Hash(info.ID())), common.Hash(info.Seed),
+	s := escrow.NewSettlement(escrow.JobKey(common.Address(info.Creator), common.Hash(info.ID())), common.Hash(RevealedSeed(info, v)),
 		records.ResultRoot(out), records.VerifierDigest(v), payouts, culprits)
 	if err := s.Validate(); err != nil {
 		return escrow.Settlement{}, fmt.Errorf("%w: %w", ErrNotSettleable, err)
 	}
 	return s, nil
+}
+
+// RevealedSeed is the seed a settlement of verdict v carries: the DApp's
+// revealed secret when v's checks were drawn from it (the escrow checks it
+// against the job's commitment), else zero: the DApp lapsed, or the job is
+// checked by its replicas, and the escrow settles without a reveal.
+func RevealedSeed(info *jobs.JobInfo, v microjob.Verdict) jobs.Seed {
+	s, err := jobs.ParseHash(v.CheckSeed)
+	if err != nil || jobs.CommitSeed(s) != info.SeedCommitment {
+		return jobs.Seed{}
+	}
+	return s
 }
 
 // speedWeights are the fee weights of payees (ascending addresses): each

@@ -181,7 +181,7 @@ contract Escrow {
 
     /// @notice Locks msg.value as the price of the caller's job `jobId`,
     /// under jobKey(msg.sender, jobId).
-    /// @param seedCommitment keccak256 of the job's 32-byte seed.
+    /// @param seedCommitment keccak256 of the creator's secret 32-byte check seed.
     /// @param deadline unix time until which the job may be settled; after
     /// it, anyone may refund it to its creator. It must leave `quiet`
     /// seconds from now.
@@ -240,6 +240,8 @@ contract Escrow {
 
     /// @notice Releases the escrow of job `key` on a verdict signed by a
     /// quorum of its members, and burns the stake of every culprit it names.
+    /// @param seed the creator's revealed check seed, or zero when it did not
+    /// reveal it in time.
     /// @param payees strictly ascending members.
     /// @param amounts amounts[i] is credited to payees[i]; the rest of the
     /// escrow is credited to the creator.
@@ -452,14 +454,19 @@ contract Escrow {
     }
 
     // The job is open for settlement: funded, before its deadline, its quiet
-    // period since the last join over, with members, and the seed is its own.
+    // period since the last join over, with members, and the seed is its own
+    // (the creator's revealed check seed) or zero (the creator did not
+    // reveal in time, and the members checked the work without it: the
+    // escrow settles all the same, so silence earns no refund).
     function _checkSettleable(bytes32 key, Job memory j, bytes32 seed) internal view {
         if (j.state != STATE_FUNDED) revert JobNotFunded(key, j.state);
         if (block.timestamp > j.deadline) revert JobExpired(key, j.deadline);
         uint256 opensAt = uint256(j.lastJoin) + j.quiet;
         if (block.timestamp < opensAt) revert TooEarly(key, opensAt);
         if (j.members == 0) revert NoMembers(key);
-        if (uint120(uint256(keccak256(abi.encodePacked(seed))) >> 136) != j.commitOrBlock) revert BadSeed(key);
+        if (seed != bytes32(0) && uint120(uint256(keccak256(abi.encodePacked(seed))) >> 136) != j.commitOrBlock) {
+            revert BadSeed(key);
+        }
     }
 
     // Every signer is a distinct member with active stake whose signature

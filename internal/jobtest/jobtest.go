@@ -4,6 +4,7 @@ package jobtest
 
 import (
 	"context"
+	"crypto/ecdsa"
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	ethcrypto "github.com/ethereum/go-ethereum/crypto"
 	"github.com/ipfs/go-cid"
 	mh "github.com/multiformats/go-multihash"
 
@@ -22,16 +24,17 @@ import (
 )
 
 // Info is a job of 4 one-block MicroJobs in 2 MacroJobs, each MacroJob
-// with a verifier that repeats one of its blocks; seed makes its ID.
+// with a verifier that repeats one of its blocks; seed makes its ID. Its
+// creator is Creator and its check seed CheckSeed.
 func Info(seed byte) *jobs.JobInfo {
 	info := &jobs.JobInfo{
-		Code:     jobs.Source{URI: "ipfs://bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy", SHA256: sha256.Sum256([]byte("code"))},
-		Data:     jobs.Data{Source: jobs.Source{URI: "https://example.com/data", SHA256: sha256.Sum256([]byte("data"))}, Size: 4 * 64},
-		Slicing:  jobs.Slicing{BlockSize: 64, MicroJobs: 2, BlocksPerMicro: 1},
-		Seed:     jobs.Seed{seed},
-		PriceWei: big.NewInt(5),
-		Creator:  jobs.Address{1},
-		Deadline: time.Now().Add(time.Hour).Unix(),
+		Code:           jobs.Source{URI: "ipfs://bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy", SHA256: sha256.Sum256([]byte("code"))},
+		Data:           jobs.Data{Source: jobs.Source{URI: "https://example.com/data", SHA256: sha256.Sum256([]byte("data"))}, Size: 4 * 64},
+		Slicing:        jobs.Slicing{BlockSize: 64, MicroJobs: 2, BlocksPerMicro: 1},
+		SeedCommitment: jobs.CommitSeed(CheckSeed),
+		PriceWei:       big.NewInt(5),
+		Creator:        jobs.Address(ethcrypto.PubkeyToAddress(Creator.PublicKey)),
+		Deadline:       time.Now().Add(time.Hour).Unix() + int64(seed),
 	}
 	info.ApplyDefaults()
 	return info
@@ -43,10 +46,23 @@ type Job struct {
 	Plan *jobs.Plan
 }
 
-// New slices info.
+// CheckSeed is the check seed New draws verifiers from; Publish reveals
+// it, as the job's DApp would.
+var CheckSeed = jobs.Seed{0xc1}
+
+// Creator is the wallet key of Info's creator.
+var Creator = func() *ecdsa.PrivateKey {
+	k, err := ethcrypto.ToECDSA(ethcrypto.Keccak256([]byte("jobtest creator")))
+	if err != nil {
+		panic(err)
+	}
+	return k
+}()
+
+// New slices info, with its verifiers drawn from CheckSeed.
 func New(t testing.TB, info *jobs.JobInfo) *Job {
 	t.Helper()
-	plan, err := jobs.Slice(info)
+	plan, err := jobs.SliceChecked(info, CheckSeed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,10 +106,22 @@ func CID(t testing.TB, s string) cid.Cid {
 	return cid.NewCidV1(cid.Raw, h)
 }
 
-// Publish writes the JobInfo record.
+// Publish writes the JobInfo record and, for a job of Creator, the reveal
+// of its check seed.
 func (j *Job) Publish(t testing.TB, s *crdt.Store) {
 	t.Helper()
-	if err := s.Put(context.Background(), records.JobKey(j.ID()), records.JobType, j.Info.Encode()); err != nil {
+	ctx := context.Background()
+	if err := s.Put(ctx, records.JobKey(j.ID()), records.JobType, j.Info.Encode()); err != nil {
+		t.Fatal(err)
+	}
+	if j.Info.SeedCommitment != jobs.CommitSeed(CheckSeed) {
+		return
+	}
+	rec, err := records.SignReveal(j.ID(), CheckSeed, Creator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Put(ctx, records.RevealKey(j.ID(), s.Self().String()), records.RevealType, rec); err != nil {
 		t.Fatal(err)
 	}
 }

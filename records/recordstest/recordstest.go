@@ -37,7 +37,7 @@ func Wallet(i int) string { return fmt.Sprintf("0x%040x", 0xa0+i) }
 // w0..w3 (p3 shares w0), p2 a culprit.
 func PayoutFixture(t testing.TB) (*jobs.JobInfo, records.VerdictRecord, microjob.Verdict) {
 	t.Helper()
-	info := &jobs.JobInfo{PriceWei: big.NewInt(1_000_000_007), Seed: sha256.Sum256([]byte("seed")), Deadline: 1 << 32}
+	info := &jobs.JobInfo{PriceWei: big.NewInt(1_000_000_007), SeedCommitment: sha256.Sum256([]byte("seed")), Deadline: 1 << 32}
 	v := microjob.Verdict{
 		Version: microjob.VerdictVersion, Complete: true, Verified: true,
 		VerifierHashes: map[uint64][]string{0: {strings.Repeat("ab", 32)}, 1: {strings.Repeat("cd", 32), strings.Repeat("ef", 32)}},
@@ -99,14 +99,14 @@ func EncodeRecord(t testing.TB, rec records.VerdictRecord) []byte {
 func GroupJob(t testing.TB, r uint32, gpu string, minVRAM uint64) *jobs.JobInfo {
 	t.Helper()
 	info := &jobs.JobInfo{
-		Code:     jobs.Source{URI: "file:///job/code.wasm", SHA256: sha256.Sum256([]byte("code"))},
-		Data:     jobs.Data{Source: jobs.Source{URI: "file:///job/data.bin", SHA256: sha256.Sum256([]byte("data"))}, Size: 4},
-		Slicing:  jobs.Slicing{BlockSize: 1, MicroJobs: 2, BlocksPerMicro: 1},
-		Seed:     sha256.Sum256(fmt.Appendf(nil, "group seed %d %s %d", r, gpu, minVRAM)),
-		PriceWei: big.NewInt(1_000_000),
-		Creator:  jobs.Address{1},
-		Deadline: 2_000_000_000,
-		Output:   jobs.Output{Kind: jobs.OutputConcat},
+		Code:           jobs.Source{URI: "file:///job/code.wasm", SHA256: sha256.Sum256([]byte("code"))},
+		Data:           jobs.Data{Source: jobs.Source{URI: "file:///job/data.bin", SHA256: sha256.Sum256([]byte("data"))}, Size: 4},
+		Slicing:        jobs.Slicing{BlockSize: 1, MicroJobs: 2, BlocksPerMicro: 1},
+		SeedCommitment: sha256.Sum256(fmt.Appendf(nil, "group seed %d %s %d", r, gpu, minVRAM)),
+		PriceWei:       big.NewInt(1_000_000),
+		Creator:        jobs.Address{1},
+		Deadline:       2_000_000_000,
+		Output:         jobs.Output{Kind: jobs.OutputConcat},
 		Requirements: jobs.Requirements{
 			Replicas: r, GPUModel: gpu, MinVRAMMiB: minVRAM,
 		},
@@ -122,13 +122,13 @@ func GroupJob(t testing.TB, r uint32, gpu string, minVRAM uint64) *jobs.JobInfo 
 func CancelJob(t testing.TB, creator jobs.Address) *jobs.JobInfo {
 	t.Helper()
 	info := &jobs.JobInfo{
-		Code:     jobs.Source{URI: "ipfs://bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy", SHA256: sha256.Sum256([]byte("code"))},
-		Data:     jobs.Data{Source: jobs.Source{URI: "https://example.com/data", SHA256: sha256.Sum256([]byte("data"))}, Size: 4},
-		Slicing:  jobs.Slicing{BlockSize: 64},
-		Seed:     jobs.Seed{1},
-		PriceWei: big.NewInt(5),
-		Creator:  creator,
-		Deadline: time.Now().Add(time.Hour).Unix(),
+		Code:           jobs.Source{URI: "ipfs://bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy", SHA256: sha256.Sum256([]byte("code"))},
+		Data:           jobs.Data{Source: jobs.Source{URI: "https://example.com/data", SHA256: sha256.Sum256([]byte("data"))}, Size: 4},
+		Slicing:        jobs.Slicing{BlockSize: 64},
+		SeedCommitment: jobs.Seed{1},
+		PriceWei:       big.NewInt(5),
+		Creator:        creator,
+		Deadline:       time.Now().Add(time.Hour).Unix(),
 	}
 	info.ApplyDefaults()
 	return info
