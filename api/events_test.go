@@ -143,12 +143,12 @@ func putJob(t *testing.T, store interface {
 			Source: jobs.Source{URI: "ipfs://bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy", SHA256: sha256.Sum256([]byte("data"))},
 			Size:   1000,
 		},
-		Slicing:  jobs.Slicing{BlockSize: 64, MicroJobs: 3, BlocksPerMicro: 3},
-		SeedCommitment:     sha256.Sum256([]byte{n}),
-		PriceWei: big.NewInt(1000),
-		Creator:  addr,
-		Deadline: time.Now().Add(time.Hour).Unix(),
-		Output:   jobs.Output{Kind: jobs.OutputConcat},
+		Slicing:        jobs.Slicing{BlockSize: 64, MicroJobs: 3, BlocksPerMicro: 3},
+		SeedCommitment: sha256.Sum256([]byte{n}),
+		PriceWei:       big.NewInt(1000),
+		Creator:        addr,
+		Deadline:       time.Now().Add(time.Hour).Unix(),
+		Output:         jobs.Output{Kind: jobs.OutputConcat},
 	}
 	j.ApplyDefaults()
 	if err := store.Put(context.Background(), records.JobKey(j.ID()), records.JobType, j.Encode()); err != nil {

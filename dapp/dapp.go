@@ -144,6 +144,10 @@ type Client struct {
 	// members caches escrow membership for judging as processors do
 	// (loadStatus); nil without a chain.
 	members *membership.Members
+	// secrets are the check seeds of this client's open jobs; revealed
+	// those it has published (reveal.go).
+	secrets  map[jobs.ID]jobs.Seed
+	revealed map[jobs.ID]bool
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -173,7 +177,7 @@ func New(p Params) (*Client, error) {
 		log = slog.Default()
 	}
 	c := &Client{p: p, log: log.With("subsystem", "dapp"), ch: p.Channel,
-		open: map[jobs.ID]*jobs.JobInfo{}, mine: map[jobs.ID]*jobs.JobInfo{},
+		open: map[jobs.ID]*jobs.JobInfo{}, mine: map[jobs.ID]*jobs.JobInfo{}, secrets: map[jobs.ID]jobs.Seed{}, revealed: map[jobs.ID]bool{},
 		toHold: map[jobs.ID]bool{}, holdNow: make(chan struct{}, 1), following: map[jobs.ID]context.CancelFunc{}}
 	if p.Chain != nil {
 		c.members = membership.NewMembers(p.Chain, 0)
@@ -209,9 +213,10 @@ func New(p Params) (*Client, error) {
 		c.wg.Add(1)
 		go c.answer(ctx)
 	}
-	c.wg.Add(2)
+	c.wg.Add(3)
 	go c.reannounce(ctx)
 	go c.holdLoop(ctx)
+	go c.revealLoop(ctx)
 	return c, nil
 }
 
@@ -270,8 +275,10 @@ func (c *Client) SubmitSource(ctx context.Context, s SourceSpec) (*jobs.JobInfo,
 	if err != nil {
 		return nil, fmt.Errorf("%w: creator: %w", ErrInvalidJob, err)
 	}
-	var seed jobs.Seed
-	if _, err := rand.Read(seed[:]); err != nil {
+	// The check seed stays on this node until every regular MicroJob is
+	// committed (reveal.go); the job carries only its commitment.
+	var secret jobs.Seed
+	if _, err := rand.Read(secret[:]); err != nil {
 		return nil, err
 	}
 	deadline := int64(0)
@@ -279,16 +286,16 @@ func (c *Client) SubmitSource(ctx context.Context, s SourceSpec) (*jobs.JobInfo,
 		deadline = s.Deadline.Unix()
 	}
 	info := &jobs.JobInfo{
-		Code:         s.Code,
-		Data:         s.Data,
-		Slicing:      s.Slicing,
-		SeedCommitment:         seed,
-		PriceWei:     s.Price,
-		Requirements: s.Requirements,
-		Creator:      creator,
-		Deadline:     deadline,
-		Output:       s.Output,
-		TaskSize:     s.TaskSize,
+		Code:           s.Code,
+		Data:           s.Data,
+		Slicing:        s.Slicing,
+		SeedCommitment: jobs.CommitSeed(secret),
+		PriceWei:       s.Price,
+		Requirements:   s.Requirements,
+		Creator:        creator,
+		Deadline:       deadline,
+		Output:         s.Output,
+		TaskSize:       s.TaskSize,
 	}
 	info.ApplyDefaults()
 	if err := info.Validate(time.Now()); err != nil {
@@ -302,6 +309,12 @@ func (c *Client) SubmitSource(ctx context.Context, s SourceSpec) (*jobs.JobInfo,
 		if err := c.Fund(ctx, info); err != nil {
 			return nil, err
 		}
+	}
+	c.mu.Lock()
+	c.secrets[id] = secret
+	c.mu.Unlock()
+	if !c.canReveal(info) {
+		c.log.Warn("this node cannot sign the job's reveal: its checks will be drawn from the lapse seed", "job", id, "creator", info.Creator)
 	}
 	// Remembered before it is published: a crash in between leaves a job
 	// this node announces again on restart, never one it forgot.
@@ -350,7 +363,7 @@ func (c *Client) Fund(ctx context.Context, info *jobs.JobInfo) error {
 		return fmt.Errorf("%w: deadline %s leaves less than the escrow's quiet period %s", ErrInvalidJob,
 			d.UTC().Format(time.RFC3339), c.p.Terms.Quiet)
 	}
-	rcpt, err := c.p.Chain.CreateJob(ctx, common.Hash(id), escrow.SeedCommitment(common.Hash(info.SeedCommitment)),
+	rcpt, err := c.p.Chain.CreateJob(ctx, common.Hash(id), common.Hash(info.SeedCommitment),
 		time.Unix(info.Deadline, 0), c.p.Terms, info.PriceWei)
 	if errors.Is(err, escrow.ErrInsufficientFunds) {
 		return fmt.Errorf("%w: wallet %s, price %s wei: %w", ErrInsufficientFunds, strings.ToLower(c.p.Chain.From().Hex()), info.PriceWei, err)

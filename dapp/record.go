@@ -34,48 +34,72 @@ var ErrBadSubmitted = errors.New("dapp: bad submitted-job record")
 
 // submitted is the local record of one job this client submitted, kept
 // under /submitted/<job ID> in the node's own datastore (never
-// replicated). Version 1.
+// replicated). Version 2 adds the secret check seed, kept until the job
+// is over: a node that restarts still reveals it.
 type submitted struct {
-	V     int    `json:"v"`     // 1
-	Job   []byte `json:"job"`   // the canonical JobInfo encoding (base64 in JSON)
-	State string `json:"state"` // open, done or cancelled
+	V      int    `json:"v"`                // 2
+	Job    []byte `json:"job"`              // the canonical JobInfo encoding (base64 in JSON)
+	State  string `json:"state"`            // open, done or cancelled
+	Secret string `json:"secret,omitempty"` // the check seed, lowercase hex; "" once the job is over
 }
 
-func encodeSubmitted(info *jobs.JobInfo, state string) ([]byte, error) {
-	return json.Marshal(submitted{V: 1, Job: info.Encode(), State: state})
+func encodeSubmitted(info *jobs.JobInfo, state string, secret jobs.Seed) ([]byte, error) {
+	r := submitted{V: 2, Job: info.Encode(), State: state}
+	if !secret.IsZero() && state == stateOpen {
+		r.Secret = secret.String()
+	}
+	return json.Marshal(r)
 }
 
 // decodeSubmitted decodes a submitted-job record and checks it is stored
-// under its own job's key.
-func decodeSubmitted(key string, b []byte) (*jobs.JobInfo, string, error) {
+// under its own job's key and that its secret is the job's.
+func decodeSubmitted(key string, b []byte) (*jobs.JobInfo, string, jobs.Seed, error) {
+	info, state, secret, err := decodeSubmittedRecord(key, b)
+	if err != nil {
+		return nil, "", jobs.Seed{}, fmt.Errorf("%w: %w", ErrBadSubmitted, err)
+	}
+	return info, state, secret, nil
+}
+
+func decodeSubmittedRecord(key string, b []byte) (*jobs.JobInfo, string, jobs.Seed, error) {
 	var r submitted
 	if err := strictjson.Decode(b, maxSubmitted, &r); err != nil {
-		return nil, "", fmt.Errorf("%w: %w", ErrBadSubmitted, err)
+		return nil, "", jobs.Seed{}, err
 	}
-	if r.V != 1 {
-		return nil, "", fmt.Errorf("%w: version %d", ErrBadSubmitted, r.V)
+	if r.V != 2 {
+		return nil, "", jobs.Seed{}, fmt.Errorf("version %d", r.V)
 	}
 	switch r.State {
 	case stateOpen, stateDone, stateCancelled:
 	default:
-		return nil, "", fmt.Errorf("%w: state %q", ErrBadSubmitted, r.State)
+		return nil, "", jobs.Seed{}, fmt.Errorf("state %q", r.State)
 	}
 	info, err := jobs.Decode(r.Job)
 	if err != nil {
-		return nil, "", fmt.Errorf("%w: %w", ErrBadSubmitted, err)
+		return nil, "", jobs.Seed{}, err
 	}
 	if want := submittedPrefix + info.ID().String(); key != want {
-		return nil, "", fmt.Errorf("%w: job %s stored under %q", ErrBadSubmitted, info.ID(), key)
+		return nil, "", jobs.Seed{}, fmt.Errorf("job %s stored under %q", info.ID(), key)
 	}
-	return info, r.State, nil
+	var secret jobs.Seed
+	if r.Secret != "" {
+		if secret, err = jobs.ParseHash(r.Secret); err != nil || jobs.CommitSeed(secret) != info.SeedCommitment {
+			return nil, "", jobs.Seed{}, fmt.Errorf("job %s: the kept secret is not the job's check seed", info.ID())
+		}
+	}
+	return info, r.State, secret, nil
 }
 
-// remember writes where job info stands to the local datastore.
+// remember writes where job info stands to the local datastore, with its
+// secret check seed while it is open.
 func (c *Client) remember(ctx context.Context, info *jobs.JobInfo, state string) error {
 	if c.p.Local == nil {
 		return nil
 	}
-	b, err := encodeSubmitted(info, state)
+	c.mu.Lock()
+	secret := c.secrets[info.ID()]
+	c.mu.Unlock()
+	b, err := encodeSubmitted(info, state, secret)
 	if err != nil {
 		return err
 	}
@@ -104,7 +128,7 @@ func (c *Client) restore(ctx context.Context) error {
 	}
 	var provide []cid.Cid
 	for _, e := range entries {
-		info, state, err := decodeSubmitted(e.Key, e.Value)
+		info, state, secret, err := decodeSubmitted(e.Key, e.Value)
 		if err != nil {
 			// A damaged record loses one job's announcements, not the node.
 			c.log.Warn("skipping a submitted-job record", "key", e.Key, "err", err)
@@ -117,6 +141,9 @@ func (c *Client) restore(ctx context.Context) error {
 		}
 		if state == stateOpen {
 			c.open[id] = info
+			if !secret.IsZero() {
+				c.secrets[id] = secret
+			}
 			for _, u := range []string{info.Code.URI, info.Data.URI} {
 				if k, err := cid.Decode(strings.TrimPrefix(u, "ipfs://")); err == nil && strings.HasPrefix(u, "ipfs://") {
 					provide = append(provide, k)
@@ -145,6 +172,10 @@ func (c *Client) close(ctx context.Context, id jobs.ID, state string) {
 	if err := c.remember(ctx, info, state); err != nil {
 		c.log.Warn("recording a finished job", "job", id, "err", err)
 	}
+	c.mu.Lock()
+	delete(c.secrets, id)
+	delete(c.revealed, id)
+	c.mu.Unlock()
 	if state == stateDone {
 		c.holdLater(id)
 	}

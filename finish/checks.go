@@ -52,6 +52,10 @@ func (s CheckSource) String() string {
 	return "pending"
 }
 
+// ErrChecksPending: the job's verifiers are not drawn yet, so it cannot
+// be judged.
+var ErrChecksPending = errors.New("finish: the job's checks are not drawn yet")
+
 // ErrEarlyReveal: a reveal came while the reader still missed regular
 // commitments. It is not acted on until they are in.
 var ErrEarlyReveal = errors.New("finish: reveal before every regular MicroJob is committed")
@@ -128,7 +132,7 @@ func LapseSeed(plan *jobs.Plan, recs *Records) jobs.Seed {
 // while c is Pending.
 func CheckedPlan(plan *jobs.Plan, c Checks) (*jobs.Plan, error) {
 	if c.Source == CheckPending {
-		return nil, fmt.Errorf("finish: checks of job %s not drawn yet", plan.JobID)
+		return nil, fmt.Errorf("job %s: %w", plan.JobID, ErrChecksPending)
 	}
 	return plan.WithChecks(c.Seed)
 }

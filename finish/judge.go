@@ -2,6 +2,7 @@ package finish
 
 import (
 	"encoding/hex"
+	"fmt"
 	"slices"
 
 	"github.com/jobmesh/jobmesh/jobs"
@@ -39,6 +40,11 @@ type Judgement struct {
 // that one lying re-runner cannot convict an honest processor:
 // selfcheck.go.)
 func Judge(info *jobs.JobInfo, plan *jobs.Plan, recs *Records) (Judgement, error) {
+	if !plan.Checked() {
+		// A public plan has no verifiers: judging it would credit
+		// unchecked work.
+		return Judgement{}, fmt.Errorf("finish: judging job %s: %w", plan.JobID, ErrChecksPending)
+	}
 	excluded := map[string]bool{}
 	disclosers := recs.Disclosers()
 	eligible := func(p string) bool { return disclosers[p] && !excluded[p] }

@@ -53,8 +53,10 @@ type jobIndex struct {
 	// judgeVer is bumped whenever a record a judgement or a verdict's
 	// agreement reads changes (not on settlement or redo records).
 	judgeVer uint64
-	// verdicts counts the verdict records held.
+	// verdicts counts the verdict records held; reveals the reveal
+	// records of the job's check seed.
 	verdicts int
+	reveals  int
 	// heard is, by author, when this node last saw a new record of the
 	// job from that processor (for those in the load, the load's time):
 	// a processor still writing is alive, however far behind its view
@@ -177,6 +179,8 @@ func (ji *jobIndex) count(key string, delta int) {
 	case !ok:
 	case p.Verdict:
 		ji.verdicts += delta
+	case p.Reveal:
+		ji.reveals += delta
 	case p.Request != nil:
 		ji.requests += delta
 		ji.reqVersion++
@@ -251,7 +255,7 @@ func (x *Index) Records(ctx context.Context, id jobs.ID) (*finish.Records, error
 		ji.entries = make(map[string]finish.Part, len(recs))
 		ji.disclosed = map[jobs.ID]int{}
 		ji.committers = map[jobs.ID]map[string]int{}
-		ji.requests, ji.verdicts = 0, 0
+		ji.requests, ji.verdicts, ji.reveals = 0, 0, 0
 		ji.tallyVer++
 		heard := ji.heard
 		ji.heard = make(map[string]time.Time, len(heard))
@@ -311,6 +315,12 @@ func (x *Index) HasVerdict(id jobs.ID) bool {
 	defer x.mu.Unlock()
 	ji := x.jobs[id]
 	return ji == nil || !ji.loaded || ji.verdicts > 0
+}
+
+// Reveals counts the reveal records of job id's check seed its index
+// holds (0 when it is not loaded).
+func (x *Index) Reveals(id jobs.ID) int {
+	return int(x.loadedValue(id, func(ji *jobIndex) uint64 { return uint64(ji.reveals) }))
 }
 
 // RequestsVersion returns a number that changes whenever a dispute,

@@ -35,14 +35,14 @@ func TestProcessorsSkipCancelledJob(t *testing.T) {
 		t.Fatal(err)
 	}
 	cancelled := &jobs.JobInfo{
-		Code:     jobs.Source{URI: "ipfs://" + codeCID.String(), SHA256: sha256.Sum256(job.Code)},
-		Data:     jobs.Data{Source: jobs.Source{URI: "ipfs://" + dataCID.String(), SHA256: sha256.Sum256(job.Data)}, Size: uint64(len(job.Data))},
-		Slicing:  spec.Slicing,
-		SeedCommitment:     jobs.Seed{7},
-		PriceWei: big.NewInt(1_000_000_000_000), // above the other job's: tried first
-		Creator:  jobs.Address(ethcrypto.PubkeyToAddress(key.PublicKey)),
-		Deadline: time.Now().Add(time.Hour).Unix(),
-		Output:   spec.Output,
+		Code:           jobs.Source{URI: "ipfs://" + codeCID.String(), SHA256: sha256.Sum256(job.Code)},
+		Data:           jobs.Data{Source: jobs.Source{URI: "ipfs://" + dataCID.String(), SHA256: sha256.Sum256(job.Data)}, Size: uint64(len(job.Data))},
+		Slicing:        spec.Slicing,
+		SeedCommitment: jobs.Seed{7},
+		PriceWei:       big.NewInt(1_000_000_000_000), // above the other job's: tried first
+		Creator:        jobs.Address(ethcrypto.PubkeyToAddress(key.PublicKey)),
+		Deadline:       time.Now().Add(time.Hour).Unix(),
+		Output:         spec.Output,
 	}
 	cancelled.ApplyDefaults()
 	id := cancelled.ID()

@@ -61,6 +61,11 @@ type Config struct {
 	// group member may go without any commitment before another member
 	// replaces it (groupjob). Default 2m.
 	RerunTimeout time.Duration
+	// RevealTimeout is how long, after this node saw every regular
+	// MicroJob of a job committed, the job's DApp has to reveal its check
+	// seed before the verifiers are drawn from the lapse seed instead
+	// (finish.ChooseChecks). Default 2m.
+	RevealTimeout time.Duration
 	// MaxCodeSize and MaxDataSize bound what a job may make this node
 	// fetch. Default 64 MiB and 1 GiB.
 	MaxCodeSize, MaxDataSize int64
@@ -151,12 +156,13 @@ func DefaultConfig() Config {
 		// Ten MicroJobs per ownership turn at most (turnSize asks for
 		// fewer as the job ends or when its MicroJobs are slow), run and
 		// committed as one batch: fewer handoffs and store deltas.
-		Room:         macrojob.RoomConfig{Queue: macrojob.Config{MaxLocksPerTurn: 10}},
-		RerunTimeout: 2 * time.Minute,
-		MaxCodeSize:  64 << 20,
-		MaxDataSize:  1 << 30,
-		Wasm:         wasm.DefaultConfig(),
-		Fetch:        fetch.DefaultConfig(),
+		Room:          macrojob.RoomConfig{Queue: macrojob.Config{MaxLocksPerTurn: 10}},
+		RerunTimeout:  2 * time.Minute,
+		RevealTimeout: 2 * time.Minute,
+		MaxCodeSize:   64 << 20,
+		MaxDataSize:   1 << 30,
+		Wasm:          wasm.DefaultConfig(),
+		Fetch:         fetch.DefaultConfig(),
 
 		HeadStart:      time.Second,
 		FundingBackoff: 2 * time.Second,
@@ -183,8 +189,8 @@ func (c Config) Validate() error {
 	if err := c.Dispatch.Validate(); err != nil {
 		return fmt.Errorf("%w: dispatch: %w", ErrInvalidConfig, err)
 	}
-	if c.RerunTimeout <= 0 {
-		return fmt.Errorf("%w: rerun timeout must be positive", ErrInvalidConfig)
+	if c.RerunTimeout <= 0 || c.RevealTimeout <= 0 {
+		return fmt.Errorf("%w: rerun and reveal timeouts must be positive", ErrInvalidConfig)
 	}
 	if c.DuplicateGrace < 0 || c.DiscloseGrace < 0 || c.FinalizeTakeover < 0 || c.HoldWait < 0 {
 		return fmt.Errorf("%w: grace periods and the hold wait must not be negative", ErrInvalidConfig)

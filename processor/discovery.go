@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/jobmesh/jobmesh/crdt"
+	"github.com/jobmesh/jobmesh/finish"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/records"
 )
@@ -72,7 +73,17 @@ func (w *Worker) learn(info *jobs.JobInfo) {
 		w.log.Warn("ignoring a job that does not slice", "job", id, "err", err)
 		return
 	}
-	w.known[id] = &jobState{info: info, plan: plan, learnedAt: w.now()}
+	js := &jobState{info: info, plan: plan, learnedAt: w.now()}
+	if info.Requirements.Replicas > 1 {
+		// A group job is checked by its replicas: its verifiers come
+		// from the public seed commitment at once.
+		if js.plan, err = plan.WithChecks(info.SeedCommitment); err != nil {
+			w.log.Warn("ignoring a job that does not slice", "job", id, "err", err)
+			return
+		}
+		js.checks = finish.CheckPublic
+	}
+	w.known[id] = js
 	w.log.Info("job discovered", "job", id, "microjobs", plan.NumMicroJobs(), "macrojobs", len(plan.Macros))
 	// A worker waiting in a room comes back to run the new job's
 	// verifier MicroJobs due here (verifiers.go).

@@ -86,13 +86,13 @@ func benchFloor(b *testing.B, s flowShape) {
 // and the messages' delivery cost anything.
 func floorInfo(s flowShape, seq int) *jobs.JobInfo {
 	info := &jobs.JobInfo{
-		Code:     jobs.Source{URI: "ipfs://bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy", SHA256: sha256.Sum256([]byte("code"))},
-		Data:     jobs.Data{Source: jobs.Source{URI: "https://example.com/data", SHA256: sha256.Sum256([]byte(fmt.Sprint("data", seq)))}, Size: uint64(8 * s.macros * int(s.n))},
-		Slicing:  jobs.Slicing{BlockSize: 8, MicroJobs: s.n, BlocksPerMicro: 1, VerifierBlocks: 1},
-		SeedCommitment:     jobs.Seed{byte(seq), 1},
-		PriceWei: big.NewInt(1_000_000_000),
-		Creator:  jobs.Address{0xc1},
-		Deadline: time.Now().Add(time.Hour).Unix(),
+		Code:           jobs.Source{URI: "ipfs://bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy", SHA256: sha256.Sum256([]byte("code"))},
+		Data:           jobs.Data{Source: jobs.Source{URI: "https://example.com/data", SHA256: sha256.Sum256([]byte(fmt.Sprint("data", seq)))}, Size: uint64(8 * s.macros * int(s.n))},
+		Slicing:        jobs.Slicing{BlockSize: 8, MicroJobs: s.n, BlocksPerMicro: 1, VerifierBlocks: 1},
+		SeedCommitment: jobs.Seed{byte(seq), 1},
+		PriceWei:       big.NewInt(1_000_000_000),
+		Creator:        jobs.Address{0xc1},
+		Deadline:       time.Now().Add(time.Hour).Unix(),
 	}
 	info.ApplyDefaults()
 	return info

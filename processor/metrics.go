@@ -51,7 +51,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		}),
 		refused: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "jobmesh", Subsystem: "processor", Name: "records_refused_total",
-			Help: "Verdict, dispute, check and redo records refused, each once, by type and reason (author, culprit, content, disagrees, output).",
+			Help: "Verdict, dispute, check, redo and reveal records refused, each once, by type and reason (author, culprit, content, disagrees, output; for reveals: mismatch, author, early, malformed).",
 		}, []string{"type", "reason"}),
 		signRefusals: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "jobmesh", Subsystem: "processor", Name: "sign_refusals_total",

@@ -93,6 +93,13 @@ const (
 // finalize judges js when it is due and carries out what finish.Decide
 // makes of the judgement.
 func (w *Worker) finalize(ctx context.Context, js *jobState) error {
+	w.drawChecks(ctx, js)
+	w.mu.Lock()
+	pending := js.checks == finish.CheckPending
+	w.mu.Unlock()
+	if pending {
+		return nil // nothing is disclosed or judged before the checks are drawn
+	}
 	id := js.plan.JobID
 	ver := w.inputsVersion(id)
 	now := w.now()

@@ -67,15 +67,15 @@ func TestTurnsShrinkAsTheJobEnds(t *testing.T) {
 func byteJob(t *testing.T, size uint64, micros uint32, req jobs.Requirements) (*jobs.JobInfo, *jobs.Plan) {
 	t.Helper()
 	info := &jobs.JobInfo{
-		Code:         jobs.Source{URI: "file:///c", SHA256: sha256.Sum256([]byte("c"))},
-		Data:         jobs.Data{Source: jobs.Source{URI: "file:///d", SHA256: sha256.Sum256([]byte("d"))}, Size: size},
-		Slicing:      jobs.Slicing{BlockSize: 1, MicroJobs: micros, BlocksPerMicro: 1},
-		SeedCommitment:         sha256.Sum256([]byte("s")),
-		PriceWei:     big.NewInt(1),
-		Creator:      jobs.Address{1},
-		Deadline:     2_000_000_000,
-		Output:       jobs.Output{Kind: jobs.OutputConcat},
-		Requirements: req,
+		Code:           jobs.Source{URI: "file:///c", SHA256: sha256.Sum256([]byte("c"))},
+		Data:           jobs.Data{Source: jobs.Source{URI: "file:///d", SHA256: sha256.Sum256([]byte("d"))}, Size: size},
+		Slicing:        jobs.Slicing{BlockSize: 1, MicroJobs: micros, BlocksPerMicro: 1},
+		SeedCommitment: sha256.Sum256([]byte("s")),
+		PriceWei:       big.NewInt(1),
+		Creator:        jobs.Address{1},
+		Deadline:       2_000_000_000,
+		Output:         jobs.Output{Kind: jobs.OutputConcat},
+		Requirements:   req,
 	}
 	info.ApplyDefaults()
 	plan, err := jobs.Slice(info)

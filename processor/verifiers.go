@@ -28,6 +28,11 @@ func (w *Worker) runVerifiers(ctx context.Context, js *jobState) bool {
 	if !ok {
 		return false
 	}
+	w.mu.Lock()
+	if js.checksAt.After(ranked) {
+		ranked = js.checksAt // the verifiers exist since their checks were drawn
+	}
+	w.mu.Unlock()
 	w.firstOwners(js) // derives the ranks for the current view
 	committed, err := w.roomCommitted(ctx, js)
 	if err != nil {

@@ -59,14 +59,14 @@ func modelView(t testing.TB, ads []meshview.Advertised, kicked ...string) *meshv
 func modelJob(t *testing.T, models ...string) *jobState {
 	t.Helper()
 	info := &jobs.JobInfo{
-		Code:         jobs.Source{URI: "ipfs://bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy", SHA256: sha256.Sum256([]byte("code"))},
-		Data:         jobs.Data{Source: jobs.Source{URI: "https://example.com/data", SHA256: sha256.Sum256([]byte("data"))}, Size: 64 * 64},
-		Slicing:      jobs.Slicing{BlockSize: 64, MicroJobs: 8, BlocksPerMicro: 1},
-		SeedCommitment:         sha256.Sum256([]byte("model job")),
-		PriceWei:     big.NewInt(5),
-		Creator:      jobs.Address{1},
-		Deadline:     time.Now().Add(time.Hour).Unix(),
-		Requirements: jobs.Requirements{ModelCIDs: models},
+		Code:           jobs.Source{URI: "ipfs://bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy", SHA256: sha256.Sum256([]byte("code"))},
+		Data:           jobs.Data{Source: jobs.Source{URI: "https://example.com/data", SHA256: sha256.Sum256([]byte("data"))}, Size: 64 * 64},
+		Slicing:        jobs.Slicing{BlockSize: 64, MicroJobs: 8, BlocksPerMicro: 1},
+		SeedCommitment: sha256.Sum256([]byte("model job")),
+		PriceWei:       big.NewInt(5),
+		Creator:        jobs.Address{1},
+		Deadline:       time.Now().Add(time.Hour).Unix(),
+		Requirements:   jobs.Requirements{ModelCIDs: models},
 	}
 	info.ApplyDefaults()
 	plan, err := jobs.Slice(info)

@@ -109,6 +109,7 @@ func (w *Worker) step(ctx context.Context) bool {
 	// Verifier MicroJobs due here come before room work of any job:
 	// others wait for them, or take them over after a ProcessingTimeout.
 	for _, js := range workable {
+		w.drawChecks(ctx, js)
 		if w.runVerifiers(ctx, js) {
 			return true
 		}

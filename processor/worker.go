@@ -206,6 +206,15 @@ type jobState struct {
 	// verifiers rank, for each MacroJob, who runs its verifier MicroJob
 	// outside the room (finish.VerifierRunners), derived with owners.
 	verifiers [][]string
+
+	// checks is where the verifiers of plan come from (checks.go);
+	// regularsAt is when this node first saw every regular MicroJob
+	// committed, checksAt when it drew the checks; revealsSeen are the
+	// reveal records it counted.
+	checks      finish.CheckSource
+	regularsAt  time.Time
+	checksAt    time.Time
+	revealsSeen map[string]bool
 }
 
 // custodyParams are the node parts the output's keeper uses.
