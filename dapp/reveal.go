@@ -10,8 +10,6 @@ import (
 
 	"github.com/jobmesh/jobmesh/finish"
 	"github.com/jobmesh/jobmesh/jobs"
-	"github.com/jobmesh/jobmesh/membership"
-	"github.com/jobmesh/jobmesh/microjob"
 	"github.com/jobmesh/jobmesh/records"
 )
 
@@ -82,8 +80,7 @@ func (c *Client) revealDue(ctx context.Context) {
 }
 
 // reveal publishes info's check seed once the store holds a commitment of
-// every regular MicroJob of it (with a chain, from members only, as the
-// processors count them).
+// every regular MicroJob of it.
 func (c *Client) reveal(ctx context.Context, info *jobs.JobInfo, secret jobs.Seed) error {
 	id := info.ID()
 	key := c.creatorKey(info)
@@ -98,13 +95,9 @@ func (c *Client) reveal(ctx context.Context, info *jobs.JobInfo, secret jobs.See
 	if err != nil {
 		return err
 	}
-	recs := finish.FromRecords(id, rs)
-	if c.members != nil {
-		if recs.Commits, err = c.memberCommits(ctx, info, recs); err != nil {
-			return err
-		}
-	}
-	if !finish.ProgressOf(recs, 1).RegularsCommitted(plan) {
+	// Commitments count as the processors count them (finish.Progress):
+	// each regular MicroJob has one, whoever wrote it.
+	if !finish.ProgressOf(finish.FromRecords(id, rs), 1).RegularsCommitted(plan) {
 		return nil
 	}
 	rec, err := records.SignReveal(id, secret, key)
@@ -120,28 +113,4 @@ func (c *Client) reveal(ctx context.Context, info *jobs.JobInfo, secret jobs.See
 	c.m.revealed.Inc()
 	c.log.Info("check seed revealed", "job", id)
 	return nil
-}
-
-// memberCommits are recs' commitments by members of info's escrow with
-// bound wallets: a commitment by anyone else does not make a MicroJob
-// committed for the processors, so it must not bring the reveal forward.
-func (c *Client) memberCommits(ctx context.Context, info *jobs.JobInfo, recs *finish.Records) ([]microjob.Commitment, error) {
-	keep := membership.KeepMembers(c.p.Store, c.members)
-	kept := map[[2]string]bool{}
-	var out []microjob.Commitment
-	for _, cm := range recs.Commits {
-		k := [2]string{cm.Processor, cm.Wallet}
-		ok, seen := kept[k]
-		if !seen {
-			var err error
-			if ok, err = keep(ctx, info, microjob.Disclosure{Processor: cm.Processor, Wallet: cm.Wallet}); err != nil {
-				return nil, err
-			}
-			kept[k] = ok
-		}
-		if ok {
-			out = append(out, cm)
-		}
-	}
-	return out, nil
 }

@@ -96,6 +96,7 @@ func testTimeouts(pc *processor.Config) {
 	pc.Room.Queue.OwnerTimeout = 2 * time.Second
 	pc.Room.Queue.Rebroadcast = 300 * time.Millisecond
 	pc.Room.LockTTL = 6 * time.Second
+	pc.RevealTimeout = 5 * time.Second
 }
 
 var tunings = []tuning{

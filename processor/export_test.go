@@ -25,6 +25,9 @@ func VerdictFromRecords(ctx context.Context, store *crdt.Store, info *jobs.JobIn
 	for _, r := range rs {
 		recs.Add(info.ID(), finish.OpenPart(info.ID(), r))
 	}
+	if plan, err = finish.CheckedPlan(plan, finish.ChooseChecks(info, plan, recs, finish.ProgressOf(recs, int(info.Requirements.Replicas)), 0, 0)); err != nil {
+		return records.VerdictRecord{}, false, err
+	}
 	j, err := finish.Judge(info, plan, recs)
 	if err != nil {
 		return records.VerdictRecord{}, false, err

@@ -18,7 +18,7 @@ import (
 // and a verifier each.
 func roundsPlan(t *testing.T) *jobs.Plan {
 	t.Helper()
-	plan, err := jobs.Slice(jobtest.Info(1))
+	plan, err := jobs.SliceChecked(jobtest.Info(1), jobtest.CheckSeed)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -78,7 +78,7 @@ func byteJob(t *testing.T, size uint64, micros uint32, req jobs.Requirements) (*
 		Requirements:   req,
 	}
 	info.ApplyDefaults()
-	plan, err := jobs.Slice(info)
+	plan, err := jobs.SliceChecked(info, jobs.Seed{0xc1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -69,7 +69,7 @@ func modelJob(t *testing.T, models ...string) *jobState {
 		Requirements:   jobs.Requirements{ModelCIDs: models},
 	}
 	info.ApplyDefaults()
-	plan, err := jobs.Slice(info)
+	plan, err := jobs.SliceChecked(info, jobs.Seed{0xc1})
 	if err != nil {
 		t.Fatal(err)
 	}
