@@ -79,9 +79,11 @@ type Config struct {
 	// Registerer receives the runner's metrics. Default nil (not registered).
 	Registerer prometheus.Registerer
 	// Tamper, when set, rewrites each block output before it is hashed and
-	// stored. It exists only as a test seam, to play a dishonest processor
-	// in tests of culprit detection; it is nil in production. Default nil.
-	Tamper func(block uint64, out []byte) []byte
+	// stored; check says whether the run checks another's result (a
+	// verifier MicroJob). It exists only as a test seam, to play a
+	// dishonest processor in tests of culprit detection; it is nil in
+	// production. Default nil.
+	Tamper func(block uint64, check bool, out []byte) []byte
 }
 
 // DefaultConfig returns the defaults documented on Config; Exec and Blocks
@@ -226,7 +228,7 @@ func (r *Runner) Run(ctx context.Context, in Input) (out Output, err error) {
 			return Output{}, fmt.Errorf("microjob %s: block %d (%d of %d): %w: %w", in.Micro.ID, b, i+1, n, ErrBlockFailed, err)
 		}
 		if r.cfg.Tamper != nil {
-			res = r.cfg.Tamper(b, bytes.Clone(res))
+			res = r.cfg.Tamper(b, in.Micro.Verifier, bytes.Clone(res))
 		}
 		out.BlockIndices[i] = b
 		out.BlockHashes[i] = sha256.Sum256(res)

@@ -341,7 +341,7 @@ func TestTamperedResultIsCaught(t *testing.T) {
 		t.Fatal(err)
 	}
 	cheatRunner := newRunner(t, e, store, func(c *Config) {
-		c.Tamper = func(_ uint64, out []byte) []byte { return append(out, "bogus 1\n"...) }
+		c.Tamper = func(_ uint64, _ bool, out []byte) []byte { return append(out, "bogus 1\n"...) }
 	})
 	out, err := cheatRunner.Run(context.Background(), Input{Info: info, Plan: plan, Micro: reg, Code: code, Data: data})
 	if err != nil {

@@ -74,9 +74,11 @@ type Config struct {
 	// Fetch configures the URI fetchers (ipfs:// always goes through the
 	// node's block layer). Default fetch.DefaultConfig().
 	Fetch fetch.Config
-	// Tamper, when set, rewrites block outputs before hashing: a test seam
-	// that plays a dishonest processor. Nil in production.
-	Tamper func(block uint64, out []byte) []byte
+	// Tamper, when set, rewrites block outputs before hashing; check says
+	// whether the run checks another's result (a verifier MicroJob or a
+	// re-run). A test and demo seam that plays a dishonest processor. Nil
+	// in production.
+	Tamper func(block uint64, check bool, out []byte) []byte
 	// ClaimWallet, when set, names the wallet written in this processor's
 	// commitment and disclosure of a MicroJob ("" keeps Wallet): a test
 	// seam that plays a processor claiming a wallet not its own. Nil in

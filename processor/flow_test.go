@@ -170,7 +170,7 @@ func liarTune(mp **localmesh.Mesh, liarIndex int) func(*localmesh.Member, *proce
 		if mem.Index == liarIndex {
 			// The liar lies in every block it runs, re-runs included; where
 			// it checks its own lie, the self-check catches it.
-			pc.Tamper = func(_ uint64, out []byte) []byte { return append(out, 0xff) }
+			pc.Tamper = func(_ uint64, _ bool, out []byte) []byte { return append(out, 0xff) }
 			return
 		}
 		first := true
@@ -302,7 +302,7 @@ func TestSelfCheckingLiarIsCaught(t *testing.T) {
 	const liarIndex = 1
 	m := flowMesh(t, 3, func(mem *localmesh.Member, pc *processor.Config) {
 		if mem.Index == liarIndex {
-			pc.Tamper = func(_ uint64, out []byte) []byte { return append(out, 0xff) }
+			pc.Tamper = func(_ uint64, _ bool, out []byte) []byte { return append(out, 0xff) }
 		}
 	})
 	meshtest.WaitConnected(t, m)

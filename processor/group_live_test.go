@@ -232,7 +232,7 @@ func TestGroupLiarOutvoted(t *testing.T) {
 	roles := []groupRole{{"big", 24576}, {"big", 24576}, {"big", 24576}, {"small", 8192}}
 	m := groupMesh(t, roles, func(mem *localmesh.Member, pc *processor.Config) {
 		if mem.Index == liarIndex {
-			pc.Tamper = func(_ uint64, out []byte) []byte { return append(out, 0xff) }
+			pc.Tamper = func(_ uint64, _ bool, out []byte) []byte { return append(out, 0xff) }
 		}
 	})
 	procs := processorsOf(m)

@@ -66,7 +66,7 @@ func (w *Worker) doReruns(ctx context.Context) bool {
 				continue
 			}
 			if w.cfg.Tamper != nil {
-				out = w.cfg.Tamper(block, out)
+				out = w.cfg.Tamper(block, true, out)
 			}
 			sum := sha256.Sum256(out)
 			rr := records.Rerun{Block: block, Hash: hex.EncodeToString(sum[:]), Processor: w.self}

@@ -29,6 +29,7 @@ import (
 type demoOptions struct {
 	processors int
 	byzantine  int
+	liar       string
 	serve      bool
 	json       bool
 	dir        string
@@ -72,6 +73,7 @@ second picture showing which processor made which tile.`,
 	f := cmd.Flags()
 	f.IntVar(&o.processors, "processors", 4, "number of processors")
 	f.IntVar(&o.byzantine, "byzantine", 0, "number of processors that return wrong output (they are caught and unpaid)")
+	f.StringVar(&o.liar, "liar", "whole", "how the byzantine processors lie: whole (every block of their MicroJobs) or rational (about one block per MicroJob, never in a check: caught with probability 1/K per MicroJob)")
 	f.BoolVar(&o.serve, "serve", false, "keep the mesh running after the job and print each node's API and swarm addresses")
 	f.BoolVar(&o.json, "json", false, "print a machine-readable summary on stdout (progress goes to stderr)")
 	f.StringVar(&o.dir, "dir", "", "directory for the members' repos (default: a temporary directory, removed at exit)")
@@ -89,6 +91,9 @@ func runDemo(ctx context.Context, g *globals, o demoOptions, stdout, stderr io.W
 	}
 	if o.byzantine < 0 || o.byzantine >= o.processors-1 {
 		return fmt.Errorf("--byzantine must be between 0 and %d (two processors must stay honest to resolve a dispute)", o.processors-2)
+	}
+	if _, err := demoLiar(o.liar); err != nil {
+		return err
 	}
 	start := time.Now()
 	say := stdout
@@ -127,7 +132,7 @@ func runDemo(ctx context.Context, g *globals, o demoOptions, stdout, stderr io.W
 
 	spec := dapp.Spec{
 		Code: code, Data: data,
-		Slicing:  jobs.Slicing{BlockSize: tiles.DescriptorSize, MicroJobs: 4, BlocksPerMicro: 4},
+		Slicing:  jobs.Slicing{BlockSize: tiles.DescriptorSize, MicroJobs: 4, BlocksPerMicro: demoBlocksPerMicro},
 		Price:    big.NewInt(1_000_000_000_000_000), // 0.001 ETH
 		Deadline: time.Now().Add(time.Hour),
 		Output:   jobs.Output{Kind: jobs.OutputPNGGrid, Columns: uint32(params.Columns())},
@@ -141,8 +146,8 @@ func runDemo(ctx context.Context, g *globals, o demoOptions, stdout, stderr io.W
 		return err
 	}
 	id := info.ID()
-	fmt.Fprintf(say, "submitted job %s: %d tiles in %d MacroJobs, %d MicroJobs (verifiers included)\n",
-		id, plan.NumBlocks, len(plan.Macros), plan.NumMicroJobs())
+	fmt.Fprintf(say, "submitted job %s: %d tiles in %d MacroJobs, %d MicroJobs and %d verifiers, drawn once they are committed\n",
+		id, plan.NumBlocks, len(plan.Macros), plan.NumMicroJobs(), len(plan.Macros))
 
 	// Progress: commitments by processor, read from the submitting
 	// node's replicated store.
@@ -198,10 +203,30 @@ func startDemoMesh(ctx context.Context, g *globals, o demoOptions) (*localmesh.M
 			pc.Room.Queue.Rebroadcast = 500 * time.Millisecond
 			pc.Room.LockTTL = 20 * time.Second
 			if m.Index > o.processors-o.byzantine {
-				pc.Tamper = func(_ uint64, out []byte) []byte { return append(out, 0x42) }
+				pc.Tamper, _ = demoLiar(o.liar)
 			}
 		},
 	})
+}
+
+// demoBlocksPerMicro is K of the demo's job.
+const demoBlocksPerMicro = 4
+
+// demoLiar is the output rewrite of a byzantine processor of kind: whole
+// lies in every block it runs; rational lies where a lie is cheapest to
+// hide, in the blocks b with b mod K = 0 (about one per MicroJob), and
+// never in a verifier or re-run, where it would stand out. The checks are
+// hidden until its results are committed, so it cannot aim its lies at
+// the unchecked blocks: each MicroJob it lies in is caught with
+// probability (lied blocks)/K.
+func demoLiar(kind string) (func(block uint64, check bool, out []byte) []byte, error) {
+	switch kind {
+	case "whole":
+		return func(_ uint64, _ bool, out []byte) []byte { return append(out, 0x42) }, nil
+	case "rational":
+		return localmesh.RationalLiar(demoBlocksPerMicro), nil
+	}
+	return nil, fmt.Errorf("--liar must be whole or rational, not %q", kind)
 }
 
 // demoProcessors names the mesh's processors p<index>, marking the
