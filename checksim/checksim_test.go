@@ -204,10 +204,10 @@ func TestWilson(t *testing.T) {
 func TestTable(t *testing.T) {
 	rep := Report{Rows: []Row{
 		{Adversary: "rational", Checks: "reveal", Members: 1, Processors: 8, K: 10, Jobs: 2, Micro: Rate{1, 4}, Job: Rate{1, 2}, RegularBlocks: 200, ExtraBlocks: 20, Bound: 0.0875},
-		{Adversary: "copier", Checks: "lapse", Members: 1, Processors: 8, K: 10, Jobs: 2, Micro: Rate{3, 3}, Job: Rate{2, 2}, RegularBlocks: 200, ExtraBlocks: 22},
+		{Adversary: "copier", Checks: "lapse", Members: 1, Processors: 8, K: 10, Jobs: 2, Micro: Rate{3, 3}, Job: Rate{2, 2}, RegularBlocks: 200, ExtraBlocks: 22, HonestNamed: 1},
 	}}
 	got := rep.Table()
-	for _, want := range []string{"ADVERSARY", "rational  ", "0.2500 [", "0.0875", "0.1000\n", "copier", "1.0000 [0.4385, 1.0000]", "0.1100\n"} {
+	for _, want := range []string{"ADVERSARY", "rational  ", "0.2500 [", "0.0875", "0.1000\n", "copier", "1.0000 [0.4385, 1.0000]", "  1  ", "0.1100\n"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("table lacks %q:\n%s", want, got)
 		}

@@ -30,7 +30,7 @@ type Config struct {
 	// public seed commitment, known before anyone commits; default false.
 	// Not with Lapse.
 	Public bool
-	Salts  int // salts a steering adversary tries on its last commitment (Adversary.Steers); default 1000
+	Salts  int // salts a steering adversary tries on its last commitment (Adversary.Steers), 1 for none; default 1000
 }
 
 // DefaultConfig returns a Config with every default filled in.

@@ -26,9 +26,14 @@
 // blocks. The dispute resolution that follows a catch is not simulated.
 //
 // Collusion bound: with a fraction f of the processors colluding, a lie on
-// a checked block escapes when the verifier runner is a colluder. With
-// K' = min(K, N) every regular MicroJob is checked in one uniform block,
-// and the verifier runner is drawn from the others, so a rational liar
-// that falsifies one block of a MicroJob of K blocks is caught with
-// probability at least (1 − f)/K per MicroJob.
+// a checked block escapes when the verifier runner is a colluder. Each
+// MacroJob's verifier checks K' of its N regular MicroJobs in one uniform
+// block each, and its runner is drawn from the processors that ran none of
+// them, so a liar that falsifies one block of a MicroJob of K blocks is
+// caught with probability at least (1 − f)·K'/(N·K) per MicroJob: (1 − f)/K
+// at the defaults (K' = N = K). The bound needs such a processor: where
+// every processor ran a checked MicroJob (few processors for N) the runner
+// may be the liar itself, its blocks are self-checked, and one colluding
+// re-runner among the two lets the lie pass and, by the majority of three,
+// names the honest re-runner (Row.HonestNamed).
 package checksim

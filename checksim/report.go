@@ -29,9 +29,15 @@ type Row struct {
 	// RegularBlocks are the blocks of the jobs; ExtraBlocks the block runs
 	// the checks added: verifier blocks and self-check re-runs.
 	RegularBlocks, ExtraBlocks uint64
-	// Bound is the collusion bound (1 − f)/K on Micro for a liar that
-	// falsifies one block per MicroJob under a seed it cannot know or
-	// steer, with f = Members/Processors; 0 where it does not apply.
+	// HonestNamed counts the jobs in which a self-check named a processor
+	// outside the coalition: a colluding re-runner that repeats the lie
+	// outvotes the honest one (finish.CheckOutcome).
+	HonestNamed int
+	// Bound is the collusion bound (1 − f)·K'/(N·K) on Micro for a liar
+	// that falsifies one block per MicroJob under a seed it cannot know or
+	// steer, with f = Members/Processors, while a verifier runner that ran
+	// none of the checked MicroJobs is left (package doc); 0 where it does
+	// not apply.
 	Bound float64
 }
 
@@ -55,7 +61,7 @@ func bound(cfg Config) float64 {
 		return 0
 	}
 	f := float64(cfg.Adversary.Members()) / float64(cfg.Processors)
-	return (1 - f) / float64(cfg.K)
+	return (1 - f) * float64(cfg.KVerifier) / float64(cfg.N) / float64(cfg.K)
 }
 
 // Rate is a count of successes (Caught) out of trials (Of).
@@ -97,14 +103,14 @@ func (r Rate) String() string {
 func (rep Report) Table() string {
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ADVERSARY\tCHECKS\tf\tJOBS\tLIED MICROJOBS\tCAUGHT/MICROJOB [95% CI]\t(1-f)/K\tLIED JOBS\tCAUGHT/JOB [95% CI]\tREDUNDANCY")
+	fmt.Fprintln(tw, "ADVERSARY\tCHECKS\tf\tJOBS\tLIED MICROJOBS\tCAUGHT/MICROJOB [95% CI]\tBOUND\tLIED JOBS\tCAUGHT/JOB [95% CI]\tHONEST NAMED\tREDUNDANCY")
 	for _, r := range rep.Rows {
 		bound := "-"
 		if r.Bound > 0 {
 			bound = fmt.Sprintf("%.4f", r.Bound)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%d\t%d\t%s\t%s\t%d\t%s\t%.4f\n",
-			r.Adversary, r.Checks, r.Members, r.Processors, r.Jobs, r.Micro.Of, r.Micro, bound, r.Job.Of, r.Job, r.Redundancy())
+		fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%d\t%d\t%s\t%s\t%d\t%s\t%d\t%.4f\n",
+			r.Adversary, r.Checks, r.Members, r.Processors, r.Jobs, r.Micro.Of, r.Micro, bound, r.Job.Of, r.Job, r.HonestNamed, r.Redundancy())
 	}
 	tw.Flush()
 	return b.String()

@@ -75,6 +75,9 @@ func (r *run) score(v microjob.Verdict, checks []named, row *Row) {
 			row.Micro.Caught++
 		}
 	}
+	if slices.ContainsFunc(checks, func(n named) bool { return !r.s.member(r.s.index[n.processor]) }) {
+		row.HonestNamed++
+	}
 	if !r.liedAny {
 		return
 	}
