@@ -1,20 +1,25 @@
 package checksim
 
 import (
+	"crypto/ecdsa"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"math/big"
 	"math/rand/v2"
 	"slices"
+	"time"
 
+	ethcrypto "github.com/ethereum/go-ethereum/crypto"
 	"github.com/ipfs/go-cid"
 	mh "github.com/multiformats/go-multihash"
 
 	"github.com/jobmesh/jobmesh/finish"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/microjob"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // Run simulates cfg.Jobs jobs against cfg.Adversary and reports how often
@@ -55,6 +60,8 @@ type sim struct {
 	arng  *rand.Rand // the adversary's draws
 	procs []processor
 	index map[string]int
+	// creator is the DApp's wallet key, which signs the reveals.
+	creator *ecdsa.PrivateKey
 }
 
 func newSim(cfg Config) (*sim, error) {
@@ -64,6 +71,12 @@ func newSim(cfg Config) (*sim, error) {
 		arng:  rand.New(rand.NewPCG(cfg.Seed, 0x6164766572736172)),
 		index: map[string]int{},
 	}
+	key := sha256.Sum256([]byte("checksim creator"))
+	creator, err := ethcrypto.ToECDSA(key[:])
+	if err != nil {
+		return nil, fmt.Errorf("checksim: creator key: %w", err)
+	}
+	s.creator = creator
 	for i := range cfg.Processors {
 		name := fmt.Sprintf("p%d", i)
 		w := sha256.Sum256([]byte(name))
@@ -116,7 +129,7 @@ func (s *sim) newInfo(secret jobs.Seed) *jobs.JobInfo {
 		},
 		SeedCommitment: jobs.CommitSeed(secret),
 		PriceWei:       big.NewInt(1),
-		Creator:        jobs.Address{1},
+		Creator:        jobs.Address(ethcrypto.PubkeyToAddress(s.creator.PublicKey)),
 		Deadline:       2_000_000_000,
 	}
 	info.ApplyDefaults()
@@ -157,14 +170,9 @@ func (s *sim) job(row *Row) error {
 	if err := r.grind(); err != nil {
 		return err
 	}
-	var seed jobs.Seed
-	switch {
-	case s.cfg.Public:
-		seed = info.SeedCommitment
-	case s.cfg.Lapse:
-		seed = r.lapseSeed()
-	default:
-		seed = secret
+	seed, err := r.checkSeed(secret)
+	if err != nil {
+		return err
 	}
 	checked, err := plan.WithChecks(seed)
 	if err != nil {
@@ -270,6 +278,36 @@ func (r *run) copy(mu *jobs.MicroJob) error {
 	return nil
 }
 
+// checkSeed is the job's check seed once every regular MicroJob is
+// committed, as a reader chooses it (finish.ChooseChecks): the secret
+// from the DApp's signed reveal record, or, from a silent DApp, the lapse
+// seed once the reveal timeout has passed. The public-seed baseline takes
+// the seed commitment.
+func (r *run) checkSeed(secret jobs.Seed) (jobs.Seed, error) {
+	if r.s.cfg.Public {
+		return r.info.SeedCommitment, nil
+	}
+	recs := &finish.Records{Commits: r.commits}
+	want := finish.CheckLapsed
+	if !r.s.cfg.Lapse {
+		rec, err := records.SignReveal(r.plan.JobID, secret, r.s.creator)
+		if err != nil {
+			return jobs.Seed{}, err
+		}
+		recs.Reveals = []finish.Authored[[]byte]{{Key: records.RevealKey(r.plan.JobID, "dapp"), Author: "dapp", Rec: rec}}
+		want = finish.CheckRevealed
+	}
+	const timeout = time.Minute
+	c := finish.ChooseChecks(r.info, r.plan, recs, finish.ProgressOf(recs, 1), 2*timeout, timeout)
+	if c.Source != want {
+		return jobs.Seed{}, fmt.Errorf("%w: check seed %s, want %s (refused: %v)", errChecks, c.Source, want, c.Refused)
+	}
+	return c.Seed, nil
+}
+
+// errChecks: the check seed is not the one the run simulates.
+var errChecks = errors.New("checksim: unexpected check seed")
+
 // lapseSeed is the job's lapse seed from the commitments so far.
 func (r *run) lapseSeed() jobs.Seed {
 	return finish.LapseSeed(r.plan, &finish.Records{Commits: r.commits})
@@ -328,9 +366,11 @@ func (r *run) verifiers(checked *jobs.Plan, row *Row) error {
 				free = append(free, p)
 			}
 		}
-		p := r.s.rng.IntN(r.s.cfg.Processors)
+		var p int
 		if len(free) > 0 {
 			p = free[r.s.rng.IntN(len(free))]
+		} else {
+			p = r.s.rng.IntN(r.s.cfg.Processors)
 		}
 		var lies []bool
 		if r.s.member(p) {
