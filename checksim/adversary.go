@@ -12,9 +12,10 @@ import (
 // Adversary is the strategy of the processors it controls: processors
 // 0..Members()-1 of a run. Processor 0 is the liar: only its regular
 // MicroJobs are the adversary's to decide (Regular); the other members run
-// theirs honestly. Any member that runs a verifier MicroJob, or re-runs a
-// self-checked block, decides with Verifier. A lie is a wrong output hash;
-// the coalition's lies on one block are alike, so members can repeat them.
+// theirs honestly. A member that runs a verifier MicroJob decides its
+// outputs with Verifier; one that re-runs a self-checked block repeats the
+// coalition's lie on it, if any. A lie is a wrong output hash; the
+// coalition's lies on one block are alike, so members can repeat them.
 type Adversary interface {
 	// Name names the strategy in a report.
 	Name() string
