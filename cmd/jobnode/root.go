@@ -53,6 +53,7 @@ func newRootCmd() *cobra.Command {
 		newExampleCmd(),
 		newJobCmd(g),
 		newDashboardCmd(g),
+		newCheckSimCmd(),
 	)
 	return root
 }
