@@ -41,7 +41,7 @@ func authorsMesh(t *testing.T) (*jobtest.Job, []*crdttest.Replica) {
 		f.Run(t, rs[0].Store, m, false, jobtest.HonestHash, true)
 		f.Run(t, rs[1].Store, m, true, jobtest.HonestHash, true)
 	}
-	waitRecords(t, rs, f, 12)
+	waitRecords(t, rs, f, 13)
 	return f, rs
 }
 
@@ -139,7 +139,7 @@ func TestRecordsOfOutsidersAreRefused(t *testing.T) {
 	if err := records.AuthorPolicy()("/jobs/"+id.String()+"/verdict", a.ID()); err == nil {
 		t.Fatal("the author policy lets a verdict be written under the key of the previous version, which names no author")
 	}
-	waitRecords(t, rs, f, 16)
+	waitRecords(t, rs, f, 17)
 	w := testWorker(t, a.Store)
 	js := &jobState{info: f.Info, plan: f.Plan}
 	for range 2 { // counted once, however often judged
@@ -199,7 +199,7 @@ func TestEligibleRecordsHighestRankedWins(t *testing.T) {
 	put(lo.Store, records.CheckKey(id, lb, me), records.CheckType, records.Check{Block: lb, Processor: "p", Thirds: [2]string{"p", x.ID().String()}})
 	regular := f.Micros(1, false)[0].ID
 	put(lo.Store, records.RedoKey(id, regular, me), records.RedoType, records.Redo{Micro: regular.String(), Exclude: []string{c.ID().String()}})
-	waitRecords(t, rs, f, 21)
+	waitRecords(t, rs, f, 22)
 
 	w := testWorker(t, c.Store)
 	js := &jobState{info: f.Info, plan: f.Plan}
@@ -266,7 +266,7 @@ func TestSignerRefusesAVerdictThatDoesNotFollow(t *testing.T) {
 	forged := f.VerdictOf(t, b.Store, jobtest.CID(t, "out").String())
 	forged.Culprits = []string{a.ID().String()}
 	f.PutVerdict(t, b.Store, forged)
-	waitRecords(t, rs, f, 13)
+	waitRecords(t, rs, f, 14)
 
 	w := testWorker(t, c.Store)
 	js := &jobState{info: f.Info, plan: f.Plan, finished: true}
@@ -313,7 +313,7 @@ func TestLateRecordReopensFinishedJob(t *testing.T) {
 	f, rs := authorsMesh(t)
 	a, c := rs[0], rs[2]
 	f.PutVerdict(t, a.Store, f.VerdictOf(t, a.Store, jobtest.CID(t, "out").String()))
-	waitRecords(t, rs, f, 13)
+	waitRecords(t, rs, f, 14)
 	w := testWorker(t, c.Store)
 	ctx := context.Background()
 	js := &jobState{info: f.Info, plan: f.Plan}

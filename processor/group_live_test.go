@@ -101,7 +101,7 @@ func TestGroupJobLiveMesh(t *testing.T) {
 	if v.Replicas != r || len(v.Short) != 0 {
 		t.Fatalf("verdict replicas %d, short %v", v.Replicas, v.Short)
 	}
-	plan, err := jobs.Slice(info)
+	plan, err := jobs.SliceChecked(info, info.SeedCommitment)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +182,7 @@ func TestGroupSilentMemberReplaced(t *testing.T) {
 	if commits[silent] != 0 {
 		t.Fatalf("the silent member committed %d MicroJobs", commits[silent])
 	}
-	plan, err := jobs.Slice(info)
+	plan, err := jobs.SliceChecked(info, info.SeedCommitment)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,7 +263,7 @@ func TestGroupLiarOutvoted(t *testing.T) {
 	if _, ok := v.Counts[liar]; ok {
 		t.Fatalf("the liar is credited: %v", v.Counts)
 	}
-	plan, err := jobs.Slice(info)
+	plan, err := jobs.SliceChecked(info, info.SeedCommitment)
 	if err != nil {
 		t.Fatal(err)
 	}
