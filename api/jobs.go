@@ -148,7 +148,7 @@ func (v *JobView) summary(ctx context.Context, info *jobs.JobInfo, rec crdt.Reco
 		DataSize:    info.Data.Size,
 		Output:      info.Output.Kind,
 		MacroJobs:   len(plan.Macros),
-		MicroJobs:   plan.NumMicroJobs(),
+		MicroJobs:   plan.NumWithChecks(),
 		Blocks:      plan.NumBlocks,
 		ByProcessor: map[string]int{},
 		Culprits:    []string{},

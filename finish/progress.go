@@ -158,5 +158,5 @@ func (p Progress) RegularsCommitted(plan *jobs.Plan) bool {
 
 // DisclosedAll reports whether every MicroJob of plan has a disclosure.
 func (p Progress) DisclosedAll(plan *jobs.Plan) bool {
-	return p.t != nil && p.t.disclosed >= plan.NumMicroJobs()
+	return p.t != nil && plan.Checked() && p.t.disclosed >= plan.NumMicroJobs()
 }

@@ -24,7 +24,16 @@ func (s *script) verifiers(args map[string]string) string {
 			owners[i] = pid(o)
 		}
 	}
-	s.ranks = VerifierRunners(s.plan.JobID.String(), s.plan, procs, owners)
+	recs := FromRecords(s.plan.JobID, s.recs)
+	ran := func(id jobs.ID, p string) bool {
+		for _, c := range recs.Commits {
+			if c.MicroID == id && c.Processor == p {
+				return true
+			}
+		}
+		return false
+	}
+	s.ranks = VerifierRunners(s.plan.JobID.String(), s.plan, procs, owners, ran)
 	var b strings.Builder
 	for i, r := range s.ranks {
 		m := &s.plan.Macros[i]
@@ -58,16 +67,8 @@ func (s *script) due(self string, args map[string]string) string {
 		}
 		return false
 	}
-	ran := func(id jobs.ID) bool {
-		for _, c := range recs.Commits {
-			if c.MicroID == id && c.Processor == pid(self) {
-				return true
-			}
-		}
-		return false
-	}
 	var out []string
-	for _, id := range DueVerifiers(s.plan, s.ranks, pid(self), done, ran, since, takeover, limit) {
+	for _, id := range DueVerifiers(s.plan, s.ranks, pid(self), done, since, takeover, limit) {
 		for i, m := range s.plan.Macros {
 			if (*m.Verifier()).ID == id {
 				out = append(out, "m"+strconv.Itoa(i))

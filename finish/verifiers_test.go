@@ -10,6 +10,34 @@ import (
 	"github.com/jobmesh/jobmesh/jobs"
 )
 
+// ranNone says nobody ran anything.
+func ranNone(jobs.ID, string) bool { return false }
+
+// TestVerifierRunnersPutCleanProcessorsFirst: the processors that ran a
+// MicroJob a verifier checks rank after every one that ran none of them,
+// so the first in rank is one that does not check itself whenever there
+// is one; a MacroJob whose every processor ran a checked MicroJob still
+// ranks them all.
+func TestVerifierRunnersPutCleanProcessorsFirst(t *testing.T) {
+	plan := manyMacros(t, 20)
+	procs := []string{"p1", "p2", "p3", "p4"}
+	owners := make([]string, len(plan.Macros))
+	id := plan.JobID.String()
+	dirty := map[string]bool{"p1": true, "p3": true}
+	ran := func(_ jobs.ID, p string) bool { return dirty[p] }
+	for i, order := range VerifierRunners(id, plan, procs, owners, ran) {
+		if len(order) != 4 || dirty[order[0]] || dirty[order[1]] || !dirty[order[2]] || !dirty[order[3]] {
+			t.Fatalf("MacroJob %d ranks %v; p1 and p3 ran checked MicroJobs", i, order)
+		}
+	}
+	all := func(jobs.ID, string) bool { return true }
+	for i, order := range VerifierRunners(id, plan, procs, owners, all) {
+		if len(order) != 4 {
+			t.Fatalf("MacroJob %d ranks %v when everyone ran a checked MicroJob", i, order)
+		}
+	}
+}
+
 // TestVerifierRunners: each MacroJob ranks every processor once, its first
 // owner last; the ranking does not depend on the order processors are
 // listed in, and the first rank spreads over the processors.
@@ -21,10 +49,10 @@ func TestVerifierRunners(t *testing.T) {
 		owners[i] = procs[i%len(procs)]
 	}
 	id := plan.JobID.String()
-	got := VerifierRunners(id, plan, procs, owners)
+	got := VerifierRunners(id, plan, procs, owners, ranNone)
 	reversed := slices.Clone(procs)
 	slices.Reverse(reversed)
-	if again := VerifierRunners(id, plan, reversed, owners); !slices.EqualFunc(got, again, slices.Equal) {
+	if again := VerifierRunners(id, plan, reversed, owners, ranNone); !slices.EqualFunc(got, again, slices.Equal) {
 		t.Fatal("the ranking depends on the order of the processor list")
 	}
 	first := map[string]int{}
@@ -46,7 +74,7 @@ func TestVerifierRunners(t *testing.T) {
 	}
 	// Without a named first owner (a view too young), every processor is
 	// ranked all the same.
-	none := VerifierRunners(id, plan, procs, make([]string, len(plan.Macros)))
+	none := VerifierRunners(id, plan, procs, make([]string, len(plan.Macros)), ranNone)
 	for i, order := range none {
 		if len(order) != len(procs) {
 			t.Fatalf("MacroJob %d ranks %v without a first owner", i, order)

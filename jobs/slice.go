@@ -222,6 +222,15 @@ func pickVerifierBlocks(q *Stream, regular []MicroJob, kk uint64, order []int, p
 	return order, picks
 }
 
+// NumWithChecks is the number of MicroJobs the job has once its checks
+// are drawn: its regular MicroJobs and one verifier per MacroJob.
+func (p *Plan) NumWithChecks() int {
+	if p.Checked() {
+		return len(p.byID)
+	}
+	return len(p.byID) + len(p.Macros)
+}
+
 // NumMicroJobs is the number of MicroJobs, verifiers included once drawn.
 func (p *Plan) NumMicroJobs() int { return len(p.byID) }
 

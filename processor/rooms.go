@@ -171,7 +171,11 @@ func (w *Worker) firstOwners(js *jobState) []string {
 			}
 		}
 	}
-	verifiers := finish.VerifierRunners(id, js.plan, procs, owners)
+	ran := func(jobs.ID, string) bool { return false }
+	if p, err := w.progressOf(context.Background(), js); err == nil {
+		ran = func(mid jobs.ID, q string) bool { return slices.Contains(p.CommittedBy(mid), q) }
+	}
+	verifiers := finish.VerifierRunners(id, js.plan, procs, owners, ran)
 	w.mu.Lock()
 	js.owners, js.openRank, js.verifiers, js.ownersView, js.eligible = owners, openRank, verifiers, v, eligible
 	w.mu.Unlock()

@@ -41,7 +41,7 @@ func (w *Worker) runVerifiers(ctx context.Context, js *jobState) bool {
 	turn := w.turnSize(js)
 	w.mu.Lock()
 	due := finish.DueVerifiers(js.plan, js.verifiers, w.self, func(id jobs.ID) bool { return committed[id] || js.mine[id] },
-		func(id jobs.ID) bool { return js.mine[id] }, w.now().Sub(ranked), w.processingTimeout(), turn)
+		w.now().Sub(ranked), w.processingTimeout(), turn)
 	w.mu.Unlock()
 	if len(due) == 0 {
 		return false

@@ -153,7 +153,7 @@ func runDemo(ctx context.Context, g *globals, o demoOptions, stdout, stderr io.W
 	// node's replicated store.
 	jctx, jcancel := context.WithTimeout(ctx, o.timeout)
 	defer jcancel()
-	if _, err := waitWithProgress(jctx, client, id, plan.NumMicroJobs(), names, say); err != nil {
+	if _, err := waitWithProgress(jctx, client, id, plan.NumWithChecks(), names, say); err != nil {
 		return fmt.Errorf("waiting for the verdict: %w", err)
 	}
 	fmt.Fprintf(say, "verified; waiting for the processors' signatures and the escrow release...\n")
