@@ -31,12 +31,13 @@ func wordcount(t *testing.T) []byte {
 	return code
 }
 
+// spec is a job of the submitting node's wallet, which reveals its check
+// seed.
 func spec(code []byte, vram uint64) dapp.Spec {
 	return dapp.Spec{
 		Code: code, Data: []byte(strings.Repeat("the quick brown fox jumps over the lazy dog\n", 10)),
 		Slicing:      jobs.Slicing{BlockSize: 128, MicroJobs: 2, BlocksPerMicro: 1},
 		Price:        big.NewInt(1000),
-		Creator:      "0x00000000000000000000000000000000000000c1",
 		Deadline:     time.Now().Add(time.Hour),
 		Requirements: jobs.Requirements{MinVRAMMiB: vram},
 	}
