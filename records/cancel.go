@@ -72,17 +72,25 @@ func CheckCancel(info *jobs.JobInfo, payload []byte) error {
 	if r.Job != id.String() {
 		return fmt.Errorf("%w: record names job %q, stored under %s", ErrBadCancel, r.Job, id)
 	}
-	sig, err := hex.DecodeString(r.Signature)
-	if err != nil || len(sig) != 65 || strings.ToLower(r.Signature) != r.Signature {
-		return fmt.Errorf("%w: signature is not 65 bytes of lowercase hex", ErrBadCancel)
-	}
-	d := CancelDigest(id)
-	pub, err := ethcrypto.SigToPub(d[:], sig)
-	if err != nil {
+	if err := checkCreatorSignature(r.Signature, CancelDigest(id), info.Creator); err != nil {
 		return fmt.Errorf("%w: %w", ErrBadCancel, err)
 	}
-	if got := ethcrypto.PubkeyToAddress(*pub); jobs.Address(got) != info.Creator {
-		return fmt.Errorf("%w: signed by %s, not the creator %s", ErrBadCancel, strings.ToLower(got.Hex()), info.Creator)
+	return nil
+}
+
+// checkCreatorSignature checks that sig (65 bytes r‖s‖v in lowercase hex)
+// is creator's secp256k1 signature over digest d.
+func checkCreatorSignature(sig string, d [32]byte, creator jobs.Address) error {
+	b, err := hex.DecodeString(sig)
+	if err != nil || len(b) != 65 || strings.ToLower(sig) != sig {
+		return errors.New("signature is not 65 bytes of lowercase hex")
+	}
+	pub, err := ethcrypto.SigToPub(d[:], b)
+	if err != nil {
+		return err
+	}
+	if got := ethcrypto.PubkeyToAddress(*pub); jobs.Address(got) != creator {
+		return fmt.Errorf("signed by %s, not the creator %s", strings.ToLower(got.Hex()), creator)
 	}
 	return nil
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	ethcrypto "github.com/ethereum/go-ethereum/crypto"
 
@@ -98,17 +97,8 @@ func CheckReveal(info *jobs.JobInfo, payload []byte) (jobs.Seed, error) {
 	if jobs.CommitSeed(seed) != info.SeedCommitment {
 		return jobs.Seed{}, ErrRevealMismatch
 	}
-	sig, err := hex.DecodeString(r.Signature)
-	if err != nil || len(sig) != 65 || strings.ToLower(r.Signature) != r.Signature {
-		return jobs.Seed{}, fmt.Errorf("%w: signature is not 65 bytes of lowercase hex", ErrRevealAuthor)
-	}
-	d := RevealDigest(id, seed)
-	pub, err := ethcrypto.SigToPub(d[:], sig)
-	if err != nil {
+	if err := checkCreatorSignature(r.Signature, RevealDigest(id, seed), info.Creator); err != nil {
 		return jobs.Seed{}, fmt.Errorf("%w: %w", ErrRevealAuthor, err)
-	}
-	if got := ethcrypto.PubkeyToAddress(*pub); jobs.Address(got) != info.Creator {
-		return jobs.Seed{}, fmt.Errorf("%w: signed by %s, not the creator %s", ErrRevealAuthor, strings.ToLower(got.Hex()), info.Creator)
 	}
 	return seed, nil
 }
