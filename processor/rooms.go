@@ -172,7 +172,9 @@ func (w *Worker) firstOwners(js *jobState) []string {
 		}
 	}
 	ran := func(jobs.ID, string) bool { return false }
-	if p, err := w.progressOf(context.Background(), js); err == nil {
+	if w.index == nil {
+		// no record index: every processor ranks as if it ran nothing
+	} else if p, err := w.progressOf(context.Background(), js); err == nil {
 		ran = func(mid jobs.ID, q string) bool { return slices.Contains(p.CommittedBy(mid), q) }
 	}
 	verifiers := finish.VerifierRunners(id, js.plan, procs, owners, ran)
