@@ -174,7 +174,7 @@ func TestJudgeFindsRegularCulprit(t *testing.T) {
 	if v.Verified || !v.Complete || len(v.Disputes) != 1 || v.Disputes[0] != want {
 		t.Fatalf("disputes %+v, want %+v", v.Disputes, want)
 	}
-	r, err := Resolve(v, v.Disputes[0], sha256.Sum256(blockOutput(ver.Blocks[0])), newPeer(t))
+	r, err := resolveBy(v, v.Disputes[0], sha256.Sum256(blockOutput(ver.Blocks[0])), newPeer(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,7 +224,7 @@ func TestJudgeFindsVerifierCulprit(t *testing.T) {
 	if len(v.Disputes) != 1 || v.Disputes[0].Processors != [2]string{f.procs[reg.ID], liar} {
 		t.Fatalf("disputes %+v", v.Disputes)
 	}
-	r, err := Resolve(v, v.Disputes[0], sha256.Sum256(blockOutput(ver.Blocks[1])), newPeer(t))
+	r, err := resolveBy(v, v.Disputes[0], sha256.Sum256(blockOutput(ver.Blocks[1])), newPeer(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,7 +271,7 @@ func TestJudgeDuplicateResults(t *testing.T) {
 	if len(inside) != 2 || v.Verified {
 		t.Fatalf("want the odd result disputed against both others, got %+v", v.Disputes)
 	}
-	r, err := Resolve(v, inside[0], sha256.Sum256(blockOutput(inside[0].Block)), newPeer(t))
+	r, err := resolveBy(v, inside[0], sha256.Sum256(blockOutput(inside[0].Block)), newPeer(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -380,47 +380,6 @@ func TestJudgeInvalidDisclosures(t *testing.T) {
 	}
 }
 
-func TestResolveRules(t *testing.T) {
-	f := newFixture(t, nil)
-	ver, reg, rpos := f.verifier(t, 0, 0)
-	liar := newPeer(t)
-	f.replace(t, reg, liar, lieOn(reg.Blocks[rpos]))
-	v := f.judge(t)
-	before := v.Encode()
-	d := v.Disputes[0]
-
-	// All three differ: both sides are culprits, both MicroJobs are re-run.
-	r, err := Resolve(v, d, sha256.Sum256([]byte("a third answer")), newPeer(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	wantCulprits := []string{liar, f.procs[ver.ID]}
-	slices.Sort(wantCulprits)
-	wantRedo := []string{reg.ID.String(), ver.ID.String()}
-	if reg.Slot > ver.Slot {
-		wantRedo[0], wantRedo[1] = wantRedo[1], wantRedo[0]
-	}
-	if !slices.Equal(r.Culprits, wantCulprits) || !slices.Equal(r.Redo, wantRedo) || r.Verified {
-		t.Fatalf("three-way split: culprits %v redo %v", r.Culprits, r.Redo)
-	}
-	if !bytes.Equal(v.Encode(), before) {
-		t.Fatal("Resolve modified its input")
-	}
-	if _, err := Resolve(r, d, [32]byte{}, newPeer(t)); !errors.Is(err, ErrUnknownDispute) {
-		t.Fatalf("resolving a closed dispute: %v", err)
-	}
-	if _, err := Resolve(v, d, [32]byte{}, liar); !errors.Is(err, ErrInvalidInput) {
-		t.Fatalf("a side as third processor: %v", err)
-	}
-	// The majority is the same whoever computes it.
-	third := newPeer(t)
-	a, _ := Resolve(v, d, sha256.Sum256(blockOutput(d.Block)), third)
-	b, _ := Resolve(v, d, sha256.Sum256(blockOutput(d.Block)), third)
-	if !bytes.Equal(a.Encode(), b.Encode()) {
-		t.Fatal("Resolve is not deterministic")
-	}
-}
-
 func TestJudgeIsDeterministic(t *testing.T) {
 	f := newFixture(t, nil)
 	_, reg, rpos := f.verifier(t, 1, 1)
@@ -451,8 +410,8 @@ func TestDecodeVerdictRefuses(t *testing.T) {
 		b    string
 		want error
 	}{
-		"unknown field":  {strings.Replace(good, `{"version":1,`, `{"version":1,"x":0,`, 1), ErrMalformed},
-		"version":        {strings.Replace(good, `{"version":1,`, `{"version":9,`, 1), ErrVersion},
+		"unknown field":  {strings.Replace(good, `{"version":2,`, `{"version":2,"x":0,`, 1), ErrMalformed},
+		"version":        {strings.Replace(good, `{"version":2,`, `{"version":9,`, 1), ErrVersion},
 		"whitespace":     {strings.Replace(good, `,"complete"`, ` ,"complete"`, 1), ErrNonCanonical},
 		"null list":      {strings.Replace(good, `"disputes":[]`, `"disputes":null`, 1), ErrNonCanonical},
 		"bad job":        {strings.Replace(good, `"job":"`, `"job":"zz`, 1), ErrMalformed},
@@ -528,7 +487,7 @@ func TestAssembleChecksStoredOutputs(t *testing.T) {
 }
 
 func FuzzDecodeVerdict(f *testing.F) {
-	f.Add([]byte(`{"version":1,"job":"` + strings.Repeat("0", 64) + `","complete":true,"verified":true,"verifierHashes":{"0":["` +
+	f.Add([]byte(`{"version":2,"job":"` + strings.Repeat("0", 64) + `","complete":true,"verified":true,"verifierHashes":{"0":["` +
 		strings.Repeat("1", 64) + `"]},"counts":{"p":1},"resultCIDs":{},"disputes":[],"culprits":[],"missing":[],"redo":[],"invalid":[],"resolutions":[],"results":[]}`))
 	f.Add([]byte(`{"version":1}`))
 	fx := newFixture(f, nil)
@@ -536,7 +495,7 @@ func FuzzDecodeVerdict(f *testing.F) {
 	v := fx.judge(f)
 	f.Add(v.Encode())
 	if len(v.Disputes) > 0 {
-		r, err := Resolve(v, v.Disputes[0], [32]byte{}, newPeer(f))
+		r, err := resolveBy(v, v.Disputes[0], [32]byte{}, newPeer(f))
 		if err != nil {
 			f.Fatal(err)
 		}

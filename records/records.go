@@ -24,6 +24,10 @@ type Dispute struct {
 	// Dropped are earlier thirds that did not re-run the block within the
 	// processors' re-run timeout; they are not drawn again.
 	Dropped []string `json:"dropped,omitempty"`
+	// More are the re-runners drawn after Third as the dispute escalated
+	// (package finish, escalate.go), and Exhausted says none was left.
+	More      []string `json:"more,omitempty"`
+	Exhausted bool     `json:"exhausted,omitempty"`
 }
 
 // Rerun is a re-runner's output hash of a disputed or self-checked
