@@ -126,7 +126,7 @@ func (r *Request) Rerunners() (thirds, dropped []string) {
 	if r.Dispute != nil {
 		return DisputeRerunners(*r.Dispute), r.Dispute.Dropped
 	}
-	return r.Check.Thirds[:], r.Check.Dropped
+	return CheckRerunners(*r.Check), r.Check.Dropped
 }
 
 // Block is the block a dispute or check is about.
@@ -199,7 +199,7 @@ func (recs *Records) Accept(id jobs.ID, eligible func(author string) bool) *Reco
 		q := &recs.Requests[i]
 		switch {
 		case q.Redo != nil || !eligible(q.Author):
-		case q.Dispute != nil && validDispute(*q.Dispute), q.Check != nil && q.Check.Valid():
+		case q.Dispute != nil && validDispute(*q.Dispute), q.Check != nil && validCheck(*q.Check):
 			byBlock[q.Kind()][q.Block()] = append(byBlock[q.Kind()][q.Block()], q)
 		}
 	}
@@ -270,7 +270,7 @@ func (acc *Records) refusals(plan *jobs.Plan, disclosers map[string]bool, culpri
 			reason = RefusedAuthor
 		case slices.Contains(culprits, q.Author):
 			reason = RefusedCulprit
-		case q.Dispute != nil && !validDispute(*q.Dispute), q.Check != nil && !q.Check.Valid(),
+		case q.Dispute != nil && !validDispute(*q.Dispute), q.Check != nil && !validCheck(*q.Check),
 			q.Redo != nil && !validRedo(plan, q.Redo, culprits, committers[q.Redo.Micro]):
 			reason = RefusedContent
 		default:

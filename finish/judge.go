@@ -33,12 +33,13 @@ type Judgement struct {
 // and plan until no new culprit appears: culprits' results are then left
 // out and their MicroJobs redone. A dispute is settled by the protocol's
 // escalation rule (DefaultEscalation, escalate.go): a won vote names the
-// losing sides culprits (microjob.Resolve), an undecided one is listed in
-// the verdict's Undecided (microjob.Undecide). Only requests by eligible authors
-// count, and a culprit's stop counting once it is found (authors.go).
+// losing sides culprits (microjob.Resolve), an undecided one is listed
+// in the verdict's Undecided (microjob.Undecide). Only requests by
+// eligible authors count, and a culprit's stop counting once it is found
+// (authors.go).
 // (A verifier block whose regular counterpart was run by the same
-// processor proves nothing; checking it needs two independent re-runs so
-// that one lying re-runner cannot convict an honest processor:
+// processor proves nothing; it is re-run and voted on by the same rule,
+// the processor's hash its one side, and no re-runner is ever a culprit:
 // selfcheck.go.)
 func Judge(info *jobs.JobInfo, plan *jobs.Plan, recs *Records) (Judgement, error) {
 	return JudgeWith(info, plan, recs, DefaultEscalation())
@@ -76,7 +77,7 @@ func JudgeWith(info *jobs.JobInfo, plan *jobs.Plan, recs *Records, esc Escalatio
 		}
 		v = settleDisputes(v, acc, esc)
 		fresh := false
-		for _, c := range append(slices.Clone(v.Culprits), CheckCulprits(plan, v, acc)...) {
+		for _, c := range append(slices.Clone(v.Culprits), esc.checkCulprits(plan, v, acc)...) {
 			if !excluded[c] {
 				excluded[c] = true
 				fresh = true

@@ -65,7 +65,7 @@ func (s *script) dispute(by string, args map[string]string, exhausted bool) stri
 	j, _ := s.judge()
 	for _, d := range j.V.Disputes {
 		s.putJSON(pid(by), records.DisputeKey(s.plan.JobID, d.Block, pid(by)), records.DisputeType,
-			records.Dispute{Dispute: d, Third: pid(args["third"]), Dropped: pids(args["dropped"]), Exhausted: exhausted})
+			records.Dispute{Dispute: d, Third: pid(args["third"]), More: pids(args["more"]), Dropped: pids(args["dropped"]), Exhausted: exhausted})
 	}
 	return fmt.Sprintf("%d disputes", len(j.V.Disputes))
 }
@@ -108,7 +108,7 @@ func (s *script) check(by string, args map[string]string, exhausted bool) string
 	th := pids(args["thirds"])
 	n := 0
 	for _, sc := range SelfChecked(s.plan, j.V) {
-		c := records.Check{Block: sc.Block, Processor: sc.Processor, Hash: sc.Hash, Thirds: [2]string{th[0], th[1]}, Dropped: pids(args["dropped"]), Exhausted: exhausted}
+		c := records.Check{Block: sc.Block, Processor: sc.Processor, Hash: sc.Hash, Thirds: [2]string{th[0], th[1]}, More: pids(args["more"]), Dropped: pids(args["dropped"]), Exhausted: exhausted}
 		s.putJSON(pid(by), records.CheckKey(s.plan.JobID, sc.Block, pid(by)), records.CheckType, c)
 		n++
 	}

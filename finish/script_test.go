@@ -45,7 +45,8 @@ var update = flag.Bool("update", false, "rewrite the expected output of testdata
 //	rule asked=N [votes=r|w|o,..] [exhausted]
 //	                                      the dispute rule on a right and a wrong side with
 //	                                      N re-runners asked, votes those that answered
-//	check <by> thirds=p,q [dropped=p,..] [exhausted]  by's checks of its self-checked blocks
+//	check <by> thirds=p,q [more=p,..] [dropped=p,..] [exhausted]
+//	                                      by's checks of its self-checked blocks
 //	rerun <p> block=<b> [lie]             p's re-run of block b
 //	redo <by> [silent]                    the redo records Decide has by write (silent: of SilentCommitters)
 //	hear <p> at=<d>                       p heard "finalizing" at d

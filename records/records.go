@@ -47,6 +47,8 @@ type Check struct {
 	Processor string    `json:"processor"`
 	Hash      string    `json:"hash"`   // lowercase hex SHA-256
 	Thirds    [2]string `json:"thirds"` // distinct, neither is Processor
+	// More are the re-runners drawn after Thirds as the check escalated.
+	More []string `json:"more,omitempty"`
 	// Dropped are earlier re-runners that did not answer within the
 	// processors' re-run timeout; they are not drawn again.
 	Dropped []string `json:"dropped,omitempty"`
