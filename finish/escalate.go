@@ -62,14 +62,14 @@ func (e Escalation) Validate() error {
 type Outcome int
 
 const (
-	// Pending: re-runners asked have not answered yet.
-	Pending Outcome = iota
-	// Escalate: ask Ruling.Ask more re-runners.
-	Escalate
-	// Won: Ruling.Winner won the vote.
-	Won
-	// Undecided: no more re-runs can decide the dispute.
-	Undecided
+	// VotePending: re-runners asked have not answered yet.
+	VotePending Outcome = iota
+	// VoteEscalate: ask Ruling.Ask more re-runners.
+	VoteEscalate
+	// VoteWon: Ruling.Winner won the vote.
+	VoteWon
+	// VoteUndecided: no more re-runs can decide the dispute.
+	VoteUndecided
 )
 
 var outcomeNames = [...]string{"pending", "escalate", "won", "undecided"}
@@ -85,9 +85,9 @@ type Tally struct {
 // Ruling is what the rule makes of a dispute's votes.
 type Ruling struct {
 	Outcome Outcome
-	Winner  string // Won: the winning hash
-	Ask     int    // Escalate: how many more re-runners to draw
-	Reason  string // Undecided: why
+	Winner  string // VoteWon: the winning hash
+	Ask     int    // VoteEscalate: how many more re-runners to draw
+	Reason  string // VoteUndecided: why
 	// Tally are the votes by hash, most first (then by hash).
 	Tally []Tally
 	// Votes are the answers of the re-runners, by re-runner.
@@ -121,19 +121,19 @@ func (e Escalation) rule(sides []string, asked int, votes []microjob.Vote, exhau
 	}
 	switch {
 	case lead >= e.Margin:
-		r.Outcome, r.Winner = Won, top.Hash
+		r.Outcome, r.Winner = VoteWon, top.Hash
 	case asked > len(r.Votes):
-		r.Outcome = Pending
+		r.Outcome = VotePending
 	case exhausted && lead >= 2 && 3*top.Votes >= 2*total:
-		r.Outcome, r.Winner = Won, top.Hash
+		r.Outcome, r.Winner = VoteWon, top.Hash
 	case exhausted:
-		r.Outcome = Undecided
+		r.Outcome = VoteUndecided
 		r.Reason = fmt.Sprintf("no re-runner left to draw: lead of %d with %d of %d votes", lead, top.Votes, total)
 	case asked >= e.MaxReruns:
-		r.Outcome = Undecided
+		r.Outcome = VoteUndecided
 		r.Reason = fmt.Sprintf("%d re-runners asked, the most a dispute may ask: lead of %d, %d needed", asked, lead, e.Margin)
 	default:
-		r.Outcome = Escalate
+		r.Outcome = VoteEscalate
 		r.Ask = min(max(1, e.Margin-lead), e.MaxReruns-asked)
 	}
 	return r
@@ -296,7 +296,7 @@ func (rd *round) silence(silent []string, keep int) {
 // draw draws the round ruling r asks for, one by one (draw gives each
 // draw's pool and seed, pick chooses); a pool that runs dry exhausts it.
 func (rd *round) draw(r Ruling, pick Pick, draw func(drawn, dropped []string) ([]string, []byte)) {
-	if r.Outcome != Escalate {
+	if r.Outcome != VoteEscalate {
 		return
 	}
 	for range r.Ask {

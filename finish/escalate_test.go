@@ -67,7 +67,7 @@ func (c collusion) settle(t *testing.T, esc Escalation) (Ruling, int) {
 	recs := NewRecords()
 	for {
 		r := esc.RuleOf(recs, c.d)
-		if r.Outcome == Won || r.Outcome == Undecided {
+		if r.Outcome == VoteWon || r.Outcome == VoteUndecided {
 			return r, len(r.Votes)
 		}
 		var prev *records.Dispute
@@ -108,12 +108,12 @@ func TestColludersRarelyWin(t *testing.T) {
 		r, k := c.settle(t, DefaultEscalation())
 		asked += k
 		switch {
-		case r.Outcome == Undecided:
+		case r.Outcome == VoteUndecided:
 			undecided++
 		case r.Winner != c.d.Hashes[0]:
 			lost++
 		}
-		if r, _ := c.settle(t, weak); r.Outcome == Won && r.Winner != c.d.Hashes[0] {
+		if r, _ := c.settle(t, weak); r.Outcome == VoteWon && r.Winner != c.d.Hashes[0] {
 			weakLost++
 		}
 	}

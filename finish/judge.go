@@ -113,9 +113,9 @@ func settleDisputes(v microjob.Verdict, acc *Records, esc Escalation) microjob.V
 		var nv microjob.Verdict
 		var err error
 		switch r := esc.RuleOf(acc, d); r.Outcome {
-		case Won:
+		case VoteWon:
 			nv, err = microjob.Resolve(v, d, r.Votes, r.Winner)
-		case Undecided:
+		case VoteUndecided:
 			nv, err = microjob.Undecide(v, d, r.Votes, r.Reason)
 		default:
 			continue

@@ -90,7 +90,7 @@ func (s *script) escalate(by string, args map[string]string) string {
 		pick := func(pool []string, seed []byte) (int, bool) { return int(seed[0]) % len(pool), true }
 		rec, ok := s.esc.NextRequest(s.plan.JobID, d, prev, r, pids(args["silent"]), pids(args["procs"]), pick)
 		fmt.Fprintf(&b, "block %d: %s", d.Block, r.Outcome)
-		if r.Outcome == Escalate {
+		if r.Outcome == VoteEscalate {
 			fmt.Fprintf(&b, " ask=%d", r.Ask)
 		}
 		if !ok {
@@ -238,15 +238,15 @@ func (s *script) rule(args map[string]string, exhausted bool) string {
 		}
 	}
 	switch r.Outcome {
-	case Won:
+	case VoteWon:
 		for n := range hashes {
 			if hexOf(n) == r.Winner {
 				fmt.Fprintf(&b, " winner=%s", hashes[n])
 			}
 		}
-	case Escalate:
+	case VoteEscalate:
 		fmt.Fprintf(&b, " ask=%d", r.Ask)
-	case Undecided:
+	case VoteUndecided:
 		fmt.Fprintf(&b, " (%s)", r.Reason)
 	}
 	return b.String()

@@ -78,7 +78,7 @@ func CheckOutcome(recs *Records, sc SelfCheck) (culprit string, done bool) {
 func (e Escalation) checkOutcome(recs *Records, sc SelfCheck) (culprit string, done bool) {
 	r := e.CheckRuling(recs, sc)
 	switch {
-	case r.Outcome != Won:
+	case r.Outcome != VoteWon:
 		return "", false
 	case r.Winner != sc.Hash:
 		return sc.Processor, true

@@ -28,7 +28,7 @@ func (w *Worker) requestChecks(ctx context.Context, js *jobState, v microjob.Ver
 	var procs []string
 	for _, sc := range finish.CheckTargets(js.plan, v, recs) {
 		r := esc.CheckRuling(recs, sc)
-		if r.Outcome == finish.Won {
+		if r.Outcome == finish.VoteWon {
 			continue
 		}
 		if procs == nil {
@@ -44,7 +44,7 @@ func (w *Worker) requestChecks(ctx context.Context, js *jobState, v microjob.Ver
 			continue
 		}
 		pending = true
-		if r.Outcome == finish.Undecided {
+		if r.Outcome == finish.VoteUndecided {
 			w.sayUndecidedCheck(js, sc, r)
 			continue
 		}
@@ -52,7 +52,7 @@ func (w *Worker) requestChecks(ctx context.Context, js *jobState, v microjob.Ver
 		var silent []string
 		if c, ok := recs.Checks[sc.Block]; ok && c.Processor == sc.Processor {
 			prev = &c
-			if r.Outcome == finish.Pending {
+			if r.Outcome == finish.VotePending {
 				for _, q := range finish.CheckRerunners(c) {
 					if !finish.HasRerun(recs, sc.Block, q) && !slices.Contains(c.Dropped, q) {
 						silent = append(silent, q)

@@ -330,10 +330,10 @@ func (w *Worker) requestReruns(ctx context.Context, js *jobState, disputes []mic
 					silent = append(silent, q)
 				}
 			}
-			if r.Outcome == finish.Pending && !w.rerunOverdue(js, "dispute", d.Block, finish.DisputeRerunners(p)) {
+			if r.Outcome == finish.VotePending && !w.rerunOverdue(js, "dispute", d.Block, finish.DisputeRerunners(p)) {
 				continue
 			}
-			if r.Outcome != finish.Pending {
+			if r.Outcome != finish.VotePending {
 				silent = nil
 			} else {
 				w.log.Warn("re-runners of a disputed block did not answer; drawing others", "job", id, "block", d.Block, "silent", silent)
