@@ -25,7 +25,10 @@ import (
 // down with p, from the sides' tie. The honest side loses only if the lead
 // reaches −Margin before +Margin (rounds end at +Margin exactly, so they
 // cannot overshoot it): gambler's ruin, 1/(1 + ((1−p)/p)^Margin); at
-// p = 1/4, 1/(1 + 3^15) ≈ 7·10⁻⁸ per dispute.
+// p = 1/4, 1/(1 + 3^15) ≈ 7·10⁻⁸ per dispute. A mesh too small to give
+// the margin decides when its pool is exhausted, by a lead of 2 with 2/3
+// of the votes: there an honest side loses only if colluders hold about
+// two thirds of the pool, and no narrow vote (a lead of 1) names anyone.
 
 // Escalation configures the dispute rule. Every node that judges a job
 // must use the same values, as it uses the same code: they are a rule of
