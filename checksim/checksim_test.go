@@ -112,12 +112,14 @@ func TestCollusionBound(t *testing.T) {
 }
 
 func TestSelfCheckedLiesCaught(t *testing.T) {
-	// With 3 processors and 10 regular MicroJobs a MacroJob, the verifier
+	// With 4 processors and 10 regular MicroJobs a MacroJob, the verifier
 	// runner nearly always ran a checked MicroJob itself: its own blocks
-	// are self-checked, re-run by the two others.
-	r := runOne(t, Config{Seed: 18, Jobs: 300, Processors: 3, Adversary: Falsifier{}})
+	// are self-checked, re-run by the three others, whose 3 votes to 1
+	// decide (finish.Escalation: a lead of one would name nobody, so 3
+	// processors could not).
+	r := runOne(t, Config{Seed: 18, Jobs: 300, Processors: 4, Adversary: Falsifier{}})
 	if r.Job.Caught != r.Job.Of || r.Micro.Caught != r.Micro.Of {
-		t.Errorf("falsifier among 3: caught in %v of MicroJobs and %v of jobs, want every one", r.Micro, r.Job)
+		t.Errorf("falsifier among 4: caught in %v of MicroJobs and %v of jobs, want every one", r.Micro, r.Job)
 	}
 	if verifier := r.RegularBlocks / 10; r.ExtraBlocks <= verifier {
 		t.Errorf("%d extra block runs, want more than the %d verifier blocks: self-checks re-run blocks", r.ExtraBlocks, verifier)

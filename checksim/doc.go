@@ -15,7 +15,8 @@
 // job's public seed commitment, known before anyone commits. A verifier
 // runner is drawn among the processors that ran none of the checked
 // MicroJobs; a verifier block whose regular block its own runner computed
-// is self-checked and re-run by two others (finish.SelfChecked,
+// is self-checked: re-run by others round after round until the vote is
+// decided (finish.SelfChecked, finish.Escalation.NextCheck,
 // finish.CheckOutcome).
 //
 // A lie is caught when the verdict names its processor: a Dispute with the

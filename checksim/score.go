@@ -21,33 +21,45 @@ type named struct {
 }
 
 // selfChecks settles the verdict's self-checked blocks (finish.SelfChecked)
-// as the finalizer would: two re-runners drawn among the other
-// processors, their hashes weighed by finish.CheckOutcome. A member
+// as the finalizer would: re-runners drawn among the other processors
+// round after round (finish.Escalation.NextCheck, a uniform pick) until
+// the vote is won or undecided (finish.Escalation.CheckRuling). A member
 // re-runner repeats the coalition's lie. It returns the culprits named.
 func (r *run) selfChecks(checked *jobs.Plan, v microjob.Verdict, row *Row) []named {
 	var out []named
+	esc := finish.DefaultEscalation()
 	recs := finish.NewRecords()
+	procs := make([]string, len(r.s.procs))
+	for i, p := range r.s.procs {
+		procs[i] = p.name
+	}
+	pick := func(pool []string, _ []byte) (int, bool) { return r.s.rng.IntN(len(pool)), len(pool) > 0 }
 	for _, sc := range finish.SelfChecked(checked, v) {
-		self := r.s.index[sc.Processor]
-		var thirds [2]string
-		a := r.s.rng.IntN(r.s.cfg.Processors - 1)
-		b := r.s.rng.IntN(r.s.cfg.Processors - 2)
-		if b >= a {
-			b++
-		}
-		for i, x := range []int{a, b} {
-			if x >= self {
-				x++
+		answered := map[string]bool{}
+		var prev *records.Check
+		for {
+			rule := esc.CheckRuling(recs, sc)
+			if rule.Outcome == finish.VoteWon || rule.Outcome == finish.VoteUndecided {
+				break
 			}
-			thirds[i] = r.s.procs[x].name
-			h := output(sc.Block, r.s.member(x) && r.view.Lied(sc.Block))
-			recs.Reruns[sc.Block] = append(recs.Reruns[sc.Block], records.Rerun{Block: sc.Block, Hash: hex.EncodeToString(h[:]), Processor: thirds[i]})
+			rec, ok := esc.NextCheck(checked.JobID, sc, prev, rule, nil, procs, pick)
+			if !ok {
+				break
+			}
+			recs.Checks[sc.Block], prev = rec, &rec
+			for _, name := range finish.CheckRerunners(rec) {
+				if answered[name] {
+					continue
+				}
+				answered[name] = true
+				h := output(sc.Block, r.s.member(r.s.index[name]) && r.view.Lied(sc.Block))
+				recs.Reruns[sc.Block] = append(recs.Reruns[sc.Block], records.Rerun{Block: sc.Block, Hash: hex.EncodeToString(h[:]), Processor: name})
+				row.ExtraBlocks++
+			}
 		}
-		recs.Checks[sc.Block] = records.Check{Block: sc.Block, Processor: sc.Processor, Hash: sc.Hash, Thirds: thirds}
 		if culprit, done := finish.CheckOutcome(recs, sc); done && culprit != "" {
 			out = append(out, named{processor: culprit, block: sc.Block, check: true})
 		}
-		row.ExtraBlocks += 2
 	}
 	return out
 }

@@ -28,12 +28,14 @@ import (
 //
 // Among several eligible requests for one block the one kept is the
 // highest-ranked (finalizer hash) of those that no other supersedes. A
-// request supersedes another when it replaces its silent re-runners: its
-// dropped list is a strict superset of the other's and names every
-// re-runner of the other that it does not keep, and none of those it
-// newly drops has re-run the block. A takeover finalizer's replacement so
-// wins over the stopped finalizer's request, and a peer that "drops"
-// re-runners that did answer supersedes nothing.
+// request supersedes another when it replaces its silent re-runners or
+// extends its draw (escalate.go): its dropped list holds the other's, it
+// keeps or drops every re-runner of the other, it drops more, names more
+// re-runners in all, or says the pool is exhausted where the other does
+// not, and none
+// of those it newly drops has re-run the block. A takeover finalizer's
+// replacement or next round so wins over the stopped finalizer's request,
+// and a peer that "drops" re-runners that did answer supersedes nothing.
 
 // Request is one dispute, check or redo record, opened: exactly one of
 // dispute, check and redo is set.
@@ -122,9 +124,9 @@ func (recs *Records) Disclosers() map[string]bool {
 // those it dropped.
 func (r *Request) Rerunners() (thirds, dropped []string) {
 	if r.Dispute != nil {
-		return []string{r.Dispute.Third}, r.Dispute.Dropped
+		return DisputeRerunners(*r.Dispute), r.Dispute.Dropped
 	}
-	return r.Check.Thirds[:], r.Check.Dropped
+	return CheckRerunners(*r.Check), r.Check.Dropped
 }
 
 // Block is the block a dispute or check is about.
@@ -139,7 +141,9 @@ func (r *Request) Block() uint64 {
 func supersedes(recs *Records, x, y *Request) bool {
 	xThirds, xDropped := x.Rerunners()
 	yThirds, yDropped := y.Rerunners()
-	if len(xDropped) <= len(yDropped) {
+	grows := len(xDropped) > len(yDropped) || len(xThirds)+len(xDropped) > len(yThirds)+len(yDropped) ||
+		x.exhausted() && !y.exhausted()
+	if !grows {
 		return false
 	}
 	for _, p := range yDropped {
@@ -158,6 +162,14 @@ func supersedes(recs *Records, x, y *Request) bool {
 		}
 	}
 	return true
+}
+
+// exhausted reports whether the request says no re-runner is left to draw.
+func (r *Request) exhausted() bool {
+	if r.Dispute != nil {
+		return r.Dispute.Exhausted
+	}
+	return r.Check.Exhausted
 }
 
 // pick returns the request kept among cands (see above): the
@@ -187,7 +199,7 @@ func (recs *Records) Accept(id jobs.ID, eligible func(author string) bool) *Reco
 		q := &recs.Requests[i]
 		switch {
 		case q.Redo != nil || !eligible(q.Author):
-		case q.Dispute != nil && q.Dispute.Valid(), q.Check != nil && q.Check.Valid():
+		case q.Dispute != nil && validDispute(*q.Dispute), q.Check != nil && validCheck(*q.Check):
 			byBlock[q.Kind()][q.Block()] = append(byBlock[q.Kind()][q.Block()], q)
 		}
 	}
@@ -258,7 +270,7 @@ func (acc *Records) refusals(plan *jobs.Plan, disclosers map[string]bool, culpri
 			reason = RefusedAuthor
 		case slices.Contains(culprits, q.Author):
 			reason = RefusedCulprit
-		case q.Dispute != nil && !q.Dispute.Valid(), q.Check != nil && !q.Check.Valid(),
+		case q.Dispute != nil && !validDispute(*q.Dispute), q.Check != nil && !validCheck(*q.Check),
 			q.Redo != nil && !validRedo(plan, q.Redo, culprits, committers[q.Redo.Micro]):
 			reason = RefusedContent
 		default:

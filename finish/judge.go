@@ -1,7 +1,6 @@
 package finish
 
 import (
-	"encoding/hex"
 	"fmt"
 	"slices"
 
@@ -33,17 +32,30 @@ type Judgement struct {
 
 // Judge applies the store's re-runs to the verdict of the job of info
 // and plan until no new culprit appears: culprits' results are then left
-// out and their MicroJobs redone. Only requests by eligible authors
-// count, and a culprit's stop counting once it is found (authors.go).
+// out and their MicroJobs redone. A dispute is settled by the protocol's
+// escalation rule (DefaultEscalation, escalate.go): a won vote names the
+// losing sides culprits (microjob.Resolve), an undecided one is listed
+// in the verdict's Undecided (microjob.Undecide). Only requests by
+// eligible authors count, and a culprit's stop counting once it is found
+// (authors.go).
 // (A verifier block whose regular counterpart was run by the same
-// processor proves nothing; checking it needs two independent re-runs so
-// that one lying re-runner cannot convict an honest processor:
+// processor proves nothing; it is re-run and voted on by the same rule,
+// the processor's hash its one side, and no re-runner is ever a culprit:
 // selfcheck.go.)
 func Judge(info *jobs.JobInfo, plan *jobs.Plan, recs *Records) (Judgement, error) {
+	return JudgeWith(info, plan, recs, DefaultEscalation())
+}
+
+// JudgeWith is Judge with the escalation rule esc, for the rule's tests;
+// a judgement with another rule than its readers' does not count.
+func JudgeWith(info *jobs.JobInfo, plan *jobs.Plan, recs *Records, esc Escalation) (Judgement, error) {
 	if !plan.Checked() {
 		// A public plan has no verifiers: judging it would credit
 		// unchecked work.
 		return Judgement{}, fmt.Errorf("finish: judging job %s: %w", plan.JobID, ErrChecksPending)
+	}
+	if err := esc.Validate(); err != nil {
+		return Judgement{}, err
 	}
 	excluded := map[string]bool{}
 	disclosers := recs.Disclosers()
@@ -69,15 +81,9 @@ func Judge(info *jobs.JobInfo, plan *jobs.Plan, recs *Records) (Judgement, error
 		if err != nil {
 			return Judgement{}, err
 		}
-		for _, d := range slices.Clone(v.Disputes) {
-			if h, ok := RerunHash(acc, d.Block); ok {
-				if nv, err := microjob.Resolve(v, d, h, acc.Dispute[d.Block].Third); err == nil {
-					v = nv
-				}
-			}
-		}
+		v = settleDisputes(v, acc, esc)
 		fresh := false
-		for _, c := range append(slices.Clone(v.Culprits), CheckCulprits(plan, v, acc)...) {
+		for _, c := range append(slices.Clone(v.Culprits), esc.checkCulprits(plan, v, acc)...) {
 			if !excluded[c] {
 				excluded[c] = true
 				fresh = true
@@ -105,20 +111,26 @@ func Judge(info *jobs.JobInfo, plan *jobs.Plan, recs *Records) (Judgement, error
 	}
 }
 
-// RerunHash is the designated third processor's hash of block, if it has
-// re-run it.
-func RerunHash(recs *Records, block uint64) ([32]byte, bool) {
-	third := recs.Dispute[block].Third
-	for _, rr := range recs.Reruns[block] {
-		if rr.Processor != third {
+// settleDisputes applies the escalation rule esc to each open dispute of
+// v with the requests and re-runs in acc. A dispute a culprit found before
+// it is a side of is closed already, and Resolve refuses it.
+func settleDisputes(v microjob.Verdict, acc *Records, esc Escalation) microjob.Verdict {
+	for _, d := range slices.Clone(v.Disputes) {
+		var nv microjob.Verdict
+		var err error
+		switch r := esc.RuleOf(acc, d); r.Outcome {
+		case VoteWon:
+			nv, err = microjob.Resolve(v, d, r.Votes, r.Winner)
+		case VoteUndecided:
+			nv, err = microjob.Undecide(v, d, r.Votes, r.Reason)
+		default:
 			continue
 		}
-		h, err := hex.DecodeString(rr.Hash)
-		if err == nil && len(h) == 32 {
-			return [32]byte(h), true
+		if err == nil {
+			v = nv
 		}
 	}
-	return [32]byte{}, false
+	return v
 }
 
 // SilentCommitters maps each MicroJob without a valid disclosure, in a

@@ -2,6 +2,7 @@ package finish
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -53,20 +54,53 @@ func (s *script) runMicros(p string, args map[string]string, flags []string) str
 // judge is the judgement of the records so far.
 func (s *script) judge() (Judgement, *Records) {
 	recs := FromRecords(s.plan.JobID, s.recs)
-	j, err := Judge(s.info, s.plan, recs)
+	j, err := JudgeWith(s.info, s.plan, recs, s.esc)
 	if err != nil {
 		s.t.Fatal(err)
 	}
 	return j, recs
 }
 
-func (s *script) dispute(by string, args map[string]string) string {
+func (s *script) dispute(by string, args map[string]string, exhausted bool) string {
 	j, _ := s.judge()
 	for _, d := range j.V.Disputes {
 		s.putJSON(pid(by), records.DisputeKey(s.plan.JobID, d.Block, pid(by)), records.DisputeType,
-			records.Dispute{Dispute: d, Third: pid(args["third"]), Dropped: pids(args["dropped"])})
+			records.Dispute{Dispute: d, Third: pid(args["third"]), More: pids(args["more"]), Dropped: pids(args["dropped"]), Exhausted: exhausted})
 	}
 	return fmt.Sprintf("%d disputes", len(j.V.Disputes))
+}
+
+// escalate writes by's next request for each open dispute, as the
+// processor does (Escalation.NextRequest), with the named re-runners in
+// silent dropped and the re-runners drawn from procs by the seed alone.
+func (s *script) escalate(by string, args map[string]string) string {
+	j, _ := s.judge()
+	var b strings.Builder
+	seen := map[uint64]bool{}
+	for _, d := range j.V.Disputes {
+		if seen[d.Block] {
+			continue
+		}
+		seen[d.Block] = true
+		r := s.esc.RuleOf(j.Recs, d)
+		var prev *records.Dispute
+		if p, ok := j.Recs.Dispute[d.Block]; ok {
+			prev = &p
+		}
+		pick := func(pool []string, seed []byte) (int, bool) { return int(seed[0]) % len(pool), true }
+		rec, ok := s.esc.NextRequest(s.plan.JobID, d, prev, r, pids(args["silent"]), pids(args["procs"]), pick)
+		fmt.Fprintf(&b, "block %d: %s", d.Block, r.Outcome)
+		if r.Outcome == VoteEscalate {
+			fmt.Fprintf(&b, " ask=%d", r.Ask)
+		}
+		if !ok {
+			b.WriteString(" nothing to write\n")
+			continue
+		}
+		s.putJSON(pid(by), records.DisputeKey(s.plan.JobID, d.Block, pid(by)), records.DisputeType, rec)
+		fmt.Fprintf(&b, " rerunners=%s dropped=%s exhausted=%t\n", names(DisputeRerunners(rec)), names(rec.Dropped), rec.Exhausted)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 func (s *script) check(by string, args map[string]string, exhausted bool) string {
@@ -74,7 +108,7 @@ func (s *script) check(by string, args map[string]string, exhausted bool) string
 	th := pids(args["thirds"])
 	n := 0
 	for _, sc := range SelfChecked(s.plan, j.V) {
-		c := records.Check{Block: sc.Block, Processor: sc.Processor, Hash: sc.Hash, Thirds: [2]string{th[0], th[1]}, Dropped: pids(args["dropped"]), Exhausted: exhausted}
+		c := records.Check{Block: sc.Block, Processor: sc.Processor, Hash: sc.Hash, Thirds: [2]string{th[0], th[1]}, More: pids(args["more"]), Dropped: pids(args["dropped"]), Exhausted: exhausted}
 		s.putJSON(pid(by), records.CheckKey(s.plan.JobID, sc.Block, pid(by)), records.CheckType, c)
 		n++
 	}
@@ -134,6 +168,9 @@ func (s *script) decide(self string, args map[string]string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "verdict: complete=%t verified=%t disputes=%d missing=%d culprits=%s order=%s\n",
 		j.V.Complete, j.V.Verified, len(j.V.Disputes), len(j.V.Missing), names(j.Culprits), names(j.Order))
+	for _, u := range j.V.Undecided {
+		fmt.Fprintf(&b, "undecided block %d: %s\n", u.Dispute.Block, u.Reason)
+	}
 	fmt.Fprintf(&b, "%s", d.Step)
 	if !d.Until.IsZero() {
 		fmt.Fprintf(&b, " until=%s", d.Until.Sub(start))
@@ -171,4 +208,46 @@ func (s *script) choose(args map[string]string) string {
 		return "error: " + err.Error()
 	}
 	return fmt.Sprintf("%s's verdict: verified=%t culprits=%s", name(c.Author), c.Verdict.Verified, names(c.Record.Culprits))
+}
+
+// rule applies the dispute rule to a dispute between a right and a
+// wrong hash: asked re-runners, of which those in votes (r: right, w:
+// wrong, o: a third hash) answered.
+func (s *script) rule(args map[string]string, exhausted bool) string {
+	hashes := map[string]string{"r": "right", "w": "wrong", "o": "other"}
+	hexOf := func(n string) string {
+		h := sha256.Sum256([]byte(hashes[n]))
+		return hex.EncodeToString(h[:])
+	}
+	d := microjob.Dispute{Block: 1, Processors: [2]string{"p", "q"}, Hashes: [2]string{hexOf("r"), hexOf("w")}}
+	var votes []microjob.Vote
+	if args["votes"] != "" {
+		for i, n := range strings.Split(args["votes"], ",") {
+			votes = append(votes, microjob.Vote{Processor: fmt.Sprintf("v%02d", i), Hash: hexOf(n)})
+		}
+	}
+	asked, _ := strconv.Atoi(args["asked"])
+	r := s.esc.Rule(d, asked, votes, exhausted)
+	var b strings.Builder
+	b.WriteString(r.Outcome.String())
+	for _, t := range r.Tally {
+		for n := range hashes {
+			if hexOf(n) == t.Hash {
+				fmt.Fprintf(&b, " %s=%d", hashes[n], t.Votes)
+			}
+		}
+	}
+	switch r.Outcome {
+	case VoteWon:
+		for n := range hashes {
+			if hexOf(n) == r.Winner {
+				fmt.Fprintf(&b, " winner=%s", hashes[n])
+			}
+		}
+	case VoteEscalate:
+		fmt.Fprintf(&b, " ask=%d", r.Ask)
+	case VoteUndecided:
+		fmt.Fprintf(&b, " (%s)", r.Reason)
+	}
+	return b.String()
 }

@@ -38,11 +38,18 @@ var update = flag.Bool("update", false, "rewrite the expected output of testdata
 //
 // Commands:
 //
-//	new [replicas=N]                      a fresh job with no records
+//	new [replicas=N] [margin=M max=R]     a fresh job with no records, judged with
+//	                                      Escalation{M, R} (default DefaultEscalation)
 //	run <p> m=<macro> regular|verifier|micro=<i> [lie] [silent]
 //	                                      p's results (silent: commitments only)
-//	dispute <by> third=<p> [dropped=p,..] by's disputes of its judgement's disputed blocks
-//	check <by> thirds=p,q [dropped=p,..] [exhausted]  by's checks of its self-checked blocks
+//	dispute <by> third=<p> [more=p,..] [dropped=p,..] [exhausted]
+//	                                      by's disputes of its judgement's disputed blocks
+//	escalate <by> procs=p,.. [silent=p,..] by's next dispute requests (NextRequest)
+//	rule asked=N [votes=r|w|o,..] [exhausted]
+//	                                      the dispute rule on a right and a wrong side with
+//	                                      N re-runners asked, votes those that answered
+//	check <by> thirds=p,q [more=p,..] [dropped=p,..] [exhausted]
+//	                                      by's checks of its self-checked blocks
 //	rerun <p> block=<b> [lie]             p's re-run of block b
 //	redo <by> [silent]                    the redo records Decide has by write (silent: of SilentCommitters)
 //	hear <p> at=<d>                       p heard "finalizing" at d
@@ -73,6 +80,7 @@ type script struct {
 	heard    map[string]time.Time
 	complete map[string]time.Time // per processor, Decision.Complete
 	ranks    [][]string           // the verifier runners, by MacroJob
+	esc      Escalation           // the dispute rule judging uses
 }
 
 var start = time.Unix(1_000_000, 0).UTC()
@@ -135,7 +143,11 @@ func (s *script) run(line string) string {
 	case "run":
 		return s.runMicros(pos[0], args, pos[1:])
 	case "dispute":
-		return s.dispute(pos[0], args)
+		return s.dispute(pos[0], args, slices.Contains(pos, "exhausted"))
+	case "escalate":
+		return s.escalate(pos[0], args)
+	case "rule":
+		return s.rule(args, slices.Contains(pos, "exhausted"))
 	case "check":
 		return s.check(pos[0], args, slices.Contains(pos, "exhausted"))
 	case "rerun":
@@ -177,8 +189,13 @@ func (s *script) newJob(args map[string]string) string {
 		n, _ := strconv.Atoi(r)
 		replicas = uint32(n)
 	}
+	esc := DefaultEscalation()
+	if m, ok := args["margin"]; ok {
+		esc.Margin, _ = strconv.Atoi(m)
+		esc.MaxReruns, _ = strconv.Atoi(args["max"])
+	}
 	info, plan := sliceTestJob(s.t, replicas)
-	*s = script{t: s.t, info: info, plan: plan, heard: map[string]time.Time{}, complete: map[string]time.Time{}}
+	*s = script{t: s.t, info: info, plan: plan, heard: map[string]time.Time{}, complete: map[string]time.Time{}, esc: esc}
 	if replicas <= 1 {
 		// The DApp's node (z) has revealed the check seed the plan's
 		// verifiers come from.

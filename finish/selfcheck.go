@@ -2,9 +2,11 @@ package finish
 
 import (
 	"cmp"
+	"encoding/binary"
 	"encoding/hex"
 	"slices"
 
+	"github.com/jobmesh/jobmesh/dispatch"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/microjob"
 	"github.com/jobmesh/jobmesh/records"
@@ -13,12 +15,13 @@ import (
 // A verifier block proves nothing when the processor that ran the verifier
 // MicroJob also ran the regular MicroJob holding the same block, and no one
 // else ran either: a consistent liar agrees with itself. Such a block is
-// self-checked. It is re-run by two processors drawn from the others, and
-// the majority of the three hashes decides: when both re-runs differ from
-// the processor's hash and agree with each other, the processor is a
-// culprit; when they differ from each other, the re-runner that disagrees
-// with the other two hashes is. One lying re-runner cannot convict an
-// honest processor, because it is outvoted.
+// self-checked. It is re-run by processors drawn from the others and
+// settled by the dispute rule (escalate.go) with one side: the processor's
+// hash is one vote, each re-runner's answer one, and the vote escalates
+// until a hash leads by the margin. The processor is a culprit when its
+// hash lost; a re-runner never is (it need not be a member of the job's
+// escrow), so colluding re-runners cannot convict an honest processor nor
+// one honest re-runner.
 
 // SelfCheck is one self-checked block of a verdict.
 type SelfCheck struct {
@@ -67,55 +70,103 @@ func SelfChecked(plan *jobs.Plan, v microjob.Verdict) []SelfCheck {
 	return out
 }
 
-// CheckOutcome is what the re-runs of a self-checked block say: done is
-// false while a re-run is missing (or no check is requested yet); culprit
-// is "" when the processor's hash stands.
+// CheckOutcome is what the re-runs of a self-checked block say under the
+// protocol's rule (DefaultEscalation): done is false while the vote goes on
+// or is undecided (or no check is requested yet); culprit is "" when the
+// processor's hash stands.
 func CheckOutcome(recs *Records, sc SelfCheck) (culprit string, done bool) {
+	return DefaultEscalation().checkOutcome(recs, sc)
+}
+
+func (e Escalation) checkOutcome(recs *Records, sc SelfCheck) (culprit string, done bool) {
+	r := e.CheckRuling(recs, sc)
+	switch {
+	case r.Outcome != VoteWon:
+		return "", false
+	case r.Winner != sc.Hash:
+		return sc.Processor, true
+	}
+	return "", true
+}
+
+// CheckRuling is the rule on self-checked block sc with the check of its
+// block in recs: the processor's hash is the one side, and the named
+// re-runners that were not dropped vote. Without a check the vote
+// escalates from the processor's lone vote.
+func (e Escalation) CheckRuling(recs *Records, sc SelfCheck) Ruling {
 	c, ok := recs.Checks[sc.Block]
 	if !ok || c.Processor != sc.Processor {
-		return "", false
+		return e.rule([]string{sc.Hash}, 0, nil, false)
 	}
-	if c.Exhausted {
-		// Too few live processors for a majority of three: a re-run that
-		// agrees confirms the block; a disagreement cannot be decided.
-		agree := false
-		for _, third := range c.Thirds {
-			for _, rr := range recs.Reruns[sc.Block] {
-				if rr.Processor != third {
-					continue
-				}
-				if rr.Hash != sc.Hash {
-					return "", false
-				}
-				agree = true
-			}
-		}
-		return "", agree
-	}
-	var h [2]string
-	for i, third := range c.Thirds {
-		for _, rr := range recs.Reruns[sc.Block] {
-			if rr.Processor == third {
-				h[i] = rr.Hash
-			}
-		}
-		if h[i] == "" {
-			return "", false
+	var named []string
+	for _, p := range CheckRerunners(c) {
+		if !slices.Contains(c.Dropped, p) && p != sc.Processor {
+			named = append(named, p)
 		}
 	}
-	switch {
-	case h[0] == h[1] && h[0] != sc.Hash:
-		return sc.Processor, true
-	case h[0] == h[1]:
-		return "", true
-	case h[0] == sc.Hash:
-		return c.Thirds[1], true
-	case h[1] == sc.Hash:
-		return c.Thirds[0], true
+	return e.rule([]string{sc.Hash}, len(named), answers(recs, sc.Block, named), c.Exhausted)
+}
+
+// CheckRerunners are the re-runners a check names: its two thirds, then
+// those drawn as it escalated. A silent one may stay named to fill Thirds,
+// and dropped: it does not vote.
+func CheckRerunners(c records.Check) []string {
+	return append(c.Thirds[:], c.More...)
+}
+
+// validCheck reports whether a check keeps the content rules: valid
+// thirds, and re-runners that are distinct and not the checked processor.
+func validCheck(c records.Check) bool {
+	if !c.Valid() {
+		return false
 	}
-	// Three different hashes: no majority. The block stays unverified
-	// (the job waits; see docs/ARCHITECTURE.md).
-	return "", false
+	named := CheckRerunners(c)
+	for i, p := range named {
+		if p == "" || p == c.Processor || slices.Contains(named[:i], p) {
+			return false
+		}
+	}
+	return true
+}
+
+// CheckDraw is the draw of the next re-runner of self-checked block sc
+// of job id, drawn being those named before it: the pool is procs without
+// sc's processor, drawn and dropped; the seed, which anyone can repeat,
+// changes with the dropped and the drawn.
+func CheckDraw(id jobs.ID, sc SelfCheck, drawn, dropped, procs []string) (pool []string, seed []byte) {
+	for _, p := range procs {
+		if p != sc.Processor && !slices.Contains(dropped, p) && !slices.Contains(drawn, p) {
+			pool = append(pool, p)
+		}
+	}
+	seed = dispatch.Seed(id[:], []byte("check"), binary.BigEndian.AppendUint64(nil, sc.Block), binary.BigEndian.AppendUint64(nil, uint64(len(dropped))))
+	return pool, dispatch.Seed(seed, binary.BigEndian.AppendUint64(nil, uint64(len(drawn))))
+}
+
+// NextCheck is the check a finalizer writes for self-checked block sc of
+// job id after ruling r (CheckRuling) on prev, the check in force (nil:
+// none), as NextRequest for a dispute: silent re-runners are dropped (but
+// stay named while Thirds needs them), and an escalating ruling draws its
+// round (CheckDraw, pick). ok is false when there is nothing new to write,
+// or fewer than two re-runners.
+func (e Escalation) NextCheck(id jobs.ID, sc SelfCheck, prev *records.Check, r Ruling, silent, procs []string, pick Pick) (records.Check, bool) {
+	rec := records.Check{Block: sc.Block, Processor: sc.Processor, Hash: sc.Hash}
+	var rd round
+	if prev != nil {
+		rec = *prev
+		rd = round{named: CheckRerunners(*prev), dropped: prev.Dropped, exhausted: prev.Exhausted}
+	}
+	rd.silence(silent, 2)
+	if rd.dropping {
+		voting := slices.DeleteFunc(slices.Clone(rd.named), func(p string) bool { return slices.Contains(rd.dropped, p) })
+		r = e.rule([]string{sc.Hash}, len(voting), r.Votes, rd.exhausted)
+	}
+	rd.draw(r, pick, func(drawn, dropped []string) ([]string, []byte) { return CheckDraw(id, sc, drawn, dropped, procs) })
+	if len(rd.named) < 2 || !rd.changed {
+		return records.Check{}, false
+	}
+	rec.Thirds, rec.More, rec.Dropped, rec.Exhausted = [2]string{rd.named[0], rd.named[1]}, slices.Clone(rd.named[2:]), rd.dropped, rd.exhausted
+	return rec, true
 }
 
 // checkedBlocks lists the checks in recs whose processor disclosed, in
@@ -168,9 +219,13 @@ func CheckTargets(plan *jobs.Plan, v microjob.Verdict, recs *Records) []SelfChec
 // CheckCulprits returns the culprits the settled checks name
 // (CheckTargets).
 func CheckCulprits(plan *jobs.Plan, v microjob.Verdict, recs *Records) []string {
+	return DefaultEscalation().checkCulprits(plan, v, recs)
+}
+
+func (e Escalation) checkCulprits(plan *jobs.Plan, v microjob.Verdict, recs *Records) []string {
 	var out []string
 	for _, sc := range CheckTargets(plan, v, recs) {
-		if c, done := CheckOutcome(recs, sc); done && c != "" && !slices.Contains(out, c) {
+		if c, done := e.checkOutcome(recs, sc); done && c != "" && !slices.Contains(out, c) {
 			out = append(out, c)
 		}
 	}

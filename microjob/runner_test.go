@@ -372,7 +372,7 @@ func TestTamperedResultIsCaught(t *testing.T) {
 		t.Fatalf("dispute %+v, want block %d between the cheat and the verifier", dis, ver.Blocks[0])
 	}
 	// An honest third processor runs the disputed block.
-	if v, err = Resolve(v, dis, sha256.Sum256(want[dis.Block]), newPeer(t)); err != nil {
+	if v, err = resolveBy(v, dis, sha256.Sum256(want[dis.Block]), newPeer(t)); err != nil {
 		t.Fatal(err)
 	}
 	if len(v.Culprits) != 1 || v.Culprits[0] != cheat {

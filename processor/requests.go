@@ -36,10 +36,10 @@ func (w *Worker) doReruns(ctx context.Context) bool {
 		}
 		asked := map[uint64]bool{}
 		for block, d := range recs.Dispute {
-			asked[block] = asked[block] || d.Third == w.self
+			asked[block] = asked[block] || slices.Contains(finish.DisputeRerunners(d), w.self)
 		}
 		for block, c := range recs.Checks {
-			asked[block] = asked[block] || c.Thirds[0] == w.self || c.Thirds[1] == w.self
+			asked[block] = asked[block] || slices.Contains(finish.CheckRerunners(c), w.self)
 		}
 		var reruns []crdt.Entry
 		for block, mine := range asked {

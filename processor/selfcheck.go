@@ -8,23 +8,27 @@ import (
 	"time"
 
 	"github.com/jobmesh/jobmesh/crdt"
-	"github.com/jobmesh/jobmesh/dispatch"
 	"github.com/jobmesh/jobmesh/finish"
 	"github.com/jobmesh/jobmesh/microjob"
 	"github.com/jobmesh/jobmesh/records"
 )
 
-// requestChecks writes a check for every self-checked block that has
-// none, and reports whether every check target (finish.CheckTargets: the
-// self-checked blocks and the checks still convicting) is settled.
+// requestChecks writes the next check of every check target
+// (finish.CheckTargets: the self-checked blocks and the checks still
+// convicting) that is not settled (finish.Escalation.NextCheck: a first
+// round, another while the vote has no decisive margin, replacements for
+// re-runners silent for RerunTimeout), and reports whether every target
+// is settled.
 func (w *Worker) requestChecks(ctx context.Context, js *jobState, v microjob.Verdict, recs *finish.Records) (bool, error) {
-	scs := finish.CheckTargets(js.plan, v, recs)
+	id, esc := js.plan.JobID, finish.DefaultEscalation()
+	pick := func(pool []string, seed []byte) (int, bool) { return w.pickThird(js, pool, seed) }
 	pending := false
 	var checks []crdt.Entry
 	var sent []records.Check
 	var procs []string
-	for _, sc := range scs {
-		if _, done := finish.CheckOutcome(recs, sc); done {
+	for _, sc := range finish.CheckTargets(js.plan, v, recs) {
+		r := esc.CheckRuling(recs, sc)
+		if r.Outcome == finish.VoteWon {
 			continue
 		}
 		if procs == nil {
@@ -33,65 +37,40 @@ func (w *Worker) requestChecks(ctx context.Context, js *jobState, v microjob.Ver
 				return false, err
 			}
 		}
-		var pool []string
-		for _, p := range procs {
-			if p != sc.Processor {
-				pool = append(pool, p)
-			}
-		}
-		if len(pool) < 2 {
-			// Too few processors for an independent majority: the block
-			// stands as the verifier saw it (docs/ARCHITECTURE.md).
-			w.log.Warn("too few processors to check a self-checked block", "job", js.plan.JobID, "block", sc.Block, "processor", sc.Processor)
+		if others := slices.DeleteFunc(slices.Clone(procs), func(p string) bool { return p == sc.Processor }); len(others) < 2 {
+			// Too few processors for an independent vote: the block
+			// stands as the verifier saw it (finish.ChecksSettled).
+			w.log.Warn("too few processors to check a self-checked block", "job", id, "block", sc.Block, "processor", sc.Processor)
 			continue
 		}
 		pending = true
-		c, requested := recs.Checks[sc.Block]
-		requested = requested && c.Processor == sc.Processor
-		var keep, dropped []string
-		if requested {
-			// Waiting for the re-runs; re-runners that do not answer in
-			// time are replaced.
-			var silent []string
-			for _, third := range c.Thirds {
-				if finish.HasRerun(recs, sc.Block, third) {
-					keep = append(keep, third)
-				} else {
-					silent = append(silent, third)
+		if r.Outcome == finish.VoteUndecided {
+			w.sayUndecidedCheck(js, sc, r)
+			continue
+		}
+		var prev *records.Check
+		var silent []string
+		if c, ok := recs.Checks[sc.Block]; ok && c.Processor == sc.Processor {
+			prev = &c
+			if r.Outcome == finish.VotePending {
+				for _, q := range finish.CheckRerunners(c) {
+					if !finish.HasRerun(recs, sc.Block, q) && !slices.Contains(c.Dropped, q) {
+						silent = append(silent, q)
+					}
 				}
+				if !w.rerunOverdue(js, "check", sc.Block, finish.CheckRerunners(c)) {
+					continue
+				}
+				w.log.Warn("re-runners of a self-checked block did not answer; drawing others", "job", id, "block", sc.Block, "silent", silent)
 			}
-			if len(silent) == 0 || !w.rerunOverdue(js, "check", sc.Block, c.Thirds[:]) {
-				continue
-			}
-			dropped = append(slices.Clone(c.Dropped), silent...)
-			w.log.Warn("re-runners of a self-checked block did not answer; drawing others", "job", js.plan.JobID, "block", sc.Block, "silent", silent)
 		}
-		pool = slices.DeleteFunc(pool, func(p string) bool { return slices.Contains(dropped, p) || slices.Contains(keep, p) })
-		// Re-runners are weighted draws (as a dispute's third) from those
-		// not drawn yet.
-		seed := dispatch.Seed(js.plan.JobID[:], []byte("check"), uint64Bytes(sc.Block), uint64Bytes(uint64(len(dropped))))
-		picks := slices.Clone(keep)
-		for len(picks) < 2 {
-			i, ok := w.pickThird(js, pool, dispatch.Seed(seed, uint64Bytes(uint64(len(picks)))))
-			if !ok {
-				break
-			}
-			picks = append(picks, pool[i])
-			pool = slices.Delete(pool, i, i+1)
+		rec, ok := esc.NextCheck(id, sc, prev, r, silent, procs, pick)
+		if !ok {
+			w.log.Warn("no re-runner left to draw for a self-checked block", "job", id, "block", sc.Block, "votes", r.Tally)
+			w.judgeAgain(js)
+			continue
 		}
-		exhausted := len(picks) < 2
-		if exhausted {
-			if !requested || c.Exhausted {
-				w.log.Warn("no processors left to re-run a self-checked block", "job", js.plan.JobID, "block", sc.Block)
-				w.judgeAgain(js)
-				continue
-			}
-			// Keep the silent one named; the answers that came decide.
-			w.log.Warn("no processors left to replace a silent re-runner; the re-runs in hand decide", "job", js.plan.JobID, "block", sc.Block)
-			picks = c.Thirds[:]
-		}
-		rec := records.Check{Block: sc.Block, Processor: sc.Processor, Hash: sc.Hash, Thirds: [2]string{picks[0], picks[1]}, Dropped: dropped, Exhausted: exhausted}
-		e, err := crdt.JSONEntry(records.CheckKey(js.plan.JobID, sc.Block, w.self), records.CheckType, rec)
+		e, err := crdt.JSONEntry(records.CheckKey(id, sc.Block, w.self), records.CheckType, rec)
 		if err != nil {
 			return false, err
 		}
@@ -104,10 +83,20 @@ func (w *Worker) requestChecks(ctx context.Context, js *jobState, v microjob.Ver
 			return false, err
 		}
 		for _, rec := range sent {
-			w.log.Info("self-checked block sent for two independent runs", "job", js.plan.JobID, "block", rec.Block, "processor", rec.Processor, "thirds", rec.Thirds)
+			w.log.Info("self-checked block sent for re-runs", "job", id, "block", rec.Block, "processor", rec.Processor,
+				"rerunners", finish.CheckRerunners(rec), "dropped", rec.Dropped, "exhausted", rec.Exhausted)
 		}
 	}
 	return !pending, nil
+}
+
+// sayUndecidedCheck logs, once per block, a self-checked block that no
+// vote decided: the job cannot be verified, and nobody is culprit for it.
+func (w *Worker) sayUndecidedCheck(js *jobState, sc finish.SelfCheck, r finish.Ruling) {
+	if w.firstSaid(js, "undecided-check/"+strconv.FormatUint(sc.Block, 10)+"/"+sc.Processor) {
+		w.log.Warn("self-checked block undecided: the job cannot be verified", "job", js.plan.JobID, "block", sc.Block,
+			"processor", sc.Processor, "reason", r.Reason)
+	}
 }
 
 // rerunOverdue reports whether the re-run request (kind, block, thirds)

@@ -60,13 +60,15 @@ func TestCheckConvictsAfterTheBlockIsNoLongerSelfChecked(t *testing.T) {
 	}
 	recs.Discl = []microjob.Disclosure{disclose(ver, "liar", "bad"), disclose(regular, "liar", "bad"),
 		disclose(ver, "honest1", "good"), disclose(regular, "honest2", "good")}
-	recs.Checks[block] = records.Check{Block: block, Processor: "liar", Hash: hexOf("bad"), Thirds: [2]string{"honest1", "honest2"}}
-	recs.Reruns[block] = []records.Rerun{{Block: block, Hash: hexOf("good"), Processor: "honest1"}, {Block: block, Hash: hexOf("good"), Processor: "honest2"}}
+	// Three re-runners drain the pool and outvote the liar 3 to 1.
+	recs.Checks[block] = records.Check{Block: block, Processor: "liar", Hash: hexOf("bad"), Thirds: [2]string{"honest1", "honest2"}, More: []string{"honest3"}, Exhausted: true}
+	recs.Reruns[block] = []records.Rerun{{Block: block, Hash: hexOf("good"), Processor: "honest1"}, {Block: block, Hash: hexOf("good"), Processor: "honest2"},
+		{Block: block, Hash: hexOf("good"), Processor: "honest3"}}
 	if got := finish.CheckCulprits(plan, v, recs); !slices.Equal(got, []string{"liar"}) {
 		t.Fatalf("culprits %v, want [liar]", got)
 	}
-	// Until both re-runs are in, the check is one the verdict waits for.
-	recs.Reruns[block] = recs.Reruns[block][:1]
+	// Until every re-run is in, the check is one the verdict waits for.
+	recs.Reruns[block] = recs.Reruns[block][:2]
 	if got := finish.CheckCulprits(plan, v, recs); len(got) != 0 {
 		t.Fatalf("an unsettled check named %v", got)
 	}

@@ -4,7 +4,8 @@ import (
 	"context"
 	"encoding/binary"
 	"hash/fnv"
-	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jobmesh/jobmesh/crdt"
@@ -182,6 +183,7 @@ func (w *Worker) carryOut(ctx context.Context, js *jobState, d finish.Decision, 
 	js.finishing = true
 	w.mu.Unlock()
 	w.sayFinalizing(ctx, js, now)
+	w.sayUndecided(js, v)
 	switch d.Step {
 	case finish.Rerun:
 		w.log.Debug("job complete: waiting for dispute re-runs", "job", id, "disputes", len(d.Disputes))
@@ -306,43 +308,83 @@ func mustHash(s string) jobs.ID {
 	return h
 }
 
-// requestReruns names a third processor for each disputed block: one that
-// took part in neither side, chosen by a seeded draw that anyone can
-// repeat.
+// requestReruns writes the next request of each disputed block
+// (finish.Escalation.NextRequest): a first round of re-runners, another
+// round while the vote has no decisive margin, and replacements for
+// re-runners that did not answer within RerunTimeout. Re-runners are drawn
+// from the processors that took part in neither side by a seeded,
+// weighted draw that anyone can repeat.
 func (w *Worker) requestReruns(ctx context.Context, js *jobState, disputes []microjob.Dispute, recs *finish.Records) error {
 	procs, err := w.processors(ctx)
 	if err != nil {
 		return err
 	}
+	id, esc := js.plan.JobID, finish.DefaultEscalation()
+	pick := func(pool []string, seed []byte) (int, bool) { return w.pickThird(js, pool, seed) }
+	seen := map[uint64]bool{}
 	for _, d := range disputes {
-		var dropped []string
-		if prev, ok := recs.Dispute[d.Block]; ok {
-			// Requested: a third that does not re-run in time is replaced.
-			if finish.HasRerun(recs, d.Block, prev.Third) || !w.rerunOverdue(js, "dispute", d.Block, []string{prev.Third}) {
+		if seen[d.Block] {
+			continue // one request per block
+		}
+		seen[d.Block] = true
+		r := esc.RuleOf(recs, d)
+		var prev *records.Dispute
+		var silent []string
+		if p, ok := recs.Dispute[d.Block]; ok {
+			prev = &p
+			for _, q := range finish.DisputeRerunners(p) {
+				if !finish.HasRerun(recs, d.Block, q) {
+					silent = append(silent, q)
+				}
+			}
+			if r.Outcome == finish.VotePending && !w.rerunOverdue(js, "dispute", d.Block, finish.DisputeRerunners(p)) {
 				continue
 			}
-			dropped = append(slices.Clone(prev.Dropped), prev.Third)
-			w.log.Warn("the third processor of a disputed block did not answer; drawing another", "job", js.plan.JobID, "block", d.Block, "silent", prev.Third)
+			if r.Outcome != finish.VotePending {
+				silent = nil
+			} else {
+				w.log.Warn("re-runners of a disputed block did not answer; drawing others", "job", id, "block", d.Block, "silent", silent)
+			}
 		}
-		pool, seed := finish.ThirdDraw(js.plan.JobID, d, dropped, procs)
-		if len(pool) == 0 {
-			w.log.Warn("no third processor for a disputed block", "job", js.plan.JobID, "block", d.Block)
-			w.judgeAgain(js)
-			continue
-		}
-		i, ok := w.pickThird(js, pool, seed)
+		rec, ok := esc.NextRequest(id, d, prev, r, silent, procs, pick)
 		if !ok {
-			w.log.Warn("every third processor for a disputed block is kicked out", "job", js.plan.JobID, "block", d.Block)
+			w.log.Warn("no re-runner left to draw for a disputed block", "job", id, "block", d.Block, "votes", r.Tally)
 			w.judgeAgain(js)
 			continue
 		}
-		rec := records.Dispute{Dispute: d, Third: pool[i], Dropped: dropped}
-		if err := crdt.PutJSON(ctx, w.writer, records.DisputeKey(js.plan.JobID, d.Block, w.self), records.DisputeType, rec); err != nil {
+		if err := crdt.PutJSON(ctx, w.writer, records.DisputeKey(id, d.Block, w.self), records.DisputeType, rec); err != nil {
 			return err
 		}
-		w.log.Info("disputed block sent for a third run", "job", js.plan.JobID, "block", d.Block, "sides", d.Processors, "third", pool[i])
+		w.log.Info("disputed block sent for re-runs", "job", id, "block", d.Block, "sides", d.Processors,
+			"rerunners", finish.DisputeRerunners(rec), "dropped", rec.Dropped, "exhausted", rec.Exhausted)
 	}
 	return nil
+}
+
+// sayUndecided logs, once per dispute, each disputed block of v that no
+// vote decided: the job cannot be verified, and nobody is culprit for it.
+func (w *Worker) sayUndecided(js *jobState, v microjob.Verdict) {
+	for _, u := range v.Undecided {
+		if w.firstSaid(js, "undecided/"+strconv.FormatUint(u.Dispute.Block, 10)+"/"+strings.Join(u.Dispute.Processors[:], ",")) {
+			w.log.Warn("disputed block undecided: the job cannot be verified", "job", js.plan.JobID, "block", u.Dispute.Block,
+				"sides", u.Dispute.Processors, "votes", len(u.Votes)+2, "reason", u.Reason)
+		}
+	}
+}
+
+// firstSaid reports whether key is said of js for the first time, and
+// notes it (in rerunSeen, beside the re-run requests it ends).
+func (w *Worker) firstSaid(js *jobState, key string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if js.rerunSeen == nil {
+		js.rerunSeen = map[string]time.Time{}
+	}
+	if _, said := js.rerunSeen[key]; said {
+		return false
+	}
+	js.rerunSeen[key] = w.now()
+	return true
 }
 
 // judgeAgain has js judged at the next Poll even if its records do not

@@ -24,6 +24,10 @@ type Dispute struct {
 	// Dropped are earlier thirds that did not re-run the block within the
 	// processors' re-run timeout; they are not drawn again.
 	Dropped []string `json:"dropped,omitempty"`
+	// More are the re-runners drawn after Third as the dispute escalated
+	// (package finish, escalate.go), and Exhausted says none was left.
+	More      []string `json:"more,omitempty"`
+	Exhausted bool     `json:"exhausted,omitempty"`
 }
 
 // Rerun is a re-runner's output hash of a disputed or self-checked
@@ -43,6 +47,8 @@ type Check struct {
 	Processor string    `json:"processor"`
 	Hash      string    `json:"hash"`   // lowercase hex SHA-256
 	Thirds    [2]string `json:"thirds"` // distinct, neither is Processor
+	// More are the re-runners drawn after Thirds as the check escalated.
+	More []string `json:"more,omitempty"`
 	// Dropped are earlier re-runners that did not answer within the
 	// processors' re-run timeout; they are not drawn again.
 	Dropped []string `json:"dropped,omitempty"`

@@ -1,0 +1,317 @@
+package finish
+
+import (
+	"cmp"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/jobmesh/jobmesh/dispatch"
+	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/microjob"
+	"github.com/jobmesh/jobmesh/records"
+)
+
+// A dispute is settled by a vote on its block: each side is one vote for
+// its hash, each re-runner that answered one vote for its own. Colluders
+// that give one identical wrong hash win a majority of three whenever the
+// third is one of them, so the vote escalates until a hash leads by a
+// margin (Escalation.Rule); only a side whose hash lost to the winner is
+// a culprit.
+//
+// Why Margin is 15: with colluders holding a share p of the draw weight,
+// each re-runner moves the honest hash's lead up with probability 1 − p and
+// down with p, from the sides' tie. The honest side loses only if the lead
+// reaches −Margin before +Margin (rounds end at +Margin exactly, so they
+// cannot overshoot it): gambler's ruin, 1/(1 + ((1−p)/p)^Margin); at
+// p = 1/4, 1/(1 + 3^15) ≈ 7·10⁻⁸ per dispute. A mesh too small to give
+// the margin decides when its pool is exhausted, by a lead of 2 with 2/3
+// of the votes: there an honest side loses only if colluders hold about
+// two thirds of the pool, and no narrow vote (a lead of 1) names anyone.
+
+// Escalation configures the dispute rule. Every node that judges a job
+// must use the same values, as it uses the same code: they are a rule of
+// the protocol, not a tuning knob, and readers use DefaultEscalation.
+type Escalation struct {
+	// Margin is the lead in votes that decides a dispute. Default 15.
+	Margin int
+	// MaxReruns bounds the re-runners one dispute asks (the cost of a
+	// dispute); a dispute that reaches it undecided stays undecided.
+	// Default 4 × Margin: at p = 1/4 about 1% of disputes reach it (3 ×
+	// Margin would leave about 7%).
+	MaxReruns int
+}
+
+// DefaultEscalation returns the protocol's dispute rule.
+func DefaultEscalation() Escalation { return Escalation{Margin: 15, MaxReruns: 60} }
+
+// ErrEscalation: an Escalation's values break its rules.
+var ErrEscalation = errors.New("finish: invalid escalation")
+
+// Validate checks e: a margin of at least 2 (a lead of one vote is a
+// narrow vote, and nobody is slashed on one) and room for one round.
+func (e Escalation) Validate() error {
+	switch {
+	case e.Margin < 2:
+		return fmt.Errorf("%w: margin %d, at least 2", ErrEscalation, e.Margin)
+	case e.MaxReruns < e.Margin:
+		return fmt.Errorf("%w: at most %d re-runners, fewer than the margin %d", ErrEscalation, e.MaxReruns, e.Margin)
+	}
+	return nil
+}
+
+// Outcome is where a dispute stands (Ruling).
+type Outcome int
+
+const (
+	// VotePending: re-runners asked have not answered yet.
+	VotePending Outcome = iota
+	// VoteEscalate: ask Ruling.Ask more re-runners.
+	VoteEscalate
+	// VoteWon: Ruling.Winner won the vote.
+	VoteWon
+	// VoteUndecided: no more re-runs can decide the dispute.
+	VoteUndecided
+)
+
+var outcomeNames = [...]string{"pending", "escalate", "won", "undecided"}
+
+func (o Outcome) String() string { return outcomeNames[o] }
+
+// Tally is the votes for one hash.
+type Tally struct {
+	Hash  string
+	Votes int
+}
+
+// Ruling is what the rule makes of a dispute's votes.
+type Ruling struct {
+	Outcome Outcome
+	Winner  string // VoteWon: the winning hash
+	Ask     int    // VoteEscalate: how many more re-runners to draw
+	Reason  string // VoteUndecided: why
+	// Tally are the votes by hash, most first (then by hash).
+	Tally []Tally
+	// Votes are the answers of the re-runners, by re-runner.
+	Votes []microjob.Vote
+}
+
+// Rule is the dispute rule. asked re-runners stand named for dispute d
+// (drawn and not dropped for silence), votes are the answers of those that
+// answered, and exhausted says no eligible re-runner was left to draw. A
+// hash wins when it leads every other by Margin votes, or, once the pool
+// is exhausted and every re-runner named answered, when it leads by at
+// least 2 votes with at least 2/3 of them. Otherwise, while fewer than
+// MaxReruns were asked, the dispute escalates by a round of Margin − lead
+// re-runners (at least 1, at most what MaxReruns leaves), so that one round
+// can decide; else it is undecided.
+func (e Escalation) Rule(d microjob.Dispute, asked int, votes []microjob.Vote, exhausted bool) Ruling {
+	return e.rule(d.Hashes[:], asked, votes, exhausted)
+}
+
+// rule is Rule with sides, the hashes of the processors whose results are
+// at stake: a dispute's two, a self-checked block's one.
+func (e Escalation) rule(sides []string, asked int, votes []microjob.Vote, exhausted bool) Ruling {
+	r := Ruling{Votes: slices.Clone(votes)}
+	slices.SortFunc(r.Votes, func(a, b microjob.Vote) int { return cmp.Compare(a.Processor, b.Processor) })
+	r.Tally = countVotes(sides, r.Votes)
+	total := len(sides) + len(r.Votes)
+	top := r.Tally[0]
+	lead := top.Votes
+	if len(r.Tally) > 1 {
+		lead -= r.Tally[1].Votes
+	}
+	switch {
+	case lead >= e.Margin:
+		r.Outcome, r.Winner = VoteWon, top.Hash
+	case asked > len(r.Votes):
+		r.Outcome = VotePending
+	case exhausted && lead >= 2 && 3*top.Votes >= 2*total:
+		r.Outcome, r.Winner = VoteWon, top.Hash
+	case exhausted:
+		r.Outcome = VoteUndecided
+		r.Reason = fmt.Sprintf("no re-runner left to draw: lead of %d with %d of %d votes", lead, top.Votes, total)
+	case asked >= e.MaxReruns:
+		r.Outcome = VoteUndecided
+		r.Reason = fmt.Sprintf("%d re-runners asked, the most a dispute may ask: lead of %d, %d needed", asked, lead, e.Margin)
+	default:
+		r.Outcome = VoteEscalate
+		r.Ask = min(max(1, e.Margin-lead), e.MaxReruns-asked)
+	}
+	return r
+}
+
+// countVotes counts the votes of sides and of votes, most first.
+func countVotes(sides []string, votes []microjob.Vote) []Tally {
+	count := map[string]int{}
+	for _, h := range sides {
+		count[h]++
+	}
+	for _, v := range votes {
+		count[v.Hash]++
+	}
+	out := make([]Tally, 0, len(count))
+	for h, n := range count {
+		out = append(out, Tally{Hash: h, Votes: n})
+	}
+	slices.SortFunc(out, func(a, b Tally) int { return cmp.Or(cmp.Compare(b.Votes, a.Votes), cmp.Compare(a.Hash, b.Hash)) })
+	return out
+}
+
+// RuleOf is Rule for dispute d with the request and re-runs of its block
+// in recs (accepted: one request per block). Only the named re-runners'
+// answers count, and none of a side of d; without a request the dispute
+// escalates from the sides' tie.
+func (e Escalation) RuleOf(recs *Records, d microjob.Dispute) Ruling {
+	req, ok := recs.Dispute[d.Block]
+	if !ok {
+		return e.Rule(d, 0, nil, false)
+	}
+	var named []string
+	for _, p := range DisputeRerunners(req) {
+		if p != d.Processors[0] && p != d.Processors[1] {
+			named = append(named, p)
+		}
+	}
+	return e.Rule(d, len(named), answers(recs, d.Block, named), req.Exhausted)
+}
+
+// answers are the re-runs of block in recs by the re-runners named.
+func answers(recs *Records, block uint64, named []string) []microjob.Vote {
+	var votes []microjob.Vote
+	for _, p := range named {
+		if i := slices.IndexFunc(recs.Reruns[block], func(rr records.Rerun) bool { return rr.Processor == p }); i >= 0 {
+			if h := recs.Reruns[block][i].Hash; validHash(h) {
+				votes = append(votes, microjob.Vote{Processor: p, Hash: h})
+			}
+		}
+	}
+	return votes
+}
+
+// validHash reports whether h is a lowercase hex SHA-256.
+func validHash(h string) bool {
+	_, err := jobs.ParseHash(h)
+	return err == nil && len(h) == 64
+}
+
+// DisputeRerunners are the re-runners a dispute request names: its third,
+// then those drawn as it escalated.
+func DisputeRerunners(r records.Dispute) []string {
+	return append([]string{r.Third}, r.More...)
+}
+
+// validDispute reports whether a dispute request keeps the content rules:
+// a valid third, and re-runners that are distinct, neither side, and not
+// dropped.
+func validDispute(r records.Dispute) bool {
+	if !r.Valid() {
+		return false
+	}
+	named := DisputeRerunners(r)
+	for i, p := range named {
+		if p == "" || p == r.Dispute.Processors[0] || p == r.Dispute.Processors[1] ||
+			slices.Contains(r.Dropped, p) || slices.Contains(named[:i], p) {
+			return false
+		}
+	}
+	return true
+}
+
+// RerunnerDraw is the draw of the next re-runner of disputed block d.Block
+// of job id, drawn already being those named before it: the pool is
+// ThirdDraw's without them, and the seed is ThirdDraw's extended with
+// their number, so that anyone can repeat each draw.
+func RerunnerDraw(id jobs.ID, d microjob.Dispute, drawn, dropped, procs []string) (pool []string, seed []byte) {
+	pool, seed = ThirdDraw(id, d, dropped, procs)
+	pool = slices.DeleteFunc(pool, func(p string) bool { return slices.Contains(drawn, p) })
+	if len(drawn) > 0 {
+		seed = dispatch.Seed(seed, []byte("escalate"), binary.BigEndian.AppendUint64(nil, uint64(len(drawn))))
+	}
+	return pool, seed
+}
+
+// Pick chooses one of pool (sorted peer IDs) by seed: the weighted draw of
+// a re-runner (the processor's meshview.View.PickRerunner). ok is false
+// when none of pool may be drawn now.
+type Pick func(pool []string, seed []byte) (i int, ok bool)
+
+// NextRequest is the dispute request a finalizer writes for dispute d of
+// job id after ruling r (RuleOf) on prev, the request in force (nil:
+// none): silent are the named re-runners that did not answer within the
+// re-run timeout, dropped here. When the ruling, with them dropped, says
+// Escalate, the round's re-runners are drawn one by one from procs
+// (RerunnerDraw, pick); a pool that runs dry marks the request Exhausted.
+// ok is false when there is nothing new to write, or no re-runner at all.
+func (e Escalation) NextRequest(id jobs.ID, d microjob.Dispute, prev *records.Dispute, r Ruling, silent, procs []string, pick Pick) (records.Dispute, bool) {
+	rec := records.Dispute{Dispute: d}
+	var rd round
+	if prev != nil {
+		rec = *prev
+		rd = round{named: DisputeRerunners(*prev), dropped: prev.Dropped, exhausted: prev.Exhausted}
+	}
+	rd.silence(silent, 0)
+	if rd.dropping {
+		r = e.Rule(d, len(rd.named), r.Votes, rd.exhausted)
+	}
+	rd.draw(r, pick, func(drawn, dropped []string) ([]string, []byte) { return RerunnerDraw(id, d, drawn, dropped, procs) })
+	if len(rd.named) == 0 || !rd.changed {
+		return records.Dispute{}, false
+	}
+	rec.Third, rec.More, rec.Dropped, rec.Exhausted = rd.named[0], slices.Clone(rd.named[1:]), rd.dropped, rd.exhausted
+	return rec, true
+}
+
+// round is the re-runners of a request as a finalizer changes them.
+type round struct {
+	named, dropped []string
+	exhausted      bool
+	dropping       bool // silence dropped someone
+	changed        bool
+}
+
+// silence drops the named re-runners in silent, keeping at least keep
+// named (silent ones then stay named, and dropped: they do not vote).
+func (rd *round) silence(silent []string, keep int) {
+	rd.dropped = slices.Clone(rd.dropped)
+	var named []string
+	for _, p := range rd.named {
+		if slices.Contains(silent, p) && !slices.Contains(rd.dropped, p) {
+			rd.dropped = append(rd.dropped, p)
+			rd.dropping, rd.changed = true, true
+		}
+		if !slices.Contains(rd.dropped, p) {
+			named = append(named, p)
+		}
+	}
+	for _, p := range rd.named {
+		if len(named) >= keep {
+			break
+		}
+		if !slices.Contains(named, p) {
+			named = append(named, p)
+		}
+	}
+	rd.named = named
+}
+
+// draw draws the round ruling r asks for, one by one (draw gives each
+// draw's pool and seed, pick chooses); a pool that runs dry exhausts it.
+func (rd *round) draw(r Ruling, pick Pick, draw func(drawn, dropped []string) ([]string, []byte)) {
+	if r.Outcome != VoteEscalate {
+		return
+	}
+	for range r.Ask {
+		pool, seed := draw(rd.named, rd.dropped)
+		if len(pool) == 0 {
+			rd.exhausted, rd.changed = true, true
+			return
+		}
+		i, ok := pick(pool, seed)
+		if !ok {
+			return
+		}
+		rd.named, rd.changed = append(rd.named, pool[i]), true
+	}
+}
