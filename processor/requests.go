@@ -156,13 +156,17 @@ func (w *Worker) doRedos(ctx context.Context) bool {
 }
 
 // redoTurn reports whether it is this processor's turn to redo rd. The
-// live processors that may take it are ranked by a hash of their peer ID
-// with the job and the MicroJob (rendezvous hashing, the same ranking on
-// every node): the first redoes it at once, the k-th only once the redo
-// has waited k MicroJob processing timeouts since this node first saw it
-// (those before it may have stopped). Without the ranking every processor
-// redoes every redone MicroJob at once. A replicated job's redos are
-// taken by any processor groupjob.Groups.MayRedo admits.
+// live processors that may take it and that this node is connected to
+// are ranked by a hash of their peer ID with the job and the MicroJob
+// (rendezvous hashing): the first redoes it at once, the k-th only once
+// the redo has waited k MicroJob processing timeouts since this node
+// first saw it (those before it may have stopped). A processor that
+// stopped drops out of the ranking as soon as its connections close,
+// rather than when its advertisement lapses; nodes that disagree on who
+// is connected may both redo the MicroJob, which costs a run, never a
+// wrong verdict. Without the ranking every processor redoes every redone
+// MicroJob at once. A replicated job's redos are taken by any processor
+// groupjob.Groups.MayRedo admits.
 func (w *Worker) redoTurn(js *jobState, rd records.Redo) bool {
 	if replicated(js) {
 		return true
@@ -175,7 +179,8 @@ func (w *Worker) redoTurn(js *jobState, rd records.Redo) bool {
 	key := rd.Micro + "/" + strings.Join(rd.Exclude, ",")
 	rank, ok := js.redoRanks[key]
 	w.mu.Unlock()
-	if !ok {
+	if !ok || rank > 0 {
+		// A processor ranked before this one may have gone since.
 		rank = w.redoRank(js, rd, v)
 		w.mu.Lock()
 		js.redoRanks[key] = rank
@@ -198,14 +203,15 @@ func (w *Worker) redoTurn(js *jobState, rd records.Redo) bool {
 }
 
 // redoRank is this processor's place in redoTurn's ranking for rd in
-// dispatch view v (finish.RedoRank).
+// dispatch view v (finish.RedoRank), among the processors it is
+// connected to (all of them for a worker without a host).
 func (w *Worker) redoRank(js *jobState, rd records.Redo, v *meshview.View) int {
 	if v == nil {
 		return 0
 	}
 	var procs []dispatch.Node
 	for _, p := range v.Processors {
-		if p.Kick == nil {
+		if p.Kick == nil && (p.ID == w.self || w.p.Host == nil || w.connected(p.ID)) {
 			procs = append(procs, p.Node)
 		}
 	}
