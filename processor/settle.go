@@ -396,14 +396,6 @@ func (w *Worker) judgeAgain(js *jobState) {
 	w.mu.Unlock()
 }
 
-func uint64Bytes(v uint64) []byte {
-	b := make([]byte, 8)
-	for i := range b {
-		b[7-i] = byte(v >> (8 * i))
-	}
-	return b
-}
-
 // processors lists the advertised processors' peer IDs, sorted.
 func (w *Worker) processors(ctx context.Context) ([]string, error) {
 	return finish.Processors(ctx, w.p.Store)
