@@ -160,21 +160,33 @@ func countVotes(sides []string, votes []microjob.Vote) []Tally {
 }
 
 // RuleOf is Rule for dispute d with the request and re-runs of its block
-// in recs (accepted: one request per block). Only the named re-runners'
-// answers count, and none of a side of d; without a request the dispute
+// in recs (accepted: one request per block). Only the answers of its
+// voters count (the named re-runners, and the dropped ones that answered
+// late), and none of a side of d; without a request the dispute
 // escalates from the sides' tie.
 func (e Escalation) RuleOf(recs *Records, d microjob.Dispute) Ruling {
 	req, ok := recs.Dispute[d.Block]
 	if !ok {
 		return e.Rule(d, 0, nil, false)
 	}
-	var named []string
-	for _, p := range DisputeRerunners(req) {
-		if p != d.Processors[0] && p != d.Processors[1] {
-			named = append(named, p)
+	named := voters(recs, d.Block, DisputeRerunners(req), req.Dropped, d.Processors[:])
+	return e.Rule(d, len(named), answers(recs, d.Block, named), req.Exhausted)
+}
+
+// voters are the re-runners of block whose answers count: those named
+// and not dropped, and those dropped for silence that answered after all
+// (a late answer is still the answer of a processor the draw chose), but
+// never a side.
+func voters(recs *Records, block uint64, named, dropped, sides []string) []string {
+	var out []string
+	for _, p := range append(slices.Clone(named), dropped...) {
+		switch {
+		case slices.Contains(sides, p), slices.Contains(out, p):
+		case !slices.Contains(dropped, p) || len(answers(recs, block, []string{p})) > 0:
+			out = append(out, p)
 		}
 	}
-	return e.Rule(d, len(named), answers(recs, d.Block, named), req.Exhausted)
+	return out
 }
 
 // answers are the re-runs of block in recs by the re-runners named.

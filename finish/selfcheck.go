@@ -98,12 +98,7 @@ func (e Escalation) CheckRuling(recs *Records, sc SelfCheck) Ruling {
 	if !ok || c.Processor != sc.Processor {
 		return e.rule([]string{sc.Hash}, 0, nil, false)
 	}
-	var named []string
-	for _, p := range CheckRerunners(c) {
-		if !slices.Contains(c.Dropped, p) && p != sc.Processor {
-			named = append(named, p)
-		}
-	}
+	named := voters(recs, sc.Block, CheckRerunners(c), c.Dropped, []string{sc.Processor})
 	return e.rule([]string{sc.Hash}, len(named), answers(recs, sc.Block, named), c.Exhausted)
 }
 
