@@ -298,8 +298,9 @@ func TestJobCompletesWithTenPercentLoss(t *testing.T) {
 // Each such self-checked block goes to the three other processors; all
 // disagree with the liar, a lead that an exhausted pool accepts, so it is
 // named culprit, its MicroJobs are redone by the honest processors, and
-// the output is right. (With two others, 2 votes to 1 is too narrow a
-// vote to name anyone: finish.Escalation.)
+// the output is right, though they answer only after they were dropped
+// for silence. (With two others, 2 votes to 1 is too narrow a vote to
+// name anyone: finish.Escalation.)
 func TestSelfCheckingLiarIsCaught(t *testing.T) {
 	const liarIndex = 1
 	m := flowMesh(t, 4, func(mem *localmesh.Member, pc *processor.Config) {
@@ -341,6 +342,20 @@ func TestSelfCheckingLiarIsCaught(t *testing.T) {
 		return err == nil && len(recs) >= len(plan.Macros)
 	}); err != nil {
 		t.Fatal("no checks of self-checked blocks were requested")
+	}
+	// The stopped re-runners are dropped for silence, and nobody is left
+	// to draw in their place: they answer once they are back, and a late
+	// answer still votes.
+	if err := waitFor(ctx, func() bool {
+		recs, _ := client(m).Store.Query(ctx, records.JobKey(info.ID())+"/check")
+		for _, r := range recs {
+			if c, err := records.DecodeCheck(r.Payload); err == nil && len(c.Dropped) > 0 {
+				return true
+			}
+		}
+		return false
+	}); err != nil {
+		t.Fatal("the silent re-runners were never dropped")
 	}
 	for _, i := range honest {
 		if err := m.Restart(ctx, i); err != nil {

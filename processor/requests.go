@@ -34,12 +34,14 @@ func (w *Worker) doReruns(ctx context.Context) bool {
 		if err != nil {
 			continue
 		}
+		// A re-runner dropped for silence still answers: a late answer
+		// still votes (finish.Escalation).
 		asked := map[uint64]bool{}
 		for block, d := range recs.Dispute {
-			asked[block] = asked[block] || slices.Contains(finish.DisputeRerunners(d), w.self)
+			asked[block] = asked[block] || slices.Contains(finish.DisputeRerunners(d), w.self) || slices.Contains(d.Dropped, w.self)
 		}
 		for block, c := range recs.Checks {
-			asked[block] = asked[block] || slices.Contains(finish.CheckRerunners(c), w.self)
+			asked[block] = asked[block] || slices.Contains(finish.CheckRerunners(c), w.self) || slices.Contains(c.Dropped, w.self)
 		}
 		var reruns []crdt.Entry
 		for block, mine := range asked {
