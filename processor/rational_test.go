@@ -1,6 +1,7 @@
 package processor_test
 
 import (
+	"context"
 	"math"
 	"os"
 	"slices"
@@ -10,8 +11,8 @@ import (
 
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/localmesh"
-	"github.com/jobmesh/jobmesh/microjob"
 	"github.com/jobmesh/jobmesh/processor"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // TestRationalLiarIsCaughtAsPredicted: a processor that lies in about
@@ -47,7 +48,7 @@ func TestRationalLiarIsCaughtAsPredicted(t *testing.T) {
 	for run := range runs {
 		job := newMandelbrot(t, 192, 160, 32)
 		info, res := runJob(t, m, job.spec(3, k), 4*time.Minute)
-		must, p := rationalOutcome(t, info, res.Verdict.CheckSeed, res.Verdict.Results, liar, k)
+		must, p := rationalOutcome(t, info, res.Verdict.CheckSeed, committedBy(t, m, info, liar), k)
 		got := slices.Contains(res.Culprits, liar)
 		if must && !got {
 			t.Fatalf("run %d: a verifier block is one the liar lied in, yet the verdict does not name it", run)
@@ -74,11 +75,35 @@ func TestRationalLiarIsCaughtAsPredicted(t *testing.T) {
 	}
 }
 
-// rationalOutcome says, for a job whose verdict has the given check seed
-// and results, whether a verifier block is one the liar lied in (it must
-// then be named), and the probability of that before the checks were
-// drawn.
-func rationalOutcome(t *testing.T, info *jobs.JobInfo, checkSeed string, results []microjob.Result, liar string, k uint64) (bool, float64) {
+// committedBy is the set of MicroJobs the processor committed to in the
+// job, read from the client's store. The final verdict cannot tell: once
+// the liar is named its MicroJobs are redone by others, and the verdict
+// of the redone round holds their results, not the liar's.
+func committedBy(t *testing.T, m *localmesh.Mesh, info *jobs.JobInfo, processor string) map[jobs.ID]bool {
+	t.Helper()
+	recs, err := client(m).Store.Query(context.Background(), records.JobKey(info.ID())+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran := map[jobs.ID]bool{}
+	for _, r := range recs {
+		if r.Type != records.CommitType || r.Author.String() != processor {
+			continue
+		}
+		c, err := records.OpenCommitment(r.Key, r.Author.String(), r.Payload)
+		if err != nil {
+			t.Fatalf("commitment %s: %v", r.Key, err)
+		}
+		ran[c.MicroID] = true
+	}
+	return ran
+}
+
+// rationalOutcome says, for a job whose verdict has the given check seed,
+// given the regular MicroJobs the liar committed to, whether a verifier
+// block is one the liar lied in (it must then be named), and the
+// probability of that before the checks were drawn.
+func rationalOutcome(t *testing.T, info *jobs.JobInfo, checkSeed string, ran map[jobs.ID]bool, k uint64) (bool, float64) {
 	t.Helper()
 	seed, err := jobs.ParseHash(checkSeed)
 	if err != nil {
@@ -87,12 +112,6 @@ func rationalOutcome(t *testing.T, info *jobs.JobInfo, checkSeed string, results
 	plan, err := jobs.SliceChecked(info, seed)
 	if err != nil {
 		t.Fatal(err)
-	}
-	ran := map[jobs.ID]bool{}
-	for _, r := range results {
-		if id, err := jobs.ParseHash(r.MicroID); err == nil && r.Processor == liar && !r.Verifier {
-			ran[id] = true
-		}
 	}
 	must, escape := false, 1.0
 	for _, mac := range plan.Macros {
