@@ -214,24 +214,22 @@ func (recs *Records) Accept(id jobs.ID, eligible func(author string) bool) *Reco
 
 // acceptRedos fills acc's redos: by authors eligible admits, for a
 // MicroJob of plan, excluding only culprits and processors that committed
-// that MicroJob (a silent committer's MicroJob is redone without it); the
-// highest-ranked author's per MicroJob.
+// that MicroJob (a silent committer's MicroJob is redone without it); one
+// per MicroJob, excluding everyone some accepted redo of it excludes, so
+// that a redo asked again once another culprit is named (Decide) counts
+// whichever finalizer asked first.
 func (acc *Records) acceptRedos(plan *jobs.Plan, culprits []string, eligible func(author string) bool) {
 	committers := map[string][]string{}
 	for _, c := range acc.Commits {
 		committers[c.MicroID.String()] = append(committers[c.MicroID.String()], c.Processor)
 	}
-	best := map[string][32]byte{}
 	for i := range acc.Requests {
 		q := &acc.Requests[i]
 		if q.Redo == nil || !eligible(q.Author) || !validRedo(plan, q.Redo, culprits, committers[q.Redo.Micro]) {
 			continue
 		}
-		r := Rank(plan.JobID, q.Author)
-		if b, ok := best[q.Redo.Micro]; !ok || bytes.Compare(r[:], b[:]) > 0 {
-			best[q.Redo.Micro] = r
-			acc.Redo[q.Redo.Micro] = *q.Redo
-		}
+		rd := records.Redo{Micro: q.Redo.Micro, Exclude: union(acc.Redo[q.Redo.Micro].Exclude, q.Redo.Exclude)}
+		acc.Redo[q.Redo.Micro] = rd
 	}
 }
 

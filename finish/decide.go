@@ -117,8 +117,10 @@ func Decide(in Input) Decision {
 		if len(j.Culprits) == 0 {
 			break
 		}
-		if _, ok := acc.Redo[m]; !ok {
-			d.Redos = append(d.Redos, records.Redo{Micro: m, Exclude: j.Culprits})
+		// A redo that does not exclude a culprit named since would let
+		// that culprit's run stand for the redo: it is asked again.
+		if rd, ok := acc.Redo[m]; !ok || !excludesAll(rd, j.Culprits) {
+			d.Redos = append(d.Redos, records.Redo{Micro: m, Exclude: union(rd.Exclude, j.Culprits)})
 		}
 	}
 	d.Silent = true
@@ -191,4 +193,21 @@ func Standby(order []string, self string, waited time.Duration, now time.Time, h
 		return last.Add(t.Takeover), true
 	}
 	return time.Time{}, false
+}
+
+// excludesAll reports whether rd excludes every processor in ps.
+func excludesAll(rd records.Redo, ps []string) bool {
+	for _, p := range ps {
+		if !slices.Contains(rd.Exclude, p) {
+			return false
+		}
+	}
+	return true
+}
+
+// union is the sorted set of the processors in a and b.
+func union(a, b []string) []string {
+	out := slices.Concat(a, b)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
