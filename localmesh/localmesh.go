@@ -19,6 +19,8 @@ import (
 	ethcrypto "github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/params"
 	pebbleds "github.com/ipfs/go-ds-pebble"
+	"github.com/libp2p/go-libp2p/core/crypto"
+	"github.com/libp2p/go-libp2p/core/peer"
 	mocknet "github.com/libp2p/go-libp2p/p2p/net/mock"
 	ma "github.com/multiformats/go-multiaddr"
 
@@ -260,14 +262,10 @@ func (m *Mesh) start(ctx context.Context, mem *Member) (err error) {
 	}
 	if mn := m.opts.Mocknet; mn != nil {
 		addr := ma.StringCast(fmt.Sprintf("/ip4/127.0.0.1/tcp/%d", 10000+mem.Index))
-		h, err := mn.AddPeer(repo.Identity, addr)
-		if err != nil {
-			return fmt.Errorf("localmesh: mock host: %w", err)
+		if err := relink(mn, repo.Identity, addr, &params); err != nil {
+			return err
 		}
-		if err := mn.LinkAll(); err != nil {
-			return fmt.Errorf("localmesh: link: %w", err)
-		}
-		params.Host = h
+		h := params.Host
 		bs, _ := p2p.ParseAddrInfos(m.bootstrap)
 		for _, b := range bs {
 			h.Peerstore().AddAddrs(b.ID, b.Addrs, time.Hour)
@@ -283,6 +281,47 @@ func (m *Mesh) start(ctx context.Context, mem *Member) (err error) {
 			return fmt.Errorf("localmesh: staking member %d: %w", mem.Index, err)
 		}
 		mem.staked = true
+	}
+	return nil
+}
+
+// relink puts a member's new host on the mock network, linked to every
+// other host, and sets it in params. The links of a member's earlier
+// host (one restarted) lead to its closed network, and a dial takes any
+// link between two peers: they go first.
+func relink(mn mocknet.Mocknet, key crypto.PrivKey, addr ma.Multiaddr, params *node.Params) error {
+	self, err := peer.IDFromPrivateKey(key)
+	if err != nil {
+		return fmt.Errorf("localmesh: mock host: %w", err)
+	}
+	if err := unlinkAll(mn, self); err != nil {
+		return err
+	}
+	h, err := mn.AddPeer(key, addr)
+	if err != nil {
+		return fmt.Errorf("localmesh: mock host: %w", err)
+	}
+	for _, p := range mn.Peers() {
+		if p == self {
+			continue
+		}
+		if _, err := mn.LinkPeers(self, p); err != nil {
+			return fmt.Errorf("localmesh: link: %w", err)
+		}
+	}
+	params.Host = h
+	return nil
+}
+
+// unlinkAll removes every mock link of peer p: a stopped member's mock
+// network would still accept connections on them.
+func unlinkAll(mn mocknet.Mocknet, p peer.ID) error {
+	for _, q := range mn.Peers() {
+		for _, l := range mn.LinksBetweenPeers(p, q) {
+			if err := mn.Unlink(l); err != nil {
+				return fmt.Errorf("localmesh: unlink: %w", err)
+			}
+		}
 	}
 	return nil
 }
@@ -412,7 +451,13 @@ func (m *Mesh) Running() []*Member {
 func (m *Mesh) Stop(i int) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.Members[i].stop()
+	mem := m.Members[i]
+	if mn := m.opts.Mocknet; mn != nil && mem.Node != nil {
+		if err := unlinkAll(mn, mem.Host.ID()); err != nil {
+			return err
+		}
+	}
+	return mem.stop()
 }
 
 func (mem *Member) stop() error {
