@@ -366,23 +366,26 @@ func FramingGrid(base FramingConfig, sizes []int, shares [][2]int) ([]FramingRep
 }
 
 // FramingTable is reps as an aligned text table, one line a report: the
-// framing odds per dispute, per self-check, per MacroJob and per job of
-// the config's MacroJobs, whether the job meets FramingGoal, and the
-// dispute's undecided odds and expected re-runners.
+// dispute's framing and undecided odds and expected re-runners, the
+// self-check's framing odds, and the framing odds per MacroJob and per job
+// of the config's MacroJobs, each marked with whether it meets
+// FramingGoal.
 func FramingTable(reps []FramingReport) string {
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "P\tK\tMARGIN\tFRAMED/DISPUTE\tFRAMED/SELF-CHECK\tFRAMED/MACROJOB\tMACROJOBS\tFRAMED/JOB\tJOB ≤ 1e-6\tUNDECIDED/DISPUTE\tRE-RUNS/DISPUTE")
+	fmt.Fprintln(tw, "P\tK\tK/P\tMARGIN\tFRAMED/DISPUTE\tUNDECIDED/DISPUTE\tRE-RUNS/DISPUTE\tFRAMED/SELF-CHECK\tFRAMED/MACROJOB\tMACROJOBS\tFRAMED/JOB")
+	goal := func(p float64) string {
+		if p <= FramingGoal {
+			return fmt.Sprintf("%.3g ok", p)
+		}
+		return fmt.Sprintf("%.3g over", p)
+	}
 	for _, r := range reps {
 		c := r.Config
-		goal := "no"
-		if r.PerJob(c.MacroJobs) <= FramingGoal {
-			goal = "yes"
-		}
-		fmt.Fprintf(tw, "%d\t%d\t%d/%d\t%.3g\t%.3g\t%.3g\t%d\t%.3g\t%s\t%.3g\t%.1f\n",
-			c.Processors, c.Colluders, c.Escalation.Margin, c.Escalation.MaxReruns,
-			r.Dispute.Framed, r.SelfCheck.Framed, r.PerJob(1), c.MacroJobs, r.PerJob(c.MacroJobs), goal,
-			r.Dispute.Undecided, r.Dispute.Reruns)
+		fmt.Fprintf(tw, "%d\t%d\t%.3f\t%d/%d\t%.3g\t%.3g\t%.1f\t%.3g\t%s\t%d\t%s\n",
+			c.Processors, c.Colluders, float64(c.Colluders)/float64(c.Processors), c.Escalation.Margin, c.Escalation.MaxReruns,
+			r.Dispute.Framed, r.Dispute.Undecided, r.Dispute.Reruns, r.SelfCheck.Framed,
+			goal(r.PerJob(1)), c.MacroJobs, goal(r.PerJob(c.MacroJobs)))
 	}
 	tw.Flush()
 	return b.String()

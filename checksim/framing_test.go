@@ -110,6 +110,12 @@ func TestFramingTable(t *testing.T) {
 		if s := r.Dispute.Framed + r.Dispute.Undecided; s < 0 || s > 1+1e-9 {
 			t.Errorf("%d of %d: framed and undecided add up to %g", r.Config.Colluders, r.Config.Processors, s)
 		}
+		// Up to 16 processors the margin is out of reach and the pool
+		// decides: an honest side holds its 2/3 or ties, so it is never
+		// framed, at any share.
+		if r.Config.Processors <= 16 && r.PerBlock() != 0 {
+			t.Errorf("%d of %d: framed %g per block, want 0", r.Config.Colluders, r.Config.Processors, r.PerBlock())
+		}
 	}
 	table := FramingTable(reps)
 	if lines := strings.Count(table, "\n"); lines != len(reps)+1 {
