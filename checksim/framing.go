@@ -17,24 +17,27 @@ import (
 
 // Framing odds: K of a mesh's P processors collude and always give one
 // identical wrong hash. A dispute between an honest processor and one of
-// them is settled by re-runners drawn without replacement from the P − 2
-// others (K − 1 colluders among them), in the rounds finish.NextRequest
-// draws, every one answering in the order drawn; a self-checked block of
+// them is settled by re-runners drawn uniformly without replacement from
+// the P − 2 others (K − 1 colluders among them), in the rounds
+// finish.NextRequest draws, every one answering (none falls silent) in
+// the order drawn; a self-checked block of
 // an honest processor by re-runners from the P − 1 others (all K
 // colluders among them), in the rounds finish.NextCheck draws. Framing
 // computes, exactly, how often the honest hash loses (its processor is
 // named a culprit) or no hash wins (nobody is named), by walking every
 // reachable vote state and asking the protocol's own rule at each
-// (finish.Escalation.Rule, finish.Escalation.CheckRuling): a probability
-// of 10⁻¹² is as sharp as one of 10⁻¹, where sampling could not resolve
-// either below about 10⁻⁶.
+// (finish.Escalation.Rule, finish.Escalation.CheckRuling), so that odds
+// of 10⁻¹² come out as exact as odds of 10⁻¹, far below what sampling
+// could resolve.
 //
-// Per job, the colluders can force at most one dispute per verifier
-// block: a dispute has a verifier block on one side and its regular block
-// on the other, so a colluder on either side disputes at most K' blocks
-// of a MacroJob (its verifier's), and a block whose two sides are one
-// honest processor is self-checked instead. An honest processor is then
-// framed in a job of M MacroJobs with probability at most
+// Per job: each dispute is over one verifier block (the verifier's hash
+// against its regular counterpart's), and a block whose two results are
+// one honest processor's is self-checked instead, so a MacroJob puts at
+// most K' votes between an honest processor and colluders at stake; the
+// colluders reach K' disputes when one of them runs the verifier and
+// honest processors ran every checked MicroJob, or the converse. An
+// honest processor is then framed in
+// a job of M MacroJobs with probability at most
 // 1 − (1 − max(dispute, self-check))^(K'·M).
 
 // maxFramingReruns bounds Escalation.MaxReruns for Framing: the vote

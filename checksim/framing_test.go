@@ -111,8 +111,8 @@ func TestFramingTable(t *testing.T) {
 			t.Errorf("%d of %d: framed and undecided add up to %g", r.Config.Colluders, r.Config.Processors, s)
 		}
 		// Up to 16 processors the margin is out of reach and the pool
-		// decides: an honest side holds its 2/3 or ties, so it is never
-		// framed, at any share.
+		// decides: at a share of at most 1/2 an honest side holds its 2/3
+		// or ties, so it is never framed.
 		if r.Config.Processors <= 16 && r.PerBlock() != 0 {
 			t.Errorf("%d of %d: framed %g per block, want 0", r.Config.Colluders, r.Config.Processors, r.PerBlock())
 		}
