@@ -360,7 +360,7 @@ func FramingGrid(base FramingConfig, sizes []int, shares [][2]int) ([]FramingRep
 			c.Processors, c.Colluders = p, max(1, p*s[0]/s[1])
 			r, err := Framing(c)
 			if err != nil {
-				return nil, fmt.Errorf("checksim: %d of %d: %w", c.Colluders, p, err)
+				return nil, fmt.Errorf("%d colluders of %d processors: %w", c.Colluders, p, err)
 			}
 			out = append(out, r)
 		}
