@@ -225,14 +225,26 @@ func selfCheckWalk(cfg FramingConfig) *walk {
 	}
 }
 
+// Names of the re-runners of a walk, by kind: at most maxFramingReruns
+// of each are ever named.
+var honestNames, colluderNames, pendingNames = rerunnerNames("honest"), rerunnerNames("colluder"), rerunnerNames("pending")
+
+func rerunnerNames(kind string) []string {
+	out := make([]string, maxFramingReruns)
+	for i := range out {
+		out[i] = fmt.Sprintf("%s-%03d", kind, i)
+	}
+	return out
+}
+
 // votes are the answers at s: the honest re-runners' and the colluders'.
 func votes(s state) []microjob.Vote {
 	out := make([]microjob.Vote, 0, s.honest+s.colluders)
-	for i := range s.honest {
-		out = append(out, microjob.Vote{Processor: fmt.Sprintf("honest-%03d", i), Hash: rightHash})
+	for _, p := range honestNames[:s.honest] {
+		out = append(out, microjob.Vote{Processor: p, Hash: rightHash})
 	}
-	for i := range s.colluders {
-		out = append(out, microjob.Vote{Processor: fmt.Sprintf("colluder-%03d", i), Hash: wrongHash})
+	for _, p := range colluderNames[:s.colluders] {
+		out = append(out, microjob.Vote{Processor: p, Hash: wrongHash})
 	}
 	return out
 }
@@ -240,14 +252,10 @@ func votes(s state) []microjob.Vote {
 // rerunners are the re-runners named at s: those that answered, then
 // those yet to answer.
 func rerunners(s state) []string {
-	var out []string
-	for _, v := range votes(s) {
-		out = append(out, v.Processor)
-	}
-	for i := range s.asked - s.honest - s.colluders {
-		out = append(out, fmt.Sprintf("pending-%03d", i))
-	}
-	return out
+	out := make([]string, 0, s.asked)
+	out = append(out, honestNames[:s.honest]...)
+	out = append(out, colluderNames[:s.colluders]...)
+	return append(out, pendingNames[:s.asked-s.honest-s.colluders]...)
 }
 
 // odds walks the vote from its start, before any re-runner is asked.
