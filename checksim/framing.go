@@ -51,9 +51,9 @@ type FramingConfig struct {
 	Colluders  int // K of the P, who give one identical wrong hash; default P/4
 	// Escalation is the dispute rule; default finish.DefaultEscalation().
 	Escalation finish.Escalation
-	// KVerifier is K', the verifier blocks of a MacroJob: the disputes or
-	// self-checks its colluders can force; default min(K, N) of the plan
-	// defaults (10).
+	// KVerifier is K', the verifier blocks of a MacroJob: the most votes
+	// between an honest processor and colluders it puts at stake; default
+	// min(K, N) of the plan defaults (10).
 	KVerifier uint32
 	MacroJobs int // MacroJobs per job; default 10
 }
@@ -141,8 +141,8 @@ func (r FramingReport) PerJob(macros int) float64 {
 }
 
 // Framing computes how often K colluders of P frame an honest processor
-// in a dispute and in a self-check under cfg's rule (the package's
-// Framing odds).
+// in a dispute and in a self-check under cfg's rule, exactly: it walks
+// every vote state the draws can reach.
 func Framing(cfg FramingConfig) (FramingReport, error) {
 	cfg.applyDefaults()
 	if err := cfg.Validate(); err != nil {
