@@ -34,7 +34,13 @@
 // caught with probability at least (1 − f)·K'/(N·K) per MicroJob: (1 − f)/K
 // at the defaults (K' = N = K). The bound needs such a processor: where
 // every processor ran a checked MicroJob (few processors for N) the runner
-// may be the liar itself, its blocks are self-checked, and one colluding
-// re-runner among the two lets the lie pass and, by the majority of three,
-// names the honest re-runner (Row.HonestNamed).
+// may be the liar itself, and its blocks are self-checked: re-run until a
+// hash leads by the dispute margin, or the pool or the re-run bound is
+// spent and the vote is undecided. A self-check names only its processor,
+// never a re-runner; colluding re-runners pass a lie, or name an honest
+// processor (Row.HonestNamed), only by winning that vote.
+//
+// Framing computes, exactly rather than by sampling, how often K
+// colluders of P win a dispute or a self-check against an honest
+// processor under the same rule, and bounds it per job.
 package checksim

@@ -30,8 +30,8 @@ type Row struct {
 	// the checks added: verifier blocks and self-check re-runs.
 	RegularBlocks, ExtraBlocks uint64
 	// HonestNamed counts the jobs in which a self-check named a processor
-	// outside the coalition: a colluding re-runner that repeats the lie
-	// outvotes the honest one (finish.CheckOutcome).
+	// outside the coalition: colluding re-runners that repeat the lie won
+	// the vote by the margin (finish.CheckOutcome; Framing gives its odds).
 	HonestNamed int
 	// Bound is the collusion bound (1 − f)·K'/(N·K) on Micro for a liar
 	// that falsifies one block per MicroJob under a seed it cannot know or

@@ -15,6 +15,8 @@ func newCheckSimCmd() *cobra.Command {
 		adversary string
 		q         float64
 		colluders int
+		framing   bool
+		frame     = checksim.DefaultFramingConfig()
 	)
 	cmd := &cobra.Command{
 		Use:   "checksim",
@@ -25,7 +27,12 @@ per job (with 95% Wilson intervals) and the redundancy the checks cost: extra
 block runs per regular block. With --adversary all (the default) it runs every
 adversary: naive, falsifier, rational (under a public seed, a revealed seed and
 a lapse seed), copier, colluding coalitions of P/8 and P/4 processors, and
-grinder (revealed and lapse seed). Adversaries: ` + strings.Join(checksim.Names, ", ") + `.`,
+grinder (revealed and lapse seed). Adversaries: ` + strings.Join(checksim.Names, ", ") + `.
+
+With --framing it prints instead, for meshes of 8 to 400 processors of which
+1/8 to 1/2 collude on one wrong hash, the exact probability that an honest
+processor is framed (named a culprit) in a dispute, in a self-check, per
+MacroJob and per job, and how often a dispute ends undecided.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var (
@@ -33,6 +40,13 @@ grinder (revealed and lapse seed). Adversaries: ` + strings.Join(checksim.Names,
 				err error
 			)
 			switch {
+			case framing:
+				reps, err := checksim.FramingGrid(frame, checksim.FramingSizes, checksim.FramingShares)
+				if err != nil {
+					return err
+				}
+				fmt.Fprint(cmd.OutOrStdout(), checksim.FramingTable(reps))
+				return nil
 			case adversary == "all" && (cfg.Lapse || cfg.Public):
 				return fmt.Errorf("--lapse and --public need one --adversary: all runs each seed source it needs")
 			case adversary == "all":
@@ -64,5 +78,9 @@ grinder (revealed and lapse seed). Adversaries: ` + strings.Join(checksim.Names,
 	f.IntVar(&cfg.Salts, "salts", cfg.Salts, "salts the grinder tries on its last commitment")
 	f.Float64Var(&q, "q", 0.1, "naive liar's probability of a wrong output per block")
 	f.IntVar(&colluders, "colluders", 2, "processors in the colluding coalition, the liar included")
+	f.BoolVar(&framing, "framing", false, "print the odds that colluders frame an honest processor, over mesh sizes and colluding shares")
+	f.IntVar(&frame.MacroJobs, "macrojobs", frame.MacroJobs, "MacroJobs per job (--framing)")
+	f.IntVar(&frame.Escalation.Margin, "margin", frame.Escalation.Margin, "dispute margin (--framing)")
+	f.IntVar(&frame.Escalation.MaxReruns, "max-reruns", frame.Escalation.MaxReruns, "most re-runners a dispute asks (--framing)")
 	return cmd
 }
