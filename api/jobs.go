@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"maps"
 	"slices"
 	"strings"
@@ -39,9 +40,20 @@ type JobView struct {
 	// Blocks reads verdicts kept in an IPFS body; nil: such a job's
 	// summary is an error (records.ErrBodyNotFetched).
 	Blocks records.BodyReader
+	// Log receives what the view cannot show in a summary; nil:
+	// slog.Default().
+	Log *slog.Logger
 
-	mu    sync.Mutex
-	plans map[jobs.ID]*jobs.Plan
+	mu        sync.Mutex
+	plans     map[jobs.ID]*jobs.Plan
+	undecided map[jobs.ID]undecidedMemo // undecided.go
+}
+
+func (v *JobView) logger() *slog.Logger {
+	if v.Log == nil {
+		return slog.Default()
+	}
+	return v.Log
 }
 
 // storedJob is a job record of the store and its JobInfo.
@@ -158,12 +170,16 @@ func (v *JobView) summary(ctx context.Context, info *jobs.JobInfo, rec crdt.Reco
 	if v.Mine != nil {
 		j.Mine = v.Mine(id)
 	}
-	if err := v.addProgress(ctx, id, &j); err != nil {
+	recs, err := v.addProgress(ctx, id, &j)
+	if err != nil {
 		return apiv1.Job{}, err
 	}
 	verdict, err := v.addVerdict(ctx, info, &j)
 	if err != nil {
 		return apiv1.Job{}, err
+	}
+	if !verdict {
+		v.addUndecided(info, plan, recs, &j)
 	}
 	if err := v.addEscrow(ctx, info, verdict, &j); err != nil {
 		return apiv1.Job{}, err
@@ -172,13 +188,14 @@ func (v *JobView) summary(ctx context.Context, info *jobs.JobInfo, rec crdt.Reco
 }
 
 // addProgress counts the MicroJobs of job id with a commitment and with a
-// disclosure, and who committed them.
-func (v *JobView) addProgress(ctx context.Context, id jobs.ID, j *apiv1.Job) error {
+// disclosure, and who committed them. It returns the job's records, for
+// judging without reading them again.
+func (v *JobView) addProgress(ctx context.Context, id jobs.ID, j *apiv1.Job) ([]crdt.Record, error) {
 	// The store has checked each record's signature and that its author
 	// is the processor its key names.
 	recs, err := v.Store.Query(ctx, records.JobKey(id)+"/")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	committed, disclosed := map[jobs.ID]bool{}, map[jobs.ID]bool{}
 	for _, r := range recs {
@@ -200,7 +217,7 @@ func (v *JobView) addProgress(ctx context.Context, id jobs.ID, j *apiv1.Job) err
 		}
 	}
 	j.Committed, j.Disclosed = len(committed), len(disclosed)
-	return nil
+	return recs, nil
 }
 
 // addVerdict sets the job's state from its verdict, or else from its

@@ -50,8 +50,8 @@ const collectTimeout = 5 * time.Second
 
 // jobStates lists every state, so that each is exported, zeros included.
 var jobStates = []apiv1.JobState{
-	apiv1.JobUnfunded, apiv1.JobOpen, apiv1.JobRunning, apiv1.JobVerified,
-	apiv1.JobSettled, apiv1.JobCancelled, apiv1.JobRefunded,
+	apiv1.JobUnfunded, apiv1.JobOpen, apiv1.JobRunning, apiv1.JobUndecided,
+	apiv1.JobVerified, apiv1.JobSettled, apiv1.JobCancelled, apiv1.JobRefunded,
 }
 
 // collector exports, at each scrape, the jobs in the store by the state

@@ -6,15 +6,18 @@ import (
 	"go/parser"
 	"go/token"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/jobmesh/jobmesh/api"
+	"github.com/jobmesh/jobmesh/apiv1"
 	"github.com/jobmesh/jobmesh/localmesh"
 	"github.com/jobmesh/jobmesh/meshtest"
 )
@@ -130,5 +133,53 @@ func TestOpenAPICoversEveryRoute(t *testing.T) {
 	onDisk, _ := os.ReadFile("openapi.yaml")
 	if resp.StatusCode != http.StatusOK || string(b) != string(onDisk) {
 		t.Fatalf("GET /v1/openapi.yaml: %d, %d bytes", resp.StatusCode, len(b))
+	}
+}
+
+// jsonFields lists the JSON names of struct type t's fields.
+func jsonFields(t reflect.Type) []string {
+	var out []string
+	for f := range t.Fields() {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name != "" && name != "-" {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestOpenAPIJobSchemas: the document's job summary and its parts have
+// the fields of the types the API encodes, and its job states are every
+// state the API derives.
+func TestOpenAPIJobSchemas(t *testing.T) {
+	var doc struct {
+		Components struct {
+			Schemas map[string]struct {
+				Enum       []string                   `json:"enum"`
+				Properties map[string]json.RawMessage `json:"properties"`
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(api.OpenAPI, &doc); err != nil {
+		t.Fatal(err)
+	}
+	schemas := doc.Components.Schemas
+	for name, typ := range map[string]reflect.Type{
+		"Job": reflect.TypeFor[apiv1.Job](), "UndecidedBlock": reflect.TypeFor[apiv1.UndecidedBlock](),
+	} {
+		documented := slices.Sorted(maps.Keys(schemas[name].Properties))
+		if want := jsonFields(typ); !slices.Equal(documented, want) {
+			t.Errorf("schema %s has properties %v, the type %v", name, documented, want)
+		}
+	}
+	states := []apiv1.JobState{apiv1.JobUnfunded, apiv1.JobOpen, apiv1.JobRunning, apiv1.JobUndecided,
+		apiv1.JobVerified, apiv1.JobSettled, apiv1.JobCancelled, apiv1.JobRefunded}
+	var want []string
+	for _, s := range states {
+		want = append(want, string(s))
+	}
+	if got := schemas["JobState"].Enum; !slices.Equal(got, want) {
+		t.Errorf("JobState enum %v, want %v", got, want)
 	}
 }

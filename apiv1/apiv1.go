@@ -15,6 +15,12 @@ const (
 	JobOpen JobState = "open"
 	// JobRunning: at least one MicroJob committed, no verdict yet.
 	JobRunning JobState = "running"
+	// JobUndecided: every MicroJob is disclosed and no verdict can follow
+	// yet: a disputed or self-checked block's re-runs gave no hash a
+	// decisive margin and no re-runner is left to ask (Job.Undecided
+	// says which and why). Not terminal: a late re-runner's answer may
+	// still decide it, and else the deadline refunds the creator.
+	JobUndecided JobState = "undecided"
 	// JobVerified: a verdict is in the store; with a chain, the escrow is
 	// not released yet.
 	JobVerified JobState = "verified"
@@ -60,6 +66,9 @@ type Job struct {
 	Verified  bool     `json:"verified"` // every block verified
 	Culprits  []string `json:"culprits"` // peer IDs, sorted; never null
 	OutputCID string   `json:"output_cid,omitempty"`
+	// Undecided are, while the job has no verdict, the blocks whose votes
+	// gave no hash a decisive margin (state undecided), by block.
+	Undecided []UndecidedBlock `json:"undecided,omitempty"`
 	// Holders are the peer IDs of the nodes whose holder record says they
 	// hold the whole output, pinned: the processors that assembled it and
 	// the creator's node. Once the job has a verdict, only the holders of
@@ -80,6 +89,30 @@ type Job struct {
 	// Updated is when the serving node last saw the job change.
 	Updated time.Time `json:"updated"`
 }
+
+// UndecidedBlock is a block no vote decided: the re-runs of a dispute
+// between two processors' results, or of a self-checked block (a verifier
+// block whose regular counterpart one processor ran too), gave no hash
+// the margin that names a culprit, and nobody is left to ask.
+type UndecidedBlock struct {
+	Block uint64 `json:"block"` // global block index
+	// Kind is "dispute" or "self-check".
+	Kind string `json:"kind"`
+	// Sides are the peer IDs of the processors whose results are at
+	// stake: a dispute's two, a self-checked block's one.
+	Sides []string `json:"sides"`
+	// Votes counts the votes by output hash (lowercase hex): each side's
+	// and each re-runner's that answered.
+	Votes map[string]int `json:"votes"`
+	// Reason says why no more re-runs decide it.
+	Reason string `json:"reason"`
+}
+
+// The kinds of an undecided block.
+const (
+	UndecidedDispute   = "dispute"    // two processors' results disagree
+	UndecidedSelfCheck = "self-check" // one processor ran both the block and its check
+)
 
 // Source names job content: a URI (ipfs://, https://, file://, sftp://,
 // ws(s)://) and, optionally, its SHA-256; without one the node fetches the

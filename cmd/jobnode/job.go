@@ -86,7 +86,7 @@ func newJobSubmitCmd(g *globals) *cobra.Command {
 				if !asJSON {
 					fmt.Fprintln(out, j.ID)
 				}
-				return follow(ctx, c, j.ID, out, asJSON)
+				return follow(ctx, c, j.ID, out, cmd.ErrOrStderr(), asJSON)
 			}
 			if asJSON {
 				return printJSON(out, j)
@@ -117,11 +117,20 @@ func newJobSubmitCmd(g *globals) *cobra.Command {
 
 // follow waits for a job, showing one updating progress line unless
 // asJSON, and prints the end: JSON, or the output CID, settlement and
-// payouts.
-func follow(ctx context.Context, c *meshclient.Client, id string, out io.Writer, asJSON bool) error {
-	var onChange func(apiv1.Job)
-	if !asJSON {
-		onChange = func(j apiv1.Job) { fmt.Fprintf(out, "\r%s", progressLine(j)) }
+// payouts. An undecided job is waited for all the same (a late re-run may
+// decide it, else its deadline refunds it), each undecided block said once,
+// on errOut when asJSON.
+func follow(ctx context.Context, c *meshclient.Client, id string, out, errOut io.Writer, asJSON bool) error {
+	said := map[string]bool{}
+	onChange := func(j apiv1.Job) {
+		if !asJSON {
+			fmt.Fprintf(out, "\r%s", progressLine(j))
+		}
+		note := out
+		if asJSON {
+			note = errOut
+		}
+		sayUndecided(note, j, said, !asJSON)
 	}
 	j, err := c.Wait(ctx, id, onChange)
 	if !asJSON {
@@ -149,8 +158,52 @@ func progressLine(j apiv1.Job) string {
 		strings.Repeat(".", width-filled), j.Committed, j.MicroJobs, j.Disclosed, j.State)
 }
 
+// sayUndecided tells, when job j is undecided, why, once for each block
+// not in said (which it updates); midLine: the cursor is at the end of the
+// progress line.
+func sayUndecided(out io.Writer, j apiv1.Job, said map[string]bool, midLine bool) {
+	if j.State != apiv1.JobUndecided {
+		return
+	}
+	var lines []string
+	for _, u := range j.Undecided {
+		if l := undecidedLine(u); !said[l] {
+			said[l] = true
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) == 0 {
+		return
+	}
+	if midLine {
+		fmt.Fprintln(out)
+	}
+	fmt.Fprintf(out, "job %s is undecided: no verdict can follow unless a late re-run decides it; its deadline refunds it\n", j.ID)
+	for _, l := range lines {
+		fmt.Fprintln(out, l)
+	}
+}
+
+// undecidedLine is block u on one line: its kind, sides, votes by hash
+// (shortened) and the reason.
+func undecidedLine(u apiv1.UndecidedBlock) string {
+	var votes []string
+	for _, h := range slices.Sorted(maps.Keys(u.Votes)) {
+		short := h
+		if len(short) > 12 {
+			short = short[:12]
+		}
+		votes = append(votes, fmt.Sprintf("%s=%d", short, u.Votes[h]))
+	}
+	return fmt.Sprintf("undecided block %d (%s) sides %s votes %s: %s", u.Block, u.Kind,
+		strings.Join(u.Sides, " "), strings.Join(votes, " "), u.Reason)
+}
+
 func printEnd(out io.Writer, j apiv1.Job) {
 	fmt.Fprintf(out, "state %s\n", j.State)
+	for _, u := range j.Undecided {
+		fmt.Fprintln(out, undecidedLine(u))
+	}
 	if j.OutputCID != "" {
 		fmt.Fprintf(out, "verified %v\noutput %s\n", j.Verified, j.OutputCID)
 	}
@@ -240,7 +293,7 @@ func newJobWaitCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return follow(cmd.Context(), c, args[0], cmd.OutOrStdout(), asJSON)
+			return follow(cmd.Context(), c, args[0], cmd.OutOrStdout(), cmd.ErrOrStderr(), asJSON)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the final job as JSON")

@@ -1,15 +1,21 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/jobmesh/jobmesh/apiv1"
 	"github.com/jobmesh/jobmesh/examples"
+	"github.com/jobmesh/jobmesh/meshclient"
 )
 
 // TestJobCommands submits, lists, cancels and follows jobs through real
@@ -88,5 +94,59 @@ func TestJobCommands(t *testing.T) {
 	got, err := os.ReadFile(filepath.Join(outDir, "output.bin"))
 	if err != nil || len(got) == 0 {
 		t.Fatalf("job get wrote %d bytes (%v)", len(got), err)
+	}
+}
+
+// TestFollowUndecided: job wait keeps following an undecided job, says
+// once which block is undecided and why, and ends where the job ends
+// (here refunded at its deadline); job status's lines name the block.
+func TestFollowUndecided(t *testing.T) {
+	u := apiv1.UndecidedBlock{Block: 3, Kind: apiv1.UndecidedDispute, Sides: []string{"peerA", "peerB"},
+		Votes:  map[string]int{strings.Repeat("ab", 32): 2, strings.Repeat("cd", 32): 1},
+		Reason: "no re-runner left to draw: lead of 1 with 2 of 3 votes"}
+	id := strings.Repeat("01", 32)
+	states := []apiv1.Job{
+		{ID: id, State: apiv1.JobRunning, MicroJobs: 6, Committed: 6, Disclosed: 5},
+		{ID: id, State: apiv1.JobUndecided, MicroJobs: 6, Committed: 6, Disclosed: 6, Undecided: []apiv1.UndecidedBlock{u}},
+		{ID: id, State: apiv1.JobUndecided, MicroJobs: 6, Committed: 6, Disclosed: 6, Undecided: []apiv1.UndecidedBlock{u}, Holders: []string{"peerA"}},
+		{ID: id, State: apiv1.JobRefunded, MicroJobs: 6, Committed: 6, Disclosed: 6, Undecided: []apiv1.UndecidedBlock{u}},
+	}
+	var mu sync.Mutex
+	reads := 0
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /v1/id", func(w http.ResponseWriter, _ *http.Request) {
+		_ = json.NewEncoder(w).Encode(apiv1.ID{PeerID: "node"})
+	})
+	mux.HandleFunc("GET /v1/jobs/{id}", func(w http.ResponseWriter, _ *http.Request) {
+		mu.Lock()
+		j := states[min(reads, len(states)-1)]
+		reads++
+		mu.Unlock()
+		_ = json.NewEncoder(w).Encode(j)
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	c := meshclient.New(srv.URL)
+	c.Poll = time.Millisecond
+
+	var out, errOut bytes.Buffer
+	if err := follow(context.Background(), c, id, &out, &errOut, false); err != nil {
+		t.Fatal(err)
+	}
+	line := "undecided block 3 (dispute) sides peerA peerB votes abababababab=2 cdcdcdcdcdcd=1: " + u.Reason
+	if got := out.String(); strings.Count(got, "is undecided") != 1 || strings.Count(got, line) != 2 || !strings.Contains(got, "state refunded") {
+		t.Fatalf("job wait printed:\n%s", got)
+	}
+	out.Reset()
+	if err := follow(context.Background(), c, id, &out, &errOut, true); err != nil {
+		t.Fatal(err)
+	}
+	var end apiv1.Job
+	if err := json.Unmarshal(out.Bytes(), &end); err != nil || end.State != apiv1.JobRefunded {
+		t.Fatalf("job wait --json printed %q (%v)", out.String(), err)
+	}
+	printEnd(&out, states[1])
+	if !strings.Contains(out.String(), "state undecided\n"+line+"\n") {
+		t.Fatalf("job status printed:\n%s", out.String())
 	}
 }

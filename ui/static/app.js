@@ -272,6 +272,14 @@ function renderDetail() {
   if (j.output_cid) add("output", "ipfs://" + j.output_cid, "mono");
   if (j.output_cid) add("verified", j.verified ? "every block verified" : "not verified");
   if (j.output_cid) add("culprits", j.culprits.length ? j.culprits.join(", ") : "none");
+  // A block no vote decided: no verdict follows unless a late re-run
+  // decides it, and the deadline refunds the creator.
+  if (j.undecided && j.undecided.length) {
+    const lines = j.undecided.map((u) => el("div", { title: u.sides.join(", ") },
+      `block ${u.block} (${u.kind}) between ${u.sides.map(short).join(" and ")}: ` +
+      Object.keys(u.votes).sort().map((h) => `${h.slice(0, 12)}=${u.votes[h]}`).join(" ") + ` — ${u.reason}`));
+    add("undecided", el("div", null, ...lines), "mono");
+  }
   add("verifier digest", j.verifier_digest, "mono");
   add("settlement tx", j.settlement_tx, "mono");
   if (j.payouts) {
