@@ -25,7 +25,9 @@ import (
 // down with p, from the sides' tie. The honest side loses only if the lead
 // reaches −Margin before +Margin (rounds end at +Margin exactly, so they
 // cannot overshoot it): gambler's ruin, 1/(1 + ((1−p)/p)^Margin); at
-// p = 1/4, 1/(1 + 3^15) ≈ 7·10⁻⁸ per dispute. A mesh too small to give
+// p = 1/4, 1/(1 + 3^17) ≈ 8·10⁻⁹ per dispute, so that a job of ten
+// MacroJobs whose ten verifier blocks each colluders dispute is framed at
+// most about 10⁻⁶ (package checksim, Framing). A mesh too small to give
 // the margin decides when its pool is exhausted, by a lead of 2 with 2/3
 // of the votes: there an honest side loses only if colluders hold about
 // two thirds of the pool, and no narrow vote (a lead of 1) names anyone.
@@ -34,7 +36,7 @@ import (
 // must use the same values, as it uses the same code: they are a rule of
 // the protocol, not a tuning knob, and readers use DefaultEscalation.
 type Escalation struct {
-	// Margin is the lead in votes that decides a dispute. Default 15.
+	// Margin is the lead in votes that decides a dispute. Default 17.
 	Margin int
 	// MaxReruns bounds the re-runners one dispute asks (the cost of a
 	// dispute); a dispute that reaches it undecided stays undecided.
@@ -44,7 +46,7 @@ type Escalation struct {
 }
 
 // DefaultEscalation returns the protocol's dispute rule.
-func DefaultEscalation() Escalation { return Escalation{Margin: 15, MaxReruns: 60} }
+func DefaultEscalation() Escalation { return Escalation{Margin: 17, MaxReruns: 68} }
 
 // ErrEscalation: an Escalation's values break its rules.
 var ErrEscalation = errors.New("finish: invalid escalation")

@@ -94,8 +94,8 @@ func (c collusion) settle(t *testing.T, esc Escalation) (Ruling, int) {
 // TestColludersRarelyWin: over many seeded pools of 400 processors of
 // which a quarter collude on one wrong hash, the honest side of a dispute
 // never loses. Each draw is a colluder with probability about p = 1/4, so
-// the bound is the gambler's ruin of the default margin, 1/(1 + 3^15) ≈
-// 7·10⁻⁸ per dispute: over N = 2000 disputes, about 1.4·10⁻⁴ losses
+// the bound is the gambler's ruin of the default margin, 1/(1 + 3^17) ≈
+// 8·10⁻⁹ per dispute: over N = 2000 disputes, about 1.6·10⁻⁵ losses
 // expected. The same pools with a margin of 2 (ruin 1/(1 + 3²) = 10%)
 // do show losses, so the walk can fail.
 func TestColludersRarelyWin(t *testing.T) {
