@@ -54,6 +54,7 @@ func newRootCmd() *cobra.Command {
 		newJobCmd(g),
 		newDashboardCmd(g),
 		newCheckSimCmd(),
+		newChaosCmd(),
 	)
 	return root
 }
