@@ -2,18 +2,15 @@ package api_test
 
 import (
 	"context"
-	"crypto/ecdsa"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"math/big"
 	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	ethcrypto "github.com/ethereum/go-ethereum/crypto"
 	"github.com/ipfs/go-cid"
 	mh "github.com/multiformats/go-multihash"
 	"github.com/prometheus/client_golang/prometheus"
@@ -23,6 +20,7 @@ import (
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/crdt/crdttest"
 	"github.com/jobmesh/jobmesh/finish"
+	"github.com/jobmesh/jobmesh/internal/jobtest"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/meshclient"
 	"github.com/jobmesh/jobmesh/microjob"
@@ -50,29 +48,11 @@ type voteJob struct {
 	writes int        // records written under the job's key
 }
 
-var voteCreator = func() *ecdsa.PrivateKey {
-	k, err := ethcrypto.ToECDSA(ethcrypto.Keccak256([]byte("undecided creator")))
-	if err != nil {
-		panic(err)
-	}
-	return k
-}()
-
-// newVoteJob publishes job n from the serving replica, which reveals its
-// check seed.
+// newVoteJob publishes job n (jobtest.Info) from the serving replica,
+// which reveals its check seed.
 func newVoteJob(t *testing.T, c *crdttest.Cluster, n byte) *voteJob {
 	t.Helper()
-	seed := jobs.Seed{n}
-	info := &jobs.JobInfo{
-		Code:           jobs.Source{URI: "ipfs://bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy", SHA256: sha256.Sum256([]byte("code"))},
-		Data:           jobs.Data{Source: jobs.Source{URI: "https://example.com/data", SHA256: sha256.Sum256([]byte("data"))}, Size: 4 * 64},
-		Slicing:        jobs.Slicing{BlockSize: 64, MicroJobs: 2, BlocksPerMicro: 1},
-		SeedCommitment: jobs.CommitSeed(seed),
-		PriceWei:       big.NewInt(5),
-		Creator:        jobs.Address(ethcrypto.PubkeyToAddress(voteCreator.PublicKey)),
-		Deadline:       time.Now().Add(time.Hour).Unix(),
-	}
-	info.ApplyDefaults()
+	info, seed := jobtest.Info(n), jobtest.CheckSeed
 	plan, err := jobs.SliceChecked(info, seed)
 	if err != nil {
 		t.Fatal(err)
@@ -81,7 +61,7 @@ func newVoteJob(t *testing.T, c *crdttest.Cluster, n byte) *voteJob {
 	if err := c.Replicas[serving].Store.Put(context.Background(), records.JobKey(info.ID()), records.JobType, info.Encode()); err != nil {
 		t.Fatal(err)
 	}
-	reveal, err := records.SignReveal(info.ID(), seed, voteCreator)
+	reveal, err := records.SignReveal(info.ID(), seed, jobtest.Creator)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +93,7 @@ func blockHash(b uint64, lie bool) [32]byte {
 	if lie {
 		return sha256.Sum256(fmt.Appendf(nil, "lie %d", b))
 	}
-	return sha256.Sum256(fmt.Appendf(nil, "block %d", b))
+	return jobtest.HonestHash(b)
 }
 
 // run has processor i commit and disclose MicroJob slots of MacroJob m.

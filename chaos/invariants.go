@@ -184,35 +184,16 @@ func (r *run) valueConserved(ctx context.Context, info *jobs.JobInfo, res dapp.R
 // it burned.
 func (r *run) books(ctx context.Context) error {
 	esc := r.mesh.Escrow
-	owed := new(big.Int)
-	for _, key := range r.keys {
-		j, err := esc.Job(ctx, key)
-		if err != nil {
-			return err
-		}
-		if j.State == escrow.JobFunded {
-			owed.Add(owed, j.Amount)
-		}
-	}
+	var accounts []common.Address
 	for _, mem := range r.mesh.Members {
-		if mem.Wallet == (common.Address{}) {
-			continue
+		if mem.Wallet != (common.Address{}) {
+			accounts = append(accounts, mem.Wallet)
 		}
-		cr, err := esc.CreditOf(ctx, mem.Wallet)
-		if err != nil {
-			return err
-		}
-		st, err := esc.StakeOf(ctx, mem.Wallet)
-		if err != nil {
-			return err
-		}
-		owed.Add(owed, cr).Add(owed, st.Active).Add(owed, st.Pending)
 	}
-	burned, err := esc.TotalBurned(ctx)
+	owed, err := esc.Owed(ctx, r.keys, accounts)
 	if err != nil {
 		return err
 	}
-	owed.Add(owed, burned)
 	bal, ok := r.mesh.Chain.Client().(interface {
 		BalanceAt(context.Context, common.Address, *big.Int) (*big.Int, error)
 	})

@@ -16,32 +16,14 @@ import (
 // stake it burned.
 func (h *harness) books(ctx context.Context) error {
 	c := h.clients[0]
-	owed := new(big.Int)
-	for _, key := range h.jobs {
-		j, err := c.Job(ctx, key)
-		if err != nil {
-			return err
-		}
-		if j.State == JobFunded {
-			owed.Add(owed, j.Amount)
-		}
-	}
+	var accounts []common.Address
 	for i := range h.keys {
-		cr, err := c.CreditOf(ctx, h.addr(i))
-		if err != nil {
-			return err
-		}
-		st, err := c.StakeOf(ctx, h.addr(i))
-		if err != nil {
-			return err
-		}
-		owed.Add(owed, cr).Add(owed, st.Active).Add(owed, st.Pending)
+		accounts = append(accounts, h.addr(i))
 	}
-	burned, err := c.TotalBurned(ctx)
+	owed, err := c.Owed(ctx, h.jobs, accounts)
 	if err != nil {
 		return err
 	}
-	owed.Add(owed, burned)
 	if held := h.balanceCtx(ctx, c.Address()); held.Cmp(owed) != 0 {
 		return errors.New("contract holds " + held.String() + " but owes " + owed.String())
 	}

@@ -284,3 +284,37 @@ func (c *Client) release(ctx context.Context, key common.Hash, block uint64) (*R
 	}
 	return nil, fmt.Errorf("escrow: job %s settled at block %d but no EscrowReleased log found", key, block)
 }
+
+// Owed is what the escrow owes, as far as the given jobs and accounts
+// go: the amount of every job of keys that is still funded, the credit
+// and the stake (active and pending) of every account, and the stake it
+// burned. A contract whose every job and account are given holds exactly
+// this much.
+func (c *Client) Owed(ctx context.Context, keys []common.Hash, accounts []common.Address) (*big.Int, error) {
+	owed := new(big.Int)
+	for _, key := range keys {
+		j, err := c.Job(ctx, key)
+		if err != nil {
+			return nil, err
+		}
+		if j.State == JobFunded {
+			owed.Add(owed, j.Amount)
+		}
+	}
+	for _, a := range accounts {
+		cr, err := c.CreditOf(ctx, a)
+		if err != nil {
+			return nil, err
+		}
+		st, err := c.StakeOf(ctx, a)
+		if err != nil {
+			return nil, err
+		}
+		owed.Add(owed, cr).Add(owed, st.Active).Add(owed, st.Pending)
+	}
+	burned, err := c.TotalBurned(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return owed.Add(owed, burned), nil
+}
