@@ -331,12 +331,14 @@ func (w *walk) answer(s state) (Odds, error) {
 }
 
 // escalate is the odds from state s whose ruling asks ask more
-// re-runners. A request that would name fewer than minRound in all is
-// not written (finish.NextCheck): the vote stalls, and nobody is named.
+// re-runners. A round names minRound in all at least (finish.NextCheck);
+// a pool too small for that leaves the request unwritten: the vote
+// stalls, and nobody is named.
 func (w *walk) escalate(s state, ask int) (Odds, error) {
 	if ask < 1 || s.exhausted {
 		return Odds{}, fmt.Errorf("escalating by %d at %+v", ask, s)
 	}
+	ask = max(ask, w.minRound-s.asked)
 	left := w.honest + w.colluders - s.asked
 	next := s
 	next.asked += min(ask, left)

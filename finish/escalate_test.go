@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/jobmesh/jobmesh/jobs"
@@ -180,5 +181,24 @@ func TestValidDispute(t *testing.T) {
 		if got := validDispute(tc.rec); got != tc.want {
 			t.Errorf("%s: valid %t, want %t", name, got, tc.want)
 		}
+	}
+}
+
+// TestCheckRoundNamesTwo: a self-check's first round names two
+// re-runners even where the margin asks for one (a margin of 2: a lead of
+// 1 already, one more vote would decide), since a check record needs two.
+func TestCheckRoundNamesTwo(t *testing.T) {
+	esc := Escalation{Margin: 2, MaxReruns: 8}
+	sc := SelfCheck{Block: 3, Processor: "p", Hash: strings.Repeat("ab", 32)}
+	r := esc.CheckRuling(NewRecords(), sc)
+	if r.Outcome != VoteEscalate || r.Ask != 1 {
+		t.Fatalf("first ruling %+v, want an escalation asking 1", r)
+	}
+	rec, ok := esc.NextCheck(jobs.ID{1}, sc, nil, r, nil, []string{"p", "a", "b", "c"}, seedPick)
+	if !ok {
+		t.Fatal("no check written")
+	}
+	if rec.Thirds[0] == "" || rec.Thirds[1] == "" || rec.Thirds[0] == rec.Thirds[1] || slices.Contains(rec.Thirds[:], "p") {
+		t.Fatalf("thirds %v", rec.Thirds)
 	}
 }

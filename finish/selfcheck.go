@@ -156,6 +156,11 @@ func (e Escalation) NextCheck(id jobs.ID, sc SelfCheck, prev *records.Check, r R
 		voting := slices.DeleteFunc(slices.Clone(rd.named), func(p string) bool { return slices.Contains(rd.dropped, p) })
 		r = e.rule([]string{sc.Hash}, len(voting), r.Votes, rd.exhausted)
 	}
+	if r.Outcome == VoteEscalate {
+		// A check names two re-runners at least: a round too small for
+		// that (a margin of 2) would never be written.
+		r.Ask = max(r.Ask, 2-len(rd.named))
+	}
 	rd.draw(r, pick, func(drawn, dropped []string) ([]string, []byte) { return CheckDraw(id, sc, drawn, dropped, procs) })
 	if len(rd.named) < 2 || !rd.changed {
 		return records.Check{}, false
