@@ -77,7 +77,10 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	}
 	rep := Report{Config: cfg}
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x63686173))
-	for j := range cfg.Jobs {
+	for j := range cfg.From {
+		Draw(rng, cfg, j)
+	}
+	for j := cfg.From; j < cfg.From+cfg.Jobs; j++ {
 		jr, err := r.runJob(ctx, j, Draw(rng, cfg, j))
 		if err != nil {
 			return rep, err

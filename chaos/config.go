@@ -13,9 +13,13 @@ var ErrConfig = errors.New("chaos: invalid config")
 // Config is one chaos run. Zero fields take their defaults
 // (DefaultConfig); rates are per job.
 type Config struct {
-	Seed       uint64 // seeds every fault draw; any value, 0 included
-	Jobs       int    // jobs run one after another; default 6
-	Processors int    // processors of the mesh; default 8
+	Seed uint64 // seeds every fault draw; any value, 0 included
+	Jobs int    // jobs run one after another; default 6
+	// From skips the first From jobs' runs but not their draws, so that
+	// job From of a seed runs under the faults it had in the whole run:
+	// a failure is repeated without the jobs before it.
+	From       int
+	Processors int // processors of the mesh; default 8
 	// MaxLiars is the most processors that lie in one job; default
 	// Processors/4, the share the dispute escalation is built for.
 	MaxLiars int
@@ -109,6 +113,9 @@ func (c Config) Validate() error {
 	}
 	if c.Jobs < 1 {
 		bad("jobs %d, want at least 1", c.Jobs)
+	}
+	if c.From < 0 {
+		bad("from %d, want at least 0", c.From)
 	}
 	// Four honest processors at least stay up and linked in every job:
 	// a killed one, the two ends of a cut and the liars aside, the

@@ -12,8 +12,15 @@
 //   - value conserved on chain: payouts and refund add up to the price,
 //     each payee's credit grows by its payout, and the escrow holds
 //     exactly what it owes (funded jobs, credits, stakes, burned stake);
-//   - the output fetchable: the client fetches it by CID and it equals
-//     the job run locally, block by block.
+//   - the output fetchable: a processor that does not hold it fetches it
+//     by CID, and it equals the job run locally, block by block.
+//
+// Lies the checks let pass are counted, not flagged (JobReport.
+// LiesAccepted): a lie in a block no verifier drew, or one a colluding
+// verifier repeats, passes by design with the odds package checksim
+// measures. The liars here append a byte to a tile, which the picture's
+// PNG decoder ignores, so the output check sees assembly and fetching,
+// and the count sees the lies.
 //
 // The faults (Faults, drawn per job by Draw): an honest processor killed
 // at a random moment of the job (between committing and disclosing, among

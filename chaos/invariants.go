@@ -264,3 +264,37 @@ func connectedTo(mem *localmesh.Member, ps []peer.ID) int {
 	}
 	return n
 }
+
+// liesAccepted counts the blocks whose accepted result is not the honest
+// output: lies the checks did not catch. A lie a colluder's verifier run
+// repeats, or one in a block no verifier drew, can pass by design (the
+// detection odds are in package checksim), so this is a figure, not an
+// invariant; and a picture does not show it (a PNG decoder ignores bytes
+// after the image).
+func (r *run) liesAccepted(info *jobs.JobInfo, res dapp.Result) int {
+	seed, err := jobs.ParseHash(res.Verdict.CheckSeed)
+	if err != nil {
+		return 0
+	}
+	plan, err := jobs.SliceChecked(info, seed)
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, rs := range res.Verdict.Results {
+		id, err := jobs.ParseHash(rs.MicroID)
+		if err != nil || rs.Verifier || res.Verdict.ResultCIDs[rs.MicroID] != rs.ResultCID {
+			continue
+		}
+		mu, err := plan.MicroJob(id)
+		if err != nil {
+			continue
+		}
+		for i, b := range mu.Blocks {
+			if i < len(rs.Hashes) && b < uint64(len(r.job.hashes)) && rs.Hashes[i] != r.job.hashes[b] {
+				n++
+			}
+		}
+	}
+	return n
+}

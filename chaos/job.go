@@ -35,6 +35,9 @@ type JobReport struct {
 	LastBlock time.Duration
 	// Culprits are the member indices the verdict named.
 	Culprits []int
+	// LiesAccepted counts the blocks whose accepted result is a lie
+	// (run.liesAccepted).
+	LiesAccepted int
 	// Violations are the invariants the job broke, one line each.
 	Violations []string
 }
@@ -84,11 +87,12 @@ func (r *run) runJob(ctx context.Context, j int, f Faults) (JobReport, error) {
 	}
 	jr.LastBlock = w.lastBlockToVerdict()
 	if waitErr != nil {
-		jr.Violations = append(jr.Violations, fmt.Sprintf("no release within %v: %v", r.cfg.JobTimeout, waitErr))
+		jr.Violations = append(jr.Violations, fmt.Sprintf("no release within %v (%v): %s", r.cfg.JobTimeout, waitErr, r.diagnose(ctx, info)))
 		return jr, nil
 	}
 	jr.Settled = true
 	jr.Culprits = r.indices(res.Culprits)
+	jr.LiesAccepted = r.liesAccepted(info, res)
 	jr.Violations = r.check(ctx, info, res, f, before)
 	return jr, nil
 }

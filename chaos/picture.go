@@ -2,6 +2,8 @@ package chaos
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 
 	"github.com/jobmesh/jobmesh/assemble"
@@ -16,6 +18,9 @@ type picture struct {
 	code, data []byte
 	blockSize  uint64
 	want       []byte
+	// hashes are the honest output hashes of the blocks, lowercase hex,
+	// as the verdict writes them.
+	hashes []string
 }
 
 func newPicture(ctx context.Context, c Config) (picture, error) {
@@ -35,16 +40,19 @@ func newPicture(ctx context.Context, c Config) (picture, error) {
 	}
 	defer exec.Close(ctx)
 	var outs [][]byte
+	var hashes []string
 	for off := 0; off < len(data); off += tiles.DescriptorSize {
 		out, err := exec.Run(ctx, code, data[off:off+tiles.DescriptorSize])
 		if err != nil {
 			return picture{}, fmt.Errorf("chaos: running the job locally: %w", err)
 		}
 		outs = append(outs, out)
+		sum := sha256.Sum256(out)
+		hashes = append(hashes, hex.EncodeToString(sum[:]))
 	}
 	want, err := assemble.PNGGrid(outs, p.Columns())
 	if err != nil {
 		return picture{}, fmt.Errorf("chaos: assembling the local picture: %w", err)
 	}
-	return picture{code: code, data: data, blockSize: tiles.DescriptorSize, want: want}, nil
+	return picture{code: code, data: data, blockSize: tiles.DescriptorSize, want: want, hashes: hashes}, nil
 }

@@ -65,7 +65,7 @@ func (r Report) WorstLastBlock() (time.Duration, int) {
 func (r Report) Table() string {
 	var b strings.Builder
 	w := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "job\tfaults\tculprits\tsettled in\tlast block → verdict\tviolations")
+	fmt.Fprintln(w, "job\tfaults\tculprits\tlies accepted\tsettled in\tlast block → verdict\tviolations")
 	for _, j := range r.Jobs {
 		culprits := "-"
 		if len(j.Culprits) > 0 {
@@ -75,15 +75,22 @@ func (r Report) Table() string {
 		if j.Faults.Kill != 0 && !j.Killed {
 			faults += " (job over first)"
 		}
-		fmt.Fprintf(w, "%d\t%s\t%s\t%.1fs\t%.1fs\t%d\n", j.Index, faults, culprits, j.Elapsed.Seconds(), j.LastBlock.Seconds(), len(j.Violations))
+		fmt.Fprintf(w, "%d\t%s\t%s\t%d\t%.1fs\t%.1fs\t%d\n", j.Index, faults, culprits, j.LiesAccepted, j.Elapsed.Seconds(), j.LastBlock.Seconds(), len(j.Violations))
 	}
 	w.Flush()
 	f := r.Faults()
 	worst, at := r.WorstLastBlock()
+	lies, liedJobs := 0, 0
+	for _, j := range r.Jobs {
+		lies += j.LiesAccepted
+		if j.LiesAccepted > 0 {
+			liedJobs++
+		}
+	}
 	goal := 2 * r.Config.ProcessingTimeout
 	fmt.Fprintf(&b, "\n%d jobs on %d processors (seed %d); faults: %d kills (%d with the bootstrap), %d cuts, %d liars, %.0f messages dropped (%.0f%% loss)\n",
 		len(r.Jobs), r.Config.Processors, r.Config.Seed, f["kill"], f["bootstrap"], f["cut"], f["liar"], r.Dropped, 100*max(r.Config.Drop, 0))
-	fmt.Fprintf(&b, "invariant violations: %d (goal 0)\n", len(r.AllViolations()))
+	fmt.Fprintf(&b, "invariant violations: %d (goal 0); lies accepted: %d blocks in %d jobs\n", len(r.AllViolations()), lies, liedJobs)
 	fmt.Fprintf(&b, "worst last block → verdict: %.1fs in job %d (goal ≤ %.0fs, twice the processing timeout)\n", worst.Seconds(), at, goal.Seconds())
 	for _, v := range r.AllViolations() {
 		fmt.Fprintf(&b, "  %s\n", v)

@@ -38,8 +38,8 @@ violation. A rate of 0 keeps its default; a negative rate turns a fault off.`,
 			}
 			out := cmd.OutOrStdout()
 			cfg.Progress = func(j chaos.JobReport) {
-				fmt.Fprintf(out, "job %d: %s; settled %v in %.1fs, culprits %v, violations %d\n",
-					j.Index, j.Faults, j.Settled, j.Elapsed.Seconds(), j.Culprits, len(j.Violations))
+				fmt.Fprintf(out, "job %d: %s; settled %v in %.1fs, culprits %v, lies accepted %d, violations %d\n",
+					j.Index, j.Faults, j.Settled, j.Elapsed.Seconds(), j.Culprits, j.LiesAccepted, len(j.Violations))
 			}
 			rep, err := chaos.Run(cmd.Context(), cfg)
 			if err != nil {
@@ -55,6 +55,7 @@ violation. A rate of 0 keeps its default; a negative rate turns a fault off.`,
 	f := cmd.Flags()
 	f.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of every fault draw")
 	f.IntVar(&cfg.Jobs, "jobs", cfg.Jobs, "jobs to run, one after another")
+	f.IntVar(&cfg.From, "from", 0, "start at this job of the seed's draws (repeats one job's faults)")
 	f.IntVar(&cfg.Processors, "processors", cfg.Processors, "processors of the mesh")
 	f.IntVar(&cfg.MaxLiars, "max-liars", cfg.MaxLiars, "most liars in one job (at most a quarter of the processors)")
 	f.Float64Var(&cfg.KillRate, "kill-rate", cfg.KillRate, "probability that a job has a processor killed (negative: never)")
