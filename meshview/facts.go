@@ -130,6 +130,10 @@ type Facts struct {
 
 	mu     sync.Mutex
 	stakes map[string]cachedStake
+	// named holds, for a StakeTTL, the processors a finished job's
+	// verdict named culprits: their stakes are read afresh, not from the
+	// cache, since the job's settlement slashes them.
+	named map[string]time.Time
 	// done caches the derived outcomes of finished jobs.
 	done map[jobs.ID]*finishedJob
 }
@@ -153,7 +157,7 @@ func NewFacts(p FactsParams, cfg FactsConfig) (*Facts, error) {
 	if p.Now == nil {
 		p.Now = time.Now
 	}
-	return &Facts{cfg: cfg, p: p, log: p.Logger, stakes: map[string]cachedStake{}, done: map[jobs.ID]*finishedJob{}}, nil
+	return &Facts{cfg: cfg, p: p, log: p.Logger, stakes: map[string]cachedStake{}, named: map[string]time.Time{}, done: map[jobs.ID]*finishedJob{}}, nil
 }
 
 // ProcessorView is one live processor as dispatching weighs it.
@@ -319,7 +323,7 @@ func (f *Facts) View(ctx context.Context, finished []jobs.ID) (*View, error) {
 		}
 		seen[a.PeerID] = true
 		procs = append(procs, ProcessorView{
-			Node:    dispatch.Node{ID: a.PeerID, CardModel: a.CardModel, VRAM: a.VRAMMiB, Stake: f.stake(ctx, a.Wallet, now), LocalModels: slices.Clone(a.Models)},
+			Node:    dispatch.Node{ID: a.PeerID, CardModel: a.CardModel, VRAM: a.VRAMMiB, Stake: f.stake(ctx, a.Wallet, now, f.wasNamed(a.PeerID, now)), LocalModels: slices.Clone(a.Models)},
 			Wallet:  a.Wallet,
 			Timeout: a.Timeout,
 		})
@@ -349,9 +353,10 @@ func (f *Facts) View(ctx context.Context, finished []jobs.ID) (*View, error) {
 }
 
 // stake is a wallet's active stake: 1 without a chain, 0 without a
-// wallet, else the escrow's figure, cached for StakeTTL. A failed read
-// keeps the last figure (0 if there is none).
-func (f *Facts) stake(ctx context.Context, wallet string, now time.Time) *big.Int {
+// wallet, else the escrow's figure, cached for StakeTTL unless fresh
+// asks for a new read. A failed read keeps the last figure (0 if there is
+// none).
+func (f *Facts) stake(ctx context.Context, wallet string, now time.Time, fresh bool) *big.Int {
 	if f.p.Stakes == nil {
 		return big.NewInt(1)
 	}
@@ -361,7 +366,7 @@ func (f *Facts) stake(ctx context.Context, wallet string, now time.Time) *big.In
 	f.mu.Lock()
 	c, ok := f.stakes[wallet]
 	f.mu.Unlock()
-	if ok && now.Sub(c.at) < f.cfg.StakeTTL {
+	if ok && now.Sub(c.at) < f.cfg.StakeTTL && !fresh {
 		return c.amount
 	}
 	s, err := f.p.Stakes.StakeOf(ctx, common.HexToAddress(wallet))
@@ -376,6 +381,19 @@ func (f *Facts) stake(ctx context.Context, wallet string, now time.Time) *big.In
 	f.stakes[wallet] = cachedStake{amount: s.Active, at: now}
 	f.mu.Unlock()
 	return s.Active
+}
+
+// wasNamed reports whether a finished job named processor p culprit
+// within the last StakeTTL.
+func (f *Facts) wasNamed(p string, now time.Time) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	until, ok := f.named[p]
+	if ok && !now.Before(until) {
+		delete(f.named, p)
+		return false
+	}
+	return ok
 }
 
 // finishedJob is what the records of one job with a verdict say.
@@ -449,6 +467,14 @@ func (f *Facts) derive(ctx context.Context, id jobs.ID) (*finishedJob, error) {
 		return nil, err // no verdict that counts yet: next time
 	}
 	j := &finishedJob{id: id, verdictSeq: chosen.Seq}
+	if len(chosen.Record.Culprits) > 0 {
+		until := f.p.Now().Add(f.cfg.StakeTTL)
+		f.mu.Lock()
+		for _, c := range chosen.Record.Culprits {
+			f.named[c] = until
+		}
+		f.mu.Unlock()
+	}
 	if rec := chosen.Record; len(rec.Rounds) > 0 {
 		for _, r := range rec.Rounds {
 			j.tasks = append(j.tasks, finish.TaskOutcome(id, r))

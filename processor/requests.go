@@ -183,7 +183,7 @@ func (w *Worker) redoTurn(js *jobState, rd records.Redo) bool {
 	w.mu.Unlock()
 	if !ok || rank > 0 {
 		// A processor ranked before this one may have gone since.
-		rank = w.redoRank(js, rd, v)
+		rank = w.redoRank(context.Background(), js, rd, v)
 		w.mu.Lock()
 		js.redoRanks[key] = rank
 		w.mu.Unlock()
@@ -206,16 +206,37 @@ func (w *Worker) redoTurn(js *jobState, rd records.Redo) bool {
 
 // redoRank is this processor's place in redoTurn's ranking for rd in
 // dispatch view v (finish.RedoRank), among the processors it is
-// connected to (all of them for a worker without a host).
-func (w *Worker) redoRank(js *jobState, rd records.Redo, v *meshview.View) int {
+// connected to (all of them for a worker without a host). When some of
+// them committed work in the job, only those rank: they are surely able
+// to work on it (on a chain, members of its escrow), where a processor
+// the job has not seen may be unable to join it (unstaked, slashed by
+// an earlier job) and would hold every redo ranked after it for a
+// processing timeout. A processor that committed nothing in the job
+// then ranks after all of them.
+func (w *Worker) redoRank(ctx context.Context, js *jobState, rd records.Redo, v *meshview.View) int {
 	if v == nil {
 		return 0
 	}
-	var procs []dispatch.Node
+	var active map[string]bool
+	if w.index != nil {
+		if p, err := w.progressOf(ctx, js); err == nil {
+			active = p.Active()
+		}
+	}
+	var procs, worked []dispatch.Node
 	for _, p := range v.Processors {
 		if p.Kick == nil && (p.ID == w.self || w.p.Host == nil || w.connected(p.ID)) {
 			procs = append(procs, p.Node)
+			if active[p.ID] && !slices.Contains(rd.Exclude, p.ID) {
+				worked = append(worked, p.Node)
+			}
 		}
+	}
+	if len(worked) > 0 {
+		if !active[w.self] {
+			return len(procs) // after every processor of the job
+		}
+		procs = worked
 	}
 	return finish.RedoRank(w.self, js.plan.JobID, rd, js.info.Requirements, procs)
 }
