@@ -34,6 +34,8 @@ type run struct {
 	lie []atomic.Int32
 	// keys are the escrow keys of the run's jobs, for the books.
 	keys []common.Hash
+	// restaked counts the stakes topped up after a slash (restake).
+	restaked int
 	// droppedGone counts the messages dropped by members before they
 	// were stopped (a restarted member's counters start again).
 	droppedGone float64
@@ -93,7 +95,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	if err := r.books(ctx); err != nil {
 		rep.Violations = append(rep.Violations, err.Error())
 	}
-	rep.Dropped = r.dropped()
+	rep.Dropped, rep.Restaked = r.dropped(), r.restaked
 	return rep, nil
 }
 

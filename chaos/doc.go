@@ -29,8 +29,9 @@
 // messages dropped for the whole run, and liars: processors that give one
 // identical wrong output for every block they run, re-runs included, or
 // lie where a lie is cheapest (localmesh.RationalLiar). Killed nodes come
-// back and cut links are healed once the job is over, so that every job
-// starts from the whole mesh.
+// back, cut links are healed and slashed stakes are topped up to the
+// escrow's minimum once the job is over, so that every job starts from
+// the whole mesh.
 //
 // Run also measures, per job, the time from the last block processed
 // (the last new commitment the client's store shows) to the verdict;

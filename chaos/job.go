@@ -14,6 +14,7 @@ import (
 	"github.com/jobmesh/jobmesh/escrow"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/localmesh"
+	"github.com/jobmesh/jobmesh/node"
 	"github.com/jobmesh/jobmesh/records"
 )
 
@@ -135,6 +136,9 @@ func (r *run) heal(ctx context.Context, f Faults, killed bool) error {
 			return fmt.Errorf("chaos: relinking %d–%d: %w", f.Cut[0], f.Cut[1], err)
 		}
 	}
+	if err := r.restake(ctx); err != nil {
+		return err
+	}
 	if !killed {
 		return nil
 	}
@@ -148,6 +152,33 @@ func (r *run) heal(ctx context.Context, f Faults, killed bool) error {
 		}
 	}
 	return r.waitFormed(ctx)
+}
+
+// restake tops up, to the escrow's minimum, the stake of every running
+// processor a job slashed, as its operator would: each job starts with
+// the whole mesh able to work.
+func (r *run) restake(ctx context.Context) error {
+	least, err := r.mesh.Escrow.MinStake(ctx)
+	if err != nil {
+		return fmt.Errorf("chaos: reading the minimum stake: %w", err)
+	}
+	for _, mem := range r.mesh.Running() {
+		if mem.Role != node.RoleProcessor {
+			continue
+		}
+		st, err := r.mesh.Escrow.StakeOf(ctx, mem.Wallet)
+		if err != nil {
+			return fmt.Errorf("chaos: stake of member %d: %w", mem.Index, err)
+		}
+		if st.Active.Cmp(least) >= 0 {
+			continue
+		}
+		if _, err := mem.Escrow.Stake(ctx, new(big.Int).Sub(least, st.Active)); err != nil {
+			return fmt.Errorf("chaos: restaking member %d: %w", mem.Index, err)
+		}
+		r.restaked++
+	}
+	return nil
 }
 
 // indices maps peer IDs to member indices; an ID of no member maps to

@@ -16,6 +16,9 @@ type Report struct {
 	Violations []string
 	// Dropped is the number of pubsub messages the run's loss dropped.
 	Dropped float64
+	// Restaked counts the slashed processors whose stake was topped up
+	// between jobs.
+	Restaked int
 }
 
 // Faults counts the faults injected by kind: "kill", "bootstrap", "cut",
@@ -90,7 +93,7 @@ func (r Report) Table() string {
 	goal := 2 * r.Config.ProcessingTimeout
 	fmt.Fprintf(&b, "\n%d jobs on %d processors (seed %d); faults: %d kills (%d with the bootstrap), %d cuts, %d liars, %.0f messages dropped (%.0f%% loss)\n",
 		len(r.Jobs), r.Config.Processors, r.Config.Seed, f["kill"], f["bootstrap"], f["cut"], f["liar"], r.Dropped, 100*max(r.Config.Drop, 0))
-	fmt.Fprintf(&b, "invariant violations: %d (goal 0); lies accepted: %d blocks in %d jobs\n", len(r.AllViolations()), lies, liedJobs)
+	fmt.Fprintf(&b, "invariant violations: %d (goal 0); lies accepted: %d blocks in %d jobs; stakes topped up after a slash: %d\n", len(r.AllViolations()), lies, liedJobs, r.Restaked)
 	fmt.Fprintf(&b, "worst last block → verdict: %.1fs in job %d (goal ≤ %.0fs, twice the processing timeout)\n", worst.Seconds(), at, goal.Seconds())
 	for _, v := range r.AllViolations() {
 		fmt.Fprintf(&b, "  %s\n", v)

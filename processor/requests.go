@@ -225,7 +225,7 @@ func (w *Worker) redoRank(ctx context.Context, js *jobState, rd records.Redo, v 
 	}
 	var procs, worked []dispatch.Node
 	for _, p := range v.Processors {
-		if p.Kick == nil && (p.ID == w.self || w.p.Host == nil || w.connected(p.ID)) {
+		if w.canWork(p) {
 			procs = append(procs, p.Node)
 			if active[p.ID] && !slices.Contains(rd.Exclude, p.ID) {
 				worked = append(worked, p.Node)

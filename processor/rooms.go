@@ -12,6 +12,7 @@ import (
 	"github.com/jobmesh/jobmesh/finish"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/macrojob"
+	"github.com/jobmesh/jobmesh/meshview"
 	"github.com/jobmesh/jobmesh/records"
 )
 
@@ -177,7 +178,7 @@ func (w *Worker) firstOwners(js *jobState) []string {
 	} else if p, err := w.progressOf(context.Background(), js); err == nil {
 		ran = func(mid jobs.ID, q string) bool { return slices.Contains(p.CommittedBy(mid), q) }
 	}
-	verifiers := finish.VerifierRunners(id, js.plan, procs, owners, ran)
+	verifiers := finish.VerifierRunners(id, js.plan, w.able(v, procs), owners, ran)
 	w.mu.Lock()
 	js.owners, js.openRank, js.verifiers, js.ownersView, js.eligible = owners, openRank, verifiers, v, eligible
 	w.mu.Unlock()
@@ -257,4 +258,33 @@ func (w *Worker) openRoom(ctx context.Context, js *jobState, m *jobs.MacroJob, i
 			return w.join(ctx, js, m, macrojob.PeerID(w.self), committed)
 		}
 	}
+}
+
+// able is procs without the processors that cannot work now (canWork):
+// ranked first, each would hold the verifier a processing timeout.
+func (w *Worker) able(v *meshview.View, procs []string) []string {
+	if v == nil {
+		return procs
+	}
+	var out []string
+	for _, p := range procs {
+		if pv, ok := v.Processor(p); p == w.self || ok && w.canWork(pv) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// canWork reports whether processor p of this node's view can work on a
+// job now: not kicked out, with stake on a mesh with a chain (one slashed
+// by an earlier job cannot join another), and connected to this node.
+// This processor always can.
+func (w *Worker) canWork(p meshview.ProcessorView) bool {
+	switch {
+	case p.ID == w.self:
+		return true
+	case p.Kick != nil, p.Stake != nil && p.Stake.Sign() == 0:
+		return false
+	}
+	return w.p.Host == nil || w.connected(p.ID)
 }

@@ -3,6 +3,7 @@ package processor
 import (
 	"context"
 	"path"
+	"slices"
 	"time"
 
 	"github.com/jobmesh/jobmesh/crdt"
@@ -163,30 +164,21 @@ func (c jobChooser) Choose(cands []macrojob.PeerID, seed []byte) int {
 
 // pickThird chooses a processor among pool (sorted peer IDs) for a
 // dispute's third run or a self-check re-run of js (meshview.View.PickRerunner),
-// among those this node is connected to when there are any: a processor
-// that stopped before its advertisement lapsed would be asked, stay
-// silent and be replaced only after RerunTimeout. Nobody repeats the
+// among those that can work now (canWork) when there are any: one that
+// stopped before its advertisement lapsed, or was slashed, would be asked,
+// stay silent and be replaced only after RerunTimeout. Nobody repeats the
 // draw to check it; the request names whom it asks.
 func (w *Worker) pickThird(js *jobState, pool []string, seed []byte) (int, bool) {
-	job := meshview.DispatchJob(js.info, js.plan)
-	if w.p.Host == nil {
-		return w.dview.Load().PickRerunner(job, pool, seed)
+	job, v := meshview.DispatchJob(js.info, js.plan), w.dview.Load()
+	live := w.able(v, pool)
+	if len(live) == 0 || len(live) == len(pool) {
+		return v.PickRerunner(job, pool, seed)
 	}
-	var live []string
-	var at []int
-	for i, p := range pool {
-		if p == w.self || w.connected(p) {
-			live, at = append(live, p), append(at, i)
-		}
-	}
-	if len(live) == 0 {
-		return w.dview.Load().PickRerunner(job, pool, seed)
-	}
-	i, ok := w.dview.Load().PickRerunner(job, live, seed)
+	i, ok := v.PickRerunner(job, live, seed)
 	if !ok {
 		return 0, false
 	}
-	return at[i], true
+	return slices.Index(pool, live[i]), true
 }
 
 // roomConfig is the room configuration for a room of js: the worker's,
