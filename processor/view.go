@@ -181,6 +181,21 @@ func (w *Worker) pickThird(js *jobState, pool []string, seed []byte) (int, bool)
 	return slices.Index(pool, live[i]), true
 }
 
+// drawable is the pool re-runners are drawn from: the processors of procs
+// that can work now (canWork), or all of procs when fewer than two can.
+// A processor that stopped, or was slashed, before its advertisement
+// lapsed would be drawn, stay silent for RerunTimeout and only then be
+// replaced; and a vote whose pool is exhausted is decided once the live
+// re-runners answered instead of after the silent ones' timeout. The
+// request names its re-runners and whether the pool was exhausted, which
+// is what readers judge by.
+func (w *Worker) drawable(procs []string) []string {
+	if live := w.able(w.dview.Load(), procs); len(live) >= 2 {
+		return live
+	}
+	return procs
+}
+
 // roomConfig is the room configuration for a room of js: the worker's,
 // with the queue-owner chooser weighing for the job, unless
 // Config.Room.Queue.Chooser was set (then it is used as given).

@@ -40,6 +40,9 @@ violation. A rate of 0 keeps its default; a negative rate turns a fault off.`,
 			cfg.Progress = func(j chaos.JobReport) {
 				fmt.Fprintf(out, "job %d: %s; settled %v in %.1fs, culprits %v, lies accepted %d, violations %d\n",
 					j.Index, j.Faults, j.Settled, j.Elapsed.Seconds(), j.Culprits, j.LiesAccepted, len(j.Violations))
+				for _, v := range j.Violations {
+					fmt.Fprintf(out, "  %s\n", v)
+				}
 			}
 			rep, err := chaos.Run(cmd.Context(), cfg)
 			if err != nil {
