@@ -64,7 +64,7 @@ func (w *Worker) requestChecks(ctx context.Context, js *jobState, v microjob.Ver
 				w.log.Warn("re-runners of a self-checked block did not answer; drawing others", "job", id, "block", sc.Block, "silent", silent)
 			}
 		}
-		rec, ok := esc.NextCheck(id, sc, prev, r, silent, w.drawable(procs), pick)
+		rec, ok := esc.NextCheck(id, sc, prev, r, silent, w.drawable(procs, []string{sc.Processor}, 2), pick)
 		if !ok {
 			w.log.Warn("no re-runner left to draw for a self-checked block", "job", id, "block", sc.Block, "votes", r.Tally)
 			w.judgeAgain(js)

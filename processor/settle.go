@@ -346,7 +346,7 @@ func (w *Worker) requestReruns(ctx context.Context, js *jobState, disputes []mic
 				w.log.Warn("re-runners of a disputed block did not answer; drawing others", "job", id, "block", d.Block, "silent", silent)
 			}
 		}
-		rec, ok := esc.NextRequest(id, d, prev, r, silent, w.drawable(procs), pick)
+		rec, ok := esc.NextRequest(id, d, prev, r, silent, w.drawable(procs, d.Processors[:], 1), pick)
 		if !ok {
 			w.log.Warn("no re-runner left to draw for a disputed block", "job", id, "block", d.Block, "votes", r.Tally)
 			w.judgeAgain(js)

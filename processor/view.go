@@ -182,15 +182,22 @@ func (w *Worker) pickThird(js *jobState, pool []string, seed []byte) (int, bool)
 }
 
 // drawable is the pool re-runners are drawn from: the processors of procs
-// that can work now (canWork), or all of procs when fewer than two can.
-// A processor that stopped, or was slashed, before its advertisement
-// lapsed would be drawn, stay silent for RerunTimeout and only then be
-// replaced; and a vote whose pool is exhausted is decided once the live
-// re-runners answered instead of after the silent ones' timeout. The
-// request names its re-runners and whether the pool was exhausted, which
-// is what readers judge by.
-func (w *Worker) drawable(procs []string) []string {
-	if live := w.able(w.dview.Load(), procs); len(live) >= 2 {
+// that can work now (canWork), when at least need of them are not in
+// sides, else all of procs. A processor that stopped, or was slashed,
+// before its advertisement lapsed would be drawn, stay silent for
+// RerunTimeout and only then be replaced; and a vote whose pool is
+// exhausted is decided once the live re-runners answered instead of
+// after the silent ones' timeout. The request names its re-runners and
+// whether the pool was exhausted, which is what readers judge by.
+func (w *Worker) drawable(procs, sides []string, need int) []string {
+	live := w.able(w.dview.Load(), procs)
+	others := 0
+	for _, p := range live {
+		if !slices.Contains(sides, p) {
+			others++
+		}
+	}
+	if others >= need {
 		return live
 	}
 	return procs
