@@ -218,22 +218,26 @@ func (w *Worker) redoRank(ctx context.Context, js *jobState, rd records.Redo, v 
 		return 0
 	}
 	var active map[string]bool
+	var committed []string // never redo it (doRedos)
 	if w.index != nil {
 		if p, err := w.progressOf(ctx, js); err == nil {
 			active = p.Active()
+			if mid, err := jobs.ParseHash(rd.Micro); err == nil {
+				committed = p.CommittedBy(mid)
+			}
 		}
 	}
 	var procs, worked []dispatch.Node
 	for _, p := range v.Processors {
 		if w.canWork(p) {
 			procs = append(procs, p.Node)
-			if active[p.ID] && !slices.Contains(rd.Exclude, p.ID) {
+			if active[p.ID] && !slices.Contains(rd.Exclude, p.ID) && !slices.Contains(committed, p.ID) {
 				worked = append(worked, p.Node)
 			}
 		}
 	}
 	if len(worked) > 0 {
-		if !active[w.self] {
+		if !slices.ContainsFunc(worked, func(n dispatch.Node) bool { return n.ID == w.self }) {
 			return len(procs) // after every processor of the job
 		}
 		procs = worked
