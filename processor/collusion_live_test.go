@@ -7,12 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/dapp"
 	"github.com/jobmesh/jobmesh/finish"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/localmesh"
-	"github.com/jobmesh/jobmesh/processor"
 	"github.com/jobmesh/jobmesh/records"
 )
 
@@ -29,33 +27,7 @@ import (
 func TestColludingLiarsFrameNobody(t *testing.T) {
 	liars := []int{2, 5}
 	var m *localmesh.Mesh
-	m = flowMesh(t, 8, func(mem *localmesh.Member, pc *processor.Config) {
-		if slices.Contains(liars, mem.Index) {
-			pc.Tamper = func(_ uint64, _ bool, out []byte) []byte { return append(out, 0xff) }
-			return
-		}
-		// The honest processors hold their first MicroJob until a liar
-		// has committed one, so that a liar surely takes part; the other
-		// may, and re-runs with the same wrong output when drawn.
-		first := true
-		pc.Hold = func(ctx context.Context, _ jobs.ID) {
-			if !first {
-				return
-			}
-			first = false
-			_ = waitFor(ctx, func() bool {
-				recs, err := mem.Store.Query(ctx, "/jobs")
-				if err != nil {
-					return false
-				}
-				return slices.ContainsFunc(recs, func(r crdt.Record) bool {
-					return r.Type == records.CommitType && slices.ContainsFunc(liars, func(i int) bool {
-						return m.Members[i].Host.ID() == r.Author
-					})
-				})
-			})
-		}
-	})
+	m = flowMesh(t, 8, liarTune(&m, liars...))
 	var liarIDs []string
 	for _, i := range liars {
 		liarIDs = append(liarIDs, m.Members[i].Host.ID().String())

@@ -6,9 +6,11 @@ import (
 	"math/big"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
+	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/dapp"
 	"github.com/jobmesh/jobmesh/examples/mandelbrot/tiles"
 	"github.com/jobmesh/jobmesh/jobs"
@@ -161,15 +163,14 @@ func TestWrongOutputNamesCulpritAndJobCompletes(t *testing.T) {
 	}
 }
 
-// liarTune makes processor liarIndex return wrong output for every block,
-// and makes the honest processors hold their first MicroJob until the liar
-// has committed one, so that the liar surely takes part. *mp is read when a
-// processor runs, after the mesh exists.
-func liarTune(mp **localmesh.Mesh, liarIndex int) func(*localmesh.Member, *processor.Config) {
+// liarTune makes the processors liars return one identical wrong output
+// for every block, re-runs included (where one checks its own lie, the
+// self-check catches it), and makes the honest processors hold their
+// first MicroJob until a liar has committed one, so that a liar surely
+// takes part. *mp is read when a processor runs, after the mesh exists.
+func liarTune(mp **localmesh.Mesh, liars ...int) func(*localmesh.Member, *processor.Config) {
 	return func(mem *localmesh.Member, pc *processor.Config) {
-		if mem.Index == liarIndex {
-			// The liar lies in every block it runs, re-runs included; where
-			// it checks its own lie, the self-check catches it.
+		if slices.Contains(liars, mem.Index) {
 			pc.Tamper = func(_ uint64, _ bool, out []byte) []byte { return append(out, 0xff) }
 			return
 		}
@@ -179,18 +180,16 @@ func liarTune(mp **localmesh.Mesh, liarIndex int) func(*localmesh.Member, *proce
 				return
 			}
 			first = false
-			liar := (*mp).Members[liarIndex].Host.ID().String()
 			_ = waitFor(ctx, func() bool {
 				recs, err := mem.Store.Query(ctx, "/jobs")
 				if err != nil {
 					return false
 				}
-				for _, r := range recs {
-					if r.Type == records.CommitType && r.Author.String() == liar {
-						return true
-					}
-				}
-				return false
+				return slices.ContainsFunc(recs, func(r crdt.Record) bool {
+					return r.Type == records.CommitType && slices.ContainsFunc(liars, func(i int) bool {
+						return (*mp).Members[i].Host.ID() == r.Author
+					})
+				})
 			})
 		}
 	}
