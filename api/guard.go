@@ -179,12 +179,8 @@ func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request, acc acces
 // hostAllowed: the Host header names a loopback name or address, or an
 // allowed host; the port is not compared.
 func (h *Handler) hostAllowed(host string) bool {
-	name := host
-	if hn, _, err := net.SplitHostPort(host); err == nil {
-		name = hn
-	}
-	name = strings.ToLower(strings.TrimSuffix(strings.TrimPrefix(name, "["), "]"))
-	if name == "" {
+	name, ok := hostName(host)
+	if !ok {
 		return false
 	}
 	if name == "localhost" {
@@ -199,6 +195,56 @@ func (h *Handler) hostAllowed(host string) bool {
 		}
 	}
 	return false
+}
+
+// hostName reads the name of a Host header as a browser writes it: a
+// DNS name or IPv4 address, or an IPv6 address in brackets, each with an
+// optional numeric port. Anything else (userinfo, a path, a lone bracket)
+// is refused.
+func hostName(host string) (string, bool) {
+	name := host
+	if hn, port, err := net.SplitHostPort(host); err == nil {
+		if !validPort(port) {
+			return "", false
+		}
+		if strings.Contains(hn, ":") {
+			name = "[" + hn + "]" // SplitHostPort took the brackets off
+		} else {
+			name = hn
+		}
+	}
+	v6 := strings.HasPrefix(name, "[") && strings.HasSuffix(name, "]")
+	if v6 {
+		name = name[1 : len(name)-1]
+		if a, err := netip.ParseAddr(name); err != nil || !a.Is6() {
+			return "", false
+		}
+	}
+	if name == "" {
+		return "", false
+	}
+	for _, c := range name {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '.', c == '-':
+		case c == ':' && v6:
+		default:
+			return "", false
+		}
+	}
+	return strings.ToLower(name), true
+}
+
+// validPort: a Host header's port is one to five digits.
+func validPort(p string) bool {
+	if len(p) == 0 || len(p) > 5 {
+		return false
+	}
+	for _, c := range p {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // checkOrigin refuses a request that a browser marks cross-site, or whose

@@ -16,6 +16,7 @@ func FuzzHostAllowed(f *testing.F) {
 		"127.0.0.1:5001", "localhost", "[::1]:80", "node.lan", "NODE.LAN:1", "attacker.example",
 		"127.0.0.1.attacker.example", "localhost.attacker.example:5001", "[::ffff:127.0.0.1]:1",
 		"0.0.0.0:5001", "[::]:1", "127.1", "2130706433", "", ":5001", "[localhost]", "node.lan@evil",
+		"127.0.0.0:@", "localhost:x", "localhost:1/evil", "node.lan:99999",
 	} {
 		f.Add(s)
 	}
