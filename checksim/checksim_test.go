@@ -22,11 +22,13 @@ func runOne(t *testing.T, cfg Config) Row {
 	return r
 }
 
-// within fails t unless want lies in rate's 95% interval.
+// within fails t unless want lies in rate's 99.9% interval.
 func within(t *testing.T, what string, rate Rate, want float64) {
 	t.Helper()
-	if lo, hi := rate.Wilson(); want < lo || want > hi {
-		t.Errorf("%s: %v, want %.4f inside the interval", what, rate, want)
+	// A 99.9% interval: the tests assert many rates, each from one seed,
+	// so that a 95% one would fail one in twenty by chance alone.
+	if lo, hi := rate.WilsonZ(3.29); want < lo || want > hi {
+		t.Errorf("%s: %v, want %.4f inside its 99.9%% interval", what, rate, want)
 	}
 }
 

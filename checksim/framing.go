@@ -196,7 +196,7 @@ func disputeWalk(cfg FramingConfig) *walk {
 	return &walk{
 		honest: cfg.Processors - cfg.Colluders - 1, colluders: cfg.Colluders - 1, minRound: 1,
 		rule: func(s state) finish.Ruling {
-			return cfg.Escalation.Rule(d, s.asked, votes(s), s.exhausted)
+			return cfg.Escalation.Rule(d, s.asked, votes(s), 0, s.exhausted)
 		},
 	}
 }

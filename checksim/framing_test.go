@@ -195,9 +195,6 @@ func newMesh(rng *rand.Rand, cfg FramingConfig) mesh {
 	return m
 }
 
-// pick draws uniformly at random, whatever the seed.
-func (m mesh) pick(pool []string, _ []byte) (int, bool) { return m.rng.IntN(len(pool)), true }
-
 // answer stores the re-runs of block by the named that have none yet.
 func (m mesh) answer(recs *finish.Records, block uint64, named []string) {
 	for _, p := range named {
@@ -230,7 +227,7 @@ func (m mesh) dispute(t *testing.T, esc finish.Escalation) (colludersWon, undeci
 		if p, ok := recs.Dispute[d.Block]; ok {
 			prev = &p
 		}
-		rec, ok := esc.NextRequest(id, d, prev, r, nil, m.procs, m.pick)
+		rec, ok := esc.NextRequest(id, d, prev, r, nil, finish.PeerCandidates(m.procs), nil)
 		if !ok {
 			t.Fatalf("no dispute request after %+v", r)
 		}
@@ -258,7 +255,7 @@ func (m mesh) selfCheck(t *testing.T, esc finish.Escalation) (colludersWon, unde
 		if c, ok := recs.Checks[sc.Block]; ok {
 			prev = &c
 		}
-		rec, ok := esc.NextCheck(id, sc, prev, r, nil, m.procs, m.pick)
+		rec, ok := esc.NextCheck(id, sc, prev, r, nil, finish.PeerCandidates(m.procs), nil)
 		if !ok {
 			if prev == nil {
 				return false, true

@@ -83,14 +83,18 @@ const z95 = 1.959963984540054
 // Wilson is the 95% Wilson score interval of the rate; [0, 1] without
 // trials. Unlike the normal approximation it stays inside [0, 1] and is
 // sound at rates of 0 and 1.
-func (r Rate) Wilson() (lo, hi float64) {
+func (r Rate) Wilson() (lo, hi float64) { return r.WilsonZ(z95) }
+
+// WilsonZ is the Wilson score interval of the rate for z standard
+// deviations (1.96: 95%, 3.29: 99.9%).
+func (r Rate) WilsonZ(z float64) (lo, hi float64) {
 	if r.Of == 0 {
 		return 0, 1
 	}
 	n, p := float64(r.Of), r.P()
-	z2 := z95 * z95
+	z2 := z * z
 	center := (p + z2/(2*n)) / (1 + z2/n)
-	half := z95 / (1 + z2/n) * math.Sqrt(p*(1-p)/n+z2/(4*n*n))
+	half := z / (1 + z2/n) * math.Sqrt(p*(1-p)/n+z2/(4*n*n))
 	return max(0, center-half), min(1, center+half)
 }
 

@@ -21,8 +21,9 @@ type named struct {
 }
 
 // selfChecks settles the verdict's self-checked blocks (finish.SelfChecked)
-// as the finalizer would: re-runners drawn among the other processors
-// round after round (finish.Escalation.NextCheck, a uniform pick) until
+// as the finalizer would: re-runners asked among the other processors
+// round after round in the block's rerun order (finish.Escalation.NextCheck,
+// uniform over the processors since the job ID is random) until
 // the vote is won or undecided (finish.Escalation.CheckRuling). A member
 // re-runner repeats the coalition's lie. It returns the culprits named.
 func (r *run) selfChecks(checked *jobs.Plan, v microjob.Verdict, row *Row) []named {
@@ -33,7 +34,6 @@ func (r *run) selfChecks(checked *jobs.Plan, v microjob.Verdict, row *Row) []nam
 	for i, p := range r.s.procs {
 		procs[i] = p.name
 	}
-	pick := func(pool []string, _ []byte) (int, bool) { return r.s.rng.IntN(len(pool)), len(pool) > 0 }
 	for _, sc := range finish.SelfChecked(checked, v) {
 		answered := map[string]bool{}
 		var prev *records.Check
@@ -42,7 +42,7 @@ func (r *run) selfChecks(checked *jobs.Plan, v microjob.Verdict, row *Row) []nam
 			if rule.Outcome == finish.VoteWon || rule.Outcome == finish.VoteUndecided {
 				break
 			}
-			rec, ok := esc.NextCheck(checked.JobID, sc, prev, rule, nil, procs, pick)
+			rec, ok := esc.NextCheck(checked.JobID, sc, prev, rule, nil, finish.PeerCandidates(procs), nil)
 			if !ok {
 				break
 			}

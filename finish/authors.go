@@ -12,7 +12,8 @@ import (
 // Who may write the records that decide a job's outcome, and which of
 // several counts. Verdicts, disputes, checks and redos are written by the
 // job's finalizers: the processors with a disclosure in the job that the
-// judgement does not name culprit (FinalizerOrder). Each lives under its
+// judgement does not name culprit, or, when every one that disclosed is a
+// culprit, those that re-ran one of its blocks (Finalizers). Each lives under its
 // author's key, so several can stand for one block or MicroJob; readers
 // keep one by the rules below, which use nothing but the records, so that
 // every replica holding the same records keeps the same one.
@@ -95,9 +96,10 @@ func openRequest(id jobs.ID, r crdt.Record) *Request {
 
 // Reasons a record is refused (metric label reason).
 const (
-	RefusedAuthor    = "author"    // not a processor with a disclosure in the job
+	RefusedAuthor    = "author"    // not one of the job's finalizers (Finalizers)
 	RefusedCulprit   = "culprit"   // its author is a culprit
 	RefusedContent   = "content"   // its content breaks a rule readers check
+	RefusedOrder     = "order"     // a dispute or check that skips its block's rerun order
 	RefusedDisagrees = "disagrees" // a verdict that does not follow from the reader's records
 )
 
@@ -164,6 +166,13 @@ func supersedes(recs *Records, x, y *Request) bool {
 	return true
 }
 
+// ordered reports whether q, a dispute or check, asks a prefix of its
+// block's rerun order over recs.Candidates (validOrder); a redo, and any
+// request when recs has no candidates, is.
+func (recs *Records) ordered(id jobs.ID, q *Request) bool {
+	return q.Redo != nil || recs.Candidates == nil || validOrder(id, q, recs.Candidates)
+}
+
 // exhausted reports whether the request says no re-runner is left to draw.
 func (r *Request) exhausted() bool {
 	if r.Dispute != nil {
@@ -199,7 +208,7 @@ func (recs *Records) Accept(id jobs.ID, eligible func(author string) bool) *Reco
 		q := &recs.Requests[i]
 		switch {
 		case q.Redo != nil || !eligible(q.Author):
-		case q.Dispute != nil && validDispute(*q.Dispute), q.Check != nil && validCheck(*q.Check):
+		case recs.ordered(id, q) && (q.Dispute != nil && validDispute(*q.Dispute) || q.Check != nil && validCheck(*q.Check)):
 			byBlock[q.Kind()][q.Block()] = append(byBlock[q.Kind()][q.Block()], q)
 		}
 	}
@@ -252,10 +261,10 @@ func validRedo(plan *jobs.Plan, rd *records.Redo, culprits, committers []string)
 }
 
 // refusals lists the requests in acc that a judgement with culprits
-// refuses outright: by an author without a disclosure, by a culprit, or
+// refuses outright: by an author that is not a finalizer, by a culprit, or
 // breaking a content rule. (A request passed over for another is not
 // refused.)
-func (acc *Records) refusals(plan *jobs.Plan, disclosers map[string]bool, culprits []string) []Refusal {
+func (acc *Records) refusals(plan *jobs.Plan, finalizers map[string]bool, culprits []string) []Refusal {
 	committers := map[string][]string{}
 	for _, c := range acc.Commits {
 		committers[c.MicroID.String()] = append(committers[c.MicroID.String()], c.Processor)
@@ -264,13 +273,15 @@ func (acc *Records) refusals(plan *jobs.Plan, disclosers map[string]bool, culpri
 	for _, q := range acc.Requests {
 		reason := ""
 		switch {
-		case !disclosers[q.Author]:
+		case !finalizers[q.Author]:
 			reason = RefusedAuthor
 		case slices.Contains(culprits, q.Author):
 			reason = RefusedCulprit
 		case q.Dispute != nil && !validDispute(*q.Dispute), q.Check != nil && !validCheck(*q.Check),
 			q.Redo != nil && !validRedo(plan, q.Redo, culprits, committers[q.Redo.Micro]):
 			reason = RefusedContent
+		case !acc.ordered(plan.JobID, &q):
+			reason = RefusedOrder
 		default:
 			continue
 		}

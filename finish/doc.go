@@ -8,10 +8,11 @@
 // verdict) and which verdict record counts for a reader (ChooseVerdict,
 // ReadVerdict). Beside them are the rules of the work asked outside the
 // queues (requests.go): when silent committers' MicroJobs are redone
-// (RedoSilent), who redoes a MicroJob first (RedoRank), the draw of a
-// dispute's re-runners (ThirdDraw, RerunnerDraw) and when a pass over the
+// (RedoSilent), who redoes a MicroJob first (RedoRank) and when a pass over the
 // requests is due (PassDue). A dispute or a self-checked block is settled
-// by a vote that escalates until its margin is decisive (escalate.go).
+// by a vote that escalates until its margin is decisive (escalate.go),
+// among re-runners taken from a rerun order every reader checks
+// (rerunners.go).
 //
 // A verifier MicroJob of a job that is not replicated is run outside its
 // MacroJob's room: VerifierRunners ranks who runs it, DueVerifiers says

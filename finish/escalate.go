@@ -2,12 +2,10 @@ package finish
 
 import (
 	"cmp"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"slices"
 
-	"github.com/jobmesh/jobmesh/dispatch"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/microjob"
 	"github.com/jobmesh/jobmesh/records"
@@ -99,22 +97,30 @@ type Ruling struct {
 	Votes []microjob.Vote
 }
 
-// Rule is the dispute rule. asked re-runners stand named for dispute d
-// (drawn and not dropped for silence), votes are the answers of those that
-// answered, and exhausted says no eligible re-runner was left to draw. A
-// hash wins when it leads every other by Margin votes, or, once the pool
-// is exhausted and every re-runner named answered, when it leads by at
-// least 2 votes with at least 2/3 of them. Otherwise, while fewer than
-// MaxReruns were asked, the dispute escalates by a round of Margin − lead
-// re-runners (at least 1, at most what MaxReruns leaves), so that one round
-// can decide; else it is undecided.
-func (e Escalation) Rule(d microjob.Dispute, asked int, votes []microjob.Vote, exhausted bool) Ruling {
-	return e.rule(d.Hashes[:], asked, votes, exhausted)
+// Rule is the dispute rule. asked re-runners were named for dispute d
+// (drawn, whether dropped for silence since or not), votes are the
+// answers of those that answered, silent how many of the asked were
+// dropped for silence and have not answered, and exhausted says no
+// eligible re-runner was left to draw.
+//
+// A hash wins when it leads every other by Margin votes even if every
+// re-runner asked that has not answered voted against it: who writes the
+// request decides when a re-runner counts as silent, so that a silent
+// re-runner must not be able to tip a vote, and a vote cannot be won by
+// the fast answers of some before the others answer. Once the order is
+// exhausted and every re-runner not dropped answered, a hash also wins by
+// a lead of at least 2 with at least 2/3 of the votes, the silent counted
+// against it. Otherwise, while fewer than MaxReruns were asked, the
+// dispute escalates by a round of Margin − lead re-runners (at least 1,
+// at most what MaxReruns leaves), so that one round can decide; else it
+// is undecided.
+func (e Escalation) Rule(d microjob.Dispute, asked int, votes []microjob.Vote, silent int, exhausted bool) Ruling {
+	return e.rule(d.Hashes[:], asked, votes, silent, exhausted)
 }
 
 // rule is Rule with sides, the hashes of the processors whose results are
 // at stake: a dispute's two, a self-checked block's one.
-func (e Escalation) rule(sides []string, asked int, votes []microjob.Vote, exhausted bool) Ruling {
+func (e Escalation) rule(sides []string, asked int, votes []microjob.Vote, silent int, exhausted bool) Ruling {
 	r := Ruling{Votes: slices.Clone(votes)}
 	slices.SortFunc(r.Votes, func(a, b microjob.Vote) int { return cmp.Compare(a.Processor, b.Processor) })
 	r.Tally = countVotes(sides, r.Votes)
@@ -124,22 +130,24 @@ func (e Escalation) rule(sides []string, asked int, votes []microjob.Vote, exhau
 	if len(r.Tally) > 1 {
 		lead -= r.Tally[1].Votes
 	}
+	unanswered := max(0, asked-len(r.Votes))
+	silent = min(silent, unanswered)
 	switch {
-	case lead >= e.Margin:
+	case lead-unanswered >= e.Margin:
 		r.Outcome, r.Winner = VoteWon, top.Hash
-	case asked > len(r.Votes):
+	case unanswered > silent:
 		r.Outcome = VotePending
-	case exhausted && lead >= 2 && 3*top.Votes >= 2*total:
+	case exhausted && lead-silent >= 2 && 3*top.Votes >= 2*(total+silent):
 		r.Outcome, r.Winner = VoteWon, top.Hash
 	case exhausted:
 		r.Outcome = VoteUndecided
-		r.Reason = fmt.Sprintf("no re-runner left to draw: lead of %d with %d of %d votes", lead, top.Votes, total)
+		r.Reason = fmt.Sprintf("no re-runner left to draw: lead of %d with %d of %d votes, %d silent", lead, top.Votes, total, silent)
 	case asked >= e.MaxReruns:
 		r.Outcome = VoteUndecided
-		r.Reason = fmt.Sprintf("%d re-runners asked, the most a dispute may ask: lead of %d, %d needed", asked, lead, e.Margin)
+		r.Reason = fmt.Sprintf("%d re-runners asked, the most a dispute may ask: lead of %d, %d silent, %d needed", asked, lead, silent, e.Margin)
 	default:
 		r.Outcome = VoteEscalate
-		r.Ask = min(max(1, e.Margin-lead), e.MaxReruns-asked)
+		r.Ask = min(max(1, e.Margin-(lead-silent)), e.MaxReruns-asked)
 	}
 	return r
 }
@@ -162,33 +170,34 @@ func countVotes(sides []string, votes []microjob.Vote) []Tally {
 }
 
 // RuleOf is Rule for dispute d with the request and re-runs of its block
-// in recs (accepted: one request per block). Only the answers of its
-// voters count (the named re-runners, and the dropped ones that answered
-// late), and none of a side of d; without a request the dispute
+// in recs (accepted: one request per block). Every re-runner the request
+// names or dropped is asked, and its answer counts whenever it comes; a
+// side never votes as a re-runner. Without a request the dispute
 // escalates from the sides' tie.
 func (e Escalation) RuleOf(recs *Records, d microjob.Dispute) Ruling {
 	req, ok := recs.Dispute[d.Block]
 	if !ok {
-		return e.Rule(d, 0, nil, false)
+		return e.Rule(d, 0, nil, 0, false)
 	}
-	named := voters(recs, d.Block, DisputeRerunners(req), req.Dropped, d.Processors[:])
-	return e.Rule(d, len(named), answers(recs, d.Block, named), req.Exhausted)
+	asked, silent := askedOf(recs, d.Block, DisputeRerunners(req), req.Dropped, d.Processors[:])
+	return e.Rule(d, len(asked), answers(recs, d.Block, asked), silent, req.Exhausted)
 }
 
-// voters are the re-runners of block whose answers count: those named
-// and not dropped, and those dropped for silence that answered after all
-// (a late answer is still the answer of a processor the draw chose), but
-// never a side.
-func voters(recs *Records, block uint64, named, dropped, sides []string) []string {
-	var out []string
+// askedOf are the re-runners of block a request asked: those named and
+// those dropped, once each, never a side; silent counts the dropped ones
+// that have not answered.
+func askedOf(recs *Records, block uint64, named, dropped, sides []string) (asked []string, silent int) {
 	for _, p := range append(slices.Clone(named), dropped...) {
-		switch {
-		case slices.Contains(sides, p), slices.Contains(out, p):
-		case !slices.Contains(dropped, p) || len(answers(recs, block, []string{p})) > 0:
-			out = append(out, p)
+		if !slices.Contains(sides, p) && !slices.Contains(asked, p) {
+			asked = append(asked, p)
 		}
 	}
-	return out
+	for _, p := range asked {
+		if slices.Contains(dropped, p) && len(answers(recs, block, []string{p})) == 0 {
+			silent++
+		}
+	}
+	return asked, silent
 }
 
 // answers are the re-runs of block in recs by the re-runners named.
@@ -233,99 +242,27 @@ func validDispute(r records.Dispute) bool {
 	return true
 }
 
-// RerunnerDraw is the draw of the next re-runner of disputed block d.Block
-// of job id, drawn already being those named before it: the pool is
-// ThirdDraw's without them, and the seed is ThirdDraw's extended with
-// their number, so that anyone can repeat each draw.
-func RerunnerDraw(id jobs.ID, d microjob.Dispute, drawn, dropped, procs []string) (pool []string, seed []byte) {
-	pool, seed = ThirdDraw(id, d, dropped, procs)
-	pool = slices.DeleteFunc(pool, func(p string) bool { return slices.Contains(drawn, p) })
-	if len(drawn) > 0 {
-		seed = dispatch.Seed(seed, []byte("escalate"), binary.BigEndian.AppendUint64(nil, uint64(len(drawn))))
-	}
-	return pool, seed
-}
-
-// Pick chooses one of pool (sorted peer IDs) by seed: the weighted draw of
-// a re-runner (the processor's meshview.View.PickRerunner). ok is false
-// when none of pool may be drawn now.
-type Pick func(pool []string, seed []byte) (i int, ok bool)
-
 // NextRequest is the dispute request a finalizer writes for dispute d of
 // job id after ruling r (RuleOf) on prev, the request in force (nil:
 // none): silent are the named re-runners that did not answer within the
 // re-run timeout, dropped here. When the ruling, with them dropped, says
-// Escalate, the round's re-runners are drawn one by one from procs
-// (RerunnerDraw, pick); a pool that runs dry marks the request Exhausted.
-// ok is false when there is nothing new to write, or no re-runner at all.
-func (e Escalation) NextRequest(id jobs.ID, d microjob.Dispute, prev *records.Dispute, r Ruling, silent, procs []string, pick Pick) (records.Dispute, bool) {
+// Escalate, the round's re-runners are the next in the block's rerun order
+// over cands (RerunOrder); those unable to work are named dropped at once
+// and do not count toward the round. An order that runs dry marks the
+// request Exhausted. ok is false when there is nothing new to write, or
+// no re-runner at all.
+func (e Escalation) NextRequest(id jobs.ID, d microjob.Dispute, prev *records.Dispute, r Ruling, silent []string, cands []Candidate, unable func(string) bool) (records.Dispute, bool) {
 	rec := records.Dispute{Dispute: d}
 	var rd round
 	if prev != nil {
 		rec = *prev
 		rd = round{named: DisputeRerunners(*prev), dropped: prev.Dropped, exhausted: prev.Exhausted}
 	}
-	rd.silence(silent, 0)
-	if rd.dropping {
-		r = e.Rule(d, len(rd.named), r.Votes, rd.exhausted)
-	}
-	rd.draw(r, pick, func(drawn, dropped []string) ([]string, []byte) { return RerunnerDraw(id, d, drawn, dropped, procs) })
+	order := RerunOrder(id, records.DisputeType, d.Block, cands, d.Processors[:])
+	e.next(&rd, d.Hashes[:], r, silent, 0, order, unable)
 	if len(rd.named) == 0 || !rd.changed {
 		return records.Dispute{}, false
 	}
 	rec.Third, rec.More, rec.Dropped, rec.Exhausted = rd.named[0], slices.Clone(rd.named[1:]), rd.dropped, rd.exhausted
 	return rec, true
-}
-
-// round is the re-runners of a request as a finalizer changes them.
-type round struct {
-	named, dropped []string
-	exhausted      bool
-	dropping       bool // silence dropped someone
-	changed        bool
-}
-
-// silence drops the named re-runners in silent, keeping at least keep
-// named (silent ones then stay named, and dropped: they do not vote).
-func (rd *round) silence(silent []string, keep int) {
-	rd.dropped = slices.Clone(rd.dropped)
-	var named []string
-	for _, p := range rd.named {
-		if slices.Contains(silent, p) && !slices.Contains(rd.dropped, p) {
-			rd.dropped = append(rd.dropped, p)
-			rd.dropping, rd.changed = true, true
-		}
-		if !slices.Contains(rd.dropped, p) {
-			named = append(named, p)
-		}
-	}
-	for _, p := range rd.named {
-		if len(named) >= keep {
-			break
-		}
-		if !slices.Contains(named, p) {
-			named = append(named, p)
-		}
-	}
-	rd.named = named
-}
-
-// draw draws the round ruling r asks for, one by one (draw gives each
-// draw's pool and seed, pick chooses); a pool that runs dry exhausts it.
-func (rd *round) draw(r Ruling, pick Pick, draw func(drawn, dropped []string) ([]string, []byte)) {
-	if r.Outcome != VoteEscalate {
-		return
-	}
-	for range r.Ask {
-		pool, seed := draw(rd.named, rd.dropped)
-		if len(pool) == 0 {
-			rd.exhausted, rd.changed = true, true
-			return
-		}
-		i, ok := pick(pool, seed)
-		if !ok {
-			return
-		}
-		rd.named, rd.changed = append(rd.named, pool[i]), true
-	}
 }

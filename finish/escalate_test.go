@@ -2,7 +2,6 @@ package finish
 
 import (
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -15,11 +14,6 @@ import (
 	"github.com/jobmesh/jobmesh/microjob"
 	"github.com/jobmesh/jobmesh/records"
 )
-
-// seedPick draws uniformly by the seed alone.
-func seedPick(pool []string, seed []byte) (int, bool) {
-	return int(binary.BigEndian.Uint64(seed[:8]) % uint64(len(pool))), true
-}
 
 // collusion is one dispute between an honest processor and a colluder, in
 // a pool of procs processors of which a quarter collude: every colluder
@@ -75,7 +69,7 @@ func (c collusion) settle(t *testing.T, esc Escalation) (Ruling, int) {
 		if p, ok := recs.Dispute[c.d.Block]; ok {
 			prev = &p
 		}
-		rec, ok := esc.NextRequest(c.id, c.d, prev, r, nil, c.procs, seedPick)
+		rec, ok := esc.NextRequest(c.id, c.d, prev, r, nil, PeerCandidates(c.procs), nil)
 		if !ok {
 			t.Fatalf("no request after ruling %+v", r)
 		}
@@ -141,25 +135,164 @@ func TestEscalationValidate(t *testing.T) {
 	}
 }
 
-// TestRerunnerDraw: each draw excludes the sides, those drawn and those
-// dropped, and its seed changes with the number drawn; the first is
-// ThirdDraw's.
-func TestRerunnerDraw(t *testing.T) {
+// keys are the keys of order's places.
+func keys(order []Slot) []string {
+	out := make([]string, len(order))
+	for i, s := range order {
+		out[i] = s.Key
+	}
+	return out
+}
+
+// TestRerunOrder: the rerun order holds every candidate but the sides,
+// once each, whatever order the candidates come in; it differs from block
+// to block and between a dispute and a check of one block, and a candidate
+// added or removed leaves the others in their order.
+func TestRerunOrder(t *testing.T) {
 	id := jobs.ID{7}
-	d := microjob.Dispute{Block: 3, Processors: [2]string{"a", "b"}}
-	procs := []string{"a", "b", "c", "d", "e", "f"}
-	pool0, seed0 := RerunnerDraw(id, d, nil, []string{"f"}, procs)
-	third, thirdSeed := ThirdDraw(id, d, []string{"f"}, procs)
-	if !slices.Equal(pool0, third) || !slices.Equal(seed0, thirdSeed) {
-		t.Fatal("the first draw is not ThirdDraw's")
+	var peers []string
+	for i := range 40 {
+		peers = append(peers, fmt.Sprintf("p%02d", i))
 	}
-	pool1, seed1 := RerunnerDraw(id, d, []string{"d"}, []string{"f"}, procs)
-	if !slices.Equal(pool1, []string{"c", "e"}) || slices.Equal(seed1, seed0) {
-		t.Fatalf("second draw: pool %v", pool1)
+	cands := PeerCandidates(peers)
+	sides := []string{"p03", "p17"}
+	o := keys(RerunOrder(id, records.DisputeType, 5, cands, sides))
+	if len(o) != 38 || slices.Contains(o, "p03") || slices.Contains(o, "p17") {
+		t.Fatalf("order %v", o)
 	}
-	again, seedAgain := RerunnerDraw(id, d, []string{"d"}, []string{"f"}, procs)
-	if !slices.Equal(again, pool1) || !slices.Equal(seedAgain, seed1) {
-		t.Fatal("a draw is not repeatable")
+	rev := slices.Clone(cands)
+	slices.Reverse(rev)
+	if !slices.Equal(keys(RerunOrder(id, records.DisputeType, 5, append(rev, cands[0]), sides)), o) {
+		t.Fatal("the order depends on the candidates' order")
+	}
+	if slices.Equal(keys(RerunOrder(id, records.DisputeType, 6, cands, sides)), o) || slices.Equal(keys(RerunOrder(id, records.CheckType, 5, cands, sides)), o) {
+		t.Fatal("two blocks or two kinds share an order")
+	}
+	fewer := keys(RerunOrder(id, records.DisputeType, 5, slices.DeleteFunc(slices.Clone(cands), func(c Candidate) bool { return c.Peer == o[2] }), sides))
+	if !slices.Equal(fewer, slices.Delete(slices.Clone(o), 2, 3)) {
+		t.Fatal("removing a candidate moved the others")
+	}
+}
+
+// TestRerunOrderByWallet: peers that share a wallet share one place of
+// the order, and the peers that share a side's wallet have none: binding
+// more peers to one stake buys no more places, and a liar's other peers
+// cannot vote for it.
+func TestRerunOrderByWallet(t *testing.T) {
+	cands := []Candidate{{"a", "wa"}, {"a2", "wa"}, {"b", "wb"}, {"c", "wc"}, {"c2", "wc"}, {"c3", "wc"}, {"d", "wd"}, {"e", "we"}}
+	o := RerunOrder(jobs.ID{3}, records.DisputeType, 1, cands, []string{"a", "b"})
+	if !slices.Equal(slices.Sorted(slices.Values(keys(o))), []string{"wc", "wd", "we"}) {
+		t.Fatalf("order %v", o)
+	}
+	for _, s := range o {
+		if s.Key == "wc" && !slices.Equal(s.Peers, []string{"c", "c2", "c3"}) {
+			t.Fatalf("wc's peers %v", s.Peers)
+		}
+	}
+	d := microjob.Dispute{Block: 1, Processors: [2]string{"a", "b"}}
+	req := func(named ...string) *Request {
+		return &Request{Dispute: &records.Dispute{Dispute: d, Third: named[0], More: named[1:]}}
+	}
+	all := func(s Slot) string { return s.Peers[len(s.Peers)-1] }
+	if !validOrder(jobs.ID{3}, req(all(o[0]), all(o[1]), all(o[2])), cands) {
+		t.Error("one peer of each place refused")
+	}
+	if validOrder(jobs.ID{3}, req("c", "c2"), cands) {
+		t.Error("two peers of one wallet accepted")
+	}
+	if validOrder(jobs.ID{3}, req("a2"), cands) {
+		t.Error("a side's wallet mate accepted")
+	}
+}
+
+// TestValidOrder: a request must ask exactly the first of its block's
+// rerun order (named or dropped alike), never a processor that is not a
+// candidate, and may say exhausted only once it asked them all.
+func TestValidOrder(t *testing.T) {
+	id := jobs.ID{9}
+	cands := PeerCandidates([]string{"a", "b", "c", "d", "e", "f", "g"})
+	d := microjob.Dispute{Block: 4, Processors: [2]string{"a", "b"}}
+	o := keys(RerunOrder(id, records.DisputeType, d.Block, cands, d.Processors[:]))
+	req := func(named, dropped []string, exhausted bool) *Request {
+		return &Request{Dispute: &records.Dispute{Dispute: d, Third: named[0], More: named[1:], Dropped: dropped, Exhausted: exhausted}}
+	}
+	cases := map[string]struct {
+		q    *Request
+		want bool
+	}{
+		"a prefix":             {req(o[:3], nil, false), true},
+		"a prefix with drops":  {req([]string{o[0], o[2]}, []string{o[1]}, false), true},
+		"the prefix reordered": {req([]string{o[2], o[0], o[1]}, nil, false), true},
+		"one skipped":          {req([]string{o[0], o[2]}, nil, false), false},
+		"the last instead":     {req([]string{o[len(o)-1]}, nil, false), false},
+		"not a candidate":      {req([]string{o[0], "z"}, nil, false), false},
+		"exhausted early":      {req(o[:3], nil, true), false},
+		"exhausted at the end": {req(o[:4], o[4:], true), true},
+		"more than the order":  {req(append(slices.Clone(o), "z"), nil, false), false},
+		"a side":               {req([]string{"a"}, nil, false), false},
+		"dropped out of order": {req([]string{o[0]}, []string{o[3]}, false), false},
+	}
+	for name, tc := range cases {
+		if got := validOrder(id, tc.q, cands); got != tc.want {
+			t.Errorf("%s: %t, want %t", name, got, tc.want)
+		}
+	}
+}
+
+// TestDropsCannotTip: a writer colluding with liars drops every honest
+// re-runner the moment it is named, so that the liars' fast answers are
+// the only ones in; the vote waits for the dropped ones all the same, and
+// the honest side wins once they answer. Without the rule counting a
+// silent re-runner against the leader the liars' votes would have won.
+func TestDropsCannotTip(t *testing.T) {
+	esc := DefaultEscalation()
+	for seed := range uint64(200) {
+		c := newCollusion(rand.New(rand.NewPCG(seed, 99)), 200)
+		recs := NewRecords()
+		honestIn := map[string]bool{}
+		for range 200 {
+			r := esc.RuleOf(recs, c.d)
+			if r.Outcome == VoteWon && r.Winner != c.d.Hashes[0] {
+				t.Fatalf("seed %d: the liars won by dropping %d honest re-runners", seed, len(honestIn))
+			}
+			if r.Outcome == VoteWon || r.Outcome == VoteUndecided {
+				break
+			}
+			var prev *records.Dispute
+			if p, ok := recs.Dispute[c.d.Block]; ok {
+				prev = &p
+			}
+			var silent []string
+			if prev != nil {
+				for _, p := range DisputeRerunners(*prev) {
+					if !c.colludes[p] {
+						silent = append(silent, p)
+					}
+				}
+			}
+			rec, ok := esc.NextRequest(c.id, c.d, prev, r, silent, PeerCandidates(c.procs), func(p string) bool { return !c.colludes[p] })
+			if !ok {
+				// Every honest re-runner asked answers now, late.
+				for p := range honestIn {
+					recs.Reruns[c.d.Block] = append(recs.Reruns[c.d.Block], records.Rerun{Block: c.d.Block, Hash: c.d.Hashes[0], Processor: p})
+				}
+				honestIn = map[string]bool{}
+				continue
+			}
+			recs.Dispute[c.d.Block] = rec
+			for _, p := range append(DisputeRerunners(rec), rec.Dropped...) {
+				switch {
+				case HasRerun(recs, c.d.Block, p):
+				case c.colludes[p]:
+					recs.Reruns[c.d.Block] = append(recs.Reruns[c.d.Block], records.Rerun{Block: c.d.Block, Hash: c.d.Hashes[1], Processor: p})
+				default:
+					honestIn[p] = true
+				}
+			}
+		}
+		if r := esc.RuleOf(recs, c.d); r.Outcome == VoteWon && r.Winner != c.d.Hashes[0] {
+			t.Fatalf("seed %d: the liars won", seed)
+		}
 	}
 }
 
@@ -194,7 +327,7 @@ func TestCheckRoundNamesTwo(t *testing.T) {
 	if r.Outcome != VoteEscalate || r.Ask != 1 {
 		t.Fatalf("first ruling %+v, want an escalation asking 1", r)
 	}
-	rec, ok := esc.NextCheck(jobs.ID{1}, sc, nil, r, nil, []string{"p", "a", "b", "c"}, seedPick)
+	rec, ok := esc.NextCheck(jobs.ID{1}, sc, nil, r, nil, PeerCandidates([]string{"p", "a", "b", "c"}), nil)
 	if !ok {
 		t.Fatal("no check written")
 	}

@@ -2,6 +2,7 @@ package finish
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/jobmesh/jobmesh/jobs"
@@ -58,11 +59,12 @@ func JudgeWith(info *jobs.JobInfo, plan *jobs.Plan, recs *Records, esc Escalatio
 		return Judgement{}, err
 	}
 	excluded := map[string]bool{}
-	disclosers := recs.Disclosers()
-	eligible := func(p string) bool { return disclosers[p] && !excluded[p] }
+	var pool map[string]bool
+	eligible := func(p string) bool { return pool[p] && !excluded[p] }
 	replicated := info.Requirements.Replicas > 1
 	var redo []string
 	for {
+		pool = Finalizers(recs, slices.Sorted(maps.Keys(excluded)))
 		acc := recs.Accept(plan.JobID, eligible)
 		keep := func(p string) bool { return !excluded[p] }
 		var commits []microjob.Commitment
@@ -107,7 +109,7 @@ func JudgeWith(info *jobs.JobInfo, plan *jobs.Plan, recs *Records, esc Escalatio
 		slices.Sort(redo)
 		acc.acceptRedos(plan, culprits, eligible)
 		return Judgement{V: v, Culprits: culprits, Redo: slices.Compact(redo), Recs: acc,
-			Order: FinalizerOrder(plan.JobID, recs, culprits), Refused: acc.refusals(plan, disclosers, culprits)}, nil
+			Order: FinalizerOrder(plan.JobID, recs, culprits), Refused: acc.refusals(plan, pool, culprits)}, nil
 	}
 }
 

@@ -31,6 +31,11 @@ type Records struct {
 	// author; Verdicts the verdict records.
 	Requests []Request
 	Verdicts []Authored[[]byte]
+	// Candidates are the processors this reader holds eligible to re-run a
+	// block, with the keys they rank by: a dispute or check must ask a
+	// prefix of its block's rerun order over them (RerunOrder). Nil checks no order: only a
+	// reader without a view of the mesh (a test, a diagnosis) leaves it so.
+	Candidates []Candidate
 
 	// CommitSeqs and DisclSeqs are the record seqs of Commits and Discl,
 	// index for index (the verdict's rounds are ordered by them).

@@ -2,13 +2,11 @@ package finish
 
 import (
 	"bytes"
-	"encoding/binary"
 	"slices"
 	"time"
 
 	"github.com/jobmesh/jobmesh/dispatch"
 	"github.com/jobmesh/jobmesh/jobs"
-	"github.com/jobmesh/jobmesh/microjob"
 	"github.com/jobmesh/jobmesh/records"
 )
 
@@ -116,23 +114,6 @@ func RedoRank(self string, id jobs.ID, rd records.Redo, req jobs.Requirements, p
 
 func redoHash(p string, id jobs.ID, rd records.Redo) [32]byte {
 	return records.RankHash(p, id.String(), rd.Micro, "redo")
-}
-
-// ThirdDraw is the draw of a third processor to re-run disputed block
-// d.Block of job id: the pool is procs without the dispute's two sides
-// and the thirds dropped before for staying silent; the seed, which
-// anyone can repeat, changes with each replacement.
-func ThirdDraw(id jobs.ID, d microjob.Dispute, dropped, procs []string) (pool []string, seed []byte) {
-	for _, p := range procs {
-		if p != d.Processors[0] && p != d.Processors[1] && !slices.Contains(dropped, p) {
-			pool = append(pool, p)
-		}
-	}
-	seed = dispatch.Seed(id[:], []byte("dispute"), binary.BigEndian.AppendUint64(nil, d.Block))
-	if len(dropped) > 0 {
-		seed = dispatch.Seed(seed, binary.BigEndian.AppendUint64(nil, uint64(len(dropped))))
-	}
-	return pool, seed
 }
 
 // PassDue reports whether a pass over a job's requests (disputes,

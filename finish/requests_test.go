@@ -9,7 +9,6 @@ import (
 
 	"github.com/jobmesh/jobmesh/dispatch"
 	"github.com/jobmesh/jobmesh/jobs"
-	"github.com/jobmesh/jobmesh/microjob"
 	"github.com/jobmesh/jobmesh/records"
 )
 
@@ -102,26 +101,6 @@ func TestRedoRank(t *testing.T) {
 	}
 	if got := RedoRank(eligible[2], id, rd, jobs.Requirements{}, nodes); got != want {
 		t.Fatalf("without requirements: rank %d, want %d", got, want)
-	}
-}
-
-// TestThirdDraw: the third processor of a dispute is drawn from the
-// processors on neither side and not dropped, with a seed that changes
-// with each replacement.
-func TestThirdDraw(t *testing.T) {
-	id := jobs.ID(sha256.Sum256([]byte("job")))
-	d := microjob.Dispute{Block: 3, Processors: [2]string{"a", "b"}}
-	procs := []string{"a", "b", "c", "d", "e"}
-	pool, seed := ThirdDraw(id, d, nil, procs)
-	if !slices.Equal(pool, []string{"c", "d", "e"}) {
-		t.Fatalf("pool %v", pool)
-	}
-	pool2, seed2 := ThirdDraw(id, d, []string{"c"}, procs)
-	if !slices.Equal(pool2, []string{"d", "e"}) || bytes.Equal(seed, seed2) {
-		t.Fatalf("after dropping c: pool %v, seed changed %v", pool2, !bytes.Equal(seed, seed2))
-	}
-	if _, again := ThirdDraw(id, d, nil, procs); !bytes.Equal(seed, again) {
-		t.Fatal("the draw's seed is not repeatable")
 	}
 }
 

@@ -54,6 +54,7 @@ func (s *script) runMicros(p string, args map[string]string, flags []string) str
 // judge is the judgement of the records so far.
 func (s *script) judge() (Judgement, *Records) {
 	recs := FromRecords(s.plan.JobID, s.recs)
+	recs.Candidates = s.cands
 	j, err := JudgeWith(s.info, s.plan, recs, s.esc)
 	if err != nil {
 		s.t.Fatal(err)
@@ -72,7 +73,8 @@ func (s *script) dispute(by string, args map[string]string, exhausted bool) stri
 
 // escalate writes by's next request for each open dispute, as the
 // processor does (Escalation.NextRequest), with the named re-runners in
-// silent dropped and the re-runners drawn from procs by the seed alone.
+// silent dropped and the re-runners the next of the rerun order over
+// procs (those in unable asked dropped at once).
 func (s *script) escalate(by string, args map[string]string) string {
 	j, _ := s.judge()
 	var b strings.Builder
@@ -87,8 +89,8 @@ func (s *script) escalate(by string, args map[string]string) string {
 		if p, ok := j.Recs.Dispute[d.Block]; ok {
 			prev = &p
 		}
-		pick := func(pool []string, seed []byte) (int, bool) { return int(seed[0]) % len(pool), true }
-		rec, ok := s.esc.NextRequest(s.plan.JobID, d, prev, r, pids(args["silent"]), pids(args["procs"]), pick)
+		unable := func(p string) bool { return slices.Contains(pids(args["unable"]), p) }
+		rec, ok := s.esc.NextRequest(s.plan.JobID, d, prev, r, pids(args["silent"]), PeerCandidates(pids(args["procs"])), unable)
 		fmt.Fprintf(&b, "block %d: %s", d.Block, r.Outcome)
 		if r.Outcome == VoteEscalate {
 			fmt.Fprintf(&b, " ask=%d", r.Ask)
@@ -212,7 +214,7 @@ func (s *script) choose(args map[string]string) string {
 
 // rule applies the dispute rule to a dispute between a right and a
 // wrong hash: asked re-runners, of which those in votes (r: right, w:
-// wrong, o: a third hash) answered.
+// wrong, o: a third hash) answered and silent more were dropped.
 func (s *script) rule(args map[string]string, exhausted bool) string {
 	hashes := map[string]string{"r": "right", "w": "wrong", "o": "other"}
 	hexOf := func(n string) string {
@@ -227,7 +229,8 @@ func (s *script) rule(args map[string]string, exhausted bool) string {
 		}
 	}
 	asked, _ := strconv.Atoi(args["asked"])
-	r := s.esc.Rule(d, asked, votes, exhausted)
+	silent, _ := strconv.Atoi(args["silent"])
+	r := s.esc.Rule(d, asked, votes, silent, exhausted)
 	var b strings.Builder
 	b.WriteString(r.Outcome.String())
 	for _, t := range r.Tally {
@@ -250,4 +253,19 @@ func (s *script) rule(args map[string]string, exhausted bool) string {
 		fmt.Fprintf(&b, " (%s)", r.Reason)
 	}
 	return b.String()
+}
+
+// order prints the rerun order of block for a request of kind (dispute,
+// check) over the candidates, less the sides.
+func (s *script) order(args map[string]string) string {
+	block, _ := strconv.ParseUint(args["block"], 10, 64)
+	kind := records.DisputeType
+	if args["kind"] == "check" {
+		kind = records.CheckType
+	}
+	var out []string
+	for _, sl := range RerunOrder(s.plan.JobID, kind, block, s.cands, pids(args["sides"])) {
+		out = append(out, sl.Key)
+	}
+	return names(out)
 }

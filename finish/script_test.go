@@ -81,6 +81,7 @@ type script struct {
 	complete map[string]time.Time // per processor, Decision.Complete
 	ranks    [][]string           // the verifier runners, by MacroJob
 	esc      Escalation           // the dispute rule judging uses
+	cands    []Candidate          // the reader's re-run candidates (Records.Candidates)
 }
 
 var start = time.Unix(1_000_000, 0).UTC()
@@ -148,6 +149,14 @@ func (s *script) run(line string) string {
 		return s.escalate(pos[0], args)
 	case "rule":
 		return s.rule(args, slices.Contains(pos, "exhausted"))
+	case "candidates":
+		s.cands = nil
+		if len(pos) > 0 {
+			s.cands = PeerCandidates(pids(pos[0]))
+		}
+		return ""
+	case "order":
+		return s.order(args)
 	case "check":
 		return s.check(pos[0], args, slices.Contains(pos, "exhausted"))
 	case "rerun":

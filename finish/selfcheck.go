@@ -2,11 +2,9 @@ package finish
 
 import (
 	"cmp"
-	"encoding/binary"
 	"encoding/hex"
 	"slices"
 
-	"github.com/jobmesh/jobmesh/dispatch"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/microjob"
 	"github.com/jobmesh/jobmesh/records"
@@ -96,10 +94,10 @@ func (e Escalation) checkOutcome(recs *Records, sc SelfCheck) (culprit string, d
 func (e Escalation) CheckRuling(recs *Records, sc SelfCheck) Ruling {
 	c, ok := recs.Checks[sc.Block]
 	if !ok || c.Processor != sc.Processor {
-		return e.rule([]string{sc.Hash}, 0, nil, false)
+		return e.rule([]string{sc.Hash}, 0, nil, 0, false)
 	}
-	named := voters(recs, sc.Block, CheckRerunners(c), c.Dropped, []string{sc.Processor})
-	return e.rule([]string{sc.Hash}, len(named), answers(recs, sc.Block, named), c.Exhausted)
+	asked, silent := askedOf(recs, sc.Block, CheckRerunners(c), c.Dropped, []string{sc.Processor})
+	return e.rule([]string{sc.Hash}, len(asked), answers(recs, sc.Block, asked), silent, c.Exhausted)
 }
 
 // CheckRerunners are the re-runners a check names: its two thirds, then
@@ -124,44 +122,21 @@ func validCheck(c records.Check) bool {
 	return true
 }
 
-// CheckDraw is the draw of the next re-runner of self-checked block sc
-// of job id, drawn being those named before it: the pool is procs without
-// sc's processor, drawn and dropped; the seed, which anyone can repeat,
-// changes with the dropped and the drawn.
-func CheckDraw(id jobs.ID, sc SelfCheck, drawn, dropped, procs []string) (pool []string, seed []byte) {
-	for _, p := range procs {
-		if p != sc.Processor && !slices.Contains(dropped, p) && !slices.Contains(drawn, p) {
-			pool = append(pool, p)
-		}
-	}
-	seed = dispatch.Seed(id[:], []byte("check"), binary.BigEndian.AppendUint64(nil, sc.Block), binary.BigEndian.AppendUint64(nil, uint64(len(dropped))))
-	return pool, dispatch.Seed(seed, binary.BigEndian.AppendUint64(nil, uint64(len(drawn))))
-}
-
-// NextCheck is the check a finalizer writes for self-checked block sc of
-// job id after ruling r (CheckRuling) on prev, the check in force (nil:
+// NextCheck is the check a finalizer writes for self-checked block sc
+// of job id after ruling r (CheckRuling) on prev, the check in force (nil:
 // none), as NextRequest for a dispute: silent re-runners are dropped (but
-// stay named while Thirds needs them), and an escalating ruling draws its
-// round (CheckDraw, pick). ok is false when there is nothing new to write,
-// or fewer than two re-runners.
-func (e Escalation) NextCheck(id jobs.ID, sc SelfCheck, prev *records.Check, r Ruling, silent, procs []string, pick Pick) (records.Check, bool) {
+// stay named while Thirds needs them), and an escalating ruling names the
+// next re-runners of the block's rerun order over cands. ok is false when
+// there is nothing new to write, or fewer than two re-runners.
+func (e Escalation) NextCheck(id jobs.ID, sc SelfCheck, prev *records.Check, r Ruling, silent []string, cands []Candidate, unable func(string) bool) (records.Check, bool) {
 	rec := records.Check{Block: sc.Block, Processor: sc.Processor, Hash: sc.Hash}
 	var rd round
 	if prev != nil {
 		rec = *prev
 		rd = round{named: CheckRerunners(*prev), dropped: prev.Dropped, exhausted: prev.Exhausted}
 	}
-	rd.silence(silent, 2)
-	if rd.dropping {
-		voting := slices.DeleteFunc(slices.Clone(rd.named), func(p string) bool { return slices.Contains(rd.dropped, p) })
-		r = e.rule([]string{sc.Hash}, len(voting), r.Votes, rd.exhausted)
-	}
-	if r.Outcome == VoteEscalate {
-		// A check names two re-runners at least: a round too small for
-		// that (a margin of 2) would never be written.
-		r.Ask = max(r.Ask, 2-len(rd.named))
-	}
-	rd.draw(r, pick, func(drawn, dropped []string) ([]string, []byte) { return CheckDraw(id, sc, drawn, dropped, procs) })
+	order := RerunOrder(id, records.CheckType, sc.Block, cands, []string{sc.Processor})
+	e.next(&rd, []string{sc.Hash}, r, silent, 2, order, unable)
 	if len(rd.named) < 2 || !rd.changed {
 		return records.Check{}, false
 	}

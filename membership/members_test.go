@@ -117,6 +117,12 @@ func TestMembersCacheKeepsYesAndAsksNoAgain(t *testing.T) {
 // with reg have made.
 func isMemberReads(t *testing.T, reg prometheus.Gatherer) float64 {
 	t.Helper()
+	return escrowReads(t, reg, "isMember")
+}
+
+// escrowReads counts the escrow client's reads of method in reg.
+func escrowReads(t *testing.T, reg prometheus.Gatherer, method string) float64 {
+	t.Helper()
 	mfs, err := reg.Gather()
 	if err != nil {
 		t.Fatal(err)
@@ -128,7 +134,7 @@ func isMemberReads(t *testing.T, reg prometheus.Gatherer) float64 {
 		}
 		for _, m := range mf.GetMetric() {
 			for _, l := range m.GetLabel() {
-				if l.GetName() == "method" && l.GetValue() == "isMember" {
+				if l.GetName() == "method" && l.GetValue() == method {
 					n += m.GetCounter().GetValue()
 				}
 			}

@@ -121,27 +121,6 @@ func (v *View) Pick(job dispatch.Job, ids []string, seed []byte) (int, bool) {
 	return i, true
 }
 
-// PickRerunner chooses a processor among pool (sorted peer IDs) for a
-// dispute's third run or a self-check re-run of job, by selection weight
-// for the job, from seed. Kicked-out processors are never chosen;
-// processors not live weigh like the lightest live one. When no one in
-// pool has any weight (this node's view does not weigh them yet), every
-// processor not kicked out weighs the same. False when everyone in pool
-// is kicked out.
-func (v *View) PickRerunner(job dispatch.Job, pool []string, seed []byte) (int, bool) {
-	if i, ok := v.Pick(job, pool, seed); ok {
-		return i, true
-	}
-	even := make([]float64, len(pool))
-	for i, p := range pool {
-		if !v.Kicked(p) {
-			even[i] = 1
-		}
-	}
-	i, err := dispatch.Choose(even, seed)
-	return i, err == nil
-}
-
 // Grew reports whether view v lists a processor that old does not (any,
 // when old is nil): processors that rank one another from views that
 // differ so do the same work twice.

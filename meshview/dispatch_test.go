@@ -36,25 +36,3 @@ func TestViewGrowsOnlyWithNewProcessors(t *testing.T) {
 		}
 	}
 }
-
-// TestPickRerunner: a kicked-out processor is never picked; when nobody
-// in the pool weighs anything every processor not kicked out weighs the
-// same; when all are kicked out nobody is picked.
-func TestPickRerunner(t *testing.T) {
-	v := NewView(time.Time{}, []ProcessorView{{Node: dispatch.Node{ID: "a"}}, {Node: dispatch.Node{ID: "b"}}, {Node: dispatch.Node{ID: "c"}}},
-		dispatch.Kick{Node: "c", Reason: dispatch.KickTimeouts})
-	picked := map[int]bool{}
-	for s := range 100 {
-		i, ok := v.PickRerunner(dispatch.Job{}, []string{"a", "b", "c"}, dispatch.Seed([]byte{byte(s)}))
-		if !ok || i == 2 {
-			t.Fatalf("seed %d: picked %d (%v)", s, i, ok)
-		}
-		picked[i] = true
-	}
-	if len(picked) != 2 {
-		t.Fatalf("picked %v among two processors of no weight, want both", picked)
-	}
-	if _, ok := v.PickRerunner(dispatch.Job{}, []string{"c"}, []byte("seed")); ok {
-		t.Fatal("picked a kicked-out processor")
-	}
-}

@@ -21,23 +21,15 @@ import (
 // is settled.
 func (w *Worker) requestChecks(ctx context.Context, js *jobState, v microjob.Verdict, recs *finish.Records) (bool, error) {
 	id, esc := js.plan.JobID, finish.DefaultEscalation()
-	pick := func(pool []string, seed []byte) (int, bool) { return w.pickThird(js, pool, seed) }
 	pending := false
 	var checks []crdt.Entry
 	var sent []records.Check
-	var procs []string
 	for _, sc := range finish.CheckTargets(js.plan, v, recs) {
 		r := esc.CheckRuling(recs, sc)
 		if r.Outcome == finish.VoteWon {
 			continue
 		}
-		if procs == nil {
-			var err error
-			if procs, err = w.processors(ctx); err != nil {
-				return false, err
-			}
-		}
-		if others := slices.DeleteFunc(slices.Clone(procs), func(p string) bool { return p == sc.Processor }); len(others) < 2 {
+		if len(finish.RerunOrder(id, records.CheckType, sc.Block, recs.Candidates, []string{sc.Processor})) < 2 {
 			// Too few processors for an independent vote: the block
 			// stands as the verifier saw it (finish.ChecksSettled).
 			w.log.Warn("too few processors to check a self-checked block", "job", id, "block", sc.Block, "processor", sc.Processor)
@@ -64,7 +56,7 @@ func (w *Worker) requestChecks(ctx context.Context, js *jobState, v microjob.Ver
 				w.log.Warn("re-runners of a self-checked block did not answer; drawing others", "job", id, "block", sc.Block, "silent", silent)
 			}
 		}
-		rec, ok := esc.NextCheck(id, sc, prev, r, silent, w.drawable(procs, []string{sc.Processor}, 2), pick)
+		rec, ok := esc.NextCheck(id, sc, prev, r, silent, recs.Candidates, w.unable)
 		if !ok {
 			w.log.Warn("no re-runner left to draw for a self-checked block", "job", id, "block", sc.Block, "votes", r.Tally)
 			w.judgeAgain(js)

@@ -51,7 +51,17 @@ func (w *Worker) records(ctx context.Context, id jobs.ID) (*finish.Records, erro
 	w.mu.Lock()
 	js := w.known[id]
 	w.mu.Unlock()
-	return w.members.Filter(ctx, id, infoOf(js), w.wallets.Filter(id, recs))
+	filtered, err := w.members.Filter(ctx, id, infoOf(js), w.wallets.Filter(id, recs))
+	if err != nil {
+		return nil, err
+	}
+	cands, err := w.rerunCandidates(ctx, infoOf(js))
+	if err != nil {
+		return nil, err
+	}
+	out := *filtered
+	out.Candidates = cands
+	return &out, nil
 }
 
 func (w *Worker) finalizeAll(ctx context.Context) {
@@ -311,16 +321,11 @@ func mustHash(s string) jobs.ID {
 // requestReruns writes the next request of each disputed block
 // (finish.Escalation.NextRequest): a first round of re-runners, another
 // round while the vote has no decisive margin, and replacements for
-// re-runners that did not answer within RerunTimeout. Re-runners are drawn
-// from the processors that took part in neither side by a seeded,
-// weighted draw that anyone can repeat.
+// re-runners that did not answer within RerunTimeout. Re-runners are the
+// next of the block's rerun order over the candidates (finish.RerunOrder),
+// which every reader checks.
 func (w *Worker) requestReruns(ctx context.Context, js *jobState, disputes []microjob.Dispute, recs *finish.Records) error {
-	procs, err := w.processors(ctx)
-	if err != nil {
-		return err
-	}
 	id, esc := js.plan.JobID, finish.DefaultEscalation()
-	pick := func(pool []string, seed []byte) (int, bool) { return w.pickThird(js, pool, seed) }
 	seen := map[uint64]bool{}
 	for _, d := range disputes {
 		if seen[d.Block] {
@@ -346,7 +351,7 @@ func (w *Worker) requestReruns(ctx context.Context, js *jobState, disputes []mic
 				w.log.Warn("re-runners of a disputed block did not answer; drawing others", "job", id, "block", d.Block, "silent", silent)
 			}
 		}
-		rec, ok := esc.NextRequest(id, d, prev, r, silent, w.drawable(procs, d.Processors[:], 1), pick)
+		rec, ok := esc.NextRequest(id, d, prev, r, silent, recs.Candidates, w.unable)
 		if !ok {
 			w.log.Warn("no re-runner left to draw for a disputed block", "job", id, "block", d.Block, "votes", r.Tally)
 			w.judgeAgain(js)

@@ -2,12 +2,15 @@ package processor
 
 import (
 	"context"
+	"fmt"
 	"path"
-	"slices"
+	"strings"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/dispatch"
+	"github.com/jobmesh/jobmesh/finish"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/macrojob"
 	"github.com/jobmesh/jobmesh/meshview"
@@ -162,45 +165,53 @@ func (c jobChooser) Choose(cands []macrojob.PeerID, seed []byte) int {
 	return c.w.dview.Load().ChooseOwner(c.job, cands, seed)
 }
 
-// pickThird chooses a processor among pool (sorted peer IDs) for a
-// dispute's third run or a self-check re-run of js (meshview.View.PickRerunner),
-// among those that can work now (canWork) when there are any: one that
-// stopped before its advertisement lapsed, or was slashed, would be asked,
-// stay silent and be replaced only after RerunTimeout. Nobody repeats the
-// draw to check it; the request names whom it asks.
-func (w *Worker) pickThird(js *jobState, pool []string, seed []byte) (int, bool) {
-	job, v := meshview.DispatchJob(js.info, js.plan), w.dview.Load()
-	live := w.able(v, pool)
-	if len(live) == 0 || len(live) == len(pool) {
-		return v.PickRerunner(job, pool, seed)
+// rerunCandidates are the processors this node holds eligible to re-run
+// a block of job info (finish.Records.Candidates): the advertised
+// processors (finish.Processors). With a chain each ranks by its bound
+// wallet, and only a wallet that had staked by the block that created the
+// job's escrow counts (membership.Stakers): stake is what a place in a
+// rerun order costs, and a key made after the job was announced could
+// have been searched for a high rank. Every reader reads the same from
+// the chain; a stake read now would differ between views (a wallet
+// slashed since keeps its place, and its processors, unable to work, are
+// asked dropped at once). Without a chain each ranks by its peer ID.
+func (w *Worker) rerunCandidates(ctx context.Context, info *jobs.JobInfo) ([]finish.Candidate, error) {
+	procs, err := w.processors(ctx)
+	if err != nil {
+		return nil, err
 	}
-	i, ok := v.PickRerunner(job, live, seed)
-	if !ok {
-		return 0, false
+	if w.stakers == nil {
+		return finish.PeerCandidates(procs), nil
 	}
-	return slices.Index(pool, live[i]), true
-}
-
-// drawable is the pool re-runners are drawn from: the processors of procs
-// that can work now (canWork), when at least need of them are not in
-// sides, else all of procs. A processor that stopped, or was slashed,
-// before its advertisement lapsed would be drawn, stay silent for
-// RerunTimeout and only then be replaced; and a vote whose pool is
-// exhausted is decided once the live re-runners answered instead of
-// after the silent ones' timeout. The request names its re-runners and
-// whether the pool was exhausted, which is what readers judge by.
-func (w *Worker) drawable(procs, sides []string, need int) []string {
-	live := w.able(w.dview.Load(), procs)
-	others := 0
-	for _, p := range live {
-		if !slices.Contains(sides, p) {
-			others++
+	out := []finish.Candidate{} // not nil: a reader with a chain always checks the order
+	if info == nil {
+		return out, nil
+	}
+	for _, p := range procs {
+		wallet, ok := w.wallets.Bound(p)
+		if !ok {
+			continue
+		}
+		staked, err := w.stakers.StakedBefore(ctx, info, common.HexToAddress(wallet))
+		if err != nil {
+			return nil, fmt.Errorf("processor: re-run candidates of job %s: %w", info.ID(), err)
+		}
+		if staked {
+			out = append(out, finish.Candidate{Peer: p, Key: strings.ToLower(wallet)})
 		}
 	}
-	if others >= need {
-		return live
+	return out, nil
+}
+
+// unable reports whether candidate p cannot work now (canWork): the
+// finalizer asks it dropped at once, so that the vote does not wait
+// RerunTimeout for it; its answer still counts if it comes.
+func (w *Worker) unable(p string) bool {
+	if p == w.self {
+		return false
 	}
-	return procs
+	pv, ok := w.dview.Load().Processor(p)
+	return !ok || !w.canWork(pv)
 }
 
 // roomConfig is the room configuration for a room of js: the worker's,

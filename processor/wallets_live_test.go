@@ -24,10 +24,10 @@ import (
 // wallets culprits claim would burn its stake. The claims are left out
 // of judging and counted; the settlement names no culprit but the liar's
 // own bound wallet, pays neither the liar nor the claimed wallet, and the
-// honest stake is intact on the chain. Three honest processors stay up,
-// so that a dispute with the liar has two live re-runners: with the
-// stopped one dropped, their votes give the honest side the lead of 2 an
-// exhausted pool needs.
+// honest stake is intact on the chain. Four honest processors stay up,
+// so that a dispute with the liar has three live re-runners: their votes
+// give the honest side the lead of 2 an exhausted order needs even with
+// the stopped one's silence counted against it.
 func TestLiarClaimingAnHonestWalletFramesNobody(t *testing.T) {
 	const liarIndex, victimIndex = 2, 4
 	var (
@@ -37,7 +37,7 @@ func TestLiarClaimingAnHonestWalletFramesNobody(t *testing.T) {
 		ownRecords atomic.Int32
 	)
 	liar := liarTune(&m, liarIndex)
-	m = chainMesh(t, 5, func(mem *localmesh.Member, pc *processor.Config) {
+	m = chainMesh(t, 6, func(mem *localmesh.Member, pc *processor.Config) {
 		liar(mem, pc)
 		pc.DiscloseGrace = time.Second
 		pc.RerunTimeout = 5 * time.Second // the stopped processor may be drawn to re-run

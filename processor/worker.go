@@ -79,6 +79,7 @@ type Worker struct {
 	// joiner admits this processor to funded jobs, and settler settles
 	// finished ones, on the chain (nil without one).
 	joiner  *membership.Joiner
+	stakers *membership.Stakers // with a chain: who may re-run a job's blocks
 	settler *settlement.Settler
 	// custody keeps the outputs of the jobs this processor finishes.
 	custody *custody.Keeper

@@ -1,0 +1,72 @@
+package membership
+
+import (
+	"context"
+	"math/big"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/jobmesh/jobmesh/escrow"
+	"github.com/jobmesh/jobmesh/jobs"
+)
+
+// TestStakersCountOnlyStakeBeforeTheJob: on a real escrow, a wallet that
+// staked before a job was created may re-run its blocks and one that
+// staked after it may not (it could have searched for a key after seeing
+// the job); each answer is read from the chain's logs once.
+func TestStakersCountOnlyStakeBeforeTheJob(t *testing.T) {
+	ctx := context.Background()
+	sim, err := escrow.NewSimChain(escrow.DefaultDevChainConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = sim.Close() }()
+	deploy := escrow.DefaultDeployParams()
+	owner, _, err := escrow.Deploy(ctx, sim.Client(), sim.Transactor(0), deploy, escrow.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := func(i int, reg prometheus.Registerer) *escrow.Client {
+		cfg := escrow.DefaultConfig()
+		cfg.Contract, cfg.Registerer = owner.Address(), reg
+		c, err := escrow.New(ctx, sim.Client(), sim.Transactor(i), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	reg := prometheus.NewRegistry()
+	reader, creator, early, late := client(1, reg), client(2, nil), client(3, nil), client(4, nil)
+	if _, err := early.Stake(ctx, deploy.MinStake); err != nil {
+		t.Fatal(err)
+	}
+	info := &jobs.JobInfo{Creator: jobs.Address(creator.From()), PriceWei: big.NewInt(1000), Deadline: time.Now().Add(time.Hour).Unix()}
+	if _, err := creator.CreateJob(ctx, common.Hash(info.ID()), escrow.SeedCommitment(common.Hash{2}), time.Now().Add(time.Hour),
+		escrow.Terms{Quiet: time.Second, MinSigners: 1}, info.PriceWei); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := late.Stake(ctx, deploy.MinStake); err != nil {
+		t.Fatal(err)
+	}
+	s := NewStakers(reader)
+	for range 2 {
+		for _, tc := range []struct {
+			c    *escrow.Client
+			want bool
+		}{{early, true}, {late, false}, {creator, false}} {
+			got, err := s.StakedBefore(ctx, info, tc.c.From())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tc.want {
+				t.Errorf("%s staked before the job: %t, want %t", tc.c.From(), got, tc.want)
+			}
+		}
+	}
+	if n := escrowReads(t, reg, "logs"); n != 4 {
+		t.Fatalf("%v log reads, want 4: the job's creation and three wallets, once each", n)
+	}
+}
