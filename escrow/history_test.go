@@ -2,19 +2,27 @@ package escrow
 
 import (
 	"errors"
+	"math/big"
 	"testing"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 )
 
-// TestStakeHistory: a job's creation block is read from its event, and an
-// account counts as staked by that block only when its stake came at or
-// before it; a stake that comes later, or a job that does not exist, say
-// so.
+// TestStakeHistory: a job's creation block is read from its event, and
+// an account's active stake at that block is replayed from its events: a
+// stake that comes later does not count, nor one whose unstake was
+// requested before; a job that does not exist says so.
 func TestStakeHistory(t *testing.T) {
 	h := newHarness(t, 4)
-	h.stake(1, ether(1))
+	h.stake(1, ether(2))
+	h.stake(3, ether(1))
+	if _, err := h.clients[3].RequestUnstake(h.ctx, ether(1)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.clients[1].RequestUnstake(h.ctx, ether(1)); err != nil {
+		t.Fatal(err)
+	}
 	key, _ := h.createJob(0, ether(1), time.Hour)
 	created, err := h.clients[0].CreatedAt(h.ctx, key)
 	if err != nil {
@@ -25,19 +33,17 @@ func TestStakeHistory(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
-		i    int
-		want bool
-	}{{1, true}, {2, false}, {3, false}} {
-		got, err := h.clients[0].StakedBy(h.ctx, h.addr(tc.i), created)
+		i     int
+		block uint64
+		want  *big.Int
+	}{{1, created, ether(1)}, {2, created, new(big.Int)}, {3, created, new(big.Int)}, {2, rcpt.BlockNumber.Uint64(), ether(1)}} {
+		got, err := h.clients[0].ActiveStakeAt(h.ctx, h.addr(tc.i), tc.block)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got != tc.want {
-			t.Errorf("account %d staked by block %d: %t, want %t", tc.i, created, got, tc.want)
+		if got.Cmp(tc.want) != 0 {
+			t.Errorf("account %d's stake at block %d: %v, want %v", tc.i, tc.block, got, tc.want)
 		}
-	}
-	if ok, err := h.clients[0].StakedBy(h.ctx, h.addr(2), rcpt.BlockNumber.Uint64()); err != nil || !ok {
-		t.Errorf("account 2 staked by a later block: %t, %v", ok, err)
 	}
 	if _, err := h.clients[0].CreatedAt(h.ctx, common.Hash{1}); !errors.Is(err, ErrNoSuchJob) {
 		t.Errorf("a job never created: %v", err)

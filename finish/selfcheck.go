@@ -216,21 +216,20 @@ func ChecksPending(plan *jobs.Plan, v microjob.Verdict, recs *Records) bool {
 }
 
 // ChecksSettled reports whether every check target of v (CheckTargets) is
-// settled, or cannot be checked for want of two processors other than the
-// checked one among procs: what a finalizer waits for before it writes a
-// verdict (requestChecks), so what a reader requires of one.
+// settled, or cannot be checked for want of two places in its rerun order
+// (over recs.Candidates, or procs ranked by peer ID for a reader without
+// candidates): what a finalizer waits for before it writes a verdict
+// (requestChecks), so what a reader requires of one.
 func ChecksSettled(plan *jobs.Plan, v microjob.Verdict, recs *Records, procs []string) bool {
 	for _, sc := range CheckTargets(plan, v, recs) {
 		if _, done := CheckOutcome(recs, sc); done {
 			continue
 		}
-		others := 0
-		for _, p := range procs {
-			if p != sc.Processor {
-				others++
-			}
+		cands := recs.Candidates
+		if cands == nil {
+			cands = PeerCandidates(procs)
 		}
-		if others >= 2 {
+		if len(RerunOrder(plan.JobID, records.CheckType, sc.Block, cands, []string{sc.Processor})) >= 2 {
 			return false
 		}
 	}

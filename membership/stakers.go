@@ -2,6 +2,7 @@ package membership
 
 import (
 	"context"
+	"math/big"
 	"sync"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -10,17 +11,20 @@ import (
 	"github.com/jobmesh/jobmesh/jobs"
 )
 
-// StakeHistory reads when a job's escrow was created and whether an
-// account had staked by a block; *escrow.Client is one.
+// StakeHistory reads when a job's escrow was created, an account's
+// active stake as of a block, and the stake a join needs; *escrow.Client
+// is one.
 type StakeHistory interface {
 	CreatedAt(ctx context.Context, key common.Hash) (uint64, error)
-	StakedBy(ctx context.Context, account common.Address, block uint64) (bool, error)
+	ActiveStakeAt(ctx context.Context, account common.Address, block uint64) (*big.Int, error)
+	MinStake(ctx context.Context) (*big.Int, error)
 }
 
 var _ StakeHistory = (*escrow.Client)(nil)
 
-// Stakers says which wallets had staked by the block that created a job:
-// only their processors may re-run the job's blocks. A key generated after
+// Stakers says which wallets held at least the minimum stake at the
+// block that created a job: only their processors may re-run the job's
+// blocks. A key generated after
 // the job was announced cannot be one of them, so no one can search for
 // keys that rank first in a block's rerun order and stake them. The
 // answers are about final blocks, so every reader gets the same ones and
@@ -30,6 +34,7 @@ type Stakers struct {
 	chain StakeHistory
 
 	mu      sync.Mutex
+	min     *big.Int
 	created map[common.Hash]uint64
 	staked  map[stakedKey]bool
 }
@@ -44,8 +49,8 @@ func NewStakers(chain StakeHistory) *Stakers {
 	return &Stakers{chain: chain, created: map[common.Hash]uint64{}, staked: map[stakedKey]bool{}}
 }
 
-// StakedBefore reports whether wallet had staked by the block that
-// created the escrow of job info.
+// StakedBefore reports whether wallet held at least the minimum stake at
+// the block that created the escrow of job info.
 func (s *Stakers) StakedBefore(ctx context.Context, info *jobs.JobInfo, wallet common.Address) (bool, error) {
 	key := EscrowKey(info)
 	s.mu.Lock()
@@ -71,10 +76,24 @@ func (s *Stakers) StakedBefore(ctx context.Context, info *jobs.JobInfo, wallet c
 	if ok {
 		return yes, nil
 	}
-	yes, err := s.chain.StakedBy(ctx, wallet, block)
+	s.mu.Lock()
+	min := s.min
+	s.mu.Unlock()
+	if min == nil {
+		m, err := s.chain.MinStake(ctx)
+		if err != nil {
+			return false, err
+		}
+		min = m
+		s.mu.Lock()
+		s.min = m
+		s.mu.Unlock()
+	}
+	active, err := s.chain.ActiveStakeAt(ctx, wallet, block)
 	if err != nil {
 		return false, err
 	}
+	yes = active.Cmp(min) >= 0
 	s.mu.Lock()
 	if len(s.staked) >= maxMemberships {
 		s.staked = map[stakedKey]bool{}

@@ -16,7 +16,8 @@ import (
 // TestStakersCountOnlyStakeBeforeTheJob: on a real escrow, a wallet that
 // staked before a job was created may re-run its blocks and one that
 // staked after it may not (it could have searched for a key after seeing
-// the job); each answer is read from the chain's logs once.
+// the job), nor one that asked to unstake before it; each answer is read
+// from the chain's logs once.
 func TestStakersCountOnlyStakeBeforeTheJob(t *testing.T) {
 	ctx := context.Background()
 	sim, err := escrow.NewSimChain(escrow.DefaultDevChainConfig())
@@ -39,8 +40,14 @@ func TestStakersCountOnlyStakeBeforeTheJob(t *testing.T) {
 		return c
 	}
 	reg := prometheus.NewRegistry()
-	reader, creator, early, late := client(1, reg), client(2, nil), client(3, nil), client(4, nil)
+	reader, creator, early, late, leaving := client(1, reg), client(2, nil), client(3, nil), client(4, nil), client(5, nil)
 	if _, err := early.Stake(ctx, deploy.MinStake); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := leaving.Stake(ctx, deploy.MinStake); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := leaving.RequestUnstake(ctx, deploy.MinStake); err != nil {
 		t.Fatal(err)
 	}
 	info := &jobs.JobInfo{Creator: jobs.Address(creator.From()), PriceWei: big.NewInt(1000), Deadline: time.Now().Add(time.Hour).Unix()}
@@ -56,7 +63,7 @@ func TestStakersCountOnlyStakeBeforeTheJob(t *testing.T) {
 		for _, tc := range []struct {
 			c    *escrow.Client
 			want bool
-		}{{early, true}, {late, false}, {creator, false}} {
+		}{{early, true}, {late, false}, {creator, false}, {leaving, false}} {
 			got, err := s.StakedBefore(ctx, info, tc.c.From())
 			if err != nil {
 				t.Fatal(err)
@@ -66,7 +73,7 @@ func TestStakersCountOnlyStakeBeforeTheJob(t *testing.T) {
 			}
 		}
 	}
-	if n := escrowReads(t, reg, "logs"); n != 4 {
-		t.Fatalf("%v log reads, want 4: the job's creation and three wallets, once each", n)
+	if n := escrowReads(t, reg, "logs"); n != 13 {
+		t.Fatalf("%v log reads, want 13: the job's creation and four wallets' three event kinds, once each", n)
 	}
 }

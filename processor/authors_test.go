@@ -184,10 +184,28 @@ func TestEligibleRecordsHighestRankedWins(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// The four replicas advertise themselves: they are the re-run
+	// candidates (no chain: each ranks by its peer ID), and every request
+	// asks a prefix of its block's rerun order. hi and lo ask the same two
+	// places, each naming another first, so that neither supersedes the
+	// other and rank decides.
+	var peers []string
+	for _, r := range rs {
+		put(r.Store, records.AdvertKey(r.ID().String()), records.AdvertType, map[string]any{"peer_id": r.ID().String(), "role": "processor"})
+		peers = append(peers, r.ID().String())
+	}
+	var dorder, corder []string
+	for _, sl := range finish.RerunOrder(id, records.DisputeType, block, finish.PeerCandidates(peers), sides[:]) {
+		dorder = append(dorder, sl.Key)
+	}
+	for _, sl := range finish.RerunOrder(id, records.CheckType, block, finish.PeerCandidates(peers), []string{"p"}) {
+		corder = append(corder, sl.Key)
+	}
+	first := map[*crdttest.Replica]int{hi: 0, lo: 1}
 	for _, r := range []*crdttest.Replica{hi, lo} {
-		me := r.ID().String()
-		put(r.Store, records.DisputeKey(id, block, me), records.DisputeType, records.Dispute{Dispute: microjob.Dispute{Block: block, Processors: sides}, Third: me})
-		put(r.Store, records.CheckKey(id, block, me), records.CheckType, records.Check{Block: block, Processor: "p", Thirds: [2]string{me, x.ID().String()}})
+		me, i := r.ID().String(), first[r]
+		put(r.Store, records.DisputeKey(id, block, me), records.DisputeType, records.Dispute{Dispute: microjob.Dispute{Block: block, Processors: sides}, Third: dorder[i], Dropped: []string{dorder[1-i]}})
+		put(r.Store, records.CheckKey(id, block, me), records.CheckType, records.Check{Block: block, Processor: "p", Thirds: [2]string{corder[i], corder[1-i]}})
 		f.PutVerdict(t, r.Store, f.VerdictOf(t, r.Store, jobtest.CID(t, "out by "+me).String()))
 	}
 	// Content rules: a third that is a side, a check re-run by its
@@ -200,15 +218,22 @@ func TestEligibleRecordsHighestRankedWins(t *testing.T) {
 	regular := f.Micros(1, false)[0].ID
 	put(lo.Store, records.RedoKey(id, regular, me), records.RedoType, records.Redo{Micro: regular.String(), Exclude: []string{c.ID().String()}})
 	waitRecords(t, rs, f, 22)
+	crdttest.WaitUntil(t, 20*time.Second, func() error {
+		got, err := finish.Processors(ctx, c.Store)
+		if err != nil || len(got) != len(rs) {
+			return fmt.Errorf("%d of %d advertisements (%v)", len(got), len(rs), err)
+		}
+		return nil
+	})
 
 	w := testWorker(t, c.Store)
 	js := &jobState{info: f.Info, plan: f.Plan}
 	j, agree := weighed(t, w, js)
-	if got := j.Recs.Dispute[block].Third; got != hi.ID().String() {
-		t.Errorf("the dispute kept names third %s, want the higher-ranked author's (%s)", got, hi.ID())
+	if got := j.Recs.Dispute[block].Third; got != dorder[0] {
+		t.Errorf("the dispute kept names third %s, want the higher-ranked author's (%s)", got, dorder[0])
 	}
-	if got := j.Recs.Checks[block].Thirds[0]; got != hi.ID().String() {
-		t.Errorf("the check kept is %s's, want the higher-ranked author's (%s)", got, hi.ID())
+	if got := j.Recs.Checks[block].Thirds[0]; got != corder[0] {
+		t.Errorf("the check kept names %s first, want the higher-ranked author's (%s)", got, corder[0])
 	}
 	if len(agree) != 2 || agree[0].Author != hi.ID().String() {
 		t.Fatalf("%d verdicts follow from the records, first %v; want both, %s's first", len(agree), agree, hi.ID())
@@ -234,9 +259,11 @@ func TestEligibleRecordsHighestRankedWins(t *testing.T) {
 		t.Fatalf("settled with %s's output, reported %s's verdict (%v)", lo.ID(), chosen.Author, err)
 	}
 
-	// The lower-ranked finalizer takes over: hi's re-runner x did not
-	// answer; lo's check drops x for c, and supersedes hi's.
-	put(lo.Store, records.CheckKey(id, block, me), records.CheckType, records.Check{Block: block, Processor: "p", Thirds: [2]string{hi.ID().String(), c.ID().String()}, Dropped: []string{x.ID().String()}})
+	// The lower-ranked finalizer takes over: hi's second re-runner did not
+	// answer; lo's check drops it for the next of the order, and
+	// supersedes hi's.
+	silent := corder[1]
+	put(lo.Store, records.CheckKey(id, block, me), records.CheckType, records.Check{Block: block, Processor: "p", Thirds: [2]string{corder[0], corder[2]}, Dropped: []string{silent}})
 	waitFor := func(want string) {
 		t.Helper()
 		crdttest.WaitUntil(t, 20*time.Second, func() error {
@@ -247,10 +274,15 @@ func TestEligibleRecordsHighestRankedWins(t *testing.T) {
 			return nil
 		})
 	}
-	waitFor(c.ID().String())
-	// x re-runs after all: a check that dropped it supersedes nothing.
-	put(x.Store, records.RerunKey(id, block, x.ID().String()), records.RerunType, records.Rerun{Block: block, Hash: "00", Processor: x.ID().String()})
-	waitFor(x.ID().String())
+	waitFor(corder[2])
+	// The silent one re-runs after all: a check that dropped it
+	// supersedes nothing.
+	for _, r := range rs {
+		if r.ID().String() == silent {
+			put(r.Store, records.RerunKey(id, block, silent), records.RerunType, records.Rerun{Block: block, Hash: "00", Processor: silent})
+		}
+	}
+	waitFor(silent)
 }
 
 // TestSignerRefusesAVerdictThatDoesNotFollow: a finalizer of the job (b,
