@@ -232,8 +232,9 @@ func (l *Ledger) Kicked(id string) (Kick, bool) {
 	return Kick{}, false
 }
 
-// Rejoin clears a processor's history, as after it re-stakes and joins
-// again.
+// Rejoin clears a processor's history, kick included: it joined again
+// (the mesh's replay calls it when a kicked processor advertises a start
+// after its kick), and only what it does from now on counts.
 func (l *Ledger) Rejoin(id string) { delete(l.nodes, id) }
 
 // NodeScore is ns_i, the mean task score over the last ScoreWindow scored

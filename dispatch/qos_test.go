@@ -320,3 +320,28 @@ func TestLedgerQoSScores(t *testing.T) {
 		}
 	}
 }
+
+// TestRejoinThenNormalTask: a kicked processor that rejoins and completes
+// one normal task is back, and its old timeouts do not kick it again.
+func TestRejoinThenNormalTask(t *testing.T) {
+	l, _ := NewLedger(DefaultConfig())
+	pair := []string{"a", "b"}
+	for i := range 2 {
+		if _, err := l.Record(outcome(fmt.Sprint("late", i), pair, "a")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, ok := l.Kicked("b"); !ok {
+		t.Fatal("b not kicked after two timeouts")
+	}
+	l.Rejoin("b")
+	if kicks, _ := l.Record(outcome("normal", pair, "a", "b")); len(kicks) != 0 {
+		t.Fatalf("kicks %v", kicks)
+	}
+	if _, ok := l.Kicked("b"); ok {
+		t.Fatal("b still kicked after rejoining and a normal task")
+	}
+	if kicks, _ := l.Record(outcome("late2", pair, "a")); len(kicks) != 0 {
+		t.Fatalf("one timeout after rejoining kicked %v", kicks)
+	}
+}
