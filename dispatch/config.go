@@ -40,12 +40,14 @@ type Config struct {
 	// [10 5 2] (Crynux relay TASK_SCORE_REWARDS; seed 003 gives only the
 	// shape, earlier on-chain versions used [10 9 6]).
 	RoundScores []uint32
-	// FeeBasePoints are the points every credited result adds to its
-	// payee's fee weight before the task score: a result earns
-	// FeeBasePoints + ts (see SpeedFeeWeights). Default 10, RoundScores[0]
-	// (a jobmesh choice: a result always earns, and with the default
-	// RoundScores the fastest processor of a task earns up to 3× the
-	// slowest, (10+20)/10). 0 pays by task score alone.
+	// FeeBasePoints is the floor of a credited result's fee weight: a
+	// result earns max(ts, floor) with floor = min(FeeBasePoints,
+	// 2·RoundScores[last]), the task score of the last place the table
+	// scores in both rounds (see SpeedFeeWeights). The cap keeps a task
+	// whose submitters all score in the table split exactly by their task
+	// scores (seed 003); the floor pays honest work past the table's last
+	// place, as much as that place. Default 4, the cap with the default
+	// RoundScores. 0 pays by task score alone.
 	FeeBasePoints uint32
 	// ScoreWindow is how many recent scored tasks the node score averages
 	// over. Default 50 (Crynux relay NODE_QOS_SCORE_POOL_SIZE; seed 003 says
@@ -93,7 +95,7 @@ func DefaultConfig() Config {
 		MinModelHolders:    3,
 		MaxReplicas:        3,
 		RoundScores:        []uint32{10, 5, 2},
-		FeeBasePoints:      10,
+		FeeBasePoints:      4,
 		ScoreWindow:        50,
 		NewNodeTaskScore:   10,
 		SpeedWeight:        2,

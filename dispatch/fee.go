@@ -84,14 +84,16 @@ type FeeCredit struct {
 // SpeedFeeWeights are the fee weights of payees split by submission speed
 // (seed 003, task fee distribution): each credited result adds
 //
-//	FeeBasePoints + ts
+//	max(ts, FeeFloor(cfg))
 //
 // to its payee's weight, ts being its processor's task score in the
 // result's task (TaskScores; 0 when the processor is not in the task's
-// rounds or the task is -1). A payee credited with several results, in one
-// task or many, earns for each. With equal speed the weights are
-// proportional to the results credited; SplitFee turns them into exact
-// shares.
+// rounds or the task is -1). Where every credited processor scores in the
+// round-score table, the weights are the task scores and the split is the
+// reference split; a result past the table earns the floor. A payee
+// credited with several results, in one task or many, earns for each.
+// With equal speed the weights are proportional to the results credited;
+// SplitFee turns them into exact shares.
 func SpeedFeeWeights(cfg Config, payees int, tasks []TaskOutcome, credits []FeeCredit) ([]uint64, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -99,6 +101,7 @@ func SpeedFeeWeights(cfg Config, payees int, tasks []TaskOutcome, credits []FeeC
 	if payees < 0 || payees > MaxFeeShares {
 		return nil, fmt.Errorf("%w: %d payees, at most %d", ErrBadWeights, payees, MaxFeeShares)
 	}
+	floor := FeeFloor(cfg)
 	// Task scores by task, computed when a credit first needs them.
 	scores := make([]map[string]uint32, len(tasks))
 	score := func(task int, processor string) (uint32, error) {
@@ -130,9 +133,17 @@ func SpeedFeeWeights(cfg Config, payees int, tasks []TaskOutcome, credits []FeeC
 		if err != nil {
 			return nil, err
 		}
-		// At most 3·2^20 per credit (Validate): no overflow below 2^40
+		// At most 2^21 per credit (Validate): no overflow below 2^40
 		// credits, far above any job's result count.
-		out[c.Payee] += uint64(cfg.FeeBasePoints) + uint64(ts)
+		out[c.Payee] += uint64(max(ts, floor))
 	}
 	return out, nil
+}
+
+// FeeFloor is the least fee weight of a credited result:
+// min(FeeBasePoints, 2·RoundScores[last]). It lifts only results whose
+// task score is below the table's last place scored in both rounds, so it
+// never changes the split of a task whose submitters all score.
+func FeeFloor(cfg Config) uint32 {
+	return min(cfg.FeeBasePoints, 2*cfg.RoundScores[len(cfg.RoundScores)-1])
 }

@@ -164,16 +164,16 @@ func TestSpeedFeeWeights(t *testing.T) {
 		want    []uint64
 	}{
 		{"first earns most", 3, []TaskOutcome{bca}, []FeeCredit{{0, 0, "a"}, {1, 0, "b"}, {2, 0, "c"}},
-			[]uint64{10 + 2 + 2, 10 + 10 + 10, 10 + 5 + 5}},
+			[]uint64{2 + 2, 10 + 10, 5 + 5}},
 		{"equal speed is proportional to results", 2, alone,
-			[]FeeCredit{{0, 0, "a"}, {0, 0, "a"}, {0, 0, "a"}, {1, 1, "b"}}, []uint64{3 * 30, 30}},
-		{"unknown rounds earn the base", 2, nil, []FeeCredit{{0, -1, "a"}, {1, -1, "b"}, {1, -1, "b"}}, []uint64{10, 20}},
+			[]FeeCredit{{0, 0, "a"}, {0, 0, "a"}, {0, 0, "a"}, {1, 1, "b"}}, []uint64{3 * 20, 20}},
+		{"unknown rounds earn the floor", 2, nil, []FeeCredit{{0, -1, "a"}, {1, -1, "b"}, {1, -1, "b"}}, []uint64{4, 8}},
 		{"two processors share a payee", 2, []TaskOutcome{bca}, []FeeCredit{{0, 0, "a"}, {0, 0, "b"}, {1, 0, "c"}},
-			[]uint64{14 + 30, 20}},
-		{"not in the rounds earns the base", 1, []TaskOutcome{bca}, []FeeCredit{{0, 0, "stranger"}}, []uint64{10}},
+			[]uint64{4 + 20, 10}},
+		{"not in the rounds earns the floor", 1, []TaskOutcome{bca}, []FeeCredit{{0, 0, "stranger"}}, []uint64{4}},
 		{"a timed-out discloser scores its commit only", 3, []TaskOutcome{late},
-			[]FeeCredit{{0, 0, "a"}, {1, 0, "b"}, {2, 0, "c"}}, []uint64{10 + 10 + 5, 10 + 5, 10 + 2 + 10}},
-		{"a payee without credit weighs 0", 2, []TaskOutcome{bca}, []FeeCredit{{1, 0, "a"}}, []uint64{0, 14}},
+			[]FeeCredit{{0, 0, "a"}, {1, 0, "b"}, {2, 0, "c"}}, []uint64{10 + 5, 5 + 0, 2 + 10}},
+		{"a payee without credit weighs 0", 2, []TaskOutcome{bca}, []FeeCredit{{1, 0, "a"}}, []uint64{0, 4}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := SpeedFeeWeights(DefaultConfig(), tc.payees, tc.tasks, tc.credits)
@@ -187,26 +187,59 @@ func TestSpeedFeeWeights(t *testing.T) {
 	}
 }
 
-func TestSpeedFeeWeightsFeeBase(t *testing.T) {
+// TestSpeedFeeReferenceSplit: three submitters in the table, first, second
+// and third in both rounds (task scores 20 : 10 : 4, i.e. 10 : 5 : 2), are
+// paid exactly the reference split, 58.8% / 29.4% / 11.8%.
+func TestSpeedFeeReferenceSplit(t *testing.T) {
+	o := outcome("t", []string{"a", "b", "c"}, "a", "b", "c")
+	credits := []FeeCredit{{0, 0, "a"}, {1, 0, "b"}, {2, 0, "c"}}
+	w, err := SpeedFeeWeights(DefaultConfig(), 3, []TaskOutcome{o}, credits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(w, []uint64{20, 10, 4}) {
+		t.Fatalf("weights %v, want the task scores [20 10 4]", w)
+	}
+	shares, err := SplitFee(big.NewInt(17_000), w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []int64{10_000, 5_000, 2_000} { // 58.8 / 29.4 / 11.8 %
+		if shares[i].Int64() != want {
+			t.Fatalf("shares %v, want 10000 5000 2000", shares)
+		}
+	}
+}
+
+// TestSpeedFeeFloor: in a MacroJob with more submitters than the table
+// scores, every credited result past the table earns the floor, the task
+// score of the table's last place; FeeBasePoints caps it and 0 turns it
+// off.
+func TestSpeedFeeFloor(t *testing.T) {
 	cfg := DefaultConfig()
-	o := outcome("t", []string{"a", "b", "c", "d"}, "a", "b", "c", "d")
-	credits := []FeeCredit{{0, 0, "a"}, {1, 0, "d"}}
-	w, err := SpeedFeeWeights(cfg, 2, []TaskOutcome{o}, credits)
-	if err != nil {
-		t.Fatal(err)
+	five := []string{"a", "b", "c", "d", "e"}
+	o := outcome("t", five, five...)
+	var credits []FeeCredit
+	for i, p := range five {
+		credits = append(credits, FeeCredit{i, 0, p})
 	}
-	// The default base: the fastest earns 3× a processor past the scored
-	// positions.
-	if w[0] != 3*w[1] {
-		t.Fatalf("weights %v: fastest is not 3× the slowest", w)
-	}
-	cfg.FeeBasePoints = 0
-	w, err = SpeedFeeWeights(cfg, 2, []TaskOutcome{o}, credits)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if w[0] != 20 || w[1] != 0 {
-		t.Fatalf("weights %v without a base, want [20 0]", w)
+	for _, tc := range []struct {
+		base uint32
+		want []uint64
+	}{
+		{4, []uint64{20, 10, 4, 4, 4}},
+		{100, []uint64{20, 10, 4, 4, 4}}, // capped at the last place
+		{1, []uint64{20, 10, 4, 1, 1}},
+		{0, []uint64{20, 10, 4, 0, 0}},
+	} {
+		cfg.FeeBasePoints = tc.base
+		w, err := SpeedFeeWeights(cfg, len(five), []TaskOutcome{o}, credits)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(w, tc.want) {
+			t.Fatalf("base %d: weights %v, want %v", tc.base, w, tc.want)
+		}
 	}
 }
 

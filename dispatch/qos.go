@@ -157,13 +157,17 @@ func pushWindow[T any](w []T, x T, size int) []T {
 }
 
 // Record applies one task outcome and returns the processors it newly
-// kicks out, sorted by ID. A bad outcome changes nothing.
+// kicks out, sorted by ID. A bad outcome changes nothing, and neither does
+// a task nobody submitted to: seed 003 ignores it (it is likely
+// misconfigured), so it counts as a timeout for no one.
 func (l *Ledger) Record(o TaskOutcome) ([]Kick, error) {
 	scores, err := TaskScores(l.cfg, o)
 	if err != nil {
 		return nil, err
 	}
-	scored := o.Scored()
+	if !o.Scored() {
+		return nil, nil
+	}
 	order := make([]int, len(o.Assigned))
 	for i := range order {
 		order[i] = i
@@ -179,19 +183,17 @@ func (l *Ledger) Record(o TaskOutcome) ([]Kick, error) {
 		}
 		timedOut := !slices.Contains(o.Disclosures, id)
 		h.timeouts = pushWindow(h.timeouts, timedOut, l.cfg.KickTimeoutWindow)
-		if scored {
-			h.scores = pushWindow(h.scores, scores[i], l.cfg.ScoreWindow)
-			h.recent = pushWindow(h.recent, scores[i], l.cfg.KickScoreWindow)
-			var sum uint64
-			for _, s := range h.recent {
-				sum += uint64(s)
-			}
-			// mean < threshold, exactly: sum < threshold·n.
-			if sum < uint64(l.cfg.KickScoreThreshold)*uint64(len(h.recent)) {
-				h.lowStreak++
-			} else {
-				h.lowStreak = 0
-			}
+		h.scores = pushWindow(h.scores, scores[i], l.cfg.ScoreWindow)
+		h.recent = pushWindow(h.recent, scores[i], l.cfg.KickScoreWindow)
+		var sum uint64
+		for _, s := range h.recent {
+			sum += uint64(s)
+		}
+		// mean < threshold, exactly: sum < threshold·n.
+		if sum < uint64(l.cfg.KickScoreThreshold)*uint64(len(h.recent)) {
+			h.lowStreak++
+		} else {
+			h.lowStreak = 0
 		}
 		if h.kicked != nil {
 			continue
@@ -230,8 +232,9 @@ func (l *Ledger) Kicked(id string) (Kick, bool) {
 	return Kick{}, false
 }
 
-// Rejoin clears a processor's history, as after it re-stakes and joins
-// again.
+// Rejoin clears a processor's history, kick included: it joined again
+// (the mesh's replay calls it when a kicked processor advertises a start
+// after its kick), and only what it does from now on counts.
 func (l *Ledger) Rejoin(id string) { delete(l.nodes, id) }
 
 // NodeScore is ns_i, the mean task score over the last ScoreWindow scored

@@ -150,18 +150,39 @@ func TestKickOutAfterRepeatedTimeouts(t *testing.T) {
 	if _, ok := l.Kicked("good"); ok {
 		t.Fatal("good kicked")
 	}
-	// A single-processor task that times out has no submission at all: it
-	// is not scored, but the timeout still counts.
+	// A processor that submitted nothing to a task others submitted to
+	// times out; twice in three tasks kicks it.
 	l2, _ := NewLedger(DefaultConfig())
 	for i := range 2 {
-		kicks, _ := l2.Record(TaskOutcome{TaskID: fmt.Sprint(i), Assigned: []string{"solo"}})
+		kicks, _ := l2.Record(outcome(fmt.Sprint(i), pair, "good"))
 		if (i == 1) != (len(kicks) == 1) {
-			t.Fatalf("solo task %d: kicks %v", i, kicks)
+			t.Fatalf("task %d: kicks %v", i, kicks)
 		}
 	}
-	l2.Rejoin("solo")
-	if _, ok := l2.Kicked("solo"); ok {
-		t.Fatal("rejoin must clear the kick")
+}
+
+// TestUnsubmittedTaskIgnored: a task nobody submitted to changes nobody's
+// timeout count (seed 003: it "is simply ignored"), however often it comes.
+func TestUnsubmittedTaskIgnored(t *testing.T) {
+	l, _ := NewLedger(DefaultConfig())
+	pair := []string{"a", "b"}
+	if _, err := l.Record(outcome("t0", pair, "a")); err != nil { // b: 1 timeout
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		kicks, err := l.Record(TaskOutcome{TaskID: fmt.Sprint("dead", i), Assigned: pair})
+		if err != nil || len(kicks) != 0 {
+			t.Fatalf("dead task %d: kicks %v, %v", i, kicks, err)
+		}
+	}
+	for _, id := range pair {
+		if k, ok := l.Kicked(id); ok {
+			t.Fatalf("%s kicked by tasks nobody submitted to: %+v", id, k)
+		}
+	}
+	// b's one timeout is still in the window: one more kicks it.
+	if kicks, _ := l.Record(outcome("t1", pair, "a")); len(kicks) != 1 || kicks[0].Node != "b" {
+		t.Fatalf("kicks %v, want b", kicks)
 	}
 }
 
@@ -297,5 +318,30 @@ func TestLedgerQoSScores(t *testing.T) {
 		if got[i].B != want {
 			t.Fatalf("%s: B = %v, want %v", got[i].ID, got[i].B, want)
 		}
+	}
+}
+
+// TestRejoinThenNormalTask: a kicked processor that rejoins and completes
+// one normal task is back, and its old timeouts do not kick it again.
+func TestRejoinThenNormalTask(t *testing.T) {
+	l, _ := NewLedger(DefaultConfig())
+	pair := []string{"a", "b"}
+	for i := range 2 {
+		if _, err := l.Record(outcome(fmt.Sprint("late", i), pair, "a")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, ok := l.Kicked("b"); !ok {
+		t.Fatal("b not kicked after two timeouts")
+	}
+	l.Rejoin("b")
+	if kicks, _ := l.Record(outcome("normal", pair, "a", "b")); len(kicks) != 0 {
+		t.Fatalf("kicks %v", kicks)
+	}
+	if _, ok := l.Kicked("b"); ok {
+		t.Fatal("b still kicked after rejoining and a normal task")
+	}
+	if kicks, _ := l.Record(outcome("late2", pair, "a")); len(kicks) != 0 {
+		t.Fatalf("one timeout after rejoining kicked %v", kicks)
 	}
 }

@@ -63,6 +63,10 @@ type Advertised struct {
 	Timeout time.Duration
 	// Updated is when it last refreshed the advertisement.
 	Updated time.Time
+	// Started is when the processor last started (zero when its
+	// advertisement does not say): a kicked processor that started again
+	// after its kick rejoins (see Rejoins).
+	Started time.Time
 }
 
 // FactsConfig tunes Facts.
@@ -293,23 +297,19 @@ func (f *Facts) View(ctx context.Context, finished []jobs.ID) (*View, error) {
 			return nil, fmt.Errorf("meshview: reading advertisements: %w", err)
 		}
 	}
-	outcomes, err := f.outcomes(ctx, finished)
+	done, err := f.finishedJobs(ctx, finished)
 	if err != nil {
 		return nil, err
 	}
-	ledger, err := dispatch.NewLedger(f.cfg.Dispatch)
+	started := make(map[string]time.Time, len(ads))
+	for _, a := range ads {
+		if a.Started.After(started[a.PeerID]) {
+			started[a.PeerID] = a.Started
+		}
+	}
+	ledger, kicks, tasks, err := replay(f.cfg.Dispatch, done, started)
 	if err != nil {
 		return nil, err
-	}
-	kicks := map[string]dispatch.Kick{}
-	for _, o := range outcomes {
-		ks, err := ledger.Record(o)
-		if err != nil {
-			continue // not derivable from the records; skipped by every node alike
-		}
-		for _, k := range ks {
-			kicks[k.Node] = k
-		}
 	}
 	var procs []ProcessorView
 	var in []dispatch.QoSInput
@@ -348,8 +348,52 @@ func (f *Facts) View(ctx context.Context, finished []jobs.ID) (*View, error) {
 		procs[i].Weight = weights[i]
 	}
 	v := NewView(now, procs, slices.Collect(maps.Values(kicks))...)
-	v.Tasks = len(outcomes)
+	v.Tasks = tasks
 	return v, nil
+}
+
+// replay feeds the finished jobs' task outcomes, in replay order, to a
+// new ledger, and returns it with the kicks in force and the tasks
+// recorded. A kicked processor rejoins (dispatch.Ledger.Rejoin: its
+// history starts afresh) at the first point of the replay after both its
+// kick and its advertised start: before the first job whose verdict
+// record is later than its start, or at the end. Verdict seqs and start
+// times are both read from the replicated records, so every node rejoins
+// it at the same place.
+func replay(cfg dispatch.Config, done []*finishedJob, started map[string]time.Time) (*dispatch.Ledger, map[string]dispatch.Kick, int, error) {
+	ledger, err := dispatch.NewLedger(cfg)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	kicks := map[string]dispatch.Kick{}
+	kickedAt := map[string]time.Time{}
+	rejoin := func(until time.Time, end bool) {
+		for _, id := range slices.Sorted(maps.Keys(kicks)) {
+			s := started[id]
+			if s.After(kickedAt[id]) && (end || s.Before(until)) {
+				ledger.Rejoin(id)
+				delete(kicks, id)
+				delete(kickedAt, id)
+			}
+		}
+	}
+	tasks := 0
+	for _, j := range done {
+		at := time.Unix(0, int64(j.verdictSeq))
+		rejoin(at, false)
+		for _, o := range j.tasks {
+			tasks++
+			ks, err := ledger.Record(o)
+			if err != nil {
+				continue // not derivable from the records; skipped by every node alike
+			}
+			for _, k := range ks {
+				kicks[k.Node], kickedAt[k.Node] = k, at
+			}
+		}
+	}
+	rejoin(time.Time{}, true)
+	return ledger, kicks, tasks, nil
 }
 
 // stake is a wallet's active stake: 1 without a chain, 0 without a
@@ -403,11 +447,11 @@ type finishedJob struct {
 	tasks      []dispatch.TaskOutcome
 }
 
-// outcomes returns the task outcomes of the latest HistoryJobs finished
-// jobs in replay order (docs/PROTOCOL.md): jobs by (verdict record seq,
-// job ID), then each job's MacroJobs by index. A job's outcomes are
-// derived once, when it is first seen finished, and cached.
-func (f *Facts) outcomes(ctx context.Context, finished []jobs.ID) ([]dispatch.TaskOutcome, error) {
+// finishedJobs returns the latest HistoryJobs finished jobs in replay
+// order (docs/PROTOCOL.md): jobs by (verdict record seq, job ID), each
+// with its MacroJobs' task outcomes by index. A job's outcomes are derived
+// once, when it is first seen finished, and cached.
+func (f *Facts) finishedJobs(ctx context.Context, finished []jobs.ID) ([]*finishedJob, error) {
 	var done []*finishedJob
 	for _, id := range finished {
 		f.mu.Lock()
@@ -436,11 +480,7 @@ func (f *Facts) outcomes(ctx context.Context, finished []jobs.ID) ([]dispatch.Ta
 	if len(done) > f.cfg.HistoryJobs {
 		done = done[len(done)-f.cfg.HistoryJobs:]
 	}
-	var out []dispatch.TaskOutcome
-	for _, j := range done {
-		out = append(out, j.tasks...)
-	}
-	return out, nil
+	return done, nil
 }
 
 // derive reads one finished job's records. Each MacroJob is one task,

@@ -31,6 +31,10 @@ type Advert struct {
 	ProcessTimeout int64 `json:"process_timeout_s"`
 	// Updated is when the node last refreshed the advertisement.
 	Updated time.Time `json:"updated"`
+	// Started is when the node last started. A processor the QoS rules
+	// kicked out rejoins by starting again after its kick
+	// (meshview.Advertised.Started); zero in an older advertisement.
+	Started time.Time `json:"started"`
 }
 
 // ErrBadAdvert is wrapped when an advertisement does not hold together.
@@ -88,6 +92,7 @@ func (n *Node) Advertise(ctx context.Context) error {
 		Addrs:          addrs,
 		ProcessTimeout: int64(time.Duration(pc.ProcessTimeout) / time.Second),
 		Updated:        time.Now().UTC().Truncate(time.Second),
+		Started:        n.started.UTC(),
 	}
 	if err := crdt.PutJSON(ctx, n.Store, records.AdvertKey(ad.PeerID), records.AdvertType, ad); err != nil {
 		return fmt.Errorf("node: advertise: %w", err)

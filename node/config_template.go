@@ -203,8 +203,9 @@ max_replicas = {{toml .Dispatch.MaxReplicas}}
 round_scores = {{toml .Dispatch.RoundScores}}
 score_window = {{toml .Dispatch.ScoreWindow}}
 new_node_task_score = {{toml .Dispatch.NewNodeTaskScore}}
-# Fee weight of a credited result: fee_base_points plus its processor's
-# task score (round scores of its commitment and disclosure positions).
+# Fee weight of a credited result: its processor's task score (round scores
+# of its commitment and disclosure positions), at least a floor of
+# fee_base_points capped at the task score of the table's last place.
 fee_base_points = {{toml .Dispatch.FeeBasePoints}}
 # QoS Q = (speed x B + vram x R + timeout x P) / (speed + vram + timeout).
 speed_weight = {{toml .Dispatch.SpeedWeight}}

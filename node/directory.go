@@ -27,6 +27,7 @@ func (d directory) Processors(ctx context.Context) ([]meshview.Advertised, error
 			PeerID: a.PeerID, CardModel: a.CardModel, VRAMMiB: a.VRAMMiB,
 			Models: slices.Clone(a.Models), Wallet: a.Wallet,
 			Timeout: time.Duration(a.ProcessTimeout) * time.Second, Updated: a.Updated,
+			Started: a.Started,
 		}
 	}
 	return out, nil

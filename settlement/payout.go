@@ -32,11 +32,15 @@ var (
 //   - payees: the wallets of the verdict's results whose processor is not
 //     a culprit (credited results);
 //   - weights: dispatch.SpeedFeeWeights: each credited result in MacroJob
-//     m adds cfg.FeeBasePoints + ts to its wallet's weight, ts being its
-//     processor's task score in m from the verdict record's rounds (0
-//     when the record has none, which leaves the weights proportional to
-//     the MicroJobs credited); amounts: dispatch.SplitFee(price, weights),
-//     which pays out the price exactly;
+//     m adds max(ts, dispatch.FeeFloor(cfg)) to its wallet's weight, ts
+//     being its processor's task score in m from the verdict record's
+//     rounds (0 when the record has none, which leaves the weights
+//     proportional to the MicroJobs credited). A MacroJob whose
+//     submitters all score in the round-score table is split exactly by
+//     their task scores (the reference split); a result past the table
+//     earns the floor, the table's last place;
+//   - amounts: dispatch.SplitFee(price, weights), which pays out the price
+//     exactly;
 //   - culprits: culpritWallets, sorted, without duplicates and payees
 //     (the contract slashes them and refuses a culprit that is paid);
 //     the caller passes the bound wallets of the verdict's culprits that

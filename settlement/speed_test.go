@@ -14,8 +14,8 @@ import (
 	"github.com/jobmesh/jobmesh/settlement"
 )
 
-// TestDeriveSettlementBySpeed: with rounds, each credited result earns
-// FeeBasePoints + its processor's task score in its MacroJob. p1 (wallet
+// TestDeriveSettlementBySpeed: with rounds, each credited result earns its
+// processor's task score in its MacroJob, at least dispatch.FeeFloor. p1 (wallet
 // 1) was first in both rounds of MacroJob 0; wallet 0 holds p0's results
 // (second in MacroJob 0, alone in MacroJob 1) and p3's (third committer,
 // last discloser); the culprit p2 earns nothing.
@@ -26,10 +26,10 @@ func TestDeriveSettlementBySpeed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Wallet 0: p0 once in MacroJob 0 (10 + 5 + 5) and twice in
-	// MacroJob 1 (2 × (10 + 10 + 10)), p3 once (10 + 2 + 0): 92.
-	// Wallet 1: p1 twice in MacroJob 0, 2 × (10 + 10 + 10) = 60.
-	want, err := dispatch.SplitFee(info.PriceWei, []uint64{92, 60})
+	// Wallet 0: p0 once in MacroJob 0 (5 + 5) and twice in MacroJob 1
+	// (2 × (10 + 10)), p3 once (2 + 0, lifted to the floor 4): 54.
+	// Wallet 1: p1 twice in MacroJob 0, 2 × (10 + 10) = 40.
+	want, err := dispatch.SplitFee(info.PriceWei, []uint64{54, 40})
 	if err != nil {
 		t.Fatal(err)
 	}
