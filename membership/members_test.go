@@ -20,25 +20,7 @@ import (
 // client's own isMember reads.
 func TestMembersCacheKeepsYesAndAsksNoAgain(t *testing.T) {
 	ctx := context.Background()
-	sim, err := escrow.NewSimChain(escrow.DefaultDevChainConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = sim.Close() }()
-	deploy := escrow.DefaultDeployParams()
-	owner, _, err := escrow.Deploy(ctx, sim.Client(), sim.Transactor(0), deploy, escrow.DefaultConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	client := func(i int, reg prometheus.Registerer) *escrow.Client {
-		cfg := escrow.DefaultConfig()
-		cfg.Contract, cfg.Registerer = owner.Address(), reg
-		c, err := escrow.New(ctx, sim.Client(), sim.Transactor(i), cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c
-	}
+	sim, deploy, client := simEscrow(t)
 	reg := prometheus.NewRegistry()
 	reader := client(1, reg)
 	reads := func() float64 { return isMemberReads(t, reg) }
@@ -141,4 +123,31 @@ func escrowReads(t *testing.T, reg prometheus.Gatherer, method string) float64 {
 		}
 	}
 	return n
+}
+
+// simEscrow deploys an escrow on a simulated chain closed with t, and
+// returns the chain, the escrow's parameters and a maker of clients: client(i, reg) signs
+// with dev key i and counts its reads in reg (nil: none).
+func simEscrow(t *testing.T) (*escrow.SimChain, escrow.DeployParams, func(i int, reg prometheus.Registerer) *escrow.Client) {
+	t.Helper()
+	ctx := context.Background()
+	sim, err := escrow.NewSimChain(escrow.DefaultDevChainConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sim.Close() })
+	deploy := escrow.DefaultDeployParams()
+	owner, _, err := escrow.Deploy(ctx, sim.Client(), sim.Transactor(0), deploy, escrow.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sim, deploy, func(i int, reg prometheus.Registerer) *escrow.Client {
+		cfg := escrow.DefaultConfig()
+		cfg.Contract, cfg.Registerer = owner.Address(), reg
+		c, err := escrow.New(ctx, sim.Client(), sim.Transactor(i), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
 }

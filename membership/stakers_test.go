@@ -20,25 +20,7 @@ import (
 // from the chain's logs once.
 func TestStakersCountOnlyStakeBeforeTheJob(t *testing.T) {
 	ctx := context.Background()
-	sim, err := escrow.NewSimChain(escrow.DefaultDevChainConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = sim.Close() }()
-	deploy := escrow.DefaultDeployParams()
-	owner, _, err := escrow.Deploy(ctx, sim.Client(), sim.Transactor(0), deploy, escrow.DefaultConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	client := func(i int, reg prometheus.Registerer) *escrow.Client {
-		cfg := escrow.DefaultConfig()
-		cfg.Contract, cfg.Registerer = owner.Address(), reg
-		c, err := escrow.New(ctx, sim.Client(), sim.Transactor(i), cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c
-	}
+	_, deploy, client := simEscrow(t)
 	reg := prometheus.NewRegistry()
 	reader, creator, early, late, leaving := client(1, reg), client(2, nil), client(3, nil), client(4, nil), client(5, nil)
 	if _, err := early.Stake(ctx, deploy.MinStake); err != nil {
