@@ -141,9 +141,9 @@ type Client struct {
 	// records (hold.go); runCtx is the context they run under.
 	following map[jobs.ID]context.CancelFunc
 	runCtx    context.Context
-	// members caches escrow membership for judging as processors do
-	// (loadStatus); nil without a chain.
-	members *membership.Members
+	// rules are how the client judges a job's records with a chain: as
+	// its processors do (membership.ReaderRules); zero without one.
+	rules finish.Rules
 	// secrets are the check seeds of this client's open jobs; revealed
 	// those it has published (reveal.go).
 	secrets  map[jobs.ID]jobs.Seed
@@ -180,7 +180,7 @@ func New(p Params) (*Client, error) {
 		open: map[jobs.ID]*jobs.JobInfo{}, mine: map[jobs.ID]*jobs.JobInfo{}, secrets: map[jobs.ID]jobs.Seed{}, revealed: map[jobs.ID]bool{},
 		toHold: map[jobs.ID]bool{}, holdNow: make(chan struct{}, 1), following: map[jobs.ID]context.CancelFunc{}}
 	if p.Chain != nil {
-		c.members = membership.NewMembers(p.Chain, 0)
+		c.rules = membership.ReaderRules(p.Store, membership.NewMembers(p.Chain, 0), membership.NewStakers(p.Chain))
 	}
 	m, err := newMetrics(p.Registerer, func() float64 {
 		c.mu.Lock()
@@ -490,30 +490,26 @@ func Status(ctx context.Context, store crdt.Reader, id jobs.ID) (Result, bool, e
 // every disclosure; on a mesh with a chain, Client.Status judges as the
 // processors do.
 func LoadStatus(ctx context.Context, store crdt.Reader, blocks records.BodyReader, id jobs.ID) (Result, bool, error) {
-	return loadStatus(ctx, store, blocks, id, nil, nil)
+	return loadStatus(ctx, store, blocks, id, nil, finish.Rules{})
 }
 
-// Status is LoadStatus on the client's node, judging, with a chain, only
-// the disclosures the processors judge (membership.KeepMembers: a bound
-// wallet that is a member of the job's escrow), so that it finds their
-// verdict when they left a disclosure out.
+// Status is LoadStatus on the client's node, judging, with a chain, by
+// the processors' rules (membership.ReaderRules: only disclosures whose
+// bound wallet is a member of the job's escrow, and re-run candidates
+// staked before the job), so that it finds their verdict when they left a
+// disclosure out or let a self-checked block stand.
 func (c *Client) Status(ctx context.Context, id jobs.ID) (Result, bool, error) {
 	return c.status(ctx, id, nil)
 }
 
 func (c *Client) status(ctx context.Context, id jobs.ID, root *common.Hash) (Result, bool, error) {
-	var keep finish.DisclosureFilter
-	if c.members != nil {
-		keep = membership.KeepMembers(c.p.Store, c.members)
-	}
-	return loadStatus(ctx, c.p.Store, c.bodies(), id, root, keep)
+	return loadStatus(ctx, c.p.Store, c.bodies(), id, root, c.rules)
 }
 
 // loadStatus is LoadStatus preferring, when root is set, the verdict
-// whose output the settlement's resultRoot names, and judging the
-// disclosures keep accepts (nil: all).
-func loadStatus(ctx context.Context, store crdt.Reader, blocks records.BodyReader, id jobs.ID, root *common.Hash, keep finish.DisclosureFilter) (Result, bool, error) {
-	chosen, err := finish.ReadVerdictKeeping(ctx, store, blocks, id, root, keep)
+// whose output the settlement's resultRoot names, and judging by rules.
+func loadStatus(ctx context.Context, store crdt.Reader, blocks records.BodyReader, id jobs.ID, root *common.Hash, rules finish.Rules) (Result, bool, error) {
+	chosen, err := finish.ReadVerdictBy(ctx, store, blocks, id, root, rules)
 	if errors.Is(err, finish.ErrNoVerdict) {
 		return Result{}, false, nil
 	}

@@ -19,6 +19,25 @@ import (
 // judging it.
 type DisclosureFilter func(ctx context.Context, info *jobs.JobInfo, d microjob.Disclosure) (bool, error)
 
+// CandidateFunc lists the processors a reader holds eligible to re-run
+// a block of job info (Records.Candidates), given the advertised
+// processors procs.
+type CandidateFunc func(ctx context.Context, info *jobs.JobInfo, procs []string) ([]Candidate, error)
+
+// Rules are how a reader judges a job's records beyond what they say
+// themselves. A reader of a mesh with a chain judges by its processors'
+// rules (membership.ReaderRules), or it may find no verdict that follows
+// from the records where they left a disclosure out or let a self-checked
+// block stand. The zero Rules judge every disclosure and rank the
+// advertised processors by peer ID.
+type Rules struct {
+	// Keep says which disclosures count; nil: every disclosure.
+	Keep DisclosureFilter
+	// Candidates lists the re-run candidates; nil: the advertised
+	// processors by peer ID, and no request's order is checked.
+	Candidates CandidateFunc
+}
+
 // ErrNoVerdict: no verdict record of the job follows from the records.
 var ErrNoVerdict = errors.New("finish: no verdict that follows from the records")
 
@@ -36,10 +55,8 @@ type VerdictQuery struct {
 	// ResultRoot, when set, is the resultRoot the job was settled with:
 	// a verdict whose output it names is preferred.
 	ResultRoot *common.Hash
-	// Keep, when set, says which disclosures count in judging: a reader
-	// of a mesh with a chain passes KeepMembers, the rule its processors
-	// judge by. Nil: every disclosure.
-	Keep DisclosureFilter
+	// Rules are the reader's judging rules.
+	Rules Rules
 }
 
 // ChosenVerdict is the verdict ChooseVerdict reports.
@@ -71,11 +88,11 @@ func ChooseVerdict(ctx context.Context, q VerdictQuery) (ChosenVerdict, error) {
 			continue
 		}
 		p := OpenPart(id, r)
-		if d := p.Discl; d != nil && q.Keep != nil {
+		if d := p.Discl; d != nil && q.Rules.Keep != nil {
 			k := [2]string{d.Processor, d.Wallet}
 			ok, seen := kept[k]
 			if !seen {
-				if ok, err = q.Keep(ctx, q.Info, *d); err != nil {
+				if ok, err = q.Rules.Keep(ctx, q.Info, *d); err != nil {
 					return ChosenVerdict{}, fmt.Errorf("finish: judging job %s: %w", id, err)
 				}
 				kept[k] = ok
@@ -88,6 +105,11 @@ func ChooseVerdict(ctx context.Context, q VerdictQuery) (ChosenVerdict, error) {
 	}
 	if len(recs.Verdicts) == 0 || len(recs.Discl) == 0 {
 		return ChosenVerdict{}, fmt.Errorf("%w: job %s", ErrNoVerdict, id)
+	}
+	if q.Rules.Candidates != nil {
+		if recs.Candidates, err = q.Rules.Candidates(ctx, q.Info, q.Processors); err != nil {
+			return ChosenVerdict{}, fmt.Errorf("finish: judging job %s: %w", id, err)
+		}
 	}
 	// A reader that finds verdicts judges with the revealed seed if there
 	// is one, else the lapse seed: a verdict follows only from one of them.
@@ -130,12 +152,11 @@ func ChooseVerdict(ctx context.Context, q VerdictQuery) (ChosenVerdict, error) {
 // processors, with blocks and root as in VerdictQuery. Without a verdict
 // record it returns ErrNoVerdict at the cost of one small query.
 func ReadVerdict(ctx context.Context, store RecordReader, blocks records.BodyReader, id jobs.ID, root *common.Hash) (ChosenVerdict, error) {
-	return ReadVerdictKeeping(ctx, store, blocks, id, root, nil)
+	return ReadVerdictBy(ctx, store, blocks, id, root, Rules{})
 }
 
-// ReadVerdictKeeping is ReadVerdict judging only the disclosures keep
-// accepts (VerdictQuery.Keep).
-func ReadVerdictKeeping(ctx context.Context, store RecordReader, blocks records.BodyReader, id jobs.ID, root *common.Hash, keep DisclosureFilter) (ChosenVerdict, error) {
+// ReadVerdictBy is ReadVerdict judging by rules (VerdictQuery.Rules).
+func ReadVerdictBy(ctx context.Context, store RecordReader, blocks records.BodyReader, id jobs.ID, root *common.Hash, rules Rules) (ChosenVerdict, error) {
 	vs, err := store.Query(ctx, records.VerdictPrefix(id))
 	if err != nil {
 		return ChosenVerdict{}, err
@@ -165,7 +186,7 @@ func ReadVerdictKeeping(ctx context.Context, store RecordReader, blocks records.
 	if err != nil {
 		return ChosenVerdict{}, err
 	}
-	return ChooseVerdict(ctx, VerdictQuery{Info: info, Records: recs, Processors: procs, Blocks: blocks, ResultRoot: root, Keep: keep})
+	return ChooseVerdict(ctx, VerdictQuery{Info: info, Records: recs, Processors: procs, Blocks: blocks, ResultRoot: root, Rules: rules})
 }
 
 // Processors lists the advertised processors' peer IDs in store, sorted:

@@ -116,6 +116,10 @@ type FactsParams struct {
 	// a job whose verdict is in a body falls back to the record-order
 	// rule, as a verdict without rounds does.
 	Blocks records.BodyReader
+	// Rules are how a finished job's verdict is read (finish.Rules): with
+	// a chain the processors' (membership.ReaderRules). Zero: every
+	// disclosure counts and candidates are the advertised processors.
+	Rules finish.Rules
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
 	// Now defaults to time.Now; tests inject a clock.
@@ -496,7 +500,7 @@ func (f *Facts) finishedJobs(ctx context.Context, finished []jobs.ID) ([]*finish
 // FactsParams.Blocks; a body no peer serves yet is an error, so the job is
 // derived again on a later refresh.
 func (f *Facts) derive(ctx context.Context, id jobs.ID) (*finishedJob, error) {
-	chosen, err := finish.ReadVerdict(ctx, f.p.Store, f.p.Blocks, id, nil)
+	chosen, err := finish.ReadVerdictBy(ctx, f.p.Store, f.p.Blocks, id, nil, f.p.Rules)
 	if errors.Is(err, records.ErrBodyUnavailable) {
 		// Not readable yet (no peer served the body in time): try again
 		// on a later refresh rather than fix a different order.

@@ -51,7 +51,7 @@ func (n *Node) DispatchView(ctx context.Context) (*meshview.View, error) {
 	if n.IPFS != nil {
 		blocks = n.IPFS
 	}
-	f, err := meshview.NewFacts(meshview.FactsParams{Store: n.Store, Directory: directory{n}, Stakes: stakes, Blocks: blocks, Logger: n.Log},
+	f, err := meshview.NewFacts(meshview.FactsParams{Store: n.Store, Directory: directory{n}, Stakes: stakes, Blocks: blocks, Rules: n.rules, Logger: n.Log},
 		meshview.FactsConfig{Dispatch: pc.Dispatch, AdvertTTL: pc.AdvertTTL, StakeTTL: pc.StakeTTL, HistoryJobs: meshview.DefaultFactsConfig().HistoryJobs})
 	if err != nil {
 		return nil, err

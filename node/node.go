@@ -20,7 +20,9 @@ import (
 	"github.com/jobmesh/jobmesh/dapp"
 	"github.com/jobmesh/jobmesh/escrow"
 	"github.com/jobmesh/jobmesh/fetch"
+	"github.com/jobmesh/jobmesh/finish"
 	"github.com/jobmesh/jobmesh/ipfs"
+	"github.com/jobmesh/jobmesh/membership"
 	"github.com/jobmesh/jobmesh/models"
 	"github.com/jobmesh/jobmesh/p2p"
 	"github.com/jobmesh/jobmesh/processor"
@@ -99,6 +101,10 @@ type Node struct {
 	walletKey *ecdsa.PrivateKey
 	// bindings caches the verified wallet bindings Processors reads.
 	bindings bindingCache
+	// rules are how this node judges jobs it reads with a chain
+	// (membership.ReaderRules, its caches kept across reads); zero
+	// without one.
+	rules finish.Rules
 
 	closeChain func() // closes a chain connection New dialled
 	started    time.Time
@@ -177,6 +183,9 @@ func New(ctx context.Context, p Params) (_ *Node, err error) {
 		Log:     log.With("role", string(p.Role)),
 		started: time.Now(),
 		cancel:  cancel,
+	}
+	if esc != nil {
+		n.rules = membership.ReaderRules(store, membership.NewMembers(esc, 0), membership.NewStakers(esc))
 	}
 	n.walletKey = p.WalletKey
 	n.wg.Add(2)

@@ -111,7 +111,7 @@ func (n *Node) jobOver(ctx context.Context, id jobs.ID, now time.Time) (bool, er
 	}
 	// Only a verdict that counts (one a forger cannot write) ends a job
 	// without a chain.
-	if _, err := finish.ReadVerdict(ctx, n.Store, n.IPFS, id, nil); err == nil {
+	if _, err := finish.ReadVerdictBy(ctx, n.Store, n.IPFS, id, nil, n.rules); err == nil {
 		return true, nil
 	} else if !errors.Is(err, finish.ErrNoVerdict) {
 		return false, err

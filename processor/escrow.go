@@ -69,7 +69,6 @@ func (w *Worker) startEscrow(ctx, runCtx context.Context) error {
 	}
 	w.members = membership.NewView(chain, w.cfg.FundingBackoff, w.p.Registerer, w.log)
 	if w.p.Chain != nil {
-		w.stakers = membership.NewStakers(w.p.Chain)
 		w.joiner = membership.NewJoiner(w.p.Chain, w.members, membership.JoinConfig{
 			Wallet: common.HexToAddress(w.cfg.Wallet), Backoff: w.cfg.FundingBackoff, SkipJoin: w.cfg.SkipJoin,
 		}, w.p.Registerer, w.log)

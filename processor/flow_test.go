@@ -380,12 +380,15 @@ func TestSelfCheckingLiarIsCaught(t *testing.T) {
 // TestSilentCommitterIsRedone: a processor that commits a MicroJob and
 // stops before the disclosure round leaves a commitment nobody can open.
 // After DiscloseGrace its MicroJob is redone by another processor and the
-// job completes with the right output.
+// job completes with the right output. Four processors: a block that one of
+// the others self-checks lists the stopped one in its rerun order, and a
+// silent re-runner counts against the leader, so two live re-runners must
+// outweigh it.
 func TestSilentCommitterIsRedone(t *testing.T) {
 	const silent = 1
 	committed := make(chan struct{})
 	released := make(chan struct{})
-	m := flowMesh(t, 3, func(mem *localmesh.Member, pc *processor.Config) {
+	m := flowMesh(t, 4, func(mem *localmesh.Member, pc *processor.Config) {
 		if mem.Index == silent {
 			runs := 0
 			pc.Hold = func(ctx context.Context, _ jobs.ID) {

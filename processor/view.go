@@ -2,17 +2,15 @@ package processor
 
 import (
 	"context"
-	"fmt"
 	"path"
-	"strings"
 	"time"
 
-	"github.com/ethereum/go-ethereum/common"
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/dispatch"
 	"github.com/jobmesh/jobmesh/finish"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/macrojob"
+	"github.com/jobmesh/jobmesh/membership"
 	"github.com/jobmesh/jobmesh/meshview"
 )
 
@@ -167,14 +165,9 @@ func (c jobChooser) Choose(cands []macrojob.PeerID, seed []byte) int {
 
 // rerunCandidates are the processors this node holds eligible to re-run
 // a block of job info (finish.Records.Candidates): the advertised
-// processors (finish.Processors). With a chain each ranks by its bound
-// wallet, and only a wallet that had staked by the block that created the
-// job's escrow counts (membership.Stakers): stake is what a place in a
-// rerun order costs, and a key made after the job was announced could
-// have been searched for a high rank. Every reader reads the same from
-// the chain; a stake read now would differ between views (a wallet
-// slashed since keeps its place, and its processors, unable to work, are
-// asked dropped at once). Without a chain each ranks by its peer ID.
+// processors (finish.Processors), with a chain those whose bound wallet
+// had staked before the job (membership.RerunCandidates), without one all
+// of them by peer ID.
 func (w *Worker) rerunCandidates(ctx context.Context, info *jobs.JobInfo) ([]finish.Candidate, error) {
 	procs, err := w.processors(ctx)
 	if err != nil {
@@ -183,24 +176,14 @@ func (w *Worker) rerunCandidates(ctx context.Context, info *jobs.JobInfo) ([]fin
 	if w.stakers == nil {
 		return finish.PeerCandidates(procs), nil
 	}
-	out := []finish.Candidate{} // not nil: a reader with a chain always checks the order
-	if info == nil {
-		return out, nil
-	}
-	for _, p := range procs {
-		wallet, ok := w.wallets.Bound(p)
-		if !ok {
-			continue
-		}
-		staked, err := w.stakers.StakedBefore(ctx, info, common.HexToAddress(wallet))
-		if err != nil {
-			return nil, fmt.Errorf("processor: re-run candidates of job %s: %w", info.ID(), err)
-		}
-		if staked {
-			out = append(out, finish.Candidate{Peer: p, Key: strings.ToLower(wallet)})
-		}
-	}
-	return out, nil
+	return membership.RerunCandidates(w.boundWallet, w.stakers)(ctx, info, procs)
+}
+
+// boundWallet is the wallet bound to peer as this node verified it
+// (membership.Wallets.Bound).
+func (w *Worker) boundWallet(_ context.Context, peer string) (string, bool, error) {
+	wallet, ok := w.wallets.Bound(peer)
+	return wallet, ok, nil
 }
 
 // unable reports whether candidate p cannot work now (canWork): the

@@ -239,10 +239,13 @@ func (w *Worker) startParts(ctx, runCtx context.Context) error {
 		return err
 	}
 	var stakes meshview.StakeReader
+	var rules finish.Rules
 	if w.p.Chain != nil {
 		stakes = w.p.Chain
+		w.stakers = membership.NewStakers(w.p.Chain)
+		rules = membership.ReaderRules(w.p.Store, membership.NewMembers(w.p.Chain, w.cfg.FundingBackoff), w.stakers)
 	}
-	w.facts, err = meshview.NewFacts(meshview.FactsParams{Store: w.p.Store, Directory: w.p.Directory, Stakes: stakes, Blocks: w.custody.Bodies(), Logger: w.log, Now: w.p.Now},
+	w.facts, err = meshview.NewFacts(meshview.FactsParams{Store: w.p.Store, Directory: w.p.Directory, Stakes: stakes, Blocks: w.custody.Bodies(), Rules: rules, Logger: w.log, Now: w.p.Now},
 		meshview.FactsConfig{Dispatch: w.cfg.Dispatch, AdvertTTL: w.cfg.AdvertTTL, StakeTTL: w.cfg.StakeTTL, HistoryJobs: meshview.DefaultFactsConfig().HistoryJobs})
 	if err != nil {
 		return err
