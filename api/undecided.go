@@ -123,7 +123,7 @@ func undecidedBlocks(info *jobs.JobInfo, plan *jobs.Plan, rs []crdt.Record) ([]a
 		out = append(out, apiv1.UndecidedBlock{Block: u.Dispute.Block, Kind: apiv1.UndecidedDispute,
 			Sides: slices.Clone(u.Dispute.Processors[:]), Votes: votes, Reason: u.Reason})
 	}
-	esc := finish.DefaultEscalation()
+	esc := finish.EscalationFor(checked)
 	for _, sc := range finish.CheckTargets(checked, jg.V, jg.Recs) {
 		r := esc.CheckRuling(jg.Recs, sc)
 		if r.Outcome != finish.VoteUndecided {

@@ -49,7 +49,8 @@ const maxFramingReruns = 200
 type FramingConfig struct {
 	Processors int // P; default 400
 	Colluders  int // K of the P, who give one identical wrong hash; default P/4
-	// Escalation is the dispute rule; default finish.DefaultEscalation().
+	// Escalation is the dispute rule; default the protocol's for a job of
+	// K'·MacroJobs checked blocks (finish.EscalationForChecked).
 	Escalation finish.Escalation
 	// KVerifier is K', the verifier blocks of a MacroJob: the most votes
 	// between an honest processor and colluders it puts at stake; default
@@ -73,14 +74,14 @@ func (c *FramingConfig) applyDefaults() {
 	if c.Colluders == 0 {
 		c.Colluders = c.Processors / 4
 	}
-	if c.Escalation == (finish.Escalation{}) {
-		c.Escalation = finish.DefaultEscalation()
-	}
 	if c.KVerifier == 0 {
 		c.KVerifier = min(jobs.DefaultBlocksPerMicro, jobs.DefaultMicroJobsPerMacro)
 	}
 	if c.MacroJobs == 0 {
 		c.MacroJobs = 10
+	}
+	if c.Escalation == (finish.Escalation{}) {
+		c.Escalation = finish.EscalationForChecked(int(c.KVerifier) * c.MacroJobs)
 	}
 }
 

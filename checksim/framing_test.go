@@ -266,3 +266,20 @@ func (m mesh) selfCheck(t *testing.T, esc finish.Escalation) (colludersWon, unde
 		m.answer(recs, sc.Block, finish.CheckRerunners(rec))
 	}
 }
+
+// TestFramingGoalHoldsForLargeJobs: the protocol's margin grows with the
+// job's checked blocks (finish.EscalationFor), so a job of a hundred or
+// a thousand MacroJobs stays within the goal in a large mesh with a
+// quarter colluding, where the margin of a ten-MacroJob job would not.
+func TestFramingGoalHoldsForLargeJobs(t *testing.T) {
+	for _, macros := range []int{100, 1000} {
+		r := framing(t, FramingConfig{Processors: 100000, MacroJobs: macros})
+		if got := r.PerJob(macros); got > FramingGoal {
+			t.Errorf("%d MacroJobs (margin %d): framed %.3g per job, want at most %g", macros, r.Config.Escalation.Margin, got, FramingGoal)
+		}
+		base := framing(t, FramingConfig{Processors: 100000, MacroJobs: macros, Escalation: finish.DefaultEscalation()})
+		if got := base.PerJob(macros); got <= FramingGoal {
+			t.Errorf("%d MacroJobs at margin 17: framed %.3g per job, within the goal: the test cannot tell the rule", macros, got)
+		}
+	}
+}

@@ -28,7 +28,7 @@ type named struct {
 // re-runner repeats the coalition's lie. It returns the culprits named.
 func (r *run) selfChecks(checked *jobs.Plan, v microjob.Verdict, row *Row) []named {
 	var out []named
-	esc := finish.DefaultEscalation()
+	esc := finish.EscalationFor(checked)
 	recs := finish.NewRecords()
 	procs := make([]string, len(r.s.procs))
 	for i, p := range r.s.procs {
@@ -57,7 +57,7 @@ func (r *run) selfChecks(checked *jobs.Plan, v microjob.Verdict, row *Row) []nam
 				row.ExtraBlocks++
 			}
 		}
-		if culprit, done := finish.CheckOutcome(recs, sc); done && culprit != "" {
+		if culprit, done := esc.CheckOutcome(recs, sc); done && culprit != "" {
 			out = append(out, named{processor: culprit, block: sc.Block, check: true})
 		}
 	}

@@ -15,18 +15,18 @@ import (
 // ErrNoSuchJob: the escrow has no JobCreated event for a key.
 var ErrNoSuchJob = fmt.Errorf("escrow: no such job")
 
-// CreatedAt returns the number of the block whose transaction created
-// job key (its JobCreated event). Once the chain is final there, every
+// CreatedAt returns the number and hash of the block whose transaction
+// created job key (its JobCreated event). Once the chain is final there, every
 // reader gets the same answer forever.
-func (c *Client) CreatedAt(ctx context.Context, key common.Hash) (uint64, error) {
+func (c *Client) CreatedAt(ctx context.Context, key common.Hash) (uint64, common.Hash, error) {
 	logs, err := c.logs(ctx, "JobCreated", nil, key)
 	if err != nil {
-		return 0, err
+		return 0, common.Hash{}, err
 	}
 	if len(logs) == 0 {
-		return 0, fmt.Errorf("%w: %s", ErrNoSuchJob, key)
+		return 0, common.Hash{}, fmt.Errorf("%w: %s", ErrNoSuchJob, key)
 	}
-	return logs[0].BlockNumber, nil
+	return logs[0].BlockNumber, logs[0].BlockHash, nil
 }
 
 // ActiveStakeAt is account's active stake as of the end of block, replayed

@@ -24,9 +24,12 @@ func TestStakeHistory(t *testing.T) {
 		t.Fatal(err)
 	}
 	key, _ := h.createJob(0, ether(1), time.Hour)
-	created, err := h.clients[0].CreatedAt(h.ctx, key)
+	created, hash, err := h.clients[0].CreatedAt(h.ctx, key)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if head, err := h.backend.HeaderByNumber(h.ctx, new(big.Int).SetUint64(created)); err != nil || head.Hash() != hash {
+		t.Fatalf("created in block %d with hash %s, the chain says %v (%v)", created, hash, head, err)
 	}
 	rcpt, err := h.clients[2].Stake(h.ctx, ether(1))
 	if err != nil {
@@ -45,7 +48,7 @@ func TestStakeHistory(t *testing.T) {
 			t.Errorf("account %d's stake at block %d: %v, want %v", tc.i, tc.block, got, tc.want)
 		}
 	}
-	if _, err := h.clients[0].CreatedAt(h.ctx, common.Hash{1}); !errors.Is(err, ErrNoSuchJob) {
+	if _, _, err := h.clients[0].CreatedAt(h.ctx, common.Hash{1}); !errors.Is(err, ErrNoSuchJob) {
 		t.Errorf("a job never created: %v", err)
 	}
 }

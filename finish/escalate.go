@@ -18,21 +18,22 @@ import (
 // margin (Escalation.Rule); only a side whose hash lost to the winner is
 // a culprit.
 //
-// Why Margin is 15: with colluders holding a share p of the draw weight,
+// Why Margin is 17: with colluders holding a share p of the draw weight,
 // each re-runner moves the honest hash's lead up with probability 1 − p and
 // down with p, from the sides' tie. The honest side loses only if the lead
 // reaches −Margin before +Margin (rounds end at +Margin exactly, so they
 // cannot overshoot it): gambler's ruin, 1/(1 + ((1−p)/p)^Margin); at
 // p = 1/4, 1/(1 + 3^17) ≈ 8·10⁻⁹ per dispute, so that a job of ten
 // MacroJobs whose ten verifier blocks each colluders dispute is framed at
-// most about 10⁻⁶ (package checksim, Framing). A mesh too small to give
+// most about 10⁻⁶ (package checksim, Framing); a larger job raises the
+// margin (EscalationFor). A mesh too small to give
 // the margin decides when its pool is exhausted, by a lead of 2 with 2/3
 // of the votes: there an honest side loses only if colluders hold about
 // two thirds of the pool, and no narrow vote (a lead of 1) names anyone.
 
 // Escalation configures the dispute rule. Every node that judges a job
 // must use the same values, as it uses the same code: they are a rule of
-// the protocol, not a tuning knob, and readers use DefaultEscalation.
+// the protocol, not a tuning knob, and readers use EscalationFor.
 type Escalation struct {
 	// Margin is the lead in votes that decides a dispute. Default 17.
 	Margin int
@@ -43,8 +44,39 @@ type Escalation struct {
 	MaxReruns int
 }
 
-// DefaultEscalation returns the protocol's dispute rule.
+// DefaultEscalation returns the protocol's dispute rule for a job of at
+// most baseChecked checked blocks (EscalationFor).
 func DefaultEscalation() Escalation { return Escalation{Margin: 17, MaxReruns: 68} }
+
+// baseChecked is the number of checked blocks (ten MacroJobs of ten) the
+// default margin keeps framing under 10⁻⁶ for.
+const baseChecked = 100
+
+// EscalationFor returns the protocol's dispute rule for the job of plan.
+// Each checked block (one per regular MicroJob) is a vote colluders can
+// force, so a job's framing odds grow with their number D: the margin is
+// DefaultEscalation's plus ⌈log₃(D / baseChecked)⌉, and MaxReruns stays
+// 4 × Margin. At a colluding share of 1/4 each extra vote of margin divides
+// a dispute's odds by about 3, so a job of any size is framed with
+// probability at most about baseChecked / (1 + 3¹⁷) ≈ 7.7·10⁻⁷. The rule
+// depends on the plan alone, so every reader applies the same one.
+func EscalationFor(plan *jobs.Plan) Escalation {
+	d := 0
+	for _, m := range plan.Macros {
+		d += m.Regular
+	}
+	return EscalationForChecked(d)
+}
+
+// EscalationForChecked is EscalationFor a job of checked blocks checked.
+func EscalationForChecked(checked int) Escalation {
+	e := DefaultEscalation()
+	for n := baseChecked; n < checked; n *= 3 {
+		e.Margin++
+	}
+	e.MaxReruns = 4 * e.Margin
+	return e
+}
 
 // ErrEscalation: an Escalation's values break its rules.
 var ErrEscalation = errors.New("finish: invalid escalation")

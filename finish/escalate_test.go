@@ -179,7 +179,10 @@ func TestRerunOrder(t *testing.T) {
 // more peers to one stake buys no more places, and a liar's other peers
 // cannot vote for it.
 func TestRerunOrderByWallet(t *testing.T) {
-	cands := []Candidate{{"a", "wa"}, {"a2", "wa"}, {"b", "wb"}, {"c", "wc"}, {"c2", "wc"}, {"c3", "wc"}, {"d", "wd"}, {"e", "we"}}
+	var cands []Candidate
+	for _, pk := range [][2]string{{"a", "wa"}, {"a2", "wa"}, {"b", "wb"}, {"c", "wc"}, {"c2", "wc"}, {"c3", "wc"}, {"d", "wd"}, {"e", "we"}} {
+		cands = append(cands, Candidate{Peer: pk[0], Key: pk[1]})
+	}
 	o := RerunOrder(jobs.ID{3}, records.DisputeType, 1, cands, []string{"a", "b"})
 	if !slices.Equal(slices.Sorted(slices.Values(keys(o))), []string{"wc", "wd", "we"}) {
 		t.Fatalf("order %v", o)
@@ -202,6 +205,39 @@ func TestRerunOrderByWallet(t *testing.T) {
 	}
 	if validOrder(jobs.ID{3}, req("a2"), cands) {
 		t.Error("a side's wallet mate accepted")
+	}
+}
+
+// TestRerunOrderSalted: the salt (the hash of the block that created the
+// job's escrow) reorders the candidates, so the job ID alone, which its
+// creator chose, does not fix the order; a request ordered without the
+// salt is refused by a reader that has it.
+func TestRerunOrderSalted(t *testing.T) {
+	id := jobs.ID{5}
+	peers := []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j"}
+	salted := func(salt string) []Candidate {
+		cs := PeerCandidates(peers)
+		for i := range cs {
+			cs[i].Salt = salt
+		}
+		return cs
+	}
+	plain := keys(RerunOrder(id, records.DisputeType, 2, salted(""), []string{"a", "b"}))
+	one := keys(RerunOrder(id, records.DisputeType, 2, salted("0x01"), []string{"a", "b"}))
+	two := keys(RerunOrder(id, records.DisputeType, 2, salted("0x02"), []string{"a", "b"}))
+	if slices.Equal(plain, one) || slices.Equal(one, two) {
+		t.Fatalf("the salt does not move the order: %v, %v, %v", plain, one, two)
+	}
+	if !slices.Equal(slices.Sorted(slices.Values(one)), slices.Sorted(slices.Values(plain))) {
+		t.Fatalf("the salt changed the candidates: %v, %v", plain, one)
+	}
+	d := microjob.Dispute{Block: 2, Processors: [2]string{"a", "b"}}
+	q := &Request{Dispute: &records.Dispute{Dispute: d, Third: plain[0], More: plain[1:3]}}
+	if !validOrder(id, q, salted("")) {
+		t.Fatal("the unsalted request refused without a salt")
+	}
+	if validOrder(id, q, salted("0x01")) {
+		t.Fatalf("a request of %v accepted where the order starts %v", plain[:3], one[:3])
 	}
 }
 
@@ -333,5 +369,21 @@ func TestCheckRoundNamesTwo(t *testing.T) {
 	}
 	if rec.Thirds[0] == "" || rec.Thirds[1] == "" || rec.Thirds[0] == rec.Thirds[1] || slices.Contains(rec.Thirds[:], "p") {
 		t.Fatalf("thirds %v", rec.Thirds)
+	}
+}
+
+// TestEscalationGrowsWithTheJob: the margin is 17 up to a hundred checked
+// blocks and one more for each factor of three beyond, MaxReruns 4 × it.
+func TestEscalationGrowsWithTheJob(t *testing.T) {
+	for _, c := range []struct{ checked, margin int }{
+		{1, 17}, {100, 17}, {101, 18}, {300, 18}, {301, 19}, {900, 19}, {901, 20}, {10000, 22},
+	} {
+		e := EscalationForChecked(c.checked)
+		if e.Margin != c.margin || e.MaxReruns != 4*c.margin {
+			t.Errorf("%d checked blocks: %+v, want margin %d", c.checked, e, c.margin)
+		}
+		if err := e.Validate(); err != nil {
+			t.Error(err)
+		}
 	}
 }

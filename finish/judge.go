@@ -34,7 +34,7 @@ type Judgement struct {
 // Judge applies the store's re-runs to the verdict of the job of info
 // and plan until no new culprit appears: culprits' results are then left
 // out and their MicroJobs redone. A dispute is settled by the protocol's
-// escalation rule (DefaultEscalation, escalate.go): a won vote names the
+// escalation rule (EscalationFor, escalate.go): a won vote names the
 // losing sides culprits (microjob.Resolve), an undecided one is listed
 // in the verdict's Undecided (microjob.Undecide). Only requests by
 // eligible authors count, and a culprit's stop counting once it is found
@@ -44,7 +44,7 @@ type Judgement struct {
 // the processor's hash its one side, and no re-runner is ever a culprit:
 // selfcheck.go.)
 func Judge(info *jobs.JobInfo, plan *jobs.Plan, recs *Records) (Judgement, error) {
-	return JudgeWith(info, plan, recs, DefaultEscalation())
+	return JudgeWith(info, plan, recs, EscalationFor(plan))
 }
 
 // JudgeWith is Judge with the escalation rule esc, for the rule's tests;

@@ -28,8 +28,12 @@ import (
 // Candidate is a processor a reader holds eligible to re-run a block, and
 // the key it ranks by: with a chain its bound wallet, so that one stake
 // is one place in the order however many peers it binds; without one its
-// peer ID.
-type Candidate struct{ Peer, Key string }
+// peer ID. Salt is mixed into its rank: with a chain the hash of the block
+// that created the job's escrow, which nobody knew when the job's ID was
+// chosen, so that a creator cannot search job IDs for orders that rank its
+// partners first; empty without a chain. A reader gives every candidate
+// of a job the same salt.
+type Candidate struct{ Peer, Key, Salt string }
 
 // PeerCandidates are peers as candidates ranked by their own IDs (a mesh
 // without a chain).
@@ -50,7 +54,8 @@ type Slot struct {
 
 // RerunOrder is the rerun order of block for a request of kind
 // (records.DisputeType, records.CheckType) in job id: the keys of cands,
-// less the sides' keys, highest rank hash first (then by key).
+// less the sides' keys, highest rank hash first (then by key). The rank
+// hash is RankHash(key, job, kind, block, "rerun"[, salt]).
 func RerunOrder(id jobs.ID, kind string, block uint64, cands []Candidate, sides []string) []Slot {
 	type ranked struct {
 		Slot
@@ -74,7 +79,11 @@ func RerunOrder(id jobs.ID, kind string, block uint64, cands []Candidate, sides 
 			}
 			continue
 		}
-		rs = append(rs, ranked{Slot{Key: c.Key, Peers: []string{c.Peer}}, records.RankHash(c.Key, job, kind, b, "rerun")})
+		parts := []string{c.Key, job, kind, b, "rerun"}
+		if c.Salt != "" {
+			parts = append(parts, c.Salt)
+		}
+		rs = append(rs, ranked{Slot{Key: c.Key, Peers: []string{c.Peer}}, records.RankHash(parts...)})
 	}
 	slices.SortFunc(rs, func(x, y ranked) int { return cmp.Or(bytes.Compare(y.h[:], x.h[:]), cmp.Compare(x.Key, y.Key)) })
 	out := make([]Slot, len(rs))

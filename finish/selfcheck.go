@@ -69,14 +69,10 @@ func SelfChecked(plan *jobs.Plan, v microjob.Verdict) []SelfCheck {
 }
 
 // CheckOutcome is what the re-runs of a self-checked block say under the
-// protocol's rule (DefaultEscalation): done is false while the vote goes on
-// or is undecided (or no check is requested yet); culprit is "" when the
-// processor's hash stands.
-func CheckOutcome(recs *Records, sc SelfCheck) (culprit string, done bool) {
-	return DefaultEscalation().checkOutcome(recs, sc)
-}
-
-func (e Escalation) checkOutcome(recs *Records, sc SelfCheck) (culprit string, done bool) {
+// rule e (EscalationFor the job's plan): done is false while the vote
+// goes on or is undecided (or no check is requested yet); culprit is ""
+// when the processor's hash stands.
+func (e Escalation) CheckOutcome(recs *Records, sc SelfCheck) (culprit string, done bool) {
 	r := e.CheckRuling(recs, sc)
 	switch {
 	case r.Outcome != VoteWon:
@@ -194,13 +190,13 @@ func CheckTargets(plan *jobs.Plan, v microjob.Verdict, recs *Records) []SelfChec
 // CheckCulprits returns the culprits the settled checks name
 // (CheckTargets).
 func CheckCulprits(plan *jobs.Plan, v microjob.Verdict, recs *Records) []string {
-	return DefaultEscalation().checkCulprits(plan, v, recs)
+	return EscalationFor(plan).checkCulprits(plan, v, recs)
 }
 
 func (e Escalation) checkCulprits(plan *jobs.Plan, v microjob.Verdict, recs *Records) []string {
 	var out []string
 	for _, sc := range CheckTargets(plan, v, recs) {
-		if c, done := e.checkOutcome(recs, sc); done && c != "" && !slices.Contains(out, c) {
+		if c, done := e.CheckOutcome(recs, sc); done && c != "" && !slices.Contains(out, c) {
 			out = append(out, c)
 		}
 	}
@@ -209,8 +205,9 @@ func (e Escalation) checkCulprits(plan *jobs.Plan, v microjob.Verdict, recs *Rec
 
 // ChecksPending reports whether a check target of v is not settled.
 func ChecksPending(plan *jobs.Plan, v microjob.Verdict, recs *Records) bool {
+	esc := EscalationFor(plan)
 	return slices.ContainsFunc(CheckTargets(plan, v, recs), func(sc SelfCheck) bool {
-		_, done := CheckOutcome(recs, sc)
+		_, done := esc.CheckOutcome(recs, sc)
 		return !done
 	})
 }
@@ -221,8 +218,9 @@ func ChecksPending(plan *jobs.Plan, v microjob.Verdict, recs *Records) bool {
 // candidates): what a finalizer waits for before it writes a verdict
 // (requestChecks), so what a reader requires of one.
 func ChecksSettled(plan *jobs.Plan, v microjob.Verdict, recs *Records, procs []string) bool {
+	esc := EscalationFor(plan)
 	for _, sc := range CheckTargets(plan, v, recs) {
-		if _, done := CheckOutcome(recs, sc); done {
+		if _, done := esc.CheckOutcome(recs, sc); done {
 			continue
 		}
 		cands := recs.Candidates

@@ -28,12 +28,20 @@ type BoundFunc func(ctx context.Context, peer string) (wallet string, ok bool, e
 // now would differ between views (a wallet slashed since keeps its place,
 // and its processors, unable to work, are asked dropped at once). The list
 // is never nil: a reader with a chain always checks a request's order.
+// Each candidate's Salt is the hash of the block that created the job's
+// escrow (Stakers.CreatedIn), so that a creator cannot grind its job ID
+// for orders that rank its partners first.
 func RerunCandidates(bound BoundFunc, stakers *Stakers) finish.CandidateFunc {
 	return func(ctx context.Context, info *jobs.JobInfo, procs []string) ([]finish.Candidate, error) {
 		out := []finish.Candidate{}
 		if info == nil {
 			return out, nil
 		}
+		created, err := stakers.CreatedIn(ctx, info)
+		if err != nil {
+			return nil, fmt.Errorf("membership: re-run candidates of job %s: %w", info.ID(), err)
+		}
+		salt := created.Hex()
 		for _, p := range procs {
 			wallet, ok, err := bound(ctx, p)
 			if err != nil {
@@ -47,7 +55,7 @@ func RerunCandidates(bound BoundFunc, stakers *Stakers) finish.CandidateFunc {
 				return nil, fmt.Errorf("membership: re-run candidates of job %s: %w", info.ID(), err)
 			}
 			if staked {
-				out = append(out, finish.Candidate{Peer: p, Key: strings.ToLower(wallet)})
+				out = append(out, finish.Candidate{Peer: p, Key: strings.ToLower(wallet), Salt: salt})
 			}
 		}
 		return out, nil

@@ -15,7 +15,7 @@ import (
 // active stake as of a block, and the stake a join needs; *escrow.Client
 // is one.
 type StakeHistory interface {
-	CreatedAt(ctx context.Context, key common.Hash) (uint64, error)
+	CreatedAt(ctx context.Context, key common.Hash) (uint64, common.Hash, error)
 	ActiveStakeAt(ctx context.Context, account common.Address, block uint64) (*big.Int, error)
 	MinStake(ctx context.Context) (*big.Int, error)
 }
@@ -35,8 +35,13 @@ type Stakers struct {
 
 	mu      sync.Mutex
 	min     *big.Int
-	created map[common.Hash]uint64
+	created map[common.Hash]creation
 	staked  map[stakedKey]bool
+}
+
+type creation struct {
+	block uint64
+	hash  common.Hash
 }
 
 type stakedKey struct {
@@ -46,29 +51,46 @@ type stakedKey struct {
 
 // NewStakers returns a cache over chain.
 func NewStakers(chain StakeHistory) *Stakers {
-	return &Stakers{chain: chain, created: map[common.Hash]uint64{}, staked: map[stakedKey]bool{}}
+	return &Stakers{chain: chain, created: map[common.Hash]creation{}, staked: map[stakedKey]bool{}}
+}
+
+// CreatedIn returns the hash of the block that created the escrow of job
+// info: nobody knew it when the job's ID was chosen.
+func (s *Stakers) CreatedIn(ctx context.Context, info *jobs.JobInfo) (common.Hash, error) {
+	c, err := s.creation(ctx, info)
+	return c.hash, err
+}
+
+func (s *Stakers) creation(ctx context.Context, info *jobs.JobInfo) (creation, error) {
+	key := EscrowKey(info)
+	s.mu.Lock()
+	c, ok := s.created[key]
+	s.mu.Unlock()
+	if ok {
+		return c, nil
+	}
+	block, hash, err := s.chain.CreatedAt(ctx, key)
+	if err != nil {
+		return creation{}, err
+	}
+	c = creation{block, hash}
+	s.mu.Lock()
+	if len(s.created) >= maxMemberships {
+		s.created = map[common.Hash]creation{}
+	}
+	s.created[key] = c
+	s.mu.Unlock()
+	return c, nil
 }
 
 // StakedBefore reports whether wallet held at least the minimum stake at
 // the block that created the escrow of job info.
 func (s *Stakers) StakedBefore(ctx context.Context, info *jobs.JobInfo, wallet common.Address) (bool, error) {
-	key := EscrowKey(info)
-	s.mu.Lock()
-	block, ok := s.created[key]
-	s.mu.Unlock()
-	if !ok {
-		b, err := s.chain.CreatedAt(ctx, key)
-		if err != nil {
-			return false, err
-		}
-		block = b
-		s.mu.Lock()
-		if len(s.created) >= maxMemberships {
-			s.created = map[common.Hash]uint64{}
-		}
-		s.created[key] = block
-		s.mu.Unlock()
+	c, err := s.creation(ctx, info)
+	if err != nil {
+		return false, err
 	}
+	block := c.block
 	k := stakedKey{wallet, block}
 	s.mu.Lock()
 	yes, ok := s.staked[k]

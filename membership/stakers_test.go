@@ -33,8 +33,9 @@ func TestStakersCountOnlyStakeBeforeTheJob(t *testing.T) {
 		t.Fatal(err)
 	}
 	info := &jobs.JobInfo{Creator: jobs.Address(creator.From()), PriceWei: big.NewInt(1000), Deadline: time.Now().Add(time.Hour).Unix()}
-	if _, err := creator.CreateJob(ctx, common.Hash(info.ID()), escrow.SeedCommitment(common.Hash{2}), time.Now().Add(time.Hour),
-		escrow.Terms{Quiet: time.Second, MinSigners: 1}, info.PriceWei); err != nil {
+	rcpt, err := creator.CreateJob(ctx, common.Hash(info.ID()), escrow.SeedCommitment(common.Hash{2}), time.Now().Add(time.Hour),
+		escrow.Terms{Quiet: time.Second, MinSigners: 1}, info.PriceWei)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := late.Stake(ctx, deploy.MinStake); err != nil {
@@ -57,5 +58,15 @@ func TestStakersCountOnlyStakeBeforeTheJob(t *testing.T) {
 	}
 	if n := escrowReads(t, reg, "logs"); n != 13 {
 		t.Fatalf("%v log reads, want 13: the job's creation and four wallets' three event kinds, once each", n)
+	}
+	// The re-run candidates: the early staker only, salted with the hash
+	// of the block that created the job.
+	bound := func(_ context.Context, peer string) (string, bool, error) { return peer, true, nil }
+	cands, err := RerunCandidates(bound, s)(ctx, info, []string{early.From().Hex(), late.From().Hex(), leaving.From().Hex()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cands) != 1 || cands[0].Peer != early.From().Hex() || cands[0].Salt != rcpt.BlockHash.Hex() {
+		t.Fatalf("candidates %+v, want the early staker salted with block %s", cands, rcpt.BlockHash.Hex())
 	}
 }

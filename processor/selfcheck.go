@@ -20,7 +20,7 @@ import (
 // re-runners silent for RerunTimeout), and reports whether every target
 // is settled.
 func (w *Worker) requestChecks(ctx context.Context, js *jobState, v microjob.Verdict, recs *finish.Records) (bool, error) {
-	id, esc := js.plan.JobID, finish.DefaultEscalation()
+	id, esc := js.plan.JobID, finish.EscalationFor(js.plan)
 	pending := false
 	var checks []crdt.Entry
 	var sent []records.Check

@@ -325,7 +325,7 @@ func mustHash(s string) jobs.ID {
 // next of the block's rerun order over the candidates (finish.RerunOrder),
 // which every reader checks.
 func (w *Worker) requestReruns(ctx context.Context, js *jobState, disputes []microjob.Dispute, recs *finish.Records) error {
-	id, esc := js.plan.JobID, finish.DefaultEscalation()
+	id, esc := js.plan.JobID, finish.EscalationFor(js.plan)
 	seen := map[uint64]bool{}
 	for _, d := range disputes {
 		if seen[d.Block] {

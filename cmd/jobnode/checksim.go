@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/jobmesh/jobmesh/checksim"
+	"github.com/jobmesh/jobmesh/finish"
 )
 
 func newCheckSimCmd() *cobra.Command {
@@ -41,6 +42,9 @@ MacroJob and per job, and how often a dispute ends undecided.`,
 			)
 			switch {
 			case framing:
+				if !cmd.Flags().Changed("margin") && !cmd.Flags().Changed("max-reruns") {
+					frame.Escalation = finish.Escalation{} // the protocol's rule for --macrojobs
+				}
 				reps, err := checksim.FramingGrid(frame, checksim.FramingSizes, checksim.FramingShares)
 				if err != nil {
 					return err
