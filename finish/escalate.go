@@ -141,8 +141,10 @@ type Ruling struct {
 // re-runner must not be able to tip a vote, and a vote cannot be won by
 // the fast answers of some before the others answer. Once the order is
 // exhausted and every re-runner not dropped answered, a hash also wins by
-// a lead of at least 2 with at least 2/3 of the votes, the silent counted
-// against it. Otherwise, while fewer than MaxReruns were asked, the
+// a lead of at least 2 with the silent counted against it and at least
+// 2/3 of the votes in: a processor that died after it was asked does not
+// keep a small mesh's vote open, and colluders that also write the request
+// still need more than half the pool, the bound without drops. Otherwise, while fewer than MaxReruns were asked, the
 // dispute escalates by a round of Margin − lead re-runners (at least 1,
 // at most what MaxReruns leaves), so that one round can decide; else it
 // is undecided.
@@ -169,7 +171,7 @@ func (e Escalation) rule(sides []string, asked int, votes []microjob.Vote, silen
 		r.Outcome, r.Winner = VoteWon, top.Hash
 	case unanswered > silent:
 		r.Outcome = VotePending
-	case exhausted && lead-silent >= 2 && 3*top.Votes >= 2*(total+silent):
+	case exhausted && lead-silent >= 2 && 3*top.Votes >= 2*total:
 		r.Outcome, r.Winner = VoteWon, top.Hash
 	case exhausted:
 		r.Outcome = VoteUndecided
