@@ -202,20 +202,16 @@ func (h *Handler) hostAllowed(host string) bool {
 // optional numeric port. Anything else (userinfo, a path, a lone bracket)
 // is refused.
 func hostName(host string) (string, bool) {
-	name := host
+	name, v6 := host, false
 	if hn, port, err := net.SplitHostPort(host); err == nil {
 		if !validPort(port) {
 			return "", false
 		}
-		if strings.Contains(hn, ":") {
-			name = "[" + hn + "]" // SplitHostPort took the brackets off
-		} else {
-			name = hn
-		}
+		name, v6 = hn, strings.Contains(hn, ":") // SplitHostPort took an IPv6 address's brackets off
+	} else if inner, ok := strings.CutPrefix(host, "["); ok && strings.HasSuffix(inner, "]") {
+		name, v6 = strings.TrimSuffix(inner, "]"), true
 	}
-	v6 := strings.HasPrefix(name, "[") && strings.HasSuffix(name, "]")
 	if v6 {
-		name = name[1 : len(name)-1]
 		if a, err := netip.ParseAddr(name); err != nil || !a.Is6() {
 			return "", false
 		}
