@@ -31,8 +31,10 @@ var errSignRefused = settlement.ErrNotSigning
 // finished job js (its own judgement of recs and its own assembly of the
 // output) and its verdict, or an error wrapping errSignRefused.
 func (w *Worker) audit(ctx context.Context, js *jobState, recs *finish.Records) (records.VerdictRecord, microjob.Verdict, error) {
-	id := js.plan.JobID
-	j, err := w.judged(js, recs, w.inputsVersion(id))
+	w.mu.Lock()
+	id, ver := js.plan.JobID, js.verdicts.auditVer // ver was read before recs (settleVerdicts.Records)
+	w.mu.Unlock()
+	j, err := w.judged(js, recs, ver)
 	if err != nil {
 		return records.VerdictRecord{}, microjob.Verdict{}, err
 	}

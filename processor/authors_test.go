@@ -85,11 +85,12 @@ func testWorker(t *testing.T, s *crdt.Store) *Worker {
 func weighed(t *testing.T, w *Worker, js *jobState) (finish.Judgement, []finish.VerdictCand) {
 	t.Helper()
 	ctx := context.Background()
+	ver := w.index.Version(js.plan.JobID) // before the records, as the worker reads them
 	recs, err := w.records(ctx, js.plan.JobID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	j, err := w.judged(js, recs, w.index.Version(js.plan.JobID))
+	j, err := w.judged(js, recs, ver)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -100,7 +100,17 @@ func (w *Worker) newSettler(ctx context.Context) (*settlement.Settler, error) {
 type settleVerdicts struct{ w *Worker }
 
 func (v settleVerdicts) Records(ctx context.Context, id jobs.ID) (*finish.Records, error) {
-	return v.w.records(ctx, id)
+	ver := v.w.inputsVersion(id) // before the records: see verdictState.judgedVer
+	recs, err := v.w.records(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	v.w.mu.Lock()
+	if js := v.w.known[id]; js != nil {
+		js.verdicts.auditVer = ver
+	}
+	v.w.mu.Unlock()
+	return recs, nil
 }
 
 func (v settleVerdicts) Audit(ctx context.Context, id jobs.ID, recs *finish.Records) (records.VerdictRecord, microjob.Verdict, error) {

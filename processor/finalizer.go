@@ -119,8 +119,14 @@ func (w *Worker) keepSayingFinalizing(ctx context.Context, js *jobState) (stop f
 // guarded by Worker.mu.
 type verdictState struct {
 	// judgedVer is the index version judgement was made at (0: none).
+	// A caller reads the version before the records it judges, so that a
+	// record arriving in between leaves a judgement filed under the older
+	// version, judged again next time, never a stale one under the newer.
 	judgedVer uint64
 	judgement finish.Judgement
+	// auditVer is the version read before the records the settler last
+	// read (settleVerdicts.Records), which audit judges.
+	auditVer uint64
 	// agreedVer is the index's judge version when this node last found
 	// a verdict that follows from its records (recheckFinished), and
 	// finishedAt when it first did.
