@@ -37,14 +37,15 @@ func TestDispatchEndpoints(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if dn.Live != 2 || len(dn.Processors) != 2 {
-			return fmt.Errorf("%d live processors", dn.Live)
+		if dn.Live != 2 || len(dn.Processors) != 2 || dn.TimeoutWindow != 3 {
+			return fmt.Errorf("%d live processors, timeout window %d", dn.Live, dn.TimeoutWindow)
 		}
 		for _, p := range dn.Processors {
 			// Equal stakes: S = 1. No VRAM (R = 0), the default 5m
 			// timeout, above the 1m minimum (P = 0), no task yet (B = 1):
 			// Q = 2/4, W = S·Q/(S+Q) = 1/3.
-			if p.StakeWei != "1" || p.QoS != 0.5 || p.Weight != 1.0/3 || p.CardModel != "cpu" || p.Kicked != "" {
+			if p.StakeWei != "1" || p.QoS != 0.5 || p.Weight != 1.0/3 || p.CardModel != "cpu" ||
+				p.VRAMScore != 0 || p.TimeoutScore != 0 || p.SpeedScore != 1 || p.Kicked != "" || p.KickedAt != nil || p.Timeouts != 0 {
 				return fmt.Errorf("processor %+v", p)
 			}
 		}
