@@ -68,7 +68,7 @@ func OrderJobs[T any](cfg dispatch.Config, self dispatch.Node, free dispatch.Gro
 		j := DispatchJob(info, plan)
 		byID[j.ID] = t
 		if q == nil || q.Push(j) != nil {
-			if servable(self, j) && (j.Replicas <= 1 || free != nil && free(self.CardModel, j.MinVRAM, j.Replicas)) {
+			if servable(self, j) && (j.Replicas <= 1 || (free != nil && free(self.CardModel, j.MinVRAM, j.Replicas))) {
 				rest = append(rest, item{t, plan.JobID})
 			}
 		}

@@ -12,7 +12,8 @@ import (
 
 // enforceCap aborts the lowest-value jobs when the queued jobs (unfinished,
 // not aborted, no commitment yet), each counted once per replica, exceed
-// the cap for the live processors of v. Any node may do it; each writes the same record, once.
+// the cap for the live processors of v. Any node may do it; each writes
+// the same record, once.
 func (w *Worker) enforceCap(ctx context.Context, v *meshview.View) {
 	if v == nil {
 		return
