@@ -149,9 +149,9 @@ func jsonFields(t reflect.Type) []string {
 	return out
 }
 
-// TestOpenAPIJobSchemas: the document's job summary and its parts have
-// the fields of the types the API encodes, and its job states are every
-// state the API derives.
+// TestOpenAPIJobSchemas: the document's job summary and its parts, and
+// the dispatch view and its processors, have the fields of the types the
+// API encodes, and its job states are every state the API derives.
 func TestOpenAPIJobSchemas(t *testing.T) {
 	var doc struct {
 		Components struct {
@@ -167,6 +167,7 @@ func TestOpenAPIJobSchemas(t *testing.T) {
 	schemas := doc.Components.Schemas
 	for name, typ := range map[string]reflect.Type{
 		"Job": reflect.TypeFor[apiv1.Job](), "UndecidedBlock": reflect.TypeFor[apiv1.UndecidedBlock](),
+		"DispatchNodes": reflect.TypeFor[apiv1.DispatchNodes](), "DispatchNode": reflect.TypeFor[apiv1.DispatchNode](),
 	} {
 		documented := slices.Sorted(maps.Keys(schemas[name].Properties))
 		if want := jsonFields(typ); !slices.Equal(documented, want) {

@@ -1,5 +1,7 @@
 package apiv1
 
+import "time"
+
 // DispatchNodes is the body of GET /v1/dispatch/nodes: the live
 // processors as dispatching weighs them.
 type DispatchNodes struct {
@@ -7,6 +9,9 @@ type DispatchNodes struct {
 	Live int `json:"live"`
 	// Tasks is how many finished tasks the QoS ledger replayed.
 	Tasks int `json:"tasks"`
+	// TimeoutWindow is how many recent tasks of a processor its
+	// Timeouts count.
+	TimeoutWindow int `json:"timeout_window"`
 	// Processors are sorted by peer ID.
 	Processors []DispatchNode `json:"processors"`
 }
@@ -30,6 +35,11 @@ type DispatchNode struct {
 	Weight float64 `json:"weight"`
 	// Kicked is the kick-out reason ("timeouts", "low-score"), or "".
 	Kicked string `json:"kicked,omitempty"`
+	// KickedAt is when the kick took effect: the verdict time of the job
+	// whose outcome triggered it. Absent when not kicked.
+	KickedAt *time.Time `json:"kicked_at,omitempty"`
+	// Timeouts is how many of its last TimeoutWindow tasks timed out.
+	Timeouts int `json:"timeouts"`
 }
 
 // Queue is the body of GET /v1/queue: the open jobs in their dispatch

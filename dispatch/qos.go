@@ -120,6 +120,10 @@ type Kick struct {
 	Reason KickReason
 	// TaskID is the task whose outcome triggered it.
 	TaskID string
+	// At is when the kick took effect: the mesh's replay sets it to the
+	// verdict time of the job whose outcome triggered it, which every
+	// node reads alike. Ledger.Record keeps no clock and leaves it zero.
+	At time.Time
 }
 
 // Ledger accumulates task outcomes into per-processor QoS history: the
@@ -236,6 +240,15 @@ func (l *Ledger) Kicked(id string) (Kick, bool) {
 // (the mesh's replay calls it when a kicked processor advertises a start
 // after its kick), and only what it does from now on counts.
 func (l *Ledger) Rejoin(id string) { delete(l.nodes, id) }
+
+// Timeouts is how many of a processor's last KickTimeoutWindow tasks
+// timed out: the count the KickTimeouts rule reads.
+func (l *Ledger) Timeouts(id string) int {
+	if h := l.nodes[id]; h != nil {
+		return countTrue(h.timeouts)
+	}
+	return 0
+}
 
 // NodeScore is ns_i, the mean task score over the last ScoreWindow scored
 // tasks (seed 003), or NewNodeTaskScore for a processor without one.

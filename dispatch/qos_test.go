@@ -345,3 +345,32 @@ func TestRejoinThenNormalTask(t *testing.T) {
 		t.Fatalf("one timeout after rejoining kicked %v", kicks)
 	}
 }
+
+// TestLedgerTimeouts: Timeouts counts the timeouts among a processor's
+// last KickTimeoutWindow tasks, the count the kick rule reads; older ones
+// leave the window and a rejoin forgets them.
+func TestLedgerTimeouts(t *testing.T) {
+	cfg := DefaultConfig() // 2 timeouts of the last 3 kick
+	l, _ := NewLedger(cfg)
+	trio := []string{"a", "b", "c"}
+	for i, subs := range [][]string{{"a", "b"}, {"a", "b", "c"}, {"a", "b", "c"}, {"a", "b", "c"}} {
+		if _, err := l.Record(outcome(fmt.Sprint(i), trio, subs...)); err != nil {
+			t.Fatal(err)
+		}
+		want := 0
+		if i < cfg.KickTimeoutWindow {
+			want = 1
+		}
+		if got := l.Timeouts("c"); got != want || l.Timeouts("a") != 0 {
+			t.Fatalf("after task %d: c %d timeouts, want %d; a %d", i, got, want, l.Timeouts("a"))
+		}
+	}
+	_, _ = l.Record(outcome("4", trio, "a"))
+	if got := l.Timeouts("b"); got != 1 {
+		t.Fatalf("b: %d timeouts, want 1", got)
+	}
+	l.Rejoin("b")
+	if got := l.Timeouts("b"); got != 0 || l.Timeouts("nobody") != 0 {
+		t.Fatalf("rejoined b: %d timeouts", got)
+	}
+}

@@ -14,15 +14,19 @@ const AnyModel = "Any"
 // required GPU model or "Any", replicas) as seed 001 groups them, each group
 // a heap ordered by task value. Order: higher price/estimated-time first,
 // compared exactly as price_a·est_b vs price_b·est_a, then the smaller job ID.
-// A second heap holds the reverse order for eviction. Every operation is
-// O(log n) in the number of jobs, or O(groups) for Next. A Queue is not safe
-// for concurrent use.
+// A second heap holds the reverse order for eviction. The cap α·N is
+// counted in processor slots, as N counts processors: a job waits for
+// Replicas of them (seed 000's GPT task holds 3 nodes), so it counts
+// Replicas times (a jobmesh choice where the seeds are silent). Every
+// operation is O(log n) in the number of jobs, or O(groups) for Next. A
+// Queue is not safe for concurrent use.
 type Queue struct {
 	cfg     Config
 	jobs    map[string]*queued
 	groups  map[queueKey]*jobGroup
 	byModel map[string][]*jobGroup // "" = Any; sorted by VRAM, then replicas
 	evict   ixheap                 // worst job on top
+	slots   int                    // sum of the queued jobs' replicas
 	x, y    big.Int                // scratch for comparisons
 }
 
@@ -126,6 +130,7 @@ func (q *Queue) Push(j Job) error {
 	g.heap.push(e)
 	q.evict.push(e)
 	q.jobs[j.ID] = e
+	q.slots += j.replicas()
 	return nil
 }
 
@@ -144,6 +149,7 @@ func (q *Queue) drop(e *queued) {
 	g.heap.remove(e.gix)
 	q.evict.remove(e.eix)
 	delete(q.jobs, e.job.ID)
+	q.slots -= e.job.replicas()
 	if g.heap.len() == 0 {
 		delete(q.groups, g.key)
 		list := slices.DeleteFunc(q.byModel[g.key.model], func(x *jobGroup) bool { return x == g })
@@ -155,16 +161,22 @@ func (q *Queue) drop(e *queued) {
 	}
 }
 
-// Cap is the queue size cap max(⌊α·live⌋, MinQueueLen) (seeds 000/001).
+// Slots is the number of processors the queued jobs wait for: each job
+// counts its Replicas. The cap bounds it.
+func (q *Queue) Slots() int { return q.slots }
+
+// Cap is the queue size cap max(⌊α·live⌋, MinQueueLen) in processor slots
+// (seeds 000/001; Slots).
 func (q *Queue) Cap(live int) int { return q.cfg.queueCap(live) }
 
-// Trim evicts the lowest-value jobs until the queue fits Cap(live) and
-// returns them, worst first. The caller aborts each one (JobAborted record,
-// refund through the escrow's abort).
+// Trim evicts the lowest-value jobs until the queue's Slots fit Cap(live)
+// and returns them, worst first: a replicated job counts once per replica,
+// and one that needs more slots than the cap is evicted. The caller
+// aborts each one (JobAborted record, refund through the escrow's abort).
 func (q *Queue) Trim(live int) []Job {
 	limit := q.Cap(live)
 	var out []Job
-	for q.Len() > limit {
+	for q.slots > limit {
 		e := q.evict.items[0]
 		q.drop(e)
 		out = append(out, e.job)

@@ -249,3 +249,33 @@ func TestGroupLabel(t *testing.T) {
 		t.Fatal(g)
 	}
 }
+
+// TestQueueTrimCountsReplicas: the cap α·N counts processor slots, so a
+// job with Replicas 3 takes 3 of them and the worst jobs go until the
+// slots fit.
+func TestQueueTrimCountsReplicas(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.QueueAlpha, cfg.MinQueueLen = 1, 1
+	q := mustQueue(t, cfg)
+	for _, j := range []Job{
+		{ID: "x3", Price: big.NewInt(1000), Replicas: 3},
+		{ID: "a", Price: big.NewInt(10)},
+		{ID: "b", Price: big.NewInt(20)},
+	} {
+		if err := q.Push(j); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if q.Len() != 3 || q.Slots() != 5 {
+		t.Fatalf("len %d slots %d, want 3 jobs in 5 slots", q.Len(), q.Slots())
+	}
+	if got := ids(q.Trim(5)); len(got) != 0 {
+		t.Fatalf("cap 5: evicted %v", got)
+	}
+	if got := ids(q.Trim(3)); !slices.Equal(got, []string{"a", "b"}) || q.Slots() != 3 {
+		t.Fatalf("cap 3: evicted %v, %d slots left", got, q.Slots())
+	}
+	if got := ids(q.Trim(2)); !slices.Equal(got, []string{"x3"}) || q.Slots() != 0 || q.Len() != 0 {
+		t.Fatalf("cap 2: evicted %v, %d slots left", got, q.Slots())
+	}
+}

@@ -12,8 +12,9 @@ import (
 
 // DispatchJob is what dispatching knows about a job, taken from its JobInfo
 // alone, so every node derives the same value: the escrowed price, the
-// requirements, and the task size in pricing units (TaskSize, or the
-// number of data blocks when the job gives none).
+// requirements (replicas included: they pick the job's queue group and
+// count against the queue cap), and the task size in pricing units
+// (TaskSize, or the number of data blocks when the job gives none).
 func DispatchJob(info *jobs.JobInfo, plan *jobs.Plan) dispatch.Job {
 	units := info.TaskSize
 	if units == 0 {
@@ -30,18 +31,22 @@ func DispatchJob(info *jobs.JobInfo, plan *jobs.Plan) dispatch.Job {
 		GPUModel: info.Requirements.GPUModel,
 		Models:   slices.Clone(info.Requirements.ModelCIDs),
 		Units:    units,
+		Replicas: int(info.Requirements.Replicas),
 	}
 }
 
 // OrderJobs returns the jobs of list self can serve in the order it takes
 // them; job gives each one's JobInfo and plan. Open jobs are grouped by
-// VRAM and GPU model ("Any" when none) and each group is ordered by task
-// value; self repeatedly takes the best head among the groups it can
-// serve (seed 001 dequeue). The order depends only on the JobInfo records
-// and cfg. A job whose value cannot be computed (its estimated time
-// overflows) comes last, by ID, if self can serve it. A job asking for
-// more replicas than cfg.MaxReplicas is not taken.
-func OrderJobs[T any](cfg dispatch.Config, self dispatch.Node, list []T, job func(T) (*jobs.JobInfo, *jobs.Plan)) []T {
+// VRAM, GPU model ("Any" when none) and replicas, and each group is
+// ordered by task value; self repeatedly takes the best head among the
+// groups it can serve (seed 001 dequeue, dispatch.Queue.Best). A group of
+// replicated jobs (R > 1) counts only while free says self's card model
+// has R processors for it (View.GroupCheck; seed 000: 3 nodes of one card
+// model); its jobs are left out otherwise. The order depends only on the
+// JobInfo records, cfg and free. A job whose value cannot be computed (its
+// estimated time overflows) comes last, by ID, if self can serve it. A job
+// asking for more replicas than cfg.MaxReplicas is not taken.
+func OrderJobs[T any](cfg dispatch.Config, self dispatch.Node, free dispatch.GroupCheck, list []T, job func(T) (*jobs.JobInfo, *jobs.Plan)) []T {
 	q, err := dispatch.NewQueue(cfg)
 	if err != nil {
 		// The caller validated the config; keep working in ID order.
@@ -63,14 +68,14 @@ func OrderJobs[T any](cfg dispatch.Config, self dispatch.Node, list []T, job fun
 		j := DispatchJob(info, plan)
 		byID[j.ID] = t
 		if q == nil || q.Push(j) != nil {
-			if servable(self, j) {
+			if servable(self, j) && (j.Replicas <= 1 || (free != nil && free(self.CardModel, j.MinVRAM, j.Replicas))) {
 				rest = append(rest, item{t, plan.JobID})
 			}
 		}
 	}
 	out := make([]T, 0, len(list))
 	for q != nil {
-		j, ok := q.Next(self, nil)
+		j, ok := q.Next(self, free)
 		if !ok {
 			break
 		}
@@ -81,6 +86,27 @@ func OrderJobs[T any](cfg dispatch.Config, self dispatch.Node, list []T, job fun
 		out = append(out, r.t)
 	}
 	return out
+}
+
+// GroupCheck is the dispatch.GroupCheck of the mesh's job order: whether
+// the view lists at least r processors of a card model with VRAM ≥ vram
+// that weigh more than 0 (live, not kicked out, staked), the processors
+// ChooseGroup draws a replicated job's group from. The mesh keeps no busy
+// flag every node agrees on (a processor takes a job when its own work
+// allows), so the eligible processors stand for the seed's free ones.
+func (v *View) GroupCheck() dispatch.GroupCheck {
+	return func(model string, vram uint64, r int) bool {
+		if v == nil {
+			return false
+		}
+		n := 0
+		for _, p := range v.Processors {
+			if p.CardModel == model && p.VRAM >= vram && p.Weight > 0 {
+				n++
+			}
+		}
+		return n >= r
+	}
 }
 
 // servable reports whether node meets job's requirements: enough VRAM and

@@ -180,6 +180,9 @@ type ProcessorView struct {
 	Scores dispatch.QoSScore
 	// SpeedScore is its node score ns (mean task score).
 	SpeedScore float64
+	// Timeouts is how many of its last View.TimeoutWindow tasks timed
+	// out (dispatch.Ledger.Timeouts).
+	Timeouts int
 	// Weight is its job-independent selection weight W = S·Q/(S+Q)
 	// among the live processors (no locality boost), 0 when kicked out;
 	// View.JobWeights gives a job's weights.
@@ -196,6 +199,9 @@ type View struct {
 	Processors []ProcessorView
 	// Tasks is how many task outcomes the QoS ledger replayed.
 	Tasks int
+	// TimeoutWindow is how many recent tasks a processor's Timeouts
+	// count (dispatch.Config.KickTimeoutWindow).
+	TimeoutWindow int
 
 	byID  map[string]int
 	kicks map[string]dispatch.Kick
@@ -345,6 +351,7 @@ func (f *Facts) View(ctx context.Context, finished []jobs.ID) (*View, error) {
 		p.Scores = scores[i]
 		p.QoS = scores[i].Q
 		p.SpeedScore = ledger.NodeScore(p.ID)
+		p.Timeouts = ledger.Timeouts(p.ID)
 		nodes[i] = p.Node
 	}
 	weights := dispatch.Weights(dispatch.Job{}, nodes)
@@ -352,7 +359,7 @@ func (f *Facts) View(ctx context.Context, finished []jobs.ID) (*View, error) {
 		procs[i].Weight = weights[i]
 	}
 	v := NewView(now, procs, slices.Collect(maps.Values(kicks))...)
-	v.Tasks = tasks
+	v.Tasks, v.TimeoutWindow = tasks, f.cfg.Dispatch.KickTimeoutWindow
 	return v, nil
 }
 
@@ -370,14 +377,12 @@ func replay(cfg dispatch.Config, done []*finishedJob, started map[string]time.Ti
 		return nil, nil, 0, err
 	}
 	kicks := map[string]dispatch.Kick{}
-	kickedAt := map[string]time.Time{}
 	rejoin := func(until time.Time, end bool) {
 		for _, id := range slices.Sorted(maps.Keys(kicks)) {
 			s := started[id]
-			if s.After(kickedAt[id]) && (end || s.Before(until)) {
+			if s.After(kicks[id].At) && (end || s.Before(until)) {
 				ledger.Rejoin(id)
 				delete(kicks, id)
-				delete(kickedAt, id)
 			}
 		}
 	}
@@ -392,7 +397,8 @@ func replay(cfg dispatch.Config, done []*finishedJob, started map[string]time.Ti
 				continue // not derivable from the records; skipped by every node alike
 			}
 			for _, k := range ks {
-				kicks[k.Node], kickedAt[k.Node] = k, at
+				k.At = at
+				kicks[k.Node] = k
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package meshview
 import (
 	"crypto/sha256"
 	"math/big"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -17,9 +18,15 @@ type openJob struct {
 	plan *jobs.Plan
 }
 
-// orderJobs is OrderJobs over open jobs.
+// orderJobs is OrderJobs over open jobs, with no replicated group
+// servable.
 func orderJobs(cfg dispatch.Config, self dispatch.Node, list []*openJob) []*openJob {
-	return OrderJobs(cfg, self, list, func(j *openJob) (*jobs.JobInfo, *jobs.Plan) { return j.info, j.plan })
+	return orderJobsIn(cfg, nil, self, list)
+}
+
+// orderJobsIn is OrderJobs over open jobs with v's GroupCheck.
+func orderJobsIn(cfg dispatch.Config, v *View, self dispatch.Node, list []*openJob) []*openJob {
+	return OrderJobs(cfg, self, v.GroupCheck(), list, func(j *openJob) (*jobs.JobInfo, *jobs.Plan) { return j.info, j.plan })
 }
 
 // orderFixture is a job with a price in wei, a task size (0: use blocks)
@@ -129,8 +136,74 @@ func TestOrderJobsCapsReplicas(t *testing.T) {
 	ok.info.Requirements.Replicas = uint32(cfg.MaxReplicas)
 	tooMany := orderFixture("too-many", 1000, 0, 10, 0, "")
 	tooMany.info.Requirements.Replicas = uint32(cfg.MaxReplicas + 1)
-	got := orderJobs(cfg, dispatch.Node{ID: "self", CardModel: "cpu"}, []*openJob{tooMany, ok})
+	v := cardView(t, "cpu", "cpu", "cpu")
+	got := orderJobsIn(cfg, v, dispatch.Node{ID: "p0", CardModel: "cpu"}, []*openJob{tooMany, ok})
 	if len(got) != 1 || got[0] != ok {
 		t.Fatalf("took %d jobs; want only the one within MaxReplicas", len(got))
+	}
+}
+
+// cardView is a view of live processors p0, p1, ... with the given card
+// models (24 GiB each); those named in kicked are kicked out.
+func cardView(t *testing.T, models ...string) *View {
+	t.Helper()
+	return cardViewKicked(t, models, nil)
+}
+
+func cardViewKicked(t *testing.T, models []string, kicked []string) *View {
+	t.Helper()
+	ads := make([]Advertised, len(models))
+	for i, m := range models {
+		ads[i] = Advertised{PeerID: "p" + strconv.Itoa(i), CardModel: m, VRAMMiB: 24576}
+	}
+	return modelView(t, ads, kicked...)
+}
+
+// TestOrderJobsReplicas: a replicated job (R = 3) is in a queue group of
+// its own and is taken, by task value against the other groups' heads
+// (seed 001), only while self's card model has 3 processors that weigh
+// more than 0 (seed 000); otherwise the 1-node jobs are taken and it
+// waits.
+func TestOrderJobsReplicas(t *testing.T) {
+	cfg := dispatch.DefaultConfig()
+	x3 := orderFixture("x3", 1_000_000, 1, 1, 0, "")
+	x3.info.Requirements.Replicas = 3
+	x3gpu := orderFixture("x3-4090", 10_000_000, 1, 1, 16384, "RTX 4090")
+	x3gpu.info.Requirements.Replicas = 3
+	single := orderFixture("single", 1000, 1, 1, 0, "")
+	cheap := orderFixture("cheap", 10, 1, 1, 0, "")
+	names := map[jobs.ID]string{}
+	for n, js := range map[string]*openJob{"x3": x3, "x3-4090": x3gpu, "single": single, "cheap": cheap} {
+		names[js.plan.JobID] = n
+	}
+	four := []string{"RTX 4090", "RTX 4090", "RTX 4090", "A100", "A100"}
+	cases := []struct {
+		name   string
+		models []string
+		kicked []string
+		self   dispatch.Node
+		want   []string
+	}{
+		{"two of self's model", []string{"RTX 4090", "RTX 4090", "A100", "A100", "A100"}, nil,
+			dispatch.Node{ID: "p0", CardModel: "RTX 4090", VRAM: 24576}, []string{"single", "cheap"}},
+		{"three of self's model", four, nil,
+			dispatch.Node{ID: "p0", CardModel: "RTX 4090", VRAM: 24576}, []string{"x3-4090", "x3", "single", "cheap"}},
+		{"a kicked one does not count", four, []string{"p2"},
+			dispatch.Node{ID: "p0", CardModel: "RTX 4090", VRAM: 24576}, []string{"single", "cheap"}},
+		{"the other model has two", four, nil,
+			dispatch.Node{ID: "p3", CardModel: "A100", VRAM: 24576}, []string{"single", "cheap"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			v := cardViewKicked(t, c.models, c.kicked)
+			list := []*openJob{cheap, x3, single, x3gpu}
+			for range len(list) {
+				got := orderNames(orderJobsIn(cfg, v, c.self, list), names)
+				if !slices.Equal(got, c.want) {
+					t.Fatalf("order %v, want %v", got, c.want)
+				}
+				list = append(list[1:], list[0])
+			}
+		})
 	}
 }

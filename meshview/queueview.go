@@ -20,8 +20,9 @@ import (
 type QueueView struct {
 	// Live is the number of live processors the cap was computed for.
 	Live int
-	// Cap is max(⌊α·Live⌋, MinQueueLen): the most queued (not started)
-	// jobs before the lowest-value ones are aborted.
+	// Cap is max(⌊α·Live⌋, MinQueueLen): the most processor slots the
+	// queued (not started) jobs may wait for, each counting its replicas,
+	// before the lowest-value ones are aborted (dispatch.Queue.Slots).
 	Cap int
 	// Groups are the queue groups, the group with the best head first.
 	Groups []QueueGroup
@@ -232,9 +233,9 @@ func queueGroups(cfg dispatch.Config, open map[jobs.ID]*jobs.JobInfo, started ma
 }
 
 // Evictions returns the jobs to abort so that the queued jobs fit the cap
-// max(⌊α·live⌋, MinQueueLen), lowest task value first. queued are the open
-// jobs nobody has started; the result is a pure function of them, cfg and
-// live. A job whose value cannot be computed is never evicted (it already
+// max(⌊α·live⌋, MinQueueLen), lowest task value first; a job counts once
+// per replica (dispatch.Queue.Trim). queued are the open jobs nobody has
+// started; the result is a pure function of them, cfg and live. A job whose value cannot be computed is never evicted (it already
 // comes last in the job order).
 func Evictions(cfg dispatch.Config, queued []dispatch.Job, live int) ([]dispatch.Job, error) {
 	q, err := dispatch.NewQueue(cfg)

@@ -54,9 +54,17 @@ func TestReplayRejoin(t *testing.T) {
 				t.Fatalf("%d tasks, %v", tasks, err)
 			}
 			_, inLedger := l.Kicked("flaky")
-			_, inKicks := kicks["flaky"]
+			k, inKicks := kicks["flaky"]
 			if inLedger != tc.kicked || inKicks != tc.kicked {
 				t.Fatalf("kicked in ledger %v, in view %v; want %v", inLedger, inKicks, tc.kicked)
+			}
+			// Kicked since the verdict of the job that did it; its 2
+			// timeouts still in the window.
+			if tc.kicked && (!k.At.Equal(kickAt) || l.Timeouts("flaky") != 2) {
+				t.Fatalf("kicked at %v with %d timeouts, want %v and 2", k.At, l.Timeouts("flaky"), kickAt)
+			}
+			if !tc.kicked && l.Timeouts("flaky") != 0 {
+				t.Fatalf("rejoined with %d timeouts, want 0", l.Timeouts("flaky"))
 			}
 			if !tc.kicked && l.NodeScore("flaky") != 2*float64(cfg.RoundScores[0]) {
 				t.Fatalf("rejoined history %v, want only the task after the restart", l.NodeScore("flaky"))

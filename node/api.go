@@ -43,17 +43,22 @@ func (m apiMesh) Dispatch(ctx context.Context) (api.DispatchNodes, error) {
 	if err != nil {
 		return api.DispatchNodes{}, err
 	}
-	out := api.DispatchNodes{Live: v.Live(), Tasks: v.Tasks, Processors: []api.DispatchNode{}}
+	out := api.DispatchNodes{Live: v.Live(), Tasks: v.Tasks, TimeoutWindow: v.TimeoutWindow, Processors: []api.DispatchNode{}}
 	for _, p := range v.Processors {
 		d := api.DispatchNode{
 			PeerID: p.ID, CardModel: p.CardModel, VRAMMiB: p.VRAM, Wallet: p.Wallet, StakeWei: "0",
 			QoS: p.QoS, VRAMScore: p.Scores.R, TimeoutScore: p.Scores.P, SpeedScore: p.Scores.B, Weight: p.Weight,
+			Timeouts: p.Timeouts,
 		}
 		if p.Stake != nil {
 			d.StakeWei = p.Stake.String()
 		}
 		if p.Kick != nil {
 			d.Kicked = string(p.Kick.Reason)
+			if !p.Kick.At.IsZero() {
+				at := p.Kick.At.UTC()
+				d.KickedAt = &at
+			}
 		}
 		out.Processors = append(out.Processors, d)
 	}

@@ -11,8 +11,9 @@ import (
 )
 
 // enforceCap aborts the lowest-value jobs when the queued jobs (unfinished,
-// not aborted, no commitment yet) exceed the cap for the live processors
-// of v. Any node may do it; each writes the same record, once.
+// not aborted, no commitment yet), each counted once per replica, exceed
+// the cap for the live processors of v. Any node may do it; each writes
+// the same record, once.
 func (w *Worker) enforceCap(ctx context.Context, v *meshview.View) {
 	if v == nil {
 		return
@@ -25,8 +26,14 @@ func (w *Worker) enforceCap(ctx context.Context, v *meshview.View) {
 		}
 	}
 	w.mu.Unlock()
+	// The cap counts processor slots: a job counts its replicas
+	// (dispatch.Queue.Slots).
 	limit := max(int(w.cfg.Dispatch.QueueAlpha*float64(v.Live())), w.cfg.Dispatch.MinQueueLen)
-	if len(open) <= limit {
+	slots := 0
+	for _, js := range open {
+		slots += max(int(js.info.Requirements.Replicas), 1)
+	}
+	if slots <= limit {
 		return
 	}
 	var queued []dispatch.Job

@@ -135,7 +135,8 @@ func (w *Worker) noticeRecord(r crdt.Record) {
 // order it takes them (orderJobs: best task value first among the queue
 // groups it serves).
 func (w *Worker) candidates(now time.Time) []*jobState {
-	if w.dview.Load().Kicked(w.self) {
+	v := w.dview.Load()
+	if v.Kicked(w.self) {
 		// Kicked out by the QoS rules: the mesh ignores this processor's
 		// requests, so it does not make any.
 		return nil
@@ -149,5 +150,5 @@ func (w *Worker) candidates(now time.Time) []*jobState {
 		}
 		out = append(out, js)
 	}
-	return orderJobs(w.cfg.Dispatch, w.selfNode(), out)
+	return orderJobs(w.cfg.Dispatch, v, w.selfNode(), out)
 }

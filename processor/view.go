@@ -15,9 +15,10 @@ import (
 )
 
 // orderJobs is meshview.OrderJobs over job states: the jobs self can
-// serve, in the order it takes them.
-func orderJobs(cfg dispatch.Config, self dispatch.Node, list []*jobState) []*jobState {
-	return meshview.OrderJobs(cfg, self, list, func(js *jobState) (*jobs.JobInfo, *jobs.Plan) { return js.info, js.plan })
+// serve, in the order it takes them, replicated ones while v has enough
+// processors of self's card model for them.
+func orderJobs(cfg dispatch.Config, v *meshview.View, self dispatch.Node, list []*jobState) []*jobState {
+	return meshview.OrderJobs(cfg, self, v.GroupCheck(), list, func(js *jobState) (*jobs.JobInfo, *jobs.Plan) { return js.info, js.plan })
 }
 
 // keepFacts refreshes the dispatch view every FactsEvery.

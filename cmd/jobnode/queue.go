@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -12,21 +13,28 @@ import (
 )
 
 // dispatchHeader names the dispatch columns of `jobnode nodes`.
-const dispatchHeader = "LIVE\tSTAKE WEI\tQOS\tWEIGHT\tKICKED"
+const dispatchHeader = "LIVE\tSTAKE WEI\tQOS\tVRAM SCORE\tTIMEOUT SCORE\tSPEED SCORE\tWEIGHT\tTIMEOUTS\tKICKED\tKICKED AT"
 
 // dispatchColumns are a processor's dispatch columns: whether it is live,
-// its stake, QoS score and selection weight ("-" when it is not live).
+// its stake, combined QoS score and its VRAM, timeout and speed parts, its
+// selection weight, the timeouts counted in its window (of the window's
+// tasks), and the kick-out reason and when it took effect ("-" when it is
+// not live or not kicked).
 func dispatchColumns(dn api.DispatchNodes, peerID string) string {
 	for _, p := range dn.Processors {
 		if p.PeerID == peerID {
-			kicked := p.Kicked
+			kicked, at := p.Kicked, "-"
 			if kicked == "" {
 				kicked = "-"
 			}
-			return fmt.Sprintf("yes\t%s\t%.3f\t%.4f\t%s", p.StakeWei, p.QoS, p.Weight, kicked)
+			if p.KickedAt != nil {
+				at = p.KickedAt.UTC().Format(time.RFC3339)
+			}
+			return fmt.Sprintf("yes\t%s\t%.3f\t%.3f\t%.3f\t%.3f\t%.4f\t%d/%d\t%s\t%s",
+				p.StakeWei, p.QoS, p.VRAMScore, p.TimeoutScore, p.SpeedScore, p.Weight, p.Timeouts, dn.TimeoutWindow, kicked, at)
 		}
 	}
-	return "no\t-\t-\t-\t-"
+	return "no\t-\t-\t-\t-\t-\t-\t-\t-\t-"
 }
 
 func newQueueCmd(g *globals) *cobra.Command {
@@ -36,8 +44,10 @@ func newQueueCmd(g *globals) *cobra.Command {
 		Short: "List the open jobs in their dispatch groups, best task value first",
 		Long: `List the open jobs (no verdict, not aborted) in their dispatch groups: by
 minimum VRAM and required GPU model ("Any" when none). Within a group jobs are
-ordered by task value, price over estimated time (wei per second). The cap is
-the most not-started jobs the mesh keeps before it aborts the lowest-value one.`,
+ordered by task value, price over estimated time (wei per second); a job with
+replicas is in a group of its own. The cap is the most processor slots the
+not-started jobs may wait for, a job counting once per replica, before the
+mesh aborts the lowest-value one.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, err := meshclient.ForRepo(g.repo)
@@ -51,7 +61,7 @@ the most not-started jobs the mesh keeps before it aborts the lowest-value one.`
 			if asJSON {
 				return printJSON(cmd.OutOrStdout(), q)
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%d live processors, cap %d queued jobs\n", q.Live, q.Cap)
+			fmt.Fprintf(cmd.OutOrStdout(), "%d live processors, cap %d queued processor slots\n", q.Live, q.Cap)
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "GROUP\tJOB\tPRICE WEI\tVALUE WEI/S\tEST S\tSTARTED")
 			for _, gr := range q.Groups {

@@ -20,6 +20,9 @@ const REFRESH_MS = 5000;
 // reports (stake, QoS, weight, ...) is listed after them as it comes.
 const NODE_FIELDS = ["card_model", "vram_mib", "wallet"];
 const NODE_HIDDEN = new Set(["peer_id", "role", "addrs", "updated", "version"]);
+// Fields of /v1/dispatch/nodes shown after them: the QoS parts, the
+// timeouts in the window and the kick, as 'jobnode nodes' shows them.
+const QOS_FIELDS = ["qos", "vram_score", "timeout_score", "speed_score", "weight", "timeouts", "kicked", "kicked_at"];
 
 const CSRF_HEADER = "X-Jobmesh-CSRF";
 const CSRF_KEY = "jobmesh-csrf";
@@ -177,8 +180,21 @@ async function loadPeers() {
   loaded.peers = true;
 }
 
+// qosValue is a dispatch field as shown: scores to 3 places, the weight to
+// 4, the timeouts over the window they are counted in.
+function qosValue(k, p, window) {
+  if (k === "timeouts") return p[k] + "/" + window;
+  if (k === "weight") return p[k].toFixed(4);
+  if (typeof p[k] === "number") return p[k].toFixed(3);
+  return p[k];
+}
+
 async function loadNodes() {
-  const nodes = await getJSON("/v1/nodes");
+  const [nodes, dispatch] = await Promise.all([
+    getJSON("/v1/nodes"),
+    getJSON("/v1/dispatch/nodes").catch(() => null), // the cards show without it
+  ]);
+  const qos = new Map(((dispatch && dispatch.processors) || []).map((p) => [p.peer_id, p]));
   const box = $("processors");
   box.replaceChildren(...nodes.map((n, i) => {
     const dl = el("dl");
@@ -189,6 +205,11 @@ async function loadNodes() {
     for (const [k, v] of Object.entries(n)) {
       const empty = v === "" || v === null || (Array.isArray(v) && v.length === 0);
       if (!NODE_FIELDS.includes(k) && !NODE_HIDDEN.has(k) && !empty) add(k, v);
+    }
+    const p = qos.get(n.peer_id);
+    if (dispatch) add("live", p ? "yes" : "no");
+    for (const k of p ? QOS_FIELDS : []) {
+      if (k in p) add(k, qosValue(k, p, dispatch.timeout_window));
     }
     return el("div", { class: "card processor", "data-peer": n.peer_id },
       el("div", { class: "mono", title: n.peer_id }, short(n.peer_id)), dl);
