@@ -2,7 +2,6 @@ package membership
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -13,7 +12,6 @@ import (
 	"github.com/jobmesh/jobmesh/escrow"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/microjob"
-	"github.com/jobmesh/jobmesh/records"
 )
 
 // MemberReader reads escrow membership.
@@ -145,16 +143,11 @@ func (m *Members) Version() uint64 {
 // verified; a reader takes the one store holds now. They differ only
 // while a forged value hides a binding: see "Wallet binding".)
 func KeepMembers(store crdt.Getter, members *Members) func(ctx context.Context, info *jobs.JobInfo, d microjob.Disclosure) (bool, error) {
+	bound := StoreBindings(store)
 	return func(ctx context.Context, info *jobs.JobInfo, d microjob.Disclosure) (bool, error) {
-		r, err := store.Get(ctx, records.WalletBindingKey(d.Processor))
-		if errors.Is(err, crdt.ErrNotFound) {
-			return false, nil
-		}
-		if err != nil {
+		wallet, ok, err := bound(ctx, d.Processor)
+		if err != nil || !ok || wallet != d.Wallet { // a binding that verifies holds a lower-case wallet
 			return false, err
-		}
-		if wb, err := records.OpenWalletBinding(r); err != nil || wb.Wallet != d.Wallet {
-			return false, nil
 		}
 		a, err := microjob.ParseWallet(d.Wallet)
 		if err != nil {
