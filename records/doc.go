@@ -15,6 +15,7 @@
 //	/jobs/<job>/aborted                                   aborted     JobAborted                 any node
 //	/jobs/<job>/group/<chooser>                           group       Group                      <chooser>
 //	/jobs/<job>/macro/<m>/room                            room        RoomLock                   the room's owner
+//	/jobs/<job>/macro/<m>/took/<peer>                     took        (empty)                    <peer>
 //	/jobs/<job>/macro/<m>/micro/<micro>/commit/<peer>     commit      microjob.Commitment        <peer>
 //	/jobs/<job>/macro/<m>/micro/<micro>/result/<peer>     result      microjob.Disclosure        <peer>
 //	/jobs/<job>/dispute/<block>/<peer>                    dispute     Dispute                    <peer>

@@ -103,6 +103,19 @@ func RoomLockKey(jobID string, macro uint64) string {
 	return JobsPrefix + "/" + jobID + "/macro/" + strconv.FormatUint(macro, 10) + "/room"
 }
 
+// TookPrefix is the key prefix of the took records of MacroJob macro of
+// job id.
+func TookPrefix(id jobs.ID, macro uint64) string {
+	return JobKey(id) + "/macro/" + strconv.FormatUint(macro, 10) + "/took/"
+}
+
+// TookKey is where processor records that it took MicroJobs of MacroJob
+// macro of job id: one key per processor, so a takeover of the room or of
+// the MicroJobs leaves it (AuthorPolicy lets no one else write it).
+func TookKey(id jobs.ID, macro uint64, processor string) string {
+	return TookPrefix(id, macro) + processor
+}
+
 // AdvertKey is the store key of a processor's advertisement.
 func AdvertKey(peerID string) string { return NodesPrefix + "/" + peerID }
 
@@ -118,7 +131,7 @@ type Key struct {
 	Type string
 	// Job is the job of every key under JobsPrefix.
 	Job jobs.ID
-	// Macro is the MacroJob index of room, commit and result keys.
+	// Macro is the MacroJob index of room, took, commit and result keys.
 	Macro uint64
 	// Micro is the MicroJob of commit, result and redo keys.
 	Micro jobs.ID
@@ -127,7 +140,7 @@ type Key struct {
 	// Peer is the peer a key ends with, in canonical text: the author of
 	// a verdict, dispute, check or redo, the processor of a re-run,
 	// signature, commitment or disclosure, the holder, the chooser of a
-	// group, the advertised node.
+	// group, the processor of a took record, the advertised node.
 	Peer string
 }
 
@@ -164,6 +177,8 @@ func (k Key) String() string {
 		return GroupKey(k.Job, k.Peer)
 	case RoomLockType:
 		return RoomLockKey(k.Job.String(), k.Macro)
+	case TookType:
+		return TookKey(k.Job, k.Macro, k.Peer)
 	case CommitType:
 		return CommitKey(k.Job, k.Macro, k.Micro, k.Peer)
 	case ResultType:
@@ -280,6 +295,9 @@ func parseUnderJob(k *Key, s []string) error {
 		k.Type = RoomLockType
 		k.Macro, err = strconv.ParseUint(s[1], 10, 64)
 		return err
+	case len(s) == 4 && s[0] == "macro" && s[2] == "took":
+		k.Type, k.Peer = TookType, s[3]
+		k.Macro, err = strconv.ParseUint(s[1], 10, 64)
 	case len(s) == 6 && s[0] == "macro" && s[2] == "micro" && (s[4] == CommitType || s[4] == ResultType):
 		return parseMicro(k, s)
 	default:

@@ -109,6 +109,7 @@ func TestParseEveryKey(t *testing.T) {
 		records.HolderKey(id, p):            records.HolderType,
 		records.GroupKey(id, ps):            records.GroupType,
 		records.RoomLockKey(id.String(), 2): records.RoomLockType,
+		records.TookKey(id, 2, ps):          records.TookType,
 		records.AdvertKey(ps):               records.AdvertType,
 		records.WalletBindingKey(ps):        records.WalletBindingType,
 	} {
@@ -120,7 +121,7 @@ func TestParseEveryKey(t *testing.T) {
 	for _, bad := range []string{
 		"", "/jobs", "/jobs/", job + "/", job + "/verdict", job + "/verdict/", job + "/verdict/x",
 		job + "/dispute/01/" + ps, job + "/dispute/1/rerun", job + "/check/-1/" + ps, job + "/redo/x/" + ps,
-		job + "/macro/1/room/x", job + "/unknown", "/nodes/" + ps + "/other", "/nodes/", "/other/" + ps,
+		job + "/macro/1/room/x", job + "/macro/1/took/x", job + "/macro/01/took/" + ps, job + "/unknown", "/nodes/" + ps + "/other", "/nodes/", "/other/" + ps,
 	} {
 		if _, err := records.Parse(bad); !errors.Is(err, records.ErrKey) {
 			t.Errorf("Parse(%q) = %v, want ErrKey", bad, err)
@@ -143,6 +144,7 @@ func FuzzParse(f *testing.F) {
 	f.Add("/jobs/" + strings.Repeat("a", 64) + "/macro/3/micro/" + strings.Repeat("b", 64) + "/result/12D3KooWD5thwNMwmmUj6hsgVtbuwiwzdJhES6apABUC6Zhaqqyv")
 	f.Add("/jobs/" + strings.Repeat("a", 64) + "/dispute/3/rerun/12D3KooWD5thwNMwmmUj6hsgVtbuwiwzdJhES6apABUC6Zhaqqyv")
 	f.Add("/jobs/" + strings.Repeat("a", 64) + "/macro/3/room")
+	f.Add("/jobs/" + strings.Repeat("a", 64) + "/macro/3/took/12D3KooWD5thwNMwmmUj6hsgVtbuwiwzdJhES6apABUC6Zhaqqyv")
 	f.Add("/nodes/12D3KooWD5thwNMwmmUj6hsgVtbuwiwzdJhES6apABUC6Zhaqqyv/wallet")
 	f.Add("/nodes/x")
 	f.Fuzz(func(t *testing.T, key string) {

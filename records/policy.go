@@ -32,7 +32,7 @@ func keyAuthor(key string) (string, bool) {
 // AuthorPolicy is the store's author rule: keys under NodesPrefix are
 // written only by the peer they name (crdt.OwnerPolicy); result records
 // only by the processor they name (ResultPolicy); verdicts, disputes,
-// re-runs, checks, redos, settlement signatures and holder records only
+// re-runs, checks, redos, settlement signatures, took and holder records only
 // by the peer their key ends with. The rule reads keys only, so it holds
 // for any key of those shapes, whether it parses or not.
 func AuthorPolicy() crdt.AuthorPolicy {
@@ -52,8 +52,21 @@ func AuthorPolicy() crdt.AuthorPolicy {
 				return fmt.Errorf("settlement signature %q written by %s", key, author)
 			}
 		}
+		if err := tookPolicy(key, author); err != nil {
+			return err
+		}
 		return holderPolicy(key, author)
 	}
+}
+
+// tookPolicy: a took record (/jobs/<job>/macro/<m>/took/<peer>) is
+// written by the peer it names, so no one erases another's evidence.
+func tookPolicy(key string, author peer.ID) error {
+	s := strings.Split(key, "/")
+	if len(s) == 7 && s[0] == "" && "/"+s[1] == JobsPrefix && s[3] == "macro" && s[5] == "took" && s[6] != author.String() {
+		return fmt.Errorf("took record %q written by %s", key, author)
+	}
+	return nil
 }
 
 // holderPolicy: a holder record is written by the peer it names.

@@ -20,6 +20,14 @@ type RoundOrder struct {
 	Commits []string `json:"commits"`
 	// Disclosures are the committers that disclosed, earliest first.
 	Disclosures []string `json:"disclosures"`
+	// Lockers are the processors with a took record (TookKey) in the
+	// MacroJob that committed none of its MicroJobs: they took work and
+	// timed out (seed 003). Commits and Lockers together are at most
+	// dispatch.MaxTaskProcessors; committers come first, lockers fill the
+	// places left, earliest took record first (seq, then peer ID). Every
+	// reader derives them from the took records and refuses a verdict
+	// that names others, so a finalizer cannot frame a processor.
+	Lockers []string `json:"lockers,omitempty"`
 }
 
 // maxPeerIDLen bounds a peer ID in a round (a libp2p peer ID in text is
@@ -31,7 +39,9 @@ const maxPeerIDLen = dispatch.MaxIDLen
 // hashes for (a verified verdict has them for every MacroJob of the plan,
 // so the rounds stay within the plan); in each round at least one and at
 // most dispatch.MaxTaskProcessors committers, every peer ID non-empty,
-// bounded and listed once per round, and only committers disclosing.
+// bounded and listed once per round, and only committers disclosing;
+// lockers non-empty, bounded, listed once, none a committer, and with the
+// committers at most dispatch.MaxTaskProcessors.
 func CheckRounds(rounds []RoundOrder, v microjob.Verdict) error {
 	if len(rounds) > len(v.VerifierHashes) {
 		return fmt.Errorf("%w: %d rounds, %d MacroJobs", ErrBadRecord, len(rounds), len(v.VerifierHashes))
@@ -60,6 +70,23 @@ func CheckRounds(rounds []RoundOrder, v microjob.Verdict) error {
 			}
 			disclosed[p] = true
 		}
+		if err := checkLockers(r, committed); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func checkLockers(r RoundOrder, committed map[string]bool) error {
+	if len(r.Commits)+len(r.Lockers) > dispatch.MaxTaskProcessors {
+		return fmt.Errorf("%w: MacroJob %d: %d commits and %d lockers", ErrBadRecord, r.Macro, len(r.Commits), len(r.Lockers))
+	}
+	seen := map[string]bool{}
+	for _, p := range r.Lockers {
+		if p == "" || len(p) > maxPeerIDLen || committed[p] || seen[p] {
+			return fmt.Errorf("%w: MacroJob %d: locker %q empty, too long, a committer or listed twice", ErrBadRecord, r.Macro, p)
+		}
+		seen[p] = true
 	}
 	return nil
 }

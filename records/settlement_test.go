@@ -111,6 +111,24 @@ func TestAuthorPolicySignatures(t *testing.T) {
 	}
 }
 
+// TestAuthorPolicyTook: a took record is written by the processor its key
+// names only, so a takeover of the MicroJobs cannot erase the first
+// processor's evidence.
+func TestAuthorPolicyTook(t *testing.T) {
+	policy := records.AuthorPolicy()
+	a, b := peer.ID("alice-peer"), peer.ID("bob-peer")
+	id := jobs.ID{1}
+	if err := policy(records.TookKey(id, 3, a.String()), a); err != nil {
+		t.Fatalf("own took record refused: %v", err)
+	}
+	if err := policy(records.TookKey(id, 3, a.String()), b); err == nil {
+		t.Fatal("a took record under another processor's key accepted")
+	}
+	if err := policy(records.RoomLockKey(id.String(), 3), b); err != nil {
+		t.Fatalf("room lock refused: %v", err)
+	}
+}
+
 func FuzzDecodeSettlementRecord(f *testing.F) {
 	s := sampleSettlement(f)
 	b, _ := json.Marshal(records.NewSettlementRecord(s))

@@ -37,6 +37,10 @@ const (
 	GroupType = "group"
 	// RoomLockType records hold a RoomLock under RoomLockKey.
 	RoomLockType = "room"
+	// TookType records under TookKey say that their author took MicroJobs
+	// of the MacroJob: their payload is empty, their key and signed author
+	// are the evidence.
+	TookType = "took"
 	// CommitType records hold a microjob.Commitment under CommitKey.
 	CommitType = "commit"
 	// ResultType records hold a microjob.Disclosure under ResultKey.

@@ -22,6 +22,18 @@ func TestDecodeVerdictRecordRounds(t *testing.T) {
 		!slices.Equal(got.Rounds[0].Disclosures, rec.Rounds[0].Disclosures) {
 		t.Fatalf("rounds %+v, want %+v", got.Rounds, rec.Rounds)
 	}
+	// Lockers travel with the rounds, and a round without them encodes
+	// without the field, as an older finalizer wrote it.
+	if strings.Contains(string(b), "lockers") {
+		t.Fatalf("rounds without lockers encode them: %s", b)
+	}
+	locked := rec
+	locked.Rounds = slices.Clone(rec.Rounds)
+	locked.Rounds[0].Lockers = []string{"p8", "p9"}
+	got, _, err = records.DecodeVerdictRecord(recordstest.EncodeRecord(t, locked))
+	if err != nil || !slices.Equal(got.Rounds[0].Lockers, []string{"p8", "p9"}) {
+		t.Fatalf("lockers %+v, %v", got.Rounds, err)
+	}
 	// A record without rounds (version 1) still decodes, and encodes
 	// without the field, so version 1 decoders read it.
 	old := rec
@@ -50,6 +62,10 @@ func TestDecodeVerdictRecordRounds(t *testing.T) {
 		"discloser did not commit": {{Macro: 0, Commits: []string{"p0"}, Disclosures: []string{"p1"}}},
 		"discloser twice":          {{Macro: 0, Commits: []string{"p0", "p1"}, Disclosures: []string{"p0", "p0"}}},
 		"more rounds than macros":  {{Macro: 0, Commits: []string{"p0"}}, {Macro: 1, Commits: []string{"p0"}}, {Macro: 2, Commits: []string{"p0"}}},
+		"locker that committed":    {{Macro: 0, Commits: []string{"p0"}, Lockers: []string{"p0"}}},
+		"locker twice":             {{Macro: 0, Commits: []string{"p0"}, Lockers: []string{"p1", "p1"}}},
+		"empty locker":             {{Macro: 0, Commits: []string{"p0"}, Lockers: []string{""}}},
+		"too many assigned":        {{Macro: 0, Commits: []string{"p"}, Lockers: many[1:]}},
 	} {
 		bad := rec
 		bad.Rounds = rounds
