@@ -37,6 +37,10 @@ type Records struct {
 	// reader without a view of the mesh (a test, a diagnosis) leaves it so.
 	Candidates []Candidate
 
+	// Took are the took records: the evidence that a processor took
+	// MicroJobs of a MacroJob (the verdict's lockers).
+	Took []Took
+
 	// CommitSeqs and DisclSeqs are the record seqs of Commits and Discl,
 	// index for index (the verdict's rounds are ordered by them).
 	CommitSeqs, DisclSeqs []uint64
@@ -48,6 +52,14 @@ type Records struct {
 	Proposal *escrow.Settlement        // the proposed settlement
 	Sigs     []escrow.SignedSettlement // payees' signatures, checked
 	Settled  bool                      // a settled record exists
+}
+
+// Took is one took record: Processor (its author, named by its key) took
+// MicroJobs of MacroJob Macro; Seq is the record's seq.
+type Took struct {
+	Macro     uint64
+	Processor string
+	Seq       uint64
 }
 
 // NewRecords returns an empty snapshot, ready for Add.
@@ -64,6 +76,7 @@ type Part struct {
 	Discl   *microjob.Disclosure
 	Rerun   *records.Rerun
 	Request *Request
+	Took    *Took
 	Verdict bool
 	Reveal  bool
 }
@@ -90,12 +103,24 @@ func OpenPart(id jobs.ID, r crdt.Record) Part {
 		}
 	case records.DisputeType, records.CheckType, records.RedoType:
 		p.Request = openRequest(id, r)
+	case records.TookType:
+		p.Took = openTook(id, r)
 	case records.VerdictType:
 		p.Verdict = r.Key == records.VerdictKey(id, author)
 	case records.RevealType:
 		p.Reveal = r.Key == records.RevealKey(id, author)
 	}
 	return p
+}
+
+// openTook opens a took record of job id: kept only under its author's
+// key and empty, as TookKey's writer leaves it.
+func openTook(id jobs.ID, r crdt.Record) *Took {
+	k, err := records.Parse(r.Key)
+	if err != nil || k.Type != records.TookType || k.Job != id || k.Peer != r.Author.String() || len(r.Payload) != 0 {
+		return nil
+	}
+	return &Took{Macro: k.Macro, Processor: k.Peer, Seq: r.Seq}
 }
 
 // Add adds one opened record.
@@ -107,6 +132,8 @@ func (out *Records) Add(id jobs.ID, p Part) {
 	case p.Discl != nil:
 		out.Discl = append(out.Discl, *p.Discl)
 		out.DisclSeqs = append(out.DisclSeqs, p.Rec.Seq)
+	case p.Took != nil:
+		out.Took = append(out.Took, *p.Took)
 	case p.Rerun != nil:
 		out.Reruns[p.Rerun.Block] = append(out.Reruns[p.Rerun.Block], *p.Rerun)
 	case p.Request != nil:
@@ -172,7 +199,7 @@ func (out *Records) addSettlement(id jobs.ID, key, author string, typ string, pa
 
 // Judged reports whether a judgement or a verdict's agreement reads p.
 func (p Part) Judged() bool {
-	return p.Commit != nil || p.Discl != nil || p.Rerun != nil || p.Verdict || p.Reveal || p.Request != nil && p.Request.Redo == nil
+	return p.Commit != nil || p.Discl != nil || p.Took != nil || p.Rerun != nil || p.Verdict || p.Reveal || p.Request != nil && p.Request.Redo == nil
 }
 
 // FromRecords is the snapshot of job id's records as read (a query of

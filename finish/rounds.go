@@ -12,9 +12,10 @@ import (
 )
 
 // RoundSeqs collects, per MacroJob and round, each processor's earliest
-// record seq: the input of the round order.
+// record seq: the input of the round order; and the seq of each
+// processor's took record, the input of its lockers.
 type RoundSeqs struct {
-	commits, discl map[uint64]map[string]uint64
+	commits, discl, took map[uint64]map[string]uint64
 }
 
 func (s *RoundSeqs) Commit(macro uint64, processor string, seq uint64) {
@@ -29,6 +30,13 @@ func (s *RoundSeqs) Disclose(macro uint64, processor string, seq uint64) {
 		s.discl = map[uint64]map[string]uint64{}
 	}
 	noteEarliest(s.discl, macro, processor, seq)
+}
+
+func (s *RoundSeqs) Took(macro uint64, processor string, seq uint64) {
+	if s.took == nil {
+		s.took = map[uint64]map[string]uint64{}
+	}
+	noteEarliest(s.took, macro, processor, seq)
 }
 
 func noteEarliest(m map[uint64]map[string]uint64, macro uint64, processor string, seq uint64) {
@@ -57,7 +65,26 @@ func (s *RoundSeqs) Orders() []records.RoundOrder {
 			Macro:       m,
 			Commits:     commits,
 			Disclosures: roundOrder(s.discl[m], slices.Sorted(slices.Values(commits))),
+			Lockers:     s.lockers(m, len(commits)),
 		})
+	}
+	return out
+}
+
+// lockers lists the processors with a took record in MacroJob m that
+// committed none of its MicroJobs, earliest took record first (seq, then
+// peer ID), cut to the places dispatch.MaxTaskProcessors leaves after
+// kept committers; nil when there are none.
+func (s *RoundSeqs) lockers(m uint64, kept int) []string {
+	var out []string
+	for _, p := range roundOrder(s.took[m], nil) {
+		if _, committed := s.commits[m][p]; committed || p == "" || len(p) > dispatch.MaxIDLen {
+			continue
+		}
+		if len(out) == dispatch.MaxTaskProcessors-kept {
+			break
+		}
+		out = append(out, p)
 	}
 	return out
 }
@@ -94,9 +121,11 @@ type submission struct {
 	seq       uint64
 }
 
-// FinalRounds are the rounds the finalizer writes into the verdict: from
-// the job's valid commitment and disclosure records whose MicroJob belongs,
-// in the plan, to the MacroJob they name.
+// FinalRounds are the rounds the finalizer writes into the verdict and
+// every reader expects in it: from the job's valid commitment and
+// disclosure records whose MicroJob belongs, in the plan, to the MacroJob
+// they name, and from its took records (only MacroJobs with a commitment
+// have rounds).
 func FinalRounds(plan *jobs.Plan, recs *Records) []records.RoundOrder {
 	inPlan := func(macro uint64, micro jobs.ID) bool {
 		mu, err := plan.MicroJob(micro)
@@ -113,14 +142,19 @@ func FinalRounds(plan *jobs.Plan, recs *Records) []records.RoundOrder {
 			s.Disclose(d.MacroIndex, d.Processor, recs.DisclSeqs[i])
 		}
 	}
+	for _, t := range recs.Took {
+		s.Took(t.Macro, t.Processor, t.Seq)
+	}
 	return s.Orders()
 }
 
-// TaskOutcome is a MacroJob's rounds as a QoS task of job id.
+// TaskOutcome is a MacroJob's rounds as a QoS task of job id: its
+// committers and its lockers were assigned it, so a locker that never
+// committed times out.
 func TaskOutcome(id jobs.ID, r records.RoundOrder) dispatch.TaskOutcome {
 	return dispatch.TaskOutcome{
 		TaskID:      id.String() + "/macro/" + strconv.FormatUint(r.Macro, 10),
-		Assigned:    slices.Sorted(slices.Values(r.Commits)),
+		Assigned:    slices.Sorted(slices.Values(append(slices.Clone(r.Commits), r.Lockers...))),
 		Commits:     slices.Clone(r.Commits),
 		Disclosures: slices.Clone(r.Disclosures),
 	}

@@ -141,9 +141,9 @@ func (s *script) redo(by string, silent bool) string {
 	return fmt.Sprintf("%d redos", len(d.Redos))
 }
 
-func (s *script) verdict(by string) string {
+func (s *script) verdict(by string, args map[string]string) string {
 	j, recs := s.judge()
-	rec := VerdictFor(j, FinalRounds(s.plan, recs))
+	rec := VerdictFor(j, s.forgeLockers(FinalRounds(s.plan, recs), args["lockers"]))
 	rec.Output = testCID("output").String()
 	s.putJSON(pid(by), records.VerdictKey(s.plan.JobID, pid(by)), records.VerdictType, rec)
 	return ""

@@ -53,7 +53,10 @@ var update = flag.Bool("update", false, "rewrite the expected output of testdata
 //	rerun <p> block=<b> [lie]             p's re-run of block b
 //	redo <by> [silent]                    the redo records Decide has by write (silent: of SilentCommitters)
 //	hear <p> at=<d>                       p heard "finalizing" at d
-//	verdict <by>                          by's verdict record, as its judgement has it
+//	verdict <by> [lockers=m:p,..]         by's verdict record, as its judgement has it
+//	                                      (lockers: with p named a locker of MacroJob m)
+//	took <p> m=<macro> [by=<q>]           p's took record (by: under p's key, written by q)
+//	rounds                                the rounds every reader derives, as QoS tasks
 //	decide <self> at=<d> [procs=p,..]     self's judgement and decision at d
 //	choose [procs=p,..]                   the verdict a reader counts
 //	verifiers procs=p,.. [owners=p|-,..]  who runs each verifier MicroJob, in rank
@@ -167,7 +170,11 @@ func (s *script) run(line string) string {
 		s.heard[pid(pos[0])] = s.at(args["at"])
 		return ""
 	case "verdict":
-		return s.verdict(pos[0])
+		return s.verdict(pos[0], args)
+	case "took":
+		return s.took(pos[0], args)
+	case "rounds":
+		return s.rounds()
 	case "decide":
 		return s.decide(pos[0], args)
 	case "choose":

@@ -65,7 +65,7 @@ func Mismatch(stored, own records.VerdictRecord) string {
 
 func equalRounds(a, b []records.RoundOrder) bool {
 	return slices.EqualFunc(a, b, func(x, y records.RoundOrder) bool {
-		return x.Macro == y.Macro && slices.Equal(x.Commits, y.Commits) && slices.Equal(x.Disclosures, y.Disclosures)
+		return x.Macro == y.Macro && slices.Equal(x.Commits, y.Commits) && slices.Equal(x.Disclosures, y.Disclosures) && slices.Equal(x.Lockers, y.Lockers)
 	})
 }
 
