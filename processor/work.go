@@ -138,6 +138,7 @@ func (w *Worker) step(ctx context.Context) bool {
 		case err != nil:
 			continue
 		}
+		w.writeTook(ctx, js, room.Macro())
 		w.process(ctx, js, room, ids)
 		return true
 	}

@@ -144,6 +144,7 @@ type jobState struct {
 	finishing      bool
 	saidFinalizing time.Time
 	mine           map[jobs.ID]bool // MicroJobs this node committed
+	took           map[uint64]bool  // MacroJobs with this node's took record (writeTook)
 	finished       bool             // a verdict exists
 	aborted        bool             // a JobAborted record exists: nobody works on it
 	// topic is the Job channel, joined when the node first works on the
