@@ -497,14 +497,15 @@ func (f *Facts) finishedJobs(ctx context.Context, finished []jobs.ID) ([]*finish
 // its rounds as the verdict that counts (ReadVerdict) lists them
 // (RoundOrder; the finalizer fixed them, so every node replays the same
 // order); a job without such a verdict yet is an error, derived again on
-// a later refresh. A verdict record
-// without rounds (an older finalizer) falls back to the same rule over the
-// records this node holds: a MacroJob's assigned processors are those that
-// committed one of its MicroJobs, a round's order is by each processor's
-// earliest record in it (record seq, then peer ID). A committer that never
-// disclosed timed out. A verdict kept in a body is read through
-// FactsParams.Blocks; a body no peer serves yet is an error, so the job is
-// derived again on a later refresh.
+// a later refresh. A verdict record without rounds (a body record read
+// without a block layer) falls back to the same rule over the records
+// this node holds: a MacroJob's assigned processors are those that
+// committed one of its MicroJobs or wrote a took record in it, a round's
+// order is by each processor's earliest record in it (record seq, then
+// peer ID). An assigned processor that never disclosed timed out. A
+// verdict kept in a body is read through FactsParams.Blocks; a body no
+// peer serves yet is an error, so the job is derived again on a later
+// refresh.
 func (f *Facts) derive(ctx context.Context, id jobs.ID) (*finishedJob, error) {
 	chosen, err := finish.ReadVerdictBy(ctx, f.p.Store, f.p.Blocks, id, nil, f.p.Rules)
 	if errors.Is(err, records.ErrBodyUnavailable) {
@@ -549,6 +550,10 @@ func (f *Facts) derive(ctx context.Context, id jobs.ID) (*finishedJob, error) {
 		case records.ResultType:
 			if d, err := records.OpenDisclosure(r.Key, author, r.Payload); err == nil && d.JobID == id {
 				s.Disclose(d.MacroIndex, author, r.Seq)
+			}
+		case records.TookType:
+			if t := finish.OpenPart(id, r).Took; t != nil {
+				s.Took(t.Macro, t.Processor, t.Seq)
 			}
 		}
 	}

@@ -290,8 +290,9 @@ func (w *Worker) canWork(p meshview.ProcessorView) bool {
 }
 
 // writeTook writes, once per MacroJob of js, this processor's took record
-// (records.TookKey): the evidence, signed by this processor and under its
-// own key, that it took MicroJobs of the MacroJob. Every reader counts a
+// (records.TookKey), just before it runs the first MicroJob it locked
+// there: the evidence, signed by this processor and under its own key,
+// that it took work of the MacroJob. Every reader counts a
 // processor with that evidence and no commitment as assigned the task and
 // timed out (finish.FinalRounds), whoever takes the MicroJobs over. A
 // record already in the store is left as it is, so its seq stays the

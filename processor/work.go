@@ -138,7 +138,6 @@ func (w *Worker) step(ctx context.Context) bool {
 		case err != nil:
 			continue
 		}
-		w.writeTook(ctx, js, room.Macro())
 		w.process(ctx, js, room, ids)
 		return true
 	}
@@ -360,6 +359,7 @@ func (w *Worker) process(ctx context.Context, js *jobState, room *macrojob.Room,
 			done = append(done, id)
 			continue
 		}
+		w.writeTook(ctx, js, room.Macro())
 		if w.cfg.Hold != nil {
 			w.cfg.Hold(ctx, mid)
 			if ctx.Err() != nil {
