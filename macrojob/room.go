@@ -197,9 +197,6 @@ func roomMembers(ctx context.Context, p RoomParams, self PeerID) []peer.ID {
 	return ids
 }
 
-// Macro is the index of the room's MacroJob.
-func (r *Room) Macro() uint64 { return r.macro }
-
 // refreshLock extends the room lock to a LockTTL from now. The queue
 // owner refreshes it at a third of the TTL, and ownership passes every
 // turn: a new owner leaves a lock that any member wrote within that third

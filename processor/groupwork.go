@@ -108,7 +108,7 @@ func (w *Worker) processReplicas(ctx context.Context, js *jobState, room *macroj
 			w.log.Debug("holding a replica token with nothing to run", "job", js.plan.JobID, "item", item)
 			continue
 		}
-		w.writeTook(ctx, js, room.Macro())
+		w.writeTook(ctx, js, micro.Macro)
 		if w.cfg.Hold != nil {
 			w.cfg.Hold(ctx, micro.ID)
 			if ctx.Err() != nil {

@@ -359,7 +359,7 @@ func (w *Worker) process(ctx context.Context, js *jobState, room *macrojob.Room,
 			done = append(done, id)
 			continue
 		}
-		w.writeTook(ctx, js, room.Macro())
+		w.writeTook(ctx, js, micro.Macro)
 		if w.cfg.Hold != nil {
 			w.cfg.Hold(ctx, mid)
 			if ctx.Err() != nil {
