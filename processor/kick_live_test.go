@@ -49,7 +49,9 @@ func TestKilledLockerIsKickedAndRejoins(t *testing.T) {
 	victimID := m.Members[victim].Host.ID().String()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	job := newMandelbrot(t, 192, 160, 32)
+	// Ten MacroJobs: the victim is sure to take work before the others
+	// finish the job.
+	job := newMandelbrot(t, 384, 320, 32)
 
 	for round := 1; round <= 2; round++ {
 		info := killLocker(t, ctx, m, victim, held, job.spec(3, 4))
@@ -106,6 +108,10 @@ func TestKilledLockerIsKickedAndRejoins(t *testing.T) {
 // locked and its took record has reached the client, and stops it.
 func killLocker(t *testing.T, ctx context.Context, m *localmesh.Mesh, victim int, held <-chan jobs.ID, spec dapp.Spec) *jobs.JobInfo {
 	t.Helper()
+	select {
+	case <-held: // left from the last job, by a second slot of the victim
+	default:
+	}
 	info, err := client(m).DApp.Submit(ctx, spec)
 	if err != nil {
 		t.Fatal(err)
