@@ -327,8 +327,10 @@ func (w *Worker) accepted(ctx context.Context, js *jobState) (*finish.Records, e
 // finish is the end of finalizing js, verified with judgement j: it
 // assembles the output and, once a second node holds it too (HandedOff),
 // writes this node's verdict record, unless a verdict that follows from
-// the records (agree) names that output.
-func (w *Worker) finish(ctx context.Context, js *jobState, j finish.Judgement, recs *finish.Records, agree []finish.VerdictCand) error {
+// the records (agree) names that output. jv is the judge version read
+// before recs: a record that arrives while the output is assembled makes
+// recheckFinished judge the job again.
+func (w *Worker) finish(ctx context.Context, js *jobState, j finish.Judgement, recs *finish.Records, agree []finish.VerdictCand, jv uint64) error {
 	id := js.plan.JobID
 	start := w.now()
 	stop := w.keepSayingFinalizing(ctx, js)
@@ -339,7 +341,7 @@ func (w *Worker) finish(ctx context.Context, js *jobState, j finish.Judgement, r
 	}
 	assembly := w.now().Sub(start)
 	if w.checkOutputs(js, agree, out.String()) {
-		w.markFinished(js, w.index.JudgeVersion(id))
+		w.markFinished(js, jv)
 		return nil
 	}
 	if w.cfg.BeforeVerdict != nil && !w.cfg.BeforeVerdict(id) {
@@ -362,7 +364,7 @@ func (w *Worker) finish(ctx context.Context, js *jobState, j finish.Judgement, r
 	w.mu.Lock()
 	js.finalizer = true
 	w.mu.Unlock()
-	w.markFinished(js, w.index.JudgeVersion(id))
+	w.markFinished(js, jv)
 	w.m.finalized.Inc()
 	w.log.Info("job verified", "job", id, "output", out, "culprits", j.Culprits, "assembly", assembly)
 	return nil

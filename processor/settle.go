@@ -156,12 +156,12 @@ func (w *Worker) finalize(ctx context.Context, js *jobState) error {
 			return err
 		}
 	}
-	return w.carryOut(ctx, js, d, j, recs, agree, now)
+	return w.carryOut(ctx, js, d, j, recs, agree, now, jv)
 }
 
 // carryOut does what decision d leaves to do with js, judged j from recs
-// at now.
-func (w *Worker) carryOut(ctx context.Context, js *jobState, d finish.Decision, j finish.Judgement, recs *finish.Records, agree []finish.VerdictCand, now time.Time) error {
+// (read at judge version jv) at now.
+func (w *Worker) carryOut(ctx context.Context, js *jobState, d finish.Decision, j finish.Judgement, recs *finish.Records, agree []finish.VerdictCand, now time.Time, jv uint64) error {
 	id, v := js.plan.JobID, j.V
 	if !d.Complete.IsZero() {
 		w.mu.Lock()
@@ -209,7 +209,7 @@ func (w *Worker) carryOut(ctx context.Context, js *jobState, d finish.Decision, 
 		w.log.Debug("job complete: waiting for self-check re-runs", "job", id, "err", err)
 		return err
 	}
-	return w.finish(ctx, js, j, recs, agree)
+	return w.finish(ctx, js, j, recs, agree, jv)
 }
 
 // inputsVersion returns a number that changes whenever what judging job
