@@ -86,45 +86,6 @@ func BenchmarkSelect(b *testing.B) {
 	}
 }
 
-// BenchmarkRelease times the queue decision for a newly free processor with
-// 100,000 queued jobs and 10,000 processors: Release takes the best job the
-// processor can serve (with companions for a replicated job), and a new job
-// is submitted, finds no free processor and is queued, keeping the queue
-// full.
-func BenchmarkRelease(b *testing.B) {
-	cfg := DefaultConfig()
-	d, err := New(Params{Config: cfg})
-	if err != nil {
-		b.Fatal(err)
-	}
-	for i := range benchNodes {
-		if err := d.pool.Add(benchNode(i), false); err != nil {
-			b.Fatal(err)
-		}
-	}
-	for i := range benchJobs {
-		if err := d.queue.Push(benchJob(i)); err != nil {
-			b.Fatal(err)
-		}
-	}
-	next := benchJobs
-	i := 0
-	start := cputime.Process()
-	for b.Loop() {
-		id := benchNode(i % benchNodes).ID
-		if _, _, err := d.Release(id, []byte(id)); err != nil {
-			b.Fatal(err)
-		}
-		if _, _, _, err := d.Submit(benchJob(next), nil); err != nil {
-			b.Fatal(err)
-		}
-		next++
-		i++
-	}
-	reportCPU(b, start)
-	b.ReportMetric(float64(d.queue.Len()), "queued")
-}
-
 // BenchmarkQueueNext isolates the queue: the best head for a processor among
 // the groups of 100,000 jobs, removed and pushed back.
 func BenchmarkQueueNext(b *testing.B) {

@@ -12,7 +12,7 @@ import (
 // Candidate lists are built by walking the groups in (VRAM, card model)
 // order and members in ID order, so every node that holds the same
 // advertisements sees the same list. A Pool is not safe for concurrent use;
-// Dispatcher serialises access.
+// its owner serialises access.
 type Pool struct {
 	cfg     Config
 	nodes   map[string]*nodeEntry
@@ -196,17 +196,6 @@ func (p *Pool) eligibleGroups(job Job) []*nodeGroup {
 		return 1
 	})
 	return src[i:]
-}
-
-// freeOfModel counts free processors of a card model with VRAM ≥ vram.
-func (p *Pool) freeOfModel(model string, vram uint64) int {
-	n := 0
-	for _, g := range p.byModel[model] {
-		if g.key.vram >= vram {
-			n += g.free
-		}
-	}
-	return n
 }
 
 // Selection is the outcome of choosing processors for a job.
@@ -486,36 +475,6 @@ func (p *Pool) preDownload(req []string, groups []*nodeGroup, seed []byte) []Pre
 		out = append(out, pd)
 	}
 	return out
-}
-
-// companions draws r-1 free processors of e's card model with VRAM ≥ the
-// job's minimum to run a group job with e (seed 000's best combination that
-// contains the newly free node).
-func (p *Pool) companions(job Job, e *nodeEntry, seed []byte) ([]string, error) {
-	r := job.replicas()
-	if r == 1 {
-		return nil, nil
-	}
-	var pool []*nodeEntry
-	for _, g := range p.byModel[e.node.CardModel] {
-		if g.key.vram < job.MinVRAM || g.free == 0 {
-			continue
-		}
-		for _, x := range g.members {
-			if x.free && x != e {
-				pool = append(pool, x)
-			}
-		}
-	}
-	picks, err := NewChooser(seed).ChooseK(weigh(uniq(job.Models), pool, true), r-1)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]string, len(picks))
-	for i, k := range picks {
-		out[i] = pool[k].node.ID
-	}
-	return out, nil
 }
 
 // Select is Pool.Select over a one-off pool where every node is free.

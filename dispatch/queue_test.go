@@ -279,3 +279,60 @@ func TestQueueTrimCountsReplicas(t *testing.T) {
 		t.Fatalf("cap 2: evicted %v, %d slots left", got, q.Slots())
 	}
 }
+
+// TestQueueNextDrainsInValueOrder follows seed 001's dequeue as the mesh
+// runs it (meshview.OrderJobs): a free processor that can serve none of
+// the queued jobs takes nothing; one that can serve them takes them one
+// after the other, best task value first, across groups.
+func TestQueueNextDrainsInValueOrder(t *testing.T) {
+	q := mustQueue(t, DefaultConfig())
+	for _, j := range []Job{
+		{ID: "big2", Price: big.NewInt(5), MinVRAM: 16},
+		{ID: "big3", Price: big.NewInt(50), MinVRAM: 16},
+		{ID: "only4090", Price: big.NewInt(20), GPUModel: "4090"},
+	} {
+		if err := q.Push(j); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if j, ok := q.Next(Node{ID: "b", CardModel: "3080", VRAM: 10}, nil); ok {
+		t.Fatalf("a 3080 with 10 GiB took %s", j.ID)
+	}
+	var got []string
+	for range 4 {
+		if j, ok := q.Next(Node{ID: "a", CardModel: "4090", VRAM: 24}, nil); ok {
+			got = append(got, j.ID)
+		}
+	}
+	if !slices.Equal(got, []string{"big3", "only4090", "big2"}) {
+		t.Fatalf("dequeued %v", got)
+	}
+}
+
+// TestQueueGroupJobWaits follows seed 000: a replicated job (R = 3) is
+// taken only once the processor's card model has 3 free processors for
+// it; until then the 1-node jobs behind it are taken, and a processor of
+// another card model never completes its group.
+func TestQueueGroupJobWaits(t *testing.T) {
+	q := mustQueue(t, DefaultConfig())
+	for _, j := range []Job{
+		{ID: "gpt", Price: big.NewInt(100), MinVRAM: 16, Replicas: 3},
+		{ID: "solo", Price: big.NewInt(1), MinVRAM: 16},
+	} {
+		if err := q.Push(j); err != nil {
+			t.Fatal(err)
+		}
+	}
+	free := map[string]int{"A": 2, "B": 1}
+	group := func(model string, _ uint64, r int) bool { return free[model] >= r }
+	if j, ok := q.Best(Node{ID: "b1", CardModel: "B", VRAM: 24}, group); !ok || j.ID != "solo" {
+		t.Fatalf("b1: %v %v, want solo", j.ID, ok)
+	}
+	if j, ok := q.Best(Node{ID: "a1", CardModel: "A", VRAM: 24}, group); !ok || j.ID != "solo" {
+		t.Fatalf("a1 with 2 free A: %v %v, want solo", j.ID, ok)
+	}
+	free["A"] = 3
+	if j, ok := q.Next(Node{ID: "a1", CardModel: "A", VRAM: 24}, group); !ok || j.ID != "gpt" {
+		t.Fatalf("a1 with 3 free A: %v %v, want gpt", j.ID, ok)
+	}
+}

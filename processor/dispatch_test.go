@@ -3,6 +3,7 @@ package processor_test
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"math"
 	"math/big"
 	"sync"
@@ -102,6 +103,9 @@ func dispatchMesh(t *testing.T, log *choiceLog) *localmesh.Mesh {
 			r := role(m)
 			cfg.Processor.CardModel, cfg.Processor.VRAMMiB = r.card, r.vram
 			cfg.Processor.ProcessTimeout = node.Duration(r.timeout)
+			// A cap of ⌊0.75·8⌋ = 6 queued processor slots (queueGroups).
+			cfg.Dispatch.QueueAlpha = 0.75
+			cfg.Dispatch.MinQueueLen = 1
 		},
 		Processor: func(m *localmesh.Member, pc *processor.Config) {
 			testTimeouts(pc)
@@ -260,7 +264,9 @@ func (l *choiceLog) contested(big map[string]bool) (n int, got, expect, variance
 //	(b) a job requiring the "big" model runs only on big processors;
 //	(a) in a job all eight contend for, the big processors, which weigh
 //	    more, take more MicroJobs than the small ones;
-//	(c) the slow processor's share falls below half its fast peers'.
+//	(c) the slow processor's share falls below half its fast peers';
+//	(d) an R = 3 job and R = 1 jobs share the queue as seed 001's groups
+//	    say (queueGroups).
 func TestDispatchLiveMesh(t *testing.T) {
 	log := &choiceLog{workers: map[int]*atomic.Pointer[processor.Worker]{}}
 	m := dispatchMesh(t, log)
@@ -333,4 +339,76 @@ func TestDispatchLiveMesh(t *testing.T) {
 	if slow := float64(counts[peer(slowRole)]); slow >= bigMean/2 {
 		t.Errorf("the slow processor took %v MicroJobs, its fast peers of the same weight %.1f each: want under half", slow, bigMean)
 	}
+	queueGroups(t, m, peer)
+}
+
+// queueGroups checks seed 001's queue groups with replicas on the live
+// mesh (cap 6 slots, dispatchMesh):
+//
+//   - an R = 3 job runs on 3 processors of one card model that can serve
+//     it, and only on them;
+//   - an R = 3 job no card model has 3 processors for waits, with no
+//     commitment, while a later R = 1 job of lower task value runs: the
+//     better head of a group nobody can take blocks no other group;
+//   - eviction counts the waiting job's 3 slots: with it and four 1-node
+//     jobs of higher value (5 jobs, 7 slots) the waiting job, the lowest
+//     value, is aborted and the 1-node jobs stay.
+func queueGroups(t *testing.T, m *localmesh.Mesh, peer func(int) string) {
+	t.Helper()
+	card := map[string]string{}
+	for i, r := range dispatchRoles {
+		card[peer(i)] = r.card
+	}
+	info, res := runJob(t, m, withPrice(dispatchSpec(3, 1, 3, jobs.Requirements{GPUModel: "big", Replicas: 3}), 2e9), 3*time.Minute)
+	checkComplete(t, info, res)
+	group := commitsBy(t, m, info.ID())
+	if len(group) != 3 {
+		t.Errorf("the R = 3 job was run by %d processors, want 3: %v", len(group), group)
+	}
+	for who := range group {
+		if card[who] != "big" {
+			t.Errorf("processor %s (%s) ran the R = 3 job requiring \"big\"", who, card[who])
+		}
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	c := client(m)
+	submit := func(spec dapp.Spec) jobs.ID {
+		t.Helper()
+		info, err := c.DApp.Submit(ctx, spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return info.ID()
+	}
+	// 32 GiB: no card model has 3 processors for it.
+	waiting := submit(withPrice(dispatchSpec(4, 1, 3, jobs.Requirements{MinVRAMMiB: 32768, Replicas: 3}), 3e9))
+	info, res = runJob(t, m, withPrice(dispatchSpec(5, 1, 3, jobs.Requirements{}), 1e9), 3*time.Minute)
+	checkComplete(t, info, res)
+	if n := commitsBy(t, m, waiting); len(n) != 0 {
+		t.Errorf("the R = 3 job nobody can group has commitments: %v", n)
+	}
+
+	var later []jobs.ID
+	for i := range 4 {
+		later = append(later, submit(withPrice(dispatchSpec(6+i, 1, 3, jobs.Requirements{GPUModel: "nobody-has-it"}), 4e9)))
+	}
+	if err := waitFor(ctx, func() bool {
+		_, err := records.ReadAborted(ctx, c.Store, waiting)
+		return err == nil
+	}); err != nil {
+		t.Fatalf("the waiting R = 3 job is not evicted: %v", err)
+	}
+	for _, id := range later {
+		if _, err := records.ReadAborted(ctx, c.Store, id); !errors.Is(err, records.ErrNotAborted) {
+			t.Errorf("1-node job %s: %v, want ErrNotAborted", id, err)
+		}
+	}
+}
+
+// withPrice is spec with its price set to wei.
+func withPrice(spec dapp.Spec, wei float64) dapp.Spec {
+	spec.Price, _ = big.NewFloat(wei).Int(nil)
+	return spec
 }
