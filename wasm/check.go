@@ -17,23 +17,35 @@ var wasmMagic = []byte("\x00asm")
 
 const wasmVersion = 1
 
+// CheckError is why Check refused a module. It wraps ErrInvalidModule;
+// Reason alone reads on its own after the module's name.
+type CheckError struct {
+	Reason string
+}
+
+func (e *CheckError) Error() string { return ErrInvalidModule.Error() + ": " + e.Reason }
+func (e *CheckError) Unwrap() error { return ErrInvalidModule }
+
+func refuse(format string, args ...any) error {
+	return &CheckError{Reason: fmt.Sprintf(format, args...)}
+}
+
 // Check tells, before a job is published, whether code can run in the
 // sandbox: a WebAssembly binary (magic and version), that compiles, with a
 // _start export taking and returning nothing, and importing only the
 // functions of wasi_snapshot_preview1 that the Executor instantiates, each
 // with the signature it has there. A module that fails here fails every run
 // on every processor, so a submitter learns it at once instead of from the
-// processors' logs. Each error wraps ErrInvalidModule and reads on its own
-// ("not a WebAssembly module (bad magic)").
+// processors' logs. A refusal is a *CheckError.
 func Check(ctx context.Context, code []byte) error {
 	if len(code) > DefaultConfig().MaxModuleBytes {
-		return fmt.Errorf("%w: %d bytes, limit %d", ErrInvalidModule, len(code), DefaultConfig().MaxModuleBytes)
+		return refuse("%d bytes, over the limit of %d", len(code), DefaultConfig().MaxModuleBytes)
 	}
 	if len(code) < 8 || !bytes.Equal(code[:4], wasmMagic) {
-		return fmt.Errorf("%w: not a WebAssembly module (bad magic)", ErrInvalidModule)
+		return refuse("not a WebAssembly module (bad magic)")
 	}
 	if v := binary.LittleEndian.Uint32(code[4:8]); v != wasmVersion {
-		return fmt.Errorf("%w: WebAssembly binary version %d, want %d", ErrInvalidModule, v, wasmVersion)
+		return refuse("WebAssembly binary version %d, want %d", v, wasmVersion)
 	}
 	// The interpreter only decodes and validates here: nothing runs.
 	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigInterpreter())
@@ -43,7 +55,7 @@ func Check(ctx context.Context, code []byte) error {
 	}
 	cm, err := rt.CompileModule(ctx, code)
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrInvalidModule, err)
+		return refuse("%v", err)
 	}
 	if err := checkStart(cm); err != nil {
 		return err
@@ -51,14 +63,15 @@ func Check(ctx context.Context, code []byte) error {
 	return checkImports(cm, rt.Module(wasi_snapshot_preview1.ModuleName).ExportedFunctionDefinitions())
 }
 
-// checkStart checks the WASI command entry point the Executor calls.
+// checkStart checks the WASI command entry point the Executor calls; a
+// refusal is a *CheckError.
 func checkStart(cm wazero.CompiledModule) error {
 	entry, ok := cm.ExportedFunctions()["_start"]
 	if !ok {
-		return fmt.Errorf("%w: no _start export (not a WASI command)", ErrInvalidModule)
+		return refuse("no _start export (not a WASI command)")
 	}
 	if len(entry.ParamTypes()) != 0 || len(entry.ResultTypes()) != 0 {
-		return fmt.Errorf("%w: _start must take and return nothing", ErrInvalidModule)
+		return refuse("_start must take and return nothing")
 	}
 	return nil
 }
@@ -69,17 +82,17 @@ func checkStart(cm wazero.CompiledModule) error {
 func checkImports(cm wazero.CompiledModule, provided map[string]api.FunctionDefinition) error {
 	if len(cm.ImportedMemories()) > 0 {
 		mod, name, _ := cm.ImportedMemories()[0].Import()
-		return fmt.Errorf("%w: imports memory %s.%s; the sandbox provides none (the module must define its memory)", ErrInvalidModule, mod, name)
+		return refuse("imports memory %s.%s; the sandbox provides none (the module must define its memory)", mod, name)
 	}
 	for _, f := range cm.ImportedFunctions() {
 		mod, name, _ := f.Import()
 		have, ok := provided[name]
 		if mod != wasi_snapshot_preview1.ModuleName || !ok {
-			return fmt.Errorf("%w: imports %s.%s, which the sandbox does not provide (only %s functions)",
-				ErrInvalidModule, mod, name, wasi_snapshot_preview1.ModuleName)
+			return refuse("imports %s.%s, which the sandbox does not provide (only %s functions)",
+				mod, name, wasi_snapshot_preview1.ModuleName)
 		}
 		if !slices.Equal(f.ParamTypes(), have.ParamTypes()) || !slices.Equal(f.ResultTypes(), have.ResultTypes()) {
-			return fmt.Errorf("%w: imports %s.%s with a signature unlike the sandbox's", ErrInvalidModule, mod, name)
+			return refuse("imports %s.%s with a signature unlike the sandbox's", mod, name)
 		}
 	}
 	return nil

@@ -21,7 +21,7 @@ func TestCheck(t *testing.T) {
 		{"text", []byte("the quick brown fox\n"), "not a WebAssembly module (bad magic)"},
 		{"empty", nil, "bad magic"},
 		{"version 2", badVersion, "WebAssembly binary version 2, want 1"},
-		{"truncated", echoModule()[:40], "invalid module"},
+		{"truncated", echoModule()[:40], "section import"},
 		{"no _start", testModule{memMin: 1, startName: "main"}.bytes(), "no _start export"},
 		{"env import", testModule{memMin: 1, importModule: "env"}.bytes(), "imports env.fd_read, which the sandbox does not provide"},
 	}
@@ -34,8 +34,9 @@ func TestCheck(t *testing.T) {
 				}
 				return
 			}
-			if !errors.Is(err, ErrInvalidModule) || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("err = %v, want ErrInvalidModule with %q", err, tc.want)
+			ce, ok := errors.AsType[*CheckError](err)
+			if !errors.Is(err, ErrInvalidModule) || !ok || !strings.Contains(ce.Reason, tc.want) {
+				t.Fatalf("err = %v, want a CheckError with %q", err, tc.want)
 			}
 		})
 	}
