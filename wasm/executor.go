@@ -178,12 +178,8 @@ func (e *Executor) compile(code []byte) (wazero.CompiledModule, error) {
 		_ = cm.Close(context.Background())
 		return nil, err
 	}
-	entry, ok := cm.ExportedFunctions()["_start"]
-	if !ok {
-		return fail(fmt.Errorf("%w: no _start export (not a WASI command)", ErrInvalidModule))
-	}
-	if len(entry.ParamTypes()) != 0 || len(entry.ResultTypes()) != 0 {
-		return fail(fmt.Errorf("%w: _start must take and return nothing", ErrInvalidModule))
+	if err := checkStart(cm); err != nil {
+		return fail(err)
 	}
 	if pages, ok := declaredMinPages(code); ok && pages > e.cfg.memoryLimitPages() {
 		return fail(fmt.Errorf("%w: module declares %d pages of memory, limit %d",

@@ -17,6 +17,7 @@ import (
 
 	"github.com/jobmesh/jobmesh/apiv1"
 	"github.com/jobmesh/jobmesh/meshclient"
+	"github.com/jobmesh/jobmesh/wasm"
 )
 
 func newJobCmd(g *globals) *cobra.Command {
@@ -57,14 +58,23 @@ func newJobSubmitCmd(g *globals) *cobra.Command {
 		Use:   "submit",
 		Short: "Submit a job: code and data from local files (uploaded to the node) or URIs; the node funds its escrow",
 		Args:  cobra.NoArgs,
+		Long: `Submit a job. The flags are checked before anything is uploaded: a local
+--code file must be a WebAssembly WASI command (the magic and version, a
+_start export, and only imports the sandbox provides), and --price takes
+wei as a decimal integer or an exact scientific form (1e15), at least
+2.1e13 wei. A job ID printed here, or any unique prefix of at least 4 hex
+digits, names the job in the other job commands.
+
+` + exitCodesHelp + `
+(The job's codes apply with --wait.)`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
+			if err := checkSubmitFlags(ctx, &req, code, data, price); err != nil {
+				return err
+			}
 			c, err := meshclient.ForRepo(g.repo)
 			if err != nil {
 				return err
-			}
-			if code == "" || data == "" {
-				return errors.New("--code and --data are required")
 			}
 			if req.Code, err = source(ctx, c, code); err != nil {
 				return err
@@ -72,7 +82,6 @@ func newJobSubmitCmd(g *globals) *cobra.Command {
 			if req.Data, err = source(ctx, c, data); err != nil {
 				return err
 			}
-			req.PriceWei = price
 			req.Output = output
 			if deadline > 0 {
 				req.Deadline = time.Now().Add(deadline).UTC()
@@ -99,7 +108,7 @@ func newJobSubmitCmd(g *globals) *cobra.Command {
 	f.StringVar(&code, "code", "", "the WebAssembly module: a local file or a URI (ipfs://, https://, ...)")
 	f.StringVar(&data, "data", "", "the input data: a local file or a URI")
 	f.Uint64Var(&req.Slicing.BlockSize, "block-size", 0, "bytes per block (required)")
-	f.StringVar(&price, "price", "", "the escrow in wei (required)")
+	f.StringVar(&price, "price", "", "the escrow in wei: 1000000000000000 or 1e15, at least 2.1e13 (required)")
 	f.Uint32Var(&req.Slicing.MicroJobs, "microjobs", 0, "regular MicroJobs per MacroJob, N (default 10)")
 	f.Uint32Var(&req.Slicing.BlocksPerMicro, "blocks-per-micro", 0, "blocks per regular MicroJob, K (default 10)")
 	f.Uint32Var(&req.Slicing.VerifierBlocks, "verifier-blocks", 0, "blocks in the verifier MicroJob, K' (default min(K, N))")
@@ -115,11 +124,45 @@ func newJobSubmitCmd(g *globals) *cobra.Command {
 	return cmd
 }
 
+// checkSubmitFlags checks job submit's flags, each error by its flag's
+// name, and the module of a local --code file, before anything reaches the
+// node; it sets req's price.
+func checkSubmitFlags(ctx context.Context, req *apiv1.SubmitRequest, code, data, price string) error {
+	switch {
+	case code == "":
+		return flagError("code", "missing: give the WebAssembly module, a local file or a URI")
+	case data == "":
+		return flagError("data", "missing: give the input data, a local file or a URI")
+	case req.Slicing.BlockSize == 0:
+		return flagError("block-size", "missing: give the bytes per block")
+	}
+	p, err := parsePrice(price)
+	if err != nil {
+		return err
+	}
+	req.PriceWei = p.String()
+	if strings.Contains(code, "://") {
+		return nil // the node reads it; processors refuse a bad module
+	}
+	b, err := os.ReadFile(code)
+	if err != nil {
+		return usageError(fmt.Errorf("--code: %w", err))
+	}
+	if err := wasm.Check(ctx, b); err != nil {
+		if ce, ok := errors.AsType[*wasm.CheckError](err); ok {
+			return usageError(fmt.Errorf("--code %s: %s", code, ce.Reason))
+		}
+		return fmt.Errorf("--code %s: %w", code, err)
+	}
+	return nil
+}
+
 // follow waits for a job, showing one updating progress line unless
 // asJSON, and prints the end: JSON, or the output CID, settlement and
 // payouts. An undecided job is waited for all the same (a late re-run may
 // decide it, else its deadline refunds it), each undecided block said once,
-// on errOut when asJSON.
+// on errOut when asJSON. Its error, for a job that ended other than
+// verified, carries the exit code that says how (jobEnd).
 func follow(ctx context.Context, c *meshclient.Client, id string, out, errOut io.Writer, asJSON bool) error {
 	said := map[string]bool{}
 	onChange := func(j apiv1.Job) {
@@ -140,10 +183,13 @@ func follow(ctx context.Context, c *meshclient.Client, id string, out, errOut io
 		return err
 	}
 	if asJSON {
-		return printJSON(out, j)
+		if err := printJSON(out, j); err != nil {
+			return err
+		}
+	} else {
+		printEnd(out, j)
 	}
-	printEnd(out, j)
-	return nil
+	return jobEnd(j)
 }
 
 // progressLine is the job's progress on one line of fixed width: a bar of
@@ -233,7 +279,11 @@ func newJobStatusCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			j, err := c.Job(cmd.Context(), args[0])
+			id, err := resolveJobID(cmd.Context(), c, args[0])
+			if err != nil {
+				return err
+			}
+			j, err := c.Job(cmd.Context(), id)
 			if err != nil {
 				return err
 			}
@@ -286,14 +336,24 @@ func newJobWaitCmd(g *globals) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "wait ID",
-		Short: "Follow a job to its end with a progress bar",
-		Args:  cobra.ExactArgs(1),
+		Short: "Follow a job to its end with a progress bar; the exit code says how it ended",
+		Long: `Follow a job (its ID or a unique prefix of at least 4 hex digits) to its end
+with a progress bar, then print the end: the state, the output CID, the
+settlement and payouts. An undecided job is followed on: a late re-run may
+decide it, else its deadline refunds it.
+
+` + exitCodesHelp,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := meshclient.ForRepo(g.repo)
 			if err != nil {
 				return err
 			}
-			return follow(cmd.Context(), c, args[0], cmd.OutOrStdout(), cmd.ErrOrStderr(), asJSON)
+			id, err := resolveJobID(cmd.Context(), c, args[0])
+			if err != nil {
+				return err
+			}
+			return follow(cmd.Context(), c, id, cmd.OutOrStdout(), cmd.ErrOrStderr(), asJSON)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the final job as JSON")
@@ -304,7 +364,7 @@ func newJobGetCmd(g *globals) *cobra.Command {
 	var dir string
 	cmd := &cobra.Command{
 		Use:   "get ID -o DIR",
-		Short: "Fetch a finished job's output: output.png for a png-grid job, output.bin otherwise",
+		Short: "Fetch a finished job's output: output.png for a png-grid job, output.bin otherwise; -o - writes it to stdout",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			ctx := cmd.Context()
@@ -312,7 +372,11 @@ func newJobGetCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			j, err := c.Job(ctx, args[0])
+			id, err := resolveJobID(ctx, c, args[0])
+			if err != nil {
+				return err
+			}
+			j, err := c.Job(ctx, id)
 			if err != nil {
 				return err
 			}
@@ -328,6 +392,12 @@ func newJobGetCmd(g *globals) *cobra.Command {
 				return err
 			}
 			defer rc.Close()
+			if dir == "-" {
+				if _, err := io.Copy(cmd.OutOrStdout(), rc); err != nil {
+					return fmt.Errorf("fetching the output of job %s: %w", j.ID, err)
+				}
+				return nil
+			}
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				return err
 			}
@@ -353,7 +423,7 @@ func newJobGetCmd(g *globals) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVarP(&dir, "out", "o", ".", "directory to write the output to")
+	cmd.Flags().StringVarP(&dir, "out", "o", ".", "directory to write the output to; - for stdout")
 	return cmd
 }
 
@@ -368,7 +438,11 @@ func newJobCancelCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			j, err := c.Cancel(cmd.Context(), args[0])
+			id, err := resolveJobID(cmd.Context(), c, args[0])
+			if err != nil {
+				return err
+			}
+			j, err := c.Cancel(cmd.Context(), id)
 			if err != nil {
 				return err
 			}

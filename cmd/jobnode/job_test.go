@@ -50,7 +50,7 @@ func TestJobCommands(t *testing.T) {
 	startDaemon(t, "client", client, "--bootstrap", id.Addrs[0])
 
 	submit := []string{"job", "submit", "--repo", client, "--code", codeFile, "--data", dataFile,
-		"--block-size", "128", "--price", "1000", "--microjobs", "2", "--blocks-per-micro", "1"}
+		"--block-size", "128", "--price", "1e15", "--microjobs", "2", "--blocks-per-micro", "1"}
 	var open apiv1.Job
 	if err := json.Unmarshal([]byte(run(t, append(submit, "--json")...)), &open); err != nil {
 		t.Fatal(err)
@@ -99,7 +99,8 @@ func TestJobCommands(t *testing.T) {
 
 // TestFollowUndecided: job wait keeps following an undecided job, says
 // once which block is undecided and why, and ends where the job ends
-// (here refunded at its deadline); job status's lines name the block.
+// (here refunded at its deadline, exit code exitUndecided); job status's
+// lines name the block.
 func TestFollowUndecided(t *testing.T) {
 	u := apiv1.UndecidedBlock{Block: 3, Kind: apiv1.UndecidedDispute, Sides: []string{"peerA", "peerB"},
 		Votes:  map[string]int{strings.Repeat("ab", 32): 2, strings.Repeat("cd", 32): 1},
@@ -130,16 +131,18 @@ func TestFollowUndecided(t *testing.T) {
 	c.Poll = time.Millisecond
 
 	var out, errOut bytes.Buffer
-	if err := follow(context.Background(), c, id, &out, &errOut, false); err != nil {
-		t.Fatal(err)
+	// A job refunded at its deadline with blocks undecided ends with the
+	// undecided exit code.
+	if err := follow(context.Background(), c, id, &out, &errOut, false); exitCode(err) != exitUndecided {
+		t.Fatalf("follow ended with %v (exit code %d), want %d", err, exitCode(err), exitUndecided)
 	}
 	line := "undecided block 3 (dispute) sides peerA peerB votes abababababab=2 cdcdcdcdcdcd=1: " + u.Reason
 	if got := out.String(); strings.Count(got, "is undecided") != 1 || strings.Count(got, line) != 2 || !strings.Contains(got, "state refunded") {
 		t.Fatalf("job wait printed:\n%s", got)
 	}
 	out.Reset()
-	if err := follow(context.Background(), c, id, &out, &errOut, true); err != nil {
-		t.Fatal(err)
+	if err := follow(context.Background(), c, id, &out, &errOut, true); exitCode(err) != exitUndecided {
+		t.Fatalf("follow --json ended with %v, want exit code %d", err, exitUndecided)
 	}
 	var end apiv1.Job
 	if err := json.Unmarshal(out.Bytes(), &end); err != nil || end.State != apiv1.JobRefunded {

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -13,11 +14,21 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := newRootCmd().ExecuteContext(ctx); err != nil {
-		if !errors.Is(err, errSilent) {
-			fmt.Fprintln(os.Stderr, "jobnode:", err)
-		}
-		os.Exit(1)
+	code := runMain(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// runMain runs jobnode with args and returns its exit code (exit.go),
+// having said the error, if any, on stderr.
+func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	root := newRootCmd()
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	if err != nil && !errors.Is(err, errSilent) {
+		fmt.Fprintln(stderr, "jobnode:", err)
 	}
+	return exitCode(err)
 }

@@ -35,7 +35,10 @@ func newRootCmd() *cobra.Command {
 		Short:         "jobmesh node: a peer-to-peer compute job mesh",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       buildVersion().text(),
 	}
+	root.SetVersionTemplate("{{.Version}}")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
 	root.PersistentFlags().StringVar(&g.repo, "repo", defaultRepo(), "repo directory (env JOBMESH_REPO)")
 	root.PersistentFlags().StringVar(&g.logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	root.AddCommand(
@@ -55,6 +58,7 @@ func newRootCmd() *cobra.Command {
 		newDashboardCmd(g),
 		newCheckSimCmd(),
 		newChaosCmd(),
+		newVersionCmd(),
 	)
 	return root
 }

@@ -75,7 +75,7 @@ need no running daemon.`,
 			if amount == "" {
 				return errors.New("give --amount WEI to stake, or a subcommand: status, unstake, withdraw")
 			}
-			wei, err := parseWei(amount)
+			wei, err := parseWei("amount", amount)
 			if err != nil {
 				return err
 			}
@@ -174,7 +174,7 @@ func (s *stakeCmd) unstakeCmd() *cobra.Command {
 		Short: "Start the cool-down for --amount of the active stake (withdraw it after with 'stake withdraw')",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			wei, err := parseWei(amount)
+			wei, err := parseWei("amount", amount)
 			if err != nil {
 				return err
 			}

@@ -158,23 +158,6 @@ func openChain(ctx context.Context, g *globals, cfg node.Config, key *ecdsa.Priv
 	return &chainSession{esc: esc, eth: eth, close: func() { eth.Close(); closeEsc() }}, nil
 }
 
-// parseWei reads an amount in wei: a decimal integer, or an exact
-// scientific form such as 1e18.
-func parseWei(s string) (*big.Int, error) {
-	if v, ok := new(big.Int).SetString(s, 10); ok {
-		if v.Sign() <= 0 {
-			return nil, fmt.Errorf("amount %s: must be positive", s)
-		}
-		return v, nil
-	}
-	f, ok := new(big.Float).SetPrec(512).SetString(s)
-	if !ok || !f.IsInt() || f.Sign() <= 0 {
-		return nil, fmt.Errorf("amount %q: want a positive whole number of wei, e.g. 1000000000000000000 or 1e18", s)
-	}
-	v, _ := f.Int(nil)
-	return v, nil
-}
-
 // ether formats wei as ether for people, beside the exact wei.
 func ether(wei *big.Int) string {
 	f := new(big.Float).Quo(new(big.Float).SetInt(wei), big.NewFloat(1e18))
@@ -439,7 +422,7 @@ wallet (or --to ADDRESS). It works only against a 'jobnode bootstrap
 --devchain' chain; any other chain refuses it.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			wei, err := parseWei(amount)
+			wei, err := parseWei("amount", amount)
 			if err != nil {
 				return err
 			}
