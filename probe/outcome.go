@@ -31,7 +31,8 @@ func TaskID(w uint64, p string) string { return fmt.Sprintf("probe/%d/%s", w, p)
 
 // Outcome reads one probe from its challenge record and the records under
 // its key (commitments and results, in any order; others are ignored).
-// advertised says whether a peer has an advertisement record. The
+// advertised says whether a peer has an advertisement record; exp caches
+// the expected answers (nil: computed each time). The
 // challenge must be P's own, of the window its seq falls in, naming 1 to
 // MaxGroup distinct advertised members, P first. A member's record counts
 // when it is its own, its seq is within [challenge seq, challenge seq +
@@ -40,7 +41,7 @@ func TaskID(w uint64, p string) string { return fmt.Sprintf("probe/%d/%s", w, p)
 // result (not before the commitment) count; Assigned are those members,
 // so a probe never yields a timeout. Rounds are ordered by (seq, peer
 // ID). A probe nobody answered has no Assigned; the replay skips it.
-func (c Config) Outcome(challenge crdt.Record, answers []crdt.Record, advertised func(string) bool, now time.Time) (Task, error) {
+func (c Config) Outcome(challenge crdt.Record, answers []crdt.Record, advertised func(string) bool, exp *Expectations, now time.Time) (Task, error) {
 	k, ch, err := c.readChallenge(challenge, advertised)
 	if err != nil {
 		return Task{}, err
@@ -50,7 +51,7 @@ func (c Config) Outcome(challenge crdt.Record, answers []crdt.Record, advertised
 	if now.Before(time.Unix(0, int64(end))) {
 		return Task{}, ErrNotDue
 	}
-	want := Expected(k.Window, k.Challenger)
+	want := exp.Get(k.Window, k.Challenger)
 	commits := map[string]uint64{}
 	results := map[string]uint64{}
 	for _, r := range answers {

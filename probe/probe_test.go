@@ -162,7 +162,8 @@ func (f *fixture) after() time.Time {
 func TestOutcomeOrder(t *testing.T) {
 	f := newFixture(t)
 	recs := slices.Concat(f.answers(t, f.q, 5, 6, false), f.answers(t, f.p, 10, 20, false), f.answers(t, f.r, 1, 30, false))
-	task, err := f.cfg.Outcome(f.challenge(t, f.members()), recs, all, f.after())
+	var exp probe.Expectations
+	task, err := f.cfg.Outcome(f.challenge(t, f.members()), recs, all, &exp, f.after())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +206,7 @@ func TestOutcomeCounts(t *testing.T) {
 		{"silent member", nil, 0, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			task, err := f.cfg.Outcome(f.challenge(t, f.members()), tc.recs, all, f.after())
+			task, err := f.cfg.Outcome(f.challenge(t, f.members()), tc.recs, all, nil, f.after())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -259,11 +260,11 @@ func TestOutcomeRefused(t *testing.T) {
 		{"member twice", f.challenge(t, []string{f.p.String(), f.q.String(), f.q.String()}), all},
 		{"member never advertised", good, func(id string) bool { return id != f.r.String() }},
 	} {
-		if _, err := f.cfg.Outcome(tc.rec, nil, tc.adv, f.after()); err == nil {
+		if _, err := f.cfg.Outcome(tc.rec, nil, tc.adv, nil, f.after()); err == nil {
 			t.Errorf("%s: accepted", tc.name)
 		}
 	}
-	if _, err := f.cfg.Outcome(good, nil, all, time.Unix(0, int64(f.at))); err != probe.ErrNotDue {
+	if _, err := f.cfg.Outcome(good, nil, all, nil, time.Unix(0, int64(f.at))); err != probe.ErrNotDue {
 		t.Fatalf("before the deadline: %v", err)
 	}
 }
