@@ -291,3 +291,19 @@ func TestDecodeErrors(t *testing.T) {
 		t.Error("deadline past half the window accepted")
 	}
 }
+
+// BenchmarkModule is the cost of one probe answer on the mesh's executor.
+func BenchmarkModule(b *testing.B) {
+	ctx := context.Background()
+	e, err := wasm.New(wasm.DefaultConfig(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close(ctx)
+	code, in := probe.Module(), probe.Input(1, "p")
+	for b.Loop() {
+		if _, err := e.Run(ctx, code, in); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

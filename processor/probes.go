@@ -100,8 +100,8 @@ func (pr *prober) challenge(ctx context.Context, w uint64) error {
 	return pr.w.p.Store.Put(ctx, key, probe.ChallengeType, b)
 }
 
-// answerWindow answers the challenges of window w that name this
-// processor and whose deadline has not passed.
+// answerWindow answers, once each, the challenges of window w that name
+// this processor and whose deadline has not passed.
 func (pr *prober) answerWindow(ctx context.Context, w uint64, now time.Time) error {
 	recs, err := pr.w.p.Store.QueryKeys(ctx, probe.WindowPrefix(w), func(key string) bool {
 		k, err := probe.ParseKey(key)
@@ -122,10 +122,12 @@ func (pr *prober) answerWindow(ctx context.Context, w uint64, now time.Time) err
 		if err != nil || c.Validate(k.Challenger) != nil || !slices.Contains(c.Members, pr.w.self) {
 			continue
 		}
-		if err := pr.answer(ctx, k); err != nil {
-			return fmt.Errorf("probe %s: %w", r.Key, err)
-		}
+		// Tried once: a run that failed is not retried at every change,
+		// and a late answer would not count anyway.
 		pr.answered[r.Key] = w
+		if err := pr.answer(ctx, k); err != nil && ctx.Err() == nil {
+			pr.w.log.Warn("answering a probe", "key", r.Key, "err", err)
+		}
 	}
 	return nil
 }
