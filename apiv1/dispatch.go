@@ -40,6 +40,9 @@ type DispatchNode struct {
 	KickedAt *time.Time `json:"kicked_at,omitempty"`
 	// Timeouts is how many of its last TimeoutWindow tasks timed out.
 	Timeouts int `json:"timeouts"`
+	// SpeedAt is when its latest scored task (a job's or a probe's)
+	// ended; absent while its speed score is the new-node score.
+	SpeedAt *time.Time `json:"speed_at,omitempty"`
 }
 
 // Queue is the body of GET /v1/queue: the open jobs in their dispatch

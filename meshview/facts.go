@@ -19,6 +19,7 @@ import (
 	"github.com/jobmesh/jobmesh/escrow"
 	"github.com/jobmesh/jobmesh/finish"
 	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/probe"
 	"github.com/jobmesh/jobmesh/records"
 )
 
@@ -83,11 +84,15 @@ type FactsConfig struct {
 	// HistoryJobs is how many finished jobs, the latest by the ordering
 	// rule of docs/PROTOCOL.md, the QoS ledger replays. Default 256.
 	HistoryJobs int
+	// Probes is the probe schedule whose finished probes the QoS ledger
+	// replays with the jobs (probe.Config; Window 0: none). Default
+	// probe.DefaultConfig().
+	Probes probe.Config
 }
 
 // DefaultFactsConfig returns the defaults documented on FactsConfig.
 func DefaultFactsConfig() FactsConfig {
-	return FactsConfig{Dispatch: dispatch.DefaultConfig(), AdvertTTL: 30 * time.Minute, StakeTTL: 5 * time.Minute, HistoryJobs: 256}
+	return FactsConfig{Dispatch: dispatch.DefaultConfig(), AdvertTTL: 30 * time.Minute, StakeTTL: 5 * time.Minute, HistoryJobs: 256, Probes: probe.DefaultConfig()}
 }
 
 // Validate checks the config.
@@ -97,6 +102,9 @@ func (c FactsConfig) Validate() error {
 	}
 	if c.AdvertTTL <= 0 || c.StakeTTL <= 0 || c.HistoryJobs < 1 {
 		return fmt.Errorf("%w: facts TTLs and history must be positive", ErrInvalidConfig)
+	}
+	if err := c.Probes.Validate(); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
 	return nil
 }
@@ -144,6 +152,8 @@ type Facts struct {
 	named map[string]time.Time
 	// done caches the derived outcomes of finished jobs.
 	done map[jobs.ID]*finishedJob
+	// expect caches the probes' expected answers.
+	expect probe.Expectations
 }
 
 type cachedStake struct {
@@ -180,6 +190,9 @@ type ProcessorView struct {
 	Scores dispatch.QoSScore
 	// SpeedScore is its node score ns (mean task score).
 	SpeedScore float64
+	// SpeedAt is when its latest scored task (job or probe) ended in the
+	// replay; zero when SpeedScore is the new-node score.
+	SpeedAt time.Time
 	// Timeouts is how many of its last View.TimeoutWindow tasks timed
 	// out (dispatch.Ledger.Timeouts).
 	Timeouts int
@@ -317,10 +330,15 @@ func (f *Facts) View(ctx context.Context, finished []jobs.ID) (*View, error) {
 			started[a.PeerID] = a.Started
 		}
 	}
-	ledger, kicks, tasks, err := replay(f.cfg.Dispatch, done, started)
+	probes, err := f.probeTasks(ctx, now, ads)
 	if err != nil {
 		return nil, err
 	}
+	r, err := replay(f.cfg.Dispatch, replayOrder(done, probes), started)
+	if err != nil {
+		return nil, err
+	}
+	ledger, kicks := r.ledger, r.kicks
 	var procs []ProcessorView
 	var in []dispatch.QoSInput
 	seen := map[string]bool{}
@@ -352,6 +370,7 @@ func (f *Facts) View(ctx context.Context, finished []jobs.ID) (*View, error) {
 		p.QoS = scores[i].Q
 		p.SpeedScore = ledger.NodeScore(p.ID)
 		p.Timeouts = ledger.Timeouts(p.ID)
+		p.SpeedAt = r.speedAt[p.ID]
 		nodes[i] = p.Node
 	}
 	weights := dispatch.Weights(dispatch.Job{}, nodes)
@@ -359,51 +378,8 @@ func (f *Facts) View(ctx context.Context, finished []jobs.ID) (*View, error) {
 		procs[i].Weight = weights[i]
 	}
 	v := NewView(now, procs, slices.Collect(maps.Values(kicks))...)
-	v.Tasks, v.TimeoutWindow = tasks, f.cfg.Dispatch.KickTimeoutWindow
+	v.Tasks, v.TimeoutWindow = r.tasks, f.cfg.Dispatch.KickTimeoutWindow
 	return v, nil
-}
-
-// replay feeds the finished jobs' task outcomes, in replay order, to a
-// new ledger, and returns it with the kicks in force and the tasks
-// recorded. A kicked processor rejoins (dispatch.Ledger.Rejoin: its
-// history starts afresh) at the first point of the replay after both its
-// kick and its advertised start: before the first job whose verdict
-// record is later than its start, or at the end. Verdict seqs and start
-// times are both read from the replicated records, so every node rejoins
-// it at the same place.
-func replay(cfg dispatch.Config, done []*finishedJob, started map[string]time.Time) (*dispatch.Ledger, map[string]dispatch.Kick, int, error) {
-	ledger, err := dispatch.NewLedger(cfg)
-	if err != nil {
-		return nil, nil, 0, err
-	}
-	kicks := map[string]dispatch.Kick{}
-	rejoin := func(until time.Time, end bool) {
-		for _, id := range slices.Sorted(maps.Keys(kicks)) {
-			s := started[id]
-			if s.After(kicks[id].At) && (end || s.Before(until)) {
-				ledger.Rejoin(id)
-				delete(kicks, id)
-			}
-		}
-	}
-	tasks := 0
-	for _, j := range done {
-		at := time.Unix(0, int64(j.verdictSeq))
-		rejoin(at, false)
-		for _, o := range j.tasks {
-			tasks++
-			ks, err := ledger.Record(o)
-			if err != nil {
-				continue // not derivable from the records; skipped by every node alike
-			}
-			for _, k := range ks {
-				k.At = at
-				kicks[k.Node] = k
-			}
-		}
-	}
-	rejoin(time.Time{}, true)
-	return ledger, kicks, tasks, nil
 }
 
 // stake is a wallet's active stake: 1 without a chain, 0 without a

@@ -49,7 +49,8 @@ func TestReplayRejoin(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			started := map[string]time.Time{"flaky": tc.started}
-			l, kicks, tasks, err := replay(cfg, done, started)
+			r, err := replay(cfg, replayOrder(done, nil), started)
+			l, kicks, tasks := r.ledger, r.kicks, r.tasks
 			if err != nil || tasks != 3 {
 				t.Fatalf("%d tasks, %v", tasks, err)
 			}
@@ -74,11 +75,11 @@ func TestReplayRejoin(t *testing.T) {
 	// Rejoined, one more timeout is not enough to kick it again: the old
 	// ones are gone.
 	more := replayJobs(t0, []bool{true, true, false, true})
-	if _, kicks, _, _ := replay(cfg, more, map[string]time.Time{"flaky": kickAt.Add(time.Millisecond)}); len(kicks) != 0 {
-		t.Fatalf("kicked again by its old history: %v", kicks)
+	if r, _ := replay(cfg, replayOrder(more, nil), map[string]time.Time{"flaky": kickAt.Add(time.Millisecond)}); len(r.kicks) != 0 {
+		t.Fatalf("kicked again by its old history: %v", r.kicks)
 	}
 	// A restart after the last verdict rejoins it at the end of the replay.
-	if _, kicks, _, _ := replay(cfg, done[:2], map[string]time.Time{"flaky": t0.Add(time.Hour)}); len(kicks) != 0 {
-		t.Fatalf("restarted after the last verdict: still kicked %v", kicks)
+	if r, _ := replay(cfg, replayOrder(done[:2], nil), map[string]time.Time{"flaky": t0.Add(time.Hour)}); len(r.kicks) != 0 {
+		t.Fatalf("restarted after the last verdict: still kicked %v", r.kicks)
 	}
 }

@@ -53,6 +53,10 @@ func (m apiMesh) Dispatch(ctx context.Context) (api.DispatchNodes, error) {
 		if p.Stake != nil {
 			d.StakeWei = p.Stake.String()
 		}
+		if !p.SpeedAt.IsZero() {
+			at := p.SpeedAt.UTC()
+			d.SpeedAt = &at
+		}
 		if p.Kick != nil {
 			d.Kicked = string(p.Kick.Reason)
 			if !p.Kick.At.IsZero() {

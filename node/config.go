@@ -75,7 +75,7 @@ func DefaultConfig() Config {
 			HoldWait:        Duration(processor.DefaultConfig().HoldWait),
 		},
 		Client:   ClientConfig{Quiet: Duration(escrow.DefaultTerms().Quiet), MinSigners: escrow.DefaultTerms().MinSigners},
-		Dispatch: dispatchSection(dispatch.DefaultConfig(), processor.DefaultConfig().AdvertTTL, processor.DefaultConfig().StakeTTL),
+		Dispatch: dispatchSection(dispatch.DefaultConfig(), processor.DefaultConfig().AdvertTTL, processor.DefaultConfig().StakeTTL, processor.DefaultConfig().Probes),
 		IPFS:     ipfsSection(ipfs.DefaultConfig()),
 	}
 }
@@ -117,6 +117,9 @@ func (c Config) Validate() error {
 	}
 	if c.Dispatch.AdvertTTL <= 0 || c.Dispatch.StakeTTL <= 0 {
 		return fmt.Errorf("%w: [dispatch] advert_ttl and stake_ttl must be positive", ErrInvalidConfig)
+	}
+	if err := c.Dispatch.probes().Validate(); err != nil {
+		return fmt.Errorf("%w: [dispatch] probe_window, probe_deadline: %w", ErrInvalidConfig, err)
 	}
 	if err := c.ipfsConfig().Validate(); err != nil {
 		return fmt.Errorf("%w: [ipfs]: %w", ErrInvalidConfig, err)

@@ -9,6 +9,7 @@ import (
 	"github.com/jobmesh/jobmesh/escrow"
 	"github.com/jobmesh/jobmesh/ipfs"
 	"github.com/jobmesh/jobmesh/p2p"
+	"github.com/jobmesh/jobmesh/probe"
 	"github.com/jobmesh/jobmesh/processor"
 )
 
@@ -171,9 +172,14 @@ type DispatchConfig struct {
 	// the escrow is reused.
 	AdvertTTL Duration `toml:"advert_ttl"`
 	StakeTTL  Duration `toml:"stake_ttl"`
+	// ProbeWindow and ProbeDeadline are the probe schedule
+	// (probe.Config): each processor challenges once per window; answers
+	// count within the deadline. A window of 0 turns probes off.
+	ProbeWindow   Duration `toml:"probe_window"`
+	ProbeDeadline Duration `toml:"probe_deadline"`
 }
 
-func dispatchSection(d dispatch.Config, advertTTL, stakeTTL time.Duration) DispatchConfig {
+func dispatchSection(d dispatch.Config, advertTTL, stakeTTL time.Duration, probes probe.Config) DispatchConfig {
 	return DispatchConfig{
 		TaskOverhead: Duration(d.TaskOverhead), UnitTime: Duration(d.UnitTime),
 		QueueAlpha: d.QueueAlpha, MinQueueLen: d.MinQueueLen,
@@ -184,7 +190,15 @@ func dispatchSection(d dispatch.Config, advertTTL, stakeTTL time.Duration) Dispa
 		KickTimeoutWindow: d.KickTimeoutWindow, KickTimeouts: d.KickTimeouts,
 		KickScoreWindow: d.KickScoreWindow, KickScoreThreshold: d.KickScoreThreshold, KickLowStreak: d.KickLowStreak,
 		AdvertTTL: Duration(advertTTL), StakeTTL: Duration(stakeTTL),
+		ProbeWindow: Duration(probes.Window), ProbeDeadline: Duration(probes.Deadline),
 	}
+}
+
+// probes converts the section's probe schedule for the probe package.
+func (c DispatchConfig) probes() probe.Config {
+	p := probe.DefaultConfig()
+	p.Window, p.Deadline = time.Duration(c.ProbeWindow), time.Duration(c.ProbeDeadline)
+	return p
 }
 
 // config converts the section for the dispatch package.
@@ -244,6 +258,7 @@ func (c Config) ProcessorConfig() processor.Config {
 	pc.Dispatch = c.Dispatch.config()
 	pc.AdvertTTL = time.Duration(c.Dispatch.AdvertTTL)
 	pc.StakeTTL = time.Duration(c.Dispatch.StakeTTL)
+	pc.Probes = c.Dispatch.probes()
 	pc.Fetch.AllowPrivateAddresses = c.Fetch.AllowPrivateAddresses
 	return pc
 }

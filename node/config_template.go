@@ -221,6 +221,11 @@ kick_timeouts = {{toml .Dispatch.KickTimeouts}}
 kick_score_window = {{toml .Dispatch.KickScoreWindow}}
 kick_score_threshold = {{toml .Dispatch.KickScoreThreshold}}
 kick_low_streak = {{toml .Dispatch.KickLowStreak}}
+# Probe tasks keep idle processors' speed scores current: each processor
+# challenges itself and up to two others once per probe_window; answers
+# count within probe_deadline (at most half the window). 0 turns them off.
+probe_window = {{toml .Dispatch.ProbeWindow}}
+probe_deadline = {{toml .Dispatch.ProbeDeadline}}
 # A processor counts as live while its advertisement is younger than this
 # (keep it above [processor] advertise_every).
 advert_ttl = {{toml .Dispatch.AdvertTTL}}

@@ -52,7 +52,7 @@ func (n *Node) DispatchView(ctx context.Context) (*meshview.View, error) {
 		blocks = n.IPFS
 	}
 	f, err := meshview.NewFacts(meshview.FactsParams{Store: n.Store, Directory: directory{n}, Stakes: stakes, Blocks: blocks, Rules: n.rules, Logger: n.Log},
-		meshview.FactsConfig{Dispatch: pc.Dispatch, AdvertTTL: pc.AdvertTTL, StakeTTL: pc.StakeTTL, HistoryJobs: meshview.DefaultFactsConfig().HistoryJobs})
+		meshview.FactsConfig{Dispatch: pc.Dispatch, AdvertTTL: pc.AdvertTTL, StakeTTL: pc.StakeTTL, HistoryJobs: meshview.DefaultFactsConfig().HistoryJobs, Probes: pc.Probes})
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/macrojob"
 	"github.com/jobmesh/jobmesh/microjob"
+	"github.com/jobmesh/jobmesh/probe"
 	"github.com/jobmesh/jobmesh/wasm"
 )
 
@@ -147,6 +148,12 @@ type Config struct {
 	// on IPFS (docs/PROTOCOL.md), so big jobs stay under the store's
 	// payload limit. Default 192 KiB; 0 means the default.
 	MaxInlineVerdict int
+	// Probes is the probe schedule (package probe): this processor
+	// challenges once per Window and answers the challenges naming it,
+	// and the QoS ledger replays the finished probes. Every node of a
+	// mesh must use the same values. Window 0 turns probes off, for tests
+	// that want no probe traffic. Default probe.DefaultConfig().
+	Probes probe.Config
 }
 
 // DefaultConfig returns the defaults documented on Config.
@@ -176,6 +183,7 @@ func DefaultConfig() Config {
 		HoldWait:       30 * time.Second,
 
 		MaxInlineVerdict: custody.DefaultMaxInlineVerdict,
+		Probes:           probe.DefaultConfig(),
 	}
 }
 
@@ -199,6 +207,9 @@ func (c Config) Validate() error {
 	}
 	if c.HeadStart < 0 {
 		return fmt.Errorf("%w: head start must not be negative", ErrInvalidConfig)
+	}
+	if err := c.Probes.Validate(); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
 	if err := c.custody().Validate(); err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalidConfig, err)

@@ -26,6 +26,7 @@ import (
 	"github.com/jobmesh/jobmesh/meshview"
 	"github.com/jobmesh/jobmesh/microjob"
 	"github.com/jobmesh/jobmesh/p2p"
+	"github.com/jobmesh/jobmesh/probe"
 	"github.com/jobmesh/jobmesh/records"
 	"github.com/jobmesh/jobmesh/settlement"
 	"github.com/jobmesh/jobmesh/wasm"
@@ -247,7 +248,7 @@ func (w *Worker) startParts(ctx, runCtx context.Context) error {
 		rules = membership.ReaderRules(w.p.Store, membership.NewMembers(w.p.Chain, w.cfg.FundingBackoff), w.stakers)
 	}
 	w.facts, err = meshview.NewFacts(meshview.FactsParams{Store: w.p.Store, Directory: w.p.Directory, Stakes: stakes, Blocks: w.custody.Bodies(), Rules: rules, Logger: w.log, Now: w.p.Now},
-		meshview.FactsConfig{Dispatch: w.cfg.Dispatch, AdvertTTL: w.cfg.AdvertTTL, StakeTTL: w.cfg.StakeTTL, HistoryJobs: meshview.DefaultFactsConfig().HistoryJobs})
+		meshview.FactsConfig{Dispatch: w.cfg.Dispatch, AdvertTTL: w.cfg.AdvertTTL, StakeTTL: w.cfg.StakeTTL, HistoryJobs: meshview.DefaultFactsConfig().HistoryJobs, Probes: w.cfg.Probes})
 	if err != nil {
 		return err
 	}
@@ -325,7 +326,9 @@ func New(ctx context.Context, p Params, cfg Config) (*Worker, error) {
 	}
 	index.OnChange(w.poke)
 	nodes := p.Store.Watch(runCtx, records.NodesPrefix)
-	w.wg.Add(6)
+	probes := p.Store.Watch(runCtx, probe.Prefix)
+	w.wg.Add(7)
+	go w.probeLoop(runCtx, probes)
 	go w.keepFacts(runCtx)
 	go w.watchNodes(runCtx, nodes)
 	go func() {

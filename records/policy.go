@@ -33,8 +33,10 @@ func keyAuthor(key string) (string, bool) {
 // written only by the peer they name (crdt.OwnerPolicy); result records
 // only by the processor they name (ResultPolicy); verdicts, disputes,
 // re-runs, checks, redos, settlement signatures, took and holder records only
-// by the peer their key ends with. The rule reads keys only, so it holds
-// for any key of those shapes, whether it parses or not.
+// by the peer their key ends with; probe records only by their challenger
+// or answering member (probePolicy). The rule reads keys only, so it holds
+// for any key of those shapes, whether it parses or not; under
+// probe.Prefix a key that does not parse is refused.
 func AuthorPolicy() crdt.AuthorPolicy {
 	owner := crdt.OwnerPolicy(NodesPrefix)
 	return func(key string, author peer.ID) error {
@@ -53,6 +55,9 @@ func AuthorPolicy() crdt.AuthorPolicy {
 			}
 		}
 		if err := tookPolicy(key, author); err != nil {
+			return err
+		}
+		if err := probePolicy(key, author); err != nil {
 			return err
 		}
 		return holderPolicy(key, author)

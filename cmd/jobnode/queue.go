@@ -13,13 +13,14 @@ import (
 )
 
 // dispatchHeader names the dispatch columns of `jobnode nodes`.
-const dispatchHeader = "LIVE\tSTAKE WEI\tQOS\tVRAM SCORE\tTIMEOUT SCORE\tSPEED SCORE\tWEIGHT\tTIMEOUTS\tKICKED\tKICKED AT"
+const dispatchHeader = "LIVE\tSTAKE WEI\tQOS\tVRAM SCORE\tTIMEOUT SCORE\tSPEED SCORE\tWEIGHT\tTIMEOUTS\tKICKED\tKICKED AT\tSPEED AT"
 
 // dispatchColumns are a processor's dispatch columns: whether it is live,
 // its stake, combined QoS score and its VRAM, timeout and speed parts, its
 // selection weight, the timeouts counted in its window (of the window's
-// tasks), and the kick-out reason and when it took effect ("-" when it is
-// not live or not kicked).
+// tasks), the kick-out reason and when it took effect, and when its
+// latest scored task ended ("-" when it is not live, not kicked, or has no
+// scored task).
 func dispatchColumns(dn api.DispatchNodes, peerID string) string {
 	for _, p := range dn.Processors {
 		if p.PeerID == peerID {
@@ -30,11 +31,15 @@ func dispatchColumns(dn api.DispatchNodes, peerID string) string {
 			if p.KickedAt != nil {
 				at = p.KickedAt.UTC().Format(time.RFC3339)
 			}
-			return fmt.Sprintf("yes\t%s\t%.3f\t%.3f\t%.3f\t%.3f\t%.4f\t%d/%d\t%s\t%s",
-				p.StakeWei, p.QoS, p.VRAMScore, p.TimeoutScore, p.SpeedScore, p.Weight, p.Timeouts, dn.TimeoutWindow, kicked, at)
+			speedAt := "-"
+			if p.SpeedAt != nil {
+				speedAt = p.SpeedAt.UTC().Format(time.RFC3339)
+			}
+			return fmt.Sprintf("yes\t%s\t%.3f\t%.3f\t%.3f\t%.3f\t%.4f\t%d/%d\t%s\t%s\t%s",
+				p.StakeWei, p.QoS, p.VRAMScore, p.TimeoutScore, p.SpeedScore, p.Weight, p.Timeouts, dn.TimeoutWindow, kicked, at, speedAt)
 		}
 	}
-	return "no\t-\t-\t-\t-\t-\t-\t-\t-\t-"
+	return "no\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-"
 }
 
 func newQueueCmd(g *globals) *cobra.Command {
