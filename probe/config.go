@@ -14,7 +14,7 @@ var ErrInvalidConfig = errors.New("probe: invalid config")
 type Config struct {
 	// Window is the QoS window: each advertised processor challenges once
 	// per window, at an offset in its first half. 0 turns probes off (a
-	// test that wants no probe traffic). Default 10m.
+	// test that wants no probe traffic). Default 30m.
 	Window time.Duration
 	// Deadline is how long after its challenge a member's records count.
 	// At most half the Window, so a probe ends inside its window. Default
@@ -31,7 +31,7 @@ const MaxGroup = 3
 
 // DefaultConfig returns the defaults documented on Config.
 func DefaultConfig() Config {
-	return Config{Window: 10 * time.Minute, Deadline: time.Minute, History: 6}
+	return Config{Window: 30 * time.Minute, Deadline: time.Minute, History: 6}
 }
 
 // Enabled reports whether probes run.

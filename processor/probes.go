@@ -15,8 +15,8 @@ import (
 )
 
 // prober is this processor's part in the probe tasks (package probe): it
-// writes its challenge once per window, at its offset, and answers the
-// challenges that name it.
+// writes its challenge once per window, at its offset, unless a task of
+// the window already scored it, and answers the challenges that name it.
 type prober struct {
 	w   *Worker
 	cfg probe.Config
@@ -53,6 +53,9 @@ func (pr *prober) step(ctx context.Context) time.Time {
 	now := pr.w.now()
 	cur := pr.cfg.WindowOf(now)
 	at := pr.cfg.ChallengeAt(cur, pr.w.self)
+	if pr.challenged != cur && !now.Before(at) && pr.scoredIn(cur) {
+		pr.challenged = cur // a task of this window already scored it
+	}
 	if pr.challenged != cur && !now.Before(at) {
 		if err := pr.challenge(ctx, cur); err != nil {
 			pr.w.log.Warn("writing a probe challenge", "window", cur, "err", err)
@@ -74,6 +77,19 @@ func (pr *prober) step(ctx context.Context) time.Time {
 		return pr.cfg.ChallengeAt(cur+1, pr.w.self)
 	}
 	return at
+}
+
+// scoredIn reports whether this processor's view holds a scored task of
+// its own that ended in window w: then it does not challenge in w, so a
+// busy mesh writes no probe records (its members may still answer
+// others' challenges).
+func (pr *prober) scoredIn(w uint64) bool {
+	v := pr.w.dview.Load()
+	if v == nil {
+		return false
+	}
+	p, ok := v.Processor(pr.w.self)
+	return ok && !p.SpeedAt.Before(pr.cfg.Start(w))
 }
 
 // challenge writes this processor's challenge of window w, unless the
