@@ -326,9 +326,11 @@ func New(ctx context.Context, p Params, cfg Config) (*Worker, error) {
 	}
 	index.OnChange(w.poke)
 	nodes := p.Store.Watch(runCtx, records.NodesPrefix)
-	probes := p.Store.Watch(runCtx, probe.Prefix)
-	w.wg.Add(7)
-	go w.probeLoop(runCtx, probes)
+	w.wg.Add(6)
+	if w.cfg.Probes.Enabled() {
+		w.wg.Add(1)
+		go w.probeLoop(runCtx, p.Store.Watch(runCtx, probe.Prefix))
+	}
 	go w.keepFacts(runCtx)
 	go w.watchNodes(runCtx, nodes)
 	go func() {
