@@ -194,7 +194,7 @@ func startDemoMesh(ctx context.Context, g *globals, o demoOptions) (*localmesh.M
 		// The embedded dev chain: go-ethereum's simulated backend, the
 		// escrow deployed, every wallet funded, every processor staked.
 		Chain:  &localmesh.ChainOptions{},
-		Logger: g.logger(),
+		Logger: g.demoLogger(),
 		Processor: func(m *localmesh.Member, pc *processor.Config) {
 			pc.Poll = 250 * time.Millisecond
 			pc.DiscloseGrace = 5 * time.Second
@@ -414,7 +414,7 @@ func serveDemo(ctx context.Context, g *globals, mesh *localmesh.Mesh, say io.Wri
 	fmt.Fprintln(say, "\nserving the mesh; press Ctrl-C to stop")
 	for _, m := range mesh.Members {
 		h := api.NewHandler(m.APIDeps(), m.Config.API)
-		s, err := api.Listen("127.0.0.1:0", h, m.Config.API, g.logger())
+		s, err := api.Listen("127.0.0.1:0", h, m.Config.API, g.demoLogger())
 		if err != nil {
 			return err
 		}
