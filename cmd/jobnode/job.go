@@ -72,7 +72,7 @@ digits, names the job in the other job commands.
 			if err := checkSubmitFlags(ctx, &req, code, data, price); err != nil {
 				return err
 			}
-			c, err := meshclient.ForRepo(g.repo)
+			c, err := g.client()
 			if err != nil {
 				return err
 			}
@@ -275,7 +275,7 @@ func newJobStatusCmd(g *globals) *cobra.Command {
 		Short: "Show one job",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := meshclient.ForRepo(g.repo)
+			c, err := g.client()
 			if err != nil {
 				return err
 			}
@@ -309,7 +309,7 @@ func newJobListCmd(g *globals) *cobra.Command {
 		Short: "List the jobs the node knows, newest first",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := meshclient.ForRepo(g.repo)
+			c, err := g.client()
 			if err != nil {
 				return err
 			}
@@ -345,7 +345,7 @@ decide it, else its deadline refunds it.
 ` + exitCodesHelp,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := meshclient.ForRepo(g.repo)
+			c, err := g.client()
 			if err != nil {
 				return err
 			}
@@ -368,7 +368,7 @@ func newJobGetCmd(g *globals) *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			ctx := cmd.Context()
-			c, err := meshclient.ForRepo(g.repo)
+			c, err := g.client()
 			if err != nil {
 				return err
 			}
@@ -434,7 +434,7 @@ func newJobCancelCmd(g *globals) *cobra.Command {
 		Short: "Cancel a job this node submitted, before work on it has started; its escrow is refunded",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := meshclient.ForRepo(g.repo)
+			c, err := g.client()
 			if err != nil {
 				return err
 			}

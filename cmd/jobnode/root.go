@@ -18,6 +18,8 @@ var errSilent = errors.New("reported")
 
 type globals struct {
 	repo string
+	// apiURL is --api of the client commands; empty: the repo's api file.
+	apiURL string
 	// logLevel and logFormat are the flags; empty: the repo config's
 	// [log] section.
 	logLevel, logFormat string
@@ -59,17 +61,17 @@ func newRootCmd() *cobra.Command {
 		newDaemonCmd(g, "bootstrap", "Run a bootstrap node: a stable DHT server with peer exchange"),
 		newDaemonCmd(g, "process", "Run a processor: advertise this node's hardware and take work (it can submit jobs too)"),
 		newDaemonCmd(g, "client", "Run a client: join the mesh and submit jobs, without processing"),
-		newIDCmd(g),
-		newPeersCmd(g),
-		newNodesCmd(g),
-		newQueueCmd(g),
+		addAPIFlag(g, newIDCmd(g)),
+		addAPIFlag(g, newPeersCmd(g)),
+		addAPIFlag(g, newNodesCmd(g)),
+		addAPIFlag(g, newQueueCmd(g)),
 		newDemoCmd(g),
 		newWalletCmd(g),
 		newStakeCmd(g),
 		newEscrowCmd(g),
 		newExampleCmd(),
-		newJobCmd(g),
-		newDashboardCmd(g),
+		addAPIFlag(g, newJobCmd(g)),
+		addAPIFlag(g, newDashboardCmd(g)),
 		newCheckSimCmd(),
 		newChaosCmd(),
 		newVersionCmd(),
