@@ -163,6 +163,10 @@ func TestSubmitRefusesBadInput(t *testing.T) {
 		{"no block size", []string{"job", "submit", "--repo", f.repo, "--code", good, "--data", data, "--price", "1e15"}, []string{"--block-size: missing"}},
 		{"no data", []string{"job", "submit", "--repo", f.repo, "--code", good}, []string{"--data: missing"}},
 		{"unknown flag", submit(good, "1e15", "--prize", "1"), []string{"unknown flag: --prize"}},
+		{"split lines", submit(good, "1e15", "--split", "lines"), []string{`--split: "lines": want bytes or words`}},
+		{"split a URI", []string{"job", "submit", "--repo", f.repo, "--code", good, "--data", "ipfs://bafy", "--block-size", "64",
+			"--price", "1e15", "--split", "words"}, []string{"--split: words needs a local --data file"}},
+		{"split a long word", submit(good, "1e15", "--split", "words", "--block-size", "4"), []string{"--split: words:", "word longer than a block"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
