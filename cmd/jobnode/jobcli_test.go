@@ -292,6 +292,24 @@ func TestJobGetToStdout(t *testing.T) {
 	if got, err := os.ReadFile(filepath.Join(out, "output.bin")); err != nil || !bytes.Equal(got, f.output) || !strings.Contains(stdout, "output.bin (11 bytes)") {
 		t.Fatalf("job get -o DIR: %q (%v), printed %q", got, err, stdout)
 	}
+	_, stderr, code = cli(t, "job", "get", "--repo", f.repo, id, "-o", "-", "--merge", "sum")
+	wantExit(t, stderr, code, exitUsage, `--merge: "sum": want wordcount`)
+	_, stderr, code = cli(t, "job", "get", "--repo", f.repo, id, "-o", "-", "--merge", "wordcount")
+	wantExit(t, stderr, code, exitError, "--merge wordcount: the output is not word counts")
+
+	// --api reaches the node without the repo's api file.
+	url, err := os.ReadFile(filepath.Join(f.repo, "api"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	empty := t.TempDir()
+	_, stderr, code = cli(t, "job", "get", "--repo", empty, id, "-o", "-")
+	wantExit(t, stderr, code, exitError, "no repo")
+	stdout, stderr, code = cli(t, "job", "get", "--repo", empty, "--api", string(url), id, "-o", "-")
+	wantExit(t, stderr, code, exitOK)
+	if stdout != string(f.output) {
+		t.Fatalf("job get --api printed %q", stdout)
+	}
 }
 
 // TestVersion: jobnode version and --version say the node's version, the
