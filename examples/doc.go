@@ -10,7 +10,7 @@
 //   - c/upper.c: a job in C (tr a-z A-Z on each block), built with clang
 //     for wasm32-wasi against wasi-libc (TestCJob builds and runs it).
 //
-// The programs are ordinary Go and also run natively. Build compiles one to a
+// The Go programs are ordinary Go and also run natively. Build compiles one to a
 // WebAssembly module with the local Go toolchain; `go generate` in an example's
 // directory writes the same module to a file there.
 package examples
