@@ -267,46 +267,22 @@ func TestDemoRunsAJobEndToEnd(t *testing.T) {
 	out := t.TempDir()
 	// Quiet by default (no --log-level); --serve keeps the mesh up after
 	// the summary.
-	errPath := filepath.Join(out, "stderr")
-	errFile, err := os.Create(errPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer errFile.Close()
-	cmd := jobnode("demo", "--json", "--serve", "--processors", "3",
+	demo := startLogged(t, "demo", "--json", "--serve", "--processors", "3",
 		"--width", "128", "--height", "96", "--tile", "32", "--out", out, "--timeout", "3m")
-	cmd.Stderr = errFile
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		<-exited
-	})
 	var s demoSummary
-	if err := json.NewDecoder(stdout).Decode(&s); err != nil {
-		b, _ := os.ReadFile(errPath)
-		t.Fatalf("summary: %v\nstderr:\n%s", err, b)
-	}
+	wait.Until(t, 4*time.Minute, func() error {
+		select {
+		case <-demo.done:
+			t.Fatalf("demo exited: %v\n%s", demo.err, demo.stderr(t))
+		default:
+		}
+		return json.Unmarshal(demo.stdout(t), &s)
+	})
 	checkServedDemo(t, s)
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	if err := <-exited; err != nil {
+	if err := demo.stop(t); err != nil {
 		t.Fatalf("demo --serve on SIGTERM: %v", err)
 	}
-	exited <- nil // for the cleanup
-	progress, err := os.ReadFile(errPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if bytes.Contains(progress, []byte("level=")) || !bytes.Contains(progress, []byte("MicroJobs done")) {
+	if progress := demo.stderr(t); bytes.Contains(progress, []byte("level=")) || !bytes.Contains(progress, []byte("MicroJobs done")) {
 		t.Fatalf("the demo's stderr is not its progress alone:\n%s", progress)
 	}
 	for _, m := range s.Members {

@@ -4,11 +4,15 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"log/slog"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -140,28 +144,17 @@ func TestLogFormat(t *testing.T) {
 }
 
 // TestProcessAloneWarns: a processor with no bootstrap peer says so, as a
-// WARN record of its JSON log ([log] format) and as a plain stderr line.
+// WARN record of its JSON log (--log-format json) and as a plain stderr
+// line.
 func TestProcessAloneWarns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("daemon process in -short mode")
 	}
-	dir := t.TempDir()
-	repo := filepath.Join(dir, "p")
+	repo := filepath.Join(t.TempDir(), "p")
 	initRepo(t, repo)
-	errPath := filepath.Join(dir, "stderr")
-	errFile, err := os.Create(errPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer errFile.Close()
-	cmd := jobnode("process", "--repo", repo, "--log-format", "json")
-	cmd.Stderr = errFile
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	p := startLogged(t, "process", "--repo", repo, "--log-format", "json")
 	wait.Until(t, 30*time.Second, func() error {
-		b, _ := os.ReadFile(errPath)
+		b := p.stderr(t)
 		plain, logged := false, false
 		sc := bufio.NewScanner(bytes.NewReader(b))
 		for sc.Scan() {
@@ -175,12 +168,68 @@ func TestProcessAloneWarns(t *testing.T) {
 			}
 		}
 		if !plain || !logged {
-			return &waitErr{string(b)}
+			return fmt.Errorf("no alone warning yet; stdout:\n%s\nstderr:\n%s", p.stdout(t), b)
 		}
 		return nil
 	})
 }
 
-type waitErr struct{ stderr string }
+// logged is a jobnode process whose stdout and stderr go to files, read
+// while it runs.
+type logged struct {
+	cmd  *exec.Cmd
+	dir  string
+	done chan struct{}
+	err  error // the exit, once done is closed
+}
 
-func (e *waitErr) Error() string { return "no alone warning yet; stderr:\n" + e.stderr }
+// startLogged starts jobnode with args; the test's cleanup kills it.
+func startLogged(t *testing.T, args ...string) *logged {
+	t.Helper()
+	p := &logged{cmd: jobnode(args...), dir: t.TempDir(), done: make(chan struct{})}
+	for name, w := range map[string]*io.Writer{"stdout": &p.cmd.Stdout, "stderr": &p.cmd.Stderr} {
+		f, err := os.Create(filepath.Join(p.dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		*w = f
+	}
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { p.err = p.cmd.Wait(); close(p.done) }()
+	t.Cleanup(func() {
+		_ = p.cmd.Process.Kill()
+		<-p.done
+	})
+	return p
+}
+
+// stop sends SIGTERM and returns the exit.
+func (p *logged) stop(t *testing.T) error {
+	t.Helper()
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-p.done:
+		return p.err
+	case <-time.After(30 * time.Second):
+		t.Fatal("jobnode did not stop on SIGTERM")
+		return nil
+	}
+}
+
+// stdout and stderr are what the process wrote so far.
+func (p *logged) stdout(t *testing.T) []byte { return p.read(t, "stdout") }
+func (p *logged) stderr(t *testing.T) []byte { return p.read(t, "stderr") }
+
+func (p *logged) read(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(p.dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
