@@ -36,6 +36,9 @@ func (s *Settler) view(ctx context.Context, j Job) (view, error) {
 		cv.settled = true
 		return cv, nil
 	}
+	if j.Failed != nil {
+		return s.failureView(ctx, j, recs)
+	}
 	vr, v, err := s.p.Verdicts.Audit(ctx, j.ID, recs)
 	if err != nil {
 		return cv, err
