@@ -191,7 +191,7 @@ func dispatchSection(d dispatch.Config, advertTTL, stakeTTL time.Duration, probe
 		KickTimeoutWindow: d.KickTimeoutWindow, KickTimeouts: d.KickTimeouts,
 		KickScoreWindow: d.KickScoreWindow, KickScoreThreshold: d.KickScoreThreshold, KickLowStreak: d.KickLowStreak,
 		FailReports: d.FailReports,
-		AdvertTTL: Duration(advertTTL), StakeTTL: Duration(stakeTTL),
+		AdvertTTL:   Duration(advertTTL), StakeTTL: Duration(stakeTTL),
 		ProbeWindow: Duration(probes.Window), ProbeDeadline: Duration(probes.Deadline),
 	}
 }
