@@ -158,3 +158,35 @@ func TestFakeFailureReportsDoNotFailJob(t *testing.T) {
 		t.Fatalf("GET /v1/jobs/{id}: state %s, failure %+v, %v; want settled", j.State, j.Failure, err)
 	}
 }
+
+// TestNoProcessorFails: a job no processor joins before its deadline (it
+// asks for a card none has) is refunded by its creator's node and fails
+// with reason no-eligible-processor.
+func TestNoProcessorFails(t *testing.T) {
+	m := chainMesh(t, 2, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	spec := newMandelbrot(t, 192, 160, 32).spec(3, 4)
+	spec.Deadline = time.Now().Add(10 * time.Second) // past the quiet period the contract asks for
+	spec.Requirements = jobs.Requirements{GPUModel: "no-such-card", MinVRAMMiB: 1 << 20}
+	c := client(m)
+	info, err := c.DApp.Submit(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.DApp.Wait(ctx, info.ID(), 100*time.Millisecond)
+	var fe *dapp.FailedError
+	if !errors.As(err, &fe) || fe.Failure.Kind != records.FailNoProcessor {
+		t.Fatalf("Wait: %v, want failed %s", err, records.FailNoProcessor)
+	}
+	credit, err := m.Escrow.CreditOf(ctx, c.Wallet)
+	if err != nil || credit.Cmp(info.PriceWei) != 0 {
+		t.Fatalf("creator's credit %v (%v), want the job's amount %v", credit, err, info.PriceWei)
+	}
+	srv := httptest.NewServer(api.NewHandler(c.Node.APIDeps(), c.Node.Config.API))
+	defer srv.Close()
+	j, err := meshclient.New(srv.URL).Job(ctx, info.ID().String())
+	if err != nil || j.State != apiv1.JobFailed || j.Failure == nil || j.Failure.Kind != records.FailNoProcessor {
+		t.Fatalf("GET /v1/jobs/{id}: state %s, failure %+v, %v", j.State, j.Failure, err)
+	}
+}
