@@ -190,3 +190,29 @@ func TestNoProcessorFails(t *testing.T) {
 		t.Fatalf("GET /v1/jobs/{id}: state %s, failure %+v, %v", j.State, j.Failure, err)
 	}
 }
+
+// TestFailedWithoutChain: on a mesh without a chain the failed state is
+// reached all the same, with no refund to make.
+func TestFailedWithoutChain(t *testing.T) {
+	m := flowMesh(t, 3, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	spec := newMandelbrot(t, 192, 160, 32).spec(3, 4)
+	spec.Code = []byte("\x00asm but not a module")
+	c := client(m)
+	info, err := c.DApp.Submit(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.DApp.Wait(ctx, info.ID(), 100*time.Millisecond)
+	var fe *dapp.FailedError
+	if !errors.As(err, &fe) || fe.Failure.Kind != records.FailInvalidModule || fe.Release != nil {
+		t.Fatalf("Wait: %v, want failed %s without a release", err, records.FailInvalidModule)
+	}
+	srv := httptest.NewServer(api.NewHandler(c.Node.APIDeps(), c.Node.Config.API))
+	defer srv.Close()
+	j, err := meshclient.New(srv.URL).Job(ctx, info.ID().String())
+	if err != nil || j.State != apiv1.JobFailed || j.Failure == nil || j.Failure.Kind != records.FailInvalidModule {
+		t.Fatalf("GET /v1/jobs/{id}: state %s, failure %+v, %v", j.State, j.Failure, err)
+	}
+}
