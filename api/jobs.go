@@ -184,35 +184,33 @@ func (v *JobView) summary(ctx context.Context, info *jobs.JobInfo, rec crdt.Reco
 	if !verdict {
 		v.addUndecided(info, plan, recs, &j)
 	}
-	failure, err := v.failure(ctx, id, verdict, &j)
-	if err != nil {
-		return apiv1.Job{}, err
-	}
+	failure := v.failure(id, recs, verdict, &j)
 	if err := v.addEscrow(ctx, info, verdict, failure, &j); err != nil {
 		return apiv1.Job{}, err
 	}
 	return j, nil
 }
 
-// failure reads the failure enough processors report of a job without a
-// verdict (dapp.ReadFailure); without a chain it makes the job failed,
-// with one the escrow decides (addEscrow). Nil when there is none.
-func (v *JobView) failure(ctx context.Context, id jobs.ID, verdict bool, j *apiv1.Job) (*apiv1.JobFailure, error) {
+// failure is the failure enough processors report of a job without a
+// verdict among its records (dapp.AgreedFailure); without a chain it
+// makes the job failed, with one the escrow decides (addEscrow). Nil when
+// there is none.
+func (v *JobView) failure(id jobs.ID, recs []crdt.Record, verdict bool, j *apiv1.Job) *apiv1.JobFailure {
 	if verdict || j.State == apiv1.JobCancelled {
-		return nil, nil
+		return nil
 	}
 	f := v.FailReports
 	if f <= 0 {
 		f = 2
 	}
-	fail, ok, err := dapp.ReadFailure(ctx, v.Store, id, f)
-	if err != nil || !ok {
-		return nil, err
+	fail, ok := dapp.AgreedFailure(records.FailuresIn(id, recs), f)
+	if !ok {
+		return nil
 	}
 	if v.Chain == nil {
 		j.State, j.Failure = apiv1.JobFailed, &fail
 	}
-	return &fail, nil
+	return &fail
 }
 
 // addProgress counts the MicroJobs of job id with a commitment and with a

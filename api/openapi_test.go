@@ -167,7 +167,7 @@ func TestOpenAPIJobSchemas(t *testing.T) {
 	schemas := doc.Components.Schemas
 	for name, typ := range map[string]reflect.Type{
 		"Job": reflect.TypeFor[apiv1.Job](), "UndecidedBlock": reflect.TypeFor[apiv1.UndecidedBlock](),
-		"JobFailure": reflect.TypeFor[apiv1.JobFailure](),
+		"JobFailure":    reflect.TypeFor[apiv1.JobFailure](),
 		"DispatchNodes": reflect.TypeFor[apiv1.DispatchNodes](), "DispatchNode": reflect.TypeFor[apiv1.DispatchNode](),
 	} {
 		documented := slices.Sorted(maps.Keys(schemas[name].Properties))

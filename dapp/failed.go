@@ -62,23 +62,29 @@ func FailureText(f records.Failure) string {
 }
 
 // ReadFailure reads the failure of job id that at least f processors
-// report alike (finish.FailureAgreed); ok is false while there is none.
-// Reports alone are the mesh's word; with a chain the failure settlement
-// is the final one (the processors sign it only after their own runs
-// failed alike).
+// report alike (AgreedFailure); ok is false while there is none.
 func ReadFailure(ctx context.Context, store crdt.Reader, id jobs.ID, f int) (apiv1.JobFailure, bool, error) {
 	reports, err := records.ReadFailures(ctx, store, id)
 	if err != nil {
 		return apiv1.JobFailure{}, false, fmt.Errorf("dapp: failure reports of job %s: %w", id, err)
 	}
+	fail, ok := AgreedFailure(reports, f)
+	return fail, ok, nil
+}
+
+// AgreedFailure is the failure at least f of reports tell alike
+// (finish.FailureAgreed). Reports alone are the mesh's word; with a chain
+// the failure settlement is the final one (the processors sign it only
+// after their own runs failed alike).
+func AgreedFailure(reports []records.Reported, f int) (apiv1.JobFailure, bool) {
 	fj, ok := finish.FailureAgreed(reports, f)
 	if !ok {
-		return apiv1.JobFailure{}, false, nil
+		return apiv1.JobFailure{}, false
 	}
 	return apiv1.JobFailure{
 		Kind: fj.Failure.Kind, Micro: fj.Micro.String(), ExitCode: fj.Failure.ExitCode,
 		Reason: FailureText(fj.Failure), Stderr: fj.Stderr, Reports: fj.Reporters,
-	}, true, nil
+	}, true
 }
 
 // NoProcessorFailure is the failure of a job no processor joined before

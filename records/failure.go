@@ -165,16 +165,23 @@ type Reported struct {
 	Report FailureReport
 }
 
-// ReadFailures reads job id's failure reports, by author; records that do
-// not decode, or whose key does not name their author, are left out.
+// ReadFailures reads job id's failure reports (FailuresIn).
 func ReadFailures(ctx context.Context, store crdt.Reader, id jobs.ID) ([]Reported, error) {
 	recs, err := store.Query(ctx, FailurePrefix(id))
 	if err != nil {
 		return nil, err
 	}
+	return FailuresIn(id, recs), nil
+}
+
+// FailuresIn returns the failure reports of job id among recs, by
+// author; records that do not decode, or whose key does not name their
+// author, are left out.
+func FailuresIn(id jobs.ID, recs []crdt.Record) []Reported {
+	prefix := FailurePrefix(id)
 	var out []Reported
 	for _, rec := range recs {
-		if rec.Tombstone || rec.Type != FailureType {
+		if rec.Tombstone || rec.Type != FailureType || !strings.HasPrefix(rec.Key, prefix) {
 			continue
 		}
 		r, err := DecodeFailure(rec.Key, rec.Author.String(), rec.Payload)
@@ -183,5 +190,5 @@ func ReadFailures(ctx context.Context, store crdt.Reader, id jobs.ID) ([]Reporte
 		}
 		out = append(out, Reported{Peer: rec.Author.String(), Report: r})
 	}
-	return out, nil
+	return out
 }
