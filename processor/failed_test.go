@@ -15,6 +15,7 @@ import (
 	"github.com/jobmesh/jobmesh/dapp"
 	"github.com/jobmesh/jobmesh/escrow"
 	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/localmesh"
 	"github.com/jobmesh/jobmesh/meshclient"
 	"github.com/jobmesh/jobmesh/records"
 )
@@ -43,6 +44,18 @@ func TestInvalidModuleFails(t *testing.T) {
 // job with reason trap, and refunds it.
 func TestTrappingModuleFails(t *testing.T) {
 	failsWith(t, trapModule(), records.FailTrap)
+}
+
+// apiJob is GET /v1/jobs/{id} on mem's API.
+func apiJob(ctx context.Context, t *testing.T, mem *localmesh.Member, id jobs.ID) apiv1.Job {
+	t.Helper()
+	srv := httptest.NewServer(api.NewHandler(mem.Node.APIDeps(), mem.Node.Config.API))
+	defer srv.Close()
+	j, err := meshclient.New(srv.URL).Job(ctx, id.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return j
 }
 
 func failsWith(t *testing.T, code []byte, kind string) {
@@ -88,13 +101,7 @@ func failsWith(t *testing.T, code []byte, kind string) {
 		t.Fatalf("job on chain %+v, %v", ej, err)
 	}
 	// The API says failed, with the reason.
-	srv := httptest.NewServer(api.NewHandler(c.Node.APIDeps(), c.Node.Config.API))
-	defer srv.Close()
-	j, err := meshclient.New(srv.URL).Job(ctx, id.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if j.State != apiv1.JobFailed || j.Failure == nil || j.Failure.Kind != kind || j.Failure.Reason != fe.Failure.Reason ||
+	if j := apiJob(ctx, t, c, id); j.State != apiv1.JobFailed || j.Failure == nil || j.Failure.Kind != kind || j.Failure.Reason != fe.Failure.Reason ||
 		j.RefundWei != info.PriceWei.String() {
 		t.Fatalf("GET /v1/jobs/{id}: state %s, failure %+v, refund %s", j.State, j.Failure, j.RefundWei)
 	}
@@ -151,11 +158,8 @@ func TestFakeFailureReportsDoNotFailJob(t *testing.T) {
 	if err != nil || len(reports) != 2 {
 		t.Fatalf("failure reports %+v, %v; want the pair's two", reports, err)
 	}
-	srv := httptest.NewServer(api.NewHandler(c.Node.APIDeps(), c.Node.Config.API))
-	defer srv.Close()
-	j, err := meshclient.New(srv.URL).Job(ctx, info.ID().String())
-	if err != nil || j.State != apiv1.JobSettled || j.Failure != nil {
-		t.Fatalf("GET /v1/jobs/{id}: state %s, failure %+v, %v; want settled", j.State, j.Failure, err)
+	if j := apiJob(ctx, t, c, info.ID()); j.State != apiv1.JobSettled || j.Failure != nil {
+		t.Fatalf("GET /v1/jobs/{id}: state %s, failure %+v; want settled", j.State, j.Failure)
 	}
 }
 
@@ -183,11 +187,8 @@ func TestNoProcessorFails(t *testing.T) {
 	if err != nil || credit.Cmp(info.PriceWei) != 0 {
 		t.Fatalf("creator's credit %v (%v), want the job's amount %v", credit, err, info.PriceWei)
 	}
-	srv := httptest.NewServer(api.NewHandler(c.Node.APIDeps(), c.Node.Config.API))
-	defer srv.Close()
-	j, err := meshclient.New(srv.URL).Job(ctx, info.ID().String())
-	if err != nil || j.State != apiv1.JobFailed || j.Failure == nil || j.Failure.Kind != records.FailNoProcessor {
-		t.Fatalf("GET /v1/jobs/{id}: state %s, failure %+v, %v", j.State, j.Failure, err)
+	if j := apiJob(ctx, t, c, info.ID()); j.State != apiv1.JobFailed || j.Failure == nil || j.Failure.Kind != records.FailNoProcessor {
+		t.Fatalf("GET /v1/jobs/{id}: state %s, failure %+v", j.State, j.Failure)
 	}
 }
 
@@ -209,10 +210,7 @@ func TestFailedWithoutChain(t *testing.T) {
 	if !errors.As(err, &fe) || fe.Failure.Kind != records.FailInvalidModule || fe.Release != nil {
 		t.Fatalf("Wait: %v, want failed %s without a release", err, records.FailInvalidModule)
 	}
-	srv := httptest.NewServer(api.NewHandler(c.Node.APIDeps(), c.Node.Config.API))
-	defer srv.Close()
-	j, err := meshclient.New(srv.URL).Job(ctx, info.ID().String())
-	if err != nil || j.State != apiv1.JobFailed || j.Failure == nil || j.Failure.Kind != records.FailInvalidModule {
-		t.Fatalf("GET /v1/jobs/{id}: state %s, failure %+v, %v", j.State, j.Failure, err)
+	if j := apiJob(ctx, t, c, info.ID()); j.State != apiv1.JobFailed || j.Failure == nil || j.Failure.Kind != records.FailInvalidModule {
+		t.Fatalf("GET /v1/jobs/{id}: state %s, failure %+v", j.State, j.Failure)
 	}
 }

@@ -73,13 +73,5 @@ func (s *Settler) failureView(ctx context.Context, j Job, recs *finish.Records) 
 		return cv, fmt.Errorf("%w: job %s: no reporter of its failure is a member", ErrNonMemberPayee, j.ID)
 	}
 	cv.own = FailureSettlement(key, j.ID, *j.Failed, payee)
-	cv.proposal = recs.Proposal
-	if cv.sigs, err = s.memberSignatures(ctx, j, key, cv.own, recs.Sigs); err != nil {
-		return cv, err
-	}
-	for _, sig := range cv.sigs {
-		cv.mine = cv.mine || sig.Signer == s.wallet
-	}
-	cv.member, err = s.p.Members.IsMember(ctx, key, s.wallet)
-	return cv, err
+	return cv, s.addSignatures(ctx, j, key, recs, &cv)
 }
