@@ -58,6 +58,23 @@ func apiJob(ctx context.Context, t *testing.T, mem *localmesh.Member, id jobs.ID
 	return j
 }
 
+// submitFailing submits spec from m's client and waits for the job to
+// fail: Wait must end with a *dapp.FailedError of kind kind.
+func submitFailing(ctx context.Context, t *testing.T, m *localmesh.Mesh, spec dapp.Spec, kind string) (*jobs.JobInfo, *dapp.FailedError) {
+	t.Helper()
+	c := client(m)
+	info, err := c.DApp.Submit(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.DApp.Wait(ctx, info.ID(), 100*time.Millisecond)
+	var fe *dapp.FailedError
+	if !errors.Is(err, dapp.ErrFailed) || !errors.As(err, &fe) || fe.Failure.Kind != kind || fe.Failure.Reason == "" {
+		t.Fatalf("Wait: %v, want failed %s", err, kind)
+	}
+	return info, fe
+}
+
 func failsWith(t *testing.T, code []byte, kind string) {
 	m := chainMesh(t, 3, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -65,18 +82,10 @@ func failsWith(t *testing.T, code []byte, kind string) {
 	spec := newMandelbrot(t, 192, 160, 32).spec(3, 4)
 	spec.Code = code
 	c := client(m)
-	info, err := c.DApp.Submit(ctx, spec)
-	if err != nil {
-		t.Fatal(err)
-	}
+	info, fe := submitFailing(ctx, t, m, spec, kind)
 	id := info.ID()
-	_, err = c.DApp.Wait(ctx, id, 100*time.Millisecond)
-	var fe *dapp.FailedError
-	if !errors.Is(err, dapp.ErrFailed) || !errors.As(err, &fe) {
-		t.Fatalf("Wait: %v, want a failed job", err)
-	}
-	if fe.Failure.Kind != kind || len(fe.Failure.Reports) < 2 || fe.Failure.Reason == "" {
-		t.Fatalf("failure %+v, want kind %s reported by 2 or more", fe.Failure, kind)
+	if len(fe.Failure.Reports) < 2 {
+		t.Fatalf("failure %+v, want it reported by 2 or more", fe.Failure)
 	}
 	// The refund: a failure settlement (zero resultRoot) paying nobody,
 	// the whole amount credited to the creator.
@@ -174,15 +183,7 @@ func TestNoProcessorFails(t *testing.T) {
 	spec.Deadline = time.Now().Add(10 * time.Second) // past the quiet period the contract asks for
 	spec.Requirements = jobs.Requirements{GPUModel: "no-such-card", MinVRAMMiB: 1 << 20}
 	c := client(m)
-	info, err := c.DApp.Submit(ctx, spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = c.DApp.Wait(ctx, info.ID(), 100*time.Millisecond)
-	var fe *dapp.FailedError
-	if !errors.As(err, &fe) || fe.Failure.Kind != records.FailNoProcessor {
-		t.Fatalf("Wait: %v, want failed %s", err, records.FailNoProcessor)
-	}
+	info, _ := submitFailing(ctx, t, m, spec, records.FailNoProcessor)
 	credit, err := m.Escrow.CreditOf(ctx, c.Wallet)
 	if err != nil || credit.Cmp(info.PriceWei) != 0 {
 		t.Fatalf("creator's credit %v (%v), want the job's amount %v", credit, err, info.PriceWei)
@@ -201,14 +202,9 @@ func TestFailedWithoutChain(t *testing.T) {
 	spec := newMandelbrot(t, 192, 160, 32).spec(3, 4)
 	spec.Code = []byte("\x00asm but not a module")
 	c := client(m)
-	info, err := c.DApp.Submit(ctx, spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = c.DApp.Wait(ctx, info.ID(), 100*time.Millisecond)
-	var fe *dapp.FailedError
-	if !errors.As(err, &fe) || fe.Failure.Kind != records.FailInvalidModule || fe.Release != nil {
-		t.Fatalf("Wait: %v, want failed %s without a release", err, records.FailInvalidModule)
+	info, fe := submitFailing(ctx, t, m, spec, records.FailInvalidModule)
+	if fe.Release != nil {
+		t.Fatalf("a release %+v without a chain", fe.Release)
 	}
 	if j := apiJob(ctx, t, c, info.ID()); j.State != apiv1.JobFailed || j.Failure == nil || j.Failure.Kind != records.FailInvalidModule {
 		t.Fatalf("GET /v1/jobs/{id}: state %s, failure %+v", j.State, j.Failure)
