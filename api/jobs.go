@@ -43,6 +43,9 @@ type JobView struct {
 	// Log receives what the view cannot show in a summary; nil:
 	// slog.Default().
 	Log *slog.Logger
+	// FailReports is F, how many processors must report the same failure
+	// of a job (dapp.ReadFailure); 0: 2.
+	FailReports int
 
 	mu        sync.Mutex
 	plans     map[jobs.ID]*jobs.Plan
@@ -181,10 +184,33 @@ func (v *JobView) summary(ctx context.Context, info *jobs.JobInfo, rec crdt.Reco
 	if !verdict {
 		v.addUndecided(info, plan, recs, &j)
 	}
-	if err := v.addEscrow(ctx, info, verdict, &j); err != nil {
+	failure := v.failure(id, recs, verdict, &j)
+	if err := v.addEscrow(ctx, info, verdict, failure, &j); err != nil {
 		return apiv1.Job{}, err
 	}
 	return j, nil
+}
+
+// failure is the failure enough processors report of a job without a
+// verdict among its records (dapp.AgreedFailure); without a chain it
+// makes the job failed, with one the escrow decides (addEscrow). Nil when
+// there is none.
+func (v *JobView) failure(id jobs.ID, recs []crdt.Record, verdict bool, j *apiv1.Job) *apiv1.JobFailure {
+	if verdict || j.State == apiv1.JobCancelled {
+		return nil
+	}
+	f := v.FailReports
+	if f <= 0 {
+		f = 2
+	}
+	fail, ok := dapp.AgreedFailure(records.FailuresIn(id, recs), f)
+	if !ok {
+		return nil
+	}
+	if v.Chain == nil {
+		j.State, j.Failure = apiv1.JobFailed, &fail
+	}
+	return &fail
 }
 
 // addProgress counts the MicroJobs of job id with a commitment and with a
@@ -272,8 +298,11 @@ func (v *JobView) addVerdict(ctx context.Context, info *jobs.JobInfo, j *apiv1.J
 
 // addEscrow sets the job's state from its escrow, with the settlement's
 // payouts and refund, on a node with a chain; verdict says whether this
-// node holds the job's verdict.
-func (v *JobView) addEscrow(ctx context.Context, info *jobs.JobInfo, verdict bool, j *apiv1.Job) error {
+// node holds the job's verdict, failure the failure its processors
+// report (nil: none). A job settled with a zero resultRoot (a failure
+// settlement) and one refunded while no processor had joined it are
+// failed.
+func (v *JobView) addEscrow(ctx context.Context, info *jobs.JobInfo, verdict bool, failure *apiv1.JobFailure, j *apiv1.Job) error {
 	id := info.ID()
 	if v.Chain == nil {
 		return nil
@@ -287,6 +316,13 @@ func (v *JobView) addEscrow(ctx context.Context, info *jobs.JobInfo, verdict boo
 		j.State = apiv1.JobUnfunded
 	case escrow.JobRefunded:
 		j.State = apiv1.JobRefunded
+		if ej.Amount != nil {
+			j.RefundWei = ej.Amount.String()
+		}
+		if ej.Members == 0 {
+			f := dapp.NoProcessorFailure()
+			j.State, j.Failure = apiv1.JobFailed, &f
+		}
 	case escrow.JobAborted:
 		j.State = apiv1.JobCancelled
 	case escrow.JobSettled:
@@ -295,6 +331,9 @@ func (v *JobView) addEscrow(ctx context.Context, info *jobs.JobInfo, verdict boo
 		// that sees "settled" finds the whole result.
 		if verdict {
 			j.State = apiv1.JobSettled
+		}
+		if rel.ResultRoot == (common.Hash{}) && failure != nil {
+			j.State, j.Failure = apiv1.JobFailed, failure
 		}
 		j.SettlementTx = rel.TxHash.Hex()
 		j.Payouts = map[string]string{}

@@ -167,6 +167,7 @@ func TestOpenAPIJobSchemas(t *testing.T) {
 	schemas := doc.Components.Schemas
 	for name, typ := range map[string]reflect.Type{
 		"Job": reflect.TypeFor[apiv1.Job](), "UndecidedBlock": reflect.TypeFor[apiv1.UndecidedBlock](),
+		"JobFailure":    reflect.TypeFor[apiv1.JobFailure](),
 		"DispatchNodes": reflect.TypeFor[apiv1.DispatchNodes](), "DispatchNode": reflect.TypeFor[apiv1.DispatchNode](),
 	} {
 		documented := slices.Sorted(maps.Keys(schemas[name].Properties))
@@ -175,7 +176,7 @@ func TestOpenAPIJobSchemas(t *testing.T) {
 		}
 	}
 	states := []apiv1.JobState{apiv1.JobUnfunded, apiv1.JobOpen, apiv1.JobRunning, apiv1.JobUndecided,
-		apiv1.JobVerified, apiv1.JobSettled, apiv1.JobCancelled, apiv1.JobRefunded}
+		apiv1.JobVerified, apiv1.JobSettled, apiv1.JobCancelled, apiv1.JobRefunded, apiv1.JobFailed}
 	var want []string
 	for _, s := range states {
 		want = append(want, string(s))

@@ -54,7 +54,7 @@ func (h *Handler) register(d Deps) error {
 		writeJSON(w, http.StatusOK, ads)
 	})
 	registerDispatch(h, d.Mesh)
-	view := &JobView{Store: d.Store, Chain: d.Escrow, Blocks: d.IPFS, Log: d.Log.With("subsystem", "api")}
+	view := &JobView{Store: d.Store, Chain: d.Escrow, Blocks: d.IPFS, Log: d.Log.With("subsystem", "api"), FailReports: d.FailReports}
 	if d.DApp != nil {
 		view.Mine = d.DApp.Submitted
 	}

@@ -50,6 +50,10 @@ type Deps struct {
 	Metrics *prometheus.Registry
 	Log     *slog.Logger // nil: slog.Default()
 	Mesh    Mesh
+	// FailReports is how many processors must report the same failure of
+	// a job for its summary to say failed (dispatch.Config's
+	// FailReports); 0: 2.
+	FailReports int
 }
 
 // ID describes the node serving the API.

@@ -33,11 +33,37 @@ const (
 	// JobRefunded: the deadline passed and the escrow went back to the
 	// creator (terminal).
 	JobRefunded JobState = "refunded"
+	// JobFailed: the job cannot run (Job.Failure says why): its code
+	// failed the same way on enough processors, or no processor joined
+	// it before its deadline. With a chain it is failed once its escrow
+	// went back to the creator by a failure settlement or a refund
+	// (terminal).
+	JobFailed JobState = "failed"
 )
 
 // Terminal reports whether no further state follows s.
 func (s JobState) Terminal() bool {
-	return s == JobSettled || s == JobCancelled || s == JobRefunded
+	return s == JobSettled || s == JobCancelled || s == JobRefunded || s == JobFailed
+}
+
+// JobFailure is why a job failed (state failed).
+type JobFailure struct {
+	// Kind is how it failed: invalid-module, trap, exit, memory-limit,
+	// output-too-large, timeout, or no-eligible-processor.
+	Kind string `json:"kind"`
+	// Micro is the MicroJob whose runs failed (64 lowercase hex digits);
+	// empty for no-eligible-processor.
+	Micro string `json:"micro,omitempty"`
+	// ExitCode is the module's exit code, for kind exit.
+	ExitCode uint32 `json:"exit_code,omitempty"`
+	// Reason says it in words.
+	Reason string `json:"reason"`
+	// Stderr is the start of what the module wrote to stderr (at most
+	// 4 KiB), as the lowest reporting processor saw it.
+	Stderr string `json:"stderr,omitempty"`
+	// Reports are the peer IDs of the processors that reported the
+	// failure, sorted; never null.
+	Reports []string `json:"reports"`
 }
 
 // Job is one job's summary: GET /v1/jobs/{id}, each element of GET
@@ -83,6 +109,8 @@ type Job struct {
 	SettlementTx string            `json:"settlement_tx,omitempty"`
 	Payouts      map[string]string `json:"payouts,omitempty"` // wallet → wei, decimal
 	RefundWei    string            `json:"refund_wei,omitempty"`
+	// Failure, in state failed.
+	Failure *JobFailure `json:"failure,omitempty"`
 	// Mine: this node submitted the job (it announces it and serves its
 	// inputs).
 	Mine bool `json:"mine"`

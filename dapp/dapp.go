@@ -117,6 +117,10 @@ type Params struct {
 	// the key that signs their cancel records. Default nil: every Spec
 	// names its creator, and jobs cannot be cancelled without a chain.
 	WalletKey *ecdsa.PrivateKey
+	// FailReports is how many processors must report the same failure of
+	// a job for Wait to return it without a chain (dispatch.Config's
+	// FailReports). Default 2.
+	FailReports int
 }
 
 // Client submits jobs and waits for them.
@@ -524,7 +528,9 @@ func loadStatus(ctx context.Context, store crdt.Reader, blocks records.BodyReade
 }
 
 // Wait waits for the job's verdict (WaitVerdict) and, with a chain, for
-// its escrow to be released, which it returns in Result.Release.
+// its escrow to be released, which it returns in Result.Release. A failed
+// job ends the wait with a *FailedError (ErrFailed), its refund in
+// Result.Release when a failure settlement made it.
 func (c *Client) Wait(ctx context.Context, id jobs.ID, every time.Duration) (Result, error) {
 	r, err := c.WaitVerdict(ctx, id, every)
 	if err != nil || c.p.Chain == nil {
@@ -547,7 +553,8 @@ func (c *Client) Wait(ctx context.Context, id jobs.ID, every time.Duration) (Res
 }
 
 // WaitVerdict polls the store until the job has a verdict, then stops
-// announcing it.
+// announcing it. A job that failed ends the wait with a *FailedError
+// (ErrFailed; checkFailed).
 func (c *Client) WaitVerdict(ctx context.Context, id jobs.ID, every time.Duration) (Result, error) {
 	t := time.NewTicker(every)
 	defer t.Stop()
@@ -569,6 +576,15 @@ func (c *Client) WaitVerdict(ctx context.Context, id jobs.ID, every time.Duratio
 		if _, err := records.ReadAborted(ctx, c.p.Store, id); err == nil {
 			c.checkAborted(ctx)
 			return Result{}, fmt.Errorf("%w: %s", ErrAborted, id)
+		}
+		if err := c.checkFailed(ctx, id); err != nil {
+			var fe *FailedError
+			if !errors.As(err, &fe) {
+				return Result{}, err
+			}
+			c.close(ctx, id, stateFailed)
+			c.log.Warn("job failed", "job", id, "kind", fe.Failure.Kind, "reason", fe.Failure.Reason, "stderr", fe.Failure.Stderr)
+			return Result{Release: fe.Release}, err
 		}
 		select {
 		case <-ctx.Done():

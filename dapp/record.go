@@ -20,6 +20,7 @@ const (
 	stateOpen      = "open"      // announced until it has a verdict
 	stateDone      = "done"      // it has a verdict
 	stateCancelled = "cancelled" // withdrawn by Cancel
+	stateFailed    = "failed"    // failed (failed.go)
 )
 
 // submittedPrefix is the local datastore prefix of submitted-job records.
@@ -70,7 +71,7 @@ func decodeSubmittedRecord(key string, b []byte) (*jobs.JobInfo, string, jobs.Se
 		return nil, "", jobs.Seed{}, fmt.Errorf("version %d", r.V)
 	}
 	switch r.State {
-	case stateOpen, stateDone, stateCancelled:
+	case stateOpen, stateDone, stateCancelled, stateFailed:
 	default:
 		return nil, "", jobs.Seed{}, fmt.Errorf("state %q", r.State)
 	}

@@ -32,7 +32,7 @@ var testSecret = jobs.Seed{3}
 func TestSubmittedRecordRoundTrip(t *testing.T) {
 	info := testInfo()
 	key := submittedPrefix + info.ID().String()
-	for _, state := range []string{stateOpen, stateDone, stateCancelled} {
+	for _, state := range []string{stateOpen, stateDone, stateCancelled, stateFailed} {
 		b, err := encodeSubmitted(info, state, testSecret)
 		if err != nil {
 			t.Fatal(err)

@@ -83,6 +83,13 @@ type Config struct {
 	// stay low before the processor is kicked out. Default 3 (Crynux
 	// contract TASK_SCORE_POOL_SIZE).
 	KickLowStreak int
+
+	// FailReports is F, how many distinct processors must report the same
+	// deterministic failure of a job (the same MicroJob, the same kind)
+	// before the mesh deems the job failed; a processor signs its failure
+	// settlement only once its own run failed the same way too. Default 2;
+	// 1 fits a one-processor mesh only.
+	FailReports int
 }
 
 // DefaultConfig returns the parameters documented on Config.
@@ -107,6 +114,7 @@ func DefaultConfig() Config {
 		KickScoreWindow:    10,
 		KickScoreThreshold: 3,
 		KickLowStreak:      3,
+		FailReports:        2,
 	}
 }
 
@@ -141,6 +149,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("%w: KickScoreWindow %d must be at least 1", ErrConfig, c.KickScoreWindow)
 	case c.KickLowStreak < 1:
 		return fmt.Errorf("%w: KickLowStreak %d must be at least 1", ErrConfig, c.KickLowStreak)
+	case c.FailReports < 1:
+		return fmt.Errorf("%w: FailReports %d must be at least 1", ErrConfig, c.FailReports)
 	}
 	for i := 1; i < len(c.RoundScores); i++ {
 		if c.RoundScores[i] > c.RoundScores[i-1] {

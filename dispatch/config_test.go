@@ -19,6 +19,7 @@ func TestConfigValidate(t *testing.T) {
 		"zero score window":    func(c *Config) { c.ScoreWindow = 0 },
 		"zero low streak":      func(c *Config) { c.KickLowStreak = 0 },
 		"negative min timeout": func(c *Config) { c.MinTimeout = -1 },
+		"no fail reports":      func(c *Config) { c.FailReports = 0 },
 	} {
 		cfg := DefaultConfig()
 		mut(&cfg)

@@ -167,6 +167,7 @@ type DispatchConfig struct {
 	KickScoreWindow    int      `toml:"kick_score_window"`
 	KickScoreThreshold uint32   `toml:"kick_score_threshold"`
 	KickLowStreak      int      `toml:"kick_low_streak"`
+	FailReports        int      `toml:"fail_reports"`
 	// AdvertTTL and StakeTTL are local: how old an advertisement may be
 	// for its processor to count as live, and how long a stake read from
 	// the escrow is reused.
@@ -189,7 +190,8 @@ func dispatchSection(d dispatch.Config, advertTTL, stakeTTL time.Duration, probe
 		MinTimeout:        Duration(d.MinTimeout),
 		KickTimeoutWindow: d.KickTimeoutWindow, KickTimeouts: d.KickTimeouts,
 		KickScoreWindow: d.KickScoreWindow, KickScoreThreshold: d.KickScoreThreshold, KickLowStreak: d.KickLowStreak,
-		AdvertTTL: Duration(advertTTL), StakeTTL: Duration(stakeTTL),
+		FailReports: d.FailReports,
+		AdvertTTL:   Duration(advertTTL), StakeTTL: Duration(stakeTTL),
 		ProbeWindow: Duration(probes.Window), ProbeDeadline: Duration(probes.Deadline),
 	}
 }
@@ -212,6 +214,7 @@ func (c DispatchConfig) config() dispatch.Config {
 		MinTimeout:        time.Duration(c.MinTimeout),
 		KickTimeoutWindow: c.KickTimeoutWindow, KickTimeouts: c.KickTimeouts,
 		KickScoreWindow: c.KickScoreWindow, KickScoreThreshold: c.KickScoreThreshold, KickLowStreak: c.KickLowStreak,
+		FailReports: c.FailReports,
 	}
 }
 

@@ -221,6 +221,10 @@ kick_timeouts = {{toml .Dispatch.KickTimeouts}}
 kick_score_window = {{toml .Dispatch.KickScoreWindow}}
 kick_score_threshold = {{toml .Dispatch.KickScoreThreshold}}
 kick_low_streak = {{toml .Dispatch.KickLowStreak}}
+# A job is failed once fail_reports processors report the same failure of
+# its code (the same MicroJob, the same kind) and a processor's own run
+# failed so too; it is then refunded. 1 fits a one-processor mesh only.
+fail_reports = {{toml .Dispatch.FailReports}}
 # Probe tasks keep idle processors' speed scores current: each processor
 # challenges itself and up to two others once per probe_window; answers
 # count within probe_deadline (at most half the window). 0 turns them off.

@@ -366,8 +366,9 @@ func (n *Node) newDApp(p Params, log *slog.Logger, reg prometheus.Registerer) (*
 		Local:       namespace.Wrap(p.Datastore, ds.NewKey(LocalPrefix+"/dapp")),
 		Fetch:       fetcher,
 		MaxCodeSize: pc.MaxCodeSize, MaxDataSize: pc.MaxDataSize,
-		WalletKey:  p.WalletKey,
-		Registerer: reg,
+		WalletKey:   p.WalletKey,
+		Registerer:  reg,
+		FailReports: pc.Dispatch.FailReports,
 	}
 	if n.Worker != nil {
 		dp.Channel = n.Worker.Channel()

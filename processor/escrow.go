@@ -132,8 +132,8 @@ func (w *Worker) settleAll(ctx context.Context) {
 	w.mu.Lock()
 	var todo []settlement.Job
 	for _, js := range w.known {
-		if js.finished && !js.chainDone {
-			todo = append(todo, settlingLocked(js))
+		if (js.finished || failedLocked(js)) && !js.chainDone {
+			todo = append(todo, settlingLocked(js, w.self))
 		}
 	}
 	w.mu.Unlock()
@@ -143,8 +143,14 @@ func (w *Worker) settleAll(ctx context.Context) {
 }
 
 // settlingLocked is js as its settler sees it; w.mu is held.
-func settlingLocked(js *jobState) settlement.Job {
-	return settlement.Job{ID: js.plan.JobID, Info: js.info, Finalizer: js.finalizer, FinishedAt: js.verdicts.finishedAt}
+func settlingLocked(js *jobState, self string) settlement.Job {
+	j := settlement.Job{ID: js.plan.JobID, Info: js.info, Finalizer: js.finalizer, FinishedAt: js.verdicts.finishedAt}
+	if fj := js.fail.job; fj != nil {
+		// A failure settlement is submitted by its lowest reporter, and
+		// by the other signers once it stays unsubmitted (Fallback).
+		j.Failed, j.Finalizer = fj, len(fj.Reporters) > 0 && fj.Reporters[0] == self
+	}
+	return j
 }
 
 // SettlementStatus reports how many members of a finished job have signed
@@ -186,5 +192,5 @@ func (w *Worker) settling(id jobs.ID) (settlement.Job, error) {
 	if js == nil {
 		return settlement.Job{}, fmt.Errorf("processor: unknown job %s", id)
 	}
-	return settlingLocked(js), nil
+	return settlingLocked(js, w.self), nil
 }

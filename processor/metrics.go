@@ -21,6 +21,10 @@ type metrics struct {
 	// lonelyVerdicts counts verdicts written after HoldWait with no second
 	// node holding the output.
 	lonelyVerdicts prometheus.Counter
+	// failureReports counts the failure reports this processor wrote, by
+	// kind; failedJobs the jobs it found failed (finish.JobFailed).
+	failureReports *prometheus.CounterVec
+	failedJobs     prometheus.Counter
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -61,10 +65,18 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Namespace: "jobmesh", Subsystem: "processor", Name: "verdicts_single_holder_total",
 			Help: "Verdicts this processor wrote once HoldWait was over with no second node holding the job's output.",
 		}),
+		failureReports: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "jobmesh", Subsystem: "processor", Name: "failure_reports_total",
+			Help: "Failure reports this processor wrote (its runs of a job's code failed deterministically), by kind.",
+		}, []string{"kind"}),
+		failedJobs: prometheus.NewCounter(prometheus.CounterOpts{
+			Namespace: "jobmesh", Subsystem: "processor", Name: "jobs_failed_total",
+			Help: "Jobs this processor found failed: enough processors reported the failure its own run met.",
+		}),
 	}
 	if reg != nil {
 		reg.MustRegister(m.microjobs, m.seconds, m.finalized, m.aborted, m.live, m.kicked, m.refused, m.signRefusals,
-			m.lonelyVerdicts)
+			m.lonelyVerdicts, m.failureReports, m.failedJobs)
 	}
 	rooms, err := macrojob.NewMetrics(reg)
 	if err != nil {

@@ -68,6 +68,9 @@ func (w *Worker) finalizeAll(ctx context.Context) {
 	w.mu.Lock()
 	var open, done []*jobState
 	for _, js := range w.known {
+		if failedLocked(js) {
+			continue
+		}
 		if !js.finished {
 			open = append(open, js)
 		} else {

@@ -54,10 +54,11 @@ func (w *Worker) retireFinished() {
 	var topics []*p2p.Topic[jobs.ChannelMsg]
 	var rooms []*macrojob.Room
 	for id, js := range w.known {
-		if !js.finished {
+		if !js.finished && !failedLocked(js) {
 			continue
 		}
-		if js.chainDone || w.p.Chain == nil && w.now().Sub(js.verdicts.finishedAt) >= w.cfg.finalizeLimit() {
+		if js.chainDone || w.p.Chain == nil && failedLocked(js) ||
+			w.p.Chain == nil && w.now().Sub(js.verdicts.finishedAt) >= w.cfg.finalizeLimit() {
 			// Until then a record that comes late and changes the
 			// judgement reopens the job (recheckFinished).
 			w.index.Forget(id)
@@ -106,6 +107,21 @@ func (w *Worker) step(ctx context.Context) bool {
 		}
 		workable = append(workable, js)
 	}
+	// MicroJobs that others reported failed are run here before any
+	// other work: the job may be failed.
+	for _, js := range workable {
+		if w.checkFailure(ctx, js) {
+			return true
+		}
+	}
+	// A job whose code failed here gets no more work from this node
+	// than the failure checks: its other MicroJobs would most likely fail
+	// alike.
+	workable = slices.DeleteFunc(workable, func(js *jobState) bool {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return failedLocked(js) || len(js.fail.own) > 0
+	})
 	// Verifier MicroJobs due here come before room work of any job:
 	// others wait for them, or take them over after a ProcessingTimeout.
 	for _, js := range workable {
@@ -369,6 +385,9 @@ func (w *Worker) process(ctx context.Context, js *jobState, room *macrojob.Room,
 		start := w.now()
 		d, c, err := w.run(ctx, js, micro)
 		w.ranFor(js, w.now().Sub(start))
+		if _, det := records.FailureOf(err); det {
+			continue // reported (noteRun), no backoff: the failure checks come next
+		}
 		if err != nil {
 			w.fail(js, "running MicroJob", err)
 			continue
@@ -460,6 +479,7 @@ func (w *Worker) run(ctx context.Context, js *jobState, micro *jobs.MicroJob) (m
 	w.mu.Unlock()
 	start := time.Now()
 	out, err := w.runner.Run(ctx, microjob.Input{Info: js.info, Plan: js.plan, Micro: micro, Code: code, Data: data})
+	w.noteRun(ctx, js, micro.ID, err)
 	if err != nil {
 		w.m.microjobs.WithLabelValues("failed").Inc()
 		return microjob.Disclosure{}, microjob.Commitment{}, err

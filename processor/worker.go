@@ -148,6 +148,7 @@ type jobState struct {
 	took           map[uint64]bool  // MacroJobs with this node's took record (writeTook)
 	finished       bool             // a verdict exists
 	aborted        bool             // a JobAborted record exists: nobody works on it
+	fail           failState        // its failure reports and this node's failed runs (failed.go)
 	// topic is the Job channel, joined when the node first works on the
 	// job; announced are the rooms heard of there.
 	topic     *p2p.Topic[jobs.ChannelMsg]

@@ -22,6 +22,7 @@
 //	/jobs/<job>/dispute/<block>/rerun/<peer>              rerun       Rerun                      <peer>
 //	/jobs/<job>/check/<block>/<peer>                      check       Check                      <peer>
 //	/jobs/<job>/redo/<micro>/<peer>                       redo        Redo                       <peer>
+//	/jobs/<job>/failure/<peer>                            failure     FailureReport              <peer>
 //	/jobs/<job>/verdict/<peer>                            verdict     VerdictRecord              <peer>
 //	/jobs/<job>/holders/<peer>                            holder      Holder                     <peer>
 //	/jobs/<job>/settlement                                settlement  SettlementRecord           a finalizer

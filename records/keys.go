@@ -165,6 +165,8 @@ func (k Key) String() string {
 		return RevealKey(k.Job, k.Peer)
 	case AbortedType:
 		return AbortedKey(k.Job)
+	case FailureType:
+		return FailureKey(k.Job, k.Peer)
 	case SettlementType:
 		return SettlementKey(k.Job)
 	case SignatureType:
@@ -270,7 +272,7 @@ var jobLevel = map[string]string{
 // their segment.
 var perPeer = map[string]string{
 	"verdict": VerdictType, "signature": SignatureType, "holders": HolderType, "group": GroupType,
-	"reveal": RevealType,
+	"reveal": RevealType, "failure": FailureType,
 }
 
 // parseUnderJob fills k from the segments after a job's key.

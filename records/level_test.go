@@ -28,6 +28,7 @@ func TestKeyLevel(t *testing.T) {
 		records.AbortedKey(id):       records.MeshLevel,
 		records.GroupKey(id, ps):     records.MeshLevel,
 		records.SettledKey(id):       records.MeshLevel,
+		records.FailureKey(id, ps):   records.MeshLevel,
 
 		records.RoomLockKey(id.String(), 2): records.JobLevel,
 		records.TookKey(id, 2, ps):          records.JobLevel,

@@ -11,9 +11,9 @@ import (
 
 // authoredKinds are the job-level key segments under which the last
 // segment of every key is its author: the records that decide a job's
-// outcome (verdict, dispute with its re-runs, check and redo) and the
-// reveal of its check seed.
-var authoredKinds = map[string]bool{"verdict": true, "dispute": true, "check": true, "redo": true, "reveal": true}
+// outcome (verdict, dispute with its re-runs, check, redo and failure
+// report) and the reveal of its check seed.
+var authoredKinds = map[string]bool{"verdict": true, "dispute": true, "check": true, "redo": true, "reveal": true, "failure": true}
 
 // keyAuthor returns the author a key under /jobs/<id>/<kind>/ names (its
 // last segment), and whether the key is one of those.
@@ -32,7 +32,8 @@ func keyAuthor(key string) (string, bool) {
 // AuthorPolicy is the store's author rule: keys under NodesPrefix are
 // written only by the peer they name (crdt.OwnerPolicy); result records
 // only by the processor they name (ResultPolicy); verdicts, disputes,
-// re-runs, checks, redos, settlement signatures, took and holder records only
+// re-runs, checks, redos, failure reports, settlement signatures, took and
+// holder records only
 // by the peer their key ends with; probe records only by their challenger
 // or answering member (probePolicy). The rule reads keys only, so it holds
 // for any key of those shapes, whether it parses or not; under
@@ -47,7 +48,7 @@ func AuthorPolicy() crdt.AuthorPolicy {
 			return err
 		}
 		if a, ok := keyAuthor(key); ok && a != author.String() {
-			return fmt.Errorf("%q (verdict, dispute, re-run, check, redo or reveal) written by %s", key, author)
+			return fmt.Errorf("%q (verdict, dispute, re-run, check, redo, failure or reveal) written by %s", key, author)
 		}
 		if i := strings.Index(key, "/signature/"); i >= 0 && strings.HasPrefix(key, JobsPrefix+"/") {
 			if key[i+len("/signature/"):] != author.String() {

@@ -22,6 +22,8 @@ const (
 	CancelType = "cancel"
 	// AbortedType records hold a JobAborted under AbortedKey.
 	AbortedType = "aborted"
+	// FailureType records hold a FailureReport under FailureKey.
+	FailureType = "failure"
 	// SettlementType records hold a SettlementRecord under SettlementKey:
 	// the settlement the finalizer proposes for signing.
 	SettlementType = "settlement"

@@ -169,6 +169,11 @@ type Job struct {
 	// FinishedAt is when the job was finished: a job finished again
 	// (its verdict was taken back) tells of a differing proposal again.
 	FinishedAt time.Time
+	// Failed, when set, is the job's failure this processor stands behind
+	// (finish.JobFailed): the job is settled by its FailureSettlement,
+	// which every processor that stands behind it proposes (its content is
+	// a function of the records), and Finalizer submits.
+	Failed *finish.FailedJob
 }
 
 // Settler drives the on-chain settlement of one processor's finished
@@ -381,7 +386,7 @@ func (s *Settler) propose(ctx context.Context, j Job, cv view) error {
 			s.log.Info("not signing: the proposed settlement differs from this processor's own (yet)", "job", j.ID)
 		}
 	}
-	if !j.Finalizer {
+	if !j.Finalizer && j.Failed == nil {
 		return nil
 	}
 	if err := s.putJSON(ctx, records.SettlementKey(j.ID), records.SettlementType, records.NewSettlementRecord(cv.own)); err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/jobmesh/jobmesh/escrow"
+	"github.com/jobmesh/jobmesh/finish"
 	"github.com/jobmesh/jobmesh/membership"
 )
 
@@ -36,6 +37,9 @@ func (s *Settler) view(ctx context.Context, j Job) (view, error) {
 		cv.settled = true
 		return cv, nil
 	}
+	if j.Failed != nil {
+		return s.failureView(ctx, j, recs)
+	}
 	vr, v, err := s.p.Verdicts.Audit(ctx, j.ID, recs)
 	if err != nil {
 		return cv, err
@@ -56,15 +60,23 @@ func (s *Settler) view(ctx context.Context, j Job) (view, error) {
 	if err := s.checkMembers(ctx, j, key, cv.own.Payees); err != nil {
 		return cv, err
 	}
+	return cv, s.addSignatures(ctx, j, key, recs, &cv)
+}
+
+// addSignatures fills in cv, whose own settlement is derived, the
+// proposal and the members' signatures of recs, and whether this
+// processor signed and is a member of job j (escrow key key).
+func (s *Settler) addSignatures(ctx context.Context, j Job, key common.Hash, recs *finish.Records, cv *view) error {
 	cv.proposal = recs.Proposal
+	var err error
 	if cv.sigs, err = s.memberSignatures(ctx, j, key, cv.own, recs.Sigs); err != nil {
-		return cv, err
+		return err
 	}
 	for _, sig := range cv.sigs {
 		cv.mine = cv.mine || sig.Signer == s.wallet
 	}
 	cv.member, err = s.p.Members.IsMember(ctx, key, s.wallet)
-	return cv, err
+	return err
 }
 
 // checkMembers refuses (ErrNonMemberPayee) a settlement that pays a

@@ -256,7 +256,7 @@ func (e *Executor) classify(ctx, runCtx context.Context, err error, alloc *cappe
 	case stdout.overflow:
 		return nil, fmt.Errorf("%w: more than %d bytes", ErrOutputTooLarge, e.cfg.MaxOutputBytes)
 	case alloc.hit.Load():
-		return nil, fmt.Errorf("%w: growth past %d bytes refused%s", ErrMemoryLimit, alloc.limit, stderr.suffix())
+		return nil, withStderr(fmt.Errorf("%w: growth past %d bytes refused", ErrMemoryLimit, alloc.limit), stderr.String())
 	case errors.Is(context.Cause(runCtx), ErrTimeout):
 		return nil, fmt.Errorf("%w: after %v", ErrTimeout, e.cfg.Timeout)
 	case errors.Is(context.Cause(runCtx), ErrClosed):
@@ -268,7 +268,7 @@ func (e *Executor) classify(ctx, runCtx context.Context, err error, alloc *cappe
 	case isExit:
 		return nil, &ExitError{Code: exit.ExitCode(), Stderr: stderr.String()}
 	}
-	return nil, fmt.Errorf("%w: %w%s", ErrTrap, err, stderr.suffix())
+	return nil, withStderr(fmt.Errorf("%w: %w", ErrTrap, err), stderr.String())
 }
 
 // fixedClocks returns fresh wall and monotonic clocks for one run: they start
@@ -320,11 +320,3 @@ func (b *truncatingBuffer) Write(p []byte) (int, error) {
 }
 
 func (b *truncatingBuffer) String() string { return b.buf.String() }
-
-// suffix formats stderr for appending to an error message.
-func (b *truncatingBuffer) suffix() string {
-	if b.buf.Len() == 0 {
-		return ""
-	}
-	return fmt.Sprintf(": stderr: %q", b.buf.String())
-}

@@ -70,3 +70,37 @@ func (e *ExitError) Error() string {
 
 // Unwrap makes errors.Is(err, ErrExit) true.
 func (e *ExitError) Unwrap() error { return ErrExit }
+
+// stderrError is a failed run's error with the start of what the module
+// wrote to stderr (traps and refused memory growth).
+type stderrError struct {
+	err    error
+	stderr string
+}
+
+func (e *stderrError) Error() string { return fmt.Sprintf("%v: stderr: %q", e.err, e.stderr) }
+
+func (e *stderrError) Unwrap() error { return e.err }
+
+// withStderr attaches stderr to err; err alone when stderr is empty.
+func withStderr(err error, stderr string) error {
+	if stderr == "" {
+		return err
+	}
+	return &stderrError{err: err, stderr: stderr}
+}
+
+// Stderr returns the start of what the module wrote to stderr before the
+// run failed with err (bounded by Config.MaxStderrBytes): an exit's, a
+// trap's or a refused memory growth's; "" for other errors.
+func Stderr(err error) string {
+	var exit *ExitError
+	if errors.As(err, &exit) {
+		return exit.Stderr
+	}
+	var se *stderrError
+	if errors.As(err, &se) {
+		return se.stderr
+	}
+	return ""
+}

@@ -14,7 +14,7 @@ const (
 	exitOK        = 0 // success; for a followed job, verified
 	exitError     = 1 // any other error
 	exitUsage     = 2 // a bad flag or argument, named in the message
-	exitFailed    = 3 // the job ended without every block verified (or in a failed state)
+	exitFailed    = 3 // the job failed (state failed), or ended without every block verified
 	exitCancelled = 4 // the job was cancelled by its creator
 	exitTimedOut  = 5 // the job's deadline passed and its escrow was refunded
 	exitUndecided = 6 // the job's deadline refunded it while blocks stayed undecided
@@ -26,7 +26,8 @@ const exitCodesHelp = `Exit codes:
   0  verified (settled, or verified on a mesh without a chain)
   1  an error that is not about the job (node unreachable, HTTP error, ...)
   2  a bad flag or argument
-  3  failed: the job ended without every block verified
+  3  failed: the job's code cannot run (state failed: the reason and stderr
+     are printed), or the job ended without every block verified
   4  cancelled by its creator
   5  timed out: the deadline passed and the escrow was refunded
   6  undecided: the deadline refunded the job while blocks stayed undecided`
@@ -68,6 +69,11 @@ func jobEnd(j apiv1.Job) error {
 		return nil
 	case j.State == apiv1.JobSettled || j.State == apiv1.JobVerified:
 		how = "ended without every block verified"
+	case j.State == apiv1.JobFailed && j.Failure != nil:
+		how = "failed: " + j.Failure.Reason
+		if j.Failure.Stderr != "" {
+			how += fmt.Sprintf("; stderr: %q", j.Failure.Stderr)
+		}
 	case j.State == apiv1.JobCancelled:
 		code, how = exitCancelled, "was cancelled"
 	case j.State == apiv1.JobRefunded && len(j.Undecided) > 0:

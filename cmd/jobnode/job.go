@@ -270,6 +270,18 @@ func undecidedLine(u apiv1.UndecidedBlock) string {
 
 func printEnd(out io.Writer, j apiv1.Job) {
 	fmt.Fprintf(out, "state %s\n", j.State)
+	if f := j.Failure; f != nil {
+		fmt.Fprintf(out, "failure %s\nreason %s\n", f.Kind, f.Reason)
+		if f.Micro != "" {
+			fmt.Fprintf(out, "microjob %s\n", f.Micro)
+		}
+		if len(f.Reports) > 0 {
+			fmt.Fprintf(out, "reported by %s\n", strings.Join(f.Reports, " "))
+		}
+		if f.Stderr != "" {
+			fmt.Fprintf(out, "stderr:\n%s\n", strings.TrimRight(f.Stderr, "\n"))
+		}
+	}
 	for _, u := range j.Undecided {
 		fmt.Fprintln(out, undecidedLine(u))
 	}
@@ -312,12 +324,18 @@ func newJobStatusCmd(g *globals) *cobra.Command {
 			}
 			out := cmd.OutOrStdout()
 			if asJSON {
-				return printJSON(out, j)
+				if err := printJSON(out, j); err != nil || j.State != apiv1.JobFailed {
+					return err
+				}
+				return jobEnd(j) // exit 3, as job wait
 			}
 			fmt.Fprintf(out, "job %s\ncreator %s\nprice %s wei\ndeadline %s\ncode %s\ndata %s (%d bytes)\n",
 				j.ID, j.Creator, j.PriceWei, j.Deadline.Format(time.RFC3339), j.CodeURI, j.DataURI, j.DataSize)
 			fmt.Fprintf(out, "progress %s\nmine %v\n", strings.TrimSpace(progressLine(j)), j.Mine)
 			printEnd(out, j)
+			if j.State == apiv1.JobFailed {
+				return jobEnd(j) // exit 3, as job wait
+			}
 			return nil
 		},
 	}
