@@ -147,7 +147,7 @@ func newAttackFixture(t *testing.T) *attackFixture {
 	// of the cancel attacks.
 	submit := apiv1.SubmitRequest{
 		Code: apiv1.Source{URI: code.URI, SHA256: code.SHA256}, Data: apiv1.Source{URI: data.URI, SHA256: data.SHA256},
-		Slicing: apiv1.Slicing{BlockSize: 128, MicroJobs: 2, BlocksPerMicro: 1}, PriceWei: "7000000",
+		Slicing: apiv1.Slicing{BlockSize: 128, MicroJobs: 2, BlocksPerMicro: 1}, PriceWei: "21000000000000",
 		Requirements: apiv1.Requirements{MinVRAMMiB: 1 << 20},
 	}
 	if f.target, err = f.c.Submit(ctx, submit); err != nil || f.target.State != apiv1.JobOpen {

@@ -144,14 +144,12 @@ func (s *submitter) submit(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	// Content without a hash is read once, through the fetchers processors
-	// use, to pin it; data is always read to size it (and to check the
-	// hash it was given).
-	if spec.Code.SHA256.IsZero() {
-		if spec.Code, err = c.DescribeCode(ctx, spec.Code.URI, jobs.Hash{}); err != nil {
-			writeFetchError(w, "code", err)
-			return
-		}
+	// Content is read once, through the fetchers processors use: code to
+	// check that the sandbox can run it (and pin it by its hash), data to
+	// size it; each is checked against the hash it was given.
+	if spec.Code, err = c.CheckCode(ctx, spec.Code.URI, spec.Code.SHA256); err != nil {
+		writeFetchError(w, "code", err)
+		return
 	}
 	if spec.Data, err = c.DescribeData(ctx, spec.Data.URI, spec.Data.SHA256); err != nil {
 		writeFetchError(w, "data", err)
@@ -218,7 +216,8 @@ func (s *submitter) cancel(w http.ResponseWriter, r *http.Request) {
 
 // writeFetchError answers a failed read of a job's code or data: a URI
 // the node cannot use is a bad request (400); content it cannot read,
-// that is too large or does not match its hash is 422. Nothing was
+// that is too large or does not match its hash, and code the sandbox
+// cannot run (dapp.ErrBadModule), is 422. Nothing was
 // published either way.
 func writeFetchError(w http.ResponseWriter, field string, err error) {
 	status := http.StatusUnprocessableEntity
@@ -273,6 +272,9 @@ func specOf(req apiv1.SubmitRequest, now time.Time) (dapp.SourceSpec, error) {
 		bad("price_wei", "%s must be positive", price)
 	default:
 		spec.Price = price
+		if err := dapp.CheckPrice(price); err != nil {
+			bad("price_wei", "%v", err)
+		}
 	}
 	if req.Slicing.BlockSize == 0 {
 		bad("slicing.block_size", "missing")

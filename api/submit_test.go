@@ -115,7 +115,7 @@ func TestSubmitUploadWaitCancel(t *testing.T) {
 	// A job no processor can take (1 TiB of VRAM) stays open: cancel it.
 	req := apiv1.SubmitRequest{
 		Code: apiv1.Source{URI: code.URI}, Data: apiv1.Source{URI: data.URI},
-		Slicing: apiv1.Slicing{BlockSize: 128, MicroJobs: 2, BlocksPerMicro: 1}, PriceWei: "1000",
+		Slicing: apiv1.Slicing{BlockSize: 128, MicroJobs: 2, BlocksPerMicro: 1}, PriceWei: "21000000000000",
 		Requirements: apiv1.Requirements{MinVRAMMiB: 1 << 20},
 	}
 	open, err := c.Submit(ctx, req)
@@ -248,12 +248,16 @@ func TestSubmitRefusesBadRequests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	notWasm, err := c.Upload(ctx, bytes.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
 	good := func(edit func(map[string]any)) []byte {
 		r := map[string]any{
 			"code":      map[string]any{"uri": code.URI, "sha256": code.SHA256},
 			"data":      map[string]any{"uri": code.URI},
 			"slicing":   map[string]any{"block_size": 4096},
-			"price_wei": "1000",
+			"price_wei": "21000000000000",
 		}
 		if edit != nil {
 			edit(r)
@@ -274,6 +278,13 @@ func TestSubmitRefusesBadRequests(t *testing.T) {
 		{"wrong content type", "POST", "/v1/jobs", "text/plain", good(nil), 415, "Content-Type"},
 		{"missing price", "POST", "/v1/jobs", js, good(func(r map[string]any) { delete(r, "price_wei") }), 400, "price_wei: missing"},
 		{"bad price", "POST", "/v1/jobs", js, good(func(r map[string]any) { r["price_wei"] = "-5" }), 400, "price_wei"},
+		{"price below the floor", "POST", "/v1/jobs", js, good(func(r map[string]any) { r["price_wei"] = "20999999999999" }), 400,
+			"price_wei: 20999999999999 wei is below the floor of 21000000000000 wei"},
+		{"code not WebAssembly", "POST", "/v1/jobs", js, good(func(r map[string]any) { r["code"] = map[string]any{"uri": notWasm.URI} }), 422,
+			"code.uri: dapp: the code is not a runnable module: " + notWasm.URI + ": not a WebAssembly module (bad magic)"},
+		{"code hash mismatch", "POST", "/v1/jobs", js, good(func(r map[string]any) {
+			r["code"] = map[string]any{"uri": code.URI, "sha256": strings.Repeat("0", 63) + "1"}
+		}), 422, "code.uri: fetch: content hash mismatch: " + code.URI + " has SHA-256 " + code.SHA256},
 		{"bad URI", "POST", "/v1/jobs", js, good(func(r map[string]any) { r["code"] = map[string]any{"uri": "ftp://example.com/x"} }), 400, "code.uri"},
 		{"several bad fields", "POST", "/v1/jobs", js, good(func(r map[string]any) {
 			r["data"] = map[string]any{"uri": "nonsense"}
@@ -368,7 +379,7 @@ func TestSubmitOnChain(t *testing.T) {
 	if list, err := c.Jobs(ctx); err != nil || len(list) != 0 {
 		t.Fatalf("an unfunded job was published: %d (%v)", len(list), err)
 	}
-	price := big.NewInt(7_000_000)
+	price := big.NewInt(21_000_000_000_000)
 	req.PriceWei = price.String()
 	job, err := c.Submit(ctx, req)
 	if err != nil {

@@ -137,21 +137,11 @@ func (c *Client) Describe(ctx context.Context, uri string, limit int64) (jobs.Da
 	return d, nil
 }
 
-// DescribeCode and DescribeData are Describe with the processors' limits
-// for code and data; want, when not zero, is checked against the hash
-// (ErrHashMismatch from package fetch).
-func (c *Client) DescribeCode(ctx context.Context, uri string, want jobs.Hash) (jobs.Source, error) {
-	d, err := c.describe(ctx, uri, want, c.p.MaxCodeSize)
-	return d.Source, err
-}
-
-// DescribeData: see DescribeCode.
+// DescribeData is Describe with the processors' limit for data; want,
+// when not zero, is checked against the hash (ErrHashMismatch from
+// package fetch). Code is read by CheckCode.
 func (c *Client) DescribeData(ctx context.Context, uri string, want jobs.Hash) (jobs.Data, error) {
-	return c.describe(ctx, uri, want, c.p.MaxDataSize)
-}
-
-func (c *Client) describe(ctx context.Context, uri string, want jobs.Hash, limit int64) (jobs.Data, error) {
-	d, err := c.Describe(ctx, uri, limit)
+	d, err := c.Describe(ctx, uri, c.p.MaxDataSize)
 	if err != nil {
 		return d, err
 	}
