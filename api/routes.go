@@ -80,6 +80,7 @@ func (h *Handler) register(d Deps) error {
 	sub := &submitter{client: d.DApp, role: d.Role, view: view, maxUpload: h.cfg.MaxUploadMiB << 20}
 	h.handle("POST /v1/content", accessAuth, h.upload(sub.content))
 	h.handle("POST /v1/jobs", accessAuth, limitBody(sub.submit))
+	h.handle("POST /v1/jobs/plan", accessAuth, limitBody(sub.plan))
 	h.handle("POST /v1/jobs/{id}/cancel", accessAuth, limitBody(sub.cancel))
 	// Credentials: dashboard sessions from one-time codes.
 	h.handle("POST /v1/login", accessToken, limitBody(h.login))

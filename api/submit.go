@@ -116,45 +116,11 @@ func (c *countingReader) Read(p []byte) (int, error) {
 
 // submit publishes a job whose code and data are named by URI.
 func (s *submitter) submit(w http.ResponseWriter, r *http.Request) {
-	c := s.dapp(w)
-	if c == nil {
-		return
-	}
-	if err := contentType(r, "application/json"); err != nil {
-		writeError(w, http.StatusUnsupportedMediaType, err)
-		return
-	}
-	b, err := io.ReadAll(io.LimitReader(r.Body, MaxSubmitBody+1))
-	if err != nil {
-		writeError(w, http.StatusBadRequest, fmt.Errorf("reading the body: %w", err))
-		return
-	}
-	var req apiv1.SubmitRequest
-	if err := strictjson.Decode(b, MaxSubmitBody, &req); err != nil {
-		status := http.StatusBadRequest
-		if errors.Is(err, strictjson.ErrTooLarge) {
-			status = http.StatusRequestEntityTooLarge
-		}
-		writeError(w, status, fmt.Errorf("request body: %w", err))
-		return
-	}
-	spec, err := specOf(req, time.Now())
-	if err != nil {
-		writeError(w, http.StatusBadRequest, fieldErrors(err))
+	c, spec, ok := s.prepare(w, r)
+	if !ok {
 		return
 	}
 	ctx := r.Context()
-	// Content is read once, through the fetchers processors use: code to
-	// check that the sandbox can run it (and pin it by its hash), data to
-	// size it; each is checked against the hash it was given.
-	if spec.Code, err = c.CheckCode(ctx, spec.Code.URI, spec.Code.SHA256); err != nil {
-		writeFetchError(w, "code", err)
-		return
-	}
-	if spec.Data, err = c.DescribeData(ctx, spec.Data.URI, spec.Data.SHA256); err != nil {
-		writeFetchError(w, "data", err)
-		return
-	}
 	info, err := c.SubmitSource(ctx, spec)
 	switch {
 	case errors.Is(err, dapp.ErrInvalidJob):
@@ -173,6 +139,50 @@ func (s *submitter) submit(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusCreated, j)
+}
+
+// prepare reads and checks a submit request: its fields, then its code
+// (a module the sandbox can run) and data (sized), each read once
+// through the fetchers processors use and checked against the hash it
+// was given. Not ok: it has answered the request.
+func (s *submitter) prepare(w http.ResponseWriter, r *http.Request) (*dapp.Client, dapp.SourceSpec, bool) {
+	c := s.dapp(w)
+	if c == nil {
+		return nil, dapp.SourceSpec{}, false
+	}
+	if err := contentType(r, "application/json"); err != nil {
+		writeError(w, http.StatusUnsupportedMediaType, err)
+		return nil, dapp.SourceSpec{}, false
+	}
+	b, err := io.ReadAll(io.LimitReader(r.Body, MaxSubmitBody+1))
+	if err != nil {
+		writeError(w, http.StatusBadRequest, fmt.Errorf("reading the body: %w", err))
+		return nil, dapp.SourceSpec{}, false
+	}
+	var req apiv1.SubmitRequest
+	if err := strictjson.Decode(b, MaxSubmitBody, &req); err != nil {
+		status := http.StatusBadRequest
+		if errors.Is(err, strictjson.ErrTooLarge) {
+			status = http.StatusRequestEntityTooLarge
+		}
+		writeError(w, status, fmt.Errorf("request body: %w", err))
+		return nil, dapp.SourceSpec{}, false
+	}
+	spec, err := specOf(req, time.Now())
+	if err != nil {
+		writeError(w, http.StatusBadRequest, fieldErrors(err))
+		return nil, dapp.SourceSpec{}, false
+	}
+	ctx := r.Context()
+	if spec.Code, err = c.CheckCode(ctx, spec.Code.URI, spec.Code.SHA256); err != nil {
+		writeFetchError(w, "code", err)
+		return nil, dapp.SourceSpec{}, false
+	}
+	if spec.Data, err = c.DescribeData(ctx, spec.Data.URI, spec.Data.SHA256); err != nil {
+		writeFetchError(w, "data", err)
+		return nil, dapp.SourceSpec{}, false
+	}
+	return c, spec, true
 }
 
 // cancel withdraws a job this node submitted, before work has started.

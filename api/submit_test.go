@@ -301,6 +301,9 @@ func TestSubmitRefusesBadRequests(t *testing.T) {
 		{"hash mismatch", "POST", "/v1/jobs", js, good(func(r map[string]any) {
 			r["data"] = map[string]any{"uri": code.URI, "sha256": strings.Repeat("0", 63) + "1"}
 		}), 422, "hash"},
+		{"plan of code not WebAssembly", "POST", "/v1/jobs/plan", js, good(func(r map[string]any) { r["code"] = map[string]any{"uri": notWasm.URI} }), 422,
+			"not a WebAssembly module (bad magic)"},
+		{"plan below the floor", "POST", "/v1/jobs/plan", js, good(func(r map[string]any) { r["price_wei"] = "1" }), 400, "price_wei: 1 wei is below the floor"},
 		{"bad job ID", "GET", "/v1/jobs/not-a-job", "", nil, 400, "job ID"},
 		{"bad job ID to cancel", "POST", "/v1/jobs/xyz/cancel", "", nil, 400, "job ID"},
 		{"unknown job to cancel", "POST", idPath + "/cancel", "", nil, 404, "no such job"},
@@ -320,6 +323,18 @@ func TestSubmitRefusesBadRequests(t *testing.T) {
 	}
 	// A bootstrap node submits nothing.
 	checkBad(t, boot.URL, bootClient.Token(), badCase{"bootstrap submit", "POST", "/v1/jobs", js, good(nil), 501, "does not submit"})
+	// A plan is the job's shape, and publishes nothing: the wordcount
+	// module as data, in 4096-byte blocks, 10 per MicroJob.
+	var req apiv1.SubmitRequest
+	if err := json.Unmarshal(good(nil), &req); err != nil {
+		t.Fatal(err)
+	}
+	plan, err := c.Plan(ctx, req)
+	blocks := (code.Size + 4095) / 4096
+	if err != nil || plan.DataSize != code.Size || plan.Blocks != blocks || plan.MacroJobs != (blocks+99)/100 ||
+		plan.RegularMicroJobs != (blocks+9)/10 || plan.MicroJobs != plan.RegularMicroJobs+plan.MacroJobs || plan.PriceWei != "21000000000000" {
+		t.Fatalf("plan %+v (%v)", plan, err)
+	}
 	// Nothing was published.
 	if list, err := c.Jobs(ctx); err != nil || len(list) != 0 {
 		t.Fatalf("after bad requests the node lists %d jobs (%v)", len(list), err)

@@ -166,3 +166,25 @@ type Event struct {
 	Kind string `json:"kind"` // "job"
 	Job  Job    `json:"job"`
 }
+
+// Plan is what a job will be, before it is published: the answer to POST
+// /v1/jobs/plan, and the plan part of GET /v1/jobs/{id}/describe.
+type Plan struct {
+	DataSize  uint64 `json:"data_size"`  // bytes
+	BlockSize uint64 `json:"block_size"` // bytes
+	Blocks    uint64 `json:"blocks"`
+	MacroJobs uint64 `json:"macrojobs"`
+	// RegularMicroJobs and VerifierMicroJobs (one per MacroJob) make
+	// MicroJobs.
+	RegularMicroJobs  uint64 `json:"regular_microjobs"`
+	VerifierMicroJobs uint64 `json:"verifier_microjobs"`
+	MicroJobs         uint64 `json:"microjobs"`
+	// Replicas run each MicroJob; Runs = MicroJobs × Replicas.
+	Replicas uint32 `json:"replicas"`
+	Runs     uint64 `json:"runs"`
+	// PriceWei is the whole price, which the escrow holds; PerRunWei is
+	// PriceWei / Runs rounded down, what one MicroJob run earns on average
+	// (the settlement splits the price by speed).
+	PriceWei  string `json:"price_wei"`
+	PerRunWei string `json:"per_run_wei"`
+}

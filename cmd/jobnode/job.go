@@ -32,7 +32,7 @@ func newJobCmd(g *globals) *cobra.Command {
 // source turns a --code or --data argument into a job source: a URI as it
 // is, a local file uploaded to the node first.
 func source(ctx context.Context, c *meshclient.Client, arg string) (apiv1.Source, error) {
-	if strings.Contains(arg, "://") {
+	if isURI(arg) {
 		return apiv1.Source{URI: arg}, nil
 	}
 	f, err := os.Open(arg)
@@ -52,7 +52,8 @@ func newJobSubmitCmd(g *globals) *cobra.Command {
 		code, data, price, output string
 		req                       apiv1.SubmitRequest
 		deadline                  time.Duration
-		wait, asJSON              bool
+		wait, asJSON, dryRun      bool
+		maxMicro                  uint64
 	)
 	cmd := &cobra.Command{
 		Use:   "submit",
@@ -65,12 +66,34 @@ wei as a decimal integer or an exact scientific form (1e15), at least
 2.1e13 wei. A job ID printed here, or any unique prefix of at least 4 hex
 digits, names the job in the other job commands.
 
+Before submitting, the plan is printed on stderr: the blocks, MacroJobs,
+MicroJobs (regular and verifiers), the runs and the price per run. A plan
+of more than --max-microjobs MicroJobs is refused. --dry-run prints the
+plan on stdout and submits nothing; with local files it needs no node.
+
 ` + exitCodesHelp + `
 (The job's codes apply with --wait.)`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			if err := checkSubmitFlags(ctx, &req, code, data, price); err != nil {
 				return err
+			}
+			req.Output = output
+			if deadline > 0 {
+				req.Deadline = time.Now().Add(deadline).UTC()
+			}
+			out := cmd.OutOrStdout()
+			plan, known, err := localPlan(req, data)
+			if err != nil {
+				return err
+			}
+			if known {
+				if err := checkPlan(plan, maxMicro); err != nil {
+					return err
+				}
+				if dryRun {
+					return showPlan(out, plan, asJSON)
+				}
 			}
 			c, err := meshclient.ForRepo(g.repo)
 			if err != nil {
@@ -82,15 +105,22 @@ digits, names the job in the other job commands.
 			if req.Data, err = source(ctx, c, data); err != nil {
 				return err
 			}
-			req.Output = output
-			if deadline > 0 {
-				req.Deadline = time.Now().Add(deadline).UTC()
+			if !known {
+				if plan, err = remotePlan(ctx, c, req); err != nil {
+					return err
+				}
+				if err := checkPlan(plan, maxMicro); err != nil {
+					return err
+				}
+				if dryRun {
+					return showPlan(out, plan, asJSON)
+				}
 			}
+			printPlan(cmd.ErrOrStderr(), plan)
 			j, err := c.Submit(ctx, req)
 			if err != nil {
 				return err
 			}
-			out := cmd.OutOrStdout()
 			if wait {
 				if !asJSON {
 					fmt.Fprintln(out, j.ID)
@@ -120,7 +150,9 @@ digits, names the job in the other job commands.
 	f.Uint32Var(&req.Columns, "columns", 0, "png-grid columns")
 	f.DurationVar(&deadline, "deadline", 0, "time the job may take (default 1h)")
 	f.BoolVar(&wait, "wait", false, "follow the job to its end with a progress bar")
-	f.BoolVar(&asJSON, "json", false, "print the (final) job as JSON")
+	f.BoolVar(&asJSON, "json", false, "print the (final) job as JSON; with --dry-run, the plan")
+	f.BoolVar(&dryRun, "dry-run", false, "check the job and print its plan (blocks, MacroJobs, MicroJobs, price per run); submit nothing")
+	f.Uint64Var(&maxMicro, "max-microjobs", defaultMaxMicroJobs, "refuse a plan of more MicroJobs than this (0: no limit)")
 	return cmd
 }
 
@@ -141,8 +173,8 @@ func checkSubmitFlags(ctx context.Context, req *apiv1.SubmitRequest, code, data,
 		return err
 	}
 	req.PriceWei = p.String()
-	if strings.Contains(code, "://") {
-		return nil // the node reads it; processors refuse a bad module
+	if isURI(code) {
+		return nil // the node reads it and checks the module (POST /v1/jobs)
 	}
 	b, err := os.ReadFile(code)
 	if err != nil {

@@ -25,6 +25,9 @@ type fakeNode struct {
 	uploads atomic.Int32
 	submits atomic.Int32
 	cancels atomic.Int32
+	plans   atomic.Int32
+	// plan is the answer to POST /v1/jobs/plan.
+	plan apiv1.Plan
 }
 
 // newFakeNode serves jobs on a test server and writes a repo whose api file
@@ -69,6 +72,10 @@ func newFakeNode(t *testing.T, jobs ...apiv1.Job) *fakeNode {
 	mux.HandleFunc("POST /v1/content", func(w http.ResponseWriter, _ *http.Request) {
 		f.uploads.Add(1)
 		_ = json.NewEncoder(w).Encode(apiv1.Content{URI: "ipfs://bafy", SHA256: strings.Repeat("00", 32)})
+	})
+	mux.HandleFunc("POST /v1/jobs/plan", func(w http.ResponseWriter, _ *http.Request) {
+		f.plans.Add(1)
+		_ = json.NewEncoder(w).Encode(f.plan)
 	})
 	mux.HandleFunc("POST /v1/jobs", func(w http.ResponseWriter, _ *http.Request) {
 		f.submits.Add(1)
