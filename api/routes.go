@@ -70,6 +70,7 @@ func (h *Handler) register(d Deps) error {
 		d.Log.Warn("job metrics not registered", "err", err)
 	}
 	outputs := &Outputs{Store: d.Store, Blocks: d.IPFS}
+	h.handle("GET /v1/jobs/{id}/describe", accessLocal, serveDescribe(view))
 	h.handle("GET /v1/jobs/{id}/output", accessLocal, outputs.ServeOutput)
 	h.handle("GET /v1/jobs/{id}/tiles.png", accessLocal, outputs.ServeTiles)
 	dashboard := ui.Handler()

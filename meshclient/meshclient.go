@@ -246,6 +246,13 @@ func (c *Client) Job(ctx context.Context, id string) (apiv1.Job, error) {
 	return j, c.call(ctx, http.MethodGet, "/v1/jobs/"+url.PathEscape(id), nil, &j)
 }
 
+// Describe returns everything the node knows of one job: its plan,
+// MicroJobs, who ran what, events, errors and settlement.
+func (c *Client) Describe(ctx context.Context, id string) (apiv1.JobDescription, error) {
+	var d apiv1.JobDescription
+	return d, c.call(ctx, http.MethodGet, "/v1/jobs/"+url.PathEscape(id)+"/describe", nil, &d)
+}
+
 // Jobs lists every job the node knows, newest first.
 func (c *Client) Jobs(ctx context.Context) ([]apiv1.Job, error) {
 	var js []apiv1.Job

@@ -25,7 +25,8 @@ func newJobCmd(g *globals) *cobra.Command {
 		Use:   "job",
 		Short: "Submit, follow, fetch and cancel jobs through the running node",
 	}
-	cmd.AddCommand(newJobSubmitCmd(g), newJobStatusCmd(g), newJobListCmd(g), newJobWaitCmd(g), newJobGetCmd(g), newJobCancelCmd(g))
+	cmd.AddCommand(newJobSubmitCmd(g), newJobStatusCmd(g), newJobListCmd(g), newJobWaitCmd(g), newJobGetCmd(g), newJobCancelCmd(g),
+		newJobDescribeCmd(g), newJobLogsCmd(g))
 	return cmd
 }
 
