@@ -102,7 +102,7 @@ func printDescription(out io.Writer, d apiv1.JobDescription) {
 			fmt.Fprintf(out, "  %s\n", e)
 		}
 	}
-	printEnd(out, j)
+	printResult(out, j)
 	fmt.Fprintln(out, "events:")
 	if d.EventsLeftOut > 0 {
 		fmt.Fprintf(out, "  (%d older events not listed)\n", d.EventsLeftOut)

@@ -280,6 +280,12 @@ func undecidedLine(u apiv1.UndecidedBlock) string {
 
 func printEnd(out io.Writer, j apiv1.Job) {
 	fmt.Fprintf(out, "state %s\n", j.State)
+	printResult(out, j)
+}
+
+// printResult writes job j's undecided blocks, verdict, output,
+// culprits, holders and settlement, each that it has.
+func printResult(out io.Writer, j apiv1.Job) {
 	for _, u := range j.Undecided {
 		fmt.Fprintln(out, undecidedLine(u))
 	}

@@ -28,6 +28,10 @@ type fakeNode struct {
 	plans   atomic.Int32
 	// plan is the answer to POST /v1/jobs/plan.
 	plan apiv1.Plan
+	// describe, when set, answers the nth (from 0) GET
+	// /v1/jobs/{id}/describe of job j; else the description is j alone.
+	describe  func(n int, j apiv1.Job) apiv1.JobDescription
+	describes atomic.Int32
 }
 
 // newFakeNode serves jobs on a test server and writes a repo whose api file
@@ -55,6 +59,16 @@ func newFakeNode(t *testing.T, jobs ...apiv1.Job) *fakeNode {
 	mux.HandleFunc("GET /v1/jobs/{id}", func(w http.ResponseWriter, r *http.Request) {
 		if j, ok := find(w, r); ok {
 			_ = json.NewEncoder(w).Encode(j)
+		}
+	})
+	mux.HandleFunc("GET /v1/jobs/{id}/describe", func(w http.ResponseWriter, r *http.Request) {
+		if j, ok := find(w, r); ok {
+			n := int(f.describes.Add(1)) - 1
+			d := apiv1.JobDescription{Job: j}
+			if f.describe != nil {
+				d = f.describe(n, j)
+			}
+			_ = json.NewEncoder(w).Encode(d)
 		}
 	})
 	mux.HandleFunc("GET /v1/jobs/{id}/output", func(w http.ResponseWriter, r *http.Request) {
