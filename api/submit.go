@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -174,6 +175,11 @@ func (s *submitter) prepare(w http.ResponseWriter, r *http.Request) (*dapp.Clien
 		return nil, dapp.SourceSpec{}, false
 	}
 	ctx := r.Context()
+	if req.FetchTimeoutS > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, time.Duration(req.FetchTimeoutS)*time.Second)
+		defer cancel()
+	}
 	if spec.Code, err = c.CheckCode(ctx, spec.Code.URI, spec.Code.SHA256); err != nil {
 		writeFetchError(w, "code", err)
 		return nil, dapp.SourceSpec{}, false
@@ -227,7 +233,8 @@ func (s *submitter) cancel(w http.ResponseWriter, r *http.Request) {
 // writeFetchError answers a failed read of a job's code or data: a URI
 // the node cannot use is a bad request (400); content it cannot read,
 // that is too large or does not match its hash, and code the sandbox
-// cannot run (dapp.ErrBadModule), is 422. Nothing was
+// cannot run (dapp.ErrBadModule), is 422; content not read within the
+// request's fetch_timeout_s is 504. Nothing was
 // published either way.
 func writeFetchError(w http.ResponseWriter, field string, err error) {
 	status := http.StatusUnprocessableEntity
@@ -236,6 +243,9 @@ func writeFetchError(w http.ResponseWriter, field string, err error) {
 	}
 	if errors.Is(err, dapp.ErrNoFetch) {
 		status = http.StatusBadRequest
+	}
+	if errors.Is(err, dapp.ErrContentTimeout) {
+		status = http.StatusGatewayTimeout
 	}
 	writeError(w, status, fmt.Errorf("%s.uri: %w", field, err))
 }
@@ -314,6 +324,9 @@ func specOf(req apiv1.SubmitRequest, now time.Time) (dapp.SourceSpec, error) {
 	rq := req.Requirements
 	spec.Requirements = jobs.Requirements{MinVRAMMiB: rq.MinVRAMMiB, GPUModel: rq.GPUModel, ModelCIDs: rq.ModelCIDs, Replicas: rq.Replicas}
 	spec.TaskSize = req.TaskSize
+	if req.FetchTimeoutS > apiv1.MaxFetchTimeoutS {
+		bad("fetch_timeout_s", "%d is over %d", req.FetchTimeoutS, apiv1.MaxFetchTimeoutS)
+	}
 	if len(errs) > 0 {
 		return spec, errors.Join(errs...)
 	}

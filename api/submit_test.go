@@ -21,6 +21,7 @@ import (
 	"github.com/ipfs/go-cid"
 	ds "github.com/ipfs/go-datastore"
 	dssync "github.com/ipfs/go-datastore/sync"
+	"github.com/multiformats/go-multihash"
 
 	"github.com/jobmesh/jobmesh/api"
 	"github.com/jobmesh/jobmesh/apiv1"
@@ -252,6 +253,12 @@ func TestSubmitRefusesBadRequests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Content no node of the mesh holds.
+	sum, err := multihash.Sum([]byte("content nobody holds"), multihash.SHA2_256, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	missing := "ipfs://" + cid.NewCidV1(cid.Raw, sum).String()
 	good := func(edit func(map[string]any)) []byte {
 		r := map[string]any{
 			"code":      map[string]any{"uri": code.URI, "sha256": code.SHA256},
@@ -304,6 +311,11 @@ func TestSubmitRefusesBadRequests(t *testing.T) {
 		{"plan of code not WebAssembly", "POST", "/v1/jobs/plan", js, good(func(r map[string]any) { r["code"] = map[string]any{"uri": notWasm.URI} }), 422,
 			"not a WebAssembly module (bad magic)"},
 		{"plan below the floor", "POST", "/v1/jobs/plan", js, good(func(r map[string]any) { r["price_wei"] = "1" }), 400, "price_wei: 1 wei is below the floor"},
+		{"data no node holds", "POST", "/v1/jobs", js, good(func(r map[string]any) {
+			r["data"] = map[string]any{"uri": missing}
+			r["fetch_timeout_s"] = 1
+		}), 504, "data.uri: dapp: job content not read in time: data " + missing + ": 0 bytes read in 1s; for ipfs://, no connected node served it"},
+		{"fetch timeout too long", "POST", "/v1/jobs", js, good(func(r map[string]any) { r["fetch_timeout_s"] = 3601 }), 400, "fetch_timeout_s: 3601 is over 3600"},
 		{"bad job ID", "GET", "/v1/jobs/not-a-job", "", nil, 400, "job ID"},
 		{"bad job ID to cancel", "POST", "/v1/jobs/xyz/cancel", "", nil, 400, "job ID"},
 		{"unknown job to cancel", "POST", idPath + "/cancel", "", nil, 404, "no such job"},

@@ -149,7 +149,14 @@ type SubmitRequest struct {
 	Output       string       `json:"output,omitempty"`  // "concat" (default) or "png-grid"
 	Columns      uint32       `json:"columns,omitempty"` // png-grid columns
 	TaskSize     uint64       `json:"task_size,omitempty"`
+	// FetchTimeoutS bounds, in seconds, the node's read of the code and
+	// the data named by URI before it publishes; 0: the fetchers' own
+	// limit. At most MaxFetchTimeoutS.
+	FetchTimeoutS uint32 `json:"fetch_timeout_s,omitempty"`
 }
+
+// MaxFetchTimeoutS is the most SubmitRequest.FetchTimeoutS may be.
+const MaxFetchTimeoutS = 3600
 
 // Content is the answer to POST /v1/content: the uploaded bytes, added to
 // the node's block layer.

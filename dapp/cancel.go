@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -116,19 +115,11 @@ func (c *Client) Cancel(ctx context.Context, id jobs.ID) error {
 // Describe reads the content uri names once through the fetcher, at most
 // limit bytes, and returns its SHA-256 and size.
 func (c *Client) Describe(ctx context.Context, uri string, limit int64) (jobs.Data, error) {
-	if c.p.Fetch == nil {
-		return jobs.Data{}, ErrNoFetch
-	}
 	if err := jobs.ValidateURI(uri); err != nil {
 		return jobs.Data{}, err
 	}
-	rc, err := c.p.Fetch.Fetch(ctx, uri, limit)
-	if err != nil {
-		return jobs.Data{}, err
-	}
-	defer rc.Close()
 	h := sha256.New()
-	n, err := io.Copy(h, rc)
+	n, err := c.readContent(ctx, "data", uri, limit, h)
 	if err != nil {
 		return jobs.Data{}, err
 	}

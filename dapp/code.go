@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"io"
 
 	"github.com/jobmesh/jobmesh/fetch"
 	"github.com/jobmesh/jobmesh/jobs"
@@ -24,19 +23,11 @@ var ErrBadModule = errors.New("dapp: the code is not a runnable module")
 // (wasm.Check; ErrBadModule, whose message gives the reason). It returns
 // the code's source, pinned by its SHA-256.
 func (c *Client) CheckCode(ctx context.Context, uri string, want jobs.Hash) (jobs.Source, error) {
-	if c.p.Fetch == nil {
-		return jobs.Source{}, ErrNoFetch
-	}
 	if err := jobs.ValidateURI(uri); err != nil {
 		return jobs.Source{}, err
 	}
-	rc, err := c.p.Fetch.Fetch(ctx, uri, c.p.MaxCodeSize)
-	if err != nil {
-		return jobs.Source{}, err
-	}
-	defer rc.Close()
 	var buf bytes.Buffer
-	if _, err := io.Copy(&buf, rc); err != nil {
+	if _, err := c.readContent(ctx, "code", uri, c.p.MaxCodeSize, &buf); err != nil {
 		return jobs.Source{}, err
 	}
 	src := jobs.Source{URI: uri, SHA256: sha256.Sum256(buf.Bytes())}
