@@ -55,6 +55,7 @@ func newJobSubmitCmd(g *globals) *cobra.Command {
 		deadline                  time.Duration
 		wait, asJSON, dryRun      bool
 		maxMicro                  uint64
+		fetchTimeout              time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "submit",
@@ -77,6 +78,9 @@ plan on stdout and submits nothing; with local files it needs no node.
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			if err := checkSubmitFlags(ctx, &req, code, data, price); err != nil {
+				return err
+			}
+			if err := setFetchTimeout(&req, fetchTimeout); err != nil {
 				return err
 			}
 			req.Output = output
@@ -106,6 +110,10 @@ plan on stdout and submits nothing; with local files it needs no node.
 			if req.Data, err = source(ctx, c, data); err != nil {
 				return err
 			}
+			ticker := time.NewTicker(waitNoteEvery)
+			defer ticker.Stop()
+			stop := noteWaiting(cmd.ErrOrStderr(), remoteSources(code, data, req), fetchTimeout, ticker.C)
+			defer stop()
 			if !known {
 				if plan, err = remotePlan(ctx, c, req); err != nil {
 					return err
@@ -119,6 +127,7 @@ plan on stdout and submits nothing; with local files it needs no node.
 			}
 			printPlan(cmd.ErrOrStderr(), plan)
 			j, err := c.Submit(ctx, req)
+			stop()
 			if err != nil {
 				return err
 			}
@@ -153,6 +162,7 @@ plan on stdout and submits nothing; with local files it needs no node.
 	f.BoolVar(&wait, "wait", false, "follow the job to its end with a progress bar")
 	f.BoolVar(&asJSON, "json", false, "print the (final) job as JSON; with --dry-run, the plan")
 	f.BoolVar(&dryRun, "dry-run", false, "check the job and print its plan (blocks, MacroJobs, MicroJobs, price per run); submit nothing")
+	f.DurationVar(&fetchTimeout, "fetch-timeout", defaultFetchTimeout, "how long the node may take to read --code or --data given by URI (ipfs://, https://, ...); 0: the node's limit")
 	f.Uint64Var(&maxMicro, "max-microjobs", defaultMaxMicroJobs, "refuse a plan of more MicroJobs than this (0: no limit)")
 	return cmd
 }

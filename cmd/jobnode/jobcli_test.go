@@ -32,6 +32,8 @@ type fakeNode struct {
 	// /v1/jobs/{id}/describe of job j; else the description is j alone.
 	describe  func(n int, j apiv1.Job) apiv1.JobDescription
 	describes atomic.Int32
+	// lastSubmit is the body of the last POST /v1/jobs.
+	lastSubmit apiv1.SubmitRequest
 }
 
 // newFakeNode serves jobs on a test server and writes a repo whose api file
@@ -91,7 +93,8 @@ func newFakeNode(t *testing.T, jobs ...apiv1.Job) *fakeNode {
 		f.plans.Add(1)
 		_ = json.NewEncoder(w).Encode(f.plan)
 	})
-	mux.HandleFunc("POST /v1/jobs", func(w http.ResponseWriter, _ *http.Request) {
+	mux.HandleFunc("POST /v1/jobs", func(w http.ResponseWriter, r *http.Request) {
+		_ = json.NewDecoder(r.Body).Decode(&f.lastSubmit)
 		f.submits.Add(1)
 		_ = json.NewEncoder(w).Encode(apiv1.Job{ID: strings.Repeat("ff", 32), State: apiv1.JobOpen})
 	})
