@@ -43,6 +43,8 @@ func (v *JobView) Describe(ctx context.Context, id jobs.ID) (apiv1.JobDescriptio
 		Processors: map[string][]string{},
 		Errors:     []string{},
 	}
+	l := info.Limits
+	d.Plan.Limits = apiv1.Limits{BlockTimeoutS: l.BlockTimeoutS, MemoryMiB: l.MemoryMiB, OutputMiB: l.OutputMiB}
 	var st microStates
 	st.read(info, recs)
 	if st.seed != nil {

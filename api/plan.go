@@ -38,5 +38,7 @@ func (s *submitter) plan(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	writeJSON(w, http.StatusOK, PlanOf(spec.Data.Size, spec.Slicing, spec.Requirements.Replicas, spec.Price))
+	p := PlanOf(spec.Data.Size, spec.Slicing, spec.Requirements.Replicas, spec.Price)
+	p.Limits = apiv1.Limits{BlockTimeoutS: spec.Limits.BlockTimeoutS, MemoryMiB: spec.Limits.MemoryMiB, OutputMiB: spec.Limits.OutputMiB}
+	writeJSON(w, http.StatusOK, p)
 }

@@ -324,6 +324,7 @@ func specOf(req apiv1.SubmitRequest, now time.Time) (dapp.SourceSpec, error) {
 	rq := req.Requirements
 	spec.Requirements = jobs.Requirements{MinVRAMMiB: rq.MinVRAMMiB, GPUModel: rq.GPUModel, ModelCIDs: rq.ModelCIDs, Replicas: rq.Replicas}
 	spec.TaskSize = req.TaskSize
+	spec.Limits = jobs.Limits{BlockTimeoutS: req.Limits.BlockTimeoutS, MemoryMiB: req.Limits.MemoryMiB, OutputMiB: req.Limits.OutputMiB}
 	if req.FetchTimeoutS > apiv1.MaxFetchTimeoutS {
 		bad("fetch_timeout_s", "%d is over %d", req.FetchTimeoutS, apiv1.MaxFetchTimeoutS)
 	}
@@ -336,6 +337,7 @@ func specOf(req apiv1.SubmitRequest, now time.Time) (dapp.SourceSpec, error) {
 		Code: jobs.Source{URI: spec.Code.URI, SHA256: jobs.Hash{1}}, Data: jobs.Data{Source: jobs.Source{URI: spec.Data.URI, SHA256: jobs.Hash{1}}, Size: 1},
 		Slicing: spec.Slicing, SeedCommitment: jobs.Seed{1}, PriceWei: spec.Price, Requirements: spec.Requirements,
 		Creator: jobs.Address{1}, Deadline: spec.Deadline.Unix(), Output: spec.Output, TaskSize: spec.TaskSize,
+		Limits: spec.Limits,
 	}
 	probe.ApplyDefaults()
 	if err := probe.Validate(now); err != nil {

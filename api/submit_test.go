@@ -315,6 +315,8 @@ func TestSubmitRefusesBadRequests(t *testing.T) {
 			r["data"] = map[string]any{"uri": missing}
 			r["fetch_timeout_s"] = 1
 		}), 504, "data.uri: dapp: job content not read in time: data " + missing + ": 0 bytes read in 1s; for ipfs://, no connected node served it"},
+		{"limits over range", "POST", "/v1/jobs", js, good(func(r map[string]any) { r["limits"] = map[string]any{"memory_mib": 5000} }), 400,
+			"limits.memory_mib: jobs: invalid per-block limits: 5000 not in 0..4096"},
 		{"fetch timeout too long", "POST", "/v1/jobs", js, good(func(r map[string]any) { r["fetch_timeout_s"] = 3601 }), 400, "fetch_timeout_s: 3601 is over 3600"},
 		{"bad job ID", "GET", "/v1/jobs/not-a-job", "", nil, 400, "job ID"},
 		{"bad job ID to cancel", "POST", "/v1/jobs/xyz/cancel", "", nil, 400, "job ID"},
@@ -341,10 +343,11 @@ func TestSubmitRefusesBadRequests(t *testing.T) {
 	if err := json.Unmarshal(good(nil), &req); err != nil {
 		t.Fatal(err)
 	}
+	req.Limits = apiv1.Limits{BlockTimeoutS: 5}
 	plan, err := c.Plan(ctx, req)
 	blocks := (code.Size + 4095) / 4096
 	if err != nil || plan.DataSize != code.Size || plan.Blocks != blocks || plan.MacroJobs != (blocks+99)/100 ||
-		plan.RegularMicroJobs != (blocks+9)/10 || plan.MicroJobs != plan.RegularMicroJobs+plan.MacroJobs || plan.PriceWei != "21000000000000" {
+		plan.RegularMicroJobs != (blocks+9)/10 || plan.MicroJobs != plan.RegularMicroJobs+plan.MacroJobs || plan.PriceWei != "21000000000000" || plan.Limits != req.Limits {
 		t.Fatalf("plan %+v (%v)", plan, err)
 	}
 	// Nothing was published.

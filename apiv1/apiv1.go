@@ -153,6 +153,17 @@ type SubmitRequest struct {
 	// the data named by URI before it publishes; 0: the fetchers' own
 	// limit. At most MaxFetchTimeoutS.
 	FetchTimeoutS uint32 `json:"fetch_timeout_s,omitempty"`
+	// Limits are per-block limits below the processors' own, for a job
+	// that needs less; a processor does not take a job asking for more
+	// than it allows.
+	Limits Limits `json:"limits,omitzero"`
+}
+
+// Limits mirrors jobs.Limits; zero fields: the processor's limit.
+type Limits struct {
+	BlockTimeoutS uint32 `json:"block_timeout_s,omitempty"` // at most 3600
+	MemoryMiB     uint32 `json:"memory_mib,omitempty"`      // at most 4096
+	OutputMiB     uint32 `json:"output_mib,omitempty"`      // at most 4096
 }
 
 // MaxFetchTimeoutS is the most SubmitRequest.FetchTimeoutS may be.
@@ -194,4 +205,6 @@ type Plan struct {
 	// (the settlement splits the price by speed).
 	PriceWei  string `json:"price_wei"`
 	PerRunWei string `json:"per_run_wei"`
+	// Limits are the per-block limits the job asks for, if any.
+	Limits Limits `json:"limits,omitzero"`
 }

@@ -50,12 +50,13 @@ func source(ctx context.Context, c *meshclient.Client, arg string) (apiv1.Source
 
 func newJobSubmitCmd(g *globals) *cobra.Command {
 	var (
-		code, data, price, output string
-		req                       apiv1.SubmitRequest
-		deadline                  time.Duration
-		wait, asJSON, dryRun      bool
-		maxMicro                  uint64
-		fetchTimeout              time.Duration
+		code, data, price, output  string
+		req                        apiv1.SubmitRequest
+		deadline                   time.Duration
+		wait, asJSON, dryRun       bool
+		maxMicro                   uint64
+		fetchTimeout, blockTimeout time.Duration
+		blockMemory, blockOutput   uint32
 	)
 	cmd := &cobra.Command{
 		Use:   "submit",
@@ -81,6 +82,9 @@ plan on stdout and submits nothing; with local files it needs no node.
 				return err
 			}
 			if err := setFetchTimeout(&req, fetchTimeout); err != nil {
+				return err
+			}
+			if err := setLimits(&req, blockTimeout, blockMemory, blockOutput); err != nil {
 				return err
 			}
 			req.Output = output
@@ -162,6 +166,9 @@ plan on stdout and submits nothing; with local files it needs no node.
 	f.BoolVar(&wait, "wait", false, "follow the job to its end with a progress bar")
 	f.BoolVar(&asJSON, "json", false, "print the (final) job as JSON; with --dry-run, the plan")
 	f.BoolVar(&dryRun, "dry-run", false, "check the job and print its plan (blocks, MacroJobs, MicroJobs, price per run); submit nothing")
+	f.DurationVar(&blockTimeout, "block-timeout", 0, "time one block's run may take, below the processors' 30s (default: theirs); a processor allowing less does not take the job")
+	f.Uint32Var(&blockMemory, "block-memory", 0, "memory of one block's run in MiB, below the processors' 256 (default: theirs)")
+	f.Uint32Var(&blockOutput, "block-output", 0, "output of one block's run in MiB, below the processors' 64 (default: theirs)")
 	f.DurationVar(&fetchTimeout, "fetch-timeout", defaultFetchTimeout, "how long the node may take to read --code or --data given by URI (ipfs://, https://, ...); 0: the node's limit")
 	f.Uint64Var(&maxMicro, "max-microjobs", defaultMaxMicroJobs, "refuse a plan of more MicroJobs than this (0: no limit)")
 	return cmd

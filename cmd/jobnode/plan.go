@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/jobmesh/jobmesh/api"
 	"github.com/jobmesh/jobmesh/apiv1"
@@ -50,8 +51,10 @@ func remotePlan(ctx context.Context, c *meshclient.Client, req apiv1.SubmitReque
 func planOf(req apiv1.SubmitRequest, size uint64) apiv1.Plan {
 	price, _ := new(big.Int).SetString(req.PriceWei, 10)
 	sl := req.Slicing
-	return api.PlanOf(size, jobs.Slicing{BlockSize: sl.BlockSize, MicroJobs: sl.MicroJobs, BlocksPerMicro: sl.BlocksPerMicro,
+	p := api.PlanOf(size, jobs.Slicing{BlockSize: sl.BlockSize, MicroJobs: sl.MicroJobs, BlocksPerMicro: sl.BlocksPerMicro,
 		VerifierBlocks: sl.VerifierBlocks}, req.Requirements.Replicas, price)
+	p.Limits = req.Limits
+	return p
 }
 
 // checkPlan refuses a plan of more than max MicroJobs (0: no limit), by
@@ -72,6 +75,9 @@ func printPlan(w io.Writer, p apiv1.Plan) {
 		"each run by %d processor%s: %d runs\n", p.DataSize, p.Blocks, p.BlockSize, p.MacroJobs, p.MicroJobs,
 		p.RegularMicroJobs, p.VerifierMicroJobs, p.Replicas, plural(uint64(p.Replicas)), p.Runs)
 	fmt.Fprintf(w, "price: %s wei in escrow, about %s wei per MicroJob run\n", p.PriceWei, p.PerRunWei)
+	if l := p.Limits; l != (apiv1.Limits{}) {
+		fmt.Fprintf(w, "per-block limits: %s\n", limitsText(l))
+	}
 	if per, ok := new(big.Int).SetString(p.PerRunWei, 10); ok && per.Cmp(dapp.MinPriceWei()) < 0 {
 		fmt.Fprintf(w, "warning: a run earns less than the %s wei a processor pays to take its pay out; "+
 			"processors may leave the job alone (raise --price or --block-size)\n", dapp.MinPriceWei())
@@ -93,5 +99,32 @@ func showPlan(w io.Writer, p apiv1.Plan, asJSON bool) error {
 		return printJSON(w, p)
 	}
 	printPlan(w, p)
+	return nil
+}
+
+// limitsText is the per-block limits a job asks for, "processor's" where
+// it asks for none.
+func limitsText(l apiv1.Limits) string {
+	part := func(v uint32, unit string) string {
+		if v == 0 {
+			return "the processor's"
+		}
+		return fmt.Sprintf("%d%s", v, unit)
+	}
+	return fmt.Sprintf("time %s, memory %s, output %s", part(l.BlockTimeoutS, "s"), part(l.MemoryMiB, " MiB"), part(l.OutputMiB, " MiB"))
+}
+
+// setLimits sets req's per-block limits from --block-timeout,
+// --block-memory and --block-output (MiB), each checked by its name.
+func setLimits(req *apiv1.SubmitRequest, timeout time.Duration, memory, output uint32) error {
+	switch {
+	case timeout < 0 || timeout > jobs.MaxBlockTimeoutS*time.Second || timeout%time.Second != 0:
+		return flagError("block-timeout", "%s: want whole seconds up to %s", timeout, jobs.MaxBlockTimeoutS*time.Second)
+	case memory > jobs.MaxBlockMemoryMiB:
+		return flagError("block-memory", "%d MiB is over %d MiB", memory, jobs.MaxBlockMemoryMiB)
+	case output > jobs.MaxBlockOutputMiB:
+		return flagError("block-output", "%d MiB is over %d MiB", output, jobs.MaxBlockOutputMiB)
+	}
+	req.Limits = apiv1.Limits{BlockTimeoutS: uint32(timeout / time.Second), MemoryMiB: memory, OutputMiB: output}
 	return nil
 }

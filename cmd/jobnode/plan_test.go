@@ -67,3 +67,27 @@ func TestSubmitPlan(t *testing.T) {
 		t.Fatalf("submit printed %q, %d submits", stdout, f.submits.Load())
 	}
 }
+
+// TestSubmitBlockLimits: --block-timeout, --block-memory and --block-output
+// reach the node as the job's limits and show in the plan; out of range,
+// each is refused by its name with exit code 2.
+func TestSubmitBlockLimits(t *testing.T) {
+	f := newFakeNode(t)
+	data := writeFile(t, "data.txt", []byte("the quick brown fox\n"))
+	good := writeFile(t, "good.wasm", minimalModule("", ""))
+	args := []string{"job", "submit", "--repo", f.repo, "--code", good, "--data", data, "--block-size", "64", "--price", "1e15"}
+	for flags, msg := range map[string]string{
+		"--block-timeout 2h":     "--block-timeout: 2h0m0s: want whole seconds up to 1h0m0s",
+		"--block-timeout 1500ms": "--block-timeout: 1.5s: want whole seconds",
+		"--block-memory 5000":    "--block-memory: 5000 MiB is over 4096 MiB",
+		"--block-output 4097":    "--block-output: 4097 MiB is over 4096 MiB",
+	} {
+		_, stderr, code := cli(t, append(args, strings.Fields(flags)...)...)
+		wantExit(t, stderr, code, exitUsage, msg)
+	}
+	_, stderr, code := cli(t, append(args, "--block-timeout", "5s", "--block-memory", "64")...)
+	wantExit(t, stderr, code, exitOK, "per-block limits: time 5s, memory 64 MiB, output the processor's")
+	if got := f.lastSubmit.Limits; got != (apiv1.Limits{BlockTimeoutS: 5, MemoryMiB: 64}) {
+		t.Fatalf("submitted limits %+v", got)
+	}
+}
