@@ -3,9 +3,7 @@ package api
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
-	"net/http"
 	"slices"
 	"strings"
 
@@ -207,24 +205,4 @@ func eventText(r crdt.Record) string {
 		return "escrow aborted"
 	}
 	return k.Type
-}
-
-// serveDescribe answers GET /v1/jobs/{id}/describe.
-func serveDescribe(view *JobView) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		id, err := jobs.ParseHash(r.PathValue("id"))
-		if err != nil {
-			writeError(w, http.StatusBadRequest, fmt.Errorf("job ID: %w", err))
-			return
-		}
-		d, err := view.Describe(r.Context(), id)
-		switch {
-		case errors.Is(err, ErrNoSuchJob):
-			writeError(w, http.StatusNotFound, err)
-		case err != nil:
-			writeError(w, http.StatusInternalServerError, err)
-		default:
-			writeJSON(w, http.StatusOK, d)
-		}
-	}
 }

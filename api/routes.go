@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -70,7 +71,6 @@ func (h *Handler) register(d Deps) error {
 		d.Log.Warn("job metrics not registered", "err", err)
 	}
 	outputs := &Outputs{Store: d.Store, Blocks: d.IPFS}
-	h.handle("GET /v1/jobs/{id}/describe", accessLocal, serveDescribe(view))
 	h.handle("GET /v1/jobs/{id}/output", accessLocal, outputs.ServeOutput)
 	h.handle("GET /v1/jobs/{id}/tiles.png", accessLocal, outputs.ServeTiles)
 	dashboard := ui.Handler()
@@ -108,22 +108,29 @@ func (h *Handler) registerJobs(view *JobView) {
 		}
 		writeJSON(w, http.StatusOK, js)
 	})
-	h.handle("GET /v1/jobs/{id}", accessLocal, func(w http.ResponseWriter, r *http.Request) {
+	h.handle("GET /v1/jobs/{id}", accessLocal, serveJob(view.Summary))
+	h.handle("GET /v1/jobs/{id}/describe", accessLocal, serveJob(view.Describe))
+}
+
+// serveJob answers a read of the job the path's {id} names with what get
+// returns for it: 400 for a malformed ID, 404 for an unknown job.
+func serveJob[T any](get func(context.Context, jobs.ID) (T, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
 		id, err := jobs.ParseHash(r.PathValue("id"))
 		if err != nil {
 			writeError(w, http.StatusBadRequest, fmt.Errorf("job ID: %w", err))
 			return
 		}
-		j, err := view.Summary(r.Context(), id)
+		v, err := get(r.Context(), id)
 		switch {
 		case errors.Is(err, ErrNoSuchJob):
 			writeError(w, http.StatusNotFound, err)
 		case err != nil:
 			writeError(w, http.StatusInternalServerError, err)
 		default:
-			writeJSON(w, http.StatusOK, j)
+			writeJSON(w, http.StatusOK, v)
 		}
-	})
+	}
 }
 
 // notFound answers paths no route has: a known path asked with another
