@@ -147,13 +147,13 @@ func newAttackFixture(t *testing.T) *attackFixture {
 	// of the cancel attacks.
 	submit := apiv1.SubmitRequest{
 		Code: apiv1.Source{URI: code.URI, SHA256: code.SHA256}, Data: apiv1.Source{URI: data.URI, SHA256: data.SHA256},
-		Slicing: apiv1.Slicing{BlockSize: 128, MicroJobs: 2, BlocksPerMicro: 1}, PriceWei: "7000000",
+		Slicing: apiv1.Slicing{BlockSize: 128, MicroJobs: 2, BlocksPerMicro: 1}, PriceWei: "21000000000000",
 		Requirements: apiv1.Requirements{MinVRAMMiB: 1 << 20},
 	}
 	if f.target, err = f.c.Submit(ctx, submit); err != nil || f.target.State != apiv1.JobOpen {
 		t.Fatalf("submit: %+v (%v)", f.target, err)
 	}
-	submit.PriceWei = "8000000" // another job ID
+	submit.PriceWei = "22000000000000" // another job ID
 	submitBody, _ := json.Marshal(submit)
 	f.cookie, f.csrf = session(t, f.h, f.srv.URL)
 	// A new state-changing route fails the test until it is added here
@@ -161,6 +161,7 @@ func newAttackFixture(t *testing.T) *attackFixture {
 	f.bodies = map[string]validRequest{
 		"POST /v1/content":          {"application/octet-stream", []byte("new content"), http.StatusCreated},
 		"POST /v1/jobs":             {"application/json", submitBody, http.StatusCreated},
+		"POST /v1/jobs/plan":        {"application/json", submitBody, http.StatusOK},
 		"POST /v1/jobs/{id}/cancel": {"", nil, http.StatusOK},
 		"POST /v1/login":            {"", nil, http.StatusCreated},
 		"DELETE /v1/session":        {"", nil, http.StatusNoContent},

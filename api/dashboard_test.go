@@ -84,7 +84,7 @@ func TestDashboardSignInAndCancel(t *testing.T) {
 	}
 	job, err := c.Submit(ctx, apiv1.SubmitRequest{
 		Code: apiv1.Source{URI: up.URI}, Data: apiv1.Source{URI: data.URI},
-		Slicing: apiv1.Slicing{BlockSize: 128, MicroJobs: 2, BlocksPerMicro: 1}, PriceWei: "1000",
+		Slicing: apiv1.Slicing{BlockSize: 128, MicroJobs: 2, BlocksPerMicro: 1}, PriceWei: "21000000000000",
 		Requirements: apiv1.Requirements{MinVRAMMiB: 1 << 20}, // no processor takes it: it stays open
 	})
 	if err != nil {

@@ -112,18 +112,28 @@ func (v *JobView) List(ctx context.Context) ([]apiv1.Job, error) {
 // Summary returns one job's summary; ErrNoSuchJob when the store has no
 // such job.
 func (v *JobView) Summary(ctx context.Context, id jobs.ID) (apiv1.Job, error) {
-	r, err := v.Store.Get(ctx, records.JobKey(id))
-	if errors.Is(err, crdt.ErrNotFound) {
-		return apiv1.Job{}, fmt.Errorf("%w: %s", ErrNoSuchJob, id)
-	}
+	info, r, err := v.load(ctx, id)
 	if err != nil {
 		return apiv1.Job{}, err
 	}
+	return v.summary(ctx, info, r)
+}
+
+// load reads job id's record and JobInfo; ErrNoSuchJob when the store has
+// no such job.
+func (v *JobView) load(ctx context.Context, id jobs.ID) (*jobs.JobInfo, crdt.Record, error) {
+	r, err := v.Store.Get(ctx, records.JobKey(id))
+	if errors.Is(err, crdt.ErrNotFound) {
+		return nil, r, fmt.Errorf("%w: %s", ErrNoSuchJob, id)
+	}
+	if err != nil {
+		return nil, r, err
+	}
 	info, err := jobs.Decode(r.Payload)
 	if err != nil || info.ID() != id {
-		return apiv1.Job{}, fmt.Errorf("%w: %s: the stored record is not that job", ErrNoSuchJob, id)
+		return nil, r, fmt.Errorf("%w: %s: the stored record is not that job", ErrNoSuchJob, id)
 	}
-	return v.summary(ctx, info, r)
+	return info, r, nil
 }
 
 func (v *JobView) plan(info *jobs.JobInfo) (*jobs.Plan, error) {

@@ -84,6 +84,7 @@ func TestJobEndpoints(t *testing.T) {
 		return nil
 	})
 	checkSettledSummary(t, j, price)
+	checkDescription(t, srv.URL, j)
 
 	// Any node derives the same summary from its replica; only Mine differs.
 	var list []apiv1.Job

@@ -169,6 +169,8 @@ func TestOpenAPIJobSchemas(t *testing.T) {
 		"Job": reflect.TypeFor[apiv1.Job](), "UndecidedBlock": reflect.TypeFor[apiv1.UndecidedBlock](),
 		"JobFailure":    reflect.TypeFor[apiv1.JobFailure](),
 		"DispatchNodes": reflect.TypeFor[apiv1.DispatchNodes](), "DispatchNode": reflect.TypeFor[apiv1.DispatchNode](),
+		"Plan": reflect.TypeFor[apiv1.Plan](), "JobDescription": reflect.TypeFor[apiv1.JobDescription](),
+		"MacroJobInfo": reflect.TypeFor[apiv1.MacroJobInfo](), "MicroJobInfo": reflect.TypeFor[apiv1.MicroJobInfo](), "JobEvent": reflect.TypeFor[apiv1.JobEvent](),
 	} {
 		documented := slices.Sorted(maps.Keys(schemas[name].Properties))
 		if want := jsonFields(typ); !slices.Equal(documented, want) {

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -80,6 +81,7 @@ func (h *Handler) register(d Deps) error {
 	sub := &submitter{client: d.DApp, role: d.Role, view: view, maxUpload: h.cfg.MaxUploadMiB << 20}
 	h.handle("POST /v1/content", accessAuth, h.upload(sub.content))
 	h.handle("POST /v1/jobs", accessAuth, limitBody(sub.submit))
+	h.handle("POST /v1/jobs/plan", accessAuth, limitBody(sub.plan))
 	h.handle("POST /v1/jobs/{id}/cancel", accessAuth, limitBody(sub.cancel))
 	// Credentials: dashboard sessions from one-time codes.
 	h.handle("POST /v1/login", accessToken, limitBody(h.login))
@@ -106,22 +108,29 @@ func (h *Handler) registerJobs(view *JobView) {
 		}
 		writeJSON(w, http.StatusOK, js)
 	})
-	h.handle("GET /v1/jobs/{id}", accessLocal, func(w http.ResponseWriter, r *http.Request) {
+	h.handle("GET /v1/jobs/{id}", accessLocal, serveJob(view.Summary))
+	h.handle("GET /v1/jobs/{id}/describe", accessLocal, serveJob(view.Describe))
+}
+
+// serveJob answers a read of the job the path's {id} names with what get
+// returns for it: 400 for a malformed ID, 404 for an unknown job.
+func serveJob[T any](get func(context.Context, jobs.ID) (T, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
 		id, err := jobs.ParseHash(r.PathValue("id"))
 		if err != nil {
 			writeError(w, http.StatusBadRequest, fmt.Errorf("job ID: %w", err))
 			return
 		}
-		j, err := view.Summary(r.Context(), id)
+		v, err := get(r.Context(), id)
 		switch {
 		case errors.Is(err, ErrNoSuchJob):
 			writeError(w, http.StatusNotFound, err)
 		case err != nil:
 			writeError(w, http.StatusInternalServerError, err)
 		default:
-			writeJSON(w, http.StatusOK, j)
+			writeJSON(w, http.StatusOK, v)
 		}
-	})
+	}
 }
 
 // notFound answers paths no route has: a known path asked with another

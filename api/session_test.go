@@ -25,7 +25,7 @@ var documentedAccess = map[string]string{
 	"/v1/id": "local", "/v1/peers": "local", "/v1/nodes": "local",
 	"/v1/dispatch/nodes": "local", "/v1/queue": "local",
 	"/v1/jobs": "local", "/v1/jobs/{id}": "local", "/v1/events": "local",
-	"/v1/jobs/{id}/output": "local", "/v1/jobs/{id}/tiles.png": "local",
+	"/v1/jobs/{id}/output": "local", "/v1/jobs/{id}/tiles.png": "local", "/v1/jobs/{id}/describe": "local",
 	"/metrics": "local",
 	"/ui/":     "public", "/ui": "public", "/v1/openapi.yaml": "public", "/v1/health": "public",
 }

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -116,47 +117,11 @@ func (c *countingReader) Read(p []byte) (int, error) {
 
 // submit publishes a job whose code and data are named by URI.
 func (s *submitter) submit(w http.ResponseWriter, r *http.Request) {
-	c := s.dapp(w)
-	if c == nil {
-		return
-	}
-	if err := contentType(r, "application/json"); err != nil {
-		writeError(w, http.StatusUnsupportedMediaType, err)
-		return
-	}
-	b, err := io.ReadAll(io.LimitReader(r.Body, MaxSubmitBody+1))
-	if err != nil {
-		writeError(w, http.StatusBadRequest, fmt.Errorf("reading the body: %w", err))
-		return
-	}
-	var req apiv1.SubmitRequest
-	if err := strictjson.Decode(b, MaxSubmitBody, &req); err != nil {
-		status := http.StatusBadRequest
-		if errors.Is(err, strictjson.ErrTooLarge) {
-			status = http.StatusRequestEntityTooLarge
-		}
-		writeError(w, status, fmt.Errorf("request body: %w", err))
-		return
-	}
-	spec, err := specOf(req, time.Now())
-	if err != nil {
-		writeError(w, http.StatusBadRequest, fieldErrors(err))
+	c, spec, ok := s.prepare(w, r)
+	if !ok {
 		return
 	}
 	ctx := r.Context()
-	// Content without a hash is read once, through the fetchers processors
-	// use, to pin it; data is always read to size it (and to check the
-	// hash it was given).
-	if spec.Code.SHA256.IsZero() {
-		if spec.Code, err = c.DescribeCode(ctx, spec.Code.URI, jobs.Hash{}); err != nil {
-			writeFetchError(w, "code", err)
-			return
-		}
-	}
-	if spec.Data, err = c.DescribeData(ctx, spec.Data.URI, spec.Data.SHA256); err != nil {
-		writeFetchError(w, "data", err)
-		return
-	}
 	info, err := c.SubmitSource(ctx, spec)
 	switch {
 	case errors.Is(err, dapp.ErrInvalidJob):
@@ -175,6 +140,55 @@ func (s *submitter) submit(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusCreated, j)
+}
+
+// prepare reads and checks a submit request: its fields, then its code
+// (a module the sandbox can run) and data (sized), each read once
+// through the fetchers processors use and checked against the hash it
+// was given. Not ok: it has answered the request.
+func (s *submitter) prepare(w http.ResponseWriter, r *http.Request) (*dapp.Client, dapp.SourceSpec, bool) {
+	c := s.dapp(w)
+	if c == nil {
+		return nil, dapp.SourceSpec{}, false
+	}
+	if err := contentType(r, "application/json"); err != nil {
+		writeError(w, http.StatusUnsupportedMediaType, err)
+		return nil, dapp.SourceSpec{}, false
+	}
+	b, err := io.ReadAll(io.LimitReader(r.Body, MaxSubmitBody+1))
+	if err != nil {
+		writeError(w, http.StatusBadRequest, fmt.Errorf("reading the body: %w", err))
+		return nil, dapp.SourceSpec{}, false
+	}
+	var req apiv1.SubmitRequest
+	if err := strictjson.Decode(b, MaxSubmitBody, &req); err != nil {
+		status := http.StatusBadRequest
+		if errors.Is(err, strictjson.ErrTooLarge) {
+			status = http.StatusRequestEntityTooLarge
+		}
+		writeError(w, status, fmt.Errorf("request body: %w", err))
+		return nil, dapp.SourceSpec{}, false
+	}
+	spec, err := specOf(req, time.Now())
+	if err != nil {
+		writeError(w, http.StatusBadRequest, fieldErrors(err))
+		return nil, dapp.SourceSpec{}, false
+	}
+	ctx := r.Context()
+	if req.FetchTimeoutS > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, time.Duration(req.FetchTimeoutS)*time.Second)
+		defer cancel()
+	}
+	if spec.Code, err = c.CheckCode(ctx, spec.Code.URI, spec.Code.SHA256); err != nil {
+		writeFetchError(w, "code", err)
+		return nil, dapp.SourceSpec{}, false
+	}
+	if spec.Data, err = c.DescribeData(ctx, spec.Data.URI, spec.Data.SHA256); err != nil {
+		writeFetchError(w, "data", err)
+		return nil, dapp.SourceSpec{}, false
+	}
+	return c, spec, true
 }
 
 // cancel withdraws a job this node submitted, before work has started.
@@ -218,7 +232,9 @@ func (s *submitter) cancel(w http.ResponseWriter, r *http.Request) {
 
 // writeFetchError answers a failed read of a job's code or data: a URI
 // the node cannot use is a bad request (400); content it cannot read,
-// that is too large or does not match its hash is 422. Nothing was
+// that is too large or does not match its hash, and code the sandbox
+// cannot run (dapp.ErrBadModule), is 422; content not read within the
+// request's fetch_timeout_s is 504. Nothing was
 // published either way.
 func writeFetchError(w http.ResponseWriter, field string, err error) {
 	status := http.StatusUnprocessableEntity
@@ -227,6 +243,9 @@ func writeFetchError(w http.ResponseWriter, field string, err error) {
 	}
 	if errors.Is(err, dapp.ErrNoFetch) {
 		status = http.StatusBadRequest
+	}
+	if errors.Is(err, dapp.ErrContentTimeout) {
+		status = http.StatusGatewayTimeout
 	}
 	writeError(w, status, fmt.Errorf("%s.uri: %w", field, err))
 }
@@ -273,6 +292,9 @@ func specOf(req apiv1.SubmitRequest, now time.Time) (dapp.SourceSpec, error) {
 		bad("price_wei", "%s must be positive", price)
 	default:
 		spec.Price = price
+		if err := dapp.CheckPrice(price); err != nil {
+			bad("price_wei", "%v", err)
+		}
 	}
 	if req.Slicing.BlockSize == 0 {
 		bad("slicing.block_size", "missing")
@@ -302,6 +324,10 @@ func specOf(req apiv1.SubmitRequest, now time.Time) (dapp.SourceSpec, error) {
 	rq := req.Requirements
 	spec.Requirements = jobs.Requirements{MinVRAMMiB: rq.MinVRAMMiB, GPUModel: rq.GPUModel, ModelCIDs: rq.ModelCIDs, Replicas: rq.Replicas}
 	spec.TaskSize = req.TaskSize
+	spec.Limits = jobs.Limits{BlockTimeoutS: req.Limits.BlockTimeoutS, MemoryMiB: req.Limits.MemoryMiB, OutputMiB: req.Limits.OutputMiB}
+	if req.FetchTimeoutS > apiv1.MaxFetchTimeoutS {
+		bad("fetch_timeout_s", "%d is over %d", req.FetchTimeoutS, apiv1.MaxFetchTimeoutS)
+	}
 	if len(errs) > 0 {
 		return spec, errors.Join(errs...)
 	}
@@ -311,6 +337,7 @@ func specOf(req apiv1.SubmitRequest, now time.Time) (dapp.SourceSpec, error) {
 		Code: jobs.Source{URI: spec.Code.URI, SHA256: jobs.Hash{1}}, Data: jobs.Data{Source: jobs.Source{URI: spec.Data.URI, SHA256: jobs.Hash{1}}, Size: 1},
 		Slicing: spec.Slicing, SeedCommitment: jobs.Seed{1}, PriceWei: spec.Price, Requirements: spec.Requirements,
 		Creator: jobs.Address{1}, Deadline: spec.Deadline.Unix(), Output: spec.Output, TaskSize: spec.TaskSize,
+		Limits: spec.Limits,
 	}
 	probe.ApplyDefaults()
 	if err := probe.Validate(now); err != nil {

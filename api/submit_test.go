@@ -21,6 +21,7 @@ import (
 	"github.com/ipfs/go-cid"
 	ds "github.com/ipfs/go-datastore"
 	dssync "github.com/ipfs/go-datastore/sync"
+	"github.com/multiformats/go-multihash"
 
 	"github.com/jobmesh/jobmesh/api"
 	"github.com/jobmesh/jobmesh/apiv1"
@@ -114,7 +115,7 @@ func TestSubmitUploadWaitCancel(t *testing.T) {
 	// A job no processor can take (1 TiB of VRAM) stays open: cancel it.
 	req := apiv1.SubmitRequest{
 		Code: apiv1.Source{URI: code.URI}, Data: apiv1.Source{URI: data.URI},
-		Slicing: apiv1.Slicing{BlockSize: 128, MicroJobs: 2, BlocksPerMicro: 1}, PriceWei: "1000",
+		Slicing: apiv1.Slicing{BlockSize: 128, MicroJobs: 2, BlocksPerMicro: 1}, PriceWei: "21000000000000",
 		Requirements: apiv1.Requirements{MinVRAMMiB: 1 << 20},
 	}
 	open, err := c.Submit(ctx, req)
@@ -247,12 +248,22 @@ func TestSubmitRefusesBadRequests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	notWasm, err := c.Upload(ctx, bytes.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Content no node of the mesh holds.
+	sum, err := multihash.Sum([]byte("content nobody holds"), multihash.SHA2_256, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	missing := "ipfs://" + cid.NewCidV1(cid.Raw, sum).String()
 	good := func(edit func(map[string]any)) []byte {
 		r := map[string]any{
 			"code":      map[string]any{"uri": code.URI, "sha256": code.SHA256},
 			"data":      map[string]any{"uri": code.URI},
 			"slicing":   map[string]any{"block_size": 4096},
-			"price_wei": "1000",
+			"price_wei": "21000000000000",
 		}
 		if edit != nil {
 			edit(r)
@@ -273,6 +284,13 @@ func TestSubmitRefusesBadRequests(t *testing.T) {
 		{"wrong content type", "POST", "/v1/jobs", "text/plain", good(nil), 415, "Content-Type"},
 		{"missing price", "POST", "/v1/jobs", js, good(func(r map[string]any) { delete(r, "price_wei") }), 400, "price_wei: missing"},
 		{"bad price", "POST", "/v1/jobs", js, good(func(r map[string]any) { r["price_wei"] = "-5" }), 400, "price_wei"},
+		{"price below the floor", "POST", "/v1/jobs", js, good(func(r map[string]any) { r["price_wei"] = "20999999999999" }), 400,
+			"price_wei: 20999999999999 wei is below the floor of 21000000000000 wei"},
+		{"code not WebAssembly", "POST", "/v1/jobs", js, good(func(r map[string]any) { r["code"] = map[string]any{"uri": notWasm.URI} }), 422,
+			"code.uri: dapp: the code is not a runnable module: " + notWasm.URI + ": not a WebAssembly module (bad magic)"},
+		{"code hash mismatch", "POST", "/v1/jobs", js, good(func(r map[string]any) {
+			r["code"] = map[string]any{"uri": code.URI, "sha256": strings.Repeat("0", 63) + "1"}
+		}), 422, "code.uri: fetch: content hash mismatch: " + code.URI + " has SHA-256 " + code.SHA256},
 		{"bad URI", "POST", "/v1/jobs", js, good(func(r map[string]any) { r["code"] = map[string]any{"uri": "ftp://example.com/x"} }), 400, "code.uri"},
 		{"several bad fields", "POST", "/v1/jobs", js, good(func(r map[string]any) {
 			r["data"] = map[string]any{"uri": "nonsense"}
@@ -289,6 +307,16 @@ func TestSubmitRefusesBadRequests(t *testing.T) {
 		{"hash mismatch", "POST", "/v1/jobs", js, good(func(r map[string]any) {
 			r["data"] = map[string]any{"uri": code.URI, "sha256": strings.Repeat("0", 63) + "1"}
 		}), 422, "hash"},
+		{"plan of code not WebAssembly", "POST", "/v1/jobs/plan", js, good(func(r map[string]any) { r["code"] = map[string]any{"uri": notWasm.URI} }), 422,
+			"not a WebAssembly module (bad magic)"},
+		{"plan below the floor", "POST", "/v1/jobs/plan", js, good(func(r map[string]any) { r["price_wei"] = "1" }), 400, "price_wei: 1 wei is below the floor"},
+		{"data no node holds", "POST", "/v1/jobs", js, good(func(r map[string]any) {
+			r["data"] = map[string]any{"uri": missing}
+			r["fetch_timeout_s"] = 1
+		}), 504, "data.uri: dapp: job content not read in time: data " + missing + ": 0 bytes read in 1s; for ipfs://, no connected node served it"},
+		{"limits over range", "POST", "/v1/jobs", js, good(func(r map[string]any) { r["limits"] = map[string]any{"memory_mib": 5000} }), 400,
+			"limits.memory_mib: jobs: invalid per-block limits: 5000 not in 0..4096"},
+		{"fetch timeout too long", "POST", "/v1/jobs", js, good(func(r map[string]any) { r["fetch_timeout_s"] = 3601 }), 400, "fetch_timeout_s: 3601 is over 3600"},
 		{"bad job ID", "GET", "/v1/jobs/not-a-job", "", nil, 400, "job ID"},
 		{"bad job ID to cancel", "POST", "/v1/jobs/xyz/cancel", "", nil, 400, "job ID"},
 		{"unknown job to cancel", "POST", idPath + "/cancel", "", nil, 404, "no such job"},
@@ -308,6 +336,19 @@ func TestSubmitRefusesBadRequests(t *testing.T) {
 	}
 	// A bootstrap node submits nothing.
 	checkBad(t, boot.URL, bootClient.Token(), badCase{"bootstrap submit", "POST", "/v1/jobs", js, good(nil), 501, "does not submit"})
+	// A plan is the job's shape, and publishes nothing: the wordcount
+	// module as data, in 4096-byte blocks, 10 per MicroJob.
+	var req apiv1.SubmitRequest
+	if err := json.Unmarshal(good(nil), &req); err != nil {
+		t.Fatal(err)
+	}
+	req.Limits = apiv1.Limits{BlockTimeoutS: 5}
+	plan, err := c.Plan(ctx, req)
+	blocks := (code.Size + 4095) / 4096
+	if err != nil || plan.DataSize != code.Size || plan.Blocks != blocks || plan.MacroJobs != (blocks+99)/100 ||
+		plan.RegularMicroJobs != (blocks+9)/10 || plan.MicroJobs != plan.RegularMicroJobs+plan.MacroJobs || plan.PriceWei != "21000000000000" || plan.Limits != req.Limits {
+		t.Fatalf("plan %+v (%v)", plan, err)
+	}
 	// Nothing was published.
 	if list, err := c.Jobs(ctx); err != nil || len(list) != 0 {
 		t.Fatalf("after bad requests the node lists %d jobs (%v)", len(list), err)
@@ -367,7 +408,7 @@ func TestSubmitOnChain(t *testing.T) {
 	if list, err := c.Jobs(ctx); err != nil || len(list) != 0 {
 		t.Fatalf("an unfunded job was published: %d (%v)", len(list), err)
 	}
-	price := big.NewInt(7_000_000)
+	price := big.NewInt(21_000_000_000_000)
 	req.PriceWei = price.String()
 	job, err := c.Submit(ctx, req)
 	if err != nil {

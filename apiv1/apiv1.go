@@ -177,7 +177,25 @@ type SubmitRequest struct {
 	Output       string       `json:"output,omitempty"`  // "concat" (default) or "png-grid"
 	Columns      uint32       `json:"columns,omitempty"` // png-grid columns
 	TaskSize     uint64       `json:"task_size,omitempty"`
+	// FetchTimeoutS bounds, in seconds, the node's read of the code and
+	// the data named by URI before it publishes; 0: the fetchers' own
+	// limit. At most MaxFetchTimeoutS.
+	FetchTimeoutS uint32 `json:"fetch_timeout_s,omitempty"`
+	// Limits are per-block limits below the processors' own, for a job
+	// that needs less; a processor does not take a job asking for more
+	// than it allows.
+	Limits Limits `json:"limits,omitzero"`
 }
+
+// Limits mirrors jobs.Limits; zero fields: the processor's limit.
+type Limits struct {
+	BlockTimeoutS uint32 `json:"block_timeout_s,omitempty"` // at most 3600
+	MemoryMiB     uint32 `json:"memory_mib,omitempty"`      // at most 4096
+	OutputMiB     uint32 `json:"output_mib,omitempty"`      // at most 4096
+}
+
+// MaxFetchTimeoutS is the most SubmitRequest.FetchTimeoutS may be.
+const MaxFetchTimeoutS = 3600
 
 // Content is the answer to POST /v1/content: the uploaded bytes, added to
 // the node's block layer.
@@ -193,4 +211,28 @@ type Content struct {
 type Event struct {
 	Kind string `json:"kind"` // "job"
 	Job  Job    `json:"job"`
+}
+
+// Plan is what a job will be, before it is published: the answer to POST
+// /v1/jobs/plan, and the plan part of GET /v1/jobs/{id}/describe.
+type Plan struct {
+	DataSize  uint64 `json:"data_size"`  // bytes
+	BlockSize uint64 `json:"block_size"` // bytes
+	Blocks    uint64 `json:"blocks"`
+	MacroJobs uint64 `json:"macrojobs"`
+	// RegularMicroJobs and VerifierMicroJobs (one per MacroJob) make
+	// MicroJobs.
+	RegularMicroJobs  uint64 `json:"regular_microjobs"`
+	VerifierMicroJobs uint64 `json:"verifier_microjobs"`
+	MicroJobs         uint64 `json:"microjobs"`
+	// Replicas run each MicroJob; Runs = MicroJobs × Replicas.
+	Replicas uint32 `json:"replicas"`
+	Runs     uint64 `json:"runs"`
+	// PriceWei is the whole price, which the escrow holds; PerRunWei is
+	// PriceWei / Runs rounded down, what one MicroJob run earns on average
+	// (the settlement splits the price by speed).
+	PriceWei  string `json:"price_wei"`
+	PerRunWei string `json:"per_run_wei"`
+	// Limits are the per-block limits the job asks for, if any.
+	Limits Limits `json:"limits,omitzero"`
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -116,19 +115,11 @@ func (c *Client) Cancel(ctx context.Context, id jobs.ID) error {
 // Describe reads the content uri names once through the fetcher, at most
 // limit bytes, and returns its SHA-256 and size.
 func (c *Client) Describe(ctx context.Context, uri string, limit int64) (jobs.Data, error) {
-	if c.p.Fetch == nil {
-		return jobs.Data{}, ErrNoFetch
-	}
 	if err := jobs.ValidateURI(uri); err != nil {
 		return jobs.Data{}, err
 	}
-	rc, err := c.p.Fetch.Fetch(ctx, uri, limit)
-	if err != nil {
-		return jobs.Data{}, err
-	}
-	defer rc.Close()
 	h := sha256.New()
-	n, err := io.Copy(h, rc)
+	n, err := c.readContent(ctx, "data", uri, limit, h)
 	if err != nil {
 		return jobs.Data{}, err
 	}
@@ -137,21 +128,11 @@ func (c *Client) Describe(ctx context.Context, uri string, limit int64) (jobs.Da
 	return d, nil
 }
 
-// DescribeCode and DescribeData are Describe with the processors' limits
-// for code and data; want, when not zero, is checked against the hash
-// (ErrHashMismatch from package fetch).
-func (c *Client) DescribeCode(ctx context.Context, uri string, want jobs.Hash) (jobs.Source, error) {
-	d, err := c.describe(ctx, uri, want, c.p.MaxCodeSize)
-	return d.Source, err
-}
-
-// DescribeData: see DescribeCode.
+// DescribeData is Describe with the processors' limit for data; want,
+// when not zero, is checked against the hash (ErrHashMismatch from
+// package fetch). Code is read by CheckCode.
 func (c *Client) DescribeData(ctx context.Context, uri string, want jobs.Hash) (jobs.Data, error) {
-	return c.describe(ctx, uri, want, c.p.MaxDataSize)
-}
-
-func (c *Client) describe(ctx context.Context, uri string, want jobs.Hash, limit int64) (jobs.Data, error) {
-	d, err := c.Describe(ctx, uri, limit)
+	d, err := c.Describe(ctx, uri, c.p.MaxDataSize)
 	if err != nil {
 		return d, err
 	}

@@ -62,6 +62,8 @@ type Spec struct {
 	Output       jobs.Output
 	Requirements jobs.Requirements
 	TaskSize     uint64 // optional task size estimate; 0 = unknown
+	// Limits are optional per-block limits below the processors' own.
+	Limits jobs.Limits
 	// FundLater publishes the job without creating its escrow; Fund does
 	// that later. Processors with a chain skip the job until then. Default
 	// false: Submit funds it first.
@@ -300,6 +302,7 @@ func (c *Client) SubmitSource(ctx context.Context, s SourceSpec) (*jobs.JobInfo,
 		Deadline:       deadline,
 		Output:         s.Output,
 		TaskSize:       s.TaskSize,
+		Limits:         s.Limits,
 	}
 	info.ApplyDefaults()
 	if err := info.Validate(time.Now()); err != nil {

@@ -69,6 +69,7 @@ func (j *JobInfo) Encode() []byte {
 	b = strconv.AppendUint(b, uint64(j.Output.Columns), 10)
 	b = append(b, `},"task_size":`...)
 	b = strconv.AppendUint(b, j.TaskSize, 10)
+	b = appendLimits(b, j.Limits)
 	b = append(b, '}')
 	return b
 }
@@ -122,7 +123,8 @@ type wire struct {
 		Kind    string `json:"kind"`
 		Columns uint32 `json:"columns"`
 	} `json:"output"`
-	TaskSize uint64 `json:"task_size"`
+	TaskSize uint64      `json:"task_size"`
+	Limits   *wireLimits `json:"limits"`
 }
 
 // Decode parses a canonical encoding. It rejects input larger than
@@ -176,6 +178,7 @@ func Decode(b []byte) (*JobInfo, error) {
 		Deadline: w.Deadline,
 		Output:   Output{Kind: w.Output.Kind, Columns: w.Output.Columns},
 		TaskSize: w.TaskSize,
+		Limits:   w.Limits.limits(),
 	}
 	var errs []error
 	parseHash := func(field, s string, sentinel error, dst *Hash) {

@@ -164,6 +164,9 @@ type JobInfo struct {
 	Deadline       int64        // unix seconds; must be in the future when submitted
 	Output         Output       // output assembly
 	TaskSize       uint64       // optional task size estimate in pricing units; 0 = unknown
+	// Limits are optional per-block limits below the processors' own;
+	// encoded only when set (Limits.IsZero false).
+	Limits Limits
 }
 
 // ApplyDefaults fills zero-valued optional parameters with their defaults.

@@ -83,6 +83,7 @@ func (j *JobInfo) validateStatic() []error {
 	if j.TaskSize > MaxTaskSize {
 		add("task_size", ErrInvalidTaskSize, "%d exceeds 2^53", j.TaskSize)
 	}
+	j.validateLimits(add)
 	return errs
 }
 

@@ -233,10 +233,24 @@ func (c *Client) Submit(ctx context.Context, req apiv1.SubmitRequest) (apiv1.Job
 	return j, c.call(ctx, http.MethodPost, "/v1/jobs", req, &j)
 }
 
+// Plan checks a submission as Submit does and returns the plan it would
+// make, publishing nothing.
+func (c *Client) Plan(ctx context.Context, req apiv1.SubmitRequest) (apiv1.Plan, error) {
+	var p apiv1.Plan
+	return p, c.call(ctx, http.MethodPost, "/v1/jobs/plan", req, &p)
+}
+
 // Job returns one job's summary.
 func (c *Client) Job(ctx context.Context, id string) (apiv1.Job, error) {
 	var j apiv1.Job
 	return j, c.call(ctx, http.MethodGet, "/v1/jobs/"+url.PathEscape(id), nil, &j)
+}
+
+// Describe returns everything the node knows of one job: its plan,
+// MicroJobs, who ran what, events, errors and settlement.
+func (c *Client) Describe(ctx context.Context, id string) (apiv1.JobDescription, error) {
+	var d apiv1.JobDescription
+	return d, c.call(ctx, http.MethodGet, "/v1/jobs/"+url.PathEscape(id)+"/describe", nil, &d)
 }
 
 // Jobs lists every job the node knows, newest first.

@@ -223,7 +223,7 @@ func (r *Runner) Run(ctx context.Context, in Input) (out Output, err error) {
 		if err != nil {
 			return Output{}, fmt.Errorf("%w: %w", ErrInvalidInput, err)
 		}
-		res, err := r.cfg.Exec.Run(ctx, in.Code, in.Data[off:off+length])
+		res, err := r.cfg.Exec.Run(WithJobLimits(ctx, in.Info), in.Code, in.Data[off:off+length])
 		if err != nil {
 			return Output{}, fmt.Errorf("microjob %s: block %d (%d of %d): %w: %w", in.Micro.ID, b, i+1, n, ErrBlockFailed, err)
 		}

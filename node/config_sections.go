@@ -78,6 +78,12 @@ type ProcessorConfig struct {
 	AdvertiseEvery  Duration `toml:"advertise_every"`
 	ProcessTimeout  Duration `toml:"process_timeout"`
 	MaxMemoryMiBJob int      `toml:"max_job_memory_mib"`
+	// BlockTimeout caps the time one block's run may take (the sandbox's
+	// wasm.Config.Timeout); a job may ask for less. Default 30s.
+	BlockTimeout Duration `toml:"block_timeout"`
+	// MaxBlockOutputMiB caps what one block's run may write to stdout
+	// (wasm.Config.MaxOutputBytes); a job may ask for less. Default 64.
+	MaxBlockOutputMiB int `toml:"max_block_output_mib"`
 	// ModelDir is the model store's directory; a relative path is
 	// relative to the repo (OpenRepo resolves it). Empty: no model
 	// store, so no pre-download. Default "models".
@@ -107,6 +113,10 @@ func (p ProcessorConfig) validate() error {
 		return fmt.Errorf("%w: [processor] hold_wait must not be negative", ErrInvalidConfig)
 	case p.MaxMemoryMiBJob <= 0 || p.MaxMemoryMiBJob > 4096:
 		return fmt.Errorf("%w: [processor] max_job_memory_mib %d outside 1..4096", ErrInvalidConfig, p.MaxMemoryMiBJob)
+	case p.BlockTimeout < Duration(time.Second) || p.BlockTimeout > Duration(time.Hour):
+		return fmt.Errorf("%w: [processor] block_timeout %s outside 1s..1h", ErrInvalidConfig, time.Duration(p.BlockTimeout))
+	case p.MaxBlockOutputMiB <= 0 || p.MaxBlockOutputMiB > 4096:
+		return fmt.Errorf("%w: [processor] max_block_output_mib %d outside 1..4096", ErrInvalidConfig, p.MaxBlockOutputMiB)
 	case p.MaxModelBytes <= 0:
 		return fmt.Errorf("%w: [processor] max_model_bytes must be positive", ErrInvalidConfig)
 	case len(p.Models) > maxAdvertModels:
@@ -258,6 +268,8 @@ func (c Config) ProcessorConfig() processor.Config {
 	pc.Room.Queue.ProcessingTimeout = time.Duration(c.Processor.ProcessTimeout)
 	pc.HoldWait = time.Duration(c.Processor.HoldWait)
 	pc.Wasm.MemoryLimitBytes = uint64(c.Processor.MaxMemoryMiBJob) << 20
+	pc.Wasm.Timeout = time.Duration(c.Processor.BlockTimeout)
+	pc.Wasm.MaxOutputBytes = int64(c.Processor.MaxBlockOutputMiB) << 20
 	pc.Dispatch = c.Dispatch.config()
 	pc.AdvertTTL = time.Duration(c.Dispatch.AdvertTTL)
 	pc.StakeTTL = time.Duration(c.Dispatch.StakeTTL)

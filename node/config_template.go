@@ -126,8 +126,13 @@ process_timeout = {{toml .Processor.ProcessTimeout}}
 # node (the creator's when it is connected) to hold the job's output; after
 # it, the verdict is written anyway. 0: no wait.
 hold_wait = {{toml .Processor.HoldWait}}
-# Memory cap of one WebAssembly MicroJob, in MiB.
+# Per-block limits of the WebAssembly sandbox: the memory of one run (MiB),
+# the time one block's run may take, and what it may write to stdout (MiB).
+# A job may ask for less in its JobInfo; a job asking for more than these
+# is not run here.
 max_job_memory_mib = {{toml .Processor.MaxMemoryMiBJob}}
+block_timeout = {{toml .Processor.BlockTimeout}}
+max_block_output_mib = {{toml .Processor.MaxBlockOutputMiB}}
 # Model store: one file per model, named by its CID. Models found there at
 # start are advertised with the ones listed in 'models', and models this
 # node is asked to pre-download (a job needs them and too few processors

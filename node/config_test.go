@@ -64,3 +64,40 @@ func TestAPISectionKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestConfigBlockLimits: [processor] block_timeout and
+// max_block_output_mib default to the sandbox's 30 s and 64 MiB, reach the
+// executor's config when set, and are refused out of range by name.
+func TestConfigBlockLimits(t *testing.T) {
+	enc, err := DefaultConfig().Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, text := range []string{"", string(enc)} {
+		cfg, err := loadConfigText(t, text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := cfg.ProcessorConfig().Wasm
+		if w.Timeout != 30*time.Second || w.MaxOutputBytes != 64<<20 || w.MemoryLimitBytes != 256<<20 {
+			t.Fatalf("default block limits %v, %d, %d", w.Timeout, w.MaxOutputBytes, w.MemoryLimitBytes)
+		}
+	}
+	cfg, err := loadConfigText(t, "[processor]\nblock_timeout = \"5s\"\nmax_block_output_mib = 8\nmax_job_memory_mib = 128\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := cfg.ProcessorConfig().Wasm; w.Timeout != 5*time.Second || w.MaxOutputBytes != 8<<20 || w.MemoryLimitBytes != 128<<20 {
+		t.Fatalf("set block limits %v, %d, %d", w.Timeout, w.MaxOutputBytes, w.MemoryLimitBytes)
+	}
+	for text, msg := range map[string]string{
+		"[processor]\nblock_timeout = \"0s\"\n":      "block_timeout 0s outside 1s..1h",
+		"[processor]\nblock_timeout = \"2h\"\n":      "block_timeout 2h0m0s outside 1s..1h",
+		"[processor]\nmax_block_output_mib = 0\n":    "max_block_output_mib 0 outside 1..4096",
+		"[processor]\nmax_block_output_mib = 5000\n": "max_block_output_mib 5000 outside 1..4096",
+	} {
+		if _, err := loadConfigText(t, text); !errors.Is(err, ErrInvalidConfig) || !strings.Contains(err.Error(), msg) {
+			t.Errorf("%q: got %v, want %q", text, err, msg)
+		}
+	}
+}

@@ -145,7 +145,7 @@ func (w *Worker) candidates(now time.Time) []*jobState {
 	defer w.mu.Unlock()
 	var out []*jobState
 	for _, js := range w.known {
-		if js.finished || js.aborted || failedLocked(js) || now.Sub(js.failed) < 30*time.Second {
+		if js.finished || js.aborted || failedLocked(js) || now.Sub(js.failed) < 30*time.Second || w.overLimits(js) {
 			continue
 		}
 		out = append(out, js)

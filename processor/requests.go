@@ -62,7 +62,7 @@ func (w *Worker) doReruns(ctx context.Context) bool {
 			w.mu.Lock()
 			code, data := js.code, js.data
 			w.mu.Unlock()
-			out, err := w.exec.Run(ctx, code, data[off:off+n])
+			out, err := w.exec.Run(microjob.WithJobLimits(ctx, js.info), code, data[off:off+n])
 			if err != nil {
 				w.log.Warn("re-running a disputed block", "job", js.plan.JobID, "block", block, "err", err)
 				continue

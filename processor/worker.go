@@ -125,7 +125,10 @@ type Worker struct {
 
 type jobState struct {
 	learnedAt time.Time // when this worker discovered the job
-	rankedAt  time.Time // when its ranks were first used (Worker.rankedAt)
+	// overLimitsSaid: the worker logged that the job asks for more per
+	// block than it allows (limits.go).
+	overLimitsSaid bool
+	rankedAt       time.Time // when its ranks were first used (Worker.rankedAt)
 	// stopWait ends the worker's wait for work from one of the job's
 	// rooms, once the job has a verdict.
 	stopWait   context.CancelFunc

@@ -194,12 +194,13 @@ func (e *Executor) instantiate(ctx context.Context, cm wazero.CompiledModule, in
 	defer cancel(nil)
 	stopOnClose := context.AfterFunc(e.closing, func() { cancel(ErrClosed) })
 	defer stopOnClose()
-	timer := time.AfterFunc(e.cfg.Timeout, func() { cancel(ErrTimeout) })
+	lim := e.cfg.runLimits(ctx)
+	timer := time.AfterFunc(lim.Timeout, func() { cancel(ErrTimeout) })
 	defer timer.Stop()
 
-	stdout := &cappedBuffer{limit: e.cfg.MaxOutputBytes, onOverflow: func() { cancel(ErrOutputTooLarge) }}
+	stdout := &cappedBuffer{limit: lim.MaxOutputBytes, onOverflow: func() { cancel(ErrOutputTooLarge) }}
 	stderr := &truncatingBuffer{limit: e.cfg.MaxStderrBytes}
-	alloc := &cappedAllocator{limit: uint64(e.cfg.memoryLimitPages()) * PageSize}
+	alloc := &cappedAllocator{limit: lim.MemoryLimitBytes}
 
 	wall, nano := fixedClocks()
 	mc := wazero.NewModuleConfig().
@@ -254,11 +255,11 @@ func (e *Executor) classify(ctx, runCtx context.Context, err error, alloc *cappe
 	}
 	switch {
 	case stdout.overflow:
-		return nil, fmt.Errorf("%w: more than %d bytes", ErrOutputTooLarge, e.cfg.MaxOutputBytes)
+		return nil, fmt.Errorf("%w: more than %d bytes", ErrOutputTooLarge, stdout.limit)
 	case alloc.hit.Load():
 		return nil, withStderr(fmt.Errorf("%w: growth past %d bytes refused", ErrMemoryLimit, alloc.limit), stderr.String())
 	case errors.Is(context.Cause(runCtx), ErrTimeout):
-		return nil, fmt.Errorf("%w: after %v", ErrTimeout, e.cfg.Timeout)
+		return nil, fmt.Errorf("%w: after %v", ErrTimeout, e.cfg.runLimits(ctx).Timeout)
 	case errors.Is(context.Cause(runCtx), ErrClosed):
 		return nil, ErrClosed
 	case ctx.Err() != nil:

@@ -2,13 +2,9 @@ package main
 
 import (
 	"math/big"
-)
 
-// minPriceWei is the least price job submit accepts: 21000 gas (one plain
-// transfer) at 1 gwei a gas. A processor takes its pay out with a
-// transaction, so a job that pays less in all costs those who run it more
-// than it pays them, and no processor has a reason to take it.
-var minPriceWei = big.NewInt(21_000 * 1_000_000_000)
+	"github.com/jobmesh/jobmesh/dapp"
+)
 
 // parseWei reads the amount in wei given to flag --name: a decimal
 // integer, or an exact scientific form such as 1e18. Every flag that takes
@@ -32,15 +28,14 @@ func parseWei(name, s string) (*big.Int, error) {
 }
 
 // parsePrice reads --price: an amount as parseWei reads it, at least
-// minPriceWei.
+// dapp.MinPriceWei.
 func parsePrice(s string) (*big.Int, error) {
 	v, err := parseWei("price", s)
 	if err != nil {
 		return nil, err
 	}
-	if v.Cmp(minPriceWei) < 0 {
-		return nil, flagError("price", "%s wei is below the floor of %s wei (2.1e13): a processor pays about that "+
-			"(21000 gas at 1 gwei) to take its pay out, so a smaller price pays nobody to run the job", v, minPriceWei)
+	if err := dapp.CheckPrice(v); err != nil {
+		return nil, flagError("price", "%v", err)
 	}
 	return v, nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -25,14 +26,15 @@ func newJobCmd(g *globals) *cobra.Command {
 		Use:   "job",
 		Short: "Submit, follow, fetch and cancel jobs through the running node",
 	}
-	cmd.AddCommand(newJobSubmitCmd(g), newJobStatusCmd(g), newJobListCmd(g), newJobWaitCmd(g), newJobGetCmd(g), newJobCancelCmd(g))
+	cmd.AddCommand(newJobSubmitCmd(g), newJobStatusCmd(g), newJobListCmd(g), newJobWaitCmd(g), newJobGetCmd(g), newJobCancelCmd(g),
+		newJobDescribeCmd(g), newJobLogsCmd(g))
 	return cmd
 }
 
 // source turns a --code or --data argument into a job source: a URI as it
 // is, a local file uploaded to the node first.
 func source(ctx context.Context, c *meshclient.Client, arg string) (apiv1.Source, error) {
-	if strings.Contains(arg, "://") {
+	if isURI(arg) {
 		return apiv1.Source{URI: arg}, nil
 	}
 	f, err := os.Open(arg)
@@ -54,11 +56,14 @@ func upload(ctx context.Context, c *meshclient.Client, name string, r io.Reader)
 
 func newJobSubmitCmd(g *globals) *cobra.Command {
 	var (
-		code, data, price, output string
-		split                     string
-		req                       apiv1.SubmitRequest
-		deadline                  time.Duration
-		wait, asJSON              bool
+		code, data, price, output  string
+		split                      string
+		req                        apiv1.SubmitRequest
+		deadline                   time.Duration
+		wait, asJSON, dryRun       bool
+		maxMicro                   uint64
+		fetchTimeout, blockTimeout time.Duration
+		blockMemory, blockOutput   uint32
 	)
 	cmd := &cobra.Command{
 		Use:   "submit",
@@ -71,6 +76,11 @@ wei as a decimal integer or an exact scientific form (1e15), at least
 2.1e13 wei. A job ID printed here, or any unique prefix of at least 4 hex
 digits, names the job in the other job commands.
 
+Before submitting, the plan is printed on stderr: the blocks, MacroJobs,
+MicroJobs (regular and verifiers), the runs and the price per run. A plan
+of more than --max-microjobs MicroJobs is refused. --dry-run prints the
+plan on stdout and submits nothing; with local files it needs no node.
+
 ` + exitCodesHelp + `
 (The job's codes apply with --wait.)`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -78,7 +88,7 @@ digits, names the job in the other job commands.
 			if err := checkSubmitFlags(ctx, &req, code, data, price); err != nil {
 				return err
 			}
-			var packed io.Reader
+			var packed *bytes.Reader
 			switch split {
 			case splitBytes:
 			case splitWords:
@@ -88,6 +98,33 @@ digits, names the job in the other job commands.
 				}
 			default:
 				return flagError("split", "%q: want %s or %s", split, splitBytes, splitWords)
+			}
+			if err := setFetchTimeout(&req, fetchTimeout); err != nil {
+				return err
+			}
+			if err := setLimits(&req, blockTimeout, blockMemory, blockOutput); err != nil {
+				return err
+			}
+			req.Output = output
+			if deadline > 0 {
+				req.Deadline = time.Now().Add(deadline).UTC()
+			}
+			out := cmd.OutOrStdout()
+			plan, known, err := localPlan(req, data)
+			if packed != nil {
+				// The blocks are cut from the packed text, not the file.
+				plan, known, err = planOf(req, uint64(packed.Size())), true, nil
+			}
+			if err != nil {
+				return err
+			}
+			if known {
+				if err := checkPlan(plan, maxMicro); err != nil {
+					return err
+				}
+				if dryRun {
+					return showPlan(out, plan, asJSON)
+				}
 			}
 			c, err := g.client()
 			if err != nil {
@@ -104,15 +141,27 @@ digits, names the job in the other job commands.
 			if err != nil {
 				return err
 			}
-			req.Output = output
-			if deadline > 0 {
-				req.Deadline = time.Now().Add(deadline).UTC()
+			ticker := time.NewTicker(waitNoteEvery)
+			defer ticker.Stop()
+			stop := noteWaiting(cmd.ErrOrStderr(), remoteSources(code, data, req), fetchTimeout, ticker.C)
+			defer stop()
+			if !known {
+				if plan, err = remotePlan(ctx, c, req); err != nil {
+					return err
+				}
+				if err := checkPlan(plan, maxMicro); err != nil {
+					return err
+				}
+				if dryRun {
+					return showPlan(out, plan, asJSON)
+				}
 			}
+			printPlan(cmd.ErrOrStderr(), plan)
 			j, err := c.Submit(ctx, req)
+			stop()
 			if err != nil {
 				return err
 			}
-			out := cmd.OutOrStdout()
 			if wait {
 				if !asJSON {
 					fmt.Fprintln(out, j.ID)
@@ -143,7 +192,13 @@ digits, names the job in the other job commands.
 	f.Uint32Var(&req.Columns, "columns", 0, "png-grid columns")
 	f.DurationVar(&deadline, "deadline", 0, "time the job may take (default 1h)")
 	f.BoolVar(&wait, "wait", false, "follow the job to its end with a progress bar")
-	f.BoolVar(&asJSON, "json", false, "print the (final) job as JSON")
+	f.BoolVar(&asJSON, "json", false, "print the (final) job as JSON; with --dry-run, the plan")
+	f.BoolVar(&dryRun, "dry-run", false, "check the job and print its plan (blocks, MacroJobs, MicroJobs, price per run); submit nothing")
+	f.DurationVar(&blockTimeout, "block-timeout", 0, "time one block's run may take, below the processors' 30s (default: theirs); a processor allowing less does not take the job")
+	f.Uint32Var(&blockMemory, "block-memory", 0, "memory of one block's run in MiB, below the processors' 256 (default: theirs)")
+	f.Uint32Var(&blockOutput, "block-output", 0, "output of one block's run in MiB, below the processors' 64 (default: theirs)")
+	f.DurationVar(&fetchTimeout, "fetch-timeout", defaultFetchTimeout, "how long the node may take to read --code or --data given by URI (ipfs://, https://, ...); 0: the node's limit")
+	f.Uint64Var(&maxMicro, "max-microjobs", defaultMaxMicroJobs, "refuse a plan of more MicroJobs than this (0: no limit)")
 	return cmd
 }
 
@@ -164,8 +219,8 @@ func checkSubmitFlags(ctx context.Context, req *apiv1.SubmitRequest, code, data,
 		return err
 	}
 	req.PriceWei = p.String()
-	if strings.Contains(code, "://") {
-		return nil // the node reads it; processors refuse a bad module
+	if isURI(code) {
+		return nil // the node reads it and checks the module (POST /v1/jobs)
 	}
 	b, err := os.ReadFile(code)
 	if err != nil {
@@ -282,6 +337,12 @@ func printEnd(out io.Writer, j apiv1.Job) {
 			fmt.Fprintf(out, "stderr:\n%s\n", strings.TrimRight(f.Stderr, "\n"))
 		}
 	}
+	printResult(out, j)
+}
+
+// printResult writes job j's undecided blocks, verdict, output,
+// culprits, holders and settlement, each that it has.
+func printResult(out io.Writer, j apiv1.Job) {
 	for _, u := range j.Undecided {
 		fmt.Fprintln(out, undecidedLine(u))
 	}

@@ -25,6 +25,15 @@ type fakeNode struct {
 	uploads atomic.Int32
 	submits atomic.Int32
 	cancels atomic.Int32
+	plans   atomic.Int32
+	// plan is the answer to POST /v1/jobs/plan.
+	plan apiv1.Plan
+	// describe, when set, answers the nth (from 0) GET
+	// /v1/jobs/{id}/describe of job j; else the description is j alone.
+	describe  func(n int, j apiv1.Job) apiv1.JobDescription
+	describes atomic.Int32
+	// lastSubmit is the body of the last POST /v1/jobs.
+	lastSubmit apiv1.SubmitRequest
 }
 
 // newFakeNode serves jobs on a test server and writes a repo whose api file
@@ -54,6 +63,16 @@ func newFakeNode(t *testing.T, jobs ...apiv1.Job) *fakeNode {
 			_ = json.NewEncoder(w).Encode(j)
 		}
 	})
+	mux.HandleFunc("GET /v1/jobs/{id}/describe", func(w http.ResponseWriter, r *http.Request) {
+		if j, ok := find(w, r); ok {
+			n := int(f.describes.Add(1)) - 1
+			d := apiv1.JobDescription{Job: j}
+			if f.describe != nil {
+				d = f.describe(n, j)
+			}
+			_ = json.NewEncoder(w).Encode(d)
+		}
+	})
 	mux.HandleFunc("GET /v1/jobs/{id}/output", func(w http.ResponseWriter, r *http.Request) {
 		if _, ok := find(w, r); ok {
 			_, _ = w.Write(f.output)
@@ -70,7 +89,12 @@ func newFakeNode(t *testing.T, jobs ...apiv1.Job) *fakeNode {
 		f.uploads.Add(1)
 		_ = json.NewEncoder(w).Encode(apiv1.Content{URI: "ipfs://bafy", SHA256: strings.Repeat("00", 32)})
 	})
-	mux.HandleFunc("POST /v1/jobs", func(w http.ResponseWriter, _ *http.Request) {
+	mux.HandleFunc("POST /v1/jobs/plan", func(w http.ResponseWriter, _ *http.Request) {
+		f.plans.Add(1)
+		_ = json.NewEncoder(w).Encode(f.plan)
+	})
+	mux.HandleFunc("POST /v1/jobs", func(w http.ResponseWriter, r *http.Request) {
+		_ = json.NewDecoder(r.Body).Decode(&f.lastSubmit)
 		f.submits.Add(1)
 		_ = json.NewEncoder(w).Encode(apiv1.Job{ID: strings.Repeat("ff", 32), State: apiv1.JobOpen})
 	})

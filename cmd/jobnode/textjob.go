@@ -25,7 +25,7 @@ const maxSplitBytes = 1 << 30
 // splitData reads the local text file data and lays it out in blocks of
 // blockSize bytes that never cut a word (counts.Pack): a word-based job
 // then sees whole words in every block.
-func splitData(data string, blockSize uint64) (io.Reader, error) {
+func splitData(data string, blockSize uint64) (*bytes.Reader, error) {
 	if strings.Contains(data, "://") {
 		return nil, flagError("split", "%s needs a local --data file to cut, not a URI", splitWords)
 	}
