@@ -73,7 +73,7 @@ func (h *Handler) register(d Deps) error {
 	h.handle("GET /v1/jobs/{id}/output", accessLocal, outputs.ServeOutput)
 	h.handle("GET /v1/jobs/{id}/tiles.png", accessLocal, outputs.ServeTiles)
 	dashboard := ui.Handler()
-	h.handle("GET /ui/", accessPublic, dashboard.ServeHTTP)
+	h.handle("GET /ui/{file...}", accessPublic, dashboard.ServeHTTP)
 	h.handle("GET /ui", accessPublic, dashboard.ServeHTTP)
 
 	// The submitting side: uploads, submission, cancellation.
