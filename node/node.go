@@ -32,6 +32,10 @@ import (
 // Version is the node software version advertised to peers.
 const Version = "0.1.0"
 
+// earningsEvery is how often a node reads its wallet's earnings from the
+// chain for its metrics and the operator view.
+const earningsEvery = 30 * time.Second
+
 // Role is what a node does in the mesh.
 type Role string
 
@@ -92,6 +96,9 @@ type Node struct {
 	DApp *dapp.Client
 	// Escrow is the node's escrow client; nil without a chain.
 	Escrow *escrow.Client
+	// Earnings watches the wallet's credit and withdrawals on the escrow;
+	// nil without a chain.
+	Earnings *escrow.EarningsWatch
 	// Models is a processor's model store; nil on other roles and when
 	// [processor] model_dir is empty.
 	Models *models.Store
@@ -192,6 +199,12 @@ func New(ctx context.Context, p Params) (_ *Node, err error) {
 	go n.keepMeshed(runCtx, 5*time.Second)
 	go n.keepPins(runCtx)
 	closers = append(closers, func() error { cancel(); n.wg.Wait(); return nil })
+	if esc != nil {
+		if n.Earnings, err = escrow.NewEarningsWatch(esc, esc.From(), reg); err != nil {
+			return nil, err
+		}
+		n.wg.Go(func() { n.Earnings.Run(runCtx, earningsEvery) })
+	}
 	if p.Role == RoleProcessor {
 		if err := n.startProcessor(ctx, runCtx, p, log, &closers); err != nil {
 			return nil, err
