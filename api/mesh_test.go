@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"image"
 	"image/color"
 	"image/png"
 	"io"
@@ -219,19 +218,29 @@ func checkTiles(t *testing.T, base, id string, j apiv1.Job) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if img.Bounds() != image.Rect(0, 0, 64, 48) {
-		t.Fatalf("tile picture bounds %v", img.Bounds())
-	}
+	// The 64×48 grid of tiles, and the legend below it.
 	legend := resp.Header.Get("X-Tile-Legend")
 	entries := strings.Split(legend, ",")
 	if legend == "" || len(entries) > len(j.ByProcessor) {
 		t.Fatalf("legend %q for processors %v", legend, j.ByProcessor)
+	}
+	if b := img.Bounds(); b.Dx() < 64 || b.Dy() <= 48+16*len(entries) {
+		t.Fatalf("tile picture bounds %v: no 64×48 grid with a legend of %d rows", b, len(entries))
+	}
+	swatches := map[color.NRGBA]bool{}
+	for y := 48; y < img.Bounds().Max.Y; y++ {
+		for x := 0; x < 16; x++ {
+			swatches[color.NRGBAModel.Convert(img.At(x, y)).(color.NRGBA)] = true
+		}
 	}
 	for i, e := range entries {
 		p, colour, ok := strings.Cut(e, "=")
 		c := assemble.ProcessorColour(i)
 		if !ok || j.ByProcessor[p] == 0 || colour != fmt.Sprintf("#%02x%02x%02x", c.R, c.G, c.B) {
 			t.Fatalf("legend entry %q", e)
+		}
+		if !swatches[c] {
+			t.Errorf("the picture's legend has no swatch of %s's colour %v", p, c)
 		}
 	}
 }

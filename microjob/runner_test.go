@@ -182,7 +182,8 @@ func TestRunMandelbrotMatchesLocalAndAssembles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if img.Bounds().Dx() != 64 || img.Bounds().Dy() != 40 || len(order) == 0 {
+	// The 64×40 grid, and below it a legend row per processor.
+	if img.Bounds().Dx() < 64 || img.Bounds().Dy() <= 40+16*len(order) || len(order) == 0 {
 		t.Fatalf("tile map %v, order %v", img.Bounds(), order)
 	}
 	for b := range outs {
