@@ -53,6 +53,18 @@ func (h *Handler) register(d Deps) error {
 		}
 		writeJSON(w, http.StatusOK, ads)
 	})
+	h.handle("GET /v1/operator", accessLocal, func(w http.ResponseWriter, r *http.Request) {
+		if d.Operator == nil {
+			writeError(w, http.StatusNotImplemented, errors.New("api: this node reports no operator view"))
+			return
+		}
+		op, err := d.Operator(r.Context())
+		if err != nil {
+			writeError(w, http.StatusInternalServerError, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, op)
+	})
 	registerDispatch(h, d.Mesh)
 	view := &JobView{Store: d.Store, Chain: d.Escrow, Blocks: d.IPFS, Log: d.Log.With("subsystem", "api")}
 	if d.DApp != nil {

@@ -50,6 +50,9 @@ type Deps struct {
 	Metrics *prometheus.Registry
 	Log     *slog.Logger // nil: slog.Default()
 	Mesh    Mesh
+	// Operator reports the node's own work, earnings, resources and
+	// recent warnings (GET /v1/operator); nil answers 501.
+	Operator func(ctx context.Context) (apiv1.Operator, error)
 }
 
 // ID describes the node serving the API.

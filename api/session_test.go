@@ -23,7 +23,7 @@ import (
 // "public" ones to every client that passes the Host and Origin checks.
 var documentedAccess = map[string]string{
 	"/v1/id": "local", "/v1/peers": "local", "/v1/nodes": "local",
-	"/v1/dispatch/nodes": "local", "/v1/queue": "local",
+	"/v1/dispatch/nodes": "local", "/v1/queue": "local", "/v1/operator": "local",
 	"/v1/jobs": "local", "/v1/jobs/{id}": "local", "/v1/events": "local",
 	"/v1/jobs/{id}/output": "local", "/v1/jobs/{id}/tiles.png": "local",
 	"/metrics":      "local",

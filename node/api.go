@@ -12,6 +12,7 @@ func (n *Node) APIDeps() api.Deps {
 	return api.Deps{
 		Host: n.Host, Role: string(n.Role), Version: Version, Store: n.Store, IPFS: n.IPFS,
 		DApp: n.DApp, Escrow: n.Escrow, Metrics: n.Metrics, Log: n.Log, Mesh: apiMesh{n},
+		Operator: n.Operator,
 	}
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/jobmesh/jobmesh/escrow"
 	"github.com/jobmesh/jobmesh/fetch"
 	"github.com/jobmesh/jobmesh/finish"
+	"github.com/jobmesh/jobmesh/internal/logring"
 	"github.com/jobmesh/jobmesh/ipfs"
 	"github.com/jobmesh/jobmesh/membership"
 	"github.com/jobmesh/jobmesh/models"
@@ -99,6 +100,8 @@ type Node struct {
 	// Earnings watches the wallet's credit and withdrawals on the escrow;
 	// nil without a chain.
 	Earnings *escrow.EarningsWatch
+	// warnings keeps the latest WARN and ERROR records of Log (operator.go).
+	warnings *logring.Ring
 	// Models is a processor's model store; nil on other roles and when
 	// [processor] model_dir is empty.
 	Models *models.Store
@@ -138,6 +141,7 @@ func New(ctx context.Context, p Params) (_ *Node, err error) {
 	if log == nil {
 		log = slog.Default()
 	}
+	log, warnings := keepWarnings(log)
 	reg := p.Registry
 	if reg == nil {
 		reg = prometheus.NewRegistry()
@@ -180,16 +184,17 @@ func New(ctx context.Context, p Params) (_ *Node, err error) {
 
 	runCtx, cancel := context.WithCancel(context.Background())
 	n = &Node{
-		Escrow:  esc,
-		Role:    p.Role,
-		Config:  p.Config,
-		Host:    h,
-		IPFS:    blocks,
-		Store:   store,
-		Metrics: reg,
-		Log:     log.With("role", string(p.Role)),
-		started: time.Now(),
-		cancel:  cancel,
+		Escrow:   esc,
+		Role:     p.Role,
+		Config:   p.Config,
+		Host:     h,
+		IPFS:     blocks,
+		Store:    store,
+		Metrics:  reg,
+		Log:      log.With("role", string(p.Role)),
+		warnings: warnings,
+		started:  time.Now(),
+		cancel:   cancel,
 	}
 	if esc != nil {
 		n.rules = membership.ReaderRules(store, membership.NewMembers(esc, 0), membership.NewStakers(esc))

@@ -29,6 +29,7 @@ const CSRF_KEY = "jobmesh-csrf";
 let csrf = sessionStorage.getItem(CSRF_KEY) || "";
 
 const jobs = new Map(); // job ID → apiv1.Job
+const walletPeer = new Map(); // lowercase wallet → peer ID, from the processors' verified wallet bindings
 let selected = location.hash.startsWith("#job=") ? location.hash.slice(5) : "";
 let pictureFor = ""; // the job whose pictures are shown
 const loaded = { id: false, peers: false, nodes: false, events: false };
@@ -195,6 +196,9 @@ async function loadNodes() {
     getJSON("/v1/dispatch/nodes").catch(() => null), // the cards show without it
   ]);
   const qos = new Map(((dispatch && dispatch.processors) || []).map((p) => [p.peer_id, p]));
+  for (const n of nodes) {
+    if (n.wallet) walletPeer.set(n.wallet.toLowerCase(), n.peer_id);
+  }
   const box = $("processors");
   box.replaceChildren(...nodes.map((n, i) => {
     const dl = el("dl");
@@ -239,7 +243,7 @@ function progressBar(j) {
   return el("div", { class: "bar", title: `${j.committed} committed, ${j.disclosed} disclosed of ${j.microjobs} MicroJobs` },
     el("div", { class: "committed", style: `width:${pc(j.committed)}%` }),
     el("div", { class: "disclosed", style: `width:${pc(j.disclosed)}%` }),
-    el("span", null, `${j.disclosed}/${j.microjobs} MicroJobs`));
+    el("span", null, `${j.committed}/${j.microjobs} MicroJobs`));
 }
 
 function renderJobs() {
@@ -303,11 +307,7 @@ function renderDetail() {
   }
   add("verifier digest", j.verifier_digest, "mono");
   add("settlement tx", j.settlement_tx, "mono");
-  if (j.payouts) {
-    const lines = Object.keys(j.payouts).sort().map((w) =>
-      el("div", { title: w }, `${short(w)}  ${j.payouts[w]} wei`));
-    add("payouts", el("div", null, ...lines), "mono payouts");
-  }
+  if (j.payouts) add("payouts", payoutLines(j), "mono payouts");
   add("refund", j.refund_wei ? j.refund_wei + " wei" : "");
   const order = processorOrder(j.by_processor);
   const legend = el("ul", { class: "legend" }, ...order.map((p, i) =>
@@ -318,9 +318,32 @@ function renderDetail() {
   renderPictures(j);
 }
 
+// payoutLines lists a settled job's payouts by processor, as the legend
+// does, each with its colour and the wallet it was paid to.
+function payoutLines(j) {
+  const order = processorOrder(j.by_processor);
+  return el("div", null, ...Object.keys(j.payouts).sort().map((w) => {
+    const peer = walletPeer.get(w.toLowerCase()) || "";
+    const i = peer ? order.indexOf(peer) : -1;
+    return el("div", { class: "payout", "data-wallet": w, "data-peer": peer, title: (peer ? peer + "\n" : "") + w },
+      el("span", { class: "swatch", style: "background:" + colour(i) }),
+      `${peer ? short(peer) : "(no bound peer)"}  wallet ${short(w)}  ${j.payouts[w]} wei`);
+  }));
+}
+
+// renderPictures shows the assembled picture and the tile map of a
+// verified png-grid job, and nothing for any other job.
 function renderPictures(j) {
   const ready = j.output === "png-grid" && j.verified && j.output_cid;
   $("pictures").hidden = !ready;
+  if (!ready && pictureFor) {
+    pictureFor = "";
+    $("picture").removeAttribute("src");
+    $("picture").dataset.loaded = "none";
+    $("tiles").removeAttribute("src");
+    $("tiles").dataset.loaded = "none";
+    $("tile-legend").replaceChildren();
+  }
   if (!ready || pictureFor === j.id) return;
   pictureFor = j.id;
   const pic = $("picture");
@@ -374,8 +397,9 @@ function followEvents() {
 }
 
 async function refresh() {
-  await Promise.allSettled([loadPeers(), loadNodes()]);
+  await Promise.allSettled([loadPeers(), loadNodes(), loadOperator()]);
   markReady();
+  if (selected) renderDetail(); // payouts map wallets to the peers just read
 }
 
 async function start() {
