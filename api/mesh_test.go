@@ -13,6 +13,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -176,7 +177,7 @@ func TestPictureJobOverTheAPI(t *testing.T) {
 	})
 
 	t.Run("dashboard", func(t *testing.T) {
-		checkDashboard(t, m, srv.URL, id)
+		checkDashboard(t, m, client, srv.URL, id)
 	})
 }
 
@@ -248,7 +249,7 @@ func checkTiles(t *testing.T, base, id string, j apiv1.Job) {
 // checkDashboard opens /ui in headless Chromium at 1280×800 once the job
 // is settled and checks what the page shows, then keeps its DOM and a
 // screenshot under the test's temp dir.
-func checkDashboard(t *testing.T, m *localmesh.Mesh, base, id string) {
+func checkDashboard(t *testing.T, m *localmesh.Mesh, client *localmesh.Member, base, id string) {
 	b := startBrowser(t, 1280, 800)
 	b.navigate(base + "/ui") // redirects to /ui/
 	type pageState struct {
@@ -275,6 +276,7 @@ func checkDashboard(t *testing.T, m *localmesh.Mesh, base, id string) {
 	if st.Width != 64 {
 		t.Fatalf("the picture is %d pixels wide, want 64", st.Width)
 	}
+	checkDashboardTiles(t, b, id)
 	// JOBMESH_TEST_ARTIFACTS keeps the DOM and screenshot after the test.
 	dir := os.Getenv("JOBMESH_TEST_ARTIFACTS")
 	if dir == "" {
@@ -331,6 +333,109 @@ func checkDashboard(t *testing.T, m *localmesh.Mesh, base, id string) {
 		t.Fatalf("the screenshot is nearly blank: %d colours", len(colours))
 	}
 	t.Logf("dashboard DOM and screenshot in %s", dir)
+	checkDashboardTextJob(t, b, client, id)
+}
+
+// pictureState is what the dashboard's picture panel shows.
+type pictureState struct {
+	Job, Row, Shown, Picture, Tiles      string
+	TilesHeight                          int
+	Legend, Shares, Payouts, PayoutPeers []string
+}
+
+func (b *browser) pictures(id string) pictureState {
+	b.t.Helper()
+	var st pictureState
+	raw := b.eval(`(() => {
+		const row = document.querySelector('tr.job[data-job="` + id + `"]');
+		const panel = document.getElementById("pictures"), pic = document.getElementById("picture"), tiles = document.getElementById("tiles");
+		return {Job: document.getElementById("detail-id").textContent, Row: row ? row.dataset.state : "",
+			Shown: panel.hidden ? "hidden" : getComputedStyle(panel).display,
+			Picture: pic.dataset.loaded || "", Tiles: tiles.dataset.loaded || "", TilesHeight: tiles.naturalHeight,
+			Legend: [...document.querySelectorAll("#tile-legend li")].map((li) => li.dataset.peer),
+			Shares: [...document.querySelectorAll("#detail-shares li")].map((li) => li.dataset.peer),
+			Payouts: [...document.querySelectorAll("#detail-fields .payout")].map((p) => p.dataset.wallet),
+			PayoutPeers: [...document.querySelectorAll("#detail-fields .payout")].map((p) => p.dataset.peer)};
+	})()`)
+	if err := json.Unmarshal(raw, &st); err != nil {
+		b.t.Fatal(err)
+	}
+	return st
+}
+
+// checkDashboardTiles: the settled picture job shows its tile map, the
+// picture's own legend below the 64×48 tiles, and the page's legend of
+// processors; its payouts name the peer each wallet is bound to, as the
+// legend of MicroJobs by processor does.
+func checkDashboardTiles(t *testing.T, b *browser, id string) {
+	var st pictureState
+	wait.Until(t, time.Minute, func() error {
+		st = b.pictures(id)
+		if st.Job != id || st.Shown != "flex" || st.Tiles != "true" || len(st.Legend) == 0 || len(st.Payouts) == 0 || slices.Contains(st.PayoutPeers, "") {
+			return fmt.Errorf("picture job: %+v", st)
+		}
+		return nil
+	})
+	if st.TilesHeight <= 48 {
+		t.Errorf("the tile map is %d pixels high: no legend below its 48", st.TilesHeight)
+	}
+	for _, p := range st.PayoutPeers {
+		if !slices.Contains(st.Shares, p) {
+			t.Errorf("a payout names peer %s, which the legend of MicroJobs by processor %v does not", p, st.Shares)
+		}
+	}
+}
+
+// checkDashboardTextJob: once a text job is selected, open and then
+// cancelled, the pictures of the picture job before it are hidden.
+func checkDashboardTextJob(t *testing.T, b *browser, client *localmesh.Member, pictureID string) {
+	ctx := context.Background()
+	info, err := client.DApp.Submit(ctx, dapp.Spec{
+		Code: wordcount(t), Data: text,
+		Slicing:      jobs.Slicing{BlockSize: 128, MicroJobs: 2, BlocksPerMicro: 1},
+		Price:        big.NewInt(2_000_000_000),
+		Deadline:     time.Now().Add(time.Hour),
+		Output:       jobs.Output{Kind: jobs.OutputConcat},
+		Requirements: jobs.Requirements{MinVRAMMiB: 1 << 20}, // no processor takes it: it stays open
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := info.ID().String()
+	// Select the text job by its row, as a user would.
+	wait.Until(t, time.Minute, func() error {
+		var clicked bool
+		if err := json.Unmarshal(b.eval(`(() => {
+			const row = document.querySelector('tr.job[data-job="`+id+`"]');
+			if (row) row.click();
+			return !!row;
+		})()`), &clicked); err != nil || !clicked {
+			return fmt.Errorf("no row for job %s yet (%v)", id, err)
+		}
+		return nil
+	})
+	for _, state := range []apiv1.JobState{apiv1.JobOpen, apiv1.JobCancelled} {
+		if state == apiv1.JobCancelled {
+			if err := client.DApp.Cancel(ctx, info.ID()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var st pictureState
+		wait.Until(t, time.Minute, func() error {
+			st = b.pictures(id)
+			if st.Job != id || st.Row != string(state) {
+				return fmt.Errorf("text job %s: %+v", state, st)
+			}
+			return nil
+		})
+		if st.Shown != "hidden" {
+			t.Errorf("the %s text job shows the pictures panel (display %s) of job %s", state, st.Shown, pictureID)
+		}
+		var visible int
+		if err := json.Unmarshal(b.eval(`[...document.querySelectorAll("#pictures img")].filter((i) => i.offsetParent !== null).length`), &visible); err != nil || visible != 0 {
+			t.Errorf("the %s text job shows %d images of job %s (%v)", state, visible, pictureID, err)
+		}
+	}
 }
 
 // scrape reads a node's /metrics: each series ("name{labels}") and its

@@ -32,7 +32,7 @@ const jobs = new Map(); // job ID → apiv1.Job
 const walletPeer = new Map(); // lowercase wallet → peer ID, from the processors' verified wallet bindings
 let selected = location.hash.startsWith("#job=") ? location.hash.slice(5) : "";
 let pictureFor = ""; // the job whose pictures are shown
-const loaded = { id: false, peers: false, nodes: false, events: false };
+const loaded = { id: false, peers: false, nodes: false, operator: false, events: false };
 
 const $ = (id) => document.getElementById(id);
 
@@ -82,7 +82,7 @@ function colour(i) {
 }
 
 function markReady() {
-  const ready = loaded.id && loaded.peers && loaded.nodes && loaded.events;
+  const ready = loaded.id && loaded.peers && loaded.nodes && loaded.operator && loaded.events;
   document.body.dataset.ready = String(ready);
 }
 
@@ -220,6 +220,52 @@ async function loadNodes() {
   }));
   $("processor-count").textContent = nodes.length;
   loaded.nodes = true;
+}
+
+// ether shows a wei amount (a decimal string) in ether, to 6 places.
+function ether(wei) {
+  const s = String(wei).padStart(19, "0");
+  const whole = s.slice(0, -18), frac = s.slice(-18, -12).replace(/0+$/, "");
+  return whole + (frac ? "." + frac : "") + " ETH";
+}
+
+function mib(bytes) {
+  return (bytes / (1 << 20)).toFixed(1) + " MiB";
+}
+
+// loadOperator shows this node's own view: its MicroJobs, its wallet's
+// earnings, its CPU and memory, and its latest warnings.
+async function loadOperator() {
+  const dl = $("operator-fields");
+  let op;
+  try {
+    op = await getJSON("/v1/operator");
+  } catch (err) {
+    dl.replaceChildren(el("dt", null, "unavailable"), el("dd", null, err.message));
+    loaded.operator = true;
+    return;
+  }
+  dl.replaceChildren();
+  const add = (id, k, v, title) => dl.append(el("dt", null, k), el("dd", { id: "op-" + id, title: title || "" }, v));
+  add("microjobs", "MicroJobs", `${op.microjobs_committed} committed`);
+  add("failures", "failures", `${op.microjobs_failed} failed`);
+  if (op.earnings) {
+    const e = op.earnings;
+    add("credited", "credited", ether(e.credited_wei), e.credited_wei + " wei, as of " + e.read_at);
+    add("withdrawn", "withdrawn", ether(e.withdrawn_wei), e.withdrawn_wei + " wei");
+    add("credit", "to withdraw", ether(e.credit_wei), e.credit_wei + " wei (jobnode wallet withdraw)");
+  } else {
+    add("credited", "earnings", "no chain read yet");
+  }
+  const up = op.uptime_s;
+  add("cpu", "CPU", op.cpu_s < 0 ? "unknown" : `${op.cpu_s.toFixed(1)} s in ${Math.round(up)} s (${op.cpus} CPUs)`);
+  add("memory", "memory", `${mib(op.memory_bytes)} (heap ${mib(op.heap_bytes)})`);
+  const warnings = op.warnings.slice().reverse(); // newest first
+  $("warnings").replaceChildren(...warnings.map((w) => el("li", { class: "warning", title: w.time },
+    el("span", { class: "level" }, w.level), w.message,
+    el("span", { class: "muted mono" }, " " + Object.keys(w.attrs || {}).sort().map((k) => `${k}=${w.attrs[k]}`).join(" ")))));
+  $("warning-count").textContent = op.warnings.length;
+  loaded.operator = true;
 }
 
 function shareBar(byProcessor, cls) {
@@ -408,7 +454,7 @@ async function start() {
   window.addEventListener("hashchange", login);
   await login();
   showSession();
-  await Promise.allSettled([loadSelf(), loadPeers(), loadNodes()]);
+  await Promise.allSettled([loadSelf(), loadPeers(), loadNodes(), loadOperator()]);
   markReady();
   followEvents();
   setInterval(refresh, REFRESH_MS);
