@@ -11,9 +11,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/jobmesh/jobmesh/localmesh"
-	"github.com/jobmesh/jobmesh/meshtest"
-	"github.com/jobmesh/jobmesh/node"
 )
 
 // promQLWords are the PromQL functions, aggregations and keywords the
@@ -162,13 +159,7 @@ func registeredMetrics(reg *prometheus.Registry) map[string][]string {
 // alert rules query, with every label they select it by, is one a
 // processor node with a chain exports on /metrics.
 func TestMonitoringQueriesExist(t *testing.T) {
-	m := meshtest.New(t, localmesh.Options{Processors: 1, Chain: &localmesh.ChainOptions{}})
-	var proc *localmesh.Member
-	for _, mem := range m.Running() {
-		if mem.Role == node.RoleProcessor {
-			proc = mem
-		}
-	}
+	proc := chainProcessor(t)
 	nodeHandler(proc.Node) // the API registers its metrics with the node's registry
 	registered := registeredMetrics(proc.Node.Metrics)
 	queried := map[string]bool{}

@@ -15,17 +15,25 @@ import (
 	"github.com/jobmesh/jobmesh/node"
 )
 
+// chainProcessor starts a mesh with one processor and the dev chain and
+// returns the processor.
+func chainProcessor(t *testing.T) *localmesh.Member {
+	t.Helper()
+	m := meshtest.New(t, localmesh.Options{Processors: 1, Chain: &localmesh.ChainOptions{}})
+	for _, mem := range m.Running() {
+		if mem.Role == node.RoleProcessor {
+			return mem
+		}
+	}
+	t.Fatal("the mesh runs no processor")
+	return nil
+}
+
 // TestOperatorView: GET /v1/operator reports the node's role, resources,
 // its wallet's earnings once read from the chain, and a warning it
 // logged, with its attributes.
 func TestOperatorView(t *testing.T) {
-	m := meshtest.New(t, localmesh.Options{Processors: 1, Chain: &localmesh.ChainOptions{}})
-	var proc *localmesh.Member
-	for _, mem := range m.Running() {
-		if mem.Role == node.RoleProcessor {
-			proc = mem
-		}
-	}
+	proc := chainProcessor(t)
 	srv := httptest.NewServer(nodeHandler(proc.Node))
 	defer srv.Close()
 	proc.Log.Warn("disk nearly full", "free", "1%")
