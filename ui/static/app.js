@@ -196,9 +196,15 @@ async function loadNodes() {
     getJSON("/v1/dispatch/nodes").catch(() => null), // the cards show without it
   ]);
   const qos = new Map(((dispatch && dispatch.processors) || []).map((p) => [p.peer_id, p]));
+  let bound = false; // a wallet newly bound to a peer
   for (const n of nodes) {
-    if (n.wallet) walletPeer.set(n.wallet.toLowerCase(), n.peer_id);
+    const w = (n.wallet || "").toLowerCase();
+    if (w && walletPeer.get(w) !== n.peer_id) {
+      walletPeer.set(w, n.peer_id);
+      bound = true;
+    }
   }
+  if (bound && selected) renderDetail(); // payouts name the peers
   const box = $("processors");
   box.replaceChildren(...nodes.map((n, i) => {
     const dl = el("dl");
@@ -445,7 +451,6 @@ function followEvents() {
 async function refresh() {
   await Promise.allSettled([loadPeers(), loadNodes(), loadOperator()]);
   markReady();
-  if (selected) renderDetail(); // payouts map wallets to the peers just read
 }
 
 async function start() {
