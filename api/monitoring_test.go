@@ -10,7 +10,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"go.yaml.in/yaml/v3"
-
 )
 
 // promQLWords are the PromQL functions, aggregations and keywords the
