@@ -48,8 +48,7 @@ func walletClient(t *testing.T, m *localmesh.Mesh, tune func(*node.Config)) (*no
 		t.Fatal(err)
 	}
 	cfg := node.DefaultConfig()
-	cfg.Store.Rebroadcast = node.Duration(time.Second)
-	cfg.Store.DAGSyncTimeout = node.Duration(3 * time.Second)
+	localmesh.FastStore(&cfg)
 	if tune != nil {
 		tune(&cfg)
 	}

@@ -73,6 +73,9 @@ type Store struct {
 	// stopRepair ends repairLoop; repairing is done when it has.
 	stopRepair context.CancelFunc
 	repairing  chan struct{}
+	// repairSoon asks repairLoop for a check before its interval ends
+	// (RepairSoon).
+	repairSoon chan struct{}
 
 	closeOnce sync.Once
 	closeErr  error
@@ -146,24 +149,28 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 		return nil, fmt.Errorf("crdt: opening go-ds-crdt: %w", err)
 	}
 	rctx, stop := context.WithCancel(context.Background())
-	s.stopRepair, s.repairing = stop, make(chan struct{})
+	s.stopRepair, s.repairing, s.repairSoon = stop, make(chan struct{}), make(chan struct{}, 1)
 	go s.repairLoop(rctx)
 	s.log.Info("store open", "namespace", cfg.Namespace, "topic", cfg.Topic, "self", self)
 	return s, nil
 }
 
 // repairSpacing is how many times as long as the last repair took the
-// store waits, at least, before the next one.
-const repairSpacing = 10
+// store waits, at least, before the next one; minCheckSpacing is the least
+// time between two checks that RepairSoon asks for.
+const (
+	repairSpacing   = 10
+	minCheckSpacing = time.Second
+)
 
 // repairLoop re-walks the DAG when go-ds-crdt has marked it dirty (an
-// update it gave up on): at start, then every Config.RepairInterval, but
-// never sooner than repairSpacing times the last repair's duration after
-// it. A repair walks every delta from the heads to the roots, so its cost
-// grows with the store's history; under load (when updates are given up
-// most) a fixed interval would make every replica re-walk its whole DAG
-// back to back, holding the CPU that the updates the repairs are to
-// recover need.
+// update it gave up on): at start, then every Config.RepairInterval, or
+// sooner when RepairSoon asks, but never sooner than repairSpacing times
+// the last repair's duration after it. A repair walks every delta from
+// the heads to the roots, so its cost grows with the store's history;
+// under load (when updates are given up most) a fixed interval would make
+// every replica re-walk its whole DAG back to back, holding the CPU that
+// the updates the repairs are to recover need.
 func (s *Store) repairLoop(ctx context.Context) {
 	defer close(s.repairing)
 	if s.cfg.RepairInterval == 0 {
@@ -171,13 +178,20 @@ func (s *Store) repairLoop(ctx context.Context) {
 	}
 	t := time.NewTimer(0)
 	defer t.Stop()
+	var earliest time.Time // no check before
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		case <-s.repairSoon:
+			if wait := time.Until(earliest); wait > 0 {
+				t.Reset(wait)
+				continue
+			}
 		}
 		next := s.cfg.RepairInterval
+		earliest = time.Now().Add(minCheckSpacing)
 		if s.crdt.IsDirty(ctx) {
 			start := time.Now()
 			err := s.crdt.Repair(ctx)
@@ -188,8 +202,21 @@ func (s *Store) repairLoop(ctx context.Context) {
 				s.log.Warn("store repair", "took", took, "err", err)
 			}
 			next = max(next, repairSpacing*took)
+			earliest = time.Now().Add(max(minCheckSpacing, repairSpacing*took))
 		}
 		t.Reset(next)
+	}
+}
+
+// RepairSoon asks for a repair, if the store is dirty, without waiting
+// for Config.RepairInterval: a reader that finds a record missing which
+// an update it depends on implies (a processor's wallet binding, behind
+// that processor's results) calls it. Checks stay spaced as repairLoop
+// says; a call never blocks.
+func (s *Store) RepairSoon() {
+	select {
+	case s.repairSoon <- struct{}{}:
+	default:
 	}
 }
 

@@ -174,13 +174,7 @@ func Start(ctx context.Context, opts Options) (_ *Mesh, err error) {
 	for i, role := range roles {
 		mem := &Member{Index: i, Role: role, Dir: filepath.Join(opts.Dir, fmt.Sprintf("%s-%d", role, i))}
 		cfg := node.DefaultConfig()
-		cfg.Store.Rebroadcast = node.Duration(time.Second)
-		// The store's DAG walks keep the node default (20 s) to wait for
-		// a block: a walk also waits for the store's DAG workers, and
-		// under load a 3 s wait gave up thousands of walks per job, each
-		// to be repaired. A walk that does give up is repaired soon, so
-		// no record stays missing for long.
-		cfg.Store.RepairInterval = node.Duration(5 * time.Second)
+		FastStore(&cfg)
 		cfg.Processor.AdvertiseEvery = node.Duration(time.Minute)
 		if opts.Chain != nil {
 			t := m.opts.Chain.Terms
@@ -499,4 +493,17 @@ func (m *Mesh) Close() error {
 		m.Chain = nil
 	}
 	return errors.Join(errs...)
+}
+
+// FastStore sets the store timings of a mesh on one machine: heads
+// rebroadcast every second, and a DAG walk that gave up is repaired within
+// 5 s. The walks keep the node default (20 s) to wait for a block: a walk
+// also waits for the store's DAG workers, and under load a 3 s wait gave
+// up thousands of walks per job, each to be repaired. With the node
+// default repair interval (1 min), a record a walk missed early (a wallet
+// binding written before its node had peers) stays missing for a minute
+// or more, and every job that needs it waits.
+func FastStore(cfg *node.Config) {
+	cfg.Store.Rebroadcast = node.Duration(time.Second)
+	cfg.Store.RepairInterval = node.Duration(5 * time.Second)
 }

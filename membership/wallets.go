@@ -96,6 +96,10 @@ func newWalletMetrics(reg prometheus.Registerer) walletMetrics {
 	return m
 }
 
+// repairer is a store that can be asked to repair missed updates before
+// its repair interval (crdt.Store).
+type repairer interface{ RepairSoon() }
+
 // ErrUnboundPayee: a verdict credits a result to a wallet that is not its
 // processor's bound wallet.
 var ErrUnboundPayee = errors.New("membership: verdict pays a wallet not bound to its processor")
@@ -243,14 +247,24 @@ func (v *Wallets) Filter(id jobs.ID, recs *finish.Records) *finish.Records {
 	out := *recs
 	out.Discl = slices.Clone(recs.Discl[:first])
 	out.DisclSeqs = slices.Clone(recs.DisclSeqs[:first])
+	missing := false
 	for i := first; i < len(recs.Discl); i++ {
 		d := recs.Discl[i]
-		if w, ok := v.boundLocked(d.Processor); ok && w == d.Wallet {
+		w, ok := v.boundLocked(d.Processor)
+		if ok && w == d.Wallet {
 			out.Discl = append(out.Discl, d)
 			out.DisclSeqs = append(out.DisclSeqs, recs.DisclSeqs[i])
 			continue
 		}
+		missing = missing || !ok
 		v.countLocked(id, d)
+	}
+	if r, ok := v.store.(repairer); ok && missing {
+		// A processor writes its binding before any result, so a result
+		// whose processor has none here most likely means this replica
+		// missed an update: have the store repair now rather than at its
+		// interval, while the result still waits to be judged.
+		r.RepairSoon()
 	}
 	if len(v.filtered) >= maxFiltered {
 		clear(v.filtered)

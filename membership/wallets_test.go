@@ -370,3 +370,36 @@ func TestWalletsCountRefusedBindings(t *testing.T) {
 		t.Fatalf("valid binding: %q %v", w, ok)
 	}
 }
+
+// repairCounting counts the repairs a view asks of its store.
+type repairCounting struct {
+	crdt.Reader
+	asked int
+}
+
+func (r *repairCounting) RepairSoon() { r.asked++ }
+
+// TestWalletsAskForARepairWhenABindingIsMissing: a disclosure whose
+// processor has no binding here has the store repair at once; one that
+// names the wrong wallet of a bound processor does not.
+func TestWalletsAskForARepairWhenABindingIsMissing(t *testing.T) {
+	f := newWalletsFixture(t)
+	store := &repairCounting{}
+	f.v.store = store
+	id := jobs.ID{8}
+	filter := func(micro byte, proc, wallet string) {
+		recs := finish.NewRecords()
+		recs.Discl = []microjob.Disclosure{{Version: microjob.RecordVersion, JobID: id, MicroID: jobs.ID{micro}, Processor: proc, Wallet: wallet}}
+		recs.DisclSeqs = []uint64{1}
+		f.v.Filter(id, recs)
+	}
+	filter(1, f.liar, f.honestW)
+	filter(2, f.honest, f.honestW)
+	if store.asked != 0 {
+		t.Fatalf("%d repairs asked for bound processors", store.asked)
+	}
+	filter(3, "12D3KooWunbound", f.foe)
+	if store.asked != 1 {
+		t.Fatalf("%d repairs asked for a processor with no binding, want 1", store.asked)
+	}
+}

@@ -40,6 +40,7 @@ type Config struct {
 	Dispatch  DispatchConfig  `toml:"dispatch"`
 	Fetch     FetchConfig     `toml:"fetch"`
 	IPFS      IPFSConfig      `toml:"ipfs"`
+	Log       LogConfig       `toml:"log"`
 }
 
 // DefaultConfig returns the defaults written by `jobnode init`.
@@ -77,6 +78,7 @@ func DefaultConfig() Config {
 		Client:   ClientConfig{Quiet: Duration(escrow.DefaultTerms().Quiet), MinSigners: escrow.DefaultTerms().MinSigners},
 		Dispatch: dispatchSection(dispatch.DefaultConfig(), processor.DefaultConfig().AdvertTTL, processor.DefaultConfig().StakeTTL, processor.DefaultConfig().Probes),
 		IPFS:     ipfsSection(ipfs.DefaultConfig()),
+		Log:      DefaultLogConfig(),
 	}
 }
 
@@ -123,6 +125,9 @@ func (c Config) Validate() error {
 	}
 	if err := c.ipfsConfig().Validate(); err != nil {
 		return fmt.Errorf("%w: [ipfs]: %w", ErrInvalidConfig, err)
+	}
+	if err := c.Log.validate(); err != nil {
+		return err
 	}
 	return c.Chain.validate()
 }

@@ -259,4 +259,14 @@ pin_retention = {{toml .IPFS.PinRetention}}
 # Absolute directory where uploads are spooled before they are imported;
 # empty: a temporary directory. Leftovers are removed at start.
 staging_dir = {{toml .IPFS.StagingDir}}
+
+[log]
+# The log goes to stderr. Lowest level written: "debug", "info", "warn" or
+# "error". The --log-level flag overrides it.
+level = {{toml .Log.Level}}
+# "text": logfmt lines (time=... level=INFO msg=... key=value); "json": one
+# JSON object a line with the keys time, level, msg and the record's
+# attributes (log collectors read it as is). The --log-format flag
+# overrides it.
+format = {{toml .Log.Format}}
 `))

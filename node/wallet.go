@@ -225,10 +225,15 @@ func (r *Repo) UnlockWallet(pass Passphrase) error {
 	return nil
 }
 
-// updateConfig rewrites the repo's config file with f applied. The file is
-// rendered again from the documented template.
+// updateConfig rewrites the repo's config file with f applied, and applies
+// f to r.Config. The file is read again, so what OpenRepo resolved (a
+// relative model_dir) is written back as the file had it.
 func (r *Repo) updateConfig(f func(*Config)) error {
-	cfg := r.Config
+	path := filepath.Join(r.Dir, ConfigFile)
+	cfg, err := LoadConfig(path)
+	if err != nil {
+		return err
+	}
 	f(&cfg)
 	if err := cfg.Validate(); err != nil {
 		return err
@@ -237,10 +242,10 @@ func (r *Repo) updateConfig(f func(*Config)) error {
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(filepath.Join(r.Dir, ConfigFile), b, 0o600); err != nil {
+	if err := writeFileAtomic(path, b, 0o600); err != nil {
 		return err
 	}
-	r.Config = cfg
+	f(&r.Config)
 	return nil
 }
 

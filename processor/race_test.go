@@ -19,6 +19,7 @@ import (
 	"github.com/jobmesh/jobmesh/escrow"
 	"github.com/jobmesh/jobmesh/escrow/bindings"
 	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/localmesh"
 	"github.com/jobmesh/jobmesh/meshtest"
 	"github.com/jobmesh/jobmesh/node"
 	"github.com/jobmesh/jobmesh/p2p"
@@ -125,8 +126,7 @@ func (m *rpcMesh) startMember(t *testing.T, ctx context.Context, rc *rpc.Client,
 	bootstrap []string, tune func(mem *rpcMember, pc *processor.Config)) *node.Node {
 	t.Helper()
 	cfg := node.DefaultConfig()
-	cfg.Store.Rebroadcast = node.Duration(time.Second)
-	cfg.Store.DAGSyncTimeout = node.Duration(3 * time.Second)
+	localmesh.FastStore(&cfg)
 	cfg.Processor.AdvertiseEvery = node.Duration(time.Minute)
 	cfg.Client.Quiet = node.Duration(2 * time.Second) // every processor joins within a second
 	if err := node.InitRepo(repoDir, cfg); err != nil {

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Runs the escrow's end-to-end test against a real `geth --dev`. Installs
-# geth v1.17.8 from the Go module proxy into $JOBMESH_CACHE/bin (default
+# geth from the Go module proxy into $JOBMESH_CACHE/bin (default
 # ~/.cache/jobmesh) if it is missing: outside the checkout, so later runs reuse it.
+# The geth version is go.mod's go-ethereum version, so the node's client
+# library and the chain it is tested against cannot drift apart.
 set -euo pipefail
 REPO="$(cd "$(dirname "$0")/.." && pwd)"
-GETH_VERSION=1.17.8
+GETH_VERSION="$(cd "$REPO" && go list -m -f '{{.Version}}' github.com/ethereum/go-ethereum)"
+GETH_VERSION="${GETH_VERSION#v}"
 CACHE="${JOBMESH_CACHE:-$HOME/.cache/jobmesh}"
 BIN="$CACHE/bin"
 GETH="$BIN/geth"

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math/big"
 	"net/http"
 	"os"
@@ -264,11 +265,30 @@ func TestDemoRunsAJobEndToEnd(t *testing.T) {
 		t.Skip("demo in -short mode")
 	}
 	out := t.TempDir()
-	stdout := run(t, "demo", "--json", "--processors", "3",
-		"--width", "128", "--height", "96", "--tile", "32", "--out", out, "--log-level", "error", "--timeout", "3m")
+	// Quiet by default (no --log-level); --serve keeps the mesh up after
+	// the summary.
+	demo := startLogged(t, "demo", "--json", "--serve", "--processors", "3",
+		"--width", "128", "--height", "96", "--tile", "32", "--out", out, "--timeout", "3m")
 	var s demoSummary
-	if err := json.Unmarshal([]byte(stdout), &s); err != nil {
-		t.Fatalf("summary: %v\n%s", err, stdout)
+	wait.Until(t, 4*time.Minute, func() error {
+		select {
+		case <-demo.done:
+			t.Fatalf("demo exited: %v\n%s", demo.err, demo.stderr(t))
+		default:
+		}
+		return json.Unmarshal(demo.stdout(t), &s)
+	})
+	checkServedDemo(t, s)
+	if err := demo.stop(t); err != nil {
+		t.Fatalf("demo --serve on SIGTERM: %v", err)
+	}
+	if progress := demo.stderr(t); bytes.Contains(progress, []byte("level=")) || !bytes.Contains(progress, []byte("MicroJobs done")) {
+		t.Fatalf("the demo's stderr is not its progress alone:\n%s", progress)
+	}
+	for _, m := range s.Members {
+		if _, err := os.Stat(filepath.Join(m.Repo, node.APIFile)); !errors.Is(err, fs.ErrNotExist) {
+			t.Fatalf("api file of %s left behind: %v", m.Repo, err)
+		}
 	}
 	if !s.Verified || len(s.JobID) != 64 || s.OutputCID == "" || len(s.Verifier) == 0 {
 		t.Fatalf("summary: %+v", s)
@@ -299,6 +319,32 @@ func TestDemoRunsAJobEndToEnd(t *testing.T) {
 		if err != nil || !bytes.HasPrefix(b, []byte("\x89PNG")) {
 			t.Fatalf("%s is not a PNG (%v)", f, err)
 		}
+	}
+}
+
+// checkServedDemo checks what demo --serve --json lists: every member with
+// its API, dashboard link and TCP and QUIC addresses; its repo reaches its
+// API (the api file), and so does --api.
+func checkServedDemo(t *testing.T, s demoSummary) {
+	t.Helper()
+	if len(s.Members) != 5 {
+		t.Fatalf("members: %+v", s.Members)
+	}
+	for _, m := range s.Members {
+		swarm := strings.Join(m.Swarm, " ")
+		if !strings.HasPrefix(m.API, "http://127.0.0.1:") || !strings.Contains(m.Dashboard, "127.0.0.1") ||
+			!strings.Contains(swarm, "/tcp/") || !strings.Contains(swarm, "/quic-v1/") {
+			t.Fatalf("member %+v", m)
+		}
+	}
+	client := s.Members[len(s.Members)-1]
+	if png := run(t, "job", "get", "--repo", client.Repo, s.JobID[:8], "-o", "-"); !strings.HasPrefix(png, "\x89PNG") {
+		t.Fatalf("job get --repo %s printed %.40q", client.Repo, png)
+	}
+	var j apiv1.Job
+	status := run(t, "job", "status", "--repo", t.TempDir(), "--api", client.API, s.JobID, "--json")
+	if err := json.Unmarshal([]byte(status), &j); err != nil || j.ID != s.JobID || !j.Verified {
+		t.Fatalf("job status --api %s: %v\n%s", client.API, err, status)
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/crypto"
@@ -93,6 +95,9 @@ func runDaemon(ctx context.Context, g *globals, f daemonFlags, cmd *cobra.Comman
 	if err := f.chain.apply(&cfg); err != nil {
 		return err
 	}
+	if role != node.RoleBootstrap && len(cfg.P2P.Bootstrap) == 0 {
+		warnAlone(log, cmd.ErrOrStderr(), cfg.P2P.MDNS)
+	}
 	// Only nodes that use the chain need the wallet key; a keystore then
 	// needs its passphrase.
 	if role != node.RoleBootstrap && cfg.Chain.RPC != "" {
@@ -147,4 +152,18 @@ func runDaemon(ctx context.Context, g *globals, f daemonFlags, cmd *cobra.Comman
 	<-ctx.Done()
 	log.Info("shutting down")
 	return nil
+}
+
+// warnAlone says, in the log and on stderr, that a node with no bootstrap
+// peer runs alone: it takes and submits work only once a peer dials it (or,
+// with mDNS, one on the local network is found).
+func warnAlone(log *slog.Logger, stderr io.Writer, mdns bool) {
+	how := "no peer will find it unless one dials it"
+	if mdns {
+		how = "it finds peers only on the local network (mDNS)"
+	}
+	msg := "no bootstrap peer: this node runs alone; " + how +
+		". Give --bootstrap MULTIADDR or set [p2p] bootstrap in the config ('jobnode id' on a bootstrap node prints its multiaddrs)"
+	log.Warn(msg)
+	fmt.Fprintln(stderr, "jobnode: warning:", msg)
 }

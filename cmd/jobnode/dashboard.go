@@ -4,8 +4,6 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
-
-	"github.com/jobmesh/jobmesh/meshclient"
 )
 
 func newDashboardCmd(g *globals) *cobra.Command {
@@ -19,7 +17,7 @@ cancel jobs and be used from beyond loopback. The link works once, within an
 hour; anyone who has it before then can act as this node's wallet.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := meshclient.ForRepo(g.repo)
+			c, err := g.client()
 			if err != nil {
 				return err
 			}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math/big"
 	"os"
 	"path/filepath"
@@ -22,6 +23,8 @@ import (
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/localmesh"
 	"github.com/jobmesh/jobmesh/microjob"
+	"github.com/jobmesh/jobmesh/node"
+	"github.com/jobmesh/jobmesh/p2p"
 	"github.com/jobmesh/jobmesh/processor"
 	"github.com/jobmesh/jobmesh/records"
 )
@@ -54,6 +57,8 @@ type demoSummary struct {
 	Payouts      map[string]string `json:"payouts"`
 	Refund       string            `json:"refund"`
 	Seconds      float64           `json:"seconds"`
+	// Members: with --serve, each member's repo, API and addresses.
+	Members []demoMember `json:"members,omitempty"`
 }
 
 func newDemoCmd(g *globals) *cobra.Command {
@@ -168,6 +173,13 @@ func runDemo(ctx context.Context, g *globals, o demoOptions, stdout, stderr io.W
 		return err
 	}
 	sum := newDemoSummary(id, res, picture, tileMap, time.Since(start))
+	if o.serve {
+		stopServing, err := serveDemo(g, mesh, &sum)
+		defer func() { err = errors.Join(err, stopServing()) }()
+		if err != nil {
+			return err
+		}
+	}
 	if o.json {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -180,7 +192,9 @@ func runDemo(ctx context.Context, g *globals, o demoOptions, stdout, stderr io.W
 	if !o.serve {
 		return nil
 	}
-	return serveDemo(ctx, g, mesh, say)
+	printServing(say, sum.Members)
+	<-ctx.Done()
+	return nil
 }
 
 // startDemoMesh starts the demo's mesh on the embedded dev chain, with
@@ -194,7 +208,11 @@ func startDemoMesh(ctx context.Context, g *globals, o demoOptions) (*localmesh.M
 		// The embedded dev chain: go-ethereum's simulated backend, the
 		// escrow deployed, every wallet funded, every processor staked.
 		Chain:  &localmesh.ChainOptions{},
-		Logger: g.logger(),
+		Logger: g.demoLogger(),
+		// Loopback, on TCP and QUIC, as a daemon listens by default.
+		P2P: func(_ *localmesh.Member, c *p2p.Config) {
+			c.ListenAddrs = []string{"/ip4/127.0.0.1/tcp/0", "/ip4/127.0.0.1/udp/0/quic-v1"}
+		},
 		Processor: func(m *localmesh.Member, pc *processor.Config) {
 			pc.Poll = 250 * time.Millisecond
 			pc.DiscloseGrace = 5 * time.Second
@@ -402,29 +420,78 @@ func printSummary(w io.Writer, s demoSummary, names map[string]string) {
 	fmt.Fprintf(w, "took         %.1fs\n", s.Seconds)
 }
 
-func serveDemo(ctx context.Context, g *globals, mesh *localmesh.Mesh, say io.Writer) error {
-	var servers []*api.Server
-	defer func() {
+// demoMember is one member of a served demo mesh, as --json --serve
+// prints it.
+type demoMember struct {
+	Role      string   `json:"role"`
+	Index     int      `json:"index"`
+	PeerID    string   `json:"peer_id"`
+	Repo      string   `json:"repo"`
+	API       string   `json:"api"`       // base URL; also in the repo's api file
+	Dashboard string   `json:"dashboard"` // a one-time login link
+	Swarm     []string `json:"swarm"`     // full multiaddrs, TCP and QUIC
+}
+
+// serveDemo starts an HTTP API for each member of mesh, writes its address
+// into the member's repo (its api file, as a daemon does, so that
+// 'jobnode job ... --repo MEMBER' reaches it) and lists the members in
+// sum. stop shuts the APIs down and removes the api files.
+func serveDemo(g *globals, mesh *localmesh.Mesh, sum *demoSummary) (stop func() error, err error) {
+	var (
+		servers []*api.Server
+		files   []string
+	)
+	stop = func() error {
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
+		var errs []error
 		for _, s := range servers {
-			_ = s.Shutdown(sctx)
+			errs = append(errs, s.Shutdown(sctx))
 		}
-	}()
-	fmt.Fprintln(say, "\nserving the mesh; press Ctrl-C to stop")
+		for _, f := range files {
+			if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				errs = append(errs, err)
+			}
+		}
+		return errors.Join(errs...)
+	}
 	for _, m := range mesh.Members {
-		h := api.NewHandler(m.APIDeps(), m.Config.API)
-		s, err := api.Listen("127.0.0.1:0", h, m.Config.API, g.logger())
+		cfg := m.Config.API
+		if cfg.Token, err = node.ReadAPIToken(m.Dir); err != nil {
+			return stop, err
+		}
+		h, err := api.New(m.APIDeps(), cfg)
 		if err != nil {
-			return err
+			return stop, err
+		}
+		s, err := api.Listen("127.0.0.1:0", h, cfg, g.demoLogger())
+		if err != nil {
+			return stop, err
 		}
 		servers = append(servers, s)
+		file := filepath.Join(m.Dir, node.APIFile)
+		if err := os.WriteFile(file, []byte(s.Addr()+"\n"), 0o600); err != nil {
+			return stop, fmt.Errorf("writing the api file of %s: %w", m.Dir, err)
+		}
+		files = append(files, file)
 		login, _ := h.LoginURL(s.BaseURL())
-		fmt.Fprintf(say, "%-9s %d  %s\n          api   http://%s\n          ui    %s\n", m.Role, m.Index, m.Host.ID(), s.Addr(), login)
+		dm := demoMember{Role: string(m.Role), Index: m.Index, PeerID: m.Host.ID().String(), Repo: m.Dir,
+			API: s.BaseURL(), Dashboard: login}
 		for _, a := range m.Host.FullAddrs() {
+			dm.Swarm = append(dm.Swarm, a.String())
+		}
+		sum.Members = append(sum.Members, dm)
+	}
+	return stop, nil
+}
+
+// printServing lists the served members for people.
+func printServing(say io.Writer, members []demoMember) {
+	fmt.Fprintln(say, "\nserving the mesh; press Ctrl-C to stop ('jobnode job list --repo REPO' reaches a member)")
+	for _, m := range members {
+		fmt.Fprintf(say, "%-9s %d  %s\n          repo  %s\n          api   %s\n          ui    %s\n", m.Role, m.Index, m.PeerID, m.Repo, m.API, m.Dashboard)
+		for _, a := range m.Swarm {
 			fmt.Fprintf(say, "          swarm %s\n", a)
 		}
 	}
-	<-ctx.Done()
-	return nil
 }

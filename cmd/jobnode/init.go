@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 
@@ -17,6 +18,9 @@ func newInitCmd(g *globals) *cobra.Command {
 		card      string
 		vram      uint64
 		wallet    string
+		ethRPC    string
+		escrowHex string
+		chainID   uint64
 	)
 	cmd := &cobra.Command{
 		Use:   "init",
@@ -33,6 +37,10 @@ func newInitCmd(g *globals) *cobra.Command {
 			}
 			cfg.Processor.VRAMMiB = vram
 			cfg.Processor.Wallet = wallet
+			cfg.Chain.RPC, cfg.Chain.Contract, cfg.Chain.ChainID = ethRPC, escrowHex, chainID
+			if escrowHex != "" && ethRPC == "" {
+				return usageError(errors.New("--escrow needs --eth-rpc: the contract is on that chain"))
+			}
 			if err := node.InitRepo(g.repo, cfg); err != nil {
 				return err
 			}
@@ -54,5 +62,8 @@ func newInitCmd(g *globals) *cobra.Command {
 	cmd.Flags().StringVar(&card, "card-model", "", `card model to advertise (default "cpu")`)
 	cmd.Flags().Uint64Var(&vram, "vram-mib", 0, "VRAM to advertise, in MiB")
 	cmd.Flags().StringVar(&wallet, "wallet", "", "EVM address that receives payouts")
+	cmd.Flags().StringVar(&ethRPC, "eth-rpc", "", "JSON-RPC endpoint of the chain, written to [chain] rpc (commands then need no --eth-rpc)")
+	cmd.Flags().StringVar(&escrowHex, "escrow", "", "escrow contract address 0x..., written to [chain] contract ('jobnode escrow deploy' writes it too)")
+	cmd.Flags().Uint64Var(&chainID, "chain-id", 0, "chain ID the endpoint must report, written to [chain] chain_id (0: any)")
 	return cmd
 }

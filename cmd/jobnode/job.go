@@ -40,9 +40,14 @@ func source(ctx context.Context, c *meshclient.Client, arg string) (apiv1.Source
 		return apiv1.Source{}, err
 	}
 	defer f.Close()
-	content, err := c.Upload(ctx, f)
+	return upload(ctx, c, arg, f)
+}
+
+// upload sends r, read from the local file name, to the node.
+func upload(ctx context.Context, c *meshclient.Client, name string, r io.Reader) (apiv1.Source, error) {
+	content, err := c.Upload(ctx, r)
 	if err != nil {
-		return apiv1.Source{}, fmt.Errorf("uploading %s: %w", arg, err)
+		return apiv1.Source{}, fmt.Errorf("uploading %s: %w", name, err)
 	}
 	return apiv1.Source{URI: content.URI, SHA256: content.SHA256}, nil
 }
@@ -50,6 +55,7 @@ func source(ctx context.Context, c *meshclient.Client, arg string) (apiv1.Source
 func newJobSubmitCmd(g *globals) *cobra.Command {
 	var (
 		code, data, price, output string
+		split                     string
 		req                       apiv1.SubmitRequest
 		deadline                  time.Duration
 		wait, asJSON              bool
@@ -72,14 +78,30 @@ digits, names the job in the other job commands.
 			if err := checkSubmitFlags(ctx, &req, code, data, price); err != nil {
 				return err
 			}
-			c, err := meshclient.ForRepo(g.repo)
+			var packed io.Reader
+			switch split {
+			case splitBytes:
+			case splitWords:
+				var err error
+				if packed, err = splitData(data, req.Slicing.BlockSize); err != nil {
+					return err
+				}
+			default:
+				return flagError("split", "%q: want %s or %s", split, splitBytes, splitWords)
+			}
+			c, err := g.client()
 			if err != nil {
 				return err
 			}
 			if req.Code, err = source(ctx, c, code); err != nil {
 				return err
 			}
-			if req.Data, err = source(ctx, c, data); err != nil {
+			if packed != nil {
+				req.Data, err = upload(ctx, c, data, packed)
+			} else {
+				req.Data, err = source(ctx, c, data)
+			}
+			if err != nil {
 				return err
 			}
 			req.Output = output
@@ -117,6 +139,7 @@ digits, names the job in the other job commands.
 	f.Uint64Var(&req.Requirements.MinVRAMMiB, "min-vram-mib", 0, "GPU memory the processors must have, in MiB")
 	f.StringSliceVar(&req.Requirements.ModelCIDs, "model", nil, "CID of a model the code needs (repeat for several)")
 	f.StringVar(&output, "output", "", "output assembly: concat (default) or png-grid")
+	f.StringVar(&split, "split", splitBytes, "how the local --data file is cut into blocks: bytes (every --block-size bytes) or words (text cut only between words, each block padded with spaces to --block-size; for word-based jobs such as the wordcount example)")
 	f.Uint32Var(&req.Columns, "columns", 0, "png-grid columns")
 	f.DurationVar(&deadline, "deadline", 0, "time the job may take (default 1h)")
 	f.BoolVar(&wait, "wait", false, "follow the job to its end with a progress bar")
@@ -275,7 +298,7 @@ func newJobStatusCmd(g *globals) *cobra.Command {
 		Short: "Show one job",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := meshclient.ForRepo(g.repo)
+			c, err := g.client()
 			if err != nil {
 				return err
 			}
@@ -309,7 +332,7 @@ func newJobListCmd(g *globals) *cobra.Command {
 		Short: "List the jobs the node knows, newest first",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := meshclient.ForRepo(g.repo)
+			c, err := g.client()
 			if err != nil {
 				return err
 			}
@@ -345,7 +368,7 @@ decide it, else its deadline refunds it.
 ` + exitCodesHelp,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := meshclient.ForRepo(g.repo)
+			c, err := g.client()
 			if err != nil {
 				return err
 			}
@@ -361,14 +384,14 @@ decide it, else its deadline refunds it.
 }
 
 func newJobGetCmd(g *globals) *cobra.Command {
-	var dir string
+	var dir, merge string
 	cmd := &cobra.Command{
 		Use:   "get ID -o DIR",
 		Short: "Fetch a finished job's output: output.png for a png-grid job, output.bin otherwise; -o - writes it to stdout",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			ctx := cmd.Context()
-			c, err := meshclient.ForRepo(g.repo)
+			c, err := g.client()
 			if err != nil {
 				return err
 			}
@@ -392,8 +415,14 @@ func newJobGetCmd(g *globals) *cobra.Command {
 				return err
 			}
 			defer rc.Close()
+			var output io.Reader = rc
+			if merge != "" {
+				if output, err = mergeOutput(merge, rc); err != nil {
+					return err
+				}
+			}
 			if dir == "-" {
-				if _, err := io.Copy(cmd.OutOrStdout(), rc); err != nil {
+				if _, err := io.Copy(cmd.OutOrStdout(), output); err != nil {
 					return fmt.Errorf("fetching the output of job %s: %w", j.ID, err)
 				}
 				return nil
@@ -409,7 +438,7 @@ func newJobGetCmd(g *globals) *cobra.Command {
 				return err
 			}
 			defer os.Remove(tmp.Name())
-			n, err := io.Copy(tmp, rc)
+			n, err := io.Copy(tmp, output)
 			if cerr := tmp.Close(); err == nil {
 				err = cerr
 			}
@@ -424,6 +453,7 @@ func newJobGetCmd(g *globals) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVarP(&dir, "out", "o", ".", "directory to write the output to; - for stdout")
+	cmd.Flags().StringVar(&merge, "merge", "", "merge the per-block results of a concat job: wordcount (sums the word counts of the wordcount example into one table)")
 	return cmd
 }
 
@@ -434,7 +464,7 @@ func newJobCancelCmd(g *globals) *cobra.Command {
 		Short: "Cancel a job this node submitted, before work on it has started; its escrow is refunded",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := meshclient.ForRepo(g.repo)
+			c, err := g.client()
 			if err != nil {
 				return err
 			}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/jobmesh/jobmesh/apiv1"
 	"github.com/jobmesh/jobmesh/examples"
+	"github.com/jobmesh/jobmesh/examples/wordcount/counts"
 	"github.com/jobmesh/jobmesh/meshclient"
 )
 
@@ -39,7 +40,9 @@ func TestJobCommands(t *testing.T) {
 	if err := os.WriteFile(codeFile, code, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(dataFile, []byte(strings.Repeat("the quick brown fox jumps over the lazy dog\n", 10)), 0o600); err != nil {
+	// Raw 128-byte blocks would cut words of this text apart.
+	text := []byte(strings.Repeat("the quick brown fox jumps over the lazy dog\n", 10) + "Über straße, naïve café: 42 apples; 7 pears.\n")
+	if err := os.WriteFile(dataFile, text, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	startDaemon(t, "bootstrap", boot)
@@ -71,7 +74,7 @@ func TestJobCommands(t *testing.T) {
 	}
 
 	startDaemon(t, "process", proc, "--bootstrap", id.Addrs[0])
-	out2 := run(t, append(submit, "--wait")...)
+	out2 := run(t, append(submit, "--wait", "--split", "words")...)
 	lines := strings.Split(strings.TrimSpace(out2), "\n")
 	jobID := lines[0]
 	if len(jobID) != 64 || !strings.Contains(out2, "MicroJobs committed") || !strings.Contains(out2, "state verified") || !strings.Contains(out2, "output ") {
@@ -94,6 +97,15 @@ func TestJobCommands(t *testing.T) {
 	got, err := os.ReadFile(filepath.Join(outDir, "output.bin"))
 	if err != nil || len(got) == 0 {
 		t.Fatalf("job get wrote %d bytes (%v)", len(got), err)
+	}
+	// Blocks cut between words and the block counts merged: the file's
+	// word count, as Go counts it here.
+	want := counts.Encode(counts.Count(text))
+	if merged := run(t, "job", "get", "--repo", client, jobID, "--merge", "wordcount", "-o", "-"); merged != string(want) {
+		t.Fatalf("job get --merge wordcount:\n%s\nwant:\n%s", merged, want)
+	}
+	if bytes.Equal(got, want) {
+		t.Fatal("the unmerged output is already the total: the job had one block, so merging went untested")
 	}
 }
 

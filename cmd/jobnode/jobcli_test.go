@@ -163,6 +163,10 @@ func TestSubmitRefusesBadInput(t *testing.T) {
 		{"no block size", []string{"job", "submit", "--repo", f.repo, "--code", good, "--data", data, "--price", "1e15"}, []string{"--block-size: missing"}},
 		{"no data", []string{"job", "submit", "--repo", f.repo, "--code", good}, []string{"--data: missing"}},
 		{"unknown flag", submit(good, "1e15", "--prize", "1"), []string{"unknown flag: --prize"}},
+		{"split lines", submit(good, "1e15", "--split", "lines"), []string{`--split: "lines": want bytes or words`}},
+		{"split a URI", []string{"job", "submit", "--repo", f.repo, "--code", good, "--data", "ipfs://bafy", "--block-size", "64",
+			"--price", "1e15", "--split", "words"}, []string{"--split: words needs a local --data file"}},
+		{"split a long word", submit(good, "1e15", "--split", "words", "--block-size", "4"), []string{"--split: words:", "word longer than a block"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -287,6 +291,24 @@ func TestJobGetToStdout(t *testing.T) {
 	wantExit(t, stderr, code, exitOK)
 	if got, err := os.ReadFile(filepath.Join(out, "output.bin")); err != nil || !bytes.Equal(got, f.output) || !strings.Contains(stdout, "output.bin (11 bytes)") {
 		t.Fatalf("job get -o DIR: %q (%v), printed %q", got, err, stdout)
+	}
+	_, stderr, code = cli(t, "job", "get", "--repo", f.repo, id, "-o", "-", "--merge", "sum")
+	wantExit(t, stderr, code, exitUsage, `--merge: "sum": want wordcount`)
+	_, stderr, code = cli(t, "job", "get", "--repo", f.repo, id, "-o", "-", "--merge", "wordcount")
+	wantExit(t, stderr, code, exitError, "--merge wordcount: the output is not word counts")
+
+	// --api reaches the node without the repo's api file.
+	url, err := os.ReadFile(filepath.Join(f.repo, "api"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	empty := t.TempDir()
+	_, stderr, code = cli(t, "job", "get", "--repo", empty, id, "-o", "-")
+	wantExit(t, stderr, code, exitError, "no repo")
+	stdout, stderr, code = cli(t, "job", "get", "--repo", empty, "--api", string(url), id, "-o", "-")
+	wantExit(t, stderr, code, exitOK)
+	if stdout != string(f.output) {
+		t.Fatalf("job get --api printed %q", stdout)
 	}
 }
 

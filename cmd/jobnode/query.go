@@ -8,8 +8,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
-
-	"github.com/jobmesh/jobmesh/meshclient"
 )
 
 func printJSON(w io.Writer, v any) error {
@@ -25,7 +23,7 @@ func newIDCmd(g *globals) *cobra.Command {
 		Short: "Print the running node's peer ID and full multiaddrs, one per line",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := meshclient.ForRepo(g.repo)
+			c, err := g.client()
 			if err != nil {
 				return err
 			}
@@ -54,7 +52,7 @@ func newPeersCmd(g *globals) *cobra.Command {
 		Short: "List the running node's connected peers",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := meshclient.ForRepo(g.repo)
+			c, err := g.client()
 			if err != nil {
 				return err
 			}
@@ -82,7 +80,7 @@ func newNodesCmd(g *globals) *cobra.Command {
 		Short: "List the processors known from the replicated store",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := meshclient.ForRepo(g.repo)
+			c, err := g.client()
 			if err != nil {
 				return err
 			}

@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/jobmesh/jobmesh/api"
-	"github.com/jobmesh/jobmesh/meshclient"
 )
 
 // dispatchHeader names the dispatch columns of `jobnode nodes`.
@@ -55,7 +54,7 @@ not-started jobs may wait for, a job counting once per replica, before the
 mesh aborts the lowest-value one.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := meshclient.ForRepo(g.repo)
+			c, err := g.client()
 			if err != nil {
 				return err
 			}

@@ -185,3 +185,34 @@ func boundary(text []byte, limit int) int {
 }
 
 func word(r rune) bool { return r != utf8.RuneError && IsWordRune(r) }
+
+// Sum totals block results joined end to end, as the concat assembly
+// joins them: each line "<word> <count>\n" in canonical form, a word on
+// as many lines as blocks that hold it. The total is in canonical form
+// (Decode reads it).
+func Sum(joined []byte) ([]byte, error) {
+	if len(joined) > MaxEncodedBytes {
+		return nil, fmt.Errorf("%w: %d bytes, limit %d", ErrMalformed, len(joined), MaxEncodedBytes)
+	}
+	var tables [][]byte
+	start := 0
+	var prev []byte
+	for i := 0; i < len(joined); {
+		end := bytes.IndexByte(joined[i:], '\n')
+		if end < 0 {
+			return nil, fmt.Errorf("%w: the last line has no newline", ErrMalformed)
+		}
+		word, _, _ := bytes.Cut(joined[i:i+end], []byte{' '})
+		// A word not after the one before starts the next block's table.
+		if prev != nil && bytes.Compare(prev, word) >= 0 {
+			tables = append(tables, joined[start:i])
+			start = i
+		}
+		prev = word
+		i += end + 1
+	}
+	if start < len(joined) {
+		tables = append(tables, joined[start:])
+	}
+	return Merge(tables)
+}

@@ -161,3 +161,51 @@ func TestLowerCaseIsStable(t *testing.T) {
 		}
 	}
 }
+
+// TestSum: block results joined end to end, as the concat assembly joins
+// them, sum to the counts of the whole text, whichever way the tables
+// meet (a word repeated across the seam, or tables that happen to stay
+// sorted across it).
+func TestSum(t *testing.T) {
+	text := []byte("zebra apple. apple banana zebra; Über über 9 9 cat")
+	packed, err := Pack(text, 13)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var joined []byte
+	for b := 0; b < len(packed); b += 13 {
+		joined = append(joined, Encode(Count(packed[b:b+13]))...)
+	}
+	got, err := Sum(joined)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := Encode(Count(text)); !bytes.Equal(got, want) {
+		t.Fatalf("Sum:\n%s\nwant:\n%s", got, want)
+	}
+	for _, bad := range []string{"apple 1", "Apple 1\n", "apple 0\n", "apple\n"} {
+		if _, err := Sum([]byte(bad)); !errors.Is(err, ErrMalformed) {
+			t.Errorf("Sum(%q): %v, want ErrMalformed", bad, err)
+		}
+	}
+}
+
+// FuzzSum: any bytes either fail with ErrMalformed or sum to a table in
+// canonical form.
+func FuzzSum(f *testing.F) {
+	f.Add([]byte("apple 2\nzebra 1\napple 1\n"))
+	f.Add([]byte(""))
+	f.Add([]byte("a 18446744073709551615\na 1\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		got, err := Sum(b)
+		if err != nil {
+			if !errors.Is(err, ErrMalformed) && !errors.Is(err, ErrOverflow) {
+				t.Fatalf("Sum: unexpected error %v", err)
+			}
+			return
+		}
+		if _, err := Decode(got); err != nil {
+			t.Fatalf("Sum's result does not decode: %v", err)
+		}
+	})
+}

@@ -1,0 +1,373 @@
+package jobstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ipfs/go-cid"
+	"github.com/ipfs/go-datastore"
+	"github.com/ipfs/go-datastore/query"
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/jobmesh/jobmesh/crdt"
+	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/records"
+)
+
+// Root is the datastore prefix of every job store and manifest.
+const Root = "/jobmesh/v2/job"
+
+// Namespace is the datastore prefix under which job id's store keeps
+// its state.
+func Namespace(id jobs.ID) string { return Root + "/" + id.String() }
+
+// manifestRoot holds one manifest per job store.
+const manifestRoot = "/jobmesh/v2/jobmeta"
+
+func manifestKey(id jobs.ID) datastore.Key {
+	return datastore.NewKey(manifestRoot + "/" + id.String())
+}
+
+// Topic is the pubsub topic of job id's store.
+func Topic(id jobs.ID) string { return "/jobmesh/2/job/" + id.String() + "/crdt" }
+
+// ErrForeignRecord: a record that is not a job-level record of the
+// store's job.
+var ErrForeignRecord = errors.New("jobstore: record of another job or level")
+
+// Policy is job id's store's author rule: only job-level records of job
+// id (ErrForeignRecord otherwise), each by an author base allows.
+func Policy(id jobs.ID, base crdt.AuthorPolicy) crdt.AuthorPolicy {
+	return func(key string, author peer.ID) error {
+		l, job, err := records.KeyLevel(key)
+		if err != nil {
+			return err
+		}
+		if l != records.JobLevel || job != id {
+			return fmt.Errorf("%w: %q in the store of job %s", ErrForeignRecord, key, id)
+		}
+		if base == nil {
+			return nil
+		}
+		return base(key, author)
+	}
+}
+
+// BlockDeleter deletes blocks from the node's block store (the DAG
+// blocks of a dropped job store).
+type BlockDeleter interface {
+	DeleteBlock(ctx context.Context, c cid.Cid) error
+}
+
+// Config shapes a Manager.
+type Config struct {
+	// Store is the template of every job store: Datastore, DAGService,
+	// PubSub, PrivKey, AuthorPolicy (the mesh's; each job store adds
+	// Policy), Logger and timings. Namespace and Topic are set per job;
+	// Registerer is ignored (the crdt metrics have one name per node).
+	Store crdt.Config
+	// Blocks deletes a dropped store's DAG blocks. Required.
+	Blocks BlockDeleter
+	// Retention is how long a job's store is kept after the job is over
+	// (End): the evidence a dispute needs. Default 24h.
+	Retention time.Duration
+	// Now is the clock. Default time.Now.
+	Now func() time.Time
+}
+
+// DefaultRetention is Config.Retention's default.
+const DefaultRetention = 24 * time.Hour
+
+func (c *Config) setDefaults() error {
+	if c.Retention == 0 {
+		c.Retention = DefaultRetention
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Store.Logger == nil {
+		c.Store.Logger = slog.Default()
+	}
+	switch {
+	case c.Retention < 0:
+		return fmt.Errorf("jobstore: Retention %s is negative", c.Retention)
+	case c.Blocks == nil:
+		return errors.New("jobstore: Blocks is required")
+	case c.Store.Datastore == nil:
+		return errors.New("jobstore: Store.Datastore is required")
+	}
+	return nil
+}
+
+// manifest is what the datastore remembers of a job store between runs.
+type manifest struct {
+	Opened time.Time `json:"opened"`
+	// Ended is when the job was over (zero while it runs).
+	Ended time.Time `json:"ended,omitzero"`
+}
+
+// Manager owns this node's job stores.
+type Manager struct {
+	cfg Config
+	log *slog.Logger
+
+	mu     sync.Mutex
+	open   map[jobs.ID]*crdt.Store
+	meta   map[jobs.ID]manifest
+	closed bool
+}
+
+// New returns a Manager; Resume reopens what an earlier run held.
+func New(cfg Config) (*Manager, error) {
+	if err := cfg.setDefaults(); err != nil {
+		return nil, err
+	}
+	return &Manager{
+		cfg: cfg, log: cfg.Store.Logger.With("component", "jobstore"),
+		open: map[jobs.ID]*crdt.Store{}, meta: map[jobs.ID]manifest{},
+	}, nil
+}
+
+// ErrClosed: the Manager has been closed.
+var ErrClosed = errors.New("jobstore: closed")
+
+// Open returns job id's store, opening it (and its manifest) if this node
+// does not hold it yet.
+func (m *Manager) Open(ctx context.Context, id jobs.ID) (*crdt.Store, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return nil, ErrClosed
+	}
+	if s := m.open[id]; s != nil {
+		return s, nil
+	}
+	mf, ok := m.meta[id]
+	if !ok {
+		mf = manifest{Opened: m.cfg.Now()}
+		if err := m.putManifest(ctx, id, mf); err != nil {
+			return nil, err
+		}
+	}
+	cfg := m.cfg.Store
+	cfg.Namespace, cfg.Topic = Namespace(id), Topic(id)
+	cfg.AuthorPolicy = Policy(id, m.cfg.Store.AuthorPolicy)
+	cfg.Registerer = nil
+	cfg.Logger = m.cfg.Store.Logger.With("job", id)
+	s, err := crdt.New(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("jobstore: opening the store of job %s: %w", id, err)
+	}
+	m.open[id], m.meta[id] = s, mf
+	return s, nil
+}
+
+// Get returns job id's store if this node holds it open.
+func (m *Manager) Get(id jobs.ID) (*crdt.Store, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s, ok := m.open[id]
+	return s, ok
+}
+
+// End notes that job id is over at at (settled, refunded, aborted or
+// failed, with its outcome in the mesh store): Sweep drops its store once
+// the retention has passed. A job this node holds no store of is ignored.
+func (m *Manager) End(ctx context.Context, id jobs.ID, at time.Time) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	mf, ok := m.meta[id]
+	if !ok || !mf.Ended.IsZero() {
+		return nil
+	}
+	mf.Ended = at
+	if err := m.putManifest(ctx, id, mf); err != nil {
+		return err
+	}
+	m.meta[id] = mf
+	return nil
+}
+
+// Sweep drops every store whose job ended at least the retention ago, and
+// returns the jobs dropped.
+func (m *Manager) Sweep(ctx context.Context) ([]jobs.ID, error) {
+	m.mu.Lock()
+	now := m.cfg.Now()
+	var due []jobs.ID
+	for id, mf := range m.meta {
+		if !mf.Ended.IsZero() && now.Sub(mf.Ended) >= m.cfg.Retention {
+			due = append(due, id)
+		}
+	}
+	m.mu.Unlock()
+	slices.SortFunc(due, func(a, b jobs.ID) int { return strings.Compare(a.String(), b.String()) })
+	var errs []error
+	for _, id := range due {
+		if err := m.drop(ctx, id); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return due, errors.Join(errs...)
+}
+
+// drop closes job id's store and deletes its DAG blocks, its keys and
+// its manifest.
+func (m *Manager) drop(ctx context.Context, id jobs.ID) error {
+	m.mu.Lock()
+	s := m.open[id]
+	delete(m.open, id)
+	m.mu.Unlock()
+	var blocks []cid.Cid
+	if s != nil {
+		var err error
+		if blocks, err = s.Merged(ctx); err != nil {
+			return fmt.Errorf("jobstore: listing the blocks of job %s: %w", id, err)
+		}
+		if err := s.Close(); err != nil {
+			m.log.Warn("closing a dropped job store", "job", id, "err", err)
+		}
+	}
+	for _, c := range blocks {
+		if err := m.cfg.Blocks.DeleteBlock(ctx, c); err != nil {
+			return fmt.Errorf("jobstore: deleting block %s of job %s: %w", c, id, err)
+		}
+	}
+	if err := deletePrefix(ctx, m.cfg.Store.Datastore, Namespace(id)); err != nil {
+		return fmt.Errorf("jobstore: deleting the store of job %s: %w", id, err)
+	}
+	if err := m.cfg.Store.Datastore.Delete(ctx, manifestKey(id)); err != nil {
+		return fmt.Errorf("jobstore: deleting the manifest of job %s: %w", id, err)
+	}
+	m.mu.Lock()
+	delete(m.meta, id)
+	m.mu.Unlock()
+	m.log.Info("job store dropped", "job", id, "blocks", len(blocks))
+	return nil
+}
+
+// Resume reads the manifests an earlier run left: it reopens the stores
+// of jobs still running or within their retention, and drops the rest.
+func (m *Manager) Resume(ctx context.Context) ([]jobs.ID, error) {
+	res, err := m.cfg.Store.Datastore.Query(ctx, query.Query{Prefix: manifestRoot})
+	if err != nil {
+		return nil, fmt.Errorf("jobstore: listing manifests: %w", err)
+	}
+	found := map[jobs.ID]manifest{}
+	for r := range res.Next() {
+		if r.Error != nil {
+			res.Close()
+			return nil, fmt.Errorf("jobstore: listing manifests: %w", r.Error)
+		}
+		id, err := jobs.ParseHash(r.Key[strings.LastIndexByte(r.Key, '/')+1:])
+		var mf manifest
+		if err == nil {
+			err = json.Unmarshal(r.Value, &mf)
+		}
+		if err != nil {
+			m.log.Warn("ignoring a malformed job store manifest", "key", r.Key, "err", err)
+			continue
+		}
+		found[id] = mf
+	}
+	res.Close()
+	m.mu.Lock()
+	maps.Copy(m.meta, found)
+	m.mu.Unlock()
+	if _, err := m.Sweep(ctx); err != nil {
+		return nil, err
+	}
+	var reopened []jobs.ID
+	for _, id := range slices.SortedFunc(maps.Keys(found), func(a, b jobs.ID) int { return strings.Compare(a.String(), b.String()) }) {
+		m.mu.Lock()
+		_, kept := m.meta[id]
+		m.mu.Unlock()
+		if !kept {
+			continue
+		}
+		if _, err := m.Open(ctx, id); err != nil {
+			return reopened, err
+		}
+		reopened = append(reopened, id)
+	}
+	return reopened, nil
+}
+
+// Merged returns the DAG blocks of every open job store: the block GC
+// keeps them with the mesh store's (crdt.Store.Merged).
+func (m *Manager) Merged(ctx context.Context) ([]cid.Cid, error) {
+	m.mu.Lock()
+	stores := slices.Collect(maps.Values(m.open))
+	m.mu.Unlock()
+	var out []cid.Cid
+	for _, s := range stores {
+		cs, err := s.Merged(ctx)
+		if errors.Is(err, crdt.ErrClosed) {
+			continue // dropped meanwhile
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, cs...)
+	}
+	return out, nil
+}
+
+// Close closes every open job store; their state stays for Resume.
+func (m *Manager) Close() error {
+	m.mu.Lock()
+	m.closed = true
+	stores := m.open
+	m.open = map[jobs.ID]*crdt.Store{}
+	m.mu.Unlock()
+	var errs []error
+	for _, s := range stores {
+		errs = append(errs, s.Close())
+	}
+	return errors.Join(errs...)
+}
+
+func (m *Manager) putManifest(ctx context.Context, id jobs.ID, mf manifest) error {
+	b, err := json.Marshal(mf)
+	if err != nil {
+		return err
+	}
+	if err := m.cfg.Store.Datastore.Put(ctx, manifestKey(id), b); err != nil {
+		return fmt.Errorf("jobstore: writing the manifest of job %s: %w", id, err)
+	}
+	return nil
+}
+
+// deletePrefix deletes every key under prefix.
+func deletePrefix(ctx context.Context, ds datastore.Batching, prefix string) error {
+	res, err := ds.Query(ctx, query.Query{Prefix: prefix, KeysOnly: true})
+	if err != nil {
+		return err
+	}
+	var keys []datastore.Key
+	for r := range res.Next() {
+		if r.Error != nil {
+			res.Close()
+			return r.Error
+		}
+		keys = append(keys, datastore.NewKey(r.Key))
+	}
+	res.Close()
+	b, err := ds.Batch(ctx)
+	if err != nil {
+		return err
+	}
+	for _, k := range keys {
+		if err := b.Delete(ctx, k); err != nil {
+			return err
+		}
+	}
+	return b.Commit(ctx)
+}

@@ -1,0 +1,62 @@
+package records
+
+import "github.com/jobmesh/jobmesh/jobs"
+
+// Level is the replicated state a record belongs to: the mesh's, which
+// every node holds to choose work and trust results, or one job's, which
+// only the nodes that take part in that job need.
+type Level int
+
+const (
+	// MeshLevel records are few and small per job (at most a few per
+	// job and per node): adverts, wallet bindings, the job announcement,
+	// cancel, abort, group and settled records.
+	MeshLevel Level = iota
+	// JobLevel records grow with a job's MicroJobs or members: room locks,
+	// took records, commitments, disclosures, reveals, disputes, re-runs,
+	// checks, redo marks, verdicts, holders, the settlement proposal and
+	// its signatures.
+	JobLevel
+)
+
+func (l Level) String() string {
+	if l == JobLevel {
+		return "job"
+	}
+	return "mesh"
+}
+
+// levels maps every record type of the layout to its level.
+var levels = map[string]Level{
+	AdvertType: MeshLevel, WalletBindingType: MeshLevel, JobType: MeshLevel,
+	CancelType: MeshLevel, AbortedType: MeshLevel, GroupType: MeshLevel, SettledType: MeshLevel,
+
+	RoomLockType: JobLevel, TookType: JobLevel, CommitType: JobLevel, ResultType: JobLevel,
+	RevealType: JobLevel, DisputeType: JobLevel, RerunType: JobLevel, CheckType: JobLevel,
+	RedoType: JobLevel, VerdictType: JobLevel, HolderType: JobLevel, SettlementType: JobLevel,
+	SignatureType: JobLevel,
+}
+
+// LevelOf returns the level of record type typ; ok is false for a type
+// that is not in the layout.
+func LevelOf(typ string) (l Level, ok bool) {
+	l, ok = levels[typ]
+	return l, ok
+}
+
+// KeyLevel returns the level of key and, for a job-level key, its job.
+// A key outside the layout is refused with ErrKey.
+func KeyLevel(key string) (Level, jobs.ID, error) {
+	k, err := Parse(key)
+	if err != nil {
+		return MeshLevel, jobs.ID{}, err
+	}
+	l, ok := levels[k.Type]
+	if !ok {
+		return MeshLevel, jobs.ID{}, ErrKey
+	}
+	if l == JobLevel {
+		return l, k.Job, nil
+	}
+	return l, jobs.ID{}, nil
+}
