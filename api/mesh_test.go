@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"image"
 	"image/color"
 	"image/png"
 	"io"
@@ -14,6 +13,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -177,7 +177,7 @@ func TestPictureJobOverTheAPI(t *testing.T) {
 	})
 
 	t.Run("dashboard", func(t *testing.T) {
-		checkDashboard(t, m, srv.URL, id)
+		checkDashboard(t, m, client, srv.URL, id)
 	})
 }
 
@@ -219,13 +219,20 @@ func checkTiles(t *testing.T, base, id string, j apiv1.Job) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if img.Bounds() != image.Rect(0, 0, 64, 48) {
-		t.Fatalf("tile picture bounds %v", img.Bounds())
-	}
+	// The 64×48 grid of tiles, and the legend below it.
 	legend := resp.Header.Get("X-Tile-Legend")
 	entries := strings.Split(legend, ",")
 	if legend == "" || len(entries) > len(j.ByProcessor) {
 		t.Fatalf("legend %q for processors %v", legend, j.ByProcessor)
+	}
+	if b := img.Bounds(); b.Dx() < 64 || b.Dy() <= 48+16*len(entries) {
+		t.Fatalf("tile picture bounds %v: no 64×48 grid with a legend of %d rows", b, len(entries))
+	}
+	swatches := map[color.NRGBA]bool{}
+	for y := 48; y < img.Bounds().Max.Y; y++ {
+		for x := 0; x < 16; x++ {
+			swatches[color.NRGBAModel.Convert(img.At(x, y)).(color.NRGBA)] = true
+		}
 	}
 	for i, e := range entries {
 		p, colour, ok := strings.Cut(e, "=")
@@ -233,13 +240,16 @@ func checkTiles(t *testing.T, base, id string, j apiv1.Job) {
 		if !ok || j.ByProcessor[p] == 0 || colour != fmt.Sprintf("#%02x%02x%02x", c.R, c.G, c.B) {
 			t.Fatalf("legend entry %q", e)
 		}
+		if !swatches[c] {
+			t.Errorf("the picture's legend has no swatch of %s's colour %v", p, c)
+		}
 	}
 }
 
 // checkDashboard opens /ui in headless Chromium at 1280×800 once the job
 // is settled and checks what the page shows, then keeps its DOM and a
 // screenshot under the test's temp dir.
-func checkDashboard(t *testing.T, m *localmesh.Mesh, base, id string) {
+func checkDashboard(t *testing.T, m *localmesh.Mesh, client *localmesh.Member, base, id string) {
 	b := startBrowser(t, 1280, 800)
 	b.navigate(base + "/ui") // redirects to /ui/
 	type pageState struct {
@@ -266,6 +276,7 @@ func checkDashboard(t *testing.T, m *localmesh.Mesh, base, id string) {
 	if st.Width != 64 {
 		t.Fatalf("the picture is %d pixels wide, want 64", st.Width)
 	}
+	checkDashboardTiles(t, b, id)
 	// JOBMESH_TEST_ARTIFACTS keeps the DOM and screenshot after the test.
 	dir := os.Getenv("JOBMESH_TEST_ARTIFACTS")
 	if dir == "" {
@@ -322,6 +333,109 @@ func checkDashboard(t *testing.T, m *localmesh.Mesh, base, id string) {
 		t.Fatalf("the screenshot is nearly blank: %d colours", len(colours))
 	}
 	t.Logf("dashboard DOM and screenshot in %s", dir)
+	checkDashboardTextJob(t, b, client, id)
+}
+
+// pictureState is what the dashboard's picture panel shows.
+type pictureState struct {
+	Job, Row, Shown, Picture, Tiles      string
+	TilesHeight                          int
+	Legend, Shares, Payouts, PayoutPeers []string
+}
+
+func (b *browser) pictures(id string) pictureState {
+	b.t.Helper()
+	var st pictureState
+	raw := b.eval(`(() => {
+		const row = document.querySelector('tr.job[data-job="` + id + `"]');
+		const panel = document.getElementById("pictures"), pic = document.getElementById("picture"), tiles = document.getElementById("tiles");
+		return {Job: document.getElementById("detail-id").textContent, Row: row ? row.dataset.state : "",
+			Shown: panel.hidden ? "hidden" : getComputedStyle(panel).display,
+			Picture: pic.dataset.loaded || "", Tiles: tiles.dataset.loaded || "", TilesHeight: tiles.naturalHeight,
+			Legend: [...document.querySelectorAll("#tile-legend li")].map((li) => li.dataset.peer),
+			Shares: [...document.querySelectorAll("#detail-shares li")].map((li) => li.dataset.peer),
+			Payouts: [...document.querySelectorAll("#detail-fields .payout")].map((p) => p.dataset.wallet),
+			PayoutPeers: [...document.querySelectorAll("#detail-fields .payout")].map((p) => p.dataset.peer)};
+	})()`)
+	if err := json.Unmarshal(raw, &st); err != nil {
+		b.t.Fatal(err)
+	}
+	return st
+}
+
+// checkDashboardTiles: the settled picture job shows its tile map, the
+// picture's own legend below the 64×48 tiles, and the page's legend of
+// processors; its payouts name the peer each wallet is bound to, as the
+// legend of MicroJobs by processor does.
+func checkDashboardTiles(t *testing.T, b *browser, id string) {
+	var st pictureState
+	wait.Until(t, time.Minute, func() error {
+		st = b.pictures(id)
+		if st.Job != id || st.Shown != "flex" || st.Tiles != "true" || len(st.Legend) == 0 || len(st.Payouts) == 0 || slices.Contains(st.PayoutPeers, "") {
+			return fmt.Errorf("picture job: %+v", st)
+		}
+		return nil
+	})
+	if st.TilesHeight <= 48 {
+		t.Errorf("the tile map is %d pixels high: no legend below its 48", st.TilesHeight)
+	}
+	for _, p := range st.PayoutPeers {
+		if !slices.Contains(st.Shares, p) {
+			t.Errorf("a payout names peer %s, which the legend of MicroJobs by processor %v does not", p, st.Shares)
+		}
+	}
+}
+
+// checkDashboardTextJob: once a text job is selected, open and then
+// cancelled, the pictures of the picture job before it are hidden.
+func checkDashboardTextJob(t *testing.T, b *browser, client *localmesh.Member, pictureID string) {
+	ctx := context.Background()
+	info, err := client.DApp.Submit(ctx, dapp.Spec{
+		Code: wordcount(t), Data: text,
+		Slicing:      jobs.Slicing{BlockSize: 128, MicroJobs: 2, BlocksPerMicro: 1},
+		Price:        big.NewInt(2_000_000_000),
+		Deadline:     time.Now().Add(time.Hour),
+		Output:       jobs.Output{Kind: jobs.OutputConcat},
+		Requirements: jobs.Requirements{MinVRAMMiB: 1 << 20}, // no processor takes it: it stays open
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := info.ID().String()
+	// Select the text job by its row, as a user would.
+	wait.Until(t, time.Minute, func() error {
+		var clicked bool
+		if err := json.Unmarshal(b.eval(`(() => {
+			const row = document.querySelector('tr.job[data-job="`+id+`"]');
+			if (row) row.click();
+			return !!row;
+		})()`), &clicked); err != nil || !clicked {
+			return fmt.Errorf("no row for job %s yet (%v)", id, err)
+		}
+		return nil
+	})
+	for _, state := range []apiv1.JobState{apiv1.JobOpen, apiv1.JobCancelled} {
+		if state == apiv1.JobCancelled {
+			if err := client.DApp.Cancel(ctx, info.ID()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var st pictureState
+		wait.Until(t, time.Minute, func() error {
+			st = b.pictures(id)
+			if st.Job != id || st.Row != string(state) {
+				return fmt.Errorf("text job %s: %+v", state, st)
+			}
+			return nil
+		})
+		if st.Shown != "hidden" {
+			t.Errorf("the %s text job shows the pictures panel (display %s) of job %s", state, st.Shown, pictureID)
+		}
+		var visible int
+		if err := json.Unmarshal(b.eval(`[...document.querySelectorAll("#pictures img")].filter((i) => i.offsetParent !== null).length`), &visible); err != nil || visible != 0 {
+			t.Errorf("the %s text job shows %d images of job %s (%v)", state, visible, pictureID, err)
+		}
+	}
 }
 
 // scrape reads a node's /metrics: each series ("name{labels}") and its
@@ -387,7 +501,9 @@ func checkMetrics(t *testing.T, m *localmesh.Mesh, base string, j apiv1.Job) {
 		{"jobmesh_crdt_heads", nil, 1},
 		{"jobmesh_crdt_max_height", nil, 1},
 		{"jobmesh_crdt_records_put_total", nil, 1},
-		{"jobmesh_ipfs_bitswap_blocks_received_total", nil, 0},
+		// The output checkOutput fetched came from the processors.
+		{"jobmesh_ipfs_bitswap_blocks_received_total", nil, 1},
+		{"jobmesh_ipfs_bitswap_bytes_received_total", nil, 1},
 		{"jobmesh_ipfs_files_added_total", nil, 2}, // the job's code and data
 	} {
 		got, ok := sum(c, want.name, want.labels...)
@@ -399,7 +515,7 @@ func checkMetrics(t *testing.T, m *localmesh.Mesh, base string, j apiv1.Job) {
 		t.Errorf("client counts %v jobs, want 1", got)
 	}
 
-	var micro, locks, handoffs, runs float64
+	var micro, locks, handoffs, sent float64
 	for _, mem := range m.Running() {
 		if mem.Role != node.RoleProcessor {
 			continue
@@ -407,10 +523,10 @@ func checkMetrics(t *testing.T, m *localmesh.Mesh, base string, j apiv1.Job) {
 		srv := httptest.NewServer(nodeHandler(mem.Node))
 		p := scrape(t, srv.URL)
 		srv.Close()
-		n, _ := sum(p, "jobmesh_processor_microjobs_total")
+		n, _ := sum(p, "jobmesh_processor_microjobs_total", `outcome="ok"`)
 		micro += n
-		n, _ = sum(p, "jobmesh_microjob_runs_total", `outcome="ok"`)
-		runs += n
+		n, _ = sum(p, "jobmesh_ipfs_bitswap_blocks_sent_total")
+		sent += n
 		n, ok := sum(p, "jobmesh_macrojob_queue_events_total", `event="lock"`)
 		if !ok {
 			t.Errorf("processor %d lists no queue events", mem.Index)
@@ -422,8 +538,11 @@ func checkMetrics(t *testing.T, m *localmesh.Mesh, base string, j apiv1.Job) {
 	// The rooms queue the regular MicroJobs; each MacroJob's verifier is
 	// run outside its room.
 	total, regular := float64(j.MicroJobs), float64(j.MicroJobs-j.MacroJobs)
-	if micro < total || runs < total || locks < regular {
-		t.Errorf("processors counted %v committed MicroJobs, %v runs, %v queue locks; the job has %v MicroJobs, %v of them regular", micro, runs, locks, total, regular)
+	if micro < total || locks < regular {
+		t.Errorf("processors counted %v committed MicroJobs, %v queue locks; the job has %v MicroJobs, %v of them regular", micro, locks, total, regular)
+	}
+	if sent < 1 {
+		t.Errorf("processors sent %v blocks over bitswap; the client fetched the output from them", sent)
 	}
 	t.Logf("queue handoffs across processors: %v", handoffs)
 }

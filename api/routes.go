@@ -54,6 +54,18 @@ func (h *Handler) register(d Deps) error {
 		}
 		writeJSON(w, http.StatusOK, ads)
 	})
+	h.handle("GET /v1/operator", accessLocal, func(w http.ResponseWriter, r *http.Request) {
+		if d.Operator == nil {
+			writeError(w, http.StatusNotImplemented, errors.New("api: this node reports no operator view"))
+			return
+		}
+		op, err := d.Operator(r.Context())
+		if err != nil {
+			writeError(w, http.StatusInternalServerError, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, op)
+	})
 	registerDispatch(h, d.Mesh)
 	view := &JobView{Store: d.Store, Chain: d.Escrow, Blocks: d.IPFS, Log: d.Log.With("subsystem", "api"), FailReports: d.FailReports}
 	if d.DApp != nil {
@@ -74,7 +86,7 @@ func (h *Handler) register(d Deps) error {
 	h.handle("GET /v1/jobs/{id}/output", accessLocal, outputs.ServeOutput)
 	h.handle("GET /v1/jobs/{id}/tiles.png", accessLocal, outputs.ServeTiles)
 	dashboard := ui.Handler()
-	h.handle("GET /ui/", accessPublic, dashboard.ServeHTTP)
+	h.handle("GET /ui/{file...}", accessPublic, dashboard.ServeHTTP)
 	h.handle("GET /ui", accessPublic, dashboard.ServeHTTP)
 
 	// The submitting side: uploads, submission, cancellation.

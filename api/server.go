@@ -54,6 +54,9 @@ type Deps struct {
 	// a job for its summary to say failed (dispatch.Config's
 	// FailReports); 0: 2.
 	FailReports int
+	// Operator reports the node's own work, earnings, resources and
+	// recent warnings (GET /v1/operator); nil answers 501.
+	Operator func(ctx context.Context) (apiv1.Operator, error)
 }
 
 // ID describes the node serving the API.

@@ -23,11 +23,11 @@ import (
 // "public" ones to every client that passes the Host and Origin checks.
 var documentedAccess = map[string]string{
 	"/v1/id": "local", "/v1/peers": "local", "/v1/nodes": "local",
-	"/v1/dispatch/nodes": "local", "/v1/queue": "local",
+	"/v1/dispatch/nodes": "local", "/v1/queue": "local", "/v1/operator": "local",
 	"/v1/jobs": "local", "/v1/jobs/{id}": "local", "/v1/events": "local",
 	"/v1/jobs/{id}/output": "local", "/v1/jobs/{id}/tiles.png": "local", "/v1/jobs/{id}/describe": "local",
-	"/metrics": "local",
-	"/ui/":     "public", "/ui": "public", "/v1/openapi.yaml": "public", "/v1/health": "public",
+	"/metrics":      "local",
+	"/ui/{file...}": "public", "/ui": "public", "/v1/openapi.yaml": "public", "/v1/health": "public",
 }
 
 // serveDirect runs one request through h without a network, from remote
@@ -68,7 +68,7 @@ func TestReadAccess(t *testing.T) {
 			t.Errorf("GET %s is %q, documented %q", rt.Path, rt.Access, want)
 			continue
 		}
-		path := strings.ReplaceAll(rt.Path, "{id}", strings.Repeat("ab", 32))
+		path := strings.NewReplacer("{id}", strings.Repeat("ab", 32), "{file...}", "app.js").Replace(rt.Path)
 		check := func(what, remoteAddr, host string, edit func(*http.Request), wantRefused bool) {
 			t.Helper()
 			if got := serveDirect(h, http.MethodGet, path, remoteAddr, host, edit).Code; refused(got) != wantRefused {

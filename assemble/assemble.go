@@ -174,7 +174,9 @@ func PNGGrid(tiles [][]byte, columns int) ([]byte, error) {
 // TileMap draws the grid PNGGrid would draw, but fills each tile with the
 // colour of the processor that computed it (processors[i] for tile i; a
 // negative index means unknown and is grey), with a darker outline per tile.
-func TileMap(tiles [][]byte, columns int, processors []int) ([]byte, error) {
+// With labels, a legend below the grid gives each processor index i's
+// colour and labels[i] (drawLegend).
+func TileMap(tiles [][]byte, columns int, processors []int, labels []string) ([]byte, error) {
 	if len(processors) != len(tiles) {
 		return nil, fmt.Errorf("%w: %d tiles, %d indexes", ErrMismatch, len(tiles), len(processors))
 	}
@@ -182,7 +184,8 @@ func TileMap(tiles [][]byte, columns int, processors []int) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	canvas := image.NewNRGBA(g.bounds())
+	grid := g.bounds()
+	canvas := image.NewNRGBA(legendBounds(grid, labels))
 	for i := range tiles {
 		r := g.rect(i)
 		fill := ProcessorColour(processors[i])
@@ -192,6 +195,7 @@ func TileMap(tiles [][]byte, columns int, processors []int) ([]byte, error) {
 			draw.Draw(canvas, inner, image.NewUniform(fill), image.Point{}, draw.Src)
 		}
 	}
+	drawLegend(canvas, grid, labels)
 	return encode(canvas)
 }
 

@@ -10,6 +10,7 @@ import (
 	"image/draw"
 	"image/png"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/jobmesh/jobmesh/examples/mandelbrot/tiles"
@@ -169,7 +170,7 @@ func withSize(t *testing.T, p []byte, w, h uint32) []byte {
 func TestTileMap(t *testing.T) {
 	ts := [][]byte{solid(t, 4, 4, color.NRGBA{}), solid(t, 4, 4, color.NRGBA{}), solid(t, 3, 4, color.NRGBA{}), solid(t, 4, 3, color.NRGBA{})}
 	procs := []int{0, 1, 0, -1}
-	out, err := TileMap(ts, 3, procs)
+	out, err := TileMap(ts, 3, procs, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,10 +190,10 @@ func TestTileMap(t *testing.T) {
 	if ProcessorColour(0) == ProcessorColour(1) || ProcessorColour(-1) != (color.NRGBA{128, 128, 128, 255}) {
 		t.Error("processor colours")
 	}
-	if _, err := TileMap(ts, 3, procs[:3]); !errors.Is(err, ErrMismatch) {
+	if _, err := TileMap(ts, 3, procs[:3], nil); !errors.Is(err, ErrMismatch) {
 		t.Errorf("mismatch: %v", err)
 	}
-	if _, err := TileMap(ts, 0, procs); !errors.Is(err, ErrColumns) {
+	if _, err := TileMap(ts, 0, procs, nil); !errors.Is(err, ErrColumns) {
 		t.Errorf("zero columns: %v", err)
 	}
 }
@@ -235,6 +236,47 @@ func FuzzPNGGrid(f *testing.F) {
 	f.Add([]byte("\x89PNG\r\n\x1a\n"), uint8(2))
 	f.Fuzz(func(t *testing.T, tile []byte, cols uint8) {
 		_, _ = PNGGrid([][]byte{tile, seed}, int(cols%4))
-		_, _ = TileMap([][]byte{seed, tile}, int(cols%4), []int{0, 1})
+		_, _ = TileMap([][]byte{seed, tile}, int(cols%4), []int{0, 1}, nil)
 	})
+}
+
+func TestTileMapLegend(t *testing.T) {
+	ts := [][]byte{solid(t, 4, 4, color.NRGBA{}), solid(t, 4, 4, color.NRGBA{})}
+	labels := []string{"12D3KooWAbcdefghijklmnopqrstuvwxyz0123456789", "short"}
+	out, err := TileMap(ts, 2, []int{0, 1}, labels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img := decode(t, out)
+	grid := image.Rect(0, 0, 8, 4)
+	if b := img.Bounds(); b.Dy() != grid.Dy()+legendPad+2*legendRow || b.Dx() <= grid.Dx() {
+		t.Fatalf("bounds %v: no room for a legend of 2 rows", b)
+	}
+	if got := img.NRGBAAt(2, 2); got != ProcessorColour(0) {
+		t.Errorf("tile 0 is %v, want %v", got, ProcessorColour(0))
+	}
+	for i := range labels {
+		sw := legendSwatchAt(grid, i)
+		if c := sw.Min.Add(image.Pt(legendSwatch/2, legendSwatch/2)); img.NRGBAAt(c.X, c.Y) != ProcessorColour(i) {
+			t.Errorf("legend row %d: swatch %v, want %v", i, img.NRGBAAt(c.X, c.Y), ProcessorColour(i))
+		}
+		// The label: dark pixels right of the swatch, in the row.
+		text := 0
+		for y := sw.Min.Y - 3; y < sw.Max.Y+3; y++ {
+			for x := sw.Max.X + legendPad; x < img.Bounds().Max.X; x++ {
+				if c := img.NRGBAAt(x, y); c.A == 255 && c.R < 64 && c.G < 64 && c.B < 64 {
+					text++
+				}
+			}
+		}
+		if text < 20 {
+			t.Errorf("legend row %d: %d dark pixels, no label drawn", i, text)
+		}
+	}
+	if got := LegendLabel(labels[0]); len(got) != legendMaxChars || !strings.HasPrefix(got, "12D3KooWAbc") || !strings.HasSuffix(got, "456789") {
+		t.Errorf("long label shortened to %q", got)
+	}
+	if got := LegendLabel("a\u00e9\n"); got != "a??" {
+		t.Errorf("non-ASCII label drawn as %q", got)
+	}
 }

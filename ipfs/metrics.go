@@ -5,7 +5,7 @@ import (
 	"io"
 	"slices"
 
-	blocks "github.com/ipfs/go-block-format"
+	bsmsg "github.com/ipfs/boxo/bitswap/message"
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -14,6 +14,8 @@ type metrics struct {
 	added, provided prometheus.Counter
 	blocksReceived  prometheus.Counter
 	bytesReceived   prometheus.Counter
+	blocksSent      prometheus.Counter
+	bytesSent       prometheus.Counter
 	blocksRejected  prometheus.Counter
 	gcRuns          *prometheus.CounterVec
 	gcBlocksFreed   prometheus.Counter
@@ -34,6 +36,8 @@ func newMetrics(reg prometheus.Registerer, n *Node) *metrics {
 		provided:       c("provides_total", "CIDs announced on the DHT."),
 		blocksReceived: c("bitswap_blocks_received_total", "Blocks received over bitswap."),
 		bytesReceived:  c("bitswap_bytes_received_total", "Bytes of blocks received over bitswap."),
+		blocksSent:     c("bitswap_blocks_sent_total", "Blocks sent over bitswap."),
+		bytesSent:      c("bitswap_bytes_sent_total", "Bytes of blocks sent over bitswap."),
 		blocksRejected: c("blocks_rejected_total", "Blocks refused because their data does not hash to their CID."),
 		gcRuns: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "jobmesh", Subsystem: "ipfs", Name: "gc_runs_total",
 			Help: "Garbage collections, by what started them (interval, quota, manual) and result (ok, error)."}, []string{"trigger", "result"}),
@@ -43,7 +47,7 @@ func newMetrics(reg prometheus.Registerer, n *Node) *metrics {
 		stagedDiscarded: c("staged_discarded_total", "Staged imports (uploads) refused or failed, whose spooled content was deleted."),
 	}
 	if reg != nil {
-		reg.MustRegister(m.added, m.provided, m.blocksReceived, m.bytesReceived, m.blocksRejected,
+		reg.MustRegister(m.added, m.provided, m.blocksReceived, m.bytesReceived, m.blocksSent, m.bytesSent, m.blocksRejected,
 			m.gcRuns, m.gcBlocksFreed, m.gcBytesFreed, m.overQuota, m.stagedDiscarded,
 			g("stored_bytes", "Bytes of blocks in the block store, as last counted.", func() float64 { return float64(n.stored.Load()) }),
 			g("pins", "Pin records (an owner's pin of a DAG root), expired ones the GC has not removed included.", func() float64 { return float64(n.pinCount.Load()) }))
@@ -51,11 +55,25 @@ func newMetrics(reg prometheus.Registerer, n *Node) *metrics {
 	return m
 }
 
-// ReceivedBlocks implements bitswap's BlockReceivedNotifier.
-func (m *metrics) ReceivedBlocks(_ peer.ID, bs []blocks.Block) {
-	m.blocksReceived.Add(float64(len(bs)))
-	for _, b := range bs {
-		m.bytesReceived.Add(float64(len(b.RawData())))
+// bitswapTracer counts the blocks of every bitswap message sent and
+// received. It is bitswap's tracer (bitswap.WithTracer), not its
+// BlockReceivedNotifier: bitswap.New sets that option to its own server,
+// after and over the caller's.
+type bitswapTracer struct{ m *metrics }
+
+// MessageReceived implements bitswap's tracer.Tracer.
+func (t bitswapTracer) MessageReceived(_ peer.ID, msg bsmsg.BitSwapMessage) {
+	for _, b := range msg.Blocks() {
+		t.m.blocksReceived.Inc()
+		t.m.bytesReceived.Add(float64(len(b.RawData())))
+	}
+}
+
+// MessageSent implements bitswap's tracer.Tracer.
+func (t bitswapTracer) MessageSent(_ peer.ID, msg bsmsg.BitSwapMessage) {
+	for _, b := range msg.Blocks() {
+		t.m.blocksSent.Inc()
+		t.m.bytesSent.Add(float64(len(b.RawData())))
 	}
 }
 

@@ -244,7 +244,7 @@ func New(ctx context.Context, p Params) (*Node, error) {
 	}
 	opts := append([]bitswap.Option{
 		bitswap.ProviderSearchDelay(p.Config.ProviderSearchDelay),
-		bitswap.WithBlockReceivedNotifier(m),
+		bitswap.WithTracer(bitswapTracer{m}),
 		bitswap.WithClientOption(bsclient.WithDefaultProviderQueryManager(false)),
 	}, p.bitswapOptions...)
 	bswap := bitswap.New(runCtx, net, searchFilter{pqm}, bstore, opts...)

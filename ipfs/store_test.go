@@ -18,6 +18,7 @@ import (
 	dssync "github.com/ipfs/go-datastore/sync"
 	"github.com/libp2p/go-libp2p/core/peer"
 	mh "github.com/multiformats/go-multihash"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/jobmesh/jobmesh/internal/wait"
 	"github.com/jobmesh/jobmesh/p2p"
@@ -114,6 +115,16 @@ func TestFetchThroughDHT(t *testing.T) {
 	}
 	if !bytes.Equal(got, data) {
 		t.Fatalf("fetched %d bytes, not identical to the %d added", len(got), len(data))
+	}
+	// Every block b holds came over bitswap from a, the file's data and
+	// the DAG's nodes over it.
+	blocksIn, bytesIn := testutil.ToFloat64(b.metrics.blocksReceived), testutil.ToFloat64(b.metrics.bytesReceived)
+	blocksOut, bytesOut := testutil.ToFloat64(a.metrics.blocksSent), testutil.ToFloat64(a.metrics.bytesSent)
+	if minBlocks := float64(int64(len(data)) / DefaultConfig().ChunkSize); blocksIn < minBlocks || blocksOut < minBlocks {
+		t.Errorf("b received %v blocks, a sent %v; the file has at least %v", blocksIn, blocksOut, minBlocks)
+	}
+	if bytesIn < float64(len(data)) || bytesOut < float64(len(data)) {
+		t.Errorf("b received %v bytes of blocks, a sent %v; the file has %d", bytesIn, bytesOut, len(data))
 	}
 }
 

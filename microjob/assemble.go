@@ -84,8 +84,9 @@ func Assemble(ctx context.Context, info *jobs.JobInfo, plan *jobs.Plan, v Verdic
 // tile filled with the colour of the processor whose result it was read
 // from (assemble.TileMap, assemble.ProcessorColour). Processor i of
 // processors gets colour i; with nil processors the order is the sorted
-// peer IDs of the processors whose results were used. It returns the
-// picture and the order used, so a legend can match the colours.
+// peer IDs of the processors whose results were used. A legend under the
+// tiles names each processor with its colour. It returns the picture and
+// the order used, so that another legend can match the colours.
 func TileMap(ctx context.Context, info *jobs.JobInfo, plan *jobs.Plan, v Verdict, store ResultReader, processors []string) ([]byte, []string, error) {
 	if info == nil || plan == nil || store == nil {
 		return nil, nil, fmt.Errorf("%w: JobInfo, plan and store are required", ErrPlan)
@@ -109,7 +110,7 @@ func TileMap(ctx context.Context, info *jobs.JobInfo, plan *jobs.Plan, v Verdict
 	for b, p := range from {
 		idx[b] = slices.Index(processors, p)
 	}
-	pic, err := assemble.TileMap(outputs, int(info.Output.Columns), idx)
+	pic, err := assemble.TileMap(outputs, int(info.Output.Columns), idx, processors)
 	if err != nil {
 		return nil, nil, fmt.Errorf("microjob: tile map of job %s: %w", plan.JobID, err)
 	}

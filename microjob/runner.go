@@ -104,19 +104,10 @@ func (c Config) Validate() error {
 // Runner runs MicroJobs. It is safe for concurrent use if its Exec and
 // Blocks are. It owns nothing that needs closing.
 type Runner struct {
-	cfg     Config
-	log     *slog.Logger
-	runs    *prometheus.CounterVec
-	blocks  prometheus.Counter
-	seconds prometheus.Histogram
+	cfg    Config
+	log    *slog.Logger
+	blocks prometheus.Counter
 }
-
-// Outcome labels of the microjob_runs_total metric.
-const (
-	outcomeOK       = "ok"
-	outcomeFailed   = "failed"
-	outcomeCanceled = "canceled"
-)
 
 // NewRunner checks cfg and registers the metrics.
 func NewRunner(cfg Config) (*Runner, error) {
@@ -130,25 +121,13 @@ func NewRunner(cfg Config) (*Runner, error) {
 	r := &Runner{
 		cfg: cfg,
 		log: log.With("subsystem", "microjob"),
-		runs: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "jobmesh_microjob_runs_total", Help: "MicroJobs run, by outcome (ok, failed, canceled).",
-		}, []string{"outcome"}),
 		blocks: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "jobmesh_microjob_blocks_total", Help: "Blocks run successfully.",
 		}),
-		seconds: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Name: "jobmesh_microjob_run_seconds", Help: "Wall-clock time of one MicroJob run.",
-			Buckets: prometheus.ExponentialBuckets(0.01, 4, 10),
-		}),
-	}
-	for _, o := range []string{outcomeOK, outcomeFailed, outcomeCanceled} {
-		r.runs.WithLabelValues(o)
 	}
 	if cfg.Registerer != nil {
-		for _, c := range []prometheus.Collector{r.runs, r.blocks, r.seconds} {
-			if err := cfg.Registerer.Register(c); err != nil {
-				return nil, fmt.Errorf("%w: metrics: %w", ErrInvalidConfig, err)
-			}
+		if err := cfg.Registerer.Register(r.blocks); err != nil {
+			return nil, fmt.Errorf("%w: metrics: %w", ErrInvalidConfig, err)
 		}
 	}
 	return r, nil
@@ -196,16 +175,12 @@ func (r *Runner) Run(ctx context.Context, in Input) (out Output, err error) {
 	start := time.Now()
 	log := r.log.With("job", in.Plan.JobID.String(), "macro", in.Micro.Macro, "micro", in.Micro.ID.String())
 	defer func() {
-		r.seconds.Observe(time.Since(start).Seconds())
 		switch {
 		case err == nil:
-			r.runs.WithLabelValues(outcomeOK).Inc()
 			log.Info("MicroJob done", "blocks", len(out.BlockIndices), "result", out.ResultCID.String(), "elapsed", time.Since(start))
 		case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, wasm.ErrCanceled):
-			r.runs.WithLabelValues(outcomeCanceled).Inc()
 			log.Info("MicroJob canceled", "err", err)
 		default:
-			r.runs.WithLabelValues(outcomeFailed).Inc()
 			log.Warn("MicroJob failed", "err", err)
 		}
 	}()

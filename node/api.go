@@ -12,7 +12,7 @@ func (n *Node) APIDeps() api.Deps {
 	return api.Deps{
 		Host: n.Host, Role: string(n.Role), Version: Version, Store: n.Store, IPFS: n.IPFS,
 		DApp: n.DApp, Escrow: n.Escrow, Metrics: n.Metrics, Log: n.Log, Mesh: apiMesh{n},
-		FailReports: n.Config.Dispatch.FailReports,
+		FailReports: n.Config.Dispatch.FailReports, Operator: n.Operator,
 	}
 }
 

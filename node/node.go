@@ -21,6 +21,7 @@ import (
 	"github.com/jobmesh/jobmesh/escrow"
 	"github.com/jobmesh/jobmesh/fetch"
 	"github.com/jobmesh/jobmesh/finish"
+	"github.com/jobmesh/jobmesh/internal/logring"
 	"github.com/jobmesh/jobmesh/ipfs"
 	"github.com/jobmesh/jobmesh/membership"
 	"github.com/jobmesh/jobmesh/models"
@@ -31,6 +32,10 @@ import (
 
 // Version is the node software version advertised to peers.
 const Version = "0.1.0"
+
+// earningsEvery is how often a node reads its wallet's earnings from the
+// chain for its metrics and the operator view.
+const earningsEvery = 30 * time.Second
 
 // Role is what a node does in the mesh.
 type Role string
@@ -92,6 +97,11 @@ type Node struct {
 	DApp *dapp.Client
 	// Escrow is the node's escrow client; nil without a chain.
 	Escrow *escrow.Client
+	// Earnings watches the wallet's credit and withdrawals on the escrow;
+	// nil without a chain.
+	Earnings *escrow.EarningsWatch
+	// warnings keeps the latest WARN and ERROR records of Log (operator.go).
+	warnings *logring.Ring
 	// Models is a processor's model store; nil on other roles and when
 	// [processor] model_dir is empty.
 	Models *models.Store
@@ -131,6 +141,7 @@ func New(ctx context.Context, p Params) (_ *Node, err error) {
 	if log == nil {
 		log = slog.Default()
 	}
+	log, warnings := keepWarnings(log)
 	reg := p.Registry
 	if reg == nil {
 		reg = prometheus.NewRegistry()
@@ -173,16 +184,17 @@ func New(ctx context.Context, p Params) (_ *Node, err error) {
 
 	runCtx, cancel := context.WithCancel(context.Background())
 	n = &Node{
-		Escrow:  esc,
-		Role:    p.Role,
-		Config:  p.Config,
-		Host:    h,
-		IPFS:    blocks,
-		Store:   store,
-		Metrics: reg,
-		Log:     log.With("role", string(p.Role)),
-		started: time.Now(),
-		cancel:  cancel,
+		Escrow:   esc,
+		Role:     p.Role,
+		Config:   p.Config,
+		Host:     h,
+		IPFS:     blocks,
+		Store:    store,
+		Metrics:  reg,
+		Log:      log.With("role", string(p.Role)),
+		warnings: warnings,
+		started:  time.Now(),
+		cancel:   cancel,
 	}
 	if esc != nil {
 		n.rules = membership.ReaderRules(store, membership.NewMembers(esc, 0), membership.NewStakers(esc))
@@ -192,6 +204,12 @@ func New(ctx context.Context, p Params) (_ *Node, err error) {
 	go n.keepMeshed(runCtx, 5*time.Second)
 	go n.keepPins(runCtx)
 	closers = append(closers, func() error { cancel(); n.wg.Wait(); return nil })
+	if esc != nil {
+		if n.Earnings, err = escrow.NewEarningsWatch(esc, esc.From(), reg); err != nil {
+			return nil, err
+		}
+		n.wg.Go(func() { n.Earnings.Run(runCtx, earningsEvery) })
+	}
 	if p.Role == RoleProcessor {
 		if err := n.startProcessor(ctx, runCtx, p, log, &closers); err != nil {
 			return nil, err

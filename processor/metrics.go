@@ -2,6 +2,7 @@ package processor
 
 import (
 	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 
 	"github.com/jobmesh/jobmesh/macrojob"
 )
@@ -84,4 +85,18 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 	}
 	m.rooms = rooms
 	return m
+}
+
+// MicroJobCounts reports the MicroJobs this processor ran and committed,
+// and the runs that failed: its jobmesh_processor_microjobs_total.
+func (w *Worker) MicroJobCounts() (committed, failed uint64) {
+	return counterValue(w.m.microjobs.WithLabelValues("ok")), counterValue(w.m.microjobs.WithLabelValues("failed"))
+}
+
+func counterValue(c prometheus.Counter) uint64 {
+	var m dto.Metric
+	if err := c.Write(&m); err != nil {
+		return 0
+	}
+	return uint64(m.GetCounter().GetValue())
 }

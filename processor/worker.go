@@ -281,7 +281,11 @@ func New(ctx context.Context, p Params, cfg Config) (*Worker, error) {
 	var exec wasm.Runner = cfg.Exec
 	closer := func(context.Context) error { return nil }
 	if exec == nil {
-		e, err := wasm.New(cfg.Wasm, log)
+		wcfg := cfg.Wasm
+		if wcfg.Registerer == nil {
+			wcfg.Registerer = p.Registerer
+		}
+		e, err := wasm.New(wcfg, log)
 		if err != nil {
 			return nil, err
 		}

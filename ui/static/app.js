@@ -29,9 +29,10 @@ const CSRF_KEY = "jobmesh-csrf";
 let csrf = sessionStorage.getItem(CSRF_KEY) || "";
 
 const jobs = new Map(); // job ID → apiv1.Job
+const walletPeer = new Map(); // lowercase wallet → peer ID, from the processors' verified wallet bindings
 let selected = location.hash.startsWith("#job=") ? location.hash.slice(5) : "";
 let pictureFor = ""; // the job whose pictures are shown
-const loaded = { id: false, peers: false, nodes: false, events: false };
+const loaded = { id: false, peers: false, nodes: false, operator: false, events: false };
 
 const $ = (id) => document.getElementById(id);
 
@@ -81,7 +82,7 @@ function colour(i) {
 }
 
 function markReady() {
-  const ready = loaded.id && loaded.peers && loaded.nodes && loaded.events;
+  const ready = loaded.id && loaded.peers && loaded.nodes && loaded.operator && loaded.events;
   document.body.dataset.ready = String(ready);
 }
 
@@ -195,6 +196,15 @@ async function loadNodes() {
     getJSON("/v1/dispatch/nodes").catch(() => null), // the cards show without it
   ]);
   const qos = new Map(((dispatch && dispatch.processors) || []).map((p) => [p.peer_id, p]));
+  let bound = false; // a wallet newly bound to a peer
+  for (const n of nodes) {
+    const w = (n.wallet || "").toLowerCase();
+    if (w && walletPeer.get(w) !== n.peer_id) {
+      walletPeer.set(w, n.peer_id);
+      bound = true;
+    }
+  }
+  if (bound && selected) renderDetail(); // payouts name the peers
   const box = $("processors");
   box.replaceChildren(...nodes.map((n, i) => {
     const dl = el("dl");
@@ -218,6 +228,52 @@ async function loadNodes() {
   loaded.nodes = true;
 }
 
+// ether shows a wei amount (a decimal string) in ether, to 6 places.
+function ether(wei) {
+  const s = String(wei).padStart(19, "0");
+  const whole = s.slice(0, -18), frac = s.slice(-18, -12).replace(/0+$/, "");
+  return whole + (frac ? "." + frac : "") + " ETH";
+}
+
+function mib(bytes) {
+  return (bytes / (1 << 20)).toFixed(1) + " MiB";
+}
+
+// loadOperator shows this node's own view: its MicroJobs, its wallet's
+// earnings, its CPU and memory, and its latest warnings.
+async function loadOperator() {
+  const dl = $("operator-fields");
+  let op;
+  try {
+    op = await getJSON("/v1/operator");
+  } catch (err) {
+    dl.replaceChildren(el("dt", null, "unavailable"), el("dd", null, err.message));
+    loaded.operator = true;
+    return;
+  }
+  dl.replaceChildren();
+  const add = (id, k, v, title) => dl.append(el("dt", null, k), el("dd", { id: "op-" + id, title: title || "" }, v));
+  add("microjobs", "MicroJobs", `${op.microjobs_committed} committed`);
+  add("failures", "failures", `${op.microjobs_failed} failed`);
+  if (op.earnings) {
+    const e = op.earnings;
+    add("credited", "credited", ether(e.credited_wei), e.credited_wei + " wei, as of " + e.read_at);
+    add("withdrawn", "withdrawn", ether(e.withdrawn_wei), e.withdrawn_wei + " wei");
+    add("credit", "to withdraw", ether(e.credit_wei), e.credit_wei + " wei (jobnode wallet withdraw)");
+  } else {
+    add("credited", "earnings", "no chain read yet");
+  }
+  const up = op.uptime_s;
+  add("cpu", "CPU", op.cpu_s < 0 ? "unknown" : `${op.cpu_s.toFixed(1)} s in ${Math.round(up)} s (${op.cpus} CPUs)`);
+  add("memory", "memory", `${mib(op.memory_bytes)} (heap ${mib(op.heap_bytes)})`);
+  const warnings = op.warnings.slice().reverse(); // newest first
+  $("warnings").replaceChildren(...warnings.map((w) => el("li", { class: "warning", title: w.time },
+    el("span", { class: "level" }, w.level), w.message,
+    el("span", { class: "muted mono" }, " " + Object.keys(w.attrs || {}).sort().map((k) => `${k}=${w.attrs[k]}`).join(" ")))));
+  $("warning-count").textContent = op.warnings.length;
+  loaded.operator = true;
+}
+
 function shareBar(byProcessor, cls) {
   const order = processorOrder(byProcessor);
   const total = order.reduce((s, p) => s + byProcessor[p], 0);
@@ -239,7 +295,7 @@ function progressBar(j) {
   return el("div", { class: "bar", title: `${j.committed} committed, ${j.disclosed} disclosed of ${j.microjobs} MicroJobs` },
     el("div", { class: "committed", style: `width:${pc(j.committed)}%` }),
     el("div", { class: "disclosed", style: `width:${pc(j.disclosed)}%` }),
-    el("span", null, `${j.disclosed}/${j.microjobs} MicroJobs`));
+    el("span", null, `${j.committed}/${j.microjobs} MicroJobs`));
 }
 
 function renderJobs() {
@@ -303,11 +359,7 @@ function renderDetail() {
   }
   add("verifier digest", j.verifier_digest, "mono");
   add("settlement tx", j.settlement_tx, "mono");
-  if (j.payouts) {
-    const lines = Object.keys(j.payouts).sort().map((w) =>
-      el("div", { title: w }, `${short(w)}  ${j.payouts[w]} wei`));
-    add("payouts", el("div", null, ...lines), "mono payouts");
-  }
+  if (j.payouts) add("payouts", payoutLines(j), "mono payouts");
   add("refund", j.refund_wei ? j.refund_wei + " wei" : "");
   const order = processorOrder(j.by_processor);
   const legend = el("ul", { class: "legend" }, ...order.map((p, i) =>
@@ -318,9 +370,32 @@ function renderDetail() {
   renderPictures(j);
 }
 
+// payoutLines lists a settled job's payouts by processor, as the legend
+// does, each with its colour and the wallet it was paid to.
+function payoutLines(j) {
+  const order = processorOrder(j.by_processor);
+  return el("div", null, ...Object.keys(j.payouts).sort().map((w) => {
+    const peer = walletPeer.get(w.toLowerCase()) || "";
+    const i = peer ? order.indexOf(peer) : -1;
+    return el("div", { class: "payout", "data-wallet": w, "data-peer": peer, title: (peer ? peer + "\n" : "") + w },
+      el("span", { class: "swatch", style: "background:" + colour(i) }),
+      `${peer ? short(peer) : "(no bound peer)"}  wallet ${short(w)}  ${j.payouts[w]} wei`);
+  }));
+}
+
+// renderPictures shows the assembled picture and the tile map of a
+// verified png-grid job, and nothing for any other job.
 function renderPictures(j) {
   const ready = j.output === "png-grid" && j.verified && j.output_cid;
   $("pictures").hidden = !ready;
+  if (!ready && pictureFor) {
+    pictureFor = "";
+    $("picture").removeAttribute("src");
+    $("picture").dataset.loaded = "none";
+    $("tiles").removeAttribute("src");
+    $("tiles").dataset.loaded = "none";
+    $("tile-legend").replaceChildren();
+  }
   if (!ready || pictureFor === j.id) return;
   pictureFor = j.id;
   const pic = $("picture");
@@ -374,7 +449,7 @@ function followEvents() {
 }
 
 async function refresh() {
-  await Promise.allSettled([loadPeers(), loadNodes()]);
+  await Promise.allSettled([loadPeers(), loadNodes(), loadOperator()]);
   markReady();
 }
 
@@ -384,7 +459,7 @@ async function start() {
   window.addEventListener("hashchange", login);
   await login();
   showSession();
-  await Promise.allSettled([loadSelf(), loadPeers(), loadNodes()]);
+  await Promise.allSettled([loadSelf(), loadPeers(), loadNodes(), loadOperator()]);
   markReady();
   followEvents();
   setInterval(refresh, REFRESH_MS);
