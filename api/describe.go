@@ -203,6 +203,11 @@ func eventText(r crdt.Record) string {
 		return "cancelled by the creator"
 	case records.AbortedType:
 		return "escrow aborted"
+	case records.FailureType:
+		if f, err := records.DecodeFailure(r.Key, r.Author.String(), r.Payload); err == nil && len(f.Micro) >= 12 {
+			return fmt.Sprintf("MicroJob %s failed here: %s", f.Micro[:12], f.Kind)
+		}
+		return "failure reported"
 	}
 	return k.Type
 }

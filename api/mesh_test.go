@@ -179,6 +179,10 @@ func TestPictureJobOverTheAPI(t *testing.T) {
 	t.Run("dashboard", func(t *testing.T) {
 		checkDashboard(t, m, client, srv.URL, id)
 	})
+
+	t.Run("failed job", func(t *testing.T) {
+		checkFailedJob(t, m, client, srv.URL)
+	})
 }
 
 // checkOutput checks GET /v1/jobs/{id}/output of settled job j: the

@@ -325,6 +325,12 @@ func undecidedLine(u apiv1.UndecidedBlock) string {
 
 func printEnd(out io.Writer, j apiv1.Job) {
 	fmt.Fprintf(out, "state %s\n", j.State)
+	printResult(out, j)
+}
+
+// printResult writes job j's failure, undecided blocks, verdict, output,
+// culprits, holders and settlement, each that it has.
+func printResult(out io.Writer, j apiv1.Job) {
 	if f := j.Failure; f != nil {
 		fmt.Fprintf(out, "failure %s\nreason %s\n", f.Kind, f.Reason)
 		if f.Micro != "" {
@@ -337,12 +343,6 @@ func printEnd(out io.Writer, j apiv1.Job) {
 			fmt.Fprintf(out, "stderr:\n%s\n", strings.TrimRight(f.Stderr, "\n"))
 		}
 	}
-	printResult(out, j)
-}
-
-// printResult writes job j's undecided blocks, verdict, output,
-// culprits, holders and settlement, each that it has.
-func printResult(out io.Writer, j apiv1.Job) {
 	for _, u := range j.Undecided {
 		fmt.Fprintln(out, undecidedLine(u))
 	}

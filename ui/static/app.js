@@ -339,6 +339,16 @@ function renderDetail() {
     dl.append(el("dt", null, k), el("dd", cls ? { class: cls } : null, v));
   };
   add("state", el("span", { class: "state state-" + j.state }, j.state));
+  // A failed job: the mesh agreed that its code cannot run; the creator
+  // is refunded.
+  if (j.failure) {
+    const f = j.failure;
+    add("failure", el("div", { class: "failure", "data-kind": f.kind },
+      el("div", { class: "failure-reason" }, f.reason),
+      f.micro ? el("div", { class: "muted mono", title: f.micro }, "MicroJob " + short(f.micro)) : null,
+      f.reports && f.reports.length ? el("div", { class: "muted mono" }, "reported by " + f.reports.map(short).join(", ")) : null,
+      f.stderr ? el("pre", { class: "stderr" }, f.stderr) : null));
+  }
   add("progress", `${j.committed} committed, ${j.disclosed} disclosed of ${j.microjobs} MicroJobs in ${j.macrojobs} MacroJobs (${j.blocks} blocks)`);
   add("output kind", j.output);
   add("price", j.price_wei + " wei");
