@@ -208,7 +208,7 @@ func (m *Manager) Sweep(ctx context.Context) ([]jobs.ID, error) {
 		}
 	}
 	m.mu.Unlock()
-	slices.SortFunc(due, func(a, b jobs.ID) int { return strings.Compare(a.String(), b.String()) })
+	slices.SortFunc(due, byID)
 	var errs []error
 	for _, id := range due {
 		if err := m.drop(ctx, id); err != nil {
@@ -285,7 +285,7 @@ func (m *Manager) Resume(ctx context.Context) ([]jobs.ID, error) {
 		return nil, err
 	}
 	var reopened []jobs.ID
-	for _, id := range slices.SortedFunc(maps.Keys(found), func(a, b jobs.ID) int { return strings.Compare(a.String(), b.String()) }) {
+	for _, id := range slices.SortedFunc(maps.Keys(found), byID) {
 		m.mu.Lock()
 		_, kept := m.meta[id]
 		m.mu.Unlock()
@@ -344,6 +344,9 @@ func (m *Manager) putManifest(ctx context.Context, id jobs.ID, mf manifest) erro
 	}
 	return nil
 }
+
+// byID orders job IDs by their bytes.
+func byID(a, b jobs.ID) int { return slices.Compare(a[:], b[:]) }
 
 // deletePrefix deletes every key under prefix.
 func deletePrefix(ctx context.Context, ds datastore.Batching, prefix string) error {
