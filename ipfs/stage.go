@@ -103,7 +103,7 @@ func (s *Staged) Commit(ctx context.Context, owner string, until time.Time) (cid
 	defer n.gcMu.RUnlock()
 	c, err := n.AddFile(ctx, s.f)
 	if err != nil {
-		n.metrics.stagedDiscarded.Inc()
+		s.Refuse()
 		return cid.Undef, err
 	}
 	if err := n.putPin(ctx, Pin{CID: c, Owner: owner, Created: n.now(), Expires: until}); err != nil {
@@ -123,7 +123,10 @@ func (s *Staged) Discard() error {
 
 // Refuse is Discard for content the caller will not import (a failed
 // check); it is counted in jobmesh_ipfs_staged_discarded_total.
+// The file is gone before the count moves, so a reader of the metric
+// never sees a refused upload still on disk.
 func (s *Staged) Refuse() error {
+	err := s.Discard()
 	s.n.metrics.stagedDiscarded.Inc()
-	return s.Discard()
+	return err
 }
