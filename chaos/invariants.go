@@ -60,7 +60,7 @@ func (r *run) oneVerdict(ctx context.Context, info *jobs.JobInfo, res dapp.Resul
 	if got := records.ResultRoot(res.Output); got != res.Release.ResultRoot {
 		return fmt.Errorf("released result root %s, the verdict's output %s", res.Release.ResultRoot, res.Output)
 	}
-	if got := records.VerifierDigest(res.Verdict); got != res.Release.VerifierHash {
+	if got := records.OutcomeDigest(res.Verdict, records.VerdictRecord{Culprits: res.Culprits, Rounds: res.Rounds}); got != res.Release.VerifierHash {
 		return fmt.Errorf("released verifier hash %s, the verdict's %s", res.Release.VerifierHash, got)
 	}
 	recs, err := r.client().Store.Query(ctx, records.VerdictPrefix(info.ID()))

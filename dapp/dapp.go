@@ -477,7 +477,11 @@ func (c *Client) reannounce(ctx context.Context) {
 type Result struct {
 	Verdict  microjob.Verdict
 	Culprits []string
-	Output   cid.Cid
+	// Rounds are the verdict record's submission rounds: with the
+	// verdict and culprits, what the settlement's verifierHash binds
+	// (records.OutcomeDigest).
+	Rounds []records.RoundOrder
+	Output cid.Cid
 	// Release is the escrow's payout (payees, amounts, refund, the
 	// transaction); nil without a chain.
 	Release *escrow.Release
@@ -527,7 +531,7 @@ func loadStatus(ctx context.Context, store crdt.Reader, blocks records.BodyReade
 	if err != nil {
 		return Result{}, false, fmt.Errorf("dapp: verdict output: %w", err)
 	}
-	return Result{Verdict: chosen.Verdict, Culprits: chosen.Record.Culprits, Output: out}, true, nil
+	return Result{Verdict: chosen.Verdict, Culprits: chosen.Record.Culprits, Rounds: chosen.Record.Rounds, Output: out}, true, nil
 }
 
 // Wait waits for the job's verdict (WaitVerdict) and, with a chain, for

@@ -173,6 +173,8 @@ func (k Key) String() string {
 		return SignatureKey(k.Job, k.Peer)
 	case SettledType:
 		return SettledKey(k.Job)
+	case SummaryType:
+		return SummaryKey(k.Job, k.Peer)
 	case HolderType:
 		return HoldersPrefix(k.Job) + k.Peer
 	case GroupType:
@@ -272,7 +274,7 @@ var jobLevel = map[string]string{
 // their segment.
 var perPeer = map[string]string{
 	"verdict": VerdictType, "signature": SignatureType, "holders": HolderType, "group": GroupType,
-	"reveal": RevealType, "failure": FailureType,
+	"reveal": RevealType, "failure": FailureType, "summary": SummaryType,
 }
 
 // parseUnderJob fills k from the segments after a job's key.

@@ -33,6 +33,9 @@ const (
 	// SettledType records hold a SettledRecord under SettledKey once the
 	// settle transaction succeeded.
 	SettledType = "settled"
+	// SummaryType records hold a SummaryRecord under SummaryKey: a job's
+	// outcome, for the nodes that do not hold its records.
+	SummaryType = "summary"
 	// HolderType records hold a Holder under HolderKey.
 	HolderType = "holder"
 	// GroupType records hold a Group under GroupKey.

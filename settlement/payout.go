@@ -46,7 +46,9 @@ var (
 //     the caller passes the bound wallets of the verdict's culprits that
 //     are members of the job (the contract slashes no other);
 //   - resultRoot: keccak256 of the output CID's binary form;
-//   - verifierHash: VerifierDigest of the verdict;
+//   - verifierHash: records.OutcomeDigest of the verdict, the record's
+//     rounds and the culprits, so that the quorum's signatures vouch for
+//     the outcome summary that nodes outside the job read;
 //   - seed: the job's seed, which the escrow's commitment binds.
 func DeriveSettlement(cfg dispatch.Config, info *jobs.JobInfo, rec records.VerdictRecord, v microjob.Verdict, culpritWallets []string) (escrow.Settlement, error) {
 	if !v.Verified {
@@ -112,7 +114,7 @@ func DeriveSettlement(cfg dispatch.Config, info *jobs.JobInfo, rec records.Verdi
 		culprits = culprits[:escrow.MaxPayees]
 	}
 	s := escrow.NewSettlement(escrow.JobKey(common.Address(info.Creator), common.Hash(info.ID())), common.Hash(RevealedSeed(info, v)),
-		records.ResultRoot(out), records.VerifierDigest(v), payouts, culprits)
+		records.ResultRoot(out), records.OutcomeDigest(v, rec), payouts, culprits)
 	if err := s.Validate(); err != nil {
 		return escrow.Settlement{}, fmt.Errorf("%w: %w", ErrNotSettleable, err)
 	}

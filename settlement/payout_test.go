@@ -42,7 +42,7 @@ func TestDeriveSettlement(t *testing.T) {
 	if s.ResultRoot != ethcrypto.Keccak256Hash(recordstest.OutputCID(t).Bytes()) {
 		t.Fatal("result root is not keccak256 of the output CID")
 	}
-	if s.VerifierHash != records.VerifierDigest(v) || s.VerifierHash == (common.Hash{}) {
+	if s.VerifierHash != records.OutcomeDigest(v, rec) || s.VerifierHash == (common.Hash{}) {
 		t.Fatal("verifier hash")
 	}
 	again, err := settlement.DeriveSettlement(dispatch.DefaultConfig(), info, rec, v, []string{recordstest.Wallet(2)})
