@@ -12,6 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	ethcrypto "github.com/ethereum/go-ethereum/crypto"
+	"github.com/libp2p/go-libp2p/core/test"
 
 	"github.com/jobmesh/jobmesh/escrow"
 	"github.com/jobmesh/jobmesh/finish"
@@ -28,6 +29,7 @@ type fakeChain struct {
 	job     escrow.Job
 	now     time.Time
 	settles [][]escrow.SignedBy
+	settled escrow.Settlement // the last one sent
 }
 
 func newFakeChain() *fakeChain {
@@ -55,13 +57,13 @@ func (c *fakeChain) Quorum(context.Context) (*big.Int, *big.Int, error) {
 	return big.NewInt(2), big.NewInt(3), nil
 }
 
-func (c *fakeChain) Settle(_ context.Context, _ escrow.Settlement, sigs []escrow.SignedBy) (*types.Receipt, error) {
+func (c *fakeChain) Settle(_ context.Context, st escrow.Settlement, sigs []escrow.SignedBy) (*types.Receipt, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.job.State != escrow.JobFunded {
 		return nil, escrow.ErrJobNotFunded
 	}
-	c.job.State = escrow.JobSettled
+	c.job.State, c.settled = escrow.JobSettled, st
 	c.settles = append(c.settles, sigs)
 	return &types.Receipt{TxHash: common.Hash{1}, BlockNumber: big.NewInt(7)}, nil
 }
@@ -194,6 +196,50 @@ func TestSettlerProposesSignsAndSubmits(t *testing.T) {
 		t.Fatal("no settled record")
 	}
 	step(t, other, j, true, nil)
+}
+
+// TestSettlerWritesTheOutcomeSummary: the processor whose settle
+// transaction succeeded writes the job's outcome summary, which passes
+// the check against what it sent to the chain.
+func TestSettlerWritesTheOutcomeSummary(t *testing.T) {
+	chain, store, j := newFixture(t)
+	_, rec, v := recordstest.SpeedFixture(t)
+	ids := map[string]string{}
+	for _, p := range []string{"p0", "p1", "p2", "p3"} {
+		ids[p] = test.RandPeerIDFatal(t).String()
+	}
+	for i := range rec.Rounds {
+		for _, list := range [][]string{rec.Rounds[i].Commits, rec.Rounds[i].Disclosures} {
+			for k, p := range list {
+				list[k] = ids[p]
+			}
+		}
+	}
+	rec.Culprits = []string{ids["p2"]}
+	store.rec, store.verdict = rec, v
+	now := time.Unix(5000, 0)
+	fin, other := newSettler(t, chain, store, ids["p0"], &now), newSettler(t, chain, store, ids["p1"], &now)
+	fj := j
+	fj.Finalizer = true
+	step(t, fin, fj, false, nil) // proposes
+	step(t, fin, fj, false, nil) // signs
+	step(t, other, j, false, nil)
+	step(t, fin, fj, true, nil) // submits
+	r, ok := store.recs[records.SummaryKey(j.ID, ids["p0"])]
+	if !ok || r.typ != records.SummaryType {
+		t.Fatalf("no summary record: %v", store.recs)
+	}
+	sum, err := records.DecodeSummaryRecord(r.payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel := &escrow.Release{ResultRoot: chain.settled.ResultRoot, VerifierHash: chain.settled.VerifierHash, TxHash: common.Hash{1}, Block: 7}
+	if err := CheckSummary(sum, rel); err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Rounds) != 2 || len(sum.Culprits) != 1 || sum.Culprits[0] != ids["p2"] {
+		t.Fatalf("summary %+v", sum)
+	}
 }
 
 // TestSettlerWaitsThenStepsIn: a finalizer waits out the quiet period

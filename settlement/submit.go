@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
+
 	"github.com/jobmesh/jobmesh/escrow"
 	"github.com/jobmesh/jobmesh/membership"
 	"github.com/jobmesh/jobmesh/records"
@@ -85,7 +87,25 @@ func (s *Settler) submit(ctx context.Context, j Job) (settled, done bool, err er
 	if err := s.putJSON(ctx, records.SettledKey(j.ID), records.SettledType, rec); err != nil {
 		s.log.Warn("recording the settle transaction", "job", j.ID, "err", err)
 	}
+	if cv.verdict != nil {
+		s.putSummary(ctx, j, cv, rcpt.TxHash, rcpt.BlockNumber.Uint64())
+	}
 	return true, true, nil
+}
+
+// putSummary writes the outcome summary of a job this processor settled,
+// for the nodes that hold none of its records.
+func (s *Settler) putSummary(ctx context.Context, j Job, cv view, tx common.Hash, block uint64) {
+	sum, err := records.NewSummary(records.SummarySettled, *cv.verdict, cv.v, tx, block)
+	if err == nil {
+		var b []byte
+		if b, err = records.EncodeSummaryRecord(sum); err == nil {
+			err = s.p.Store.Put(ctx, records.SummaryKey(j.ID, s.p.Self), records.SummaryType, b)
+		}
+	}
+	if err != nil {
+		s.log.Warn("recording the outcome summary", "job", j.ID, "err", err)
+	}
 }
 
 // awaitOpen reads j's escrow until it is closed or may be settled by the

@@ -10,6 +10,8 @@ import (
 	"github.com/jobmesh/jobmesh/escrow"
 	"github.com/jobmesh/jobmesh/finish"
 	"github.com/jobmesh/jobmesh/membership"
+	"github.com/jobmesh/jobmesh/microjob"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // view is what the store says about a job's settlement, with the
@@ -22,6 +24,10 @@ type view struct {
 	mine    bool // this processor's signature is among them
 	member  bool // this processor is a member of the job
 	settled bool
+	// verdict and its record are what own was derived from (none for a
+	// failure settlement): the outcome summary is written from them.
+	verdict *records.VerdictRecord
+	v       microjob.Verdict
 }
 
 // view reads a finished job's settlement records and derives its own
@@ -57,6 +63,7 @@ func (s *Settler) view(ctx context.Context, j Job) (view, error) {
 	if cv.own, err = DeriveSettlement(s.cfg.Dispatch, j.Info, vr, v, culprits); err != nil {
 		return cv, err
 	}
+	cv.verdict, cv.v = &vr, v
 	if err := s.checkMembers(ctx, j, key, cv.own.Payees); err != nil {
 		return cv, err
 	}
