@@ -29,6 +29,12 @@ func TestKilledLockerIsKickedAndRejoins(t *testing.T) {
 	const victim = 1
 	var holding atomic.Bool
 	holding.Store(true)
+	// current are the regular MicroJobs of the job being submitted: only
+	// those are held, so that a MicroJob of an earlier job that the
+	// restarted victim takes while its replica catches up runs, instead of
+	// taking the place of the current job's.
+	var current atomic.Pointer[map[jobs.ID]bool]
+	current.Store(&map[jobs.ID]bool{})
 	held := make(chan jobs.ID, 1)
 	m := flowMesh(t, 4, func(mem *localmesh.Member, pc *processor.Config) {
 		pc.Room.Queue.MaxLocksPerTurn = 1 // work spreads: the victim is sure to get some
@@ -36,7 +42,7 @@ func TestKilledLockerIsKickedAndRejoins(t *testing.T) {
 			return
 		}
 		pc.Hold = func(ctx context.Context, micro jobs.ID) {
-			if !holding.Load() {
+			if !holding.Load() || !(*current.Load())[micro] {
 				return
 			}
 			select {
@@ -54,7 +60,7 @@ func TestKilledLockerIsKickedAndRejoins(t *testing.T) {
 	job := newMandelbrot(t, 384, 320, 32)
 
 	for round := 1; round <= 2; round++ {
-		info := killLocker(t, ctx, m, victim, held, job.spec(3, 4))
+		info := killLocker(t, ctx, m, victim, held, &current, job.spec(3, 4))
 		res, err := client(m).DApp.Wait(ctx, info.ID(), 100*time.Millisecond)
 		if err != nil {
 			t.Fatal(err)
@@ -106,7 +112,7 @@ func TestKilledLockerIsKickedAndRejoins(t *testing.T) {
 
 // killLocker submits spec, waits until the victim holds a MicroJob it
 // locked and its took record has reached the client, and stops it.
-func killLocker(t *testing.T, ctx context.Context, m *localmesh.Mesh, victim int, held <-chan jobs.ID, spec dapp.Spec) *jobs.JobInfo {
+func killLocker(t *testing.T, ctx context.Context, m *localmesh.Mesh, victim int, held <-chan jobs.ID, current *atomic.Pointer[map[jobs.ID]bool], spec dapp.Spec) *jobs.JobInfo {
 	t.Helper()
 	select {
 	case <-held: // left from the last job, by a second slot of the victim
@@ -116,6 +122,17 @@ func killLocker(t *testing.T, ctx context.Context, m *localmesh.Mesh, victim int
 	if err != nil {
 		t.Fatal(err)
 	}
+	plan, err := jobs.Slice(info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	micros := map[jobs.ID]bool{}
+	for _, mj := range plan.Macros {
+		for _, mu := range mj.Micros {
+			micros[mu.ID] = true
+		}
+	}
+	current.Store(&micros)
 	select {
 	case <-held:
 	case <-ctx.Done():
