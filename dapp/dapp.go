@@ -83,7 +83,7 @@ type SourceSpec struct {
 type Params struct {
 	Host   *p2p.Host
 	Blocks *ipfs.Node
-	Store  *crdt.Store
+	Store  crdt.Replicated
 	Logger *slog.Logger
 	// Channel, when set, is the Jobs channel to announce on, already
 	// joined by another part of the node (a processor's worker, which also

@@ -84,11 +84,12 @@ type Params struct {
 
 // Node is one jobmesh node: its host, block layer and replicated store.
 type Node struct {
-	Role    Role
-	Config  Config
-	Host    *p2p.Host
-	IPFS    *ipfs.Node
-	Store   *crdt.Store
+	Role   Role
+	Config Config
+	Host   *p2p.Host
+	IPFS   *ipfs.Node
+	// Store is the replicated store the node's parts read and write.
+	Store   crdt.Replicated
 	Metrics *prometheus.Registry
 	Log     *slog.Logger
 	// Worker runs MicroJobs; set on processors.
@@ -116,6 +117,9 @@ type Node struct {
 	// without one.
 	rules finish.Rules
 
+	// mesh is the mesh's replicated store, which Close closes.
+	mesh *crdt.Store
+
 	closeChain func() // closes a chain connection New dialled
 	started    time.Time
 	cancel     context.CancelFunc
@@ -124,6 +128,9 @@ type Node struct {
 	closeOnce sync.Once
 	closeErr  error
 }
+
+// MeshStore is the mesh's replicated store itself (its heads, its DAG).
+func (n *Node) MeshStore() *crdt.Store { return n.mesh }
 
 // New starts a node. Close stops everything New started; the datastore
 // stays open for its owner.
@@ -190,6 +197,7 @@ func New(ctx context.Context, p Params) (_ *Node, err error) {
 		Host:     h,
 		IPFS:     blocks,
 		Store:    store,
+		mesh:     store,
 		Metrics:  reg,
 		Log:      log.With("role", string(p.Role)),
 		warnings: warnings,
@@ -350,7 +358,7 @@ func (n *Node) Close() error {
 		}
 		n.cancel()
 		n.wg.Wait()
-		errs = append(errs, n.Store.Close(), n.IPFS.Close(), n.Host.Close())
+		errs = append(errs, n.mesh.Close(), n.IPFS.Close(), n.Host.Close())
 		if n.closeChain != nil {
 			n.closeChain()
 		}

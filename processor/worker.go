@@ -36,7 +36,7 @@ import (
 type Params struct {
 	Host       *p2p.Host
 	Blocks     *ipfs.Node
-	Store      *crdt.Store
+	Store      crdt.Replicated
 	Logger     *slog.Logger
 	Registerer prometheus.Registerer
 	// Chain, when set, is the escrow this processor settles jobs on; it
