@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/ipfs/go-cid"
+	"github.com/ipfs/go-datastore/query"
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/jobmesh/jobmesh/jobs"
@@ -50,4 +51,15 @@ func (r *Router) Merged(ctx context.Context) ([]cid.Cid, error) {
 	}
 	own, err := r.jobs.Merged(ctx)
 	return append(cs, own...), err
+}
+
+// Stored counts the datastore keys job id's store keeps (0 once it is
+// dropped, or for a job this node never held).
+func (m *Manager) Stored(ctx context.Context, id jobs.ID) (int, error) {
+	res, err := m.cfg.Store.Datastore.Query(ctx, query.Query{Prefix: Namespace(id), KeysOnly: true})
+	if err != nil {
+		return 0, err
+	}
+	all, err := res.Rest()
+	return len(all), err
 }

@@ -41,6 +41,9 @@ func (n *Node) openJobStores(ctx, runCtx context.Context, scfg crdt.Config) erro
 	return nil
 }
 
+// JobStores is the node's per-job stores; nil without [store] job_stores.
+func (n *Node) JobStores() *jobstore.Manager { return n.jobStores }
+
 // joiner is the router as processor.Joiner and dapp.Joiner: nil (not a
 // nil router in an interface) without job stores.
 func (n *Node) joiner() interface {
