@@ -5,9 +5,7 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/ipfs/go-cid"
 	"github.com/ipfs/go-datastore/query"
-	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/jobmesh/jobmesh/jobs"
 )
@@ -27,30 +25,6 @@ func (m *Manager) Held() []jobs.ID {
 	ids := slices.Collect(maps.Keys(m.open))
 	slices.SortFunc(ids, byID)
 	return ids
-}
-
-// Self is the peer whose key signs this node's records.
-func (r *Router) Self() peer.ID { return r.mesh.Self() }
-
-// RepairSoon asks the mesh store and every open job store for a repair.
-func (r *Router) RepairSoon() {
-	r.mesh.RepairSoon()
-	for _, id := range r.jobs.Held() {
-		if s, ok := r.jobs.Get(id); ok {
-			s.RepairSoon()
-		}
-	}
-}
-
-// Merged lists the DAG blocks of every delta the mesh store and the open
-// job stores merged.
-func (r *Router) Merged(ctx context.Context) ([]cid.Cid, error) {
-	cs, err := r.mesh.Merged(ctx)
-	if err != nil {
-		return nil, err
-	}
-	own, err := r.jobs.Merged(ctx)
-	return append(cs, own...), err
 }
 
 // Stored counts the datastore keys job id's store keeps (0 once it is

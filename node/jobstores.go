@@ -22,6 +22,7 @@ import (
 func (n *Node) openJobStores(ctx, runCtx context.Context, scfg crdt.Config) error {
 	m, err := jobstore.New(jobstore.Config{
 		Store: scfg, Blocks: n.IPFS.Blockstore(), Retention: time.Duration(n.Config.Store.JobRetention),
+		Registerer: n.Metrics,
 	})
 	if err != nil {
 		return err
