@@ -20,6 +20,7 @@ import (
 	"github.com/jobmesh/jobmesh/escrow"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/records"
+	"github.com/jobmesh/jobmesh/settlement"
 )
 
 // ErrNoSuchJob: the node's store holds no job with that ID.
@@ -341,6 +342,8 @@ func (v *JobView) addEscrow(ctx context.Context, info *jobs.JobInfo, verdict boo
 		// that sees "settled" finds the whole result.
 		if verdict {
 			j.State = apiv1.JobSettled
+		} else if err := v.fromSummary(ctx, id, rel, j); err != nil {
+			return err
 		}
 		if rel.ResultRoot == (common.Hash{}) && failure != nil {
 			j.State, j.Failure = apiv1.JobFailed, failure
@@ -352,5 +355,19 @@ func (v *JobView) addEscrow(ctx context.Context, info *jobs.JobInfo, verdict boo
 		}
 		j.RefundWei = rel.Refund.String()
 	}
+	return nil
+}
+
+// fromSummary fills in a settled job whose verdict this node does not
+// hold (it took no part in the job, or its store is past its retention)
+// from the job's outcome summary, when one checks against the release.
+func (v *JobView) fromSummary(ctx context.Context, id jobs.ID, rel *escrow.Release, j *apiv1.Job) error {
+	sum, ok, err := settlement.ReadSummary(ctx, v.Store, id, rel)
+	if err != nil || !ok {
+		return err
+	}
+	j.State, j.Verified, j.OutputCID = apiv1.JobSettled, true, sum.Output
+	j.Culprits = append(j.Culprits[:0], sum.Culprits...)
+	j.VerifierDigest = strings.TrimPrefix(sum.Verdict, "0x")
 	return nil
 }

@@ -41,7 +41,7 @@ type Deps struct {
 	Host    *p2p.Host
 	Role    string // bootstrap, processor or client
 	Version string // the node software's, reported by GET /v1/id
-	Store   *crdt.Store
+	Store   crdt.Replicated
 	IPFS    *ipfs.Node
 	// DApp submits jobs; nil on a node that does not (POST answers 501).
 	DApp *dapp.Client

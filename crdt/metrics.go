@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/jobmesh/jobmesh/internal/metricset"
 )
 
 // metrics are the Store's Prometheus collectors.
@@ -19,8 +21,7 @@ type metrics struct {
 	heads         prometheus.GaugeFunc
 	height        prometheus.GaugeFunc
 
-	reg prometheus.Registerer
-	all []prometheus.Collector
+	set *metricset.Set
 }
 
 func newMetrics(reg prometheus.Registerer, heads, height func() float64) (*metrics, error) {
@@ -65,7 +66,6 @@ func newMetrics(reg prometheus.Registerer, heads, height func() float64) (*metri
 			Name: "jobmesh_crdt_max_height",
 			Help: "Current maximum Merkle-CRDT DAG height.",
 		}, height),
-		reg: reg,
 	}
 	for _, r := range reasons {
 		m.rejected.WithLabelValues(r.label) // export zeros so that rates work
@@ -76,26 +76,12 @@ func newMetrics(reg prometheus.Registerer, heads, height func() float64) (*metri
 	for _, o := range []string{"sent", "suppressed"} {
 		m.announced.WithLabelValues(o)
 	}
-	m.all = []prometheus.Collector{m.put, m.deleted, m.rejected, m.dropped, m.repairs, m.repairSeconds, m.awaited, m.announced, m.heads, m.height}
-	if reg == nil {
-		return m, nil
+	set, err := metricset.Register(reg, m.put, m.deleted, m.rejected, m.dropped, m.repairs, m.repairSeconds, m.awaited, m.announced, m.heads, m.height)
+	if err != nil {
+		return nil, fmt.Errorf("crdt: registering metrics: %w", err)
 	}
-	for i, c := range m.all {
-		if err := reg.Register(c); err != nil {
-			for _, done := range m.all[:i] {
-				reg.Unregister(done)
-			}
-			return nil, fmt.Errorf("crdt: registering metrics: %w", err)
-		}
-	}
+	m.set = set
 	return m, nil
 }
 
-func (m *metrics) unregister() {
-	if m.reg == nil {
-		return
-	}
-	for _, c := range m.all {
-		m.reg.Unregister(c)
-	}
-}
+func (m *metrics) unregister() { m.set.Unregister() }

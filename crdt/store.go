@@ -21,29 +21,6 @@ import (
 	"github.com/jobmesh/jobmesh/internal/dsguard"
 )
 
-// Reader is the read side of the store: what most consumers need.
-type Reader interface {
-	Getter
-	Query(ctx context.Context, prefix string) ([]Record, error)
-	Watch(ctx context.Context, prefix string) <-chan Change
-}
-
-// Getter reads one record.
-type Getter interface {
-	Get(ctx context.Context, key string) (Record, error)
-}
-
-// Writer is the write side of the store.
-type Writer interface {
-	Put(ctx context.Context, key, recordType string, payload []byte) error
-	Delete(ctx context.Context, key string) error
-}
-
-var (
-	_ Reader = (*Store)(nil)
-	_ Writer = (*Store)(nil)
-)
-
 // Store is a replicated key-value store of signed, typed records. It is safe
 // for concurrent use.
 type Store struct {

@@ -79,12 +79,22 @@ type SourceSpec struct {
 	Spec // Code and Data of the embedded Spec are ignored
 }
 
+// Joiner joins a job's store (jobstore.Router).
+type Joiner interface {
+	Join(ctx context.Context, id jobs.ID) error
+}
+
 // Params are the node parts a Client uses; it closes none of them.
 type Params struct {
 	Host   *p2p.Host
 	Blocks *ipfs.Node
-	Store  *crdt.Store
+	Store  crdt.Replicated
 	Logger *slog.Logger
+	// Jobs, when set, is where the creator's node takes part in its jobs'
+	// own records (their verdicts, holders, reveals): Submit joins the
+	// job's store before it publishes the job, and a restart joins the
+	// stores of the jobs still open. Nil: one store holds every record.
+	Jobs Joiner
 	// Channel, when set, is the Jobs channel to announce on, already
 	// joined by another part of the node (a processor's worker, which also
 	// answers the channel's queries). Default nil: the Client joins it and
@@ -327,6 +337,11 @@ func (c *Client) SubmitSource(ctx context.Context, s SourceSpec) (*jobs.JobInfo,
 	// this node announces again on restart, never one it forgot.
 	if err := c.remember(ctx, info, stateOpen); err != nil {
 		return nil, err
+	}
+	if c.p.Jobs != nil {
+		if err := c.p.Jobs.Join(ctx, id); err != nil {
+			return nil, fmt.Errorf("dapp: joining the job's store: %w", err)
+		}
 	}
 	if err := c.p.Store.Put(ctx, records.JobKey(id), records.JobType, info.Encode()); err != nil {
 		return nil, fmt.Errorf("dapp: storing the job: %w", err)

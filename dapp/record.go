@@ -141,6 +141,11 @@ func (c *Client) restore(ctx context.Context) error {
 			c.toHold[id] = true
 		}
 		if state == stateOpen {
+			if c.p.Jobs != nil {
+				if err := c.p.Jobs.Join(ctx, id); err != nil {
+					return fmt.Errorf("dapp: joining the store of job %s: %w", id, err)
+				}
+			}
 			c.open[id] = info
 			if !secret.IsZero() {
 				c.secrets[id] = secret

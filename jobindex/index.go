@@ -14,7 +14,7 @@ import (
 
 // Index is a node's live index of the records of the jobs it follows.
 type Index struct {
-	store *crdt.Store
+	store crdt.Replicated
 
 	mu   sync.Mutex
 	jobs map[jobs.ID]*jobIndex
@@ -65,7 +65,7 @@ type jobIndex struct {
 }
 
 // New returns an empty index over store; Run feeds it.
-func New(store *crdt.Store) *Index {
+func New(store crdt.Replicated) *Index {
 	return &Index{store: store, jobs: map[jobs.ID]*jobIndex{}, changed: make(chan struct{}, 1)}
 }
 
@@ -374,7 +374,7 @@ func (ji *jobIndex) build() *finish.Records {
 // Writer writes to the store and applies each write to the index at
 // once, read back from the store so the index holds what the store does.
 type Writer struct {
-	store *crdt.Store
+	store crdt.Replicated
 	index *Index
 }
 

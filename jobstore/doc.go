@@ -14,8 +14,24 @@
 // restarts reopen the stores it held (Resume), and drop those whose
 // retention passed while it was down.
 //
+// A Router stands in for the mesh store (crdt.Replicated): it writes each
+// key to the store its level says (records.KeyLevel), and reads a prefix
+// from every store whose records lie under it. A prefix wider than one
+// job ("/", "/jobs") reads the mesh store and every open job store; one
+// inside a job, the mesh store and that job's store; any other, the mesh
+// store alone. Query merges the stores' records in key order. Watch
+// follows the stores open at the call and those opened while it lives
+// (Manager.Follow, which lists the open stores and subscribes to new ones
+// under one lock); a job store dropped under a watch ends that store's
+// part, not the watch, which ends with its context or the mesh store.
+// Merged lists every store's DAG blocks for the block GC.
+//
 // A job store refuses, like the mesh store, any record its author may not
 // write (records.AuthorPolicy), and also any record that is not a
 // job-level record of its own job (Policy): a record of job X that comes
-// on job Y's topic is refused and counted by the store.
+// on job Y's topic is refused and counted by the store, and once per job,
+// key and author in jobmesh_jobstore_refused_total. The Manager's other
+// metrics are jobmesh_jobstore_open, jobmesh_jobstore_opened_total and
+// jobmesh_jobstore_dropped_total; the job stores' own crdt metrics are
+// not registered.
 package jobstore

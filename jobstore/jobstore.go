@@ -16,6 +16,7 @@ import (
 	"github.com/ipfs/go-datastore"
 	"github.com/ipfs/go-datastore/query"
 	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/jobs"
@@ -81,6 +82,10 @@ type Config struct {
 	Retention time.Duration
 	// Now is the clock. Default time.Now.
 	Now func() time.Time
+	// Registerer receives the Manager's metrics (jobmesh_jobstore_*),
+	// registered once by New and removed by Close. Default nil: not
+	// registered.
+	Registerer prometheus.Registerer
 }
 
 // DefaultRetention is Config.Retention's default.
@@ -116,13 +121,21 @@ type manifest struct {
 
 // Manager owns this node's job stores.
 type Manager struct {
-	cfg Config
-	log *slog.Logger
+	cfg     Config
+	log     *slog.Logger
+	m       *metrics
+	refused *refusals
 
-	mu     sync.Mutex
-	open   map[jobs.ID]*crdt.Store
-	meta   map[jobs.ID]manifest
-	closed bool
+	mu        sync.Mutex
+	open      map[jobs.ID]*crdt.Store
+	meta      map[jobs.ID]manifest
+	followers map[*follower]struct{}
+	closed    bool
+}
+
+// follower is one Follow subscription.
+type follower struct {
+	fn func(jobs.ID, *crdt.Store)
 }
 
 // New returns a Manager; Resume reopens what an earlier run held.
@@ -130,9 +143,15 @@ func New(cfg Config) (*Manager, error) {
 	if err := cfg.setDefaults(); err != nil {
 		return nil, err
 	}
+	met, err := newMetrics(cfg.Registerer)
+	if err != nil {
+		return nil, err
+	}
 	return &Manager{
-		cfg: cfg, log: cfg.Store.Logger.With("component", "jobstore"),
-		open: map[jobs.ID]*crdt.Store{}, meta: map[jobs.ID]manifest{},
+		cfg: cfg, log: cfg.Store.Logger.With("component", "jobstore"), m: met,
+		refused: &refusals{seen: map[refusal]struct{}{}, n: met.refused},
+		open:    map[jobs.ID]*crdt.Store{}, meta: map[jobs.ID]manifest{},
+		followers: map[*follower]struct{}{},
 	}, nil
 }
 
@@ -159,7 +178,7 @@ func (m *Manager) Open(ctx context.Context, id jobs.ID) (*crdt.Store, error) {
 	}
 	cfg := m.cfg.Store
 	cfg.Namespace, cfg.Topic = Namespace(id), Topic(id)
-	cfg.AuthorPolicy = Policy(id, m.cfg.Store.AuthorPolicy)
+	cfg.AuthorPolicy = m.refused.policy(id, m.cfg.Store.AuthorPolicy)
 	cfg.Registerer = nil
 	cfg.Logger = m.cfg.Store.Logger.With("job", id)
 	s, err := crdt.New(ctx, cfg)
@@ -167,7 +186,43 @@ func (m *Manager) Open(ctx context.Context, id jobs.ID) (*crdt.Store, error) {
 		return nil, fmt.Errorf("jobstore: opening the store of job %s: %w", id, err)
 	}
 	m.open[id], m.meta[id] = s, mf
+	m.m.opened.Inc()
+	m.m.open.Set(float64(len(m.open)))
+	for f := range m.followers {
+		f.fn(id, s)
+	}
 	return s, nil
+}
+
+// Follow calls fn with every store open now and, until stop is called,
+// with every store opened later (a job's store opened again after a drop
+// included). fn runs under the Manager's lock, so that no store opens
+// unseen between the two: it must neither block nor call the Manager.
+// A store's Done channel closes, and its watches end, when it is dropped
+// (Sweep) or the Manager is closed.
+func (m *Manager) Follow(fn func(id jobs.ID, s *crdt.Store)) (stop func()) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, id := range slices.SortedFunc(maps.Keys(m.open), byID) {
+		fn(id, m.open[id])
+	}
+	if m.closed {
+		return func() {}
+	}
+	f := &follower{fn: fn}
+	m.followers[f] = struct{}{}
+	return func() {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		delete(m.followers, f)
+	}
+}
+
+// stores returns the stores open now.
+func (m *Manager) stores() []*crdt.Store {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Collect(maps.Values(m.open))
 }
 
 // Get returns job id's store if this node holds it open.
@@ -224,6 +279,7 @@ func (m *Manager) drop(ctx context.Context, id jobs.ID) error {
 	m.mu.Lock()
 	s := m.open[id]
 	delete(m.open, id)
+	m.m.open.Set(float64(len(m.open)))
 	m.mu.Unlock()
 	var blocks []cid.Cid
 	if s != nil {
@@ -249,6 +305,7 @@ func (m *Manager) drop(ctx context.Context, id jobs.ID) error {
 	m.mu.Lock()
 	delete(m.meta, id)
 	m.mu.Unlock()
+	m.m.dropped.Inc()
 	m.log.Info("job store dropped", "job", id, "blocks", len(blocks))
 	return nil
 }
@@ -303,11 +360,8 @@ func (m *Manager) Resume(ctx context.Context) ([]jobs.ID, error) {
 // Merged returns the DAG blocks of every open job store: the block GC
 // keeps them with the mesh store's (crdt.Store.Merged).
 func (m *Manager) Merged(ctx context.Context) ([]cid.Cid, error) {
-	m.mu.Lock()
-	stores := slices.Collect(maps.Values(m.open))
-	m.mu.Unlock()
 	var out []cid.Cid
-	for _, s := range stores {
+	for _, s := range m.stores() {
 		cs, err := s.Merged(ctx)
 		if errors.Is(err, crdt.ErrClosed) {
 			continue // dropped meanwhile
@@ -320,17 +374,25 @@ func (m *Manager) Merged(ctx context.Context) ([]cid.Cid, error) {
 	return out, nil
 }
 
-// Close closes every open job store; their state stays for Resume.
+// Close closes every open job store, which ends their watches, and
+// removes the Manager's metrics; the stores' state stays for Resume.
 func (m *Manager) Close() error {
 	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return nil
+	}
 	m.closed = true
 	stores := m.open
 	m.open = map[jobs.ID]*crdt.Store{}
+	clear(m.followers)
+	m.m.open.Set(0)
 	m.mu.Unlock()
 	var errs []error
 	for _, s := range stores {
 		errs = append(errs, s.Close())
 	}
+	m.m.unregister()
 	return errors.Join(errs...)
 }
 

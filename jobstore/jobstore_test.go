@@ -122,20 +122,7 @@ func TestForeignRecordOnAJobTopicIsRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The attacker opens job A's store with no policy at all.
-	cfg := c.Config(0)
-	cfg.Namespace, cfg.Topic, cfg.Registerer = jobstore.Namespace(a), jobstore.Topic(a), nil
-	evil, err := crdt.New(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { evil.Close() })
-	foreign := []string{tookKey(b, c.Replicas[0], 1), records.AdvertKey(c.Replicas[0].ID().String())}
-	for _, k := range foreign {
-		if err := evil.Put(ctx, k, records.TookType, nil); err != nil {
-			t.Fatal(err)
-		}
-	}
+	evil, foreign := writeForeign(t, c, a, b)
 	// A good record written after them arrives; the foreign ones do not.
 	good := tookKey(a, c.Replicas[0], 1)
 	if err := evil.Put(ctx, good, records.TookType, nil); err != nil {
@@ -159,6 +146,28 @@ func TestForeignRecordOnAJobTopicIsRefused(t *testing.T) {
 	if len(all) != 1 || all[0].Key != good {
 		t.Fatalf("honest replica holds %d records", len(all))
 	}
+}
+
+// writeForeign opens job a's store on replica 0 with no policy at all,
+// as an attacker would, and writes into it a record of job b and a mesh
+// record; it returns the store and the two keys.
+func writeForeign(t *testing.T, c *crdttest.Cluster, a, b jobs.ID) (*crdt.Store, []string) {
+	t.Helper()
+	ctx := context.Background()
+	cfg := c.Config(0)
+	cfg.Namespace, cfg.Topic, cfg.Registerer = jobstore.Namespace(a), jobstore.Topic(a), nil
+	evil, err := crdt.New(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { evil.Close() })
+	foreign := []string{tookKey(b, c.Replicas[0], 1), records.AdvertKey(c.Replicas[0].ID().String())}
+	for _, k := range foreign {
+		if err := evil.Put(ctx, k, records.TookType, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return evil, foreign
 }
 
 // keysUnder counts replica i's datastore keys under prefix.

@@ -2,9 +2,14 @@ package jobstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/ipfs/go-cid"
+	"github.com/ipfs/go-datastore"
+	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/jobs"
@@ -12,11 +17,13 @@ import (
 )
 
 // Router is the store the node's components use: it has the mesh store's
-// methods and sends each key to where its level says (records.KeyLevel):
-// mesh-level keys to the mesh store, a job's job-level keys to that job's
-// store. A write of a job-level key opens the job's store (the node takes
-// part in the job); a read of a job this node holds no store of sees only
-// the mesh-level records, as a bystander should.
+// methods (crdt.Replicated) and sends each key to where its level says
+// (records.KeyLevel): mesh-level keys to the mesh store, a job's
+// job-level keys to that job's store. A write of a job-level key opens the
+// job's store (the node takes part in the job); a read of a job this node
+// holds no store of sees only the mesh-level records, as a bystander
+// should. Query and Watch of a prefix read every store whose records lie
+// under it (see scopeOf), a watch including the stores opened after it.
 type Router struct {
 	mesh *crdt.Store
 	jobs *Manager
@@ -101,19 +108,45 @@ func (r *Router) Get(ctx context.Context, key string) (crdt.Record, error) {
 	return s.Get(ctx, key)
 }
 
-// prefixJob returns the job a query prefix is inside of (ok false: a
-// prefix wider than one job's records, or outside /jobs).
-func prefixJob(prefix string) (jobs.ID, bool) {
-	id, ok := records.JobOf(strings.TrimSuffix(prefix, "/") + "/")
-	if !ok {
-		return jobs.ID{}, false
-	}
-	// "/jobs/<id>" and anything below it.
-	return id, len(strings.TrimSuffix(prefix, "/")) >= len(records.JobKey(id))
+// scope is which job stores hold records under a prefix: every one
+// (all), job's (one), or none (a prefix outside every job's records).
+type scope struct {
+	all, one bool
+	job      jobs.ID
 }
 
-// Query returns the records under prefix in key order: the mesh store's,
-// and for a prefix inside one job, that job's store's too.
+// scopeOf returns the scope of prefix, read with the stores' path
+// semantics: "/", "/jobs" and "/jobs/" cover every job; "/jobs/<id>"
+// and anything under it, job id.
+func scopeOf(prefix string) scope {
+	p := datastore.NewKey(prefix).String()
+	if p == "/" || p == records.JobsPrefix {
+		return scope{all: true}
+	}
+	id, ok := records.JobOf(p)
+	return scope{one: ok, job: id}
+}
+
+// covers reports whether job id's store holds records of the scope.
+func (sc scope) covers(id jobs.ID) bool { return sc.all || sc.one && sc.job == id }
+
+// jobStores returns the open job stores that hold records of sc.
+func (r *Router) jobStores(sc scope) []*crdt.Store {
+	switch {
+	case sc.all:
+		return r.jobs.stores()
+	case sc.one:
+		if s, ok := r.jobs.Get(sc.job); ok {
+			return []*crdt.Store{s}
+		}
+	}
+	return nil
+}
+
+// Query returns the records under prefix in key order: the mesh store's
+// and those of every job store this node holds open whose records lie
+// under prefix (every one for "/" or "/jobs", one job's for a prefix
+// inside that job).
 func (r *Router) Query(ctx context.Context, prefix string) ([]crdt.Record, error) {
 	return r.QueryKeys(ctx, prefix, nil)
 }
@@ -121,70 +154,52 @@ func (r *Router) Query(ctx context.Context, prefix string) ([]crdt.Record, error
 // QueryKeys is Query with the records whose key keep refuses left out
 // before they are read (nil keeps every one).
 func (r *Router) QueryKeys(ctx context.Context, prefix string, keep func(key string) bool) ([]crdt.Record, error) {
-	mesh, err := r.mesh.QueryKeys(ctx, prefix, keep)
+	out, err := r.mesh.QueryKeys(ctx, prefix, keep)
 	if err != nil {
 		return nil, err
 	}
-	id, inJob := prefixJob(prefix)
-	if !inJob {
-		return mesh, nil
+	stores := r.jobStores(scopeOf(prefix))
+	for _, s := range stores {
+		own, err := s.QueryKeys(ctx, prefix, keep)
+		if errors.Is(err, crdt.ErrClosed) {
+			continue // dropped meanwhile
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, own...)
 	}
-	s, ok := r.jobs.Get(id)
-	if !ok {
-		return mesh, nil
+	if len(stores) > 0 {
+		slices.SortStableFunc(out, func(a, b crdt.Record) int { return strings.Compare(a.Key, b.Key) })
 	}
-	own, err := s.QueryKeys(ctx, prefix, keep)
-	if err != nil {
-		return nil, err
-	}
-	out := append(mesh, own...)
-	slices.SortStableFunc(out, func(a, b crdt.Record) int { return strings.Compare(a.Key, b.Key) })
 	return out, nil
 }
 
-// Watch follows the changes under prefix: the mesh store's, and for a
-// prefix inside one job whose store this node holds, that store's too.
-// A job store opened after Watch is not followed.
-func (r *Router) Watch(ctx context.Context, prefix string) <-chan crdt.Change {
-	mesh := r.mesh.Watch(ctx, prefix)
-	id, inJob := prefixJob(prefix)
-	if !inJob {
-		return mesh
+// Self returns the peer ID that signs this node's writes: the mesh
+// store's (every job store signs with the same key).
+func (r *Router) Self() peer.ID { return r.mesh.Self() }
+
+// RepairSoon asks the mesh store and every open job store for a repair
+// (see crdt.Store.RepairSoon); it never blocks.
+func (r *Router) RepairSoon() {
+	r.mesh.RepairSoon()
+	for _, s := range r.jobs.stores() {
+		s.RepairSoon()
 	}
-	s, ok := r.jobs.Get(id)
-	if !ok {
-		return mesh
-	}
-	own := s.Watch(ctx, prefix)
-	out := make(chan crdt.Change)
-	go func() {
-		defer close(out)
-		for mesh != nil || own != nil {
-			var c crdt.Change
-			var ok bool
-			select {
-			case c, ok = <-mesh:
-				if !ok {
-					mesh = nil
-					continue
-				}
-			case c, ok = <-own:
-				if !ok {
-					own = nil
-					continue
-				}
-			}
-			select {
-			case out <- c:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	return out
 }
 
-var (
-	_ crdt.Reader = (*Router)(nil)
-	_ crdt.Writer = (*Router)(nil)
-)
+// Merged returns the DAG blocks of the mesh store and of every open job
+// store: the blocks the block GC must keep.
+func (r *Router) Merged(ctx context.Context) ([]cid.Cid, error) {
+	mesh, err := r.mesh.Merged(ctx)
+	if err != nil {
+		return nil, err
+	}
+	own, err := r.jobs.Merged(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return append(mesh, own...), nil
+}
+
+var _ crdt.Replicated = (*Router)(nil)

@@ -16,6 +16,7 @@ import (
 	"github.com/jobmesh/jobmesh/dispatch"
 	"github.com/jobmesh/jobmesh/escrow"
 	"github.com/jobmesh/jobmesh/ipfs"
+	"github.com/jobmesh/jobmesh/jobstore"
 	"github.com/jobmesh/jobmesh/p2p"
 	"github.com/jobmesh/jobmesh/processor"
 )
@@ -63,7 +64,7 @@ func DefaultConfig() Config {
 		},
 		API: api.DefaultConfig(),
 		Store: StoreConfig{Rebroadcast: Duration(15 * time.Second), MaxPayload: 256 << 10, DAGSyncTimeout: Duration(20 * time.Second), RepairInterval: Duration(time.Minute),
-			AnnounceWait: Duration(crdt.DefaultConfig().AnnounceWait)},
+			AnnounceWait: Duration(crdt.DefaultConfig().AnnounceWait), JobRetention: Duration(jobstore.DefaultRetention)},
 		Processor: ProcessorConfig{
 			CardModel:         "cpu",
 			CPUs:              runtime.NumCPU(),
@@ -103,6 +104,9 @@ func (c Config) Validate() error {
 	}
 	if c.Store.RepairInterval < 0 {
 		return fmt.Errorf("%w: [store] repair_interval must not be negative", ErrInvalidConfig)
+	}
+	if c.Store.JobRetention < Duration(time.Second) {
+		return fmt.Errorf("%w: [store] job_retention %s is below 1s", ErrInvalidConfig, time.Duration(c.Store.JobRetention))
 	}
 	if c.Store.MaxPayload <= 0 || c.Store.MaxPayload > 1<<20 {
 		return fmt.Errorf("%w: [store] max_payload %d outside 1..1048576", ErrInvalidConfig, c.Store.MaxPayload)

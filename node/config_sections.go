@@ -66,6 +66,15 @@ type StoreConfig struct {
 	DAGSyncTimeout Duration `toml:"dag_sync_timeout"`
 	RepairInterval Duration `toml:"repair_interval"`
 	AnnounceWait   Duration `toml:"announce_wait"`
+	// JobStores gives each job a replicated store of its own, held by the
+	// nodes that take part in it, beside the mesh's store of adverts, job
+	// announcements and outcomes. Default false: one store holds every
+	// record.
+	JobStores bool `toml:"job_stores"`
+	// JobRetention is how long a job's store is kept once the job is over
+	// (settled, refunded, aborted or past its deadline): the evidence an
+	// auditor reads. Default 24h.
+	JobRetention Duration `toml:"job_retention"`
 }
 
 // ProcessorConfig is the [processor] section: what a processor advertises.

@@ -103,6 +103,14 @@ repair_interval = {{toml .Store.RepairInterval}}
 # How long applying an update waits for a part it needs to arrive with a
 # peer's announcement before asking peers for it (0: ask at once).
 announce_wait = {{toml .Store.AnnounceWait}}
+# Give each job a replicated store of its own, which only the nodes taking
+# part in the job (the processors that could serve it, its creator's node)
+# hold; the mesh's store keeps adverts, job announcements and outcomes.
+job_stores = {{toml .Store.JobStores}}
+# How long a job's own store is kept once the job is over (settled,
+# refunded, aborted or past its deadline), for anyone auditing it; then its
+# records and their blocks are deleted. The job's outcome stays readable.
+job_retention = {{toml .Store.JobRetention}}
 
 [processor]
 # What this node advertises when it runs as a processor.

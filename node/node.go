@@ -23,6 +23,7 @@ import (
 	"github.com/jobmesh/jobmesh/finish"
 	"github.com/jobmesh/jobmesh/internal/logring"
 	"github.com/jobmesh/jobmesh/ipfs"
+	"github.com/jobmesh/jobmesh/jobstore"
 	"github.com/jobmesh/jobmesh/membership"
 	"github.com/jobmesh/jobmesh/models"
 	"github.com/jobmesh/jobmesh/p2p"
@@ -84,11 +85,12 @@ type Params struct {
 
 // Node is one jobmesh node: its host, block layer and replicated store.
 type Node struct {
-	Role    Role
-	Config  Config
-	Host    *p2p.Host
-	IPFS    *ipfs.Node
-	Store   *crdt.Store
+	Role   Role
+	Config Config
+	Host   *p2p.Host
+	IPFS   *ipfs.Node
+	// Store is the replicated store the node's parts read and write.
+	Store   crdt.Replicated
 	Metrics *prometheus.Registry
 	Log     *slog.Logger
 	// Worker runs MicroJobs; set on processors.
@@ -116,6 +118,13 @@ type Node struct {
 	// without one.
 	rules finish.Rules
 
+	// mesh is the mesh's replicated store, which Close closes.
+	mesh *crdt.Store
+	// jobStores and router are the per-job stores and the router over
+	// them and mesh ([store] job_stores); nil without.
+	jobStores *jobstore.Manager
+	router    *jobstore.Router
+
 	closeChain func() // closes a chain connection New dialled
 	started    time.Time
 	cancel     context.CancelFunc
@@ -124,6 +133,9 @@ type Node struct {
 	closeOnce sync.Once
 	closeErr  error
 }
+
+// MeshStore is the mesh's replicated store itself (its heads, its DAG).
+func (n *Node) MeshStore() *crdt.Store { return n.mesh }
 
 // New starts a node. Close stops everything New started; the datastore
 // stays open for its owner.
@@ -190,14 +202,25 @@ func New(ctx context.Context, p Params) (_ *Node, err error) {
 		Host:     h,
 		IPFS:     blocks,
 		Store:    store,
+		mesh:     store,
 		Metrics:  reg,
 		Log:      log.With("role", string(p.Role)),
 		warnings: warnings,
 		started:  time.Now(),
 		cancel:   cancel,
 	}
+	if p.Config.Store.JobStores {
+		if err := n.openJobStores(ctx, runCtx, p.storeConfig(h, blocks, log, nil)); err != nil {
+			cancel()
+			return nil, err
+		}
+		closers = append(closers, n.jobStores.Close)
+	}
+	// The stores' DAGs share the blockstore: the GC keeps every delta they
+	// have merged.
+	blocks.StartGC(n.merged)
 	if esc != nil {
-		n.rules = membership.ReaderRules(store, membership.NewMembers(esc, 0), membership.NewStakers(esc))
+		n.rules = membership.ReaderRules(n.Store, membership.NewMembers(esc, 0), membership.NewStakers(esc))
 	}
 	n.walletKey = p.WalletKey
 	n.wg.Add(2)
@@ -262,9 +285,6 @@ func (p Params) openLayers(ctx context.Context, log *slog.Logger, reg prometheus
 		return nil, nil, nil, err
 	}
 	*closers = append(*closers, store.Close)
-	// The store's DAG shares the blockstore: the GC keeps every delta it
-	// has merged and what its heads reach.
-	blocks.StartGC(store.Merged)
 	return h, blocks, store, nil
 }
 
@@ -318,7 +338,7 @@ func (n *Node) startProcessor(ctx, runCtx context.Context, p Params, log *slog.L
 	if err := n.BindWallet(ctx); err != nil {
 		return err
 	}
-	w, err := processor.New(ctx, processor.Params{Host: n.Host, Blocks: n.IPFS, Store: n.Store, Logger: log, Registerer: n.Metrics, Chain: n.Escrow, WalletKey: p.WalletKey, Directory: directory{n}}, pc)
+	w, err := processor.New(ctx, processor.Params{Host: n.Host, Blocks: n.IPFS, Store: n.Store, Jobs: n.joiner(), Logger: log, Registerer: n.Metrics, Chain: n.Escrow, WalletKey: p.WalletKey, Directory: directory{n}}, pc)
 	if err != nil {
 		return err
 	}
@@ -350,7 +370,10 @@ func (n *Node) Close() error {
 		}
 		n.cancel()
 		n.wg.Wait()
-		errs = append(errs, n.Store.Close(), n.IPFS.Close(), n.Host.Close())
+		if n.jobStores != nil {
+			errs = append(errs, n.jobStores.Close())
+		}
+		errs = append(errs, n.mesh.Close(), n.IPFS.Close(), n.Host.Close())
 		if n.closeChain != nil {
 			n.closeChain()
 		}
@@ -380,7 +403,7 @@ func (n *Node) newDApp(p Params, log *slog.Logger, reg prometheus.Registerer) (*
 		return nil, err
 	}
 	dp := dapp.Params{
-		Host: n.Host, Blocks: n.IPFS, Store: n.Store, Logger: log, Chain: n.Escrow, Terms: p.Config.Client.Terms(),
+		Host: n.Host, Blocks: n.IPFS, Store: n.Store, Jobs: n.joiner(), Logger: log, Chain: n.Escrow, Terms: p.Config.Client.Terms(),
 		Local:       namespace.Wrap(p.Datastore, ds.NewKey(LocalPrefix+"/dapp")),
 		Fetch:       fetcher,
 		MaxCodeSize: pc.MaxCodeSize, MaxDataSize: pc.MaxDataSize,

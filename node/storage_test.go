@@ -170,7 +170,7 @@ func TestJobResultsSurviveGC(t *testing.T) {
 			if _, err := mem.IPFS.GC(ctx); err != nil {
 				return err
 			}
-			heads, err := mem.Store.Heads(ctx)
+			heads, err := mem.MeshStore().Heads(ctx)
 			if err != nil || len(heads) == 0 {
 				return fmt.Errorf("member %d: heads %v, %v", mem.Index, heads, err)
 			}

@@ -8,6 +8,7 @@ import (
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/finish"
 	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/microjob"
 	"github.com/jobmesh/jobmesh/records"
 )
 
@@ -85,10 +86,26 @@ func (w *Worker) learn(info *jobs.JobInfo) {
 	}
 	w.known[id] = js
 	w.log.Info("job discovered", "job", id, "microjobs", plan.NumMicroJobs(), "macrojobs", len(plan.Macros))
+	if w.p.Jobs != nil && w.serves(info) && !microjob.Exceeds(info, w.cfg.Wasm) {
+		w.wg.Add(1)
+		go func() {
+			defer w.wg.Done()
+			if err := w.p.Jobs.Join(w.runCtx, id); err != nil && w.runCtx.Err() == nil {
+				w.log.Warn("joining the job's store", "job", id, "err", err)
+			}
+		}()
+	}
 	// A worker waiting in a room comes back to run the new job's
 	// verifier MicroJobs due here (verifiers.go).
 	w.stopWaitsLocked()
 	w.poke()
+}
+
+// serves reports whether this processor meets the job's hardware
+// requirements: the GPU model, if any, and the VRAM.
+func (w *Worker) serves(info *jobs.JobInfo) bool {
+	r := info.Requirements
+	return (r.GPUModel == "" || r.GPUModel == w.cfg.CardModel) && w.cfg.VRAMMiB >= r.MinVRAMMiB
 }
 
 // jobLevelKey reports whether key is a job's own record or one directly

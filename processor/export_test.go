@@ -12,7 +12,7 @@ import (
 // VerdictFromRecords is, for the tests outside the package, the verdict
 // record (without its output) that a finalizer holding store's records
 // of job info writes, and whether its judgement is final there.
-func VerdictFromRecords(ctx context.Context, store *crdt.Store, info *jobs.JobInfo) (records.VerdictRecord, bool, error) {
+func VerdictFromRecords(ctx context.Context, store crdt.Reader, info *jobs.JobInfo) (records.VerdictRecord, bool, error) {
 	plan, err := jobs.Slice(info)
 	if err != nil {
 		return records.VerdictRecord{}, false, err

@@ -36,7 +36,7 @@ import (
 type Params struct {
 	Host       *p2p.Host
 	Blocks     *ipfs.Node
-	Store      *crdt.Store
+	Store      crdt.Replicated
 	Logger     *slog.Logger
 	Registerer prometheus.Registerer
 	// Chain, when set, is the escrow this processor settles jobs on; it
@@ -48,10 +48,21 @@ type Params struct {
 	// Directory lists the advertised processors, for dispatch weights and
 	// the queue cap. Nil: no processor is known; choices are uniform.
 	Directory meshview.Directory
+	// Jobs, when set, is where this processor takes part in a job's own
+	// records: it joins the store of every job it could serve (card
+	// model, VRAM, per-block limits) as it learns of it, so that it reads
+	// the job's rooms, requests and verdicts. Nil: one store holds every
+	// job's records.
+	Jobs Joiner
 	// Now is the clock every decision of the worker and its parts reads
 	// (lock expiry, head starts, waits, takeovers); nil: time.Now. Tests
 	// inject one to drive time.
 	Now func() time.Time
+}
+
+// Joiner joins a job's store (jobstore.Router).
+type Joiner interface {
+	Join(ctx context.Context, id jobs.ID) error
 }
 
 // now is the worker's clock (Params.Now).

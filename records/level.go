@@ -1,6 +1,11 @@
 package records
 
-import "github.com/jobmesh/jobmesh/jobs"
+import (
+	"strings"
+
+	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/probe"
+)
 
 // Level is the replicated state a record belongs to: the mesh's, which
 // every node holds to choose work and trust results, or one job's, which
@@ -46,8 +51,14 @@ func LevelOf(typ string) (l Level, ok bool) {
 }
 
 // KeyLevel returns the level of key and, for a job-level key, its job.
-// A key outside the layout is refused with ErrKey.
+// Probe records (under probe.Prefix) are mesh level. A key outside the
+// layout is refused with ErrKey.
 func KeyLevel(key string) (Level, jobs.ID, error) {
+	if strings.HasPrefix(key, probe.Prefix+"/") {
+		// Probe records are the mesh's: every processor's QoS reads
+		// them (their own author rule checks the key).
+		return MeshLevel, jobs.ID{}, nil
+	}
 	k, err := Parse(key)
 	if err != nil {
 		return MeshLevel, jobs.ID{}, err

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/probe"
 	"github.com/jobmesh/jobmesh/records"
 )
 
@@ -100,5 +101,15 @@ func TestLevelOfEveryType(t *testing.T) {
 	}
 	if _, ok := records.LevelOf("no-such-type"); ok {
 		t.Error("LevelOf knows a type outside the layout")
+	}
+}
+
+func TestProbeKeysAreMeshLevel(t *testing.T) {
+	key := probe.Prefix + "/anything/below"
+	if l, _, err := records.KeyLevel(key); err != nil || l != records.MeshLevel {
+		t.Fatalf("%s: level %v, %v", key, l, err)
+	}
+	if _, _, err := records.KeyLevel("/elsewhere/x"); err == nil {
+		t.Fatal("a key outside the layout has a level")
 	}
 }

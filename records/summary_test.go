@@ -22,23 +22,8 @@ import (
 func summaryFixture(t testing.TB) (records.VerdictRecord, microjob.Verdict, map[string]string) {
 	t.Helper()
 	_, rec, v := recordstest.SpeedFixture(t)
-	ids := map[string]string{}
-	for _, p := range []string{"p0", "p1", "p2", "p3", "p4"} {
-		ids[p] = test.RandPeerIDFatal(t).String()
-	}
-	rename := func(ps []string) []string {
-		out := make([]string, len(ps))
-		for i, p := range ps {
-			out[i] = ids[p]
-		}
-		return out
-	}
-	for i := range rec.Rounds {
-		r := &rec.Rounds[i]
-		r.Commits, r.Disclosures = rename(r.Commits), rename(r.Disclosures)
-	}
+	rec, ids := recordstest.WithPeerIDs(t, rec)
 	rec.Rounds[1].Lockers = []string{ids["p4"]}
-	rec.Culprits = rename(rec.Culprits)
 	return rec, v, ids
 }
 

@@ -12,7 +12,6 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	ethcrypto "github.com/ethereum/go-ethereum/crypto"
-	"github.com/libp2p/go-libp2p/core/test"
 
 	"github.com/jobmesh/jobmesh/escrow"
 	"github.com/jobmesh/jobmesh/finish"
@@ -204,18 +203,7 @@ func TestSettlerProposesSignsAndSubmits(t *testing.T) {
 func TestSettlerWritesTheOutcomeSummary(t *testing.T) {
 	chain, store, j := newFixture(t)
 	_, rec, v := recordstest.SpeedFixture(t)
-	ids := map[string]string{}
-	for _, p := range []string{"p0", "p1", "p2", "p3"} {
-		ids[p] = test.RandPeerIDFatal(t).String()
-	}
-	for i := range rec.Rounds {
-		for _, list := range [][]string{rec.Rounds[i].Commits, rec.Rounds[i].Disclosures} {
-			for k, p := range list {
-				list[k] = ids[p]
-			}
-		}
-	}
-	rec.Culprits = []string{ids["p2"]}
+	rec, ids := recordstest.WithPeerIDs(t, rec)
 	store.rec, store.verdict = rec, v
 	now := time.Unix(5000, 0)
 	fin, other := newSettler(t, chain, store, ids["p0"], &now), newSettler(t, chain, store, ids["p1"], &now)

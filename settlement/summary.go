@@ -1,12 +1,15 @@
 package settlement
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
 	"github.com/ipfs/go-cid"
 
+	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/escrow"
+	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/records"
 )
 
@@ -38,4 +41,28 @@ func CheckSummary(s records.SummaryRecord, rel *escrow.Release) error {
 		return fmt.Errorf("%w: verdict, rounds and culprits hash to %s, released %s", ErrSummaryMismatch, d, rel.VerifierHash)
 	}
 	return nil
+}
+
+// ReadSummary returns a summary of job id that passes CheckSummary
+// against its release rel, from the summaries store holds (one per
+// writer); ok is false when none does. Summaries that do not decode or
+// do not check are skipped: anyone may write one under its own key.
+func ReadSummary(ctx context.Context, store crdt.Reader, id jobs.ID, rel *escrow.Release) (records.SummaryRecord, bool, error) {
+	recs, err := store.Query(ctx, records.SummaryPrefix(id))
+	if err != nil {
+		return records.SummaryRecord{}, false, err
+	}
+	for _, r := range recs {
+		if r.Tombstone || r.Type != records.SummaryType || r.Key != records.SummaryKey(id, r.Author.String()) {
+			continue
+		}
+		s, err := records.DecodeSummaryRecord(r.Payload)
+		if err != nil {
+			continue
+		}
+		if CheckSummary(s, rel) == nil {
+			return s, true, nil
+		}
+	}
+	return records.SummaryRecord{}, false, nil
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ipfs/go-cid"
+	"github.com/libp2p/go-libp2p/core/test"
 	mh "github.com/multiformats/go-multihash"
 
 	"github.com/jobmesh/jobmesh/jobs"
@@ -132,4 +133,31 @@ func CancelJob(t testing.TB, creator jobs.Address) *jobs.JobInfo {
 	}
 	info.ApplyDefaults()
 	return info
+}
+
+// WithPeerIDs replaces the processor names p0..p4 in rec's rounds and
+// culprits with real peer IDs, as a decoder of peer IDs needs them, and
+// returns rec and the IDs by name.
+func WithPeerIDs(t testing.TB, rec records.VerdictRecord) (records.VerdictRecord, map[string]string) {
+	t.Helper()
+	ids := map[string]string{}
+	for _, p := range []string{"p0", "p1", "p2", "p3", "p4"} {
+		ids[p] = test.RandPeerIDFatal(t).String()
+	}
+	rename := func(ps []string) []string {
+		if ps == nil {
+			return nil
+		}
+		out := make([]string, len(ps))
+		for i, p := range ps {
+			out[i] = ids[p]
+		}
+		return out
+	}
+	rounds := make([]records.RoundOrder, len(rec.Rounds))
+	for i, r := range rec.Rounds {
+		rounds[i] = records.RoundOrder{Macro: r.Macro, Commits: rename(r.Commits), Disclosures: rename(r.Disclosures), Lockers: rename(r.Lockers)}
+	}
+	rec.Rounds, rec.Culprits = rounds, rename(rec.Culprits)
+	return rec, ids
 }

@@ -1,0 +1,39 @@
+package jobstore
+
+import (
+	"context"
+	"maps"
+	"slices"
+
+	"github.com/ipfs/go-datastore/query"
+
+	"github.com/jobmesh/jobmesh/jobs"
+)
+
+// Join opens job id's store if this node does not hold it yet: the node
+// takes part in the job (a processor that could serve it, its creator's
+// node) and from then on reads and writes its job-level records.
+func (r *Router) Join(ctx context.Context, id jobs.ID) error {
+	_, err := r.jobs.Open(ctx, id)
+	return err
+}
+
+// Held returns the jobs whose stores this node holds open, in ID order.
+func (m *Manager) Held() []jobs.ID {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ids := slices.Collect(maps.Keys(m.open))
+	slices.SortFunc(ids, byID)
+	return ids
+}
+
+// Stored counts the datastore keys job id's store keeps (0 once it is
+// dropped, or for a job this node never held).
+func (m *Manager) Stored(ctx context.Context, id jobs.ID) (int, error) {
+	res, err := m.cfg.Store.Datastore.Query(ctx, query.Query{Prefix: Namespace(id), KeysOnly: true})
+	if err != nil {
+		return 0, err
+	}
+	all, err := res.Rest()
+	return len(all), err
+}
