@@ -360,8 +360,27 @@ func benchFlow(b *testing.B, s flowShape, tu tuning) {
 	for k, v := range traffic0 {
 		traffic[k] -= v
 	}
+	nodes := len(m.Running())
 	reportFlow(b, s, runs, cpu, cpu0 >= 0)
-	reportTraffic(b, s, len(runs), traffic)
+	reportTraffic(b, s, len(runs), nodes, traffic)
+	reportConns(b, m)
+	if cpu0 >= 0 {
+		b.ReportMetric(float64(cpu.Microseconds())/1000/float64(len(runs))/float64(s.microjobs())/float64(nodes), "cpu-ms/microjob/node")
+	}
+}
+
+// reportConns reports the connections of the mesh's hosts at the end of
+// the runs: the mean and the most of any one host.
+func reportConns(b *testing.B, m *localmesh.Mesh) {
+	var sum, most int
+	members := m.Running()
+	for _, mem := range members {
+		n := len(mem.Host.Network().Conns())
+		sum += n
+		most = max(most, n)
+	}
+	b.ReportMetric(float64(sum)/float64(len(members)), "conns/node")
+	b.ReportMetric(float64(most), "conns-max/node")
 }
 
 // waitAllLive waits for the steady state: every processor's dispatch view
@@ -449,23 +468,32 @@ func reportFlow(b *testing.B, s flowShape, runs []flowRun, cpu time.Duration, cp
 
 // reportTraffic reports what the mesh's members handled over runs jobs,
 // per MicroJob: the work that the CPU figure pays for, without the
-// machine's noise.
-func reportTraffic(b *testing.B, s flowShape, runs int, traffic map[trafficKey]float64) {
+// machine's noise. The /node figures divide by the mesh's nodes: what one
+// node handles per MicroJob of the job.
+func reportTraffic(b *testing.B, s flowShape, runs, nodes int, traffic map[trafficKey]float64) {
 	mj := float64(s.microjobs())
+	perNode := float64(nodes)
 	var delivered, duplicates float64
 	for k, v := range traffic {
+		per := v / float64(runs) / mj
 		switch k.event {
 		case "delivered":
 			delivered += v
 			if k.topic == "crdt" || k.topic == "job" || k.topic == "macrojob" {
-				b.ReportMetric(v/float64(runs)/mj, k.topic+"-deliveries/microjob")
+				b.ReportMetric(per, k.topic+"-deliveries/microjob")
+				b.ReportMetric(per/perNode, k.topic+"-deliveries/microjob/node")
 			}
 		case "duplicate":
 			duplicates += v
+			if k.topic == "crdt" || k.topic == "job" || k.topic == "macrojob" {
+				b.ReportMetric(per/perNode, k.topic+"-duplicates/microjob/node")
+			}
 		}
 	}
 	b.ReportMetric(delivered/float64(runs)/mj, "deliveries/microjob")
 	b.ReportMetric(duplicates/float64(runs)/mj, "duplicates/microjob")
+	b.ReportMetric(delivered/float64(runs)/mj/perNode, "deliveries/microjob/node")
+	b.ReportMetric(duplicates/float64(runs)/mj/perNode, "duplicates/microjob/node")
 }
 
 // BenchmarkCoordinationOverhead: a job whose compute is a fixed 50 ms wait
@@ -480,6 +508,10 @@ func BenchmarkCoordinationOverhead(b *testing.B) {
 	}{
 		// 182 MacroJobs × (10 regular + 1 verifier) = 2,002 MicroJobs.
 		{"p20-m2002", flowShape{processors: 20, macros: 182, n: 10, cost: 50 * time.Millisecond}},
+		// The same job on 50 and 100 processors: what one node pays as
+		// the processors of one job multiply.
+		{"p50-m2002", flowShape{processors: 50, macros: 182, n: 10, cost: 50 * time.Millisecond}},
+		{"p100-m2002", flowShape{processors: 100, macros: 182, n: 10, cost: 50 * time.Millisecond}},
 		// 3 MacroJobs × 11 = 33 MicroJobs: a quick point.
 		{"p4-m33", flowShape{processors: 4, macros: 3, n: 10, cost: 50 * time.Millisecond}},
 		// 37 MacroJobs × 11 = 407 MicroJobs.
