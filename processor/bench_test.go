@@ -142,8 +142,16 @@ var tunings = []tuning{
 // client.
 func benchMesh(b *testing.B, s flowShape, tu tuning, exec *waitExec) *localmesh.Mesh {
 	b.Helper()
+	// Not b.TempDir: a mesh that does not close in time keeps writing to
+	// its files, and removing them under it crashes the benchmark before
+	// it reports why it failed.
+	dir, err := os.MkdirTemp("", "coordbench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	start := time.Now()
 	m, err := localmesh.Start(context.Background(), localmesh.Options{
-		Dir:        b.TempDir(),
+		Dir:        dir,
 		Logger:     meshtest.Logger(),
 		Processors: s.processors,
 		Clients:    1,
@@ -169,6 +177,7 @@ func benchMesh(b *testing.B, s flowShape, tu tuning, exec *waitExec) *localmesh.
 	if err != nil {
 		b.Fatal(err)
 	}
+	phase(b, start, "mesh started")
 	// Closing is bounded so that a mesh that does not shut down fails the
 	// benchmark instead of hanging it.
 	b.Cleanup(func() {
@@ -181,8 +190,9 @@ func benchMesh(b *testing.B, s flowShape, tu tuning, exec *waitExec) *localmesh.
 			if err != nil {
 				b.Errorf("closing the mesh: %v", err)
 			}
+			_ = os.RemoveAll(dir)
 		case <-t.C:
-			b.Errorf("closing the mesh did not finish within a minute")
+			b.Errorf("closing the mesh did not finish within a minute; its files stay in %s", dir)
 		}
 	})
 	return m
@@ -340,15 +350,19 @@ func judgeView(m *localmesh.Mesh, info *jobs.JobInfo) string {
 // coordination figures.
 func benchFlow(b *testing.B, s flowShape, tu tuning) {
 	exec := &waitExec{cost: s.cost}
+	start := time.Now()
 	m := benchMesh(b, s, tu, exec)
 	meshtest.WaitConnected(b, m)
+	phase(b, start, "every member has a peer")
 	waitAllLive(b, m, s.processors)
+	phase(b, start, "every processor sees every processor live")
 	if testing.Verbose() {
 		defer reportProgress(b, exec)()
 	}
 	// One untimed job first: the figures are of a mesh in steady state,
 	// not of gossipsub meshes and connections still forming.
 	runBenchJob(b, m, exec, flowShape{processors: s.processors, macros: 1, n: 2, cost: 0}, -1)
+	phase(b, start, "warm-up job done")
 	var runs []flowRun
 	b.ResetTimer()
 	traffic0 := pubsubTraffic(b, m)
@@ -383,6 +397,14 @@ func reportConns(b *testing.B, m *localmesh.Mesh) {
 	}
 	b.ReportMetric(float64(sum)/float64(len(members)), "conns/node")
 	b.ReportMetric(float64(most), "conns-max/node")
+}
+
+// phase says on stderr, with -test.v, how long after start the mesh
+// reached a phase: where a large mesh spends its time forming.
+func phase(b *testing.B, start time.Time, what string) {
+	if testing.Verbose() {
+		fmt.Fprintf(os.Stderr, "%s: %s after %s\n", b.Name(), what, time.Since(start).Round(100*time.Millisecond))
+	}
 }
 
 // waitAllLive waits for the steady state: every processor's dispatch view
