@@ -61,6 +61,7 @@ func DefaultConfig() Config {
 			MaxFDs:            p.MaxFileDescriptors,
 			MaxMessageSize:    p.MaxMessageSize,
 			MeshDegree:        p.MeshDegree,
+			DialAllBelow:      DefaultDialAllBelow,
 		},
 		API: api.DefaultConfig(),
 		Store: StoreConfig{Rebroadcast: Duration(15 * time.Second), MaxPayload: 256 << 10, DAGSyncTimeout: Duration(20 * time.Second), RepairInterval: Duration(time.Minute),
@@ -89,6 +90,9 @@ func DefaultConfig() Config {
 func (c Config) Validate() error {
 	if err := c.p2pConfig(RoleProcessor).Validate(); err != nil {
 		return fmt.Errorf("%w: [p2p]: %w", ErrInvalidConfig, err)
+	}
+	if c.P2P.DialAllBelow < 0 {
+		return fmt.Errorf("%w: [p2p] dial_all_below %d must not be negative (0: never dial every advertised processor)", ErrInvalidConfig, c.P2P.DialAllBelow)
 	}
 	if err := c.API.ValidateSection(); err != nil {
 		return fmt.Errorf("%w: [api]: %w", ErrInvalidConfig, err)

@@ -57,6 +57,10 @@ type P2PConfig struct {
 	MaxFDs            int      `toml:"max_fds"`
 	MaxMessageSize    int      `toml:"max_message_size"`
 	MeshDegree        int      `toml:"mesh_degree"`
+	// DialAllBelow: while the store advertises at most this many
+	// processors, a node dials every one of them (keepMeshed); above it,
+	// none. 0: never.
+	DialAllBelow int `toml:"dial_all_below"`
 }
 
 // StoreConfig is the [store] section.

@@ -51,6 +51,12 @@ max_message_size = {{toml .P2P.MaxMessageSize}}
 # connected peer of the topic anyway, so a larger mesh mostly adds
 # duplicates.
 mesh_degree = {{toml .P2P.MeshDegree}}
+# While the store advertises at most this many processors, the node dials
+# every one of them, so that a small mesh whose DHT cannot route still
+# connects. Above it the node keeps its bootstrap peers, the DHT's and
+# those of the topics it joins, so that its connections do not grow with
+# the mesh. 0: never dial every advertised processor.
+dial_all_below = {{toml .P2P.DialAllBelow}}
 
 [api]
 # Local HTTP API (and Prometheus /metrics). Port 0 picks a free port; the

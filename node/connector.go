@@ -11,10 +11,26 @@ import (
 	"github.com/jobmesh/jobmesh/records"
 )
 
-// keepMeshed dials the processors the replicated store advertises, so that
-// processors find each other even where the DHT cannot route between them
-// (DHT clients behind NAT, a mesh of a few nodes). It stops adding
-// connections once the host has ConnLow peers; unreachable peers back off.
+// DefaultDialAllBelow is [p2p] dial_all_below's default: up to this many
+// advertised processors, every node dials every one.
+const DefaultDialAllBelow = 32
+
+// dialsAll reports whether a node whose store advertises advertised
+// processors dials all of them, under the [p2p] dial_all_below limit.
+// The rule is for small meshes, whose DHT may not route between
+// processors (DHT clients behind NAT, a few nodes); in a larger mesh it
+// would give every node a connection to every other, so connections
+// would grow with the square of the mesh. There a node relies on its
+// bootstrap peers, the DHT, gossipsub's peer exchange and topic
+// discovery, and the members that a room names (p2p.TopicConfig.Reach).
+func dialsAll(advertised, limit int) bool {
+	return limit > 0 && advertised <= limit
+}
+
+// keepMeshed dials the processors the replicated store advertises while
+// the mesh is small (dialsAll), so that processors find each other even
+// where the DHT cannot route between them. It stops adding connections
+// once the host has ConnLow peers; unreachable peers back off.
 func (n *Node) keepMeshed(ctx context.Context, every time.Duration) {
 	defer n.wg.Done()
 	backoffs := map[peer.ID]*p2p.Backoff{}
@@ -35,15 +51,18 @@ func (n *Node) keepMeshed(ctx context.Context, every time.Duration) {
 	}
 }
 
-func (n *Node) dialAdvertised(ctx context.Context, backoffs map[peer.ID]*p2p.Backoff) {
+// dialAdvertised dials the advertised processors this host is not
+// connected to, when dialsAll says so, and returns those it reached.
+func (n *Node) dialAdvertised(ctx context.Context, backoffs map[peer.ID]*p2p.Backoff) []peer.ID {
 	ads, err := n.Processors(ctx)
-	if err != nil {
-		return
+	if err != nil || !dialsAll(len(ads), n.Config.P2P.DialAllBelow) {
+		return nil
 	}
 	h := n.Host
+	var reached []peer.ID
 	for _, ad := range ads {
 		if len(h.Network().Peers()) >= n.Config.P2P.ConnLow {
-			return
+			break
 		}
 		info, err := p2p.ParseAddrInfos(ad.Addrs)
 		if err != nil || len(info) != 1 || info[0].ID == h.ID() {
@@ -71,5 +90,7 @@ func (n *Node) dialAdvertised(ctx context.Context, backoffs map[peer.ID]*p2p.Bac
 			continue
 		}
 		b.Reset()
+		reached = append(reached, id)
 	}
+	return reached
 }

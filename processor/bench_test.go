@@ -142,8 +142,16 @@ var tunings = []tuning{
 // client.
 func benchMesh(b *testing.B, s flowShape, tu tuning, exec *waitExec) *localmesh.Mesh {
 	b.Helper()
+	// Not b.TempDir: a mesh that does not close in time keeps writing to
+	// its files, and removing them under it crashes the benchmark before
+	// it reports why it failed.
+	dir, err := os.MkdirTemp("", "coordbench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	start := time.Now()
 	m, err := localmesh.Start(context.Background(), localmesh.Options{
-		Dir:        b.TempDir(),
+		Dir:        dir,
 		Logger:     meshtest.Logger(),
 		Processors: s.processors,
 		Clients:    1,
@@ -169,6 +177,7 @@ func benchMesh(b *testing.B, s flowShape, tu tuning, exec *waitExec) *localmesh.
 	if err != nil {
 		b.Fatal(err)
 	}
+	phase(b, start, "mesh started")
 	// Closing is bounded so that a mesh that does not shut down fails the
 	// benchmark instead of hanging it.
 	b.Cleanup(func() {
@@ -181,8 +190,9 @@ func benchMesh(b *testing.B, s flowShape, tu tuning, exec *waitExec) *localmesh.
 			if err != nil {
 				b.Errorf("closing the mesh: %v", err)
 			}
+			_ = os.RemoveAll(dir)
 		case <-t.C:
-			b.Errorf("closing the mesh did not finish within a minute")
+			b.Errorf("closing the mesh did not finish within a minute; its files stay in %s", dir)
 		}
 	})
 	return m
@@ -270,8 +280,10 @@ func runBenchJob(b *testing.B, m *localmesh.Mesh, exec *waitExec, s flowShape, s
 	if err != nil {
 		b.Fatal(err)
 	}
-	if got := plan.NumMicroJobs(); got != s.microjobs() {
-		b.Fatalf("plan has %d MicroJobs, the shape says %d", got, s.microjobs())
+	// The public plan holds the regular MicroJobs; the verifiers are
+	// drawn from the revealed seed.
+	if got, want := plan.NumMicroJobs(), s.macros*int(s.n); got != want {
+		b.Fatalf("plan has %d regular MicroJobs, the shape says %d", got, want)
 	}
 	v := res.Verdict
 	if !v.Verified || !v.Complete || len(v.Disputes) != 0 || len(res.Culprits) != 0 {
@@ -338,15 +350,19 @@ func judgeView(m *localmesh.Mesh, info *jobs.JobInfo) string {
 // coordination figures.
 func benchFlow(b *testing.B, s flowShape, tu tuning) {
 	exec := &waitExec{cost: s.cost}
+	start := time.Now()
 	m := benchMesh(b, s, tu, exec)
 	meshtest.WaitConnected(b, m)
+	phase(b, start, "every member has a peer")
 	waitAllLive(b, m, s.processors)
+	phase(b, start, "every processor sees every processor live")
 	if testing.Verbose() {
 		defer reportProgress(b, exec)()
 	}
 	// One untimed job first: the figures are of a mesh in steady state,
 	// not of gossipsub meshes and connections still forming.
 	runBenchJob(b, m, exec, flowShape{processors: s.processors, macros: 1, n: 2, cost: 0}, -1)
+	phase(b, start, "warm-up job done")
 	var runs []flowRun
 	b.ResetTimer()
 	traffic0 := pubsubTraffic(b, m)
@@ -360,8 +376,35 @@ func benchFlow(b *testing.B, s flowShape, tu tuning) {
 	for k, v := range traffic0 {
 		traffic[k] -= v
 	}
+	nodes := len(m.Running())
 	reportFlow(b, s, runs, cpu, cpu0 >= 0)
-	reportTraffic(b, s, len(runs), traffic)
+	reportTraffic(b, s, len(runs), nodes, traffic)
+	reportConns(b, m)
+	if cpu0 >= 0 {
+		b.ReportMetric(float64(cpu.Microseconds())/1000/float64(len(runs))/float64(s.microjobs())/float64(nodes), "cpu-ms/microjob/node")
+	}
+}
+
+// reportConns reports the connections of the mesh's hosts at the end of
+// the runs: the mean and the most of any one host.
+func reportConns(b *testing.B, m *localmesh.Mesh) {
+	var sum, most int
+	members := m.Running()
+	for _, mem := range members {
+		n := len(mem.Host.Network().Conns())
+		sum += n
+		most = max(most, n)
+	}
+	b.ReportMetric(float64(sum)/float64(len(members)), "conns/node")
+	b.ReportMetric(float64(most), "conns-max/node")
+}
+
+// phase says on stderr, with -test.v, how long after start the mesh
+// reached a phase: where a large mesh spends its time forming.
+func phase(b *testing.B, start time.Time, what string) {
+	if testing.Verbose() {
+		fmt.Fprintf(os.Stderr, "%s: %s after %s\n", b.Name(), what, time.Since(start).Round(100*time.Millisecond))
+	}
 }
 
 // waitAllLive waits for the steady state: every processor's dispatch view
@@ -449,23 +492,32 @@ func reportFlow(b *testing.B, s flowShape, runs []flowRun, cpu time.Duration, cp
 
 // reportTraffic reports what the mesh's members handled over runs jobs,
 // per MicroJob: the work that the CPU figure pays for, without the
-// machine's noise.
-func reportTraffic(b *testing.B, s flowShape, runs int, traffic map[trafficKey]float64) {
+// machine's noise. The /node figures divide by the mesh's nodes: what one
+// node handles per MicroJob of the job.
+func reportTraffic(b *testing.B, s flowShape, runs, nodes int, traffic map[trafficKey]float64) {
 	mj := float64(s.microjobs())
+	perNode := float64(nodes)
 	var delivered, duplicates float64
 	for k, v := range traffic {
+		per := v / float64(runs) / mj
 		switch k.event {
 		case "delivered":
 			delivered += v
 			if k.topic == "crdt" || k.topic == "job" || k.topic == "macrojob" {
-				b.ReportMetric(v/float64(runs)/mj, k.topic+"-deliveries/microjob")
+				b.ReportMetric(per, k.topic+"-deliveries/microjob")
+				b.ReportMetric(per/perNode, k.topic+"-deliveries/microjob/node")
 			}
 		case "duplicate":
 			duplicates += v
+			if k.topic == "crdt" || k.topic == "job" || k.topic == "macrojob" {
+				b.ReportMetric(per/perNode, k.topic+"-duplicates/microjob/node")
+			}
 		}
 	}
 	b.ReportMetric(delivered/float64(runs)/mj, "deliveries/microjob")
 	b.ReportMetric(duplicates/float64(runs)/mj, "duplicates/microjob")
+	b.ReportMetric(delivered/float64(runs)/mj/perNode, "deliveries/microjob/node")
+	b.ReportMetric(duplicates/float64(runs)/mj/perNode, "duplicates/microjob/node")
 }
 
 // BenchmarkCoordinationOverhead: a job whose compute is a fixed 50 ms wait
@@ -480,6 +532,10 @@ func BenchmarkCoordinationOverhead(b *testing.B) {
 	}{
 		// 182 MacroJobs × (10 regular + 1 verifier) = 2,002 MicroJobs.
 		{"p20-m2002", flowShape{processors: 20, macros: 182, n: 10, cost: 50 * time.Millisecond}},
+		// The same job on 50 and 100 processors: what one node pays as
+		// the processors of one job multiply.
+		{"p50-m2002", flowShape{processors: 50, macros: 182, n: 10, cost: 50 * time.Millisecond}},
+		{"p100-m2002", flowShape{processors: 100, macros: 182, n: 10, cost: 50 * time.Millisecond}},
 		// 3 MacroJobs × 11 = 33 MicroJobs: a quick point.
 		{"p4-m33", flowShape{processors: 4, macros: 3, n: 10, cost: 50 * time.Millisecond}},
 		// 37 MacroJobs × 11 = 407 MicroJobs.

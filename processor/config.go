@@ -40,6 +40,11 @@ type Config struct {
 	// committed may stay without any disclosure before it is redone by
 	// others (its committers stopped between the two rounds). Default 30s.
 	DiscloseGrace time.Duration
+	// ProgressWindow: a processor says on the Job channel which
+	// MicroJobs of a job it completed at most once per window (one
+	// message for all of them; progress.go). 0 says each turn's at once.
+	// Default 1s.
+	ProgressWindow time.Duration
 	// DuplicateGrace is how long a finalizer waits, once every MicroJob
 	// has a credited result, for processors that ran a MicroJob twice and
 	// have committed but not disclosed yet: their results are judged too,
@@ -162,6 +167,9 @@ func DefaultConfig() Config {
 		CardModel:     "cpu",
 		Poll:          2 * time.Second,
 		DiscloseGrace: 30 * time.Second,
+		// Against MicroJobs of seconds, a second's delay in hearing them
+		// complete costs nothing.
+		ProgressWindow: time.Second,
 		// Ten MicroJobs per ownership turn at most (turnSize asks for
 		// fewer as the job ends or when its MicroJobs are slow), run and
 		// committed as one batch: fewer handoffs and store deltas.
@@ -204,6 +212,9 @@ func (c Config) Validate() error {
 	}
 	if c.DuplicateGrace < 0 || c.DiscloseGrace < 0 || c.FinalizeTakeover < 0 || c.HoldWait < 0 {
 		return fmt.Errorf("%w: grace periods and the hold wait must not be negative", ErrInvalidConfig)
+	}
+	if c.ProgressWindow < 0 || (c.DiscloseGrace > 0 && c.ProgressWindow > c.DiscloseGrace) {
+		return fmt.Errorf("%w: progress window %s must be at least 0 and at most the disclose grace %s", ErrInvalidConfig, c.ProgressWindow, c.DiscloseGrace)
 	}
 	if c.HeadStart < 0 {
 		return fmt.Errorf("%w: head start must not be negative", ErrInvalidConfig)

@@ -426,17 +426,12 @@ func (w *Worker) finishTurn(ctx context.Context, js *jobState, room *macrojob.Ro
 		js.mine[d.MicroID] = true
 	}
 	w.mu.Unlock()
-	// One progress message names the turn's MicroJobs.
 	var micros []string
 	for _, d := range ran {
 		w.log.Info("MicroJob committed", "job", js.plan.JobID, "macro", d.MacroIndex, "micro", d.MicroID)
 		micros = append(micros, d.MicroID.String())
 	}
-	if t := w.jobChannel(ctx, js); t != nil {
-		for part := range slices.Chunk(micros, jobs.MaxProgressMicros) {
-			_ = t.Publish(ctx, jobs.Progress(js.plan.JobID.String(), w.self, part))
-		}
-	}
+	w.sayProgress(ctx, js, micros)
 }
 
 // endTurn ends a turn started in process. Disclosures held for the turn

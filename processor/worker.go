@@ -167,6 +167,9 @@ type jobState struct {
 	// job; announced are the rooms heard of there.
 	topic     *p2p.Topic[jobs.ChannelMsg]
 	announced map[uint64]roomSeen
+	// progress is what this node completed and has not said yet on the
+	// Job channel (progress.go).
+	progress progressBatch
 
 	cancelled bool // a valid cancel record is in the store
 	finalizer bool // this processor wrote the verdict
