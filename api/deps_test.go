@@ -14,6 +14,7 @@ import (
 
 	"github.com/jobmesh/jobmesh/api"
 	"github.com/jobmesh/jobmesh/apiv1"
+	"github.com/jobmesh/jobmesh/crdt/crdttest"
 	"github.com/jobmesh/jobmesh/meshclient"
 )
 
@@ -30,7 +31,8 @@ func (f fakeMesh) Dispatch(context.Context) (api.DispatchNodes, error) { return 
 func (f fakeMesh) Queue(context.Context) (api.Queue, error)            { return f.queue, f.err }
 
 // TestMeshReadsAsGiven: the API serves what its Mesh answers as it is, and
-// a Mesh's error as 500; no node is needed for that.
+// a Mesh's error as 500; a store (which every API reads jobs from) but no
+// node is needed for that.
 func TestMeshReadsAsGiven(t *testing.T) {
 	kickedAt := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	mesh := fakeMesh{
@@ -41,8 +43,9 @@ func TestMeshReadsAsGiven(t *testing.T) {
 		}},
 		queue: api.Queue{Live: 1, Cap: 2, Groups: []api.QueueGroup{{Label: "cpu", Jobs: []api.QueueJob{{ID: "j1", PriceWei: "7", Value: "1.500000"}}}}},
 	}
+	store := crdttest.New(t, crdttest.Options{Replicas: 1}).Replicas[0].Store
 	serve := func(m api.Mesh) *meshclient.Client {
-		srv := httptest.NewServer(api.NewHandler(api.Deps{Metrics: prometheus.NewRegistry(), Mesh: m}, api.DefaultConfig()))
+		srv := httptest.NewServer(api.NewHandler(api.Deps{Store: store, Metrics: prometheus.NewRegistry(), Mesh: m}, api.DefaultConfig()))
 		t.Cleanup(srv.Close)
 		return meshclient.New(srv.URL)
 	}

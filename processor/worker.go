@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/ecdsa"
 	"log/slog"
+	"maps"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -375,16 +377,24 @@ func (w *Worker) Close() error {
 		w.cancel()
 		w.wg.Wait()
 		w.custody.Close()
+		// The rooms and topics are closed outside the lock: a room's loop
+		// may be waiting for it (the queue's avoidSelfCheck), and Close
+		// waits for that loop.
 		w.mu.Lock()
-		for _, r := range w.rooms {
-			r.Close()
-		}
+		rooms := slices.Collect(maps.Values(w.rooms))
+		var topics []*p2p.Topic[jobs.ChannelMsg]
 		for _, js := range w.known {
 			if js.topic != nil {
-				js.topic.Close()
+				topics = append(topics, js.topic)
 			}
 		}
 		w.mu.Unlock()
+		for _, r := range rooms {
+			r.Close()
+		}
+		for _, t := range topics {
+			t.Close()
+		}
 		w.topic.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
