@@ -80,6 +80,10 @@ type Config struct {
 	// Retention is how long a job's store is kept after the job is over
 	// (End): the evidence a dispute needs. Default 24h.
 	Retention time.Duration
+	// Forget is how long a dropped job is remembered, so that a write
+	// arriving late (a holder record, a straggler's re-run) is refused
+	// instead of opening a store again. Default 7 days.
+	Forget time.Duration
 	// Now is the clock. Default time.Now.
 	Now func() time.Time
 	// Registerer receives the Manager's metrics (jobmesh_jobstore_*),
@@ -91,9 +95,15 @@ type Config struct {
 // DefaultRetention is Config.Retention's default.
 const DefaultRetention = 24 * time.Hour
 
+// DefaultForget is Config.Forget's default.
+const DefaultForget = 7 * 24 * time.Hour
+
 func (c *Config) setDefaults() error {
 	if c.Retention == 0 {
 		c.Retention = DefaultRetention
+	}
+	if c.Forget == 0 {
+		c.Forget = DefaultForget
 	}
 	if c.Now == nil {
 		c.Now = time.Now
@@ -102,8 +112,8 @@ func (c *Config) setDefaults() error {
 		c.Store.Logger = slog.Default()
 	}
 	switch {
-	case c.Retention < 0:
-		return fmt.Errorf("jobstore: Retention %s is negative", c.Retention)
+	case c.Retention < 0 || c.Forget < 0:
+		return fmt.Errorf("jobstore: Retention %s or Forget %s is negative", c.Retention, c.Forget)
 	case c.Blocks == nil:
 		return errors.New("jobstore: Blocks is required")
 	case c.Store.Datastore == nil:
@@ -117,6 +127,10 @@ type manifest struct {
 	Opened time.Time `json:"opened"`
 	// Ended is when the job was over (zero while it runs).
 	Ended time.Time `json:"ended,omitzero"`
+	// Dropped is when the store was dropped (zero while it is kept): the
+	// job is remembered for Config.Forget, so that a late write does not
+	// open a store nothing would ever end.
+	Dropped time.Time `json:"dropped,omitzero"`
 }
 
 // Manager owns this node's job stores.
@@ -158,6 +172,10 @@ func New(cfg Config) (*Manager, error) {
 // ErrClosed: the Manager has been closed.
 var ErrClosed = errors.New("jobstore: closed")
 
+// ErrDropped: the job's store was dropped after its retention; it is not
+// opened again.
+var ErrDropped = errors.New("jobstore: the job's store was dropped after its retention")
+
 // Open returns job id's store, opening it (and its manifest) if this node
 // does not hold it yet.
 func (m *Manager) Open(ctx context.Context, id jobs.ID) (*crdt.Store, error) {
@@ -170,6 +188,9 @@ func (m *Manager) Open(ctx context.Context, id jobs.ID) (*crdt.Store, error) {
 		return s, nil
 	}
 	mf, ok := m.meta[id]
+	if ok && !mf.Dropped.IsZero() {
+		return nil, fmt.Errorf("%w: job %s, at %s", ErrDropped, id, mf.Dropped.UTC().Format(time.RFC3339))
+	}
 	if !ok {
 		mf = manifest{Opened: m.cfg.Now()}
 		if err := m.putManifest(ctx, id, mf); err != nil {
@@ -195,8 +216,7 @@ func (m *Manager) Open(ctx context.Context, id jobs.ID) (*crdt.Store, error) {
 }
 
 // Follow calls fn with every store open now and, until stop is called,
-// with every store opened later (a job's store opened again after a drop
-// included). fn runs under the Manager's lock, so that no store opens
+// with every store opened later. fn runs under the Manager's lock, so that no store opens
 // unseen between the two: it must neither block nor call the Manager.
 // A store's Done channel closes, and its watches end, when it is dropped
 // (Sweep) or the Manager is closed.
@@ -240,7 +260,7 @@ func (m *Manager) End(ctx context.Context, id jobs.ID, at time.Time) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	mf, ok := m.meta[id]
-	if !ok || !mf.Ended.IsZero() {
+	if !ok || !mf.Ended.IsZero() || !mf.Dropped.IsZero() {
 		return nil
 	}
 	mf.Ended = at
@@ -252,19 +272,34 @@ func (m *Manager) End(ctx context.Context, id jobs.ID, at time.Time) error {
 }
 
 // Sweep drops every store whose job ended at least the retention ago, and
-// returns the jobs dropped.
+// returns the jobs dropped; it forgets the jobs dropped at least
+// Config.Forget ago.
 func (m *Manager) Sweep(ctx context.Context) ([]jobs.ID, error) {
 	m.mu.Lock()
 	now := m.cfg.Now()
-	var due []jobs.ID
+	var due, forget []jobs.ID
 	for id, mf := range m.meta {
-		if !mf.Ended.IsZero() && now.Sub(mf.Ended) >= m.cfg.Retention {
+		switch {
+		case !mf.Dropped.IsZero():
+			if now.Sub(mf.Dropped) >= m.cfg.Forget {
+				forget = append(forget, id)
+			}
+		case !mf.Ended.IsZero() && now.Sub(mf.Ended) >= m.cfg.Retention:
 			due = append(due, id)
 		}
 	}
 	m.mu.Unlock()
 	slices.SortFunc(due, byID)
 	var errs []error
+	for _, id := range forget {
+		if err := m.cfg.Store.Datastore.Delete(ctx, manifestKey(id)); err != nil {
+			errs = append(errs, fmt.Errorf("jobstore: forgetting job %s: %w", id, err))
+			continue
+		}
+		m.mu.Lock()
+		delete(m.meta, id)
+		m.mu.Unlock()
+	}
 	for _, id := range due {
 		if err := m.drop(ctx, id); err != nil {
 			errs = append(errs, err)
@@ -273,8 +308,8 @@ func (m *Manager) Sweep(ctx context.Context) ([]jobs.ID, error) {
 	return due, errors.Join(errs...)
 }
 
-// drop closes job id's store and deletes its DAG blocks, its keys and
-// its manifest.
+// drop closes job id's store and deletes its DAG blocks and its keys; its
+// manifest remembers the drop.
 func (m *Manager) drop(ctx context.Context, id jobs.ID) error {
 	m.mu.Lock()
 	s := m.open[id]
@@ -299,12 +334,17 @@ func (m *Manager) drop(ctx context.Context, id jobs.ID) error {
 	if err := deletePrefix(ctx, m.cfg.Store.Datastore, Namespace(id)); err != nil {
 		return fmt.Errorf("jobstore: deleting the store of job %s: %w", id, err)
 	}
-	if err := m.cfg.Store.Datastore.Delete(ctx, manifestKey(id)); err != nil {
-		return fmt.Errorf("jobstore: deleting the manifest of job %s: %w", id, err)
-	}
 	m.mu.Lock()
-	delete(m.meta, id)
+	mf := m.meta[id]
+	mf.Dropped = m.cfg.Now()
+	err := m.putManifest(ctx, id, mf)
+	if err == nil {
+		m.meta[id] = mf
+	}
 	m.mu.Unlock()
+	if err != nil {
+		return err
+	}
 	m.m.dropped.Inc()
 	m.log.Info("job store dropped", "job", id, "blocks", len(blocks))
 	return nil
@@ -344,9 +384,9 @@ func (m *Manager) Resume(ctx context.Context) ([]jobs.ID, error) {
 	var reopened []jobs.ID
 	for _, id := range slices.SortedFunc(maps.Keys(found), byID) {
 		m.mu.Lock()
-		_, kept := m.meta[id]
+		mf, kept := m.meta[id]
 		m.mu.Unlock()
-		if !kept {
+		if !kept || !mf.Dropped.IsZero() {
 			continue
 		}
 		if _, err := m.Open(ctx, id); err != nil {

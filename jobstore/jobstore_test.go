@@ -317,3 +317,57 @@ func TestResumeReopensAndDrops(t *testing.T) {
 		t.Fatal("namespace outside the root")
 	}
 }
+
+// TestDroppedJobIsNotReopened: after its retention a job's store is
+// dropped; a late write to it through the router (a holder record, a
+// straggler's re-run) is refused instead of opening a store nothing would
+// end, a Join is a no-op, and the drop is remembered across a restart
+// until Forget has passed.
+func TestDroppedJobIsNotReopened(t *testing.T) {
+	c := crdttest.New(t, crdttest.Options{Replicas: 1})
+	clk := &clock{now: time.Unix(1e9, 0)}
+	ctx := context.Background()
+	id := jobID("late")
+	m := manager(t, c, 0, clk)
+	r := jobstore.NewRouter(c.Replicas[0].Store, m)
+	key := tookKey(id, c.Replicas[0], 0)
+	if err := r.Put(ctx, key, records.TookType, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.End(ctx, id, clk.Now()); err != nil {
+		t.Fatal(err)
+	}
+	clk.Add(time.Hour)
+	if dropped, err := m.Sweep(ctx); err != nil || len(dropped) != 1 {
+		t.Fatalf("dropped %v, %v", dropped, err)
+	}
+	if err := r.Put(ctx, key, records.TookType, nil); !errors.Is(err, jobstore.ErrDropped) {
+		t.Fatalf("a late write: %v", err)
+	}
+	if err := r.Join(ctx, id); err != nil {
+		t.Fatalf("joining a dropped job: %v", err)
+	}
+	if _, ok := m.Get(id); ok || keysUnder(t, c, 0, jobstore.Namespace(id)) != 0 {
+		t.Fatal("the dropped job's store was opened again")
+	}
+
+	// A restart remembers the drop.
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	again := manager(t, c, 0, clk)
+	if reopened, err := again.Resume(ctx); err != nil || len(reopened) != 0 {
+		t.Fatalf("reopened %v, %v", reopened, err)
+	}
+	if _, err := again.Open(ctx, id); !errors.Is(err, jobstore.ErrDropped) {
+		t.Fatalf("Open of a dropped job after a restart: %v", err)
+	}
+	// Past Forget the job is forgotten: its manifest is gone.
+	clk.Add(jobstore.DefaultForget)
+	if _, err := again.Sweep(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := keysUnder(t, c, 0, "/jobmesh/v2/jobmeta"); n != 0 {
+		t.Fatalf("%d manifests left past Forget", n)
+	}
+}

@@ -2,6 +2,7 @@ package jobstore
 
 import (
 	"context"
+	"errors"
 	"maps"
 	"slices"
 
@@ -12,9 +13,14 @@ import (
 
 // Join opens job id's store if this node does not hold it yet: the node
 // takes part in the job (a processor that could serve it, its creator's
-// node) and from then on reads and writes its job-level records.
+// node) and from then on reads and writes its job-level records. A job
+// whose store this node dropped after its retention is not joined again
+// (nil: there is nothing left to take part in).
 func (r *Router) Join(ctx context.Context, id jobs.ID) error {
 	_, err := r.jobs.Open(ctx, id)
+	if errors.Is(err, ErrDropped) {
+		return nil
+	}
 	return err
 }
 

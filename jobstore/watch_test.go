@@ -2,6 +2,7 @@ package jobstore_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"slices"
@@ -70,8 +71,8 @@ func waitClosed(t *testing.T, name string, ch <-chan crdt.Change) {
 // "/jobs/") and of one job, started before this node holds the job's
 // store, see the job's records once the store opens: its own writes and
 // another replica's. A store dropped under them ends its part only: the
-// watches go on with the mesh store, the other jobs, and the job's store
-// opened again.
+// watches go on with the mesh store, the other jobs and the stores opened
+// later; the dropped job's store is not opened again.
 func TestRouterWatchFollowsStoresOpenedLater(t *testing.T) {
 	c := crdttest.New(t, crdttest.Options{Replicas: 2, Configure: func(_ int, cfg *crdt.Config) {
 		cfg.AuthorPolicy = records.AuthorPolicy()
@@ -120,14 +121,17 @@ func TestRouterWatchFollowsStoresOpenedLater(t *testing.T) {
 	}
 	expect(t, "/", all, advert, infoB, tookB2)
 	expect(t, "/jobs/", jobsW, infoB, tookB2)
-	// Job a's store opened again.
-	again := tookKey(a, c.Replicas[0], 2)
-	if err := r0.Put(ctx, again, records.TookType, nil); err != nil {
+	// Job a's store is not opened again; a job opened after the drop is
+	// followed.
+	if err := r0.Put(ctx, tookKey(a, c.Replicas[0], 2), records.TookType, nil); !errors.Is(err, jobstore.ErrDropped) {
+		t.Fatalf("a write to the dropped job: %v", err)
+	}
+	later := tookKey(jobID("later"), c.Replicas[0], 0)
+	if err := r0.Put(ctx, later, records.TookType, nil); err != nil {
 		t.Fatal(err)
 	}
-	expect(t, "/", all, again)
-	expect(t, "/jobs/", jobsW, again)
-	expect(t, "job a", onlyA, again)
+	expect(t, "/", all, later)
+	expect(t, "/jobs/", jobsW, later)
 	cancel()
 	for name, ch := range map[string]<-chan crdt.Change{"/": all, "/jobs/": jobsW, "job a": onlyA} {
 		waitClosed(t, name, ch)

@@ -86,7 +86,11 @@ func (w *Worker) learn(info *jobs.JobInfo) {
 	}
 	w.known[id] = js
 	w.log.Info("job discovered", "job", id, "microjobs", plan.NumMicroJobs(), "macrojobs", len(plan.Macros))
-	if w.p.Jobs != nil && w.serves(info) && !microjob.Exceeds(info, w.cfg.Wasm) {
+	// A job past its deadline is refunded, not worked: a node that learns
+	// it late (a restart, a new node reading the mesh's history) does not
+	// join its store.
+	live := w.now().Before(time.Unix(info.Deadline, 0))
+	if w.p.Jobs != nil && live && w.serves(info) && !microjob.Exceeds(info, w.cfg.Wasm) {
 		w.wg.Add(1)
 		go func() {
 			defer w.wg.Done()

@@ -52,7 +52,8 @@ type Params struct {
 	Directory meshview.Directory
 	// Jobs, when set, is where this processor takes part in a job's own
 	// records: it joins the store of every job it could serve (card
-	// model, VRAM, per-block limits) as it learns of it, so that it reads
+	// model, VRAM, per-block limits) and whose deadline is ahead as it
+	// learns of it, so that it reads
 	// the job's rooms, requests and verdicts. Nil: one store holds every
 	// job's records.
 	Jobs Joiner
