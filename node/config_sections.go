@@ -288,5 +288,8 @@ func (c Config) ProcessorConfig() processor.Config {
 	pc.StakeTTL = time.Duration(c.Dispatch.StakeTTL)
 	pc.Probes = c.Dispatch.probes()
 	pc.Fetch.AllowPrivateAddresses = c.Fetch.AllowPrivateAddresses
+	// Two rebroadcasts and a DAG walk's wait: by then a restarted
+	// replica has heard the mesh's heads and walked to them.
+	pc.CatchUp = 2*time.Duration(c.Store.Rebroadcast) + time.Duration(c.Store.DAGSyncTimeout)
 	return pc
 }

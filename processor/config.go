@@ -94,15 +94,25 @@ type Config struct {
 	// Wasm: a GPU executor, or a fixed-cost runner in benchmarks that
 	// measure coordination. Default nil.
 	Exec wasm.Runner
-	// Hold, when set, is called with each MicroJob before it runs; the
-	// worker waits until it returns. A test seam to stop a processor
-	// mid-MicroJob. Nil in production.
-	Hold func(ctx context.Context, micro jobs.ID)
+	// Hold, when set, is called with each MicroJob (and its job) before
+	// it runs; the worker waits until it returns. A test seam to stop a
+	// processor mid-MicroJob. Nil in production.
+	Hold func(ctx context.Context, job, micro jobs.ID)
 	// HeadStart is how long, after a job's ranks are first used, an open
 	// MacroJob is left to the processor named to open its room
 	// (firstOwners); the k-th in rank then claims it and pauses k eighths
 	// of HeadStart, at most one (macrojob.DecideOpen). Default 1s.
 	HeadStart time.Duration
+	// CatchUp is how long after the worker starts a job that it found in
+	// its own replica, and that no peer has announced open on the Jobs
+	// channel, waits before it is worked. A restarted node's replica may
+	// lack a job's latest records (its verdict, others' commitments) for
+	// a store rebroadcast or two; worked from there, a finished job is run
+	// again and its settled evidence changes under it. Peers answer the
+	// worker's query at start with the jobs they hold open, which are
+	// worked at once. Default 50s: two default store rebroadcasts and a
+	// DAG walk's wait; the node sets the same of its [store] section.
+	CatchUp time.Duration
 	// FundingBackoff is the first wait before an unfunded job's escrow is
 	// read again; it doubles up to 32 times this. Default 2s.
 	FundingBackoff time.Duration
@@ -182,6 +192,7 @@ func DefaultConfig() Config {
 		Fetch:         fetch.DefaultConfig(),
 
 		HeadStart:      time.Second,
+		CatchUp:        50 * time.Second,
 		FundingBackoff: 2 * time.Second,
 		SettleFallback: time.Minute,
 		Dispatch:       dispatch.DefaultConfig(),
@@ -216,8 +227,8 @@ func (c Config) Validate() error {
 	if c.ProgressWindow < 0 || (c.DiscloseGrace > 0 && c.ProgressWindow > c.DiscloseGrace) {
 		return fmt.Errorf("%w: progress window %s must be at least 0 and at most the disclose grace %s", ErrInvalidConfig, c.ProgressWindow, c.DiscloseGrace)
 	}
-	if c.HeadStart < 0 {
-		return fmt.Errorf("%w: head start must not be negative", ErrInvalidConfig)
+	if c.HeadStart < 0 || c.CatchUp < 0 {
+		return fmt.Errorf("%w: head start and catch-up must not be negative", ErrInvalidConfig)
 	}
 	if err := c.Probes.Validate(); err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalidConfig, err)

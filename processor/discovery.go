@@ -25,7 +25,7 @@ func (w *Worker) listen(ctx context.Context) {
 		case jobs.KindJob:
 			info, err := jobs.Decode(m.Value.Job)
 			if err == nil {
-				w.learn(info)
+				w.learn(info, !m.Local)
 			}
 		case jobs.KindQuery:
 			if !m.Local {
@@ -61,12 +61,17 @@ func (w *Worker) refreshSoon() {
 	}
 }
 
-// learn records a job seen on the channel or in the store.
-func (w *Worker) learn(info *jobs.JobInfo) {
+// learn records a job seen on the channel or in the store; announced
+// says a peer announced it open on the channel.
+func (w *Worker) learn(info *jobs.JobInfo, announced bool) {
 	id := info.ID()
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if _, ok := w.known[id]; ok {
+	if js, ok := w.known[id]; ok {
+		if announced && !js.catchUpUntil.IsZero() {
+			js.catchUpUntil = time.Time{}
+			w.poke()
+		}
 		return
 	}
 	plan, err := jobs.Slice(info)
@@ -75,6 +80,9 @@ func (w *Worker) learn(info *jobs.JobInfo) {
 		return
 	}
 	js := &jobState{info: info, plan: plan, learnedAt: w.now()}
+	if until := w.startedAt.Add(w.cfg.CatchUp); !announced && js.learnedAt.Before(until) {
+		js.catchUpUntil = until
+	}
 	if info.Requirements.Replicas > 1 {
 		// A group job is checked by its replicas: its verifiers come
 		// from the public seed commitment at once.
@@ -139,7 +147,7 @@ func (w *Worker) noticeRecord(r crdt.Record) {
 	switch r.Type {
 	case records.JobType:
 		if info, err := jobs.Decode(r.Payload); err == nil && records.JobKey(info.ID()) == r.Key {
-			w.learn(info)
+			w.learn(info, false)
 		}
 	case records.AbortedType:
 		if k, err := records.Parse(r.Key); err == nil && k.Type == records.AbortedType {
@@ -166,7 +174,7 @@ func (w *Worker) candidates(now time.Time) []*jobState {
 	defer w.mu.Unlock()
 	var out []*jobState
 	for _, js := range w.known {
-		if js.finished || js.aborted || failedLocked(js) || now.Sub(js.failed) < 30*time.Second || w.overLimits(js) {
+		if js.finished || js.aborted || failedLocked(js) || now.Sub(js.failed) < 30*time.Second || now.Before(js.catchUpUntil) || w.overLimits(js) {
 			continue
 		}
 		out = append(out, js)

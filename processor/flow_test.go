@@ -175,7 +175,7 @@ func liarTune(mp **localmesh.Mesh, liars ...int) func(*localmesh.Member, *proces
 			return
 		}
 		first := true
-		pc.Hold = func(ctx context.Context, _ jobs.ID) {
+		pc.Hold = func(ctx context.Context, _, _ jobs.ID) {
 			if !first {
 				return
 			}
@@ -220,7 +220,7 @@ func TestOwnerKilledMidMicroJob(t *testing.T) {
 			return
 		}
 		// The victim stops on its first MicroJob until it is killed.
-		pc.Hold = func(ctx context.Context, micro jobs.ID) {
+		pc.Hold = func(ctx context.Context, _, micro jobs.ID) {
 			select {
 			case held <- micro:
 			default:
@@ -391,7 +391,7 @@ func TestSilentCommitterIsRedone(t *testing.T) {
 	m := flowMesh(t, 4, func(mem *localmesh.Member, pc *processor.Config) {
 		if mem.Index == silent {
 			runs := 0
-			pc.Hold = func(ctx context.Context, _ jobs.ID) {
+			pc.Hold = func(ctx context.Context, _, _ jobs.ID) {
 				if runs++; runs == 2 {
 					// The first MicroJob is committed: stop here until
 					// the node is stopped.
@@ -402,7 +402,7 @@ func TestSilentCommitterIsRedone(t *testing.T) {
 			return
 		}
 		first := true
-		pc.Hold = func(ctx context.Context, _ jobs.ID) {
+		pc.Hold = func(ctx context.Context, _, _ jobs.ID) {
 			if first {
 				first = false
 				select {

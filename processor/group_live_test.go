@@ -149,7 +149,7 @@ func TestGroupSilentMemberReplaced(t *testing.T) {
 		// Long enough for a busy machine's honest members to commit
 		// their first MicroJob.
 		pc.RerunTimeout = 8 * time.Second
-		pc.Hold = func(ctx context.Context, _ jobs.ID) {
+		pc.Hold = func(ctx context.Context, _, _ jobs.ID) {
 			if g, ok := firstGroup(ctx, mem); ok && g.Members[0] == mem.Host.ID().String() {
 				silentID.Store(mem.Host.ID().String())
 				<-ctx.Done() // silent until the worker stops

@@ -110,7 +110,7 @@ func (w *Worker) processReplicas(ctx context.Context, js *jobState, room *macroj
 		}
 		w.writeTook(ctx, js, micro.Macro)
 		if w.cfg.Hold != nil {
-			w.cfg.Hold(ctx, micro.ID)
+			w.cfg.Hold(ctx, js.plan.JobID, micro.ID)
 			if ctx.Err() != nil {
 				return
 			}

@@ -3,6 +3,7 @@ package processor_test
 import (
 	"context"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -29,24 +30,22 @@ func TestKilledLockerIsKickedAndRejoins(t *testing.T) {
 	const victim = 1
 	var holding atomic.Bool
 	holding.Store(true)
-	// current are the regular MicroJobs of the job being submitted: only
-	// those are held, so that a MicroJob of an earlier job that the
-	// restarted victim takes while its replica catches up runs, instead of
-	// taking the place of the current job's.
-	var current atomic.Pointer[map[jobs.ID]bool]
-	current.Store(&map[jobs.ID]bool{})
+	// Only MicroJobs of jobs not yet released are held: a MicroJob of an
+	// earlier job that the restarted victim takes while its replica
+	// catches up runs, instead of taking the place of the current job's.
+	var released sync.Map // jobs.ID → true
 	held := make(chan jobs.ID, 1)
 	m := flowMesh(t, 4, func(mem *localmesh.Member, pc *processor.Config) {
 		pc.Room.Queue.MaxLocksPerTurn = 1 // work spreads: the victim is sure to get some
 		if mem.Index != victim {
 			return
 		}
-		pc.Hold = func(ctx context.Context, micro jobs.ID) {
-			if !holding.Load() || !(*current.Load())[micro] {
+		pc.Hold = func(ctx context.Context, job, _ jobs.ID) {
+			if _, done := released.Load(job); done || !holding.Load() {
 				return
 			}
 			select {
-			case held <- micro:
+			case held <- job:
 			default:
 			}
 			<-ctx.Done()
@@ -60,22 +59,26 @@ func TestKilledLockerIsKickedAndRejoins(t *testing.T) {
 	job := newMandelbrot(t, 384, 320, 32)
 
 	for round := 1; round <= 2; round++ {
-		info := killLocker(t, ctx, m, victim, held, &current, job.spec(3, 4))
+		info := killLocker(t, ctx, m, victim, held, &released, job.spec(3, 4))
 		res, err := client(m).DApp.Wait(ctx, info.ID(), 100*time.Millisecond)
 		if err != nil {
 			t.Fatal(err)
 		}
 		checkComplete(t, info, res)
+		released.Store(info.ID(), true)
 		if round == 1 {
 			// Every node counts the timeout, and nobody kicks it yet.
 			waitViews(t, ctx, m, "one timeout of the victim", func(v qosOf) bool {
 				return v.timeouts == 1 && !v.kicked
 			}, victimID)
-		}
-		if round == 1 {
 			if err := m.Restart(ctx, victim); err != nil {
 				t.Fatal(err)
 			}
+			// The restarted victim's replica has the first job's
+			// records before the second job comes.
+			waitViews(t, ctx, m, "the restarted victim caught up", func(v qosOf) bool {
+				return v.timeouts == 1 && !v.kicked
+			}, victimID)
 		}
 	}
 	// Kicked on every node, by the same task at the same time.
@@ -110,33 +113,48 @@ func TestKilledLockerIsKickedAndRejoins(t *testing.T) {
 	}, victimID)
 }
 
-// killLocker submits spec, waits until the victim holds a MicroJob it
-// locked and its took record has reached the client, and stops it.
-func killLocker(t *testing.T, ctx context.Context, m *localmesh.Mesh, victim int, held <-chan jobs.ID, current *atomic.Pointer[map[jobs.ID]bool], spec dapp.Spec) *jobs.JobInfo {
+// killLocker submits spec until the victim holds a MicroJob of the job
+// it locked, waits until its took record has reached the client, and
+// stops it. A job that the other processors complete before the victim
+// takes any of it (the victim's replica still catching up after a
+// restart) is released and submitted again.
+func killLocker(t *testing.T, ctx context.Context, m *localmesh.Mesh, victim int, held <-chan jobs.ID, released *sync.Map, spec dapp.Spec) *jobs.JobInfo {
 	t.Helper()
-	select {
-	case <-held: // left from the last job, by a second slot of the victim
-	default:
-	}
-	info, err := client(m).DApp.Submit(ctx, spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := jobs.Slice(info)
-	if err != nil {
-		t.Fatal(err)
-	}
-	micros := map[jobs.ID]bool{}
-	for _, mj := range plan.Macros {
-		for _, mu := range mj.Micros {
-			micros[mu.ID] = true
+	const tries = 3
+	var info *jobs.JobInfo
+	for try := 1; info == nil; try++ {
+		sub, err := client(m).DApp.Submit(ctx, spec)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	current.Store(&micros)
-	select {
-	case <-held:
-	case <-ctx.Done():
-		t.Fatal("the victim never took a MicroJob")
+		finished := make(chan struct{})
+		go func() {
+			defer close(finished)
+			_, _ = client(m).DApp.Wait(ctx, sub.ID(), 100*time.Millisecond)
+		}()
+	wait:
+		for {
+			select {
+			case job := <-held:
+				if job == sub.ID() {
+					info = sub
+					break wait
+				}
+				// left from an earlier job, by a second slot of the victim
+			case <-finished:
+				if ctx.Err() != nil {
+					t.Fatal("the victim never took a MicroJob")
+				}
+				released.Store(sub.ID(), true)
+				if try == tries {
+					t.Fatalf("the victim took no MicroJob of %d jobs in a row", tries)
+				}
+				t.Logf("job %d finished before the victim took any of it; submitting another", try)
+				break wait
+			case <-ctx.Done():
+				t.Fatal("the victim never took a MicroJob")
+			}
+		}
 	}
 	victimID := m.Members[victim].Host.ID().String()
 	store := client(m).Store

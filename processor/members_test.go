@@ -99,7 +99,7 @@ func TestMemberWithoutWorkSigns(t *testing.T) {
 	const idle = 4
 	m := termsMesh(t, 4, localmesh.DefaultTerms(), func(mem *localmesh.Member, pc *processor.Config) {
 		if mem.Index == idle {
-			pc.Hold = func(ctx context.Context, _ jobs.ID) { <-ctx.Done() }
+			pc.Hold = func(ctx context.Context, _, _ jobs.ID) { <-ctx.Done() }
 		}
 	})
 	waitBound(t, m)

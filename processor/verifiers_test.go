@@ -57,7 +57,7 @@ func TestNewJobInterruptsRoomWaits(t *testing.T) {
 		log:   slog.New(slog.DiscardHandler),
 	}
 	info := jobtest.Info(2)
-	w.learn(info)
+	w.learn(info, true)
 	if _, ok := w.known[info.ID()]; !ok {
 		t.Fatal("the new job is not known")
 	}
@@ -65,7 +65,7 @@ func TestNewJobInterruptsRoomWaits(t *testing.T) {
 		t.Fatal("learning a job did not interrupt the wait in another job's room")
 	}
 	stopped = false
-	w.learn(info)
+	w.learn(info, true)
 	if stopped {
 		t.Fatal("a job learned again interrupted the wait")
 	}

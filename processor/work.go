@@ -377,7 +377,7 @@ func (w *Worker) process(ctx context.Context, js *jobState, room *macrojob.Room,
 		}
 		w.writeTook(ctx, js, micro.Macro)
 		if w.cfg.Hold != nil {
-			w.cfg.Hold(ctx, mid)
+			w.cfg.Hold(ctx, js.plan.JobID, mid)
 			if ctx.Err() != nil {
 				return
 			}
@@ -405,6 +405,15 @@ func (w *Worker) process(ctx context.Context, js *jobState, room *macrojob.Room,
 // progress. Nothing is completed when the commitments could not be
 // written: their locks expire and the queue offers them again.
 func (w *Worker) finishTurn(ctx context.Context, js *jobState, room *macrojob.Room, ran []microjob.Disclosure, commits []crdt.Entry, done []macrojob.ID) {
+	w.mu.Lock()
+	over := js.finished
+	w.mu.Unlock()
+	if over {
+		// A verdict came while the turn ran: its MicroJobs have results,
+		// and late commitments would only reopen the judgement.
+		w.log.Info("dropping a turn's results: the job has a verdict", "job", js.plan.JobID, "microjobs", len(ran))
+		return
+	}
 	later := ran
 	if len(commits) > 0 {
 		var ok bool

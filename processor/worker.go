@@ -115,6 +115,9 @@ type Worker struct {
 	// processor, or was first taken: until HeadStart after it, the view
 	// may still disagree with the others' (rankedAt).
 	grewAt atomic.Int64
+	// startedAt is when the worker started: jobs its replica held then
+	// wait for the catch-up (Config.CatchUp).
+	startedAt time.Time
 
 	mu    sync.Mutex
 	known map[jobs.ID]*jobState
@@ -139,6 +142,10 @@ type Worker struct {
 
 type jobState struct {
 	learnedAt time.Time // when this worker discovered the job
+	// catchUpUntil: the job came from this node's replica while it was
+	// catching up (Config.CatchUp) and no peer has announced it open; it
+	// is not worked before then.
+	catchUpUntil time.Time
 	// overLimitsSaid: the worker logged that the job asks for more per
 	// block than it allows (limits.go).
 	overLimitsSaid bool
@@ -337,6 +344,7 @@ func New(ctx context.Context, p Params, cfg Config) (*Worker, error) {
 		doneRooms: map[macrojob.RoomID]time.Time{}, discl: disclosure.Pending{Hold: cfg.Poll},
 		wake: make(chan struct{}, 1), refresh: make(chan struct{}, 1), runCtx: runCtx, cancel: cancel,
 	}
+	w.startedAt = w.now()
 	if err := w.startParts(ctx, runCtx); err != nil {
 		cancel()
 		if w.custody != nil {
