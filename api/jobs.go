@@ -47,6 +47,9 @@ type JobView struct {
 	// FailReports is F, how many processors must report the same failure
 	// of a job (dapp.ReadFailure); 0: 2.
 	FailReports int
+	// Holds reports whether this node holds job id's own records (see
+	// Deps.Holds); nil: it holds every job's.
+	Holds func(id jobs.ID) bool
 
 	mu        sync.Mutex
 	plans     map[jobs.ID]*jobs.Plan
@@ -337,13 +340,18 @@ func (v *JobView) addEscrow(ctx context.Context, info *jobs.JobInfo, verdict boo
 	case escrow.JobAborted:
 		j.State = apiv1.JobCancelled
 	case escrow.JobSettled:
-		// Settled is terminal, so it waits until this node's replica
-		// also holds the verdict (output, verifier hashes): a client
-		// that sees "settled" finds the whole result.
-		if verdict {
+		// Settled is terminal, so on a node that holds the job's records
+		// it waits until the replica also holds the verdict (output,
+		// verifier hashes): a client that sees "settled" finds the whole
+		// result. A node that does not hold them (outside the job, or
+		// past its retention) shows the outcome summary.
+		switch {
+		case verdict:
 			j.State = apiv1.JobSettled
-		} else if err := v.fromSummary(ctx, id, rel, j); err != nil {
-			return err
+		case v.Holds != nil && !v.Holds(id):
+			if err := v.fromSummary(ctx, id, rel, j); err != nil {
+				return err
+			}
 		}
 		if rel.ResultRoot == (common.Hash{}) && failure != nil {
 			j.State, j.Failure = apiv1.JobFailed, failure
@@ -356,6 +364,29 @@ func (v *JobView) addEscrow(ctx context.Context, info *jobs.JobInfo, verdict boo
 		j.RefundWei = rel.Refund.String()
 	}
 	return nil
+}
+
+// summarized returns the output root of a settled job whose records this
+// node does not hold (Holds), from its outcome summary checked against
+// the chain's release; false where there is none, or no chain.
+func (v *JobView) summarized(ctx context.Context, info *jobs.JobInfo) (cid.Cid, bool, error) {
+	id := info.ID()
+	if v.Chain == nil || v.Holds == nil || v.Holds(id) {
+		return cid.Undef, false, nil
+	}
+	rel, ej, err := v.Chain.Released(ctx, escrow.JobKey(common.Address(info.Creator), common.Hash(id)))
+	if err != nil {
+		return cid.Undef, false, fmt.Errorf("api: reading the escrow of job %s: %w", id, err)
+	}
+	if ej.State != escrow.JobSettled {
+		return cid.Undef, false, nil
+	}
+	sum, ok, err := settlement.ReadSummary(ctx, v.Store, id, rel)
+	if err != nil || !ok {
+		return cid.Undef, false, err
+	}
+	root, err := cid.Decode(sum.Output)
+	return root, err == nil, err
 }
 
 // fromSummary fills in a settled job whose verdict this node does not

@@ -59,20 +59,8 @@ func TestJobEndpoints(t *testing.T) {
 	defer bootSrv.Close()
 
 	ctx := context.Background()
-	code, err := examples.Build(ctx, "wordcount")
-	if err != nil {
-		t.Fatal(err)
-	}
 	price := big.NewInt(3_000_000_000)
-	info, err := client.DApp.Submit(ctx, dapp.Spec{
-		Code: code, Data: []byte(strings.Repeat("the quick brown fox jumps over the lazy dog\n", 40)),
-		Slicing:  jobs.Slicing{BlockSize: 128, MicroJobs: 2, BlocksPerMicro: 2},
-		Price:    price,
-		Deadline: time.Now().Add(time.Hour),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	info := submitWordcount(t, ctx, client, price)
 	id := info.ID().String()
 
 	var j apiv1.Job
@@ -118,6 +106,26 @@ func TestJobEndpoints(t *testing.T) {
 	if !strings.Contains(e.Error, "job ID") {
 		t.Fatalf("bad job ID: %q", e.Error)
 	}
+}
+
+// submitWordcount submits, from mem, a word count of a short text in
+// four blocks (two MicroJobs of two blocks each) at price.
+func submitWordcount(t *testing.T, ctx context.Context, mem *localmesh.Member, price *big.Int) *jobs.JobInfo {
+	t.Helper()
+	code, err := examples.Build(ctx, "wordcount")
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := mem.DApp.Submit(ctx, dapp.Spec{
+		Code: code, Data: []byte(strings.Repeat("the quick brown fox jumps over the lazy dog\n", 40)),
+		Slicing:  jobs.Slicing{BlockSize: 128, MicroJobs: 2, BlocksPerMicro: 2},
+		Price:    price,
+		Deadline: time.Now().Add(time.Hour),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return info
 }
 
 // checkSettledSummary checks the summary j of a settled job of the given

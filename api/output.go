@@ -42,6 +42,10 @@ const maxTileMaps = 16
 type Outputs struct {
 	Store  crdt.Reader
 	Blocks microjob.ResultReader
+	// Summarized, when set, gives the output CID of a settled job whose
+	// verdict this node does not hold, from its checked outcome summary
+	// (JobView.summarized); false when there is none.
+	Summarized func(ctx context.Context, info *jobs.JobInfo) (cid.Cid, bool, error)
 
 	mu    sync.Mutex
 	tiles map[jobs.ID]tileMap // verified outputs never change
@@ -52,8 +56,8 @@ type tileMap struct {
 	legend string
 }
 
-// finished returns a job and its verdict; ErrNoSuchJob or ErrNoVerdict
-// when there is none yet.
+// finished returns a job and its verdict; ErrNoSuchJob, or ErrNoVerdict
+// (with the job) when there is none yet.
 func (o *Outputs) finished(ctx context.Context, id jobs.ID) (*jobs.JobInfo, dapp.Result, error) {
 	r, err := o.Store.Get(ctx, records.JobKey(id))
 	if errors.Is(err, crdt.ErrNotFound) {
@@ -71,9 +75,29 @@ func (o *Outputs) finished(ctx context.Context, id jobs.ID) (*jobs.JobInfo, dapp
 		return nil, dapp.Result{}, err
 	}
 	if !ok || !res.Verdict.Verified {
-		return nil, dapp.Result{}, fmt.Errorf("%w: job %s", ErrNoVerdict, id)
+		return info, dapp.Result{}, fmt.Errorf("%w: job %s", ErrNoVerdict, id)
 	}
 	return info, res, nil
+}
+
+// output returns a finished job and its output's root: the verdict's, or
+// where this node holds no verdict, its outcome summary's (Summarized).
+func (o *Outputs) output(ctx context.Context, id jobs.ID) (*jobs.JobInfo, cid.Cid, error) {
+	info, res, err := o.finished(ctx, id)
+	if err == nil {
+		return info, res.Output, nil
+	}
+	if !errors.Is(err, ErrNoVerdict) || o.Summarized == nil || info == nil {
+		return nil, cid.Undef, err
+	}
+	root, ok, serr := o.Summarized(ctx, info)
+	if serr != nil {
+		return nil, cid.Undef, serr
+	}
+	if !ok {
+		return nil, cid.Undef, err
+	}
+	return info, root, nil
 }
 
 // ServeOutput answers GET /v1/jobs/{id}/output.
@@ -84,12 +108,12 @@ func (o *Outputs) ServeOutput(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), outputTimeout)
 	defer cancel()
-	info, res, err := o.finished(ctx, id)
+	info, root, err := o.output(ctx, id)
 	if err != nil {
 		writeJobError(w, err)
 		return
 	}
-	f, err := o.open(ctx, res.Output, microjob.OutputFileName(info.Output.Kind))
+	f, err := o.open(ctx, root, microjob.OutputFileName(info.Output.Kind))
 	if err != nil {
 		writeJobError(w, err)
 		return
@@ -101,9 +125,9 @@ func (o *Outputs) ServeOutput(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("Content-Type", ct)
 	// The output is content-addressed: it never changes.
-	h.Set("ETag", `"`+res.Output.String()+`"`)
+	h.Set("ETag", `"`+root.String()+`"`)
 	h.Set("Cache-Control", "public, max-age=31536000, immutable")
-	h.Set("X-Content-CID", res.Output.String())
+	h.Set("X-Content-CID", root.String())
 	http.ServeContent(w, r, "", time.Time{}, f)
 }
 

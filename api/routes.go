@@ -67,7 +67,7 @@ func (h *Handler) register(d Deps) error {
 		writeJSON(w, http.StatusOK, op)
 	})
 	registerDispatch(h, d.Mesh)
-	view := &JobView{Store: d.Store, Chain: d.Escrow, Blocks: d.IPFS, Log: d.Log.With("subsystem", "api"), FailReports: d.FailReports}
+	view := &JobView{Store: d.Store, Chain: d.Escrow, Blocks: d.IPFS, Log: d.Log.With("subsystem", "api"), FailReports: d.FailReports, Holds: d.Holds}
 	if d.DApp != nil {
 		view.Mine = d.DApp.Submitted
 	}
@@ -82,7 +82,7 @@ func (h *Handler) register(d Deps) error {
 	if err := newCollector(view, events).register(d.Metrics); err != nil {
 		d.Log.Warn("job metrics not registered", "err", err)
 	}
-	outputs := &Outputs{Store: d.Store, Blocks: d.IPFS}
+	outputs := &Outputs{Store: d.Store, Blocks: d.IPFS, Summarized: view.summarized}
 	h.handle("GET /v1/jobs/{id}/output", accessLocal, outputs.ServeOutput)
 	h.handle("GET /v1/jobs/{id}/tiles.png", accessLocal, outputs.ServeTiles)
 	dashboard := ui.Handler()

@@ -19,6 +19,7 @@ import (
 	"github.com/jobmesh/jobmesh/dapp"
 	"github.com/jobmesh/jobmesh/escrow"
 	"github.com/jobmesh/jobmesh/ipfs"
+	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/p2p"
 )
 
@@ -54,6 +55,11 @@ type Deps struct {
 	// a job for its summary to say failed (dispatch.Config's
 	// FailReports); 0: 2.
 	FailReports int
+	// Holds reports whether this node holds job id's own records (its
+	// job store, [store] job_stores); nil: every job's records reach the
+	// node. A settled job whose records it does not hold is shown from
+	// the job's outcome summary.
+	Holds func(id jobs.ID) bool
 	// Operator reports the node's own work, earnings, resources and
 	// recent warnings (GET /v1/operator); nil answers 501.
 	Operator func(ctx context.Context) (apiv1.Operator, error)

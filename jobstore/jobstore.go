@@ -15,6 +15,7 @@ import (
 	"github.com/ipfs/go-cid"
 	"github.com/ipfs/go-datastore"
 	"github.com/ipfs/go-datastore/query"
+	ipld "github.com/ipfs/go-ipld-format"
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -313,22 +314,32 @@ func (m *Manager) Sweep(ctx context.Context) ([]jobs.ID, error) {
 func (m *Manager) drop(ctx context.Context, id jobs.ID) error {
 	m.mu.Lock()
 	s := m.open[id]
-	delete(m.open, id)
-	m.m.open.Set(float64(len(m.open)))
 	m.mu.Unlock()
 	var blocks []cid.Cid
 	if s != nil {
+		// Listed while the store is still held, so that a drop that
+		// fails here is retried with its blocks.
 		var err error
 		if blocks, err = s.Merged(ctx); err != nil {
 			return fmt.Errorf("jobstore: listing the blocks of job %s: %w", id, err)
 		}
+		m.mu.Lock()
+		delete(m.open, id)
+		m.m.open.Set(float64(len(m.open)))
+		m.mu.Unlock()
 		if err := s.Close(); err != nil {
 			m.log.Warn("closing a dropped job store", "job", id, "err", err)
 		}
 	}
-	for _, c := range blocks {
-		if err := m.cfg.Blocks.DeleteBlock(ctx, c); err != nil {
-			return fmt.Errorf("jobstore: deleting block %s of job %s: %w", c, id, err)
+	// A head is also a merged delta, so a block may be listed twice; one
+	// that is gone already (deleted here, or by the block GC) is no
+	// error. A block that cannot be deleted is left to the block GC,
+	// which no longer keeps it: the drop goes on, since a retry would no
+	// longer know the dropped store's blocks.
+	slices.SortFunc(blocks, func(a, b cid.Cid) int { return strings.Compare(a.KeyString(), b.KeyString()) })
+	for _, c := range slices.Compact(blocks) {
+		if err := m.cfg.Blocks.DeleteBlock(ctx, c); err != nil && !ipld.IsNotFound(err) {
+			m.log.Warn("deleting a block of a dropped job store", "job", id, "block", c, "err", err)
 		}
 	}
 	if err := deletePrefix(ctx, m.cfg.Store.Datastore, Namespace(id)); err != nil {

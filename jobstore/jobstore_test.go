@@ -10,8 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ipfs/boxo/blockstore"
 	"github.com/ipfs/go-cid"
 	"github.com/ipfs/go-datastore/query"
+	ipld "github.com/ipfs/go-ipld-format"
 
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/crdt/crdttest"
@@ -41,12 +43,25 @@ func manager(t *testing.T, c *crdttest.Cluster, i int, clk *clock) *jobstore.Man
 	t.Helper()
 	cfg := c.Config(i)
 	cfg.AuthorPolicy = records.AuthorPolicy()
-	m, err := jobstore.New(jobstore.Config{Store: cfg, Blocks: c.Blocks, Retention: time.Hour, Now: clk.Now})
+	m, err := jobstore.New(jobstore.Config{Store: cfg, Blocks: strictDeleter{c.Blocks}, Retention: time.Hour, Now: clk.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { m.Close() })
 	return m
+}
+
+// strictDeleter deletes as the node's block layer does (ipfs.Node): a
+// block that is not there is an error, ipld's not-found. The replicas of
+// a crdttest cluster share one block store, so the second to drop a job
+// finds its blocks gone.
+type strictDeleter struct{ blockstore.Blockstore }
+
+func (d strictDeleter) DeleteBlock(ctx context.Context, c cid.Cid) error {
+	if ok, err := d.Has(ctx, c); err != nil || !ok {
+		return errors.Join(err, ipld.ErrNotFound{Cid: c})
+	}
+	return d.Blockstore.DeleteBlock(ctx, c)
 }
 
 func jobID(s string) jobs.ID { return jobs.ID(sha256.Sum256([]byte(s))) }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/ipfs/go-datastore/query"
 
@@ -31,6 +32,27 @@ func (m *Manager) Held() []jobs.ID {
 	ids := slices.Collect(maps.Keys(m.open))
 	slices.SortFunc(ids, byID)
 	return ids
+}
+
+// Holds reports whether this node holds job id's store open.
+func (m *Manager) Holds(id jobs.ID) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	_, ok := m.open[id]
+	return ok
+}
+
+// Times returns when job id's store was opened and when its job ended
+// (zero while it runs); false for a job whose store this node does not
+// hold open.
+func (m *Manager) Times(id jobs.ID) (opened, ended time.Time, ok bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, held := m.open[id]; !held {
+		return time.Time{}, time.Time{}, false
+	}
+	mf := m.meta[id]
+	return mf.Opened, mf.Ended, true
 }
 
 // Stored counts the datastore keys job id's store keeps (0 once it is

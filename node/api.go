@@ -9,11 +9,15 @@ import (
 
 // APIDeps returns the parts of n its API serves from.
 func (n *Node) APIDeps() api.Deps {
-	return api.Deps{
+	d := api.Deps{
 		Host: n.Host, Role: string(n.Role), Version: Version, Store: n.Store, IPFS: n.IPFS,
 		DApp: n.DApp, Escrow: n.Escrow, Metrics: n.Metrics, Log: n.Log, Mesh: apiMesh{n},
 		FailReports: n.Config.Dispatch.FailReports, Operator: n.Operator,
 	}
+	if n.jobStores != nil {
+		d.Holds = n.jobStores.Holds
+	}
+	return d
 }
 
 // apiMesh answers the API's mesh reads in its own types.

@@ -78,6 +78,7 @@ func DefaultConfig() Config {
 			ModelDir:          DefaultModelDir,
 			MaxModelBytes:     DefaultMaxModelBytes,
 			HoldWait:          Duration(processor.DefaultConfig().HoldWait),
+			ProgressWindow:    Duration(processor.DefaultConfig().ProgressWindow),
 		},
 		Client:   ClientConfig{Quiet: Duration(escrow.DefaultTerms().Quiet), MinSigners: escrow.DefaultTerms().MinSigners},
 		Dispatch: dispatchSection(dispatch.DefaultConfig(), processor.DefaultConfig().AdvertTTL, processor.DefaultConfig().StakeTTL, processor.DefaultConfig().Probes),

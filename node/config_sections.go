@@ -107,6 +107,10 @@ type ProcessorConfig struct {
 	// hold the job's output before it writes the verdict
 	// (processor.Config.HoldWait); 0: it does not wait. Default 30s.
 	HoldWait Duration `toml:"hold_wait"`
+	// ProgressWindow is how often, at most, the processor says on a job's
+	// channel what it committed (processor.Config.ProgressWindow); 0: at
+	// every turn. Default 1s.
+	ProgressWindow Duration `toml:"progress_window"`
 }
 
 // validate checks the [processor] section.
@@ -124,6 +128,9 @@ func (p ProcessorConfig) validate() error {
 		return fmt.Errorf("%w: [processor] process_timeout must be positive", ErrInvalidConfig)
 	case p.HoldWait < 0:
 		return fmt.Errorf("%w: [processor] hold_wait must not be negative", ErrInvalidConfig)
+	case p.ProgressWindow < 0 || time.Duration(p.ProgressWindow) > processor.DefaultConfig().DiscloseGrace:
+		return fmt.Errorf("%w: [processor] progress_window %s outside 0..%s (the disclose grace)", ErrInvalidConfig,
+			time.Duration(p.ProgressWindow), processor.DefaultConfig().DiscloseGrace)
 	case p.MaxMemoryMiBJob <= 0 || p.MaxMemoryMiBJob > 4096:
 		return fmt.Errorf("%w: [processor] max_job_memory_mib %d outside 1..4096", ErrInvalidConfig, p.MaxMemoryMiBJob)
 	case p.BlockTimeout < Duration(time.Second) || p.BlockTimeout > Duration(time.Hour):
@@ -280,6 +287,7 @@ func (c Config) ProcessorConfig() processor.Config {
 	pc.VRAMMiB = c.Processor.VRAMMiB
 	pc.Room.Queue.ProcessingTimeout = time.Duration(c.Processor.ProcessTimeout)
 	pc.HoldWait = time.Duration(c.Processor.HoldWait)
+	pc.ProgressWindow = time.Duration(c.Processor.ProgressWindow)
 	pc.Wasm.MemoryLimitBytes = uint64(c.Processor.MaxMemoryMiBJob) << 20
 	pc.Wasm.Timeout = time.Duration(c.Processor.BlockTimeout)
 	pc.Wasm.MaxOutputBytes = int64(c.Processor.MaxBlockOutputMiB) << 20

@@ -101,3 +101,28 @@ func TestConfigBlockLimits(t *testing.T) {
 		}
 	}
 }
+
+// TestConfigProgressWindowAndCatchUp checks [processor] progress_window
+// (the processor's default when absent, 0 allowed, refused past the
+// disclose grace) and the processor's catch-up, which follows the store's
+// timings: two rebroadcasts and a DAG walk's wait.
+func TestConfigProgressWindowAndCatchUp(t *testing.T) {
+	if got, want := DefaultConfig().ProcessorConfig().ProgressWindow, processor.DefaultConfig().ProgressWindow; got != want {
+		t.Fatalf("default progress window %v, want %v", got, want)
+	}
+	cfg, err := loadConfigText(t, "[processor]\nprogress_window = \"250ms\"\n[store]\nrebroadcast = \"2s\"\ndag_sync_timeout = \"5s\"\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pc := cfg.ProcessorConfig(); pc.ProgressWindow != 250*time.Millisecond || pc.CatchUp != 9*time.Second {
+		t.Fatalf("progress window %v, catch-up %v; want 250ms and 9s", pc.ProgressWindow, pc.CatchUp)
+	}
+	if cfg, err := loadConfigText(t, "[processor]\nprogress_window = \"0s\"\n"); err != nil || cfg.ProcessorConfig().ProgressWindow != 0 {
+		t.Fatalf("progress window 0: %v", err)
+	}
+	for _, bad := range []string{"-1s", "31s"} {
+		if _, err := loadConfigText(t, "[processor]\nprogress_window = \""+bad+"\"\n"); !errors.Is(err, ErrInvalidConfig) {
+			t.Errorf("progress window %s: got %v, want ErrInvalidConfig", bad, err)
+		}
+	}
+}

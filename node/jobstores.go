@@ -2,6 +2,7 @@ package node
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/jobstore"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // openJobStores gives the node one replicated store per job beside the
@@ -72,16 +74,7 @@ func (n *Node) keepJobStores(ctx context.Context) {
 	t := time.NewTicker(n.jobStoreSweep())
 	defer t.Stop()
 	for {
-		for _, id := range n.jobStores.Held() {
-			// jobOver asks the chain, where there is one: a record saying
-			// a job is over could be written by anyone.
-			now := time.Now()
-			if over, err := n.jobOver(ctx, id, now); err == nil && over {
-				if err := n.jobStores.End(ctx, id, now); err != nil {
-					n.Log.Warn("ending a job store", "job", id, "err", err)
-				}
-			}
-		}
+		n.endJobStores(ctx, time.Now())
 		if dropped, err := n.jobStores.Sweep(ctx); err != nil {
 			n.Log.Warn("dropping job stores", "err", err)
 		} else if len(dropped) > 0 {
@@ -93,4 +86,28 @@ func (n *Node) keepJobStores(ctx context.Context) {
 		case <-t.C:
 		}
 	}
+}
+
+// endJobStores ends the store of every held job that is over at now.
+func (n *Node) endJobStores(ctx context.Context, now time.Time) {
+	for _, id := range n.jobStores.Held() {
+		if over, err := n.jobStoreOver(ctx, id, now); err == nil && over {
+			if err := n.jobStores.End(ctx, id, now); err != nil {
+				n.Log.Warn("ending a job store", "job", id, "err", err)
+			}
+		}
+	}
+}
+
+// jobStoreOver is jobOver for a job whose store this node holds: with a
+// chain the chain says (a record saying a job is over could be written
+// by anyone). A job whose JobInfo the mesh store does not hold yet (it
+// was learned from the Jobs channel, and the store lags) is not over
+// until a retention has passed since its store opened.
+func (n *Node) jobStoreOver(ctx context.Context, id jobs.ID, now time.Time) (bool, error) {
+	if _, err := n.Store.Get(ctx, records.JobKey(id)); errors.Is(err, crdt.ErrNotFound) {
+		opened, _, ok := n.jobStores.Times(id)
+		return ok && now.Sub(opened) >= time.Duration(n.Config.Store.JobRetention), nil
+	}
+	return n.jobOver(ctx, id, now)
 }

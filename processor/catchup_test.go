@@ -1,12 +1,17 @@
 package processor
 
 import (
+	"context"
 	"log/slog"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/jobmesh/jobmesh/crdt/crdttest"
 	"github.com/jobmesh/jobmesh/internal/jobtest"
 	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // TestCatchUpHoldsReplicaJobs: a job found in the node's own replica
@@ -53,5 +58,71 @@ func TestCatchUpHoldsReplicaJobs(t *testing.T) {
 	w.learn(fromReplica, true)
 	if got := worked(); !got[fromReplica.ID()] {
 		t.Fatalf("announced by a peer: worked %v", got)
+	}
+}
+
+// joins records the job stores a worker joins.
+type joins struct {
+	mu  sync.Mutex
+	ids []jobs.ID
+}
+
+func (j *joins) Join(_ context.Context, id jobs.ID) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.ids = append(j.ids, id)
+	return nil
+}
+
+func (j *joins) has(id jobs.ID) bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return slices.Contains(j.ids, id)
+}
+
+// TestCatchUpDefersJoins: a job found in the replica while the worker
+// catches up is joined only once a peer announces it open, or once the
+// catch-up is over and the mesh store holds no outcome summary of it: a
+// restarted or new node fetches no settled job's records. An announced
+// job is joined whatever the store says.
+func TestCatchUpDefersJoins(t *testing.T) {
+	c := crdttest.New(t, crdttest.Options{Replicas: 1})
+	store := c.Replicas[0].Store
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	start := time.Now()
+	now := start
+	cfg := DefaultConfig()
+	cfg.CatchUp = 10 * time.Second
+	j := &joins{}
+	w := &Worker{
+		cfg:       cfg,
+		p:         Params{Store: store, Jobs: j, Now: func() time.Time { return now }},
+		startedAt: start,
+		known:     map[jobs.ID]*jobState{},
+		wake:      make(chan struct{}, 1),
+		log:       slog.New(slog.DiscardHandler),
+		runCtx:    ctx,
+	}
+	open, settled, announced := jobtest.Info(1), jobtest.Info(2), jobtest.Info(3)
+	for _, id := range []jobs.ID{settled.ID(), announced.ID()} {
+		if err := store.Put(ctx, records.SummaryKey(id, store.Self().String()), records.SummaryType, []byte(`{}`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, info := range []*jobs.JobInfo{open, settled, announced} {
+		w.learn(info, false)
+	}
+	w.learn(announced, true)
+	w.wg.Wait()
+	if j.has(open.ID()) || j.has(settled.ID()) || !j.has(announced.ID()) {
+		t.Fatalf("while catching up joined %v; want the announced job only", j.ids)
+	}
+
+	now = start.Add(cfg.CatchUp)
+	w.candidates(now)
+	w.wg.Wait()
+	if !j.has(open.ID()) || j.has(settled.ID()) {
+		t.Fatalf("after the catch-up joined %v; want the open job, not the settled one", j.ids)
 	}
 }

@@ -36,14 +36,7 @@ func TestColludingLiarsFrameNobody(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	c := client(m)
-	info, err := c.DApp.Submit(ctx, job.spec(3, 4))
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := jobs.Slice(info)
-	if err != nil {
-		t.Fatal(err)
-	}
+	info, plan := submitPlan(t, ctx, m, job.spec(3, 4))
 	// Every judgement of the client's store names only liars, until the
 	// verdict.
 	var caught []string

@@ -70,6 +70,7 @@ func (w *Worker) learn(info *jobs.JobInfo, announced bool) {
 	if js, ok := w.known[id]; ok {
 		if announced && !js.catchUpUntil.IsZero() {
 			js.catchUpUntil = time.Time{}
+			w.joinStoreLocked(js, false)
 			w.poke()
 		}
 		return
@@ -94,23 +95,41 @@ func (w *Worker) learn(info *jobs.JobInfo, announced bool) {
 	}
 	w.known[id] = js
 	w.log.Info("job discovered", "job", id, "microjobs", plan.NumMicroJobs(), "macrojobs", len(plan.Macros))
-	// A job past its deadline is refunded, not worked: a node that learns
-	// it late (a restart, a new node reading the mesh's history) does not
-	// join its store.
-	live := w.now().Before(time.Unix(info.Deadline, 0))
-	if w.p.Jobs != nil && live && w.serves(info) && !microjob.Exceeds(info, w.cfg.Wasm) {
-		w.wg.Add(1)
-		go func() {
-			defer w.wg.Done()
-			if err := w.p.Jobs.Join(w.runCtx, id); err != nil && w.runCtx.Err() == nil {
-				w.log.Warn("joining the job's store", "job", id, "err", err)
-			}
-		}()
+	if js.catchUpUntil.IsZero() {
+		w.joinStoreLocked(js, false)
 	}
 	// A worker waiting in a room comes back to run the new job's
 	// verifier MicroJobs due here (verifiers.go).
 	w.stopWaitsLocked()
 	w.poke()
+}
+
+// joinStoreLocked joins js's job store (Params.Jobs), in the background,
+// where this processor could work the job: it serves the job's hardware
+// and limits, and the deadline is ahead (a job past it is refunded, not
+// worked). A job found in the replica after a start (late: its catch-up
+// ended without a peer announcing it open) whose outcome summary the mesh
+// store holds is over, and its records are not fetched: a restarted node
+// or a new one reading the mesh's history joins no settled job. A summary
+// does not keep a node out of a job that a peer announces open. w.mu is
+// held.
+func (w *Worker) joinStoreLocked(js *jobState, late bool) {
+	info, id := js.info, js.plan.JobID
+	if w.p.Jobs == nil || !w.now().Before(time.Unix(info.Deadline, 0)) || !w.serves(info) || microjob.Exceeds(info, w.cfg.Wasm) {
+		return
+	}
+	w.wg.Add(1)
+	go func() {
+		defer w.wg.Done()
+		if late {
+			if sums, err := w.p.Store.Query(w.runCtx, records.SummaryPrefix(id)); err == nil && len(sums) > 0 {
+				return
+			}
+		}
+		if err := w.p.Jobs.Join(w.runCtx, id); err != nil && w.runCtx.Err() == nil {
+			w.log.Warn("joining the job's store", "job", id, "err", err)
+		}
+	}()
 }
 
 // serves reports whether this processor meets the job's hardware
@@ -174,7 +193,11 @@ func (w *Worker) candidates(now time.Time) []*jobState {
 	defer w.mu.Unlock()
 	var out []*jobState
 	for _, js := range w.known {
-		if js.finished || js.aborted || failedLocked(js) || now.Sub(js.failed) < 30*time.Second || now.Before(js.catchUpUntil) || w.overLimits(js) {
+		if !js.catchUpUntil.IsZero() && !now.Before(js.catchUpUntil) {
+			js.catchUpUntil = time.Time{}
+			w.joinStoreLocked(js, true)
+		}
+		if js.finished || js.aborted || failedLocked(js) || now.Sub(js.failed) < 30*time.Second || !js.catchUpUntil.IsZero() || w.overLimits(js) {
 			continue
 		}
 		out = append(out, js)

@@ -135,14 +135,7 @@ func TestFakeFailureReportsDoNotFailJob(t *testing.T) {
 	defer cancel()
 	job := newMandelbrot(t, 192, 160, 32)
 	c := client(m)
-	info, err := c.DApp.Submit(ctx, job.spec(3, 4))
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := jobs.Slice(info)
-	if err != nil {
-		t.Fatal(err)
-	}
+	info, plan := submitPlan(t, ctx, m, job.spec(3, 4))
 	micro := plan.Macros[0].Micros[0].ID
 	for _, liar := range processorsOf(m)[:2] {
 		rep := records.NewFailureReport(info.ID(), micro, records.Failure{Kind: records.FailTrap, Stderr: "fake"})

@@ -62,6 +62,21 @@ func (j mandelbrotJob) spec(n, k uint32) dapp.Spec {
 
 func client(m *localmesh.Mesh) *localmesh.Member { return m.Members[len(m.Members)-1] }
 
+// submitPlan submits spec from the mesh's client and returns the job and
+// its public plan.
+func submitPlan(t *testing.T, ctx context.Context, m *localmesh.Mesh, spec dapp.Spec) (*jobs.JobInfo, *jobs.Plan) {
+	t.Helper()
+	info, err := client(m).DApp.Submit(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := jobs.Slice(info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return info, plan
+}
+
 func runJob(t *testing.T, m *localmesh.Mesh, spec dapp.Spec, timeout time.Duration) (*jobs.JobInfo, dapp.Result) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
@@ -326,14 +341,7 @@ func TestSelfCheckingLiarIsCaught(t *testing.T) {
 	}
 	liar := m.Members[liarIndex].Host.ID().String()
 	job := newMandelbrot(t, 128, 96, 32) // 4×3 = 12 tiles
-	info, err := client(m).DApp.Submit(ctx, job.spec(3, 2))
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := jobs.Slice(info)
-	if err != nil {
-		t.Fatal(err)
-	}
+	info, plan := submitPlan(t, ctx, m, job.spec(3, 2))
 	// The liar alone discloses everything and asks for checks, which name
 	// the stopped processors.
 	if err := waitFor(ctx, func() bool {

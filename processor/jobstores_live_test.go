@@ -2,15 +2,14 @@ package processor_test
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"testing"
 	"time"
 
-	"github.com/jobmesh/jobmesh/internal/wait"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/jobstore"
 	"github.com/jobmesh/jobmesh/localmesh"
+	"github.com/jobmesh/jobmesh/meshtest"
 	"github.com/jobmesh/jobmesh/node"
 	"github.com/jobmesh/jobmesh/records"
 )
@@ -75,18 +74,5 @@ func TestJobStoresKeepBystandersOut(t *testing.T) {
 
 	// Over (a verdict that counts, on a mesh without a chain) and past
 	// its retention: every participant drops the job's store.
-	wait.Until(t, 2*time.Minute, func() error {
-		for _, mem := range m.Running() {
-			if mem.JobStores() == nil {
-				continue
-			}
-			if slices.Contains(mem.JobStores().Held(), id) {
-				return fmt.Errorf("member %d still holds the job's store", mem.Index)
-			}
-			if n, err := mem.JobStores().Stored(ctx, id); err != nil || n != 0 {
-				return fmt.Errorf("member %d keeps %d keys of the job (%v)", mem.Index, n, err)
-			}
-		}
-		return nil
-	})
+	meshtest.WaitJobStoreDropped(t, m, id, 2*time.Minute)
 }
