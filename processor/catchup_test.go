@@ -24,12 +24,12 @@ func TestCatchUpHoldsReplicaJobs(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.CatchUp = 10 * time.Second
 	w := &Worker{
-		cfg:       cfg,
-		p:         Params{Now: func() time.Time { return now }},
-		startedAt: start,
-		known:     map[jobs.ID]*jobState{},
-		wake:      make(chan struct{}, 1),
-		log:       slog.New(slog.DiscardHandler),
+		cfg:      cfg,
+		p:        Params{Now: func() time.Time { return now }},
+		caughtUp: start.Add(cfg.CatchUp),
+		known:    map[jobs.ID]*jobState{},
+		wake:     make(chan struct{}, 1),
+		log:      slog.New(slog.DiscardHandler),
 	}
 	fromReplica, announced, later := jobtest.Info(1), jobtest.Info(2), jobtest.Info(3)
 	w.learn(fromReplica, false)
@@ -82,9 +82,10 @@ func (j *joins) has(id jobs.ID) bool {
 
 // TestCatchUpDefersJoins: a job found in the replica while the worker
 // catches up is joined only once a peer announces it open, or once the
-// catch-up is over and the mesh store holds no outcome summary of it: a
-// restarted or new node fetches no settled job's records. An announced
-// job is joined whatever the store says.
+// catch-up is over and the mesh store holds no outcome summary of it; a
+// new node skips summarized jobs of the store at once: neither fetches a
+// settled job's records. An announced job is joined whatever the store
+// says.
 func TestCatchUpDefersJoins(t *testing.T) {
 	c := crdttest.New(t, crdttest.Options{Replicas: 1})
 	store := c.Replicas[0].Store
@@ -96,13 +97,13 @@ func TestCatchUpDefersJoins(t *testing.T) {
 	cfg.CatchUp = 10 * time.Second
 	j := &joins{}
 	w := &Worker{
-		cfg:       cfg,
-		p:         Params{Store: store, Jobs: j, Now: func() time.Time { return now }},
-		startedAt: start,
-		known:     map[jobs.ID]*jobState{},
-		wake:      make(chan struct{}, 1),
-		log:       slog.New(slog.DiscardHandler),
-		runCtx:    ctx,
+		cfg:      cfg,
+		p:        Params{Store: store, Jobs: j, Now: func() time.Time { return now }},
+		caughtUp: start.Add(cfg.CatchUp),
+		known:    map[jobs.ID]*jobState{},
+		wake:     make(chan struct{}, 1),
+		log:      slog.New(slog.DiscardHandler),
+		runCtx:   ctx,
 	}
 	open, settled, announced := jobtest.Info(1), jobtest.Info(2), jobtest.Info(3)
 	for _, id := range []jobs.ID{settled.ID(), announced.ID()} {
@@ -124,5 +125,15 @@ func TestCatchUpDefersJoins(t *testing.T) {
 	w.wg.Wait()
 	if !j.has(open.ID()) || j.has(settled.ID()) {
 		t.Fatalf("after the catch-up joined %v; want the open job, not the settled one", j.ids)
+	}
+
+	// A new node (no catch-up) reading the mesh's history skips a
+	// settled job too.
+	w.known, w.caughtUp, j.ids = map[jobs.ID]*jobState{}, start, nil
+	w.learn(settled, false)
+	w.learn(open, false)
+	w.wg.Wait()
+	if !j.has(open.ID()) || j.has(settled.ID()) {
+		t.Fatalf("a new node joined %v; want the open job, not the settled one", j.ids)
 	}
 }

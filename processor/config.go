@@ -103,9 +103,11 @@ type Config struct {
 	// (firstOwners); the k-th in rank then claims it and pauses k eighths
 	// of HeadStart, at most one (macrojob.DecideOpen). Default 1s.
 	HeadStart time.Duration
-	// CatchUp is how long after the worker starts a job that it found in
-	// its own replica, and that no peer has announced open on the Jobs
-	// channel, waits before it is worked. A restarted node's replica may
+	// CatchUp is how long after the worker starts on a replica that holds
+	// jobs (a restart) a job that it found in its own replica, and that no
+	// peer has announced open on the Jobs channel, waits before it is
+	// worked; a new node's empty replica holds nothing stale. A restarted
+	// node's replica may
 	// lack a job's latest records (its verdict, others' commitments) for
 	// a store rebroadcast or two; worked from there, a finished job is run
 	// again and its settled evidence changes under it. Peers answer the

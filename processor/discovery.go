@@ -81,8 +81,8 @@ func (w *Worker) learn(info *jobs.JobInfo, announced bool) {
 		return
 	}
 	js := &jobState{info: info, plan: plan, learnedAt: w.now()}
-	if until := w.startedAt.Add(w.cfg.CatchUp); !announced && js.learnedAt.Before(until) {
-		js.catchUpUntil = until
+	if !announced && js.learnedAt.Before(w.caughtUp) {
+		js.catchUpUntil = w.caughtUp
 	}
 	if info.Requirements.Replicas > 1 {
 		// A group job is checked by its replicas: its verifiers come
@@ -96,7 +96,7 @@ func (w *Worker) learn(info *jobs.JobInfo, announced bool) {
 	w.known[id] = js
 	w.log.Info("job discovered", "job", id, "microjobs", plan.NumMicroJobs(), "macrojobs", len(plan.Macros))
 	if js.catchUpUntil.IsZero() {
-		w.joinStoreLocked(js, false)
+		w.joinStoreLocked(js, !announced)
 	}
 	// A worker waiting in a room comes back to run the new job's
 	// verifier MicroJobs due here (verifiers.go).
@@ -107,12 +107,11 @@ func (w *Worker) learn(info *jobs.JobInfo, announced bool) {
 // joinStoreLocked joins js's job store (Params.Jobs), in the background,
 // where this processor could work the job: it serves the job's hardware
 // and limits, and the deadline is ahead (a job past it is refunded, not
-// worked). A job found in the replica after a start (late: its catch-up
-// ended without a peer announcing it open) whose outcome summary the mesh
-// store holds is over, and its records are not fetched: a restarted node
-// or a new one reading the mesh's history joins no settled job. A summary
-// does not keep a node out of a job that a peer announces open. w.mu is
-// held.
+// worked). A job learned from the store rather than announced (late)
+// whose outcome summary the mesh store holds is over, and its records are
+// not fetched: a restarted node or a new one reading the mesh's history
+// joins no settled job. A summary does not keep a node out of a job that
+// a peer announces open. w.mu is held.
 func (w *Worker) joinStoreLocked(js *jobState, late bool) {
 	info, id := js.info, js.plan.JobID
 	if w.p.Jobs == nil || !w.now().Before(time.Unix(info.Deadline, 0)) || !w.serves(info) || microjob.Exceeds(info, w.cfg.Wasm) {

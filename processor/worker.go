@@ -115,9 +115,10 @@ type Worker struct {
 	// processor, or was first taken: until HeadStart after it, the view
 	// may still disagree with the others' (rankedAt).
 	grewAt atomic.Int64
-	// startedAt is when the worker started: jobs its replica held then
-	// wait for the catch-up (Config.CatchUp).
-	startedAt time.Time
+	// caughtUp is when the worker's catch-up ends (Config.CatchUp): its
+	// start where its replica held no job then (a new node: nothing in it
+	// is stale), else its start plus the catch-up.
+	caughtUp time.Time
 
 	mu    sync.Mutex
 	known map[jobs.ID]*jobState
@@ -344,7 +345,10 @@ func New(ctx context.Context, p Params, cfg Config) (*Worker, error) {
 		doneRooms: map[macrojob.RoomID]time.Time{}, discl: disclosure.Pending{Hold: cfg.Poll},
 		wake: make(chan struct{}, 1), refresh: make(chan struct{}, 1), runCtx: runCtx, cancel: cancel,
 	}
-	w.startedAt = w.now()
+	w.caughtUp = w.now()
+	if held, err := p.Store.QueryKeys(ctx, records.JobsPrefix, jobLevelKey); err != nil || slices.ContainsFunc(held, func(r crdt.Record) bool { return r.Type == records.JobType }) {
+		w.caughtUp = w.caughtUp.Add(cfg.CatchUp)
+	}
 	if err := w.startParts(ctx, runCtx); err != nil {
 		cancel()
 		if w.custody != nil {
