@@ -348,7 +348,7 @@ func (v *JobView) addEscrow(ctx context.Context, info *jobs.JobInfo, verdict boo
 		switch {
 		case verdict:
 			j.State = apiv1.JobSettled
-		case v.Holds != nil && !v.Holds(id):
+		case v.outside(id):
 			if err := v.fromSummary(ctx, id, rel, j); err != nil {
 				return err
 			}
@@ -366,12 +366,16 @@ func (v *JobView) addEscrow(ctx context.Context, info *jobs.JobInfo, verdict boo
 	return nil
 }
 
+// outside reports whether this node does not hold job id's own records
+// (Holds): its settled state comes from the outcome summary.
+func (v *JobView) outside(id jobs.ID) bool { return v.Holds != nil && !v.Holds(id) }
+
 // summarized returns the output root of a settled job whose records this
 // node does not hold (Holds), from its outcome summary checked against
 // the chain's release; false where there is none, or no chain.
 func (v *JobView) summarized(ctx context.Context, info *jobs.JobInfo) (cid.Cid, bool, error) {
 	id := info.ID()
-	if v.Chain == nil || v.Holds == nil || v.Holds(id) {
+	if v.Chain == nil || !v.outside(id) {
 		return cid.Undef, false, nil
 	}
 	rel, ej, err := v.Chain.Released(ctx, escrow.JobKey(common.Address(info.Creator), common.Hash(id)))

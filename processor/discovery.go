@@ -145,6 +145,12 @@ func jobLevelKey(key string) bool {
 	return ok && strings.Count(rest, "/") <= 1
 }
 
+// jobInfoKey reports whether key is a job's JobInfo record, /jobs/<id>.
+func jobInfoKey(key string) bool {
+	rest, ok := strings.CutPrefix(key, records.JobsPrefix+"/")
+	return ok && rest != "" && !strings.Contains(rest, "/")
+}
+
 // syncKnown reads jobs and verdicts from the store, which catches what the
 // channel and the watch missed (a watch overflow, records that arrived
 // before the worker started).

@@ -346,7 +346,7 @@ func New(ctx context.Context, p Params, cfg Config) (*Worker, error) {
 		wake: make(chan struct{}, 1), refresh: make(chan struct{}, 1), runCtx: runCtx, cancel: cancel,
 	}
 	w.caughtUp = w.now()
-	if held, err := p.Store.QueryKeys(ctx, records.JobsPrefix, jobLevelKey); err != nil || slices.ContainsFunc(held, func(r crdt.Record) bool { return r.Type == records.JobType }) {
+	if held, err := p.Store.QueryKeys(ctx, records.JobsPrefix, jobInfoKey); err != nil || len(held) > 0 {
 		w.caughtUp = w.caughtUp.Add(cfg.CatchUp)
 	}
 	if err := w.startParts(ctx, runCtx); err != nil {
