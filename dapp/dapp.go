@@ -516,7 +516,7 @@ func Status(ctx context.Context, store crdt.Reader, id jobs.ID) (Result, bool, e
 // every disclosure; on a mesh with a chain, Client.Status judges as the
 // processors do.
 func LoadStatus(ctx context.Context, store crdt.Reader, blocks records.BodyReader, id jobs.ID) (Result, bool, error) {
-	return loadStatus(ctx, store, blocks, id, nil, finish.Rules{})
+	return loadStatus(ctx, store, blocks, id, finish.Rules{})
 }
 
 // Status is LoadStatus on the client's node, judging, with a chain, by
@@ -525,28 +525,32 @@ func LoadStatus(ctx context.Context, store crdt.Reader, blocks records.BodyReade
 // staked before the job), so that it finds their verdict when they left a
 // disclosure out or let a self-checked block stand.
 func (c *Client) Status(ctx context.Context, id jobs.ID) (Result, bool, error) {
-	return c.status(ctx, id, nil)
+	return loadStatus(ctx, c.p.Store, c.bodies(), id, c.rules)
 }
 
-func (c *Client) status(ctx context.Context, id jobs.ID, root *common.Hash) (Result, bool, error) {
-	return loadStatus(ctx, c.p.Store, c.bodies(), id, root, c.rules)
-}
-
-// loadStatus is LoadStatus preferring, when root is set, the verdict
-// whose output the settlement's resultRoot names, and judging by rules.
-func loadStatus(ctx context.Context, store crdt.Reader, blocks records.BodyReader, id jobs.ID, root *common.Hash, rules finish.Rules) (Result, bool, error) {
-	chosen, err := finish.ReadVerdictBy(ctx, store, blocks, id, root, rules)
+// loadStatus is LoadStatus judging by rules.
+func loadStatus(ctx context.Context, store crdt.Reader, blocks records.BodyReader, id jobs.ID, rules finish.Rules) (Result, bool, error) {
+	chosen, err := finish.ReadVerdictBy(ctx, store, blocks, id, nil, rules)
 	if errors.Is(err, finish.ErrNoVerdict) {
 		return Result{}, false, nil
 	}
 	if err != nil {
 		return Result{}, false, fmt.Errorf("dapp: verdict of job %s: %w", id, err)
 	}
+	r, err := resultOf(chosen)
+	if err != nil {
+		return Result{}, false, fmt.Errorf("dapp: job %s: %w", id, err)
+	}
+	return r, true, nil
+}
+
+// resultOf is the Result of a chosen verdict, before its release.
+func resultOf(chosen finish.ChosenVerdict) (Result, error) {
 	out, err := cid.Decode(chosen.Record.Output)
 	if err != nil {
-		return Result{}, false, fmt.Errorf("dapp: verdict output: %w", err)
+		return Result{}, fmt.Errorf("verdict output: %w", err)
 	}
-	return Result{Verdict: chosen.Verdict, Culprits: chosen.Record.Culprits, Rounds: chosen.Record.Rounds, Output: out}, true, nil
+	return Result{Verdict: chosen.Verdict, Culprits: chosen.Record.Culprits, Rounds: chosen.Record.Rounds, Output: out}, nil
 }
 
 // Wait waits for the job's verdict (WaitVerdict) and, with a chain, for
@@ -562,16 +566,45 @@ func (c *Client) Wait(ctx context.Context, id jobs.ID, every time.Duration) (Res
 	if err != nil {
 		return r, fmt.Errorf("dapp: waiting for the escrow of job %s: %w", id, err)
 	}
-	if records.ResultRoot(r.Output) != rel.ResultRoot {
-		// The job settled on another finalizer's verdict: report the one
-		// whose output the settlement names.
-		if s, ok, err := c.status(ctx, id, &rel.ResultRoot); err == nil && ok {
-			r = s
-		}
+	if r, err = c.settled(ctx, id, r, rel, every); err != nil {
+		return r, err
 	}
 	r.Release = rel
 	c.log.Info("job settled", "job", id, "tx", rel.TxHash, "payees", len(rel.Payees), "refund", rel.Refund)
 	return r, nil
+}
+
+// settled returns the verdict the escrow was released on: r when the
+// release binds it (its output and records.OutcomeDigest), else the
+// verdict record that the release binds (finish.SettledVerdict), waiting
+// for it to reach this node. That is another finalizer's verdict, judged
+// with records that had not reached this node when r was read: a later
+// took record or commitment changes the rounds the settlement binds.
+func (c *Client) settled(ctx context.Context, id jobs.ID, r Result, rel *escrow.Release, every time.Duration) (Result, error) {
+	if rel.ResultRoot == (common.Hash{}) || records.ResultRoot(r.Output) == rel.ResultRoot &&
+		records.OutcomeDigest(r.Verdict, records.VerdictRecord{Culprits: r.Culprits, Rounds: r.Rounds}) == rel.VerifierHash {
+		return r, nil
+	}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		chosen, err := finish.SettledVerdict(ctx, c.p.Store, c.bodies(), id, rel.ResultRoot, rel.VerifierHash)
+		if err == nil {
+			s, err := resultOf(chosen)
+			if err != nil {
+				return r, fmt.Errorf("dapp: settled verdict of job %s: %w", id, err)
+			}
+			return s, nil
+		}
+		if !errors.Is(err, finish.ErrNoVerdict) {
+			return r, fmt.Errorf("dapp: settled verdict of job %s: %w", id, err)
+		}
+		select {
+		case <-ctx.Done():
+			return r, fmt.Errorf("dapp: job %s settled on a verdict not read here yet: %w", id, ctx.Err())
+		case <-t.C:
+		}
+	}
 }
 
 // WaitVerdict polls the store until the job has a verdict, then stops

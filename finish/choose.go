@@ -147,6 +147,34 @@ func ChooseVerdict(ctx context.Context, q VerdictQuery) (ChosenVerdict, error) {
 	return ChosenVerdict{Author: best.Author, Seq: best.Seq, Record: best.Rec, Verdict: best.V}, nil
 }
 
+// SettledVerdict returns the verdict record of job id that its
+// settlement released the escrow on: its output's ResultRoot is root and
+// its OutcomeDigest is verifierHash. The chain binds that content, so the
+// record may be any author's and need not follow from this reader's
+// records, which may not hold every record the settlers judged by yet.
+// While no such record is here it returns an error wrapping ErrNoVerdict.
+func SettledVerdict(ctx context.Context, store RecordReader, blocks records.BodyReader, id jobs.ID, root, verifierHash common.Hash) (ChosenVerdict, error) {
+	vs, err := store.Query(ctx, records.VerdictPrefix(id))
+	if err != nil {
+		return ChosenVerdict{}, err
+	}
+	for _, r := range vs {
+		if r.Tombstone || r.Type != records.VerdictType {
+			continue
+		}
+		rec, v, err := records.LoadVerdictRecord(ctx, r.Payload, blocks)
+		if err != nil {
+			continue
+		}
+		out, err := cid.Decode(rec.Output)
+		if err != nil || records.ResultRoot(out) != root || records.OutcomeDigest(v, rec) != verifierHash {
+			continue
+		}
+		return ChosenVerdict{Author: r.Author.String(), Seq: r.Seq, Record: rec, Verdict: v}, nil
+	}
+	return ChosenVerdict{}, fmt.Errorf("%w: job %s: none settled on result root %s, verifier hash %s", ErrNoVerdict, id, root, verifierHash)
+}
+
 // ReadVerdict reads the verdict that counts for job id from store:
 // ChooseVerdict over the job's JobInfo and records and the advertised
 // processors, with blocks and root as in VerdictQuery. Without a verdict
