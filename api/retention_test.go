@@ -27,7 +27,8 @@ import (
 // retention has passed (no key, none of its DAG blocks), and the job's
 // state, output CID, verdict digest and settlement are still answered
 // (what `jobnode job status` reads), from its outcome summary in the mesh
-// store; its output is still served.
+// store; its output is still served, and every node's QoS ledger replays
+// its tasks from that summary alike.
 func TestSettledJobOutlivesItsStore(t *testing.T) {
 	m := meshtest.New(t, localmesh.Options{
 		Processors: 3, Clients: 1, Chain: &localmesh.ChainOptions{},
@@ -103,6 +104,33 @@ func TestSettledJobOutlivesItsStore(t *testing.T) {
 	if got := fetchOutput(t, ctx, c, id); got != output {
 		t.Fatal("the output changed after the retention")
 	}
+	// Every node with a chain, its records of the job gone, replays the
+	// job's tasks from the summary: one QoS ledger everywhere.
+	wait.Until(t, time.Minute, func() error {
+		want := ""
+		for _, mem := range m.Running() {
+			if mem.Node.Escrow == nil {
+				continue
+			}
+			v, err := mem.Node.DispatchView(ctx)
+			if err != nil {
+				return err
+			}
+			got := fmt.Sprint(v.Tasks)
+			for _, p := range v.Processors {
+				got += fmt.Sprintf(" %s:%g:%d", p.ID, p.SpeedScore, p.Timeouts)
+			}
+			switch {
+			case v.Tasks == 0:
+				return fmt.Errorf("member %d replays no task", mem.Index)
+			case want == "":
+				want = got
+			case got != want:
+				return fmt.Errorf("member %d's ledger %s, another's %s", mem.Index, got, want)
+			}
+		}
+		return nil
+	})
 }
 
 func fetchOutput(t *testing.T, ctx context.Context, c *meshclient.Client, id jobs.ID) string {

@@ -285,6 +285,18 @@ func (c *Client) release(ctx context.Context, key common.Hash, block uint64) (*R
 	return nil, fmt.Errorf("escrow: job %s settled at block %d but no EscrowReleased log found", key, block)
 }
 
+// BlockTime returns when block was made: its header's timestamp.
+func (c *Client) BlockTime(ctx context.Context, block uint64) (time.Time, error) {
+	h, err := retryValue(ctx, c, func() (*types.Header, error) {
+		return c.backend.HeaderByNumber(ctx, new(big.Int).SetUint64(block))
+	})
+	c.metrics.read("header", err)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("escrow: header of block %d: %w", block, err)
+	}
+	return time.Unix(int64(h.Time), 0), nil
+}
+
 // Owed is what the escrow owes, as far as the given jobs and accounts
 // go: the amount of every job of keys that is still funded, the credit
 // and the stake (active and pending) of every account, and the stake it

@@ -116,9 +116,10 @@ func (x *Index) Run(changes <-chan crdt.Change, onRecord func(crdt.Record), onOv
 }
 
 // noticed are the record types the index passes to its onRecord callback:
-// jobs (discovery without a query), and requests for work outside the
-// queues (disputes, self-checks, redos).
-var noticed = map[string]bool{records.JobType: true, records.DisputeType: true, records.CheckType: true, records.RedoType: true}
+// jobs (discovery without a query), requests for work outside the queues
+// (disputes, self-checks, redos) and the ask records that point a
+// re-runner at a job's store.
+var noticed = map[string]bool{records.JobType: true, records.DisputeType: true, records.CheckType: true, records.RedoType: true, records.AskType: true}
 
 // apply routes one change under a job to its job's index (the job's own
 // record is not among the records it indexes).

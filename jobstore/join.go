@@ -25,6 +25,9 @@ func (r *Router) Join(ctx context.Context, id jobs.ID) error {
 	return err
 }
 
+// Holds reports whether this node holds job id's store open.
+func (r *Router) Holds(id jobs.ID) bool { return r.jobs.Holds(id) }
+
 // Held returns the jobs whose stores this node holds open, in ID order.
 func (m *Manager) Held() []jobs.ID {
 	m.mu.Lock()

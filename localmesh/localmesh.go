@@ -171,32 +171,49 @@ func Start(ctx context.Context, opts Options) (_ *Mesh, err error) {
 	for range opts.Clients {
 		roles = append(roles, node.RoleClient)
 	}
-	for i, role := range roles {
-		mem := &Member{Index: i, Role: role, Dir: filepath.Join(opts.Dir, fmt.Sprintf("%s-%d", role, i))}
-		cfg := node.DefaultConfig()
-		FastStore(&cfg)
-		cfg.Processor.AdvertiseEvery = node.Duration(time.Minute)
-		if opts.Chain != nil {
-			t := m.opts.Chain.Terms
-			cfg.Client = node.ClientConfig{Quiet: node.Duration(t.Quiet), MinSigners: t.MinSigners}
-		}
-		if opts.Configure != nil {
-			opts.Configure(mem, &cfg)
-		}
-		if err := node.InitRepo(mem.Dir, cfg); err != nil {
+	for _, role := range roles {
+		if _, err := m.add(ctx, role); err != nil {
 			return nil, err
-		}
-		m.Members = append(m.Members, mem)
-		if err := m.start(ctx, mem); err != nil {
-			return nil, err
-		}
-		if i == 0 {
-			for _, a := range mem.Host.FullAddrs() {
-				m.bootstrap = append(m.bootstrap, a.String())
-			}
 		}
 	}
 	return m, nil
+}
+
+// Add starts a new member of role with a fresh repo, configured as the
+// others (Options.Configure, Options.Processor): a node that joins the
+// mesh late, knowing nothing of it but the bootstrap node.
+func (m *Mesh) Add(ctx context.Context, role node.Role) (*Member, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.add(ctx, role)
+}
+
+func (m *Mesh) add(ctx context.Context, role node.Role) (*Member, error) {
+	i := len(m.Members)
+	mem := &Member{Index: i, Role: role, Dir: filepath.Join(m.opts.Dir, fmt.Sprintf("%s-%d", role, i))}
+	cfg := node.DefaultConfig()
+	FastStore(&cfg)
+	cfg.Processor.AdvertiseEvery = node.Duration(time.Minute)
+	if m.opts.Chain != nil {
+		t := m.opts.Chain.Terms
+		cfg.Client = node.ClientConfig{Quiet: node.Duration(t.Quiet), MinSigners: t.MinSigners}
+	}
+	if m.opts.Configure != nil {
+		m.opts.Configure(mem, &cfg)
+	}
+	if err := node.InitRepo(mem.Dir, cfg); err != nil {
+		return nil, err
+	}
+	m.Members = append(m.Members, mem)
+	if err := m.start(ctx, mem); err != nil {
+		return nil, err
+	}
+	if i == 0 {
+		for _, a := range mem.Host.FullAddrs() {
+			m.bootstrap = append(m.bootstrap, a.String())
+		}
+	}
+	return mem, nil
 }
 
 func (m *Mesh) start(ctx context.Context, mem *Member) (err error) {

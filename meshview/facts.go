@@ -39,6 +39,7 @@ type StakeReader interface {
 type RecordReader interface {
 	Get(ctx context.Context, key string) (crdt.Record, error)
 	Query(ctx context.Context, prefix string) ([]crdt.Record, error)
+	QueryKeys(ctx context.Context, prefix string, keep func(key string) bool) ([]crdt.Record, error)
 }
 
 var (
@@ -124,6 +125,13 @@ type FactsParams struct {
 	// a job whose verdict is in a body falls back to the record-order
 	// rule, as a verdict without rounds does.
 	Blocks records.BodyReader
+	// Settlements reads releases from the escrow. Set (a mesh with a
+	// chain): the QoS ledger replays settled jobs from their outcome
+	// summaries checked against the chain (settledJobs), so every node
+	// replays the same tasks whether or not it holds the jobs' records,
+	// and View ignores its finished argument. Nil: it replays the
+	// finished jobs' verdicts (finishedJobs).
+	Settlements Settlements
 	// Rules are how a finished job's verdict is read (finish.Rules): with
 	// a chain the processors' (membership.ReaderRules). Zero: every
 	// disclosure counts and candidates are the advertised processors.
@@ -152,6 +160,8 @@ type Facts struct {
 	named map[string]time.Time
 	// done caches the derived outcomes of finished jobs.
 	done map[jobs.ID]*finishedJob
+	// retry holds when a job whose summary did not check is read again.
+	retry map[jobs.ID]time.Time
 	// expect caches the probes' expected answers.
 	expect probe.Expectations
 }
@@ -175,7 +185,7 @@ func NewFacts(p FactsParams, cfg FactsConfig) (*Facts, error) {
 	if p.Now == nil {
 		p.Now = time.Now
 	}
-	return &Facts{cfg: cfg, p: p, log: p.Logger, stakes: map[string]cachedStake{}, named: map[string]time.Time{}, done: map[jobs.ID]*finishedJob{}}, nil
+	return &Facts{cfg: cfg, p: p, log: p.Logger, stakes: map[string]cachedStake{}, named: map[string]time.Time{}, done: map[jobs.ID]*finishedJob{}, retry: map[jobs.ID]time.Time{}}, nil
 }
 
 // ProcessorView is one live processor as dispatching weighs it.
@@ -218,6 +228,9 @@ type View struct {
 
 	byID  map[string]int
 	kicks map[string]dispatch.Kick
+	// settled are the jobs with an outcome summary checked against the
+	// chain (Facts.settledJobs); nil without a chain.
+	settled map[jobs.ID]bool
 	// jobs caches per-job weights and pre-download names (jobweights.go);
 	// nil in views written as literals, which then compute them every time.
 	jobs *jobCache
@@ -298,6 +311,14 @@ func NewView(at time.Time, procs []ProcessorView, kicks ...dispatch.Kick) *View 
 	return v
 }
 
+// Settled reports whether job id is settled on chain, as its outcome
+// summary in the mesh store, checked against the chain, says: over for
+// every node, whether or not it holds the job's records. Always false
+// without a chain.
+func (v *View) Settled(id jobs.ID) bool {
+	return v != nil && v.settled[id]
+}
+
 // KickOf returns the QoS ledger's kick of a processor (live or not); false
 // when it is not kicked out.
 func (v *View) KickOf(id string) (dispatch.Kick, bool) {
@@ -309,8 +330,9 @@ func (v *View) KickOf(id string) (dispatch.Kick, bool) {
 }
 
 // View reads the replicated state and returns the live processors with
-// their weights. finished are the jobs known to have a verdict; their
-// commitment and disclosure records feed the QoS ledger.
+// their weights. Without FactsParams.Settlements, finished are the jobs
+// known to have a verdict, whose rounds feed the QoS ledger; with them,
+// the settled jobs' checked summaries do.
 func (f *Facts) View(ctx context.Context, finished []jobs.ID) (*View, error) {
 	now := f.p.Now()
 	var ads []Advertised
@@ -320,7 +342,13 @@ func (f *Facts) View(ctx context.Context, finished []jobs.ID) (*View, error) {
 			return nil, fmt.Errorf("meshview: reading advertisements: %w", err)
 		}
 	}
-	done, err := f.finishedJobs(ctx, finished)
+	var done []*finishedJob
+	var err error
+	if f.p.Settlements != nil {
+		done, err = f.settledJobs(ctx)
+	} else {
+		done, err = f.finishedJobs(ctx, finished)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -379,6 +407,14 @@ func (f *Facts) View(ctx context.Context, finished []jobs.ID) (*View, error) {
 	}
 	v := NewView(now, procs, slices.Collect(maps.Values(kicks))...)
 	v.Tasks, v.TimeoutWindow = r.tasks, f.cfg.Dispatch.KickTimeoutWindow
+	if f.p.Settlements != nil {
+		f.mu.Lock()
+		v.settled = make(map[jobs.ID]bool, len(f.done))
+		for id := range f.done {
+			v.settled[id] = true
+		}
+		f.mu.Unlock()
+	}
 	return v, nil
 }
 
@@ -426,11 +462,14 @@ func (f *Facts) wasNamed(p string, now time.Time) bool {
 	return ok
 }
 
-// finishedJob is what the records of one job with a verdict say.
+// finishedJob is what the records of one job with a verdict, or its
+// checked summary, say.
 type finishedJob struct {
-	id         jobs.ID
-	verdictSeq uint64
-	tasks      []dispatch.TaskOutcome
+	id jobs.ID
+	// at orders the job in the replay: its verdict record's seq, or its
+	// release block's time.
+	at    time.Time
+	tasks []dispatch.TaskOutcome
 }
 
 // finishedJobs returns the latest HistoryJobs finished jobs in replay
@@ -457,8 +496,14 @@ func (f *Facts) finishedJobs(ctx context.Context, finished []jobs.ID) ([]*finish
 		}
 		done = append(done, j)
 	}
+	return f.latest(done), nil
+}
+
+// latest sorts done in replay order (at, then job ID) and keeps the
+// last HistoryJobs.
+func (f *Facts) latest(done []*finishedJob) []*finishedJob {
 	slices.SortFunc(done, func(a, b *finishedJob) int {
-		if c := cmp.Compare(a.verdictSeq, b.verdictSeq); c != 0 {
+		if c := a.at.Compare(b.at); c != 0 {
 			return c
 		}
 		return compareIDs(a.id, b.id)
@@ -466,7 +511,21 @@ func (f *Facts) finishedJobs(ctx context.Context, finished []jobs.ID) ([]*finish
 	if len(done) > f.cfg.HistoryJobs {
 		done = done[len(done)-f.cfg.HistoryJobs:]
 	}
-	return done, nil
+	return done
+}
+
+// noteCulprits marks culprits as named by a finished job for a StakeTTL
+// (wasNamed): their stakes are read afresh.
+func (f *Facts) noteCulprits(culprits []string) {
+	if len(culprits) == 0 {
+		return
+	}
+	until := f.p.Now().Add(f.cfg.StakeTTL)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, c := range culprits {
+		f.named[c] = until
+	}
 }
 
 // derive reads one finished job's records. Each MacroJob is one task,
@@ -493,15 +552,8 @@ func (f *Facts) derive(ctx context.Context, id jobs.ID) (*finishedJob, error) {
 	if err != nil {
 		return nil, err // no verdict that counts yet: next time
 	}
-	j := &finishedJob{id: id, verdictSeq: chosen.Seq}
-	if len(chosen.Record.Culprits) > 0 {
-		until := f.p.Now().Add(f.cfg.StakeTTL)
-		f.mu.Lock()
-		for _, c := range chosen.Record.Culprits {
-			f.named[c] = until
-		}
-		f.mu.Unlock()
-	}
+	j := &finishedJob{id: id, at: time.Unix(0, int64(chosen.Seq))}
+	f.noteCulprits(chosen.Record.Culprits)
 	if rec := chosen.Record; len(rec.Rounds) > 0 {
 		for _, r := range rec.Rounds {
 			j.tasks = append(j.tasks, finish.TaskOutcome(id, r))

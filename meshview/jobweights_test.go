@@ -21,6 +21,9 @@ func (noRecords) Get(context.Context, string) (crdt.Record, error) {
 	return crdt.Record{}, crdt.ErrNotFound
 }
 func (noRecords) Query(context.Context, string) ([]crdt.Record, error) { return nil, nil }
+func (noRecords) QueryKeys(context.Context, string, func(string) bool) ([]crdt.Record, error) {
+	return nil, nil
+}
 
 // modelView builds a view through Facts from ads, then marks kicked
 // processors kicked out as the QoS ledger would.

@@ -106,7 +106,7 @@ func TestFactsProbes(t *testing.T) {
 // tie; a probe alone sets SpeedAt, and a rejoin clears it.
 func TestReplayOrderProbes(t *testing.T) {
 	t0 := time.Unix(1_700_000_000, 0)
-	job := &finishedJob{id: jobs.ID{1}, verdictSeq: uint64(t0.Add(time.Second).UnixNano()),
+	job := &finishedJob{id: jobs.ID{1}, at: t0.Add(time.Second),
 		tasks: []dispatch.TaskOutcome{{TaskID: "job", Assigned: []string{"a"}, Commits: []string{"a"}, Disclosures: []string{"a"}}}}
 	pr := func(at time.Time, id string) probe.Task {
 		return probe.Task{End: at, Outcome: dispatch.TaskOutcome{TaskID: id, Assigned: []string{"b"}, Commits: []string{"b"}, Disclosures: []string{"b"}}}

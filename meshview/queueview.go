@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"math/big"
 	"slices"
 	"strings"
@@ -117,8 +118,10 @@ func (s *verdictScan) finished() map[jobs.ID]bool {
 }
 
 // ReadQueue reads the open jobs from the store and orders them as
-// dispatching does.
-func ReadQueue(ctx context.Context, store RecordReader, cfg dispatch.Config, live int) (QueueView, error) {
+// dispatching does, for the live processors of v; a job v says is
+// settled (View.Settled) is not open, though this node holds no verdict
+// of it.
+func ReadQueue(ctx context.Context, store RecordReader, cfg dispatch.Config, v *View) (QueueView, error) {
 	if err := cfg.Validate(); err != nil {
 		return QueueView{}, err
 	}
@@ -127,7 +130,9 @@ func ReadQueue(ctx context.Context, store RecordReader, cfg dispatch.Config, liv
 		return QueueView{}, fmt.Errorf("meshview: reading jobs: %w", err)
 	}
 	open, started := openJobs(recs)
+	maps.DeleteFunc(open, func(id jobs.ID, _ *jobs.JobInfo) bool { return v.Settled(id) })
 	q, _ := dispatch.NewQueue(cfg)
+	live := v.Live()
 	return QueueView{Live: live, Cap: q.Cap(live), Groups: queueGroups(cfg, open, started)}, nil
 }
 

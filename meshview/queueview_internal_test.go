@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/libp2p/go-libp2p/core/test"
@@ -30,10 +31,14 @@ func (m memRecords) Get(_ context.Context, key string) (crdt.Record, error) {
 	return crdt.Record{}, crdt.ErrNotFound
 }
 
-func (m memRecords) Query(_ context.Context, prefix string) ([]crdt.Record, error) {
+func (m memRecords) Query(ctx context.Context, prefix string) ([]crdt.Record, error) {
+	return m.QueryKeys(ctx, prefix, nil)
+}
+
+func (m memRecords) QueryKeys(_ context.Context, prefix string, keep func(string) bool) ([]crdt.Record, error) {
 	var out []crdt.Record
 	for _, r := range m {
-		if strings.HasPrefix(r.Key, prefix) {
+		if strings.HasPrefix(r.Key, prefix) && (keep == nil || keep(r.Key)) {
 			out = append(out, r)
 		}
 	}
@@ -56,8 +61,8 @@ func queueJob(t *testing.T, seed byte, price int64, gpu string) (*jobs.JobInfo, 
 
 // TestReadQueue: the queue lists the open jobs in their dispatch groups,
 // best value first, marks those with a commitment started, and leaves
-// out aborted jobs and jobs with a verdict by one of their disclosers; a
-// verdict by anyone else closes nothing.
+// out aborted jobs, jobs with a verdict by one of their disclosers and
+// jobs the view holds settled; a verdict by anyone else closes nothing.
 func TestReadQueue(t *testing.T) {
 	p, q := test.RandPeerIDFatal(t), test.RandPeerIDFatal(t)
 	var recs memRecords
@@ -89,9 +94,12 @@ func TestReadQueue(t *testing.T) {
 	outsider := job(6, 50, "")
 	result(outsider, p)
 	verdict(outsider, q)
+	settled := job(7, 9000, "") // no records here but its JobInfo
 
 	cfg := dispatch.DefaultConfig()
-	v, err := ReadQueue(context.Background(), recs, cfg, 3)
+	view := NewView(time.Now(), []ProcessorView{{Node: dispatch.Node{ID: "a"}}, {Node: dispatch.Node{ID: "b"}}, {Node: dispatch.Node{ID: "c"}}})
+	view.settled = map[jobs.ID]bool{settled.JobID: true}
+	v, err := ReadQueue(context.Background(), recs, cfg, view)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 )
 
 // replayTask is one point of the QoS replay: a finished job's task
-// outcomes at its verdict seq, or a probe's at its challenge seq plus the
+// outcomes at its verdict seq or release block time, or a probe's at its challenge seq plus the
 // deadline.
 type replayTask struct {
 	at    time.Time
@@ -27,7 +27,7 @@ type replayTask struct {
 func replayOrder(done []*finishedJob, probes []probe.Task) []replayTask {
 	out := make([]replayTask, 0, len(done)+len(probes))
 	for _, j := range done {
-		out = append(out, replayTask{at: time.Unix(0, int64(j.verdictSeq)), job: &j.id, tasks: j.tasks})
+		out = append(out, replayTask{at: j.at, job: &j.id, tasks: j.tasks})
 	}
 	for _, p := range probes {
 		out = append(out, replayTask{at: p.End, probe: p.Outcome.TaskID, tasks: []dispatch.TaskOutcome{p.Outcome}})

@@ -21,9 +21,9 @@ func replayJobs(t0 time.Time, timeouts []bool) []*finishedJob {
 			subs = []string{"good"}
 		}
 		out = append(out, &finishedJob{
-			id:         jobs.ID{byte(i)},
-			verdictSeq: uint64(t0.Add(time.Duration(i) * time.Second).UnixNano()),
-			tasks:      []dispatch.TaskOutcome{{TaskID: fmt.Sprint("t", i), Assigned: pair, Commits: subs, Disclosures: subs}},
+			id:    jobs.ID{byte(i)},
+			at:    t0.Add(time.Duration(i) * time.Second),
+			tasks: []dispatch.TaskOutcome{{TaskID: fmt.Sprint("t", i), Assigned: pair, Commits: subs, Disclosures: subs}},
 		})
 	}
 	return out

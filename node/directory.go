@@ -44,14 +44,15 @@ func (n *Node) DispatchView(ctx context.Context) (*meshview.View, error) {
 	}
 	pc := n.Config.ProcessorConfig()
 	var stakes meshview.StakeReader
+	var settled meshview.Settlements
 	if n.Escrow != nil {
-		stakes = n.Escrow
+		stakes, settled = n.Escrow, n.Escrow
 	}
 	var blocks records.BodyReader
 	if n.IPFS != nil {
 		blocks = n.IPFS
 	}
-	f, err := meshview.NewFacts(meshview.FactsParams{Store: n.Store, Directory: directory{n}, Stakes: stakes, Blocks: blocks, Rules: n.rules, Logger: n.Log},
+	f, err := meshview.NewFacts(meshview.FactsParams{Store: n.Store, Directory: directory{n}, Stakes: stakes, Settlements: settled, Blocks: blocks, Rules: n.rules, Logger: n.Log},
 		meshview.FactsConfig{Dispatch: pc.Dispatch, AdvertTTL: pc.AdvertTTL, StakeTTL: pc.StakeTTL, HistoryJobs: meshview.DefaultFactsConfig().HistoryJobs, Probes: pc.Probes})
 	if err != nil {
 		return nil, err
@@ -70,5 +71,5 @@ func (n *Node) Queue(ctx context.Context) (meshview.QueueView, error) {
 	if err != nil {
 		return meshview.QueueView{}, err
 	}
-	return meshview.ReadQueue(ctx, n.Store, n.Config.ProcessorConfig().Dispatch, v.Live())
+	return meshview.ReadQueue(ctx, n.Store, n.Config.ProcessorConfig().Dispatch, v)
 }

@@ -51,6 +51,7 @@ func (n *Node) JobStores() *jobstore.Manager { return n.jobStores }
 // nil router in an interface) without job stores.
 func (n *Node) joiner() interface {
 	Join(ctx context.Context, id jobs.ID) error
+	Holds(id jobs.ID) bool
 } {
 	if n.router == nil {
 		return nil

@@ -11,9 +11,11 @@ import (
 )
 
 // enforceCap aborts the lowest-value jobs when the queued jobs (unfinished,
-// not aborted, no commitment yet), each counted once per replica, exceed
-// the cap for the live processors of v. Any node may do it; each writes
-// the same record, once.
+// not aborted, not settled, no commitment yet), each counted once per
+// replica, exceed the cap for the live processors of v. Any node may do
+// it; each writes the same record, once. With job stores a node counts
+// only the jobs whose store it holds: of another job it cannot see
+// whether a commitment started it, and would evict a running job.
 func (w *Worker) enforceCap(ctx context.Context, v *meshview.View) {
 	if v == nil {
 		return
@@ -21,7 +23,8 @@ func (w *Worker) enforceCap(ctx context.Context, v *meshview.View) {
 	w.mu.Lock()
 	var open []*jobState
 	for _, js := range w.known {
-		if !js.finished && !js.aborted {
+		id := js.plan.JobID
+		if !js.finished && !js.aborted && !v.Settled(id) && (w.p.Jobs == nil || w.p.Jobs.Holds(id)) {
 			open = append(open, js)
 		}
 	}

@@ -74,6 +74,8 @@ func (j *joins) Join(_ context.Context, id jobs.ID) error {
 	return nil
 }
 
+func (j *joins) Holds(id jobs.ID) bool { return j.has(id) }
+
 func (j *joins) has(id jobs.ID) bool {
 	j.mu.Lock()
 	defer j.mu.Unlock()

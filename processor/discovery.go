@@ -39,10 +39,11 @@ func (w *Worker) listen(ctx context.Context) {
 
 // announceOpen answers a query with every job this node knows unfinished.
 func (w *Worker) announceOpen(ctx context.Context) {
+	v := w.dview.Load()
 	w.mu.Lock()
 	var open []*jobs.JobInfo
 	for _, js := range w.known {
-		if !js.finished {
+		if !js.finished && !v.Settled(js.plan.JobID) {
 			open = append(open, js.info)
 		}
 	}
@@ -155,7 +156,7 @@ func jobInfoKey(key string) bool {
 // channel and the watch missed (a watch overflow, records that arrived
 // before the worker started).
 func (w *Worker) syncKnown(ctx context.Context) {
-	recs, err := w.p.Store.QueryKeys(ctx, records.JobsPrefix, jobLevelKey)
+	recs, err := w.p.Store.QueryKeys(ctx, records.JobsPrefix, func(k string) bool { return jobLevelKey(k) || askKey(k) })
 	if err != nil {
 		return
 	}
@@ -164,7 +165,8 @@ func (w *Worker) syncKnown(ctx context.Context) {
 	}
 }
 
-// noticeRecord learns a job from its JobInfo record; other records are
+// noticeRecord learns a job from its JobInfo record, and joins a job's
+// store when an ask record names this processor; other records are
 // ignored. (A verdict finishes a job only once this node's judgement
 // agrees with it: finalize, which every store change wakes.)
 func (w *Worker) noticeRecord(r crdt.Record) {
@@ -181,6 +183,8 @@ func (w *Worker) noticeRecord(r crdt.Record) {
 		}
 	case records.DisputeType, records.CheckType, records.RedoType:
 		w.interruptWaits()
+	case records.AskType:
+		w.noticeAsk(r)
 	}
 }
 
@@ -202,7 +206,10 @@ func (w *Worker) candidates(now time.Time) []*jobState {
 			js.catchUpUntil = time.Time{}
 			w.joinStoreLocked(js, true)
 		}
-		if js.finished || js.aborted || failedLocked(js) || now.Sub(js.failed) < 30*time.Second || !js.catchUpUntil.IsZero() || w.overLimits(js) {
+		// A job settled on chain that this node saw no verdict of (it
+		// learned the job from the mesh store after its records were
+		// gone) is over here too.
+		if js.finished || js.aborted || v.Settled(js.plan.JobID) || failedLocked(js) || now.Sub(js.failed) < 30*time.Second || !js.catchUpUntil.IsZero() || w.overLimits(js) {
 			continue
 		}
 		out = append(out, js)

@@ -75,6 +75,7 @@ func (w *Worker) requestChecks(ctx context.Context, js *jobState, v microjob.Ver
 			return false, err
 		}
 		for _, rec := range sent {
+			w.ask(ctx, id, finish.CheckRerunners(rec))
 			w.log.Info("self-checked block sent for re-runs", "job", id, "block", rec.Block, "processor", rec.Processor,
 				"rerunners", finish.CheckRerunners(rec), "dropped", rec.Dropped, "exhausted", rec.Exhausted)
 		}

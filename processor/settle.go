@@ -363,6 +363,7 @@ func (w *Worker) requestReruns(ctx context.Context, js *jobState, disputes []mic
 		if err := crdt.PutJSON(ctx, w.writer, records.DisputeKey(id, d.Block, w.self), records.DisputeType, rec); err != nil {
 			return err
 		}
+		w.ask(ctx, id, finish.DisputeRerunners(rec))
 		w.log.Info("disputed block sent for re-runs", "job", id, "block", d.Block, "sides", d.Processors,
 			"rerunners", finish.DisputeRerunners(rec), "dropped", rec.Dropped, "exhausted", rec.Exhausted)
 	}
@@ -419,11 +420,12 @@ func (w *Worker) processingTimeout() time.Duration {
 }
 
 func (w *Worker) openJobs() []*jobState {
+	v := w.dview.Load()
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	var out []*jobState
 	for _, js := range w.known {
-		if !js.finished {
+		if !js.finished && !v.Settled(js.plan.JobID) {
 			out = append(out, js)
 		}
 	}

@@ -66,6 +66,8 @@ type Params struct {
 // Joiner joins a job's store (jobstore.Router).
 type Joiner interface {
 	Join(ctx context.Context, id jobs.ID) error
+	// Holds reports whether this node holds job id's store.
+	Holds(id jobs.ID) bool
 }
 
 // now is the worker's clock (Params.Now).
@@ -147,6 +149,9 @@ type jobState struct {
 	// catching up (Config.CatchUp) and no peer has announced it open; it
 	// is not worked before then.
 	catchUpUntil time.Time
+	// askJoined: an ask record named this processor and it joined the
+	// job's store (asks.go).
+	askJoined bool
 	// overLimitsSaid: the worker logged that the job asks for more per
 	// block than it allows (limits.go).
 	overLimitsSaid bool
@@ -270,13 +275,14 @@ func (w *Worker) startParts(ctx, runCtx context.Context) error {
 		return err
 	}
 	var stakes meshview.StakeReader
+	var settled meshview.Settlements
 	var rules finish.Rules
 	if w.p.Chain != nil {
-		stakes = w.p.Chain
+		stakes, settled = w.p.Chain, w.p.Chain
 		w.stakers = membership.NewStakers(w.p.Chain)
 		rules = membership.ReaderRules(w.p.Store, membership.NewMembers(w.p.Chain, w.cfg.FundingBackoff), w.stakers)
 	}
-	w.facts, err = meshview.NewFacts(meshview.FactsParams{Store: w.p.Store, Directory: w.p.Directory, Stakes: stakes, Blocks: w.custody.Bodies(), Rules: rules, Logger: w.log, Now: w.p.Now},
+	w.facts, err = meshview.NewFacts(meshview.FactsParams{Store: w.p.Store, Directory: w.p.Directory, Stakes: stakes, Settlements: settled, Blocks: w.custody.Bodies(), Rules: rules, Logger: w.log, Now: w.p.Now},
 		meshview.FactsConfig{Dispatch: w.cfg.Dispatch, AdvertTTL: w.cfg.AdvertTTL, StakeTTL: w.cfg.StakeTTL, HistoryJobs: meshview.DefaultFactsConfig().HistoryJobs, Probes: w.cfg.Probes})
 	if err != nil {
 		return err

@@ -175,6 +175,8 @@ func (k Key) String() string {
 		return SettledKey(k.Job)
 	case SummaryType:
 		return SummaryKey(k.Job, k.Peer)
+	case AskType:
+		return AskKey(k.Job, k.Peer)
 	case HolderType:
 		return HoldersPrefix(k.Job) + k.Peer
 	case GroupType:
@@ -274,7 +276,7 @@ var jobLevel = map[string]string{
 // their segment.
 var perPeer = map[string]string{
 	"verdict": VerdictType, "signature": SignatureType, "holders": HolderType, "group": GroupType,
-	"reveal": RevealType, "failure": FailureType, "summary": SummaryType,
+	"reveal": RevealType, "failure": FailureType, "summary": SummaryType, "ask": AskType,
 }
 
 // parseUnderJob fills k from the segments after a job's key.

@@ -15,7 +15,8 @@ type Level int
 const (
 	// MeshLevel records are few and small per job (at most a few per
 	// job and per node): adverts, wallet bindings, the job announcement,
-	// cancel, abort, group, failure report, settled and summary records.
+	// cancel, abort, group, failure report, settled, summary and ask
+	// records.
 	MeshLevel Level = iota
 	// JobLevel records grow with a job's MicroJobs or members: room locks,
 	// took records, commitments, disclosures, reveals, disputes, re-runs,
@@ -35,7 +36,7 @@ func (l Level) String() string {
 var levels = map[string]Level{
 	AdvertType: MeshLevel, WalletBindingType: MeshLevel, JobType: MeshLevel,
 	CancelType: MeshLevel, AbortedType: MeshLevel, GroupType: MeshLevel, SettledType: MeshLevel,
-	FailureType: MeshLevel, SummaryType: MeshLevel,
+	FailureType: MeshLevel, SummaryType: MeshLevel, AskType: MeshLevel,
 
 	RoomLockType: JobLevel, TookType: JobLevel, CommitType: JobLevel, ResultType: JobLevel,
 	RevealType: JobLevel, DisputeType: JobLevel, RerunType: JobLevel, CheckType: JobLevel,

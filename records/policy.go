@@ -12,8 +12,9 @@ import (
 // authoredKinds are the job-level key segments under which the last
 // segment of every key is its author: the records that decide a job's
 // outcome (verdict, dispute with its re-runs, check, redo and failure
-// report), the reveal of its check seed and the outcome summary.
-var authoredKinds = map[string]bool{"verdict": true, "dispute": true, "check": true, "redo": true, "reveal": true, "failure": true, "summary": true}
+// report), the reveal of its check seed, the outcome summary and the ask
+// record.
+var authoredKinds = map[string]bool{"verdict": true, "dispute": true, "check": true, "redo": true, "reveal": true, "failure": true, "summary": true, "ask": true}
 
 // keyAuthor returns the author a key under /jobs/<id>/<kind>/ names (its
 // last segment), and whether the key is one of those.
@@ -32,7 +33,7 @@ func keyAuthor(key string) (string, bool) {
 // AuthorPolicy is the store's author rule: keys under NodesPrefix are
 // written only by the peer they name (crdt.OwnerPolicy); result records
 // only by the processor they name (ResultPolicy); verdicts, disputes,
-// re-runs, checks, redos, failure reports, summaries, settlement signatures, took and
+// re-runs, checks, redos, failure reports, summaries, asks, settlement signatures, took and
 // holder records only
 // by the peer their key ends with; probe records only by their challenger
 // or answering member (probePolicy). The rule reads keys only, so it holds
@@ -48,7 +49,7 @@ func AuthorPolicy() crdt.AuthorPolicy {
 			return err
 		}
 		if a, ok := keyAuthor(key); ok && a != author.String() {
-			return fmt.Errorf("%q (verdict, dispute, re-run, check, redo, failure, reveal or summary) written by %s", key, author)
+			return fmt.Errorf("%q (verdict, dispute, re-run, check, redo, failure, reveal, summary or ask) written by %s", key, author)
 		}
 		if i := strings.Index(key, "/signature/"); i >= 0 && strings.HasPrefix(key, JobsPrefix+"/") {
 			if key[i+len("/signature/"):] != author.String() {

@@ -36,6 +36,10 @@ const (
 	// SummaryType records hold a SummaryRecord under SummaryKey: a job's
 	// outcome, for the nodes that do not hold its records.
 	SummaryType = "summary"
+	// AskType records hold an Ask under AskKey: the processors a
+	// requester asked to re-run blocks of a job, so that they join its
+	// store.
+	AskType = "ask"
 	// HolderType records hold a Holder under HolderKey.
 	HolderType = "holder"
 	// GroupType records hold a Group under GroupKey.

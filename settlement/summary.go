@@ -7,8 +7,8 @@ import (
 
 	"github.com/ipfs/go-cid"
 
-	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/escrow"
+	"github.com/jobmesh/jobmesh/finish"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/records"
 )
@@ -47,7 +47,7 @@ func CheckSummary(s records.SummaryRecord, rel *escrow.Release) error {
 // against its release rel, from the summaries store holds (one per
 // writer); ok is false when none does. Summaries that do not decode or
 // do not check are skipped: anyone may write one under its own key.
-func ReadSummary(ctx context.Context, store crdt.Reader, id jobs.ID, rel *escrow.Release) (records.SummaryRecord, bool, error) {
+func ReadSummary(ctx context.Context, store finish.RecordReader, id jobs.ID, rel *escrow.Release) (records.SummaryRecord, bool, error) {
 	recs, err := store.Query(ctx, records.SummaryPrefix(id))
 	if err != nil {
 		return records.SummaryRecord{}, false, err

@@ -39,6 +39,7 @@ func buildVersion() versionInfo {
 		StoreNamespace: crdt.DefaultConfig().Namespace, TopicPrefix: p2p.TopicPrefix, ProtocolPrefix: p2p.ProtocolPrefix,
 		Records: map[string]uint32{
 			"aborted":        records.AbortedVersion,
+			"ask":            records.AskVersion,
 			"group":          records.GroupVersion,
 			"settlement":     records.SettlementRecordVersion,
 			"settled":        records.SettledRecordVersion,
