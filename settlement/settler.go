@@ -72,6 +72,8 @@ type Wallets interface {
 // transactions.
 type Store interface {
 	Put(ctx context.Context, key, recordType string, payload []byte) error
+	// PutBatch writes entries as one update (crdt.Store.PutBatch).
+	PutBatch(ctx context.Context, entries []crdt.Entry) error
 }
 
 var (

@@ -13,6 +13,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	ethcrypto "github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/escrow"
 	"github.com/jobmesh/jobmesh/finish"
 	"github.com/jobmesh/jobmesh/jobs"
@@ -85,6 +86,15 @@ func (s *fakeStore) Put(_ context.Context, key, typ string, payload []byte) erro
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.recs[key] = fakeRecord{typ, payload}
+	return nil
+}
+
+func (s *fakeStore) PutBatch(ctx context.Context, es []crdt.Entry) error {
+	for _, e := range es {
+		if err := s.Put(ctx, e.Key, e.Type, e.Payload); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/escrow"
 	"github.com/jobmesh/jobmesh/membership"
 	"github.com/jobmesh/jobmesh/records"
@@ -83,28 +84,36 @@ func (s *Settler) submit(ctx context.Context, j Job) (settled, done bool, err er
 	s.m.settlements.WithLabelValues("submitted").Inc()
 	s.log.Info("job settled on chain", "job", j.ID, "tx", rcpt.TxHash, "block", rcpt.BlockNumber,
 		"signers", len(cv.sigs), "members", cj.Members, "payees", len(cv.own.Payees), "culprits", len(cv.own.Culprits))
-	rec := records.SettledRecord{Version: records.SettledRecordVersion, Tx: strings.ToLower(rcpt.TxHash.Hex()), Block: rcpt.BlockNumber.Uint64(), Submitter: s.p.Self}
-	if err := s.putJSON(ctx, records.SettledKey(j.ID), records.SettledType, rec); err != nil {
-		s.log.Warn("recording the settle transaction", "job", j.ID, "err", err)
-	}
-	if cv.verdict != nil {
-		s.putSummary(ctx, j, cv, rcpt.TxHash, rcpt.BlockNumber.Uint64())
-	}
+	s.putSettled(ctx, j, cv, rcpt.TxHash, rcpt.BlockNumber.Uint64())
 	return true, true, nil
 }
 
-// putSummary writes the outcome summary of a job this processor settled,
-// for the nodes that hold none of its records.
-func (s *Settler) putSummary(ctx context.Context, j Job, cv view, tx common.Hash, block uint64) {
-	sum, err := records.NewSummary(records.SummarySettled, *cv.verdict, cv.v, tx, block)
-	if err == nil {
+// putSettled records the settle transaction of a job this processor
+// settled and, with a verdict, its outcome summary for the nodes that
+// hold none of its records: one store update, one delta for a late
+// joiner to walk.
+func (s *Settler) putSettled(ctx context.Context, j Job, cv view, tx common.Hash, block uint64) {
+	rec := records.SettledRecord{Version: records.SettledRecordVersion, Tx: strings.ToLower(tx.Hex()), Block: block, Submitter: s.p.Self}
+	e, err := crdt.JSONEntry(records.SettledKey(j.ID), records.SettledType, rec)
+	if err != nil {
+		s.log.Warn("recording the settle transaction", "job", j.ID, "err", err)
+		return
+	}
+	entries := []crdt.Entry{e}
+	if cv.verdict != nil {
+		sum, err := records.NewSummary(records.SummarySettled, *cv.verdict, cv.v, tx, block)
 		var b []byte
-		if b, err = records.EncodeSummaryRecord(sum); err == nil {
-			err = s.p.Store.Put(ctx, records.SummaryKey(j.ID, s.p.Self), records.SummaryType, b)
+		if err == nil {
+			b, err = records.EncodeSummaryRecord(sum)
+		}
+		if err != nil {
+			s.log.Warn("recording the outcome summary", "job", j.ID, "err", err)
+		} else {
+			entries = append(entries, crdt.Entry{Key: records.SummaryKey(j.ID, s.p.Self), Type: records.SummaryType, Payload: b})
 		}
 	}
-	if err != nil {
-		s.log.Warn("recording the outcome summary", "job", j.ID, "err", err)
+	if err := s.p.Store.PutBatch(ctx, entries); err != nil {
+		s.log.Warn("recording the settle transaction and outcome summary", "job", j.ID, "err", err)
 	}
 }
 
