@@ -6,55 +6,20 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ipfs/go-cid"
-	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/libp2p/go-libp2p/core/test"
 	"github.com/multiformats/go-multihash"
 
 	"github.com/jobmesh/jobmesh/crdt"
+	"github.com/jobmesh/jobmesh/crdt/crdttest"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/microjob"
 	"github.com/jobmesh/jobmesh/records"
 )
-
-// mapReader is a RecordReader over fixed records.
-type mapReader []crdt.Record
-
-func (m mapReader) Get(_ context.Context, key string) (crdt.Record, error) {
-	for _, r := range m {
-		if r.Key == key {
-			return r, nil
-		}
-	}
-	return crdt.Record{}, crdt.ErrNotFound
-}
-
-func (m mapReader) Query(_ context.Context, prefix string) ([]crdt.Record, error) {
-	var out []crdt.Record
-	for _, r := range m {
-		if strings.HasPrefix(r.Key, prefix) {
-			out = append(out, r)
-		}
-	}
-	return out, nil
-}
-
-func testPeer(t *testing.T) peer.ID {
-	t.Helper()
-	_, pub, err := crypto.GenerateEd25519Key(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	id, err := peer.IDFromPublicKey(pub)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return id
-}
 
 // TestSettledVerdict: of two finalizers' verdicts with one output and
 // different rounds (the second judged a took record the first had not
@@ -67,14 +32,14 @@ func TestSettledVerdict(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := cid.NewCidV1(cid.Raw, mh)
-	a, b, dead := testPeer(t), testPeer(t), testPeer(t)
+	a, b, dead := test.RandPeerIDFatal(t), test.RandPeerIDFatal(t), test.RandPeerIDFatal(t)
 	v := microjob.Verdict{Version: microjob.VerdictVersion, JobID: id.String(), Complete: true, Verified: true,
 		VerifierHashes: map[uint64][]string{0: {common.Hash{3}.Hex()[2:]}}, Counts: map[string]int{}, ResultCIDs: map[string]string{}}
 	early := records.VerdictRecord{Verdict: json.RawMessage(v.Encode()), Culprits: []string{}, Output: out.String(),
 		Rounds: []records.RoundOrder{{Macro: 0, Commits: []string{a.String()}, Disclosures: []string{a.String()}}}}
 	late := early
 	late.Rounds = []records.RoundOrder{{Macro: 0, Commits: []string{a.String()}, Disclosures: []string{a.String()}, Lockers: []string{dead.String()}}}
-	var store mapReader
+	var store crdttest.Records
 	for i, w := range []struct {
 		author peer.ID
 		rec    records.VerdictRecord

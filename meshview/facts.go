@@ -128,9 +128,8 @@ type FactsParams struct {
 	// Settlements reads releases from the escrow. Set (a mesh with a
 	// chain): the QoS ledger replays settled jobs from their outcome
 	// summaries checked against the chain (settledJobs), so every node
-	// replays the same tasks whether or not it holds the jobs' records,
-	// and View ignores its finished argument. Nil: it replays the
-	// finished jobs' verdicts (finishedJobs).
+	// replays the same tasks whether or not it holds the jobs' records.
+	// Nil: it replays the finished jobs' verdicts (finishedJobs).
 	Settlements Settlements
 	// Rules are how a finished job's verdict is read (finish.Rules): with
 	// a chain the processors' (membership.ReaderRules). Zero: every
@@ -330,10 +329,11 @@ func (v *View) KickOf(id string) (dispatch.Kick, bool) {
 }
 
 // View reads the replicated state and returns the live processors with
-// their weights. Without FactsParams.Settlements, finished are the jobs
-// known to have a verdict, whose rounds feed the QoS ledger; with them,
-// the settled jobs' checked summaries do.
-func (f *Facts) View(ctx context.Context, finished []jobs.ID) (*View, error) {
+// their weights. Without FactsParams.Settlements, ids are the jobs known
+// to have a verdict, whose rounds feed the QoS ledger; with them, ids are
+// the jobs that may be settled (every job the caller knows, or
+// SummarizedJobs), and the settled ones' checked summaries feed it.
+func (f *Facts) View(ctx context.Context, ids []jobs.ID) (*View, error) {
 	now := f.p.Now()
 	var ads []Advertised
 	if f.p.Directory != nil {
@@ -345,9 +345,9 @@ func (f *Facts) View(ctx context.Context, finished []jobs.ID) (*View, error) {
 	var done []*finishedJob
 	var err error
 	if f.p.Settlements != nil {
-		done, err = f.settledJobs(ctx)
+		done, err = f.settledJobs(ctx, ids)
 	} else {
-		done, err = f.finishedJobs(ctx, finished)
+		done, err = f.finishedJobs(ctx, ids)
 	}
 	if err != nil {
 		return nil, err

@@ -12,6 +12,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/jobmesh/jobmesh/crdt"
+	"github.com/jobmesh/jobmesh/crdt/crdttest"
 	"github.com/jobmesh/jobmesh/dispatch"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/probe"
@@ -31,14 +32,14 @@ func testPeer(t *testing.T) peer.ID {
 
 // probeRecords are the records of p's probe of window w with every
 // member answering correctly, member i at +i+1 ms.
-func probeRecords(t *testing.T, cfg probe.Config, w uint64, p peer.ID, members []peer.ID) memRecords {
+func probeRecords(t *testing.T, cfg probe.Config, w uint64, p peer.ID, members []peer.ID) crdttest.Records {
 	at := uint64(cfg.ChallengeAt(w, p.String()).UnixNano())
 	ids := []string{p.String()}
 	for _, m := range members[1:] {
 		ids = append(ids, m.String())
 	}
 	b, _ := json.Marshal(probe.Challenge{Window: w, Members: ids})
-	recs := memRecords{{Key: probe.ChallengeKey(w, p.String()), Type: probe.ChallengeType, Author: p, Seq: at, Payload: b}}
+	recs := crdttest.Records{{Key: probe.ChallengeKey(w, p.String()), Type: probe.ChallengeType, Author: p, Seq: at, Payload: b}}
 	want := probe.Expected(w, p.String())
 	for i, m := range members {
 		c, _ := json.Marshal(probe.NewAnswer(probe.CommitHash(want, m.String())))

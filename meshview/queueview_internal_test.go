@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"math/big"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -13,37 +12,12 @@ import (
 	"github.com/libp2p/go-libp2p/core/test"
 
 	"github.com/jobmesh/jobmesh/crdt"
+	"github.com/jobmesh/jobmesh/crdt/crdttest"
 	"github.com/jobmesh/jobmesh/dispatch"
 	"github.com/jobmesh/jobmesh/internal/jobtest"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/records"
 )
-
-// memRecords is a store of fixed records.
-type memRecords []crdt.Record
-
-func (m memRecords) Get(_ context.Context, key string) (crdt.Record, error) {
-	for _, r := range m {
-		if r.Key == key {
-			return r, nil
-		}
-	}
-	return crdt.Record{}, crdt.ErrNotFound
-}
-
-func (m memRecords) Query(ctx context.Context, prefix string) ([]crdt.Record, error) {
-	return m.QueryKeys(ctx, prefix, nil)
-}
-
-func (m memRecords) QueryKeys(_ context.Context, prefix string, keep func(string) bool) ([]crdt.Record, error) {
-	var out []crdt.Record
-	for _, r := range m {
-		if strings.HasPrefix(r.Key, prefix) && (keep == nil || keep(r.Key)) {
-			out = append(out, r)
-		}
-	}
-	return out, nil
-}
 
 // queueJob is the fixture's job with another price and GPU model, and
 // its JobInfo record.
@@ -65,7 +39,7 @@ func queueJob(t *testing.T, seed byte, price int64, gpu string) (*jobs.JobInfo, 
 // jobs the view holds settled; a verdict by anyone else closes nothing.
 func TestReadQueue(t *testing.T) {
 	p, q := test.RandPeerIDFatal(t), test.RandPeerIDFatal(t)
-	var recs memRecords
+	var recs crdttest.Records
 	job := func(seed byte, price int64, gpu string) *jobs.Plan {
 		_, plan, r := queueJob(t, seed, price, gpu)
 		recs = append(recs, r)

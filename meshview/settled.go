@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -30,28 +31,20 @@ var _ Settlements = (*escrow.Client)(nil)
 // says something else than the chain) waits before it is read again.
 const summaryRetry = 10 * time.Second
 
-// settledJobs returns, on a mesh with a chain, the latest HistoryJobs
-// settled jobs in replay order (docs/PROTOCOL.md "QoS replay"): every job
-// with an outcome summary in the mesh store that checks against its
-// release on chain (settlement.ReadSummary), at the release block's time,
-// ties by job ID. Participants and bystanders read the same summaries and
-// the same chain, so they replay the same tasks in the same order, whether
-// or not they hold the job's records. A job's outcome is read once and
-// cached; one that does not check yet is read again after summaryRetry.
-func (f *Facts) settledJobs(ctx context.Context) ([]*finishedJob, error) {
-	keys, err := f.p.Store.QueryKeys(ctx, records.JobsPrefix, summaryKey)
-	if err != nil {
-		return nil, fmt.Errorf("meshview: listing outcome summaries: %w", err)
-	}
+// settledJobs returns, on a mesh with a chain, the latest HistoryJobs of
+// the jobs among ids that are settled, in replay order (docs/PROTOCOL.md
+// "QoS task outcomes"): those with an outcome summary in the mesh store
+// that checks against their release on chain (settlement.ReadSummary), at
+// the release block's time, ties by job ID. Participants and bystanders
+// read the same summaries and the same chain, so they replay the same
+// tasks in the same order, whether or not they hold the jobs' records. A
+// job's outcome is read once and cached; a job without a summary that
+// checks is looked at again after summaryRetry, so an open job costs a
+// small query at most that often.
+func (f *Facts) settledJobs(ctx context.Context, ids []jobs.ID) ([]*finishedJob, error) {
 	now := f.p.Now()
 	var done []*finishedJob
-	seen := map[jobs.ID]bool{}
-	for _, r := range keys {
-		id, ok := records.JobOf(r.Key)
-		if !ok || seen[id] {
-			continue
-		}
-		seen[id] = true
+	for _, id := range ids {
 		f.mu.Lock()
 		j, retryAt := f.done[id], f.retry[id]
 		f.mu.Unlock()
@@ -59,6 +52,7 @@ func (f *Facts) settledJobs(ctx context.Context) ([]*finishedJob, error) {
 			if now.Before(retryAt) {
 				continue
 			}
+			var err error
 			if j, err = f.settled(ctx, id); err != nil {
 				if ctx.Err() != nil {
 					return nil, ctx.Err()
@@ -78,6 +72,23 @@ func (f *Facts) settledJobs(ctx context.Context) ([]*finishedJob, error) {
 	return f.latest(done), nil
 }
 
+// SummarizedJobs lists the jobs with an outcome summary record in store,
+// read by key alone: what a node without its own list of jobs passes to
+// Facts.View on a mesh with a chain.
+func SummarizedJobs(ctx context.Context, store RecordReader) ([]jobs.ID, error) {
+	recs, err := store.QueryKeys(ctx, records.JobsPrefix, summaryKey)
+	if err != nil {
+		return nil, fmt.Errorf("meshview: listing outcome summaries: %w", err)
+	}
+	var out []jobs.ID
+	for _, r := range recs {
+		if id, ok := records.JobOf(r.Key); ok && !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	return out, nil
+}
+
 // errNotSettled: the job has no summary that checks against a release.
 var errNotSettled = errors.New("meshview: no checked outcome summary")
 
@@ -85,6 +96,9 @@ var errNotSettled = errors.New("meshview: no checked outcome summary")
 // MacroJob of its rounds is one task (finish.TaskOutcome), at the time of
 // the release's block.
 func (f *Facts) settled(ctx context.Context, id jobs.ID) (*finishedJob, error) {
+	if sums, err := f.p.Store.Query(ctx, records.SummaryPrefix(id)); err != nil || len(sums) == 0 {
+		return nil, fmt.Errorf("%w: job %s has no summary here (%v)", errNotSettled, id, err)
+	}
 	jr, err := f.p.Store.Get(ctx, records.JobKey(id))
 	if err != nil {
 		return nil, fmt.Errorf("meshview: job %s: %w", id, err)

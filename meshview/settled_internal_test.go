@@ -13,6 +13,7 @@ import (
 	"github.com/multiformats/go-multihash"
 
 	"github.com/jobmesh/jobmesh/crdt"
+	"github.com/jobmesh/jobmesh/crdt/crdttest"
 	"github.com/jobmesh/jobmesh/escrow"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/microjob"
@@ -40,7 +41,7 @@ func (c *chainOf) BlockTime(_ context.Context, block uint64) (time.Time, error) 
 // that took no part in them holds.
 type settledFixture struct {
 	t     *testing.T
-	recs  memRecords
+	recs  crdttest.Records
 	chain *chainOf
 }
 
@@ -139,7 +140,14 @@ func TestSettledJobsReplay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	done, err := f.settledJobs(context.Background())
+	ids, err := SummarizedJobs(context.Background(), fx.recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ids) != k+1 {
+		t.Fatalf("%d jobs with a summary, want %d", len(ids), k+1)
+	}
+	done, err := f.settledJobs(context.Background(), ids)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +158,7 @@ func TestSettledJobsReplay(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("replayed %v, want %v by block time", got, want)
 	}
-	v, err := f.View(context.Background(), []jobs.ID{unsettled})
+	v, err := f.View(context.Background(), ids)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +181,7 @@ func TestSettledJobsReplay(t *testing.T) {
 		t.Fatalf("the unreleased job was read %d times within the retry", n)
 	}
 	now = now.Add(summaryRetry)
-	if _, err := f.View(context.Background(), nil); err != nil {
+	if _, err := f.View(context.Background(), ids); err != nil {
 		t.Fatal(err)
 	}
 	if n := fx.chain.reads[unsettledKey]; n != 2 {

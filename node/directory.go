@@ -57,11 +57,15 @@ func (n *Node) DispatchView(ctx context.Context) (*meshview.View, error) {
 	if err != nil {
 		return nil, err
 	}
-	finished, err := meshview.FinishedJobs(ctx, n.Store)
+	list := meshview.FinishedJobs
+	if settled != nil {
+		list = meshview.SummarizedJobs
+	}
+	ids, err := list(ctx, n.Store)
 	if err != nil {
 		return nil, err
 	}
-	return f.View(ctx, finished)
+	return f.View(ctx, ids)
 }
 
 // Queue returns the open jobs in their dispatch groups, with the cap for

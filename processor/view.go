@@ -65,15 +65,18 @@ func (w *Worker) watchNodes(ctx context.Context, changes <-chan crdt.Change) {
 // refreshView takes a new meshview.Facts snapshot; a failed read keeps
 // the last.
 func (w *Worker) refreshView(ctx context.Context) *meshview.View {
+	// Without a chain the QoS ledger replays the jobs finished here; with
+	// one, any known job may be settled (one this node saw no verdict of
+	// among them), and its checked summary says so.
 	w.mu.Lock()
-	var finished []jobs.ID
+	var ids []jobs.ID
 	for id, js := range w.known {
-		if js.finished {
-			finished = append(finished, id)
+		if js.finished || w.p.Chain != nil {
+			ids = append(ids, id)
 		}
 	}
 	w.mu.Unlock()
-	v, err := w.facts.View(ctx, finished)
+	v, err := w.facts.View(ctx, ids)
 	if err != nil {
 		if ctx.Err() == nil {
 			w.log.Warn("reading dispatch facts", "err", err)
