@@ -42,6 +42,30 @@ func (n *Node) DispatchView(ctx context.Context) (*meshview.View, error) {
 			return v, nil
 		}
 	}
+	f, err := n.dispatchFacts()
+	if err != nil {
+		return nil, err
+	}
+	list := meshview.FinishedJobs
+	if n.Escrow != nil {
+		list = meshview.SummarizedJobs
+	}
+	ids, err := list(ctx, n.Store)
+	if err != nil {
+		return nil, err
+	}
+	return f.View(ctx, ids)
+}
+
+// dispatchFacts returns the node's meshview.Facts, made on first use. It
+// reads stakes afresh on every view (an operator looks at them right
+// after staking); what it derives of finished and settled jobs it keeps.
+func (n *Node) dispatchFacts() (*meshview.Facts, error) {
+	n.factsMu.Lock()
+	defer n.factsMu.Unlock()
+	if n.facts != nil {
+		return n.facts, nil
+	}
 	pc := n.Config.ProcessorConfig()
 	var stakes meshview.StakeReader
 	var settled meshview.Settlements
@@ -53,19 +77,12 @@ func (n *Node) DispatchView(ctx context.Context) (*meshview.View, error) {
 		blocks = n.IPFS
 	}
 	f, err := meshview.NewFacts(meshview.FactsParams{Store: n.Store, Directory: directory{n}, Stakes: stakes, Settlements: settled, Blocks: blocks, Rules: n.rules, Logger: n.Log},
-		meshview.FactsConfig{Dispatch: pc.Dispatch, AdvertTTL: pc.AdvertTTL, StakeTTL: pc.StakeTTL, HistoryJobs: meshview.DefaultFactsConfig().HistoryJobs, Probes: pc.Probes})
+		meshview.FactsConfig{Dispatch: pc.Dispatch, AdvertTTL: pc.AdvertTTL, StakeTTL: time.Nanosecond, HistoryJobs: meshview.DefaultFactsConfig().HistoryJobs, Probes: pc.Probes})
 	if err != nil {
 		return nil, err
 	}
-	list := meshview.FinishedJobs
-	if settled != nil {
-		list = meshview.SummarizedJobs
-	}
-	ids, err := list(ctx, n.Store)
-	if err != nil {
-		return nil, err
-	}
-	return f.View(ctx, ids)
+	n.facts = f
+	return f, nil
 }
 
 // Queue returns the open jobs in their dispatch groups, with the cap for

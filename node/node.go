@@ -25,6 +25,7 @@ import (
 	"github.com/jobmesh/jobmesh/ipfs"
 	"github.com/jobmesh/jobmesh/jobstore"
 	"github.com/jobmesh/jobmesh/membership"
+	"github.com/jobmesh/jobmesh/meshview"
 	"github.com/jobmesh/jobmesh/models"
 	"github.com/jobmesh/jobmesh/p2p"
 	"github.com/jobmesh/jobmesh/processor"
@@ -117,6 +118,11 @@ type Node struct {
 	// (membership.ReaderRules, its caches kept across reads); zero
 	// without one.
 	rules finish.Rules
+	// facts is the dispatch view's reader on a node without a worker
+	// (DispatchView), kept so that what it derived of finished and
+	// settled jobs is derived once; made on first use.
+	factsMu sync.Mutex
+	facts   *meshview.Facts
 
 	// mesh is the mesh's replicated store, which Close closes.
 	mesh *crdt.Store
