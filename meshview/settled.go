@@ -96,7 +96,8 @@ var errNotSettled = errors.New("meshview: no checked outcome summary")
 // MacroJob of its rounds is one task (finish.TaskOutcome), at the time of
 // the release's block.
 func (f *Facts) settled(ctx context.Context, id jobs.ID) (*finishedJob, error) {
-	if sums, err := f.p.Store.Query(ctx, records.SummaryPrefix(id)); err != nil || len(sums) == 0 {
+	sums, err := f.p.Store.Query(ctx, records.SummaryPrefix(id))
+	if err != nil || len(sums) == 0 {
 		return nil, fmt.Errorf("%w: job %s has no summary here (%v)", errNotSettled, id, err)
 	}
 	jr, err := f.p.Store.Get(ctx, records.JobKey(id))
@@ -114,10 +115,7 @@ func (f *Facts) settled(ctx context.Context, id jobs.ID) (*finishedJob, error) {
 	if rel == nil {
 		return nil, fmt.Errorf("%w: job %s is not released", errNotSettled, id)
 	}
-	s, ok, err := settlement.ReadSummary(ctx, f.p.Store, id, rel)
-	if err != nil {
-		return nil, err
-	}
+	s, ok := settlement.CheckedSummary(id, sums, rel)
 	if !ok {
 		return nil, fmt.Errorf("%w: job %s", errNotSettled, id)
 	}

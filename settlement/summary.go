@@ -7,6 +7,7 @@ import (
 
 	"github.com/ipfs/go-cid"
 
+	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/escrow"
 	"github.com/jobmesh/jobmesh/finish"
 	"github.com/jobmesh/jobmesh/jobs"
@@ -45,13 +46,21 @@ func CheckSummary(s records.SummaryRecord, rel *escrow.Release) error {
 
 // ReadSummary returns a summary of job id that passes CheckSummary
 // against its release rel, from the summaries store holds (one per
-// writer); ok is false when none does. Summaries that do not decode or
-// do not check are skipped: anyone may write one under its own key.
+// writer); ok is false when none does.
 func ReadSummary(ctx context.Context, store finish.RecordReader, id jobs.ID, rel *escrow.Release) (records.SummaryRecord, bool, error) {
 	recs, err := store.Query(ctx, records.SummaryPrefix(id))
 	if err != nil {
 		return records.SummaryRecord{}, false, err
 	}
+	s, ok := CheckedSummary(id, recs, rel)
+	return s, ok, nil
+}
+
+// CheckedSummary returns, of recs (the records under
+// records.SummaryPrefix(id)), a summary that passes CheckSummary against
+// rel; ok is false when none does. Summaries that do not decode or do not
+// check are skipped: anyone may write one under its own key.
+func CheckedSummary(id jobs.ID, recs []crdt.Record, rel *escrow.Release) (records.SummaryRecord, bool) {
 	for _, r := range recs {
 		if r.Tombstone || r.Type != records.SummaryType || r.Key != records.SummaryKey(id, r.Author.String()) {
 			continue
@@ -61,8 +70,8 @@ func ReadSummary(ctx context.Context, store finish.RecordReader, id jobs.ID, rel
 			continue
 		}
 		if CheckSummary(s, rel) == nil {
-			return s, true, nil
+			return s, true
 		}
 	}
-	return records.SummaryRecord{}, false, nil
+	return records.SummaryRecord{}, false
 }
