@@ -44,19 +44,23 @@ func TestJobEndpoints(t *testing.T) {
 		Processors: 3, Clients: 1, Chain: &localmesh.ChainOptions{},
 		Timers: localmesh.Timers{Poll: 200 * time.Millisecond, DiscloseGrace: 2 * time.Second},
 	})
-	var client, boot *localmesh.Member
+	var client, boot, proc *localmesh.Member
 	for _, mem := range m.Running() {
 		switch mem.Role {
 		case node.RoleClient:
 			client = mem
 		case node.RoleBootstrap:
 			boot = mem
+		case node.RoleProcessor:
+			proc = mem
 		}
 	}
 	srv := httptest.NewServer(nodeHandler(client.Node))
 	defer srv.Close()
 	bootSrv := httptest.NewServer(nodeHandler(boot.Node))
 	defer bootSrv.Close()
+	procSrv := httptest.NewServer(nodeHandler(proc.Node))
+	defer procSrv.Close()
 
 	ctx := context.Background()
 	price := big.NewInt(3_000_000_000)
@@ -74,17 +78,26 @@ func TestJobEndpoints(t *testing.T) {
 	checkSettledSummary(t, j, price)
 	checkDescription(t, srv.URL, j)
 
-	// Any node derives the same summary from its replica; only Mine differs.
+	// Any node that holds the job's records derives the same summary from
+	// its replica; only Mine differs.
 	var list []apiv1.Job
 	wait.Until(t, time.Minute, func() error {
-		getJSON(t, bootSrv.URL+"/v1/jobs", http.StatusOK, &list)
-		if len(list) != 1 || list[0].State != apiv1.JobVerified {
-			return fmt.Errorf("bootstrap lists %+v", list)
+		getJSON(t, procSrv.URL+"/v1/jobs", http.StatusOK, &list)
+		if len(list) != 1 || list[0].State != apiv1.JobSettled {
+			return fmt.Errorf("a processor lists %+v", list)
 		}
 		return nil
 	})
-	if got := list[0]; got.Mine || got.ID != id || got.OutputCID != j.OutputCID || got.Committed != j.Committed {
-		t.Fatalf("bootstrap's summary %+v differs from the client's %+v", got, j)
+	if got := list[0]; got.Mine || got.ID != id || got.OutputCID != j.OutputCID || got.Committed != j.Committed ||
+		got.SettlementTx != j.SettlementTx {
+		t.Fatalf("a processor's summary %+v differs from the client's %+v", got, j)
+	}
+	// The bootstrap node has no chain, so it keeps no job stores and can
+	// check no outcome summary: it knows the job from its announcement
+	// and claims no outcome.
+	getJSON(t, bootSrv.URL+"/v1/jobs", http.StatusOK, &list)
+	if len(list) != 1 || list[0].ID != id || list[0].Verified || list[0].OutputCID != "" || list[0].Committed != 0 {
+		t.Fatalf("the bootstrap node lists %+v", list)
 	}
 
 	// A concat job's output is bytes, and it has no tile picture.

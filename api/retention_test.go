@@ -34,7 +34,7 @@ func TestSettledJobOutlivesItsStore(t *testing.T) {
 		Processors: 3, Clients: 1, Chain: &localmesh.ChainOptions{},
 		Timers: localmesh.Timers{Poll: 200 * time.Millisecond, DiscloseGrace: 2 * time.Second},
 		Configure: func(_ *localmesh.Member, cfg *node.Config) {
-			cfg.Store.JobStores = true
+			cfg.Store.JobStores = node.JobStoresOn
 			cfg.Store.JobRetention = node.Duration(3 * time.Second)
 		},
 	})

@@ -16,7 +16,7 @@ import (
 // no default and must be set; the Store does not own them.
 type Config struct {
 	// Namespace is the datastore prefix under which go-ds-crdt keeps its
-	// state. Default "/jobmesh/v1".
+	// state. Default "/jobmesh/v2/mesh".
 	Namespace string
 	// Datastore persists the replica (the node passes go-ds-pebble). It
 	// should be synchronous or synced by its owner. Required.
@@ -39,7 +39,7 @@ type Config struct {
 	PubSub *pubsub.PubSub
 	// Topic is the pubsub topic of the announcements. The Store joins it
 	// and registers its validator itself, so nothing else in the process
-	// may join it. Default "/jobmesh/1/crdt".
+	// may join it. Default "/jobmesh/2/crdt".
 	Topic string
 	// PrivKey is this node's libp2p Ed25519 key; every local write is
 	// signed with it. Required.
@@ -101,8 +101,8 @@ const maxPayloadLimit = 1 << 20
 // DefaultConfig returns a Config with every optional field at its default.
 func DefaultConfig() Config {
 	return Config{
-		Namespace:           "/jobmesh/v1",
-		Topic:               "/jobmesh/1/crdt",
+		Namespace:           "/jobmesh/v2/mesh",
+		Topic:               "/jobmesh/2/crdt",
 		Logger:              slog.Default(),
 		RebroadcastInterval: 15 * time.Second,
 		MaxPayload:          256 << 10,

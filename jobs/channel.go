@@ -8,8 +8,8 @@ import (
 	"github.com/jobmesh/jobmesh/internal/strictjson"
 )
 
-// Messages of the Jobs channel (/jobmesh/1/jobs) and of each Job channel
-// (/jobmesh/1/job/<jobID>). They are JSON objects with a version and a
+// Messages of the Jobs channel (/jobmesh/2/jobs) and of each Job channel
+// (/jobmesh/2/job/<jobID>). They are JSON objects with a version and a
 // kind; the pubsub layer signs every message with its sender's key, and
 // CheckSender ties the claims in a message to that sender.
 

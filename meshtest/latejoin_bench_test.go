@@ -51,7 +51,7 @@ func BenchmarkLateJoin(b *testing.B) {
 
 func benchLateJoin(b *testing.B, settledJobs int) {
 	m := New(b, localmesh.Options{Processors: 4, Configure: func(_ *localmesh.Member, cfg *node.Config) {
-		cfg.Store.JobStores = true
+		cfg.Store.JobStores = node.JobStoresOn
 	}})
 	ctx := context.Background()
 	WaitConnected(b, m)

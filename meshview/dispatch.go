@@ -109,6 +109,20 @@ func (v *View) GroupCheck() dispatch.GroupCheck {
 	}
 }
 
+// Servable reports whether a live processor of v meets job's hardware
+// requirements.
+func (v *View) Servable(job dispatch.Job) bool {
+	if v == nil {
+		return false
+	}
+	for _, p := range v.Processors {
+		if servable(p.Node, job) {
+			return true
+		}
+	}
+	return false
+}
+
 // servable reports whether node meets job's requirements: enough VRAM and
 // the required GPU model, if any.
 func servable(node dispatch.Node, job dispatch.Job) bool {

@@ -65,7 +65,7 @@ func DefaultConfig() Config {
 		},
 		API: api.DefaultConfig(),
 		Store: StoreConfig{Rebroadcast: Duration(15 * time.Second), MaxPayload: 256 << 10, DAGSyncTimeout: Duration(20 * time.Second), RepairInterval: Duration(time.Minute),
-			AnnounceWait: Duration(crdt.DefaultConfig().AnnounceWait), JobRetention: Duration(jobstore.DefaultRetention)},
+			AnnounceWait: Duration(crdt.DefaultConfig().AnnounceWait), JobRetention: Duration(jobstore.DefaultRetention), JobStores: JobStoresAuto},
 		Processor: ProcessorConfig{
 			CardModel:         "cpu",
 			CPUs:              runtime.NumCPU(),
@@ -109,6 +109,9 @@ func (c Config) Validate() error {
 	}
 	if c.Store.RepairInterval < 0 {
 		return fmt.Errorf("%w: [store] repair_interval must not be negative", ErrInvalidConfig)
+	}
+	if err := c.Store.JobStores.validate(); err != nil {
+		return err
 	}
 	if c.Store.JobRetention < Duration(time.Second) {
 		return fmt.Errorf("%w: [store] job_retention %s is below 1s", ErrInvalidConfig, time.Duration(c.Store.JobRetention))
@@ -163,7 +166,7 @@ func LoadConfig(path string) (Config, error) {
 		return Config{}, fmt.Errorf("node: read config: %w", err)
 	}
 	cfg := DefaultConfig()
-	dec := toml.NewDecoder(bytes.NewReader(b)).DisallowUnknownFields()
+	dec := toml.NewDecoder(bytes.NewReader(b)).DisallowUnknownFields().EnableUnmarshalerInterface()
 	if err := dec.Decode(&cfg); err != nil {
 		return Config{}, fmt.Errorf("%w: %s: %w", ErrInvalidConfig, path, err)
 	}

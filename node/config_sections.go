@@ -5,6 +5,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/pelletier/go-toml/v2/unstable"
+
 	"github.com/jobmesh/jobmesh/dispatch"
 	"github.com/jobmesh/jobmesh/escrow"
 	"github.com/jobmesh/jobmesh/ipfs"
@@ -72,13 +74,56 @@ type StoreConfig struct {
 	AnnounceWait   Duration `toml:"announce_wait"`
 	// JobStores gives each job a replicated store of its own, held by the
 	// nodes that take part in it, beside the mesh's store of adverts, job
-	// announcements and outcomes. Default false: one store holds every
-	// record.
-	JobStores bool `toml:"job_stores"`
+	// announcements and outcomes: "on", "off" (one store holds every
+	// record) or "auto" (on where the node has a chain). Default "auto".
+	JobStores JobStoresMode `toml:"job_stores"`
 	// JobRetention is how long a job's store is kept once the job is over
 	// (settled, refunded, aborted or past its deadline): the evidence an
 	// auditor reads. Default 24h.
 	JobRetention Duration `toml:"job_retention"`
+}
+
+// JobStoresMode says whether a node keeps a store per job.
+type JobStoresMode string
+
+// The values of [store] job_stores.
+const (
+	JobStoresAuto JobStoresMode = "auto"
+	JobStoresOn   JobStoresMode = "on"
+	JobStoresOff  JobStoresMode = "off"
+)
+
+// On reports whether a node keeps job stores: "auto" turns them on where
+// the node has a chain, whose releases are what a node outside a job
+// checks the job's outcome summary against once its store is gone.
+func (m JobStoresMode) On(chain bool) bool {
+	return m == JobStoresOn || (m == JobStoresAuto && chain)
+}
+
+// UnmarshalTOML reads "auto", "on" or "off", and the bool of a config
+// written before the modes: true is "on"; false, which was the default
+// every such config spelled out, is "auto".
+func (m *JobStoresMode) UnmarshalTOML(v *unstable.Node) error {
+	switch v.Kind {
+	case unstable.String:
+		*m = JobStoresMode(v.Data)
+	case unstable.Bool:
+		*m = JobStoresAuto
+		if string(v.Data) == "true" {
+			*m = JobStoresOn
+		}
+	default:
+		return fmt.Errorf("%w: [store] job_stores must be \"auto\", \"on\" or \"off\"", ErrInvalidConfig)
+	}
+	return nil
+}
+
+func (m JobStoresMode) validate() error {
+	switch m {
+	case JobStoresAuto, JobStoresOn, JobStoresOff:
+		return nil
+	}
+	return fmt.Errorf("%w: [store] job_stores %q is not \"auto\", \"on\" or \"off\"", ErrInvalidConfig, string(m))
 }
 
 // ProcessorConfig is the [processor] section: what a processor advertises.

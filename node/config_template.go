@@ -112,6 +112,8 @@ announce_wait = {{toml .Store.AnnounceWait}}
 # Give each job a replicated store of its own, which only the nodes taking
 # part in the job (the processors that could serve it, its creator's node)
 # hold; the mesh's store keeps adverts, job announcements and outcomes.
+# "auto": on where this node has a chain; "on"; "off": every job's records
+# in the mesh's store. Every node of a mesh must keep them alike.
 job_stores = {{toml .Store.JobStores}}
 # How long a job's own store is kept once the job is over (settled,
 # refunded, aborted or past its deadline), for anyone auditing it; then its

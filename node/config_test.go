@@ -126,3 +126,29 @@ func TestConfigProgressWindowAndCatchUp(t *testing.T) {
 		}
 	}
 }
+
+// TestConfigJobStores: "auto" (the default) keeps job stores where the
+// node has a chain; "on" and "off" say so whatever the chain; anything
+// else is refused; an older config's bool reads as "on" (true) or "auto"
+// (false, the default every such config spelled out).
+func TestConfigJobStores(t *testing.T) {
+	if got := DefaultConfig().Store.JobStores; got != JobStoresAuto {
+		t.Fatalf("default job_stores %q, want auto", got)
+	}
+	for text, want := range map[string][2]bool{
+		`"auto"`: {false, true}, `"on"`: {true, true}, `"off"`: {false, false}, "true": {true, true}, "false": {false, true},
+	} {
+		cfg, err := loadConfigText(t, "[store]\njob_stores = "+text+"\n")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := [2]bool{cfg.Store.JobStores.On(false), cfg.Store.JobStores.On(true)}; got != want {
+			t.Errorf("%s: on without and with a chain %v, want %v", text, got, want)
+		}
+	}
+	for _, bad := range []string{`"yes"`, `""`, `1`} {
+		if _, err := loadConfigText(t, "[store]\njob_stores = "+bad+"\n"); !errors.Is(err, ErrInvalidConfig) {
+			t.Errorf("job_stores = %s: got %v, want ErrInvalidConfig", bad, err)
+		}
+	}
+}

@@ -32,7 +32,7 @@ func TestJobStoreEndsOnlyWhenOver(t *testing.T) {
 	}
 	pc := p2p.LoopbackConfig()
 	cfg := DefaultConfig()
-	cfg.Store.JobStores = true
+	cfg.Store.JobStores = JobStoresOn
 	cfg.Store.JobRetention = Duration(time.Minute)
 	n, err := New(ctx, Params{Role: RoleClient, Config: cfg, Identity: id,
 		Datastore: dssync.MutexWrap(ds.NewMapDatastore()), P2P: &pc, Logger: slog.New(slog.DiscardHandler)})

@@ -6,11 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"sync"
 	"time"
 
 	ds "github.com/ipfs/go-datastore"
 	"github.com/ipfs/go-datastore/namespace"
+	dsq "github.com/ipfs/go-datastore/query"
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/prometheus/client_golang/prometheus"
@@ -215,7 +217,7 @@ func New(ctx context.Context, p Params) (_ *Node, err error) {
 		started:  time.Now(),
 		cancel:   cancel,
 	}
-	if p.Config.Store.JobStores {
+	if p.Config.Store.JobStores.On(esc != nil) {
 		if err := n.openJobStores(ctx, runCtx, p.storeConfig(h, blocks, log, nil)); err != nil {
 			cancel()
 			return nil, err
@@ -291,7 +293,26 @@ func (p Params) openLayers(ctx context.Context, log *slog.Logger, reg prometheus
 		return nil, nil, nil, err
 	}
 	*closers = append(*closers, store.Close)
+	warnOldLayout(ctx, p.Datastore, log)
 	return h, blocks, store, nil
+}
+
+// oldLayoutNamespace is where a layout 1 node kept its store.
+const oldLayoutNamespace = "/crdt/jobmesh/v1"
+
+// warnOldLayout says when the repo still holds the store of mesh layout
+// 1, which this node neither reads nor deletes (the node that wrote it
+// can still read it; its blocks go with the block layer's GC).
+func warnOldLayout(ctx context.Context, d ds.Datastore, log *slog.Logger) {
+	res, err := d.Query(ctx, dsq.Query{Prefix: oldLayoutNamespace, KeysOnly: true, Limit: 1})
+	if err != nil {
+		return
+	}
+	if rest, _ := res.Rest(); len(rest) > 0 {
+		log.Warn("this repo holds a store of mesh layout 1, which this node does not read: it joins a layout "+
+			strconv.Itoa(p2p.Layout)+" mesh afresh (settlements stay on the chain, outputs in the block layer)",
+			"namespace", oldLayoutNamespace)
+	}
 }
 
 // p2pConfig is the host's configuration: Params.P2P when set, with the

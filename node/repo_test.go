@@ -1,15 +1,19 @@
 package node
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	ds "github.com/ipfs/go-datastore"
+	dssync "github.com/ipfs/go-datastore/sync"
 
 	"github.com/jobmesh/jobmesh/api"
 )
@@ -148,5 +152,24 @@ func TestAPIConfigValidation(t *testing.T) {
 	got, err := LoadConfig(path)
 	if err != nil || !slices.Equal(got.API.AllowedHosts, cfg.API.AllowedHosts) || got.API.IdleTimeout != cfg.API.IdleTimeout {
 		t.Fatalf("loaded %+v (%v)", got.API, err)
+	}
+}
+
+// TestOldLayoutIsNamed: a repo that still holds a layout 1 store is told
+// so at start; one without says nothing.
+func TestOldLayoutIsNamed(t *testing.T) {
+	ctx := context.Background()
+	for _, old := range []bool{false, true} {
+		d := dssync.MutexWrap(ds.NewMapDatastore())
+		if old {
+			if err := d.Put(ctx, ds.NewKey(oldLayoutNamespace+"/s/k/nodes/x"), []byte("v")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var buf bytes.Buffer
+		warnOldLayout(ctx, d, slog.New(slog.NewTextHandler(&buf, nil)))
+		if got := strings.Contains(buf.String(), "mesh layout 1"); got != old {
+			t.Fatalf("old store %v: warned %v (%q)", old, got, buf.String())
+		}
 	}
 }

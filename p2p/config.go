@@ -12,9 +12,9 @@ import (
 // DHT runs under it, so a jobmesh node never joins the public IPFS DHT.
 const ProtocolPrefix = "/jobmesh"
 
-// TopicPrefix is the prefix of every gossipsub topic; the number is the wire
-// version of the topic layout, independent of the release number.
-const TopicPrefix = "/jobmesh/1/"
+// TopicPrefix is the prefix of every gossipsub topic; the number is the
+// mesh layout version (Layout).
+const TopicPrefix = "/jobmesh/" + layoutName + "/"
 
 // DHT modes accepted by Config.DHTMode.
 const (

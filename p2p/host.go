@@ -150,6 +150,10 @@ func New(ctx context.Context, p Params) (*Host, error) {
 		cancel:    cancel,
 	}
 	met.register(p.Registerer, cfg.DropInbound > 0)
+	if err := n.refuseOtherLayouts(runCtx); err != nil {
+		n.Close()
+		return nil, err
+	}
 	if len(bootstrap) > 0 {
 		n.wg.Add(1)
 		go n.keepBootstrapped(runCtx)
@@ -203,7 +207,7 @@ func newLibp2pHost(cfg Config, key crypto.PrivKey, reg prometheus.Registerer) (h
 		libp2p.Muxer(yamux.ID, yamux.DefaultTransport),
 		libp2p.ResourceManager(rm),
 		libp2p.ConnectionManager(cm),
-		libp2p.UserAgent("jobmesh/1"),
+		libp2p.UserAgent(AgentVersion),
 	}
 	if reg != nil {
 		opts = append(opts, libp2p.PrometheusRegisterer(reg))

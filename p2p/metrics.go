@@ -13,6 +13,8 @@ type metrics struct {
 	received       *prometheus.CounterVec
 	// traffic counts pubsub messages by topic kind and event (trace.go).
 	traffic *prometheus.CounterVec
+	// refused counts peers whose connections were closed, by reason.
+	refused *prometheus.CounterVec
 	// faultDropped counts messages the DropInbound fault ignored.
 	faultDropped prometheus.Counter
 }
@@ -37,6 +39,10 @@ func newMetrics() *metrics {
 			Namespace: "jobmesh", Subsystem: "p2p", Name: "pubsub_messages_total",
 			Help: "Pubsub messages by topic kind (crdt, jobs, job, macrojob, other) and event: delivered (accepted, handed to subscribers), duplicate (a copy already seen, dropped), sent (in an RPC to a peer).",
 		}, []string{"topic", "event"}),
+		refused: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "jobmesh", Subsystem: "p2p", Name: "peers_refused_total",
+			Help: "Connections closed because of what the peer is, by reason (layout: another mesh layout version).",
+		}, []string{"reason"}),
 		faultDropped: prometheus.NewCounter(prometheus.CounterOpts{
 			Namespace: "jobmesh", Subsystem: "p2p", Name: "fault_dropped_total",
 			Help: "Pubsub messages ignored by the DropInbound fault injection (tests only).",
@@ -52,7 +58,7 @@ func (m *metrics) register(reg prometheus.Registerer, fault bool) {
 	if reg == nil {
 		return
 	}
-	reg.MustRegister(m.bootstrapDials, m.rejected, m.received, m.traffic)
+	reg.MustRegister(m.bootstrapDials, m.rejected, m.received, m.traffic, m.refused)
 	if fault {
 		reg.MustRegister(m.faultDropped)
 	}

@@ -13,11 +13,11 @@ import (
 
 func TestTopicKind(t *testing.T) {
 	for topic, want := range map[string]string{
-		"/jobmesh/1/crdt":                 "crdt",
-		"/jobmesh/1/jobs":                 "jobs",
-		"/jobmesh/1/job/bafyjob":          "job",
-		"/jobmesh/1/job/bafyjob/macro/12": "macrojob",
-		"/jobmesh/1/greetings":            "other",
+		"/jobmesh/2/crdt":                 "crdt",
+		"/jobmesh/2/jobs":                 "jobs",
+		"/jobmesh/2/job/bafyjob":          "job",
+		"/jobmesh/2/job/bafyjob/macro/12": "macrojob",
+		"/jobmesh/2/greetings":            "other",
 		"/other/1/crdt":                   "other",
 		"":                                "other",
 	} {

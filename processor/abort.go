@@ -14,8 +14,10 @@ import (
 // not aborted, not settled, no commitment yet), each counted once per
 // replica, exceed the cap for the live processors of v. Any node may do
 // it; each writes the same record, once. With job stores a node counts
-// only the jobs whose store it holds: of another job it cannot see
-// whether a commitment started it, and would evict a running job.
+// the jobs whose store it holds and those no live processor can serve:
+// of another job it cannot see whether a commitment started it, and
+// would evict a running job, while one nobody can serve has no
+// processor in its store to start it.
 func (w *Worker) enforceCap(ctx context.Context, v *meshview.View) {
 	if v == nil {
 		return
@@ -24,7 +26,10 @@ func (w *Worker) enforceCap(ctx context.Context, v *meshview.View) {
 	var open []*jobState
 	for _, js := range w.known {
 		id := js.plan.JobID
-		if !js.finished && !js.aborted && !v.Settled(id) && (w.p.Jobs == nil || w.p.Jobs.Holds(id)) {
+		if js.finished || js.aborted || v.Settled(id) {
+			continue
+		}
+		if w.p.Jobs == nil || w.p.Jobs.Holds(id) || !v.Servable(meshview.DispatchJob(js.info, js.plan)) {
 			open = append(open, js)
 		}
 	}

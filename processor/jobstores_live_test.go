@@ -28,7 +28,7 @@ func TestJobStoresKeepBystandersOut(t *testing.T) {
 	m := flowMeshWith(t, localmesh.Options{
 		Processors: 4,
 		Configure: func(mem *localmesh.Member, cfg *node.Config) {
-			cfg.Store.JobStores = true
+			cfg.Store.JobStores = node.JobStoresOn
 			cfg.Store.JobRetention = node.Duration(3 * time.Second)
 			if mem.Role == node.RoleProcessor && mem.Index != bystander {
 				cfg.Processor.CardModel = "rtx4090"
@@ -95,7 +95,7 @@ func TestAskedRerunnersJoinTheStore(t *testing.T) {
 	m = flowMeshWith(t, localmesh.Options{
 		Processors: 4,
 		Configure: func(mem *localmesh.Member, cfg *node.Config) {
-			cfg.Store.JobStores = true
+			cfg.Store.JobStores = node.JobStoresOn
 			if mem.Role == node.RoleProcessor && !slices.Contains(others, mem.Index) {
 				cfg.Processor.CardModel = "rtx4090"
 			}
@@ -148,7 +148,7 @@ func TestLateJoinerReadsOnlyTheMeshStore(t *testing.T) {
 	m := flowMeshWith(t, localmesh.Options{
 		Processors: 3, Chain: &localmesh.ChainOptions{},
 		Configure: func(_ *localmesh.Member, cfg *node.Config) {
-			cfg.Store.JobStores = true
+			cfg.Store.JobStores = node.JobStoresOn
 			cfg.Store.JobRetention = node.Duration(3 * time.Second)
 		},
 	}, nil)

@@ -342,8 +342,8 @@ func TestVersion(t *testing.T) {
 	for _, args := range [][]string{{"version"}, {"--version"}} {
 		stdout, stderr, code := cli(t, args...)
 		wantExit(t, stderr, code, exitOK)
-		for _, want := range []string{"jobnode " + node.Version + "\n", "module ", "go go1.", "store /jobmesh/v1\n",
-			"topics /jobmesh/1/...\n", "record settlement v1\n"} {
+		for _, want := range []string{"jobnode " + node.Version + "\n", "module ", "go go1.", "layout 2\n", "store /jobmesh/v2/mesh\n",
+			"topics /jobmesh/2/...\n", "record settlement v1\n"} {
 			if !strings.Contains(stdout, want) {
 				t.Fatalf("jobnode %s lacks %q:\n%s", args[0], want, stdout)
 			}

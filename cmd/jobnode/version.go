@@ -25,8 +25,10 @@ type versionInfo struct {
 	Revision string `json:"revision,omitempty"` // VCS revision the binary was built from
 	Modified bool   `json:"modified,omitempty"` // the work tree had uncommitted changes
 	Go       string `json:"go"`
-	// Protocols: the store's namespace, the prefixes of the gossip topics
+	// Protocols: the mesh layout (nodes of another refuse each other),
+	// the store's namespace, the prefixes of the gossip topics
 	// and libp2p protocols, and the version of each record kind.
+	Layout         int               `json:"layout"`
 	StoreNamespace string            `json:"store_namespace"`
 	TopicPrefix    string            `json:"topic_prefix"`
 	ProtocolPrefix string            `json:"protocol_prefix"`
@@ -36,7 +38,7 @@ type versionInfo struct {
 func buildVersion() versionInfo {
 	v := versionInfo{
 		Node: node.Version, Module: "unknown", Go: runtime.Version(),
-		StoreNamespace: crdt.DefaultConfig().Namespace, TopicPrefix: p2p.TopicPrefix, ProtocolPrefix: p2p.ProtocolPrefix,
+		Layout: p2p.Layout, StoreNamespace: crdt.DefaultConfig().Namespace, TopicPrefix: p2p.TopicPrefix, ProtocolPrefix: p2p.ProtocolPrefix,
 		Records: map[string]uint32{
 			"aborted":        records.AbortedVersion,
 			"ask":            records.AskVersion,
@@ -71,7 +73,7 @@ func (v versionInfo) text() string {
 		}
 		fmt.Fprintf(&b, "revision %s%s\n", v.Revision, mod)
 	}
-	fmt.Fprintf(&b, "go %s\nstore %s\ntopics %s...\nprotocols %s/...\n", v.Go, v.StoreNamespace, v.TopicPrefix, v.ProtocolPrefix)
+	fmt.Fprintf(&b, "go %s\nlayout %d\nstore %s\ntopics %s...\nprotocols %s/...\n", v.Go, v.Layout, v.StoreNamespace, v.TopicPrefix, v.ProtocolPrefix)
 	for _, k := range slices.Sorted(maps.Keys(v.Records)) {
 		fmt.Fprintf(&b, "record %s v%d\n", k, v.Records[k])
 	}
