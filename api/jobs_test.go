@@ -95,9 +95,10 @@ func TestJobEndpoints(t *testing.T) {
 	// The bootstrap node has no chain, so it keeps no job stores and can
 	// check no outcome summary: it knows the job from its announcement
 	// and claims no outcome.
-	getJSON(t, bootSrv.URL+"/v1/jobs", http.StatusOK, &list)
-	if len(list) != 1 || list[0].ID != id || list[0].Verified || list[0].OutputCID != "" || list[0].Committed != 0 {
-		t.Fatalf("the bootstrap node lists %+v", list)
+	var bootList []apiv1.Job
+	getJSON(t, bootSrv.URL+"/v1/jobs", http.StatusOK, &bootList)
+	if len(bootList) != 1 || bootList[0].ID != id || bootList[0].Verified || bootList[0].OutputCID != "" || bootList[0].Committed != 0 {
+		t.Fatalf("the bootstrap node lists %+v", bootList)
 	}
 
 	// A concat job's output is bytes, and it has no tile picture.
