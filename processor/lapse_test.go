@@ -10,6 +10,7 @@ import (
 	"github.com/jobmesh/jobmesh/dapp"
 	"github.com/jobmesh/jobmesh/escrow"
 	"github.com/jobmesh/jobmesh/finish"
+	"github.com/jobmesh/jobmesh/internal/wait"
 	"github.com/jobmesh/jobmesh/jobs"
 )
 
@@ -29,15 +30,19 @@ func TestSilentDAppLapsesAndStillPays(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	boot := leaveJob(t, ctx, m, c, info)
+	leaveJob(t, ctx, m, c, info)
 	rel, err := m.Escrow.WaitReleased(ctx, escrow.JobKey(common.Address(info.Creator), common.Hash(info.ID())))
 	if err != nil {
 		t.Fatal(err)
 	}
-	chosen, err := finish.ReadVerdict(ctx, boot.Store, nil, info.ID(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	// The bootstrap node has no chain, so no job stores: the verdict is
+	// read where the job's records are, on a processor of the job
+	// (members 1 to 3).
+	var chosen finish.ChosenVerdict
+	wait.Until(t, time.Minute, func() (err error) {
+		chosen, err = finish.ReadVerdict(ctx, m.Members[1].Store, nil, info.ID(), nil)
+		return err
+	})
 	v := chosen.Verdict
 	seed, err := jobs.ParseHash(v.CheckSeed)
 	if err != nil || jobs.CommitSeed(seed) == info.SeedCommitment {
