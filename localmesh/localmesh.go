@@ -11,6 +11,8 @@ import (
 	"log/slog"
 	"math/big"
 	"path/filepath"
+	"runtime/pprof"
+	"strconv"
 	"sync"
 	"time"
 
@@ -18,6 +20,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	ethcrypto "github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/params"
+	dsq "github.com/ipfs/go-datastore/query"
 	pebbleds "github.com/ipfs/go-ds-pebble"
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -216,7 +219,19 @@ func (m *Mesh) add(ctx context.Context, role node.Role) (*Member, error) {
 	return mem, nil
 }
 
+// MemberLabel is the pprof label that every goroutine a member starts
+// carries, its value the member's index: a CPU profile of the process
+// splits the mesh's CPU by member (cpuprof.Profile).
+const MemberLabel = "member"
+
 func (m *Mesh) start(ctx context.Context, mem *Member) (err error) {
+	pprof.Do(ctx, pprof.Labels(MemberLabel, strconv.Itoa(mem.Index)), func(ctx context.Context) {
+		err = m.startMember(ctx, mem)
+	})
+	return err
+}
+
+func (m *Mesh) startMember(ctx context.Context, mem *Member) (err error) {
 	repo, err := node.OpenRepo(mem.Dir)
 	if err != nil {
 		return err
@@ -469,6 +484,25 @@ func (m *Mesh) Stop(i int) error {
 		}
 	}
 	return mem.stop()
+}
+
+// DatastoreBytes is the size of the keys and values under prefix in the
+// member's datastore; "" counts every layer's (stores, blocks, DHT
+// records).
+func (mem *Member) DatastoreBytes(ctx context.Context, prefix string) (int64, error) {
+	res, err := mem.ds.Query(ctx, dsq.Query{Prefix: prefix})
+	if err != nil {
+		return 0, err
+	}
+	defer res.Close()
+	var n int64
+	for e := range res.Next() {
+		if e.Error != nil {
+			return 0, e.Error
+		}
+		n += int64(len(e.Key) + len(e.Value))
+	}
+	return n, nil
 }
 
 func (mem *Member) stop() error {

@@ -142,6 +142,13 @@ var tunings = []tuning{
 // client.
 func benchMesh(b *testing.B, s flowShape, tu tuning, exec *waitExec) *localmesh.Mesh {
 	b.Helper()
+	return benchMeshWith(b, s, tu, exec, nil)
+}
+
+// benchMeshWith is benchMesh with each member's node config also passed
+// through configure.
+func benchMeshWith(b *testing.B, s flowShape, tu tuning, exec *waitExec, configure func(*localmesh.Member, *node.Config)) *localmesh.Mesh {
+	b.Helper()
 	// Not b.TempDir: a mesh that does not close in time keeps writing to
 	// its files, and removing them under it crashes the benchmark before
 	// it reports why it failed.
@@ -155,9 +162,12 @@ func benchMesh(b *testing.B, s flowShape, tu tuning, exec *waitExec) *localmesh.
 		Logger:     meshtest.Logger(),
 		Processors: s.processors,
 		Clients:    1,
-		Configure: func(_ *localmesh.Member, cfg *node.Config) {
+		Configure: func(mem *localmesh.Member, cfg *node.Config) {
 			if tu.node != nil {
 				tu.node(cfg)
+			}
+			if configure != nil {
+				configure(mem, cfg)
 			}
 		},
 		P2P: func(_ *localmesh.Member, cfg *p2p.Config) {
@@ -570,27 +580,33 @@ func pubsubTraffic(b *testing.B, m *localmesh.Mesh) map[trafficKey]float64 {
 	b.Helper()
 	out := map[trafficKey]float64{}
 	for _, mem := range m.Running() {
-		families, err := mem.Metrics.Gather()
-		if err != nil {
-			b.Fatal(err)
-		}
-		for _, f := range families {
-			if f.GetName() != "jobmesh_p2p_pubsub_messages_total" {
-				continue
-			}
-			for _, mt := range f.GetMetric() {
-				var k trafficKey
-				for _, l := range mt.GetLabel() {
-					switch l.GetName() {
-					case "topic":
-						k.topic = l.GetValue()
-					case "event":
-						k.event = l.GetValue()
-					}
-				}
-				out[k] += mt.GetCounter().GetValue()
-			}
-		}
+		memberTraffic(b, mem, out)
 	}
 	return out
+}
+
+// memberTraffic adds mem's jobmesh_p2p_pubsub_messages_total to out.
+func memberTraffic(b *testing.B, mem *localmesh.Member, out map[trafficKey]float64) {
+	b.Helper()
+	families, err := mem.Metrics.Gather()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() != "jobmesh_p2p_pubsub_messages_total" {
+			continue
+		}
+		for _, mt := range f.GetMetric() {
+			var k trafficKey
+			for _, l := range mt.GetLabel() {
+				switch l.GetName() {
+				case "topic":
+					k.topic = l.GetValue()
+				case "event":
+					k.event = l.GetValue()
+				}
+			}
+			out[k] += mt.GetCounter().GetValue()
+		}
+	}
 }
