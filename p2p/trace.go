@@ -26,6 +26,7 @@ var trafficEventNames = [trafficEvents]string{"delivered", "duplicate", "sent"}
 // without their variable parts.
 const (
 	kindCRDT = iota
+	kindJobCRDT
 	kindJobs
 	kindJob
 	kindMacroJob
@@ -34,7 +35,7 @@ const (
 )
 
 // topicKindNames are the topic label values, by kind.
-var topicKindNames = [topicKinds]string{"crdt", "jobs", "job", "macrojob", "other"}
+var topicKindNames = [topicKinds]string{"crdt", "jobcrdt", "jobs", "job", "macrojob", "other"}
 
 // topicKind is the kind of a jobmesh topic for the traffic metric.
 func topicKind(topic string) int {
@@ -49,6 +50,9 @@ func topicKind(topic string) int {
 	case strings.HasPrefix(rest, "job/"):
 		if strings.Contains(rest, "/macro/") {
 			return kindMacroJob
+		}
+		if strings.HasSuffix(rest, "/crdt") {
+			return kindJobCRDT
 		}
 		return kindJob
 	}

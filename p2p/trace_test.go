@@ -17,6 +17,7 @@ func TestTopicKind(t *testing.T) {
 		"/jobmesh/2/jobs":                 "jobs",
 		"/jobmesh/2/job/bafyjob":          "job",
 		"/jobmesh/2/job/bafyjob/macro/12": "macrojob",
+		"/jobmesh/2/job/bafyjob/crdt":     "jobcrdt",
 		"/jobmesh/2/greetings":            "other",
 		"/other/1/crdt":                   "other",
 		"":                                "other",

@@ -131,6 +131,9 @@ var tunings = []tuning{
 	// 1 s instead of the default, 3 s, for an announcement to bring it
 	// before asking bitswap.
 	{name: "announce1s", node: func(cfg *node.Config) { cfg.Store.AnnounceWait = node.Duration(time.Second) }},
+	// Each job's records in a store of its own, as on a mesh with a
+	// chain by default.
+	{name: "jobstores", node: func(cfg *node.Config) { cfg.Store.JobStores = node.JobStoresOn }},
 	// A store update's DAG walk waits up to 3 s for its blocks (local
 	// meshes did before) instead of the node default, 20 s: under load
 	// the walk also waits for the store's DAG workers, and a walk given
@@ -513,13 +516,13 @@ func reportTraffic(b *testing.B, s flowShape, runs, nodes int, traffic map[traff
 		switch k.event {
 		case "delivered":
 			delivered += v
-			if k.topic == "crdt" || k.topic == "job" || k.topic == "macrojob" {
+			if k.topic == "crdt" || k.topic == "jobcrdt" || k.topic == "job" || k.topic == "macrojob" {
 				b.ReportMetric(per, k.topic+"-deliveries/microjob")
 				b.ReportMetric(per/perNode, k.topic+"-deliveries/microjob/node")
 			}
 		case "duplicate":
 			duplicates += v
-			if k.topic == "crdt" || k.topic == "job" || k.topic == "macrojob" {
+			if k.topic == "crdt" || k.topic == "jobcrdt" || k.topic == "job" || k.topic == "macrojob" {
 				b.ReportMetric(per/perNode, k.topic+"-duplicates/microjob/node")
 			}
 		}

@@ -189,7 +189,7 @@ func benchScaleOut(b *testing.B, jobsAtOnce int) {
 		b.ReportMetric(by.store/bn, "store-B/job/bystander")
 		b.ReportMetric(by.blocks/bn, "blocks-B/job/bystander")
 		b.ReportMetric(by.deliv/bn, "deliveries/microjob/bystander")
-		for _, t := range []string{"crdt", "jobs", "job", "macrojob"} {
+		for _, t := range []string{"crdt", "jobcrdt", "jobs", "job", "macrojob"} {
 			b.ReportMetric(by.topics[t]/bn, t+"-deliveries/microjob/bystander")
 		}
 	}
