@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ipfs/go-cid"
@@ -57,6 +58,17 @@ type broadcaster struct {
 	// left out.
 	count func(sent, suppressed int)
 
+	// backfill, if set with local, asks an announcement's author for the
+	// history below a delta whose parents this replica lacks, when the
+	// delta is more than backfillBehind above the replica's height
+	// (guarded by mu; set once the store is open); filling is true while
+	// one runs (backfill.go).
+	backfill *Backfill
+	local    LocalBlocks
+	height   func() uint64
+	filling  atomic.Bool
+	filled   sync.WaitGroup
+
 	// A replica new on the topic greets the peers that join it
 	// (greet): started is when it joined; last (guarded by mu) is its
 	// latest own announcement, and greeting the pending re-announcement
@@ -95,6 +107,10 @@ type broadcastConfig struct {
 	// count, if set, is told how many heads each Broadcast sent and
 	// left out.
 	count func(sent, suppressed int)
+	// backfill and local, if both set, fill in a history this replica
+	// lacks (broadcaster.backfill).
+	backfill *Backfill
+	local    LocalBlocks
 }
 
 // newBroadcaster registers the announcement validator, joins the topic and
@@ -135,6 +151,7 @@ func newBroadcaster(ps *pubsub.PubSub, name string, cfg broadcastConfig, dag ipl
 		queue: make(chan []byte, buffer), cancel: cancel, pumped: make(chan struct{}),
 		queued: map[cid.Cid]time.Time{}, now: time.Now,
 		repeat: cfg.repeat, announced: map[cid.Cid]time.Time{}, covered: map[cid.Cid]time.Time{}, count: cfg.count,
+		backfill: cfg.backfill, local: cfg.local,
 		started: time.Now(), events: events, ctx: ctx, greeted: make(chan struct{})}
 	go func() {
 		defer close(b.pumped)
@@ -380,7 +397,7 @@ func (b *broadcaster) pump(ctx context.Context) {
 		if !ok {
 			continue // the validator lets it through only if it decodes
 		}
-		b.storeBlocks(ctx, d.blocks)
+		b.maybeBackfill(msg.GetFrom(), b.storeBlocks(ctx, d.blocks))
 		b.heard(d.heads)
 		for _, a := range splitHeads(d.announce) {
 			if !b.fresh(a) {
@@ -399,7 +416,8 @@ func (b *broadcaster) pump(ctx context.Context) {
 // except the blocks of heads queued within headRepeat: those were stored
 // when they were first announced, and every replica re-announces its
 // heads (Config.RebroadcastInterval), so most blocks arrive many times.
-func (b *broadcaster) storeBlocks(ctx context.Context, inline []inlineBlock) {
+// It returns the nodes it stored.
+func (b *broadcaster) storeBlocks(ctx context.Context, inline []inlineBlock) (stored []ipld.Node) {
 	now := b.now()
 	for _, blk := range inline {
 		if at, ok := b.queued[blk.cid]; ok && now.Sub(at) < headRepeat {
@@ -418,7 +436,9 @@ func (b *broadcaster) storeBlocks(ctx context.Context, inline []inlineBlock) {
 		if b.stored != nil {
 			b.stored(blk.cid)
 		}
+		stored = append(stored, nd)
 	}
+	return stored
 }
 
 // headRepeat is how long a head queued for go-ds-crdt is not queued again.
@@ -483,6 +503,7 @@ func (b *broadcaster) Close() error {
 			b.greeting.Stop()
 		}
 		b.mu.Unlock()
+		b.filled.Wait()
 		err = b.topic.Close()
 		if uerr := b.ps.UnregisterTopicValidator(b.name); uerr != nil && err == nil {
 			err = uerr

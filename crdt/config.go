@@ -35,6 +35,11 @@ type Config struct {
 	// Default 3s: most such blocks arrive with a broadcast within that time;
 	// 0 fetches at once.
 	AnnounceWait time.Duration
+	// Backfill, with LocalBlocks, serves this store's DAG to peers that
+	// ask and asks the author of an announcement far above this replica
+	// for the history below it (one stream instead of a bitswap round
+	// trip per delta). Default nil: off. The Store does not own it.
+	Backfill *Backfill
 	// PubSub carries head announcements between replicas. Required.
 	PubSub *pubsub.PubSub
 	// Topic is the pubsub topic of the announcements. The Store joins it

@@ -30,6 +30,8 @@ type Store struct {
 
 	crdt  *dscrdt.Datastore
 	bcast *broadcaster
+	// unserve stops serving this store's DAG to backfills (nil: none).
+	unserve func()
 	// guard stands between go-ds-crdt and cfg.Datastore: head walkers that
 	// outlive Close get an error instead of a closed datastore.
 	guard *dsguard.Datastore
@@ -104,6 +106,7 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 			s.m.announced.WithLabelValues("sent").Add(float64(sent))
 			s.m.announced.WithLabelValues("suppressed").Add(float64(suppressed))
 		},
+		backfill: cfg.Backfill, local: cfg.LocalBlocks,
 	}, cfg.DAGService, stored, s.log)
 	if err != nil {
 		s.m.unregister()
@@ -124,6 +127,10 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 		_ = s.bcast.Close()
 		s.m.unregister()
 		return nil, fmt.Errorf("crdt: opening go-ds-crdt: %w", err)
+	}
+	if cfg.Backfill != nil && cfg.LocalBlocks != nil {
+		s.bcast.setHeight(func() uint64 { return s.crdt.InternalStats(context.Background()).MaxHeight })
+		s.unserve = cfg.Backfill.register(cfg.Topic, cfg.DAGService, cfg.LocalBlocks)
 	}
 	rctx, stop := context.WithCancel(context.Background())
 	s.stopRepair, s.repairing, s.repairSoon = stop, make(chan struct{}), make(chan struct{}, 1)
@@ -208,6 +215,9 @@ func (s *Store) Done() <-chan struct{} { return s.done }
 // returns the first result.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
+		if s.unserve != nil {
+			s.unserve()
+		}
 		s.stopRepair()
 		<-s.repairing
 		// The broadcaster goes first: go-ds-crdt may otherwise wait on it.

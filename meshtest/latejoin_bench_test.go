@@ -35,7 +35,7 @@ import (
 // ready-s, from its start until its mesh store holds every advertisement
 // and every record of the history (what it needs to choose work and to
 // answer for the settled jobs); fetched-B, the DAG bytes it received over
-// bitswap; and fetched-B/job. The jobs=0 case, in the same run, is the
+// bitswap and by backfill; and fetched-B/job. The jobs=0 case, in the same run, is the
 // baseline: what joining costs without any history.
 //
 // Run with -benchtime=1x (each sub-benchmark builds its mesh once).
@@ -126,7 +126,8 @@ func benchLateJoin(b *testing.B, settledJobs int) {
 		return nil
 	})
 	ready := time.Since(start)
-	fetched := crdttest.Metric(b, late.Node.Metrics, "jobmesh_ipfs_bitswap_bytes_received_total", nil)
+	fetched := crdttest.Metric(b, late.Node.Metrics, "jobmesh_ipfs_bitswap_bytes_received_total", nil) +
+		crdttest.Metric(b, late.Node.Metrics, "jobmesh_crdt_backfill_bytes_total", map[string]string{"direction": "received"})
 	b.ReportMetric(ready.Seconds(), "ready-s")
 	b.ReportMetric(fetched, "fetched-B")
 	if settledJobs > 0 {

@@ -177,7 +177,7 @@ func New(ctx context.Context, p Params) (_ *Node, err error) {
 		}
 	}()
 
-	h, blocks, store, err := p.openLayers(ctx, log, reg, &closers)
+	h, blocks, store, fill, err := p.openLayers(ctx, log, reg, &closers)
 	if err != nil {
 		return nil, err
 	}
@@ -218,7 +218,7 @@ func New(ctx context.Context, p Params) (_ *Node, err error) {
 		cancel:   cancel,
 	}
 	if p.Config.Store.JobStores.On(esc != nil) {
-		if err := n.openJobStores(ctx, runCtx, p.storeConfig(h, blocks, log, nil)); err != nil {
+		if err := n.openJobStores(ctx, runCtx, p.storeConfig(h, blocks, fill, log, nil)); err != nil {
 			cancel()
 			return nil, err
 		}
@@ -261,7 +261,7 @@ func New(ctx context.Context, p Params) (_ *Node, err error) {
 
 // openLayers starts the host, the block layer on it and the replicated
 // store on both, adding each to closers.
-func (p Params) openLayers(ctx context.Context, log *slog.Logger, reg prometheus.Registerer, closers *[]func() error) (*p2p.Host, *ipfs.Node, *crdt.Store, error) {
+func (p Params) openLayers(ctx context.Context, log *slog.Logger, reg prometheus.Registerer, closers *[]func() error) (*p2p.Host, *ipfs.Node, *crdt.Store, *crdt.Backfill, error) {
 	h, err := p2p.New(ctx, p2p.Params{
 		Config:     p.p2pConfig(),
 		Identity:   p.Identity,
@@ -271,7 +271,7 @@ func (p Params) openLayers(ctx context.Context, log *slog.Logger, reg prometheus
 		Host:       p.Host,
 	})
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	*closers = append(*closers, h.Close)
 
@@ -284,17 +284,22 @@ func (p Params) openLayers(ctx context.Context, log *slog.Logger, reg prometheus
 		Registerer: reg,
 	})
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	*closers = append(*closers, blocks.Close)
 
-	store, err := crdt.New(ctx, p.storeConfig(h, blocks, log, reg))
+	fill, err := crdt.NewBackfill(h, log, reg)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
+	}
+	*closers = append(*closers, func() error { fill.Close(); return nil })
+	store, err := crdt.New(ctx, p.storeConfig(h, blocks, fill, log, reg))
+	if err != nil {
+		return nil, nil, nil, nil, err
 	}
 	*closers = append(*closers, store.Close)
 	warnOldLayout(ctx, p.Datastore, log)
-	return h, blocks, store, nil
+	return h, blocks, store, fill, nil
 }
 
 // oldLayoutNamespace is where a layout 1 node kept its store.
@@ -329,8 +334,8 @@ func (p Params) p2pConfig() p2p.Config {
 }
 
 // storeConfig is the replicated store's configuration from the [store]
-// section, over host h and block layer blocks.
-func (p Params) storeConfig(h *p2p.Host, blocks *ipfs.Node, log *slog.Logger, reg prometheus.Registerer) crdt.Config {
+// section, over host h and block layer blocks, backfilled through fill.
+func (p Params) storeConfig(h *p2p.Host, blocks *ipfs.Node, fill *crdt.Backfill, log *slog.Logger, reg prometheus.Registerer) crdt.Config {
 	key := p.Identity
 	if key == nil {
 		key = h.Peerstore().PrivKey(h.ID())
@@ -340,6 +345,7 @@ func (p Params) storeConfig(h *p2p.Host, blocks *ipfs.Node, log *slog.Logger, re
 	// The store's blocks are never provided on the DHT.
 	scfg.DAGService = blocks.UnprovidedDAG()
 	scfg.LocalBlocks = blocks
+	scfg.Backfill = fill
 	scfg.PubSub = h.PubSub
 	scfg.PrivKey = key
 	scfg.Logger = log
