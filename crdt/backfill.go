@@ -64,7 +64,7 @@ type Backfill struct {
 	log *slog.Logger
 
 	mu      sync.Mutex
-	sources map[string]backfillSource // by topic
+	sources map[string]*backfillSource // by topic
 	serving int
 
 	// blocks and bytes count what came in and went out, by direction
@@ -85,7 +85,7 @@ func NewBackfill(h host.Host, log *slog.Logger, reg prometheus.Registerer) (*Bac
 	if log == nil {
 		log = slog.Default()
 	}
-	f := &Backfill{h: h, log: log.With("component", "crdt-backfill"), sources: map[string]backfillSource{},
+	f := &Backfill{h: h, log: log.With("component", "crdt-backfill"), sources: map[string]*backfillSource{},
 		blocks: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "jobmesh", Subsystem: "crdt", Name: "backfill_blocks_total",
 			Help: "Store DAG blocks backfilled, by direction (received, served)."}, []string{"direction"}),
 		bytes: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "jobmesh", Subsystem: "crdt", Name: "backfill_bytes_total",
@@ -111,11 +111,14 @@ func (f *Backfill) Close() { f.h.RemoveStreamHandler(BackfillProtocol) }
 func (f *Backfill) register(topic string, dag ipld.DAGService, local LocalBlocks) func() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.sources[topic] = backfillSource{dag: dag, local: local}
+	src := &backfillSource{dag: dag, local: local}
+	f.sources[topic] = src
 	return func() {
 		f.mu.Lock()
 		defer f.mu.Unlock()
-		delete(f.sources, topic)
+		if f.sources[topic] == src { // not a store reopened on the topic since
+			delete(f.sources, topic)
+		}
 	}
 }
 

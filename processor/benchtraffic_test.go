@@ -1,0 +1,47 @@
+package processor_test
+
+import (
+	"testing"
+
+	"github.com/jobmesh/jobmesh/localmesh"
+)
+
+// trafficKey is a series of jobmesh_p2p_pubsub_messages_total.
+type trafficKey struct{ topic, event string }
+
+// pubsubTraffic sums jobmesh_p2p_pubsub_messages_total over the running
+// members of m.
+func pubsubTraffic(b *testing.B, m *localmesh.Mesh) map[trafficKey]float64 {
+	b.Helper()
+	out := map[trafficKey]float64{}
+	for _, mem := range m.Running() {
+		memberTraffic(b, mem, out)
+	}
+	return out
+}
+
+// memberTraffic adds mem's jobmesh_p2p_pubsub_messages_total to out.
+func memberTraffic(b *testing.B, mem *localmesh.Member, out map[trafficKey]float64) {
+	b.Helper()
+	families, err := mem.Metrics.Gather()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() != "jobmesh_p2p_pubsub_messages_total" {
+			continue
+		}
+		for _, mt := range f.GetMetric() {
+			var k trafficKey
+			for _, l := range mt.GetLabel() {
+				switch l.GetName() {
+				case "topic":
+					k.topic = l.GetValue()
+				case "event":
+					k.event = l.GetValue()
+				}
+			}
+			out[k] += mt.GetCounter().GetValue()
+		}
+	}
+}
