@@ -85,6 +85,10 @@ func TestRepairSoonRecoversAMissedUpdate(t *testing.T) {
 	dag := &withholdingDAG{}
 	c := crdttest.New(t, crdttest.Options{Replicas: 2, Configure: func(i int, cfg *crdt.Config) {
 		cfg.RepairInterval = time.Hour
+		// No periodic re-announcement: replica 1 would walk the newer
+		// head again once headRepeat has passed and find the older
+		// update without a repair.
+		cfg.RebroadcastInterval = time.Hour
 		cfg.DAGSyncTimeout = time.Second
 		if i == 1 {
 			dag.DAGService = cfg.DAGService
