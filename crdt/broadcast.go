@@ -61,8 +61,9 @@ type broadcaster struct {
 	// backfill, if set with local, asks an announcement's author for the
 	// history below a delta whose parents this replica lacks, when the
 	// delta is more than backfillBehind above the replica's height
-	// (guarded by mu; set once the store is open); filling is true while
-	// one runs (backfill.go).
+	// (height: guarded by mu, set once the store is open); filling is true
+	// while one runs, filled counts the runs Close waits for
+	// (backfill.go).
 	backfill *Backfill
 	local    LocalBlocks
 	height   func() uint64
