@@ -25,6 +25,7 @@ import (
 	rcmgr "github.com/libp2p/go-libp2p/p2p/host/resource-manager"
 	"github.com/libp2p/go-libp2p/p2p/muxer/yamux"
 	"github.com/libp2p/go-libp2p/p2p/net/connmgr"
+	swarm "github.com/libp2p/go-libp2p/p2p/net/swarm"
 	"github.com/libp2p/go-libp2p/p2p/security/noise"
 	tls "github.com/libp2p/go-libp2p/p2p/security/tls"
 	quic "github.com/libp2p/go-libp2p/p2p/transport/quic"
@@ -187,9 +188,7 @@ func newDHT(h host.Host, mode string, dstore ds.Batching, bootstrap []peer.AddrI
 }
 
 func newLibp2pHost(cfg Config, key crypto.PrivKey, reg prometheus.Registerer) (host.Host, error) {
-	limits := rcmgr.DefaultLimits
-	libp2p.SetDefaultServiceLimits(&limits)
-	rm, err := rcmgr.NewResourceManager(rcmgr.NewFixedLimiter(limits.Scale(cfg.MaxMemory, cfg.MaxFileDescriptors)))
+	rm, err := rcmgr.NewResourceManager(rcmgr.NewFixedLimiter(resourceLimits(cfg)))
 	if err != nil {
 		return nil, fmt.Errorf("p2p: resource manager: %w", err)
 	}
@@ -338,6 +337,11 @@ func (n *Host) keepBootstrapped(ctx context.Context) {
 			b := backoffs[info.ID]
 			if !b.Ready(now) {
 				continue
+			}
+			// Our backoff paces these dials; the swarm's own, which grows
+			// with every failure and outlasts ours, would refuse them.
+			if sw, ok := n.Network().(*swarm.Swarm); ok {
+				sw.Backoff().Clear(info.ID)
 			}
 			dctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 			err := n.Host.Connect(dctx, info)
