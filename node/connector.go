@@ -38,28 +38,40 @@ func (n *Node) keepMeshed(ctx context.Context, every time.Duration) {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
-		n.dialAdvertised(ctx, backoffs)
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		case _, ok := <-changes:
-			if !ok {
+		_, all := n.dialAdvertised(ctx, backoffs)
+		for waiting := true; waiting; {
+			select {
+			case <-ctx.Done():
 				return
+			case <-t.C:
+				waiting = false
+			case _, ok := <-changes:
+				if !ok {
+					return
+				}
+				// Above the limit a change dials nobody: the
+				// advertisements are counted again at the next tick,
+				// not at every refresh of one of them, which would
+				// cost each node a read of every advertisement per
+				// advertisement, the cube of the mesh in all.
+				waiting = !all
 			}
 		}
 	}
 }
 
 // dialAdvertised dials the advertised processors this host is not
-// connected to, when dialsAll says so, and returns those it reached.
-func (n *Node) dialAdvertised(ctx context.Context, backoffs map[peer.ID]*p2p.Backoff) []peer.ID {
+// connected to, when dialsAll says so, and returns those it reached and
+// whether it dialled at all.
+func (n *Node) dialAdvertised(ctx context.Context, backoffs map[peer.ID]*p2p.Backoff) (reached []peer.ID, all bool) {
 	ads, err := n.Processors(ctx)
-	if err != nil || !dialsAll(len(ads), n.Config.P2P.DialAllBelow) {
-		return nil
+	if err != nil {
+		return nil, true // try again at the next change
+	}
+	if !dialsAll(len(ads), n.Config.P2P.DialAllBelow) {
+		return nil, false
 	}
 	h := n.Host
-	var reached []peer.ID
 	for _, ad := range ads {
 		if len(h.Network().Peers()) >= n.Config.P2P.ConnLow {
 			break
@@ -92,5 +104,5 @@ func (n *Node) dialAdvertised(ctx context.Context, backoffs map[peer.ID]*p2p.Bac
 		b.Reset()
 		reached = append(reached, id)
 	}
-	return reached
+	return reached, true
 }
