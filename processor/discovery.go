@@ -172,6 +172,12 @@ func (w *Worker) syncKnown(ctx context.Context) {
 func (w *Worker) noticeRecord(r crdt.Record) {
 	switch r.Type {
 	case records.JobType:
+		if k, err := records.Parse(r.Key); err == nil && w.knows(k.Job) {
+			// Known already: syncKnown reads every JobInfo the store
+			// holds, and decoding each again would cost a node in
+			// proportion to the mesh's history.
+			return
+		}
 		if info, err := jobs.Decode(r.Payload); err == nil && records.JobKey(info.ID()) == r.Key {
 			w.learn(info, false)
 		}
@@ -186,6 +192,14 @@ func (w *Worker) noticeRecord(r crdt.Record) {
 	case records.AskType:
 		w.noticeAsk(r)
 	}
+}
+
+// knows reports whether the worker has learnt job id.
+func (w *Worker) knows(id jobs.ID) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	_, ok := w.known[id]
+	return ok
 }
 
 // candidates returns the unfinished jobs this processor can serve, in the
