@@ -38,7 +38,9 @@ mdns = {{toml .P2P.MDNS}}
 # How often bootstrap connections are checked and redialled (unreachable
 # peers back off exponentially up to 5m).
 bootstrap_interval = {{toml .P2P.BootstrapInterval}}
-# Connection manager watermarks: trim to conn_low when over conn_high.
+# Connection manager watermarks: trim to conn_low when over conn_high. The
+# resource manager admits at least twice conn_high connections, so a busy
+# node trims old connections rather than refusing new peers.
 conn_low = {{toml .P2P.ConnLow}}
 conn_high = {{toml .P2P.ConnHigh}}
 # Resource manager limits for libp2p.
