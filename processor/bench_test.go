@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	mocknet "github.com/libp2p/go-libp2p/p2p/net/mock"
+
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/dapp"
 	"github.com/jobmesh/jobmesh/internal/cputime"
@@ -86,6 +88,9 @@ type tuning struct {
 	node func(cfg *node.Config)
 	// p2p adjusts each member's host config.
 	p2p func(cfg *p2p.Config)
+	// mocknet puts the hosts on libp2p's mock network instead of
+	// 127.0.0.1 sockets: no handshakes, encryption or system calls.
+	mocknet bool
 }
 
 // testTimeouts are flowMesh's settings: the baseline every tuning starts
@@ -139,6 +144,9 @@ var tunings = []tuning{
 	// the walk also waits for the store's DAG workers, and a walk given
 	// up is repaired.
 	{name: "dagsync3s", node: func(cfg *node.Config) { cfg.Store.DAGSyncTimeout = node.Duration(3 * time.Second) }},
+	// Hosts on libp2p's mock network: what the job costs without the
+	// transport's handshakes, encryption and system calls.
+	{name: "mocknet", mocknet: true},
 }
 
 // benchMesh starts a mesh of s.processors processors sharing exec, and a
@@ -160,7 +168,13 @@ func benchMeshWith(b *testing.B, s flowShape, tu tuning, exec *waitExec, configu
 		b.Fatal(err)
 	}
 	start := time.Now()
+	var mn mocknet.Mocknet
+	if tu.mocknet {
+		mn = mocknet.New()
+		b.Cleanup(func() { mn.Close() })
+	}
 	m, err := localmesh.Start(context.Background(), localmesh.Options{
+		Mocknet:    mn,
 		Dir:        dir,
 		Logger:     meshtest.Logger(),
 		Processors: s.processors,
