@@ -46,47 +46,22 @@ func startBrowser(t *testing.T, w, h int) *browser {
 		}
 		t.Skipf("%s is not installed (apt-get install chromium): %v", chromiumPath, err)
 	}
-	profile := t.TempDir()
-	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, chromiumPath,
-		"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-		// The closed network refuses Chromium's own connections; these
-		// keep it from trying.
-		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--user-data-dir="+profile, "--remote-debugging-port=0",
-		fmt.Sprintf("--window-size=%d,%d", w, h), "--hide-scrollbars",
-		"about:blank")
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		cancel()
-		t.Fatal(err)
+	// Chromium now and then exits as it starts, before it listens, with
+	// nothing on stderr but warnings; a second start is the fix.
+	var (
+		port string
+		ctx  context.Context
+		err  error
+	)
+	for try := 1; ; try++ {
+		if ctx, port, err = launchChromium(t, w, h); err == nil {
+			break
+		}
+		if try == 2 {
+			t.Fatal(err)
+		}
+		t.Logf("starting chromium again: %v", err)
 	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
-		cancel()
-		<-exited
-	})
-
-	// Chromium writes its DevTools port to the profile once it listens.
-	var port string
-	wait.Until(t, 30*time.Second, func() error {
-		select {
-		case <-exited:
-			t.Fatalf("chromium exited: %s", stderr.String())
-		default:
-		}
-		b, err := os.ReadFile(filepath.Join(profile, "DevToolsActivePort"))
-		if err != nil {
-			return err
-		}
-		port, _, _ = strings.Cut(string(b), "\n")
-		if port == "" {
-			return errors.New("no port yet")
-		}
-		return nil
-	})
 	var pageURL string
 	wait.Until(t, 30*time.Second, func() error {
 		resp, err := http.Get("http://127.0.0.1:" + port + "/json/list")
@@ -118,6 +93,57 @@ func startBrowser(t *testing.T, w, h int) *browser {
 	b := &browser{t: t, conn: conn}
 	b.call("Emulation.setDeviceMetricsOverride", map[string]any{"width": w, "height": h, "deviceScaleFactor": 1, "mobile": false}, nil)
 	return b
+}
+
+// launchChromium starts Chromium with a window of w×h pixels and waits for
+// its DevTools port; the returned context ends when the test does. An
+// error: Chromium exited before it listened (its stderr).
+func launchChromium(t *testing.T, w, h int) (context.Context, string, error) {
+	t.Helper()
+	profile := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, chromiumPath,
+		"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+		// The closed network refuses Chromium's own connections; these
+		// keep it from trying.
+		"--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--user-data-dir="+profile, "--remote-debugging-port=0",
+		fmt.Sprintf("--window-size=%d,%d", w, h), "--hide-scrollbars",
+		"about:blank")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		cancel()
+		<-exited
+	})
+
+	// Chromium writes its DevTools port to the profile once it listens.
+	var port string
+	var gone error
+	wait.Until(t, 30*time.Second, func() error {
+		select {
+		case <-exited:
+			gone = fmt.Errorf("chromium exited: %s", stderr.String())
+			return nil
+		default:
+		}
+		b, err := os.ReadFile(filepath.Join(profile, "DevToolsActivePort"))
+		if err != nil {
+			return err
+		}
+		port, _, _ = strings.Cut(string(b), "\n")
+		if port == "" {
+			return errors.New("no port yet")
+		}
+		return nil
+	})
+	return ctx, port, gone
 }
 
 // call sends one DevTools command and decodes its result into out.
