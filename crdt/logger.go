@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strings"
 )
 
 // dsLogger adapts slog to the go-log StandardLogger that go-ds-crdt wants.
@@ -14,13 +15,26 @@ type dsLogger struct{ l *slog.Logger }
 
 func (d dsLogger) log(level slog.Level, args ...any) {
 	if d.l.Enabled(context.Background(), level) {
-		d.l.Log(context.Background(), level, fmt.Sprint(args...))
+		d.emit(level, fmt.Sprint(args...))
 	}
 }
 
 func (d dsLogger) logf(level slog.Level, format string, args ...any) {
 	if d.l.Enabled(context.Background(), level) {
-		d.l.Log(context.Background(), level, fmt.Sprintf(format, args...))
+		d.emit(level, fmt.Sprintf(format, args...))
+	}
+}
+
+// emit logs msg at level, or at Debug when it reports a cancelled
+// context: go-ds-crdt's own context ends only when the store closes
+// (its walks' time limits end in "deadline exceeded"), so "error getting
+// delta: context canceled" is a shutdown, not a fault.
+func (d dsLogger) emit(level slog.Level, msg string) {
+	if level > slog.LevelDebug && strings.HasSuffix(msg, context.Canceled.Error()) {
+		level = slog.LevelDebug
+	}
+	if d.l.Enabled(context.Background(), level) {
+		d.l.Log(context.Background(), level, msg)
 	}
 }
 
