@@ -38,7 +38,11 @@ func (n *Node) keepMeshed(ctx context.Context, every time.Duration) {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
-		_, all := n.dialAdvertised(ctx, backoffs)
+		r := n.dialAdvertised(ctx, backoffs)
+		// Connected to every advertised processor, the host shares every
+		// topic it may join with peers it already has: the DHT could
+		// find it no other (p2p.Host.PauseTopicDiscovery).
+		n.Host.PauseTopicDiscovery(r.all && r.unconnected == 0)
 		for waiting := true; waiting; {
 			select {
 			case <-ctx.Done():
@@ -54,34 +58,43 @@ func (n *Node) keepMeshed(ctx context.Context, every time.Duration) {
 				// not at every refresh of one of them, which would
 				// cost each node a read of every advertisement per
 				// advertisement, the cube of the mesh in all.
-				waiting = !all
+				waiting = !r.all
 			}
 		}
 	}
 }
 
+// dialRound is what one round of dialAdvertised did.
+type dialRound struct {
+	reached []peer.ID // dialled and connected in this round
+	// all: the mesh is small enough to dial every advertised processor
+	// (dialsAll); unconnected: how many of them, this node aside, the
+	// host is not connected to after the round (unreachable, backing
+	// off, or past ConnLow).
+	all         bool
+	unconnected int
+}
+
 // dialAdvertised dials the advertised processors this host is not
-// connected to, when dialsAll says so, and returns those it reached and
-// whether it dialled at all.
-func (n *Node) dialAdvertised(ctx context.Context, backoffs map[peer.ID]*p2p.Backoff) (reached []peer.ID, all bool) {
+// connected to, when dialsAll says so.
+func (n *Node) dialAdvertised(ctx context.Context, backoffs map[peer.ID]*p2p.Backoff) dialRound {
 	ads, err := n.Processors(ctx)
 	if err != nil {
-		return nil, true // try again at the next change
+		return dialRound{all: true, unconnected: 1} // try again at the next change
 	}
 	if !dialsAll(len(ads), n.Config.P2P.DialAllBelow) {
-		return nil, false
+		return dialRound{}
 	}
+	r := dialRound{all: true}
 	h := n.Host
 	for _, ad := range ads {
-		if len(h.Network().Peers()) >= n.Config.P2P.ConnLow {
-			break
-		}
-		info, err := p2p.ParseAddrInfos(ad.Addrs)
-		if err != nil || len(info) != 1 || info[0].ID == h.ID() {
+		id, err := peer.Decode(ad.PeerID)
+		if err != nil || id == h.ID() || h.Network().Connectedness(id) == network.Connected {
 			continue
 		}
-		id := info[0].ID
-		if h.Network().Connectedness(id) == network.Connected {
+		r.unconnected++
+		info, err := p2p.ParseAddrInfos(ad.Addrs)
+		if err != nil || len(info) != 1 || info[0].ID != id || len(h.Network().Peers()) >= n.Config.P2P.ConnLow {
 			continue
 		}
 		b := backoffs[id]
@@ -102,7 +115,8 @@ func (n *Node) dialAdvertised(ctx context.Context, backoffs map[peer.ID]*p2p.Bac
 			continue
 		}
 		b.Reset()
-		reached = append(reached, id)
+		r.unconnected--
+		r.reached = append(r.reached, id)
 	}
-	return reached, true
+	return r
 }

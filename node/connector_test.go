@@ -2,6 +2,7 @@ package node
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -11,10 +12,13 @@ import (
 
 	ds "github.com/ipfs/go-datastore"
 	dssync "github.com/ipfs/go-datastore/sync"
+	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/peer"
 
+	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/internal/wait"
 	"github.com/jobmesh/jobmesh/p2p"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 func TestDialsAll(t *testing.T) {
@@ -50,33 +54,13 @@ func TestDialAllBelowValidated(t *testing.T) {
 // of them knowing only the first (their bootstrap peer). Under a limit
 // of 32 a node dials an advertised processor it is not connected to;
 // under a limit of 2, three advertised processors are a mesh too large to
-// dial: it dials none.
+// dial: it dials none. Only the node connected to every advertised
+// processor pauses topic discovery.
 func TestDialAdvertisedOnlyInSmallMesh(t *testing.T) {
 	ctx := context.Background()
-	start := func(limit int, bootstrap []string) *Node {
-		t.Helper()
-		r, err := OpenRepo(initRepo(t))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { r.Close() })
-		cfg := r.Config
-		cfg.P2P.DialAllBelow = limit
-		pcfg := p2p.LoopbackConfig()
-		pcfg.Bootstrap = bootstrap
-		n, err := New(ctx, Params{Role: RoleProcessor, Config: cfg, Identity: r.Identity, Datastore: dssync.MutexWrap(ds.NewMapDatastore()),
-			P2P: &pcfg, Logger: slog.New(slog.DiscardHandler)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { n.Close() })
-		return n
-	}
+	start := func(limit int, bootstrap []string) *Node { return startDialler(t, limit, bootstrap) }
 	first := start(32, nil)
-	var addrs []string
-	for _, a := range first.Host.FullAddrs() {
-		addrs = append(addrs, a.String())
-	}
+	addrs := fullAddrs(first.Host)
 	small, large := start(32, addrs), start(2, addrs)
 	for _, n := range []*Node{small, large} {
 		wait.Until(t, 30*time.Second, func() error {
@@ -95,18 +79,113 @@ func TestDialAdvertisedOnlyInSmallMesh(t *testing.T) {
 	// (the DHT may connect them again first: then try again).
 	wait.Until(t, 30*time.Second, func() error {
 		_ = small.Host.Network().ClosePeer(large.Host.ID())
-		if got, all := small.dialAdvertised(ctx, map[peer.ID]*p2p.Backoff{}); !all || !slices.Contains(got, large.Host.ID()) {
-			return fmt.Errorf("under the limit, dialled %v, not %s", got, large.Host.ID())
+		if r := small.dialAdvertised(ctx, map[peer.ID]*p2p.Backoff{}); !r.all || !slices.Contains(r.reached, large.Host.ID()) {
+			return fmt.Errorf("under the limit, dialled %v, not %s", r.reached, large.Host.ID())
 		}
 		return nil
 	})
 	if !small.Host.Connected(large.Host.ID()) {
 		t.Fatal("dialled but not connected")
 	}
+	// Connected to every advertised processor, the small-mesh node keeps
+	// its topics off the DHT; the other one, above its limit, does not.
+	wait.Until(t, 30*time.Second, func() error {
+		if !small.Host.TopicDiscoveryPaused() {
+			return fmt.Errorf("the small-mesh node, connected to every processor, still uses the DHT for topics")
+		}
+		return nil
+	})
+	if large.Host.TopicDiscoveryPaused() {
+		t.Fatal("above the limit, topic discovery is paused")
+	}
 
 	_ = large.Host.Network().ClosePeer(small.Host.ID())
 	_ = large.Host.Network().ClosePeer(first.Host.ID())
-	if got, all := large.dialAdvertised(ctx, map[peer.ID]*p2p.Backoff{}); all || len(got) != 0 {
-		t.Fatalf("above the limit, dialled %v", got)
+	if r := large.dialAdvertised(ctx, map[peer.ID]*p2p.Backoff{}); r.all || len(r.reached) != 0 {
+		t.Fatalf("above the limit, dialled %v", r.reached)
+	}
+}
+
+// startDialler starts a processor node on a fresh repo and an in-memory
+// datastore, with [p2p] dial_all_below = limit.
+func startDialler(t *testing.T, limit int, bootstrap []string) *Node {
+	t.Helper()
+	r, err := OpenRepo(initRepo(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	cfg := r.Config
+	cfg.P2P.DialAllBelow = limit
+	pcfg := p2p.LoopbackConfig()
+	pcfg.Bootstrap = bootstrap
+	n, err := New(context.Background(), Params{Role: RoleProcessor, Config: cfg, Identity: r.Identity, Datastore: dssync.MutexWrap(ds.NewMapDatastore()),
+		P2P: &pcfg, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { n.Close() })
+	return n
+}
+
+func fullAddrs(h *p2p.Host) []string {
+	var out []string
+	for _, a := range h.FullAddrs() {
+		out = append(out, a.String())
+	}
+	return out
+}
+
+// TestAdvertNamingAnotherPeerIsNotDialled: a processor whose
+// advertisement gives a third party's addresses (to have every node of a
+// small mesh dial it) gets no node to dial them, and its advertisement,
+// which no node can reach, keeps topic discovery on.
+func TestAdvertNamingAnotherPeerIsNotDialled(t *testing.T) {
+	ctx := context.Background()
+	first := startDialler(t, 32, nil)
+	liar := startDialler(t, 32, fullAddrs(first.Host))
+	pcfg := p2p.LoopbackConfig()
+	key, _, err := crypto.GenerateEd25519Key(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	victim, err := p2p.New(ctx, p2p.Params{Config: pcfg, Identity: key, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { victim.Close() })
+
+	ads, err := liar.Processors(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(ads, func(a Advert) bool { return a.PeerID == liar.Host.ID().String() })
+	if i < 0 {
+		t.Fatal("the liar's advertisement is not in its store")
+	}
+	forged := ads[i]
+	forged.Addrs = fullAddrs(victim)
+	if err := crdt.PutJSON(ctx, liar.Store, records.AdvertKey(forged.PeerID), records.AdvertType, forged); err != nil {
+		t.Fatal(err)
+	}
+	wait.Until(t, 30*time.Second, func() error {
+		ads, err := first.Processors(ctx)
+		if err != nil {
+			return err
+		}
+		for _, a := range ads {
+			if a.PeerID == forged.PeerID && slices.Equal(a.Addrs, forged.Addrs) {
+				return nil
+			}
+		}
+		return fmt.Errorf("the forged advertisement has not reached the first node")
+	})
+	_ = first.Host.Network().ClosePeer(liar.Host.ID())
+	r := first.dialAdvertised(ctx, map[peer.ID]*p2p.Backoff{})
+	if first.Host.Connected(victim.ID()) || slices.Contains(r.reached, victim.ID()) {
+		t.Fatal("the first node dialled the address another processor's advertisement gave for a third party")
+	}
+	if !first.Host.Connected(liar.Host.ID()) && r.unconnected == 0 {
+		t.Fatalf("the liar is not connected, yet the round counts no unconnected processor: %+v", r)
 	}
 }

@@ -48,6 +48,9 @@ func storageMesh(t *testing.T, processors int) (*localmesh.Mesh, *localmesh.Memb
 		Processor: func(_ *localmesh.Member, pc *processor.Config) {
 			pc.Poll = 200 * time.Millisecond
 			pc.DiscloseGrace = 2 * time.Second
+			// The client has no wallet key to sign a reveal: its jobs'
+			// checks are drawn from the lapse seed, after this.
+			pc.RevealTimeout = 5 * time.Second
 		},
 	})
 	for _, mem := range m.Running() {

@@ -3,6 +3,7 @@ package p2p
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/discovery"
@@ -25,6 +26,12 @@ import (
 // its searches found peers the joiner was connected to or could reach
 // directly; a room's members are known from its announcement and its
 // lock, and the joiner dials them (TopicConfig.Reach).
+//
+// While the host is connected to every node that may share a topic with
+// it (Host.PauseTopicDiscovery: in a small mesh, where every node dials
+// every advertised processor), no topic reaches the DHT either: a search
+// could find only peers it is connected to, and each advertisement and
+// search costs a lookup answered by nodes with no part in the topic.
 
 const (
 	discoveryMinWait = 10 * time.Second
@@ -35,6 +42,11 @@ const (
 	// hiddenAdvertiseWait is when gossipsub asks again to advertise a
 	// topic kept off the DHT (it asks until the topic is left).
 	hiddenAdvertiseWait = time.Hour
+	// pausedAdvertiseWait is when gossipsub asks again to advertise a
+	// topic while discovery is paused, so that a topic joined in a small
+	// mesh is advertised within about a minute of the mesh outgrowing
+	// it (gossipsub asks again after three quarters of the wait).
+	pausedAdvertiseWait = time.Minute
 	// pubsubNamespace is the prefix gossipsub puts before a topic's name
 	// to make its discovery namespace.
 	pubsubNamespace = "floodsub:"
@@ -46,6 +58,8 @@ const (
 type spacedDiscovery struct {
 	discovery.Discovery
 	now func() time.Time
+	// paused keeps every topic off the DHT (Host.PauseTopicDiscovery).
+	paused atomic.Bool
 
 	mu     sync.Mutex
 	topic  map[string]*Backoff
@@ -80,12 +94,15 @@ func (d *spacedDiscovery) Advertise(ctx context.Context, ns string, opts ...disc
 	if d.isHidden(ns) {
 		return hiddenAdvertiseWait, nil
 	}
+	if d.paused.Load() {
+		return pausedAdvertiseWait, nil
+	}
 	return d.Discovery.Advertise(ctx, ns, opts...)
 }
 
 // FindPeers implements discovery.Discoverer.
 func (d *spacedDiscovery) FindPeers(ctx context.Context, ns string, opts ...discovery.Option) (<-chan peer.AddrInfo, error) {
-	if d.isHidden(ns) || !d.due(ns) {
+	if d.isHidden(ns) || d.paused.Load() || !d.due(ns) {
 		ch := make(chan peer.AddrInfo)
 		close(ch)
 		return ch, nil

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	dhtpb "github.com/libp2p/go-libp2p-kad-dht/pb"
 	"github.com/libp2p/go-libp2p/core/discovery"
 	"github.com/libp2p/go-libp2p/core/peer"
 )
@@ -100,5 +101,62 @@ func TestHiddenTopicIsNeitherAdvertisedNorSearched(t *testing.T) {
 	}
 	if inner.advertised[room] != 1 {
 		t.Fatal("a topic shown again is not advertised")
+	}
+}
+
+// TestPausedDiscoveryReachesNoDHT: while discovery is paused no topic is
+// advertised or searched, and gossipsub is asked to come back within
+// about a minute; once resumed, a topic is advertised and searched at
+// once.
+func TestPausedDiscoveryReachesNoDHT(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	inner := &countingDiscovery{found: map[string]int{}, advertised: map[string]int{}}
+	d := newSpacedDiscovery(inner, func() time.Time { return now })
+	ctx := context.Background()
+	ns := pubsubNamespace + TopicPrefix + "job/j"
+	find := func() {
+		ch, err := d.FindPeers(ctx, ns)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range ch {
+		}
+	}
+	d.paused.Store(true)
+	for range 120 {
+		ttl, err := d.Advertise(ctx, ns)
+		if err != nil || ttl != pausedAdvertiseWait {
+			t.Fatalf("paused advertise: ttl %s, err %v; want %s", ttl, err, pausedAdvertiseWait)
+		}
+		find()
+		now = now.Add(time.Second)
+	}
+	if inner.advertised[ns] != 0 || inner.found[ns] != 0 {
+		t.Fatalf("paused: %d advertisements, %d searches reached the DHT", inner.advertised[ns], inner.found[ns])
+	}
+	d.paused.Store(false)
+	if _, err := d.Advertise(ctx, ns); err != nil {
+		t.Fatal(err)
+	}
+	find()
+	if inner.advertised[ns] != 1 || inner.found[ns] != 1 {
+		t.Fatalf("resumed: %d advertisements, %d searches, want 1 and 1", inner.advertised[ns], inner.found[ns])
+	}
+}
+
+// TestDHTRequestTypeIsBounded: the request counter's label is one of the
+// known message types, or "other" whatever number a peer sends.
+func TestDHTRequestTypeIsBounded(t *testing.T) {
+	for typ, want := range map[dhtpb.Message_MessageType]string{
+		dhtpb.Message_FIND_NODE:       "find_node",
+		dhtpb.Message_GET_PROVIDERS:   "get_providers",
+		dhtpb.Message_ADD_PROVIDER:    "add_provider",
+		dhtpb.Message_PING:            "ping",
+		dhtpb.Message_MessageType(42): "other",
+		dhtpb.Message_MessageType(-1): "other",
+	} {
+		if got := dhtRequestType(typ); got != want {
+			t.Errorf("dhtRequestType(%d) = %q, want %q", typ, got, want)
+		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	dssync "github.com/ipfs/go-datastore/sync"
 	"github.com/libp2p/go-libp2p"
 	dht "github.com/libp2p/go-libp2p-kad-dht"
+	dhtpb "github.com/libp2p/go-libp2p-kad-dht/pb"
 	pubsub "github.com/libp2p/go-libp2p-pubsub"
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/host"
@@ -102,7 +103,8 @@ func New(ctx context.Context, p Params) (*Host, error) {
 		}
 	}
 
-	kad, err := newDHT(h, cfg.DHTMode, dstore, bootstrap)
+	met := newMetrics()
+	kad, err := newDHT(h, cfg.DHTMode, dstore, bootstrap, met.dhtRequests)
 	if err != nil {
 		h.Close()
 		return nil, fmt.Errorf("p2p: start dht: %w", err)
@@ -123,7 +125,6 @@ func New(ctx context.Context, p Params) (*Host, error) {
 		disc = newSpacedDiscovery(drouting.NewRoutingDiscovery(kad), time.Now)
 		psOpts = append(psOpts, pubsub.WithDiscovery(disc))
 	}
-	met := newMetrics()
 	psOpts = append(psOpts, pubsub.WithRawTracer(newTrafficTracer(met.traffic)))
 	if cfg.DropInbound > 0 {
 		psOpts = append(psOpts, pubsub.WithDefaultValidator(dropInbound(h.ID(), cfg.DropInbound, met.faultDropped)))
@@ -171,7 +172,9 @@ func New(ctx context.Context, p Params) (*Host, error) {
 }
 
 // newDHT starts the Kademlia DHT of h under the private ProtocolPrefix.
-func newDHT(h host.Host, mode string, dstore ds.Batching, bootstrap []peer.AddrInfo) (*dht.IpfsDHT, error) {
+// newDHT starts the DHT; requests counts the requests it answers, by
+// message type.
+func newDHT(h host.Host, mode string, dstore ds.Batching, bootstrap []peer.AddrInfo, requests *prometheus.CounterVec) (*dht.IpfsDHT, error) {
 	m := dht.ModeAuto
 	switch mode {
 	case DHTModeServer:
@@ -184,6 +187,9 @@ func newDHT(h host.Host, mode string, dstore ds.Batching, bootstrap []peer.AddrI
 		dht.Mode(m),
 		dht.Datastore(dstore),
 		dht.BootstrapPeers(bootstrap...),
+		dht.OnRequestHook(func(_ context.Context, _ network.Stream, req *dhtpb.Message) {
+			requests.WithLabelValues(dhtRequestType(req.GetType())).Inc()
+		}),
 	)
 }
 
@@ -284,6 +290,21 @@ func (n *Host) Peers() []peer.ID {
 	ps := n.Network().Peers()
 	slices.Sort(ps)
 	return ps
+}
+
+// PauseTopicDiscovery keeps every topic off the DHT while paused is true:
+// the caller knows the host is connected to every node that may share a
+// topic with it. Without Config.TopicDiscovery it does nothing.
+func (n *Host) PauseTopicDiscovery(paused bool) {
+	if n.disc != nil {
+		n.disc.paused.Store(paused)
+	}
+}
+
+// TopicDiscoveryPaused reports whether PauseTopicDiscovery holds topics
+// off the DHT now.
+func (n *Host) TopicDiscoveryPaused() bool {
+	return n.disc != nil && n.disc.paused.Load()
 }
 
 // Close stops discovery, pubsub's routing and the host. It is idempotent.

@@ -3,7 +3,9 @@ package p2p
 import (
 	"context"
 	"log/slog"
+	"strings"
 
+	dhtpb "github.com/libp2p/go-libp2p-kad-dht/pb"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -15,6 +17,8 @@ type metrics struct {
 	traffic *prometheus.CounterVec
 	// refused counts peers whose connections were closed, by reason.
 	refused *prometheus.CounterVec
+	// dhtRequests counts the DHT requests this node answered, by type.
+	dhtRequests *prometheus.CounterVec
 	// faultDropped counts messages the DropInbound fault ignored.
 	faultDropped prometheus.Counter
 }
@@ -43,6 +47,10 @@ func newMetrics() *metrics {
 			Namespace: "jobmesh", Subsystem: "p2p", Name: "peers_refused_total",
 			Help: "Connections closed because of what the peer is, by reason (layout: another mesh layout version).",
 		}, []string{"reason"}),
+		dhtRequests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "jobmesh", Subsystem: "p2p", Name: "dht_requests_total",
+			Help: "DHT requests this node answered, by message type (find_node, get_providers, add_provider, get_value, put_value, ping, other).",
+		}, []string{"type"}),
 		faultDropped: prometheus.NewCounter(prometheus.CounterOpts{
 			Namespace: "jobmesh", Subsystem: "p2p", Name: "fault_dropped_total",
 			Help: "Pubsub messages ignored by the DropInbound fault injection (tests only).",
@@ -58,10 +66,22 @@ func (m *metrics) register(reg prometheus.Registerer, fault bool) {
 	if reg == nil {
 		return
 	}
-	reg.MustRegister(m.bootstrapDials, m.rejected, m.received, m.traffic, m.refused)
+	reg.MustRegister(m.bootstrapDials, m.rejected, m.received, m.traffic, m.refused, m.dhtRequests)
 	if fault {
 		reg.MustRegister(m.faultDropped)
 	}
+}
+
+// dhtRequestType is the type label of a DHT request: the message type
+// in lower case, or "other" for a value this version does not know (the
+// label's values stay bounded whatever a peer sends).
+func dhtRequestType(t dhtpb.Message_MessageType) string {
+	switch t {
+	case dhtpb.Message_PUT_VALUE, dhtpb.Message_GET_VALUE, dhtpb.Message_ADD_PROVIDER,
+		dhtpb.Message_GET_PROVIDERS, dhtpb.Message_FIND_NODE, dhtpb.Message_PING:
+		return strings.ToLower(t.String())
+	}
+	return "other"
 }
 
 // quietHandler passes on only records at or above min: libraries log

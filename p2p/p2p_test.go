@@ -310,6 +310,10 @@ func TestReachFindsAPeerThroughTheDHT(t *testing.T) {
 	if !slices.Contains(a.Peers(), c.ID()) {
 		t.Fatal("Reach returned without a connection")
 	}
+	// a's lookup was answered by b, which counts it.
+	if got := testutil.ToFloat64(b.metrics.dhtRequests.WithLabelValues("find_node")); got < 1 {
+		t.Fatalf("b counted %v find_node requests, want at least a's lookup", got)
+	}
 	if err := a.Reach(ctx, a.ID()); err != nil {
 		t.Fatalf("reaching itself: %v", err)
 	}

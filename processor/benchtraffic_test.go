@@ -45,3 +45,22 @@ func memberTraffic(b *testing.B, mem *localmesh.Member, out map[trafficKey]float
 		}
 	}
 }
+
+// memberDHTRequests is mem's jobmesh_p2p_dht_requests_total summed over
+// the request types: the DHT requests it answered.
+func memberDHTRequests(b *testing.B, mem *localmesh.Member) float64 {
+	b.Helper()
+	families, err := mem.Metrics.Gather()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var n float64
+	for _, f := range families {
+		if f.GetName() == "jobmesh_p2p_dht_requests_total" {
+			for _, mt := range f.GetMetric() {
+				n += mt.GetCounter().GetValue()
+			}
+		}
+	}
+	return n
+}

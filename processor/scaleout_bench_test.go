@@ -54,6 +54,9 @@ func scaleSet(mem *localmesh.Member) int {
 //     values of every layer) per job the mesh ran, blocks-B/job/bystander
 //     the part of it in the block layer (the store's deltas), and
 //     store-B/microjob/participant a participant's per MicroJob it ran;
+//   - dht-requests/mesh-job/participant and .../bystander: DHT requests
+//     the node answered (jobmesh_p2p_dht_requests_total) per job the mesh
+//     ran;
 //   - deliveries/microjob/participant and deliveries/microjob/bystander,
 //     with the bystanders' by topic kind: pubsub messages handed to the
 //     node per MicroJob (of its job; of the mesh);
@@ -91,6 +94,7 @@ func benchScaleOut(b *testing.B, jobsAtOnce int) {
 	type counts struct {
 		store, blocks int64
 		traffic       map[trafficKey]float64
+		dht           float64
 	}
 	read := func() map[int]counts {
 		out := map[int]counts{}
@@ -103,7 +107,7 @@ func benchScaleOut(b *testing.B, jobsAtOnce int) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			c := counts{store: n, blocks: blocks, traffic: map[trafficKey]float64{}}
+			c := counts{store: n, blocks: blocks, traffic: map[trafficKey]float64{}, dht: memberDHTRequests(b, mem)}
 			memberTraffic(b, mem, c.traffic)
 			out[mem.Index] = c
 		}
@@ -129,9 +133,9 @@ func benchScaleOut(b *testing.B, jobsAtOnce int) {
 	own := runs * float64(shape.microjobs()) // MicroJobs a participant's job ran
 	all := own * float64(jobsAtOnce)         // MicroJobs the mesh ran
 	var part, by struct {
-		n                                   int
-		cpu, overIdle, store, blocks, deliv float64
-		topics                              map[string]float64
+		n                                        int
+		cpu, overIdle, store, blocks, deliv, dht float64
+		topics                                   map[string]float64
 	}
 	by.topics = map[string]float64{}
 	var total time.Duration
@@ -148,6 +152,7 @@ func benchScaleOut(b *testing.B, jobsAtOnce int) {
 		c := cpu[label]
 		store := float64(after[mem.Index].store - before[mem.Index].store)
 		blocks := float64(after[mem.Index].blocks - before[mem.Index].blocks)
+		dht := after[mem.Index].dht - before[mem.Index].dht
 		var delivered float64
 		topics := map[string]float64{}
 		for k, v := range after[mem.Index].traffic {
@@ -162,6 +167,7 @@ func benchScaleOut(b *testing.B, jobsAtOnce int) {
 			part.cpu += ms(c) / own
 			part.store += store / own
 			part.deliv += delivered / own
+			part.dht += dht / (runs * float64(jobsAtOnce))
 			continue
 		}
 		by.n++
@@ -170,6 +176,7 @@ func benchScaleOut(b *testing.B, jobsAtOnce int) {
 		by.store += store / (runs * float64(jobsAtOnce))
 		by.blocks += blocks / (runs * float64(jobsAtOnce))
 		by.deliv += delivered / all
+		by.dht += dht / (runs * float64(jobsAtOnce))
 		for t, d := range topics {
 			by.topics[t] += d / all
 		}
@@ -181,6 +188,7 @@ func benchScaleOut(b *testing.B, jobsAtOnce int) {
 	b.ReportMetric(part.cpu/pn, "cpu-ms/microjob/participant")
 	b.ReportMetric(part.store/pn, "store-B/microjob/participant")
 	b.ReportMetric(part.deliv/pn, "deliveries/microjob/participant")
+	b.ReportMetric(part.dht/pn, "dht-requests/mesh-job/participant")
 	if by.n > 0 {
 		bn := float64(by.n)
 		b.ReportMetric(by.cpu/bn, "cpu-ms/microjob/bystander")
@@ -189,6 +197,7 @@ func benchScaleOut(b *testing.B, jobsAtOnce int) {
 		b.ReportMetric(by.store/bn, "store-B/job/bystander")
 		b.ReportMetric(by.blocks/bn, "blocks-B/job/bystander")
 		b.ReportMetric(by.deliv/bn, "deliveries/microjob/bystander")
+		b.ReportMetric(by.dht/bn, "dht-requests/mesh-job/bystander")
 		for _, t := range []string{"crdt", "jobcrdt", "jobs", "job", "macrojob"} {
 			b.ReportMetric(by.topics[t]/bn, t+"-deliveries/microjob/bystander")
 		}
