@@ -438,7 +438,9 @@ func phase(b *testing.B, start time.Time, what string) {
 // holds every processor, as in a mesh that has been up for a while.
 func waitAllLive(b *testing.B, m *localmesh.Mesh, processors int) {
 	b.Helper()
-	wait.Until(b, time.Minute, func() error {
+	// A large mesh's stores take longer to hear every advertisement on a
+	// machine of few cores.
+	wait.Until(b, time.Minute+time.Duration(processors)*2*time.Second, func() error {
 		for _, mem := range m.Running() {
 			if mem.Worker == nil {
 				continue
@@ -563,6 +565,12 @@ func BenchmarkCoordinationOverhead(b *testing.B) {
 		// the processors of one job multiply.
 		{"p50-m2002", flowShape{processors: 50, macros: 182, n: 10, cost: 50 * time.Millisecond}},
 		{"p100-m2002", flowShape{processors: 100, macros: 182, n: 10, cost: 50 * time.Millisecond}},
+		// A shorter job, 37 MacroJobs × 11 = 407 MicroJobs, on 20, 50 and
+		// 100 processors: the per-node counts where the long job does not
+		// finish on 2 cores.
+		{"p20-m407", flowShape{processors: 20, macros: 37, n: 10, cost: 50 * time.Millisecond}},
+		{"p50-m407", flowShape{processors: 50, macros: 37, n: 10, cost: 50 * time.Millisecond}},
+		{"p100-m407", flowShape{processors: 100, macros: 37, n: 10, cost: 50 * time.Millisecond}},
 		// 3 MacroJobs × 11 = 33 MicroJobs: a quick point.
 		{"p4-m33", flowShape{processors: 4, macros: 3, n: 10, cost: 50 * time.Millisecond}},
 		// 37 MacroJobs × 11 = 407 MicroJobs.
