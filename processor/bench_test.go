@@ -147,6 +147,20 @@ var tunings = []tuning{
 	// Hosts on libp2p's mock network: what the job costs without the
 	// transport's handshakes, encryption and system calls.
 	{name: "mocknet", mocknet: true},
+	// The rooms' timeouts and the store's re-announcement at the node
+	// defaults (a lock holds 10 min, an owner is replaced after 30 s,
+	// heads are re-announced every 15 s) instead of the test mesh's
+	// seconds: a mesh whose stores lag does not hand MicroJobs on to run
+	// again, and a slow run's messages are not mostly re-announcements.
+	{name: "nodedefaults",
+		proc: func(pc *processor.Config) {
+			d := processor.DefaultConfig().Room
+			pc.Room.Queue.ProcessingTimeout = d.Queue.ProcessingTimeout
+			pc.Room.Queue.OwnerTimeout = d.Queue.OwnerTimeout
+			pc.Room.Queue.Rebroadcast = d.Queue.Rebroadcast
+			pc.Room.LockTTL = d.LockTTL
+		},
+		node: func(cfg *node.Config) { cfg.Store.Rebroadcast = node.DefaultConfig().Store.Rebroadcast }},
 }
 
 // benchMesh starts a mesh of s.processors processors sharing exec, and a
