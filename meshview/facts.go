@@ -371,7 +371,7 @@ func (f *Facts) View(ctx context.Context, ids []jobs.ID) (*View, error) {
 	var in []dispatch.QoSInput
 	seen := map[string]bool{}
 	for _, a := range ads {
-		if now.Sub(a.Updated) > f.cfg.AdvertTTL || a.Updated.After(now.Add(f.cfg.AdvertTTL)) {
+		if !AdvertLive(a.Updated, now, f.cfg.AdvertTTL) {
 			continue
 		}
 		if seen[a.PeerID] || a.PeerID == "" {
@@ -589,4 +589,12 @@ func (f *Facts) derive(ctx context.Context, id jobs.ID) (*finishedJob, error) {
 		j.tasks = append(j.tasks, finish.TaskOutcome(id, r))
 	}
 	return j, nil
+}
+
+// AdvertLive reports whether an advertisement refreshed at updated
+// counts as live at now: no older than ttl, and no further ahead than
+// ttl either (a clock set forward, or a lie, does not stay live for
+// ever).
+func AdvertLive(updated, now time.Time, ttl time.Duration) bool {
+	return now.Sub(updated) <= ttl && !updated.After(now.Add(ttl))
 }

@@ -185,3 +185,22 @@ func TestFactsQoSIgnoresForgedRounds(t *testing.T) {
 		}
 	}
 }
+
+func TestAdvertLive(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	ttl := 30 * time.Minute
+	for _, c := range []struct {
+		updated time.Time
+		want    bool
+	}{
+		{now, true},
+		{now.Add(-ttl), true},
+		{now.Add(-ttl - time.Second), false},
+		{now.Add(ttl), true},
+		{now.Add(ttl + time.Second), false},
+	} {
+		if got := AdvertLive(c.updated, now, ttl); got != c.want {
+			t.Errorf("AdvertLive(now%+v) = %v, want %v", c.updated.Sub(now), got, c.want)
+		}
+	}
+}

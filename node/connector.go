@@ -7,6 +7,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
 
+	"github.com/jobmesh/jobmesh/meshview"
 	"github.com/jobmesh/jobmesh/p2p"
 	"github.com/jobmesh/jobmesh/records"
 )
@@ -68,9 +69,9 @@ func (n *Node) keepMeshed(ctx context.Context, every time.Duration) {
 type dialRound struct {
 	reached []peer.ID // dialled and connected in this round
 	// all: the mesh is small enough to dial every advertised processor
-	// (dialsAll); unconnected: how many of them, this node aside, the
-	// host is not connected to after the round (unreachable, backing
-	// off, or past ConnLow).
+	// (dialsAll); unconnected: how many of the live ones
+	// (meshview.AdvertLive), this node aside, the host is not connected
+	// to after the round (unreachable, backing off, or past ConnLow).
 	all         bool
 	unconnected int
 }
@@ -87,12 +88,19 @@ func (n *Node) dialAdvertised(ctx context.Context, backoffs map[peer.ID]*p2p.Bac
 	}
 	r := dialRound{all: true}
 	h := n.Host
+	now, ttl := time.Now(), time.Duration(n.Config.Dispatch.AdvertTTL)
 	for _, ad := range ads {
 		id, err := peer.Decode(ad.PeerID)
 		if err != nil || id == h.ID() || h.Network().Connectedness(id) == network.Connected {
 			continue
 		}
-		r.unconnected++
+		// A processor gone for longer than the advertisement's TTL
+		// (its advertisement stays in the store) is dialled at its
+		// backoff but is no topic peer to look for.
+		live := meshview.AdvertLive(ad.Updated, now, ttl)
+		if live {
+			r.unconnected++
+		}
 		info, err := p2p.ParseAddrInfos(ad.Addrs)
 		if err != nil || len(info) != 1 || info[0].ID != id || len(h.Network().Peers()) >= n.Config.P2P.ConnLow {
 			continue
@@ -115,7 +123,9 @@ func (n *Node) dialAdvertised(ctx context.Context, backoffs map[peer.ID]*p2p.Bac
 			continue
 		}
 		b.Reset()
-		r.unconnected--
+		if live {
+			r.unconnected--
+		}
 		r.reached = append(r.reached, id)
 	}
 	return r

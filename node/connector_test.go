@@ -110,6 +110,13 @@ func TestDialAdvertisedOnlyInSmallMesh(t *testing.T) {
 // datastore, with [p2p] dial_all_below = limit.
 func startDialler(t *testing.T, limit int, bootstrap []string) *Node {
 	t.Helper()
+	return startDiallerWith(t, limit, bootstrap, nil)
+}
+
+// startDiallerWith is startDialler with the config also passed through
+// configure.
+func startDiallerWith(t *testing.T, limit int, bootstrap []string, configure func(*Config)) *Node {
+	t.Helper()
 	r, err := OpenRepo(initRepo(t))
 	if err != nil {
 		t.Fatal(err)
@@ -117,6 +124,9 @@ func startDialler(t *testing.T, limit int, bootstrap []string) *Node {
 	t.Cleanup(func() { r.Close() })
 	cfg := r.Config
 	cfg.P2P.DialAllBelow = limit
+	if configure != nil {
+		configure(&cfg)
+	}
 	pcfg := p2p.LoopbackConfig()
 	pcfg.Bootstrap = bootstrap
 	n, err := New(context.Background(), Params{Role: RoleProcessor, Config: cfg, Identity: r.Identity, Datastore: dssync.MutexWrap(ds.NewMapDatastore()),
@@ -188,4 +198,52 @@ func TestAdvertNamingAnotherPeerIsNotDialled(t *testing.T) {
 	if !first.Host.Connected(liar.Host.ID()) && r.unconnected == 0 {
 		t.Fatalf("the liar is not connected, yet the round counts no unconnected processor: %+v", r)
 	}
+}
+
+// TestGoneProcessorLetsDiscoveryPause: a processor that stops leaves its
+// advertisement in the store. While the advertisement is live, the node
+// that cannot reach it keeps topic discovery on (the processor may be
+// reachable through the DHT); once it is older than [dispatch]
+// advert_ttl, the node pauses discovery again.
+func TestGoneProcessorLetsDiscoveryPause(t *testing.T) {
+	ctx := context.Background()
+	const ttl = 20 * time.Second
+	first := startDialler(t, 32, nil)
+	observer := startDiallerWith(t, 32, fullAddrs(first.Host), func(cfg *Config) { cfg.Dispatch.AdvertTTL = Duration(ttl) })
+	gone := startDialler(t, 32, fullAddrs(first.Host))
+	wait.Until(t, ttl/2, func() error {
+		ads, err := observer.Processors(ctx)
+		if err != nil {
+			return err
+		}
+		if len(ads) != 3 {
+			return fmt.Errorf("the observer knows %d advertised processors, want 3", len(ads))
+		}
+		return nil
+	})
+	goneID := gone.Host.ID()
+	if err := gone.Close(); err != nil {
+		t.Fatal(err)
+	}
+	wait.Until(t, ttl/4, func() error {
+		if observer.Host.Connected(goneID) {
+			return fmt.Errorf("the observer is still connected to the stopped processor")
+		}
+		return nil
+	})
+	if r := observer.dialAdvertised(ctx, map[peer.ID]*p2p.Backoff{}); r.unconnected != 1 || !r.all {
+		t.Fatalf("with %s stopped but its advertisement live: %+v, want one unconnected", goneID, r)
+	}
+	wait.Until(t, ttl, func() error {
+		if observer.Host.TopicDiscoveryPaused() {
+			return fmt.Errorf("a processor with a live advertisement is unreachable, yet topic discovery stays paused")
+		}
+		return nil
+	})
+	wait.Until(t, 3*ttl, func() error {
+		if !observer.Host.TopicDiscoveryPaused() {
+			return fmt.Errorf("the stopped processor's advertisement keeps topic discovery on")
+		}
+		return nil
+	})
 }
