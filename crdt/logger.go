@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+
+	"github.com/jobmesh/jobmesh/internal/dsguard"
 )
 
 // dsLogger adapts slog to the go-log StandardLogger that go-ds-crdt wants.
@@ -25,12 +27,14 @@ func (d dsLogger) logf(level slog.Level, format string, args ...any) {
 	}
 }
 
-// emit logs msg at level, or at Debug when it reports a cancelled
-// context: go-ds-crdt's own context ends only when the store closes
-// (its walks' time limits end in "deadline exceeded"), so "error getting
-// delta: context canceled" is a shutdown, not a fault.
+// emit logs msg at level, or at Debug when it reports a shutdown, not a
+// fault: a cancelled context (go-ds-crdt's own context ends only when the
+// store closes; its walks' time limits end in "deadline exceeded"), or the
+// guard that refuses a closed store's datastore to the walkers that
+// outlive Close (dsguard.ErrClosed: "error setting dirty bit: datastore
+// use after close").
 func (d dsLogger) emit(level slog.Level, msg string) {
-	if level > slog.LevelDebug && strings.HasSuffix(msg, context.Canceled.Error()) {
+	if level > slog.LevelDebug && (strings.HasSuffix(msg, context.Canceled.Error()) || strings.HasSuffix(msg, dsguard.ErrClosed.Error())) {
 		level = slog.LevelDebug
 	}
 	if d.l.Enabled(context.Background(), level) {

@@ -5,17 +5,20 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+
+	"github.com/jobmesh/jobmesh/internal/dsguard"
 )
 
 // go-ds-crdt's errors reach the node's log, except those of a walk its
-// closing store cancelled, which go to Debug.
+// closing store cancelled or refused its datastore, which go to Debug.
 func TestDSLoggerQuietsCancelledWalks(t *testing.T) {
 	var buf bytes.Buffer
 	d := dsLogger{l: slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelInfo}))}
 	d.Errorf("error getting delta: %s", "context canceled")
 	d.Warn("error getting delta: context canceled")
+	d.Errorf("error setting dirty bit: %s", dsguard.ErrClosed)
 	if buf.Len() != 0 {
-		t.Errorf("a cancelled walk was logged above Debug: %s", buf.String())
+		t.Errorf("a cancelled walk, or one refused the closed store's datastore, was logged above Debug: %s", buf.String())
 	}
 	d.Errorf("error getting delta: %s", "context deadline exceeded")
 	d.Infof("repair check")
