@@ -171,9 +171,8 @@ func New(ctx context.Context, p Params) (*Host, error) {
 	return n, nil
 }
 
-// newDHT starts the Kademlia DHT of h under the private ProtocolPrefix.
-// newDHT starts the DHT; requests counts the requests it answers, by
-// message type.
+// newDHT starts the Kademlia DHT of h under the private ProtocolPrefix;
+// requests counts the requests it answers, by message type.
 func newDHT(h host.Host, mode string, dstore ds.Batching, bootstrap []peer.AddrInfo, requests *prometheus.CounterVec) (*dht.IpfsDHT, error) {
 	m := dht.ModeAuto
 	switch mode {
