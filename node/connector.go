@@ -81,7 +81,9 @@ type dialRound struct {
 func (n *Node) dialAdvertised(ctx context.Context, backoffs map[peer.ID]*p2p.Backoff) dialRound {
 	ads, err := n.Processors(ctx)
 	if err != nil {
-		return dialRound{all: true, unconnected: 1} // try again at the next change
+		// Try again at the next change; one unconnected keeps topic
+		// discovery on meanwhile.
+		return dialRound{all: true, unconnected: 1}
 	}
 	if !dialsAll(len(ads), n.Config.P2P.DialAllBelow) {
 		return dialRound{}
@@ -94,39 +96,42 @@ func (n *Node) dialAdvertised(ctx context.Context, backoffs map[peer.ID]*p2p.Bac
 		if err != nil || id == h.ID() || h.Network().Connectedness(id) == network.Connected {
 			continue
 		}
-		// A processor gone for longer than the advertisement's TTL
-		// (its advertisement stays in the store) is dialled at its
-		// backoff but is no topic peer to look for.
-		live := meshview.AdvertLive(ad.Updated, now, ttl)
-		if live {
+		if backoffs[id] == nil {
+			backoffs[id] = p2p.NewBackoff(time.Second, 5*time.Minute)
+		}
+		switch {
+		case n.dialAd(ctx, id, ad, backoffs[id], now):
+			r.reached = append(r.reached, id)
+		case meshview.AdvertLive(ad.Updated, now, ttl):
+			// A processor gone for longer than the TTL (its
+			// advertisement stays in the store) is still dialled at its
+			// backoff, but is no topic peer to look for.
 			r.unconnected++
 		}
-		info, err := p2p.ParseAddrInfos(ad.Addrs)
-		if err != nil || len(info) != 1 || info[0].ID != id || len(h.Network().Peers()) >= n.Config.P2P.ConnLow {
-			continue
-		}
-		b := backoffs[id]
-		if b == nil {
-			b = p2p.NewBackoff(time.Second, 5*time.Minute)
-			backoffs[id] = b
-		}
-		now := time.Now()
-		if !b.Ready(now) {
-			continue
-		}
-		dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		err = h.Connect(dctx, info[0])
-		cancel()
-		if err != nil {
-			b.Failed(now)
-			n.Log.Debug("advertised processor unreachable", "peer", id, "retry_in", b.Delay(), "err", err)
-			continue
-		}
-		b.Reset()
-		if live {
-			r.unconnected--
-		}
-		r.reached = append(r.reached, id)
 	}
 	return r
+}
+
+// dialAd dials the processor id at the address its advertisement gives,
+// only when that names id itself, the host is below ConnLow and the
+// processor's backoff allows; it reports whether it connected.
+func (n *Node) dialAd(ctx context.Context, id peer.ID, ad Advert, b *p2p.Backoff, now time.Time) bool {
+	h := n.Host
+	info, err := p2p.ParseAddrInfos(ad.Addrs)
+	if err != nil || len(info) != 1 || info[0].ID != id || len(h.Network().Peers()) >= n.Config.P2P.ConnLow {
+		return false
+	}
+	if !b.Ready(now) {
+		return false
+	}
+	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	err = h.Connect(dctx, info[0])
+	cancel()
+	if err != nil {
+		b.Failed(now)
+		n.Log.Debug("advertised processor unreachable", "peer", id, "retry_in", b.Delay(), "err", err)
+		return false
+	}
+	b.Reset()
+	return true
 }

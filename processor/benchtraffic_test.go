@@ -3,6 +3,8 @@ package processor_test
 import (
 	"testing"
 
+	dto "github.com/prometheus/client_model/go"
+
 	"github.com/jobmesh/jobmesh/localmesh"
 )
 
@@ -23,26 +25,17 @@ func pubsubTraffic(b *testing.B, m *localmesh.Mesh) map[trafficKey]float64 {
 // memberTraffic adds mem's jobmesh_p2p_pubsub_messages_total to out.
 func memberTraffic(b *testing.B, mem *localmesh.Member, out map[trafficKey]float64) {
 	b.Helper()
-	families, err := mem.Metrics.Gather()
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, f := range families {
-		if f.GetName() != "jobmesh_p2p_pubsub_messages_total" {
-			continue
-		}
-		for _, mt := range f.GetMetric() {
-			var k trafficKey
-			for _, l := range mt.GetLabel() {
-				switch l.GetName() {
-				case "topic":
-					k.topic = l.GetValue()
-				case "event":
-					k.event = l.GetValue()
-				}
+	for _, mt := range memberSeries(b, mem, "jobmesh_p2p_pubsub_messages_total") {
+		var k trafficKey
+		for _, l := range mt.GetLabel() {
+			switch l.GetName() {
+			case "topic":
+				k.topic = l.GetValue()
+			case "event":
+				k.event = l.GetValue()
 			}
-			out[k] += mt.GetCounter().GetValue()
 		}
+		out[k] += mt.GetCounter().GetValue()
 	}
 }
 
@@ -50,17 +43,24 @@ func memberTraffic(b *testing.B, mem *localmesh.Member, out map[trafficKey]float
 // the request types: the DHT requests it answered.
 func memberDHTRequests(b *testing.B, mem *localmesh.Member) float64 {
 	b.Helper()
+	var n float64
+	for _, mt := range memberSeries(b, mem, "jobmesh_p2p_dht_requests_total") {
+		n += mt.GetCounter().GetValue()
+	}
+	return n
+}
+
+// memberSeries is every series of mem's metric family name.
+func memberSeries(b *testing.B, mem *localmesh.Member, name string) []*dto.Metric {
+	b.Helper()
 	families, err := mem.Metrics.Gather()
 	if err != nil {
 		b.Fatal(err)
 	}
-	var n float64
 	for _, f := range families {
-		if f.GetName() == "jobmesh_p2p_dht_requests_total" {
-			for _, mt := range f.GetMetric() {
-				n += mt.GetCounter().GetValue()
-			}
+		if f.GetName() == name {
+			return f.GetMetric()
 		}
 	}
-	return n
+	return nil
 }
