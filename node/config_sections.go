@@ -153,8 +153,9 @@ type ProcessorConfig struct {
 	// (processor.Config.HoldWait); 0: it does not wait. Default 30s.
 	HoldWait Duration `toml:"hold_wait"`
 	// ProgressWindow is how often, at most, the processor says on a job's
-	// channel what it committed (processor.Config.ProgressWindow); 0: at
-	// every turn. Default 1s.
+	// channel what it committed, and answers the channel's requests for
+	// rooms (processor.Config.ProgressWindow); 0: at every turn and
+	// request. Default 1s.
 	ProgressWindow Duration `toml:"progress_window"`
 }
 

@@ -555,6 +555,8 @@ func reportTraffic(b *testing.B, s flowShape, runs, nodes int, traffic map[traff
 			if k.topic == "crdt" || k.topic == "jobcrdt" || k.topic == "job" || k.topic == "macrojob" {
 				b.ReportMetric(per/perNode, k.topic+"-duplicates/microjob/node")
 			}
+		case "kind":
+			b.ReportMetric(per/perNode, k.topic+"-deliveries/microjob/node")
 		}
 	}
 	b.ReportMetric(delivered/float64(runs)/mj, "deliveries/microjob")

@@ -8,7 +8,8 @@ import (
 	"github.com/jobmesh/jobmesh/localmesh"
 )
 
-// trafficKey is a series of jobmesh_p2p_pubsub_messages_total.
+// trafficKey is a series of jobmesh_p2p_pubsub_messages_total, or with
+// event "kind" one of jobmesh_processor_job_channel_messages_total.
 type trafficKey struct{ topic, event string }
 
 // pubsubTraffic sums jobmesh_p2p_pubsub_messages_total over the running
@@ -36,6 +37,14 @@ func memberTraffic(b *testing.B, mem *localmesh.Member, out map[trafficKey]float
 			}
 		}
 		out[k] += mt.GetCounter().GetValue()
+	}
+	// The Job channel's deliveries by message kind, as topic "job-<kind>".
+	for _, mt := range memberSeries(b, mem, "jobmesh_processor_job_channel_messages_total") {
+		for _, l := range mt.GetLabel() {
+			if l.GetName() == "kind" {
+				out[trafficKey{topic: "job-" + l.GetValue(), event: "kind"}] += mt.GetCounter().GetValue()
+			}
+		}
 	}
 }
 

@@ -81,7 +81,8 @@ func (w *Worker) learn(info *jobs.JobInfo, announced bool) {
 		w.log.Warn("ignoring a job that does not slice", "job", id, "err", err)
 		return
 	}
-	js := &jobState{info: info, plan: plan, learnedAt: w.now()}
+	js := &jobState{info: info, plan: plan, learnedAt: w.now(),
+		progress: windowBatch{full: jobs.MaxProgressMicros}, asked: windowBatch{once: true}}
 	if !announced && js.learnedAt.Before(w.caughtUp) {
 		js.catchUpUntil = w.caughtUp
 	}

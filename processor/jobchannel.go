@@ -37,6 +37,16 @@ func (w *Worker) jobChannel(ctx context.Context, js *jobState) *p2p.Topic[jobs.C
 	return t
 }
 
+// jobChannelKind names m's kind for the Job channel's metric: a room
+// announcement with nothing open is a claim (openRoom). DecodeChannelMsg
+// has refused unknown kinds, so the label's values are bounded.
+func jobChannelKind(m jobs.ChannelMsg) string {
+	if m.Kind == jobs.KindRoom && m.Open == 0 {
+		return "claim"
+	}
+	return m.Kind
+}
+
 type roomSeen struct {
 	owner string
 	at    time.Time
@@ -53,6 +63,7 @@ func (w *Worker) readJobChannel(ctx context.Context, js *jobState, t *p2p.Topic[
 		if m.Local || m.Value.JobID != id {
 			continue
 		}
+		w.m.jobChannel.WithLabelValues(jobChannelKind(m.Value)).Inc()
 		switch m.Value.Kind {
 		case jobs.KindRoom:
 			switch {
@@ -71,7 +82,7 @@ func (w *Worker) readJobChannel(ctx context.Context, js *jobState, t *p2p.Topic[
 				w.mu.Unlock()
 			}
 		case jobs.KindRooms:
-			w.announceRooms(ctx, js, t)
+			w.windowed(ctx, &js.asked, []string{m.From.String()}, func(ctx context.Context, _ []string) { w.announceRooms(ctx, js, t) })
 		case jobs.KindFinalizing:
 			js.hints.Finalizing(m.Value.Processor, w.now())
 		case jobs.KindProgress:
@@ -101,20 +112,19 @@ func (w *Worker) heardProgress(js *jobState, m jobs.ChannelMsg) {
 }
 
 // announceRooms tells the Job channel which of the job's rooms this node
-// is in and how much is left in each.
+// owns the queue of, each once: the owner answers for its room, not every
+// member, so that a request costs the channel one message per open room.
 func (w *Worker) announceRooms(ctx context.Context, js *jobState, t *p2p.Topic[jobs.ChannelMsg]) {
-	w.mu.Lock()
-	var rooms []*macrojob.Room
-	for _, r := range w.rooms {
-		rooms = append(rooms, r)
-	}
-	w.mu.Unlock()
+	id := js.plan.JobID.String()
 	for _, m := range js.plan.Macros {
-		name := macrojob.RoomName(js.plan.JobID.String(), m.Index)
-		for _, r := range rooms {
-			if r.Name == name && !r.Done() {
-				_ = t.Publish(ctx, jobs.ChannelMsg{Kind: jobs.KindRoom, JobID: js.plan.JobID.String(), Macro: m.Index, Processor: w.self, Open: 1})
-			}
+		w.mu.Lock()
+		r := w.rooms[macrojob.RoomName(id, m.Index)]
+		w.mu.Unlock()
+		if r == nil || r.Done() {
+			continue
+		}
+		if owner, err := r.Owner(ctx); err == nil && owner == macrojob.PeerID(w.self) {
+			_ = t.Publish(ctx, jobs.ChannelMsg{Kind: jobs.KindRoom, JobID: id, Macro: m.Index, Processor: w.self, Open: 1})
 		}
 	}
 }

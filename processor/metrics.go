@@ -26,6 +26,9 @@ type metrics struct {
 	// kind; failedJobs the jobs it found failed (finish.JobFailed).
 	failureReports *prometheus.CounterVec
 	failedJobs     prometheus.Counter
+	// jobChannel counts the Job channel messages read from other
+	// processors, by kind (jobChannelKind).
+	jobChannel *prometheus.CounterVec
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -74,10 +77,14 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Namespace: "jobmesh", Subsystem: "processor", Name: "jobs_failed_total",
 			Help: "Jobs this processor found failed: enough processors reported the failure its own run met.",
 		}),
+		jobChannel: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "jobmesh", Subsystem: "processor", Name: "job_channel_messages_total",
+			Help: "Job channel messages read from other processors, by kind (room, claim, rooms, progress, finalizing).",
+		}, []string{"kind"}),
 	}
 	if reg != nil {
 		reg.MustRegister(m.microjobs, m.seconds, m.finalized, m.aborted, m.live, m.kicked, m.refused, m.signRefusals,
-			m.lonelyVerdicts, m.failureReports, m.failedJobs)
+			m.lonelyVerdicts, m.failureReports, m.failedJobs, m.jobChannel)
 	}
 	rooms, err := macrojob.NewMetrics(reg)
 	if err != nil {

@@ -8,34 +8,44 @@ import (
 	"github.com/jobmesh/jobmesh/jobs"
 )
 
-// Progress on the Job channel reaches every processor of the job, so a
-// message per turn would cost each of P processors a delivery for every
-// turn of every other: P² messages per job's worth of turns. A processor
-// instead says what it completed at most once per ProgressWindow: the
-// first completion after a quiet window goes out at once, later ones wait
-// for the window's end and go out as one message (several when more than
-// jobs.MaxProgressMicros are due). The messages a job's processors send
-// then follow the job's length in windows, not its turns.
+// What a processor sends on a job's Job channel reaches every processor of
+// the job. A message per turn, or an answer per request for rooms, would
+// cost each of P processors a delivery for every turn or request of every
+// other: P² messages. A processor instead sends each of the two at most
+// once per ProgressWindow: the first after a quiet window goes out at once,
+// later ones wait for the window's end and go out together. Its progress
+// messages then follow the job's length in windows, not its turns, and its
+// room answers the windows in which someone asked, not the number asking.
 
-// progressBatch is the MicroJobs of one job this processor completed and
-// has not said so yet on the Job channel. The zero value is empty; the
-// worker's lock guards it.
-type progressBatch struct {
-	pending   []string  // MicroIDs not yet said
+// windowBatch is what this processor has due on one job's Job channel and
+// not sent yet: MicroJobs it completed (progress) or peers that asked for
+// the job's rooms (answers). The zero value is empty and waits for the
+// window whatever is pending; full, when above 0, is how many pending
+// items go out at once; once keeps each pending item once, so that what
+// is pending stays bounded by the peers that ask, not by how often they
+// do. The worker's lock guards it.
+type windowBatch struct {
+	full      int
+	once      bool
+	pending   []string  // items not yet sent
 	sent      time.Time // when the last message went out
 	scheduled bool      // a flush is due at sent + window
 }
 
-// add takes micros completed at now. It returns the MicroJobs due now
-// (every pending one, when the window since the last message is over or
-// a full message is pending), or, when none are, whether the caller must
-// schedule a flush, after wait.
-func (b *progressBatch) add(micros []string, now time.Time, window time.Duration) (due []string, wait time.Duration, schedule bool) {
-	b.pending = append(b.pending, micros...)
+// add takes items due at now. It returns the items due now (every pending
+// one, when the window since the last message is over or a full message
+// is pending), or, when none are, whether the caller must schedule a
+// flush, after wait.
+func (b *windowBatch) add(items []string, now time.Time, window time.Duration) (due []string, wait time.Duration, schedule bool) {
+	for _, it := range items {
+		if !b.once || !slices.Contains(b.pending, it) {
+			b.pending = append(b.pending, it)
+		}
+	}
 	if len(b.pending) == 0 {
 		return nil, 0, false
 	}
-	if now.Sub(b.sent) >= window || len(b.pending) >= jobs.MaxProgressMicros {
+	if now.Sub(b.sent) >= window || b.full > 0 && len(b.pending) >= b.full {
 		return b.take(now), 0, false
 	}
 	if b.scheduled {
@@ -45,9 +55,9 @@ func (b *progressBatch) add(micros []string, now time.Time, window time.Duration
 	return nil, b.sent.Add(window).Sub(now), true
 }
 
-// flush ends a scheduled wait: it returns the pending MicroJobs, none
-// when add sent them meanwhile.
-func (b *progressBatch) flush(now time.Time) []string {
+// flush ends a scheduled wait: it returns the pending items, none when
+// add sent them meanwhile.
+func (b *windowBatch) flush(now time.Time) []string {
 	b.scheduled = false
 	if len(b.pending) == 0 {
 		return nil
@@ -55,19 +65,21 @@ func (b *progressBatch) flush(now time.Time) []string {
 	return b.take(now)
 }
 
-func (b *progressBatch) take(now time.Time) []string {
+func (b *windowBatch) take(now time.Time) []string {
 	due := b.pending
 	b.pending, b.sent = nil, now
 	return due
 }
 
-// sayProgress says on the Job channel that this processor completed
-// micros of js, now or at the end of the progress window.
-func (w *Worker) sayProgress(ctx context.Context, js *jobState, micros []string) {
+// windowed adds items to b, a batch of js, and calls send with what is due
+// now and, when the window holds the rest back, again at the window's end.
+func (w *Worker) windowed(ctx context.Context, b *windowBatch, items []string, send func(context.Context, []string)) {
 	w.mu.Lock()
-	due, wait, schedule := js.progress.add(micros, w.now(), w.cfg.ProgressWindow)
+	due, wait, schedule := b.add(items, w.now(), w.cfg.ProgressWindow)
 	w.mu.Unlock()
-	w.publishProgress(ctx, js, due)
+	if len(due) > 0 {
+		send(ctx, due)
+	}
 	if !schedule {
 		return
 	}
@@ -82,10 +94,18 @@ func (w *Worker) sayProgress(ctx context.Context, js *jobState, micros []string)
 		case <-t.C:
 		}
 		w.mu.Lock()
-		due := js.progress.flush(w.now())
+		due := b.flush(w.now())
 		w.mu.Unlock()
-		w.publishProgress(w.runCtx, js, due)
+		if len(due) > 0 {
+			send(w.runCtx, due)
+		}
 	}()
+}
+
+// sayProgress says on the Job channel that this processor completed
+// micros of js, now or at the end of the progress window.
+func (w *Worker) sayProgress(ctx context.Context, js *jobState, micros []string) {
+	w.windowed(ctx, &js.progress, micros, func(ctx context.Context, due []string) { w.publishProgress(ctx, js, due) })
 }
 
 // publishProgress sends micros as progress messages of at most

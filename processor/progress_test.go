@@ -16,7 +16,7 @@ import (
 func TestProgressBatchOncePerWindow(t *testing.T) {
 	const window = time.Second
 	t0 := time.Unix(1000, 0)
-	var b progressBatch
+	b := windowBatch{full: jobs.MaxProgressMicros}
 	due, _, schedule := b.add([]string{"a", "b"}, t0, window)
 	if !slices.Equal(due, []string{"a", "b"}) || schedule {
 		t.Fatalf("first turn: due %v, schedule %v; want a, b at once", due, schedule)
@@ -54,11 +54,40 @@ func TestProgressBatchOncePerWindow(t *testing.T) {
 		t.Fatalf("flush after all was sent: %v", got)
 	}
 	// A window of 0 says every turn at once.
-	var z progressBatch
+	var z windowBatch
 	for i := range 3 {
 		if due, _, schedule := z.add([]string{"x"}, t0.Add(time.Duration(i)), 0); len(due) != 1 || schedule {
 			t.Fatalf("window 0, turn %d: due %v, schedule %v", i, due, schedule)
 		}
+	}
+}
+
+// TestAnswersOncePerWindow: requests for rooms from many peers, each
+// asking many times within a window, get one answer at once and one at
+// the window's end; what waits is each asker once, and however many ask,
+// nothing goes out before the window's end.
+func TestAnswersOncePerWindow(t *testing.T) {
+	const window = time.Second
+	t0 := time.Unix(1000, 0)
+	b := windowBatch{once: true}
+	if due, _, _ := b.add([]string{"p1"}, t0, window); !slices.Equal(due, []string{"p1"}) {
+		t.Fatalf("first request: due %v, want an answer at once", due)
+	}
+	scheduled := 0
+	for i := range 200 {
+		due, _, schedule := b.add([]string{fmt.Sprint("p", i%100)}, t0.Add(time.Duration(i)*time.Millisecond), window)
+		if due != nil {
+			t.Fatalf("request %d within the window answered at once: %v", i, due)
+		}
+		if schedule {
+			scheduled++
+		}
+	}
+	if scheduled != 1 || len(b.pending) != 100 {
+		t.Fatalf("%d flushes scheduled, %d askers pending; want 1 and 100", scheduled, len(b.pending))
+	}
+	if got := b.flush(t0.Add(window)); len(got) != 100 {
+		t.Fatalf("the window's end answers %d askers, want 100", len(got))
 	}
 }
 

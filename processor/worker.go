@@ -184,8 +184,10 @@ type jobState struct {
 	topic     *p2p.Topic[jobs.ChannelMsg]
 	announced map[uint64]roomSeen
 	// progress is what this node completed and has not said yet on the
-	// Job channel (progress.go).
-	progress progressBatch
+	// Job channel; asked the peers that asked there for the job's rooms
+	// and have no answer yet (progress.go).
+	progress windowBatch
+	asked    windowBatch
 
 	cancelled bool // a valid cancel record is in the store
 	finalizer bool // this processor wrote the verdict
