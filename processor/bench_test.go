@@ -152,15 +152,23 @@ var tunings = []tuning{
 	// heads are re-announced every 15 s) instead of the test mesh's
 	// seconds: a mesh whose stores lag does not hand MicroJobs on to run
 	// again, and a slow run's messages are not mostly re-announcements.
-	{name: "nodedefaults",
-		proc: func(pc *processor.Config) {
-			d := processor.DefaultConfig().Room
-			pc.Room.Queue.ProcessingTimeout = d.Queue.ProcessingTimeout
-			pc.Room.Queue.OwnerTimeout = d.Queue.OwnerTimeout
-			pc.Room.Queue.Rebroadcast = d.Queue.Rebroadcast
-			pc.Room.LockTTL = d.LockTTL
-		},
-		node: func(cfg *node.Config) { cfg.Store.Rebroadcast = node.DefaultConfig().Store.Rebroadcast }},
+	{name: "nodedefaults", proc: nodeDefaultRooms, node: nodeDefaultStore},
+	// Both: the mock network with the node defaults.
+	{name: "mocknet-nodedefaults", mocknet: true, proc: nodeDefaultRooms, node: nodeDefaultStore},
+}
+
+// nodeDefaultRooms sets the rooms' timeouts to the node defaults.
+func nodeDefaultRooms(pc *processor.Config) {
+	d := processor.DefaultConfig().Room
+	pc.Room.Queue.ProcessingTimeout = d.Queue.ProcessingTimeout
+	pc.Room.Queue.OwnerTimeout = d.Queue.OwnerTimeout
+	pc.Room.Queue.Rebroadcast = d.Queue.Rebroadcast
+	pc.Room.LockTTL = d.LockTTL
+}
+
+// nodeDefaultStore sets the store's re-announcement to the node default.
+func nodeDefaultStore(cfg *node.Config) {
+	cfg.Store.Rebroadcast = node.DefaultConfig().Store.Rebroadcast
 }
 
 // benchMesh starts a mesh of s.processors processors sharing exec, and a
