@@ -395,41 +395,28 @@ func (r *Room) NextBatch(ctx context.Context, max int) ([]ID, error) {
 // MicroJob that waited in the ready channel may have expired, or been taken
 // over, meanwhile, and running it would only duplicate work.
 func (r *Room) holds(ctx context.Context, id ID) bool {
-	res := make(chan bool, 1)
-	if err := r.do(ctx, func(now time.Time) []Msg {
+	held, err := ask(ctx, r, func(now time.Time) ([]Msg, bool) {
 		for _, it := range r.q.Items() {
 			if it.ID == id {
-				res <- it.State == Locked && it.Holder == r.self && now.Before(it.Expiry)
-				return nil
+				return nil, it.State == Locked && it.Holder == r.self && now.Before(it.Expiry)
 			}
 		}
-		res <- false
-		return nil
-	}); err != nil {
-		return false
-	}
-	return <-res
+		return nil, false
+	})
+	return err == nil && held
 }
 
 // Complete records that this node finished MicroJob id.
 func (r *Room) Complete(ctx context.Context, id ID) error {
-	errc := make(chan error, 1)
-	if err := r.do(ctx, func(now time.Time) []Msg {
-		out, err := r.q.Complete(id, now)
-		errc <- err
-		return out
-	}); err != nil {
-		return err
-	}
-	return <-errc
+	err, askErr := ask(ctx, r, func(now time.Time) ([]Msg, error) { return r.q.Complete(id, now) })
+	return errors.Join(askErr, err)
 }
 
 // CompleteAll records that this node finished every MicroJob of ids, in
 // one step of the queue: the owner publishes one snapshot for all of them.
 // Unknown ids are skipped; the first error is returned.
 func (r *Room) CompleteAll(ctx context.Context, ids []ID) error {
-	errc := make(chan error, 1)
-	if err := r.do(ctx, func(now time.Time) []Msg {
+	err, askErr := ask(ctx, r, func(now time.Time) ([]Msg, error) {
 		var out []Msg
 		var first error
 		for _, id := range ids {
@@ -439,12 +426,9 @@ func (r *Room) CompleteAll(ctx context.Context, ids []ID) error {
 			}
 			out = append(out, msgs...)
 		}
-		errc <- first
-		return lastSnapshotOnly(out)
-	}); err != nil {
-		return err
-	}
-	return <-errc
+		return lastSnapshotOnly(out), first
+	})
+	return errors.Join(askErr, err)
 }
 
 // lastSnapshotOnly drops every snapshot of msgs but the last: each one
@@ -473,22 +457,44 @@ func (r *Room) Done() bool {
 	return r.isDone
 }
 
-// Owner is the queue's current owner as this node sees it.
+// Owner is the queue's current owner as this node sees it, after the
+// commands given to the room before.
 func (r *Room) Owner(ctx context.Context) (PeerID, error) {
-	res := make(chan PeerID, 1)
-	if err := r.do(ctx, func(time.Time) []Msg { res <- r.q.Owner(); return nil }); err != nil {
-		return "", err
-	}
-	return <-res, nil
+	return ask(ctx, r, func(time.Time) ([]Msg, PeerID) { return nil, r.q.Owner() })
 }
 
 // Stats returns the queue's counters.
 func (r *Room) Stats(ctx context.Context) (Stats, error) {
-	res := make(chan Stats, 1)
-	if err := r.do(ctx, func(time.Time) []Msg { res <- r.q.Stats(); return nil }); err != nil {
-		return Stats{}, err
+	return ask(ctx, r, func(time.Time) ([]Msg, Stats) { return nil, r.q.Stats() })
+}
+
+// ask runs cmd in the room's loop, publishes the messages it returns and
+// returns its value. A room that closes before its loop ran cmd answers
+// ErrRoomClosed, as does one closed before: the loop takes no command
+// after it stops.
+func ask[T any](ctx context.Context, r *Room, cmd func(now time.Time) ([]Msg, T)) (T, error) {
+	res := make(chan T, 1)
+	var zero T
+	if err := r.do(ctx, func(now time.Time) []Msg {
+		out, v := cmd(now)
+		res <- v
+		return out
+	}); err != nil {
+		return zero, err
 	}
-	return <-res, nil
+	select {
+	case v := <-res:
+		return v, nil
+	case <-r.done:
+		select {
+		case v := <-res: // run as the loop stopped
+			return v, nil
+		default:
+			return zero, ErrRoomClosed
+		}
+	case <-ctx.Done():
+		return zero, ctx.Err()
+	}
 }
 
 // Close leaves the room's channel and stops its goroutines.

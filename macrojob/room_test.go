@@ -327,3 +327,35 @@ func workRooms(ctx context.Context, t *testing.T, rooms []*Room, max int, hold f
 	wg.Wait()
 	return seen, byRoom
 }
+
+// TestAskAfterCloseDoesNotHang: a question or a completion given to a
+// room whose loop stopped before running it (the command was queued as the
+// room closed) answers ErrRoomClosed instead of waiting for good.
+func TestAskAfterCloseDoesNotHang(t *testing.T) {
+	r := &Room{cmds: make(chan func(time.Time) []Msg, 64), done: make(chan struct{})}
+	close(r.done) // the loop is gone; the command channel still has room
+	calls := []func() error{
+		func() error { _, err := r.Stats(context.Background()); return err },
+		func() error { _, err := r.Owner(context.Background()); return err },
+		func() error { return r.Complete(context.Background(), "m") },
+		func() error { return r.CompleteAll(context.Background(), []ID{"m"}) },
+		func() error {
+			if r.holds(context.Background(), "m") {
+				return errors.New("a closed room holds a lock")
+			}
+			return ErrRoomClosed
+		},
+	}
+	for i := range 40 {
+		res := make(chan error, 1)
+		go func() { res <- calls[i%len(calls)]() }()
+		select {
+		case err := <-res:
+			if !errors.Is(err, ErrRoomClosed) {
+				t.Fatalf("ask %d: %v, want ErrRoomClosed", i, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("ask %d of a closed room still waiting after 10s", i)
+		}
+	}
+}
