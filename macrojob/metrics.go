@@ -10,6 +10,9 @@ import (
 // every room, summed. Share one Metrics between a node's rooms.
 type Metrics struct {
 	events *prometheus.CounterVec
+	// heard counts the messages read from the rooms' other members, by
+	// kind (request, snapshot, result).
+	heard *prometheus.CounterVec
 }
 
 // NewMetrics registers the queue counters with reg (nil: kept local).
@@ -22,20 +25,49 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 	for _, e := range []string{"handoff", "takeover", "stepdown", "lock", "reopen", "unsent"} {
 		events.WithLabelValues(e) // export zeros so that rates work
 	}
-	if reg != nil {
-		if err := reg.Register(events); err != nil {
-			var are prometheus.AlreadyRegisteredError
-			if !errors.As(err, &are) {
-				return nil, err
-			}
-			existing, ok := are.ExistingCollector.(*prometheus.CounterVec)
-			if !ok {
-				return nil, err
-			}
-			events = existing
-		}
+	heard := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: "jobmesh", Subsystem: "macrojob", Name: "messages_total",
+		Help: "Room messages this node read from the rooms' other members, by kind (request, snapshot, result).",
+	}, []string{"kind"})
+	for _, k := range []Kind{KindRequest, KindSnapshot, KindResult} {
+		heard.WithLabelValues(k.String())
 	}
-	return &Metrics{events: events}, nil
+	var err error
+	if events, err = register(reg, events); err != nil {
+		return nil, err
+	}
+	if heard, err = register(reg, heard); err != nil {
+		return nil, err
+	}
+	return &Metrics{events: events, heard: heard}, nil
+}
+
+// register registers c with reg, or returns the collector registered
+// there under its name before.
+func register(reg prometheus.Registerer, c *prometheus.CounterVec) (*prometheus.CounterVec, error) {
+	if reg == nil {
+		return c, nil
+	}
+	err := reg.Register(c)
+	if err == nil {
+		return c, nil
+	}
+	var are prometheus.AlreadyRegisteredError
+	if !errors.As(err, &are) {
+		return nil, err
+	}
+	existing, ok := are.ExistingCollector.(*prometheus.CounterVec)
+	if !ok {
+		return nil, err
+	}
+	return existing, nil
+}
+
+// read counts a message of kind k read from another member.
+func (m *Metrics) read(k Kind) {
+	if m != nil {
+		m.heard.WithLabelValues(k.String()).Inc()
+	}
 }
 
 // unsent counts n snapshots left unpublished (Room.publish).

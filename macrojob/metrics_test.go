@@ -33,4 +33,16 @@ func TestMetricsCountStatsDeltas(t *testing.T) {
 	if n := testutil.CollectAndCount(m.events); n != 6 {
 		t.Fatalf("%d series, want 6", n)
 	}
+	m.read(KindSnapshot)
+	m2.read(KindSnapshot)
+	m.read(KindRequest)
+	nilMetrics.read(KindResult)
+	for kind, want := range map[string]float64{"snapshot": 2, "request": 1, "result": 0} {
+		if got := testutil.ToFloat64(m.heard.WithLabelValues(kind)); got != want {
+			t.Errorf("read %s: %v, want %v", kind, got, want)
+		}
+	}
+	if n := testutil.CollectAndCount(m.heard); n != 3 {
+		t.Fatalf("%d message series, want 3", n)
+	}
 }

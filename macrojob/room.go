@@ -223,6 +223,7 @@ func (r *Room) read(ctx context.Context, out chan<- p2p.Message[Msg]) {
 		if m.Local || (r.cfg.Drop != nil && r.cfg.Drop()) {
 			continue
 		}
+		r.metrics.read(m.Value.Kind())
 		select {
 		case out <- m:
 		case <-ctx.Done():

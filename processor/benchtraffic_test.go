@@ -9,7 +9,8 @@ import (
 )
 
 // trafficKey is a series of jobmesh_p2p_pubsub_messages_total, or with
-// event "kind" one of jobmesh_processor_job_channel_messages_total.
+// event "kind" one of jobmesh_processor_job_channel_messages_total or
+// jobmesh_macrojob_messages_total.
 type trafficKey struct{ topic, event string }
 
 // pubsubTraffic sums jobmesh_p2p_pubsub_messages_total over the running
@@ -38,11 +39,17 @@ func memberTraffic(b *testing.B, mem *localmesh.Member, out map[trafficKey]float
 		}
 		out[k] += mt.GetCounter().GetValue()
 	}
-	// The Job channel's deliveries by message kind, as topic "job-<kind>".
-	for _, mt := range memberSeries(b, mem, "jobmesh_processor_job_channel_messages_total") {
-		for _, l := range mt.GetLabel() {
-			if l.GetName() == "kind" {
-				out[trafficKey{topic: "job-" + l.GetValue(), event: "kind"}] += mt.GetCounter().GetValue()
+	// The Job channel's and the rooms' deliveries by message kind, as
+	// topics "job-<kind>" and "macrojob-<kind>".
+	for family, topic := range map[string]string{
+		"jobmesh_processor_job_channel_messages_total": "job-",
+		"jobmesh_macrojob_messages_total":              "macrojob-",
+	} {
+		for _, mt := range memberSeries(b, mem, family) {
+			for _, l := range mt.GetLabel() {
+				if l.GetName() == "kind" {
+					out[trafficKey{topic: topic + l.GetValue(), event: "kind"}] += mt.GetCounter().GetValue()
+				}
 			}
 		}
 	}
