@@ -24,10 +24,13 @@ func pubsubTraffic(b *testing.B, m *localmesh.Mesh) map[trafficKey]float64 {
 	return out
 }
 
-// memberTraffic adds mem's jobmesh_p2p_pubsub_messages_total to out.
+// memberTraffic adds mem's jobmesh_p2p_pubsub_messages_total to out, and
+// the Job channel's and the rooms' messages by kind as topics "job-<kind>"
+// and "macrojob-<kind>" with event "kind"; one gather of mem's metrics.
 func memberTraffic(b *testing.B, mem *localmesh.Member, out map[trafficKey]float64) {
 	b.Helper()
-	for _, mt := range memberSeries(b, mem, "jobmesh_p2p_pubsub_messages_total") {
+	families := memberFamilies(b, mem)
+	for _, mt := range families["jobmesh_p2p_pubsub_messages_total"] {
 		var k trafficKey
 		for _, l := range mt.GetLabel() {
 			switch l.GetName() {
@@ -39,13 +42,11 @@ func memberTraffic(b *testing.B, mem *localmesh.Member, out map[trafficKey]float
 		}
 		out[k] += mt.GetCounter().GetValue()
 	}
-	// The Job channel's and the rooms' deliveries by message kind, as
-	// topics "job-<kind>" and "macrojob-<kind>".
 	for family, topic := range map[string]string{
 		"jobmesh_processor_job_channel_messages_total": "job-",
 		"jobmesh_macrojob_messages_total":              "macrojob-",
 	} {
-		for _, mt := range memberSeries(b, mem, family) {
+		for _, mt := range families[family] {
 			for _, l := range mt.GetLabel() {
 				if l.GetName() == "kind" {
 					out[trafficKey{topic: topic + l.GetValue(), event: "kind"}] += mt.GetCounter().GetValue()
@@ -60,23 +61,22 @@ func memberTraffic(b *testing.B, mem *localmesh.Member, out map[trafficKey]float
 func memberDHTRequests(b *testing.B, mem *localmesh.Member) float64 {
 	b.Helper()
 	var n float64
-	for _, mt := range memberSeries(b, mem, "jobmesh_p2p_dht_requests_total") {
+	for _, mt := range memberFamilies(b, mem)["jobmesh_p2p_dht_requests_total"] {
 		n += mt.GetCounter().GetValue()
 	}
 	return n
 }
 
-// memberSeries is every series of mem's metric family name.
-func memberSeries(b *testing.B, mem *localmesh.Member, name string) []*dto.Metric {
+// memberFamilies is every series of mem's metrics, by family name.
+func memberFamilies(b *testing.B, mem *localmesh.Member) map[string][]*dto.Metric {
 	b.Helper()
 	families, err := mem.Metrics.Gather()
 	if err != nil {
 		b.Fatal(err)
 	}
+	out := make(map[string][]*dto.Metric, len(families))
 	for _, f := range families {
-		if f.GetName() == name {
-			return f.GetMetric()
-		}
+		out[f.GetName()] = f.GetMetric()
 	}
-	return nil
+	return out
 }

@@ -71,8 +71,9 @@ func (b *windowBatch) take(now time.Time) []string {
 	return due
 }
 
-// windowed adds items to b, a batch of js, and calls send with what is due
-// now and, when the window holds the rest back, again at the window's end.
+// windowed adds items to b, one of a job's batches, and calls send with
+// what is due now and, when the window holds the rest back, again at the
+// window's end.
 func (w *Worker) windowed(ctx context.Context, b *windowBatch, items []string, send func(context.Context, []string)) {
 	w.mu.Lock()
 	due, wait, schedule := b.add(items, w.now(), w.cfg.ProgressWindow)
