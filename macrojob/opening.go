@@ -13,7 +13,13 @@ import (
 // comes first), and the rank decides who opens the room and who waits:
 //
 //   - a room whose lock holds, or that was announced on the Job channel, is
-//     joined;
+//     joined, but only by the processors whose rank comes before the
+//     number of its MicroJobs left without a commitment: no more can work
+//     in it at once, and every member takes in every message of the room,
+//     so a room that any number of processors joined would cost each of
+//     them in proportion to the job's processors (the first owner ranks
+//     0; a processor skips a room that is full by this rule and looks at
+//     the next);
 //   - nobody opens a room while the job's ranks are not in use yet;
 //   - the first owner opens it at once, unless others claimed it within the
 //     last head start (it came late): then it joins the first of them in
@@ -44,6 +50,9 @@ const (
 	OpenClaim
 	// OpenNow opens the room: the processor creates its queue as owner.
 	OpenNow
+	// OpenSkip leaves the room to the processors before this one in rank:
+	// it has fewer MicroJobs left than this processor's rank.
+	OpenSkip
 )
 
 func (a OpenAction) String() string {
@@ -56,6 +65,8 @@ func (a OpenAction) String() string {
 		return "claim"
 	case OpenNow:
 		return "open"
+	case OpenSkip:
+		return "skip"
 	}
 	return "unknown"
 }
@@ -101,6 +112,12 @@ type OpenInput struct {
 	// ClaimedAt is when this processor claimed the room; zero before it
 	// has.
 	ClaimedAt time.Time
+	// Self is this processor; a room it owns is joined whatever its rank.
+	Self string
+	// Left is how many of the room's MicroJobs have no commitment yet; 0
+	// means that no rank is too far to join (a job whose MicroJobs run in
+	// several replicas).
+	Left int
 }
 
 // OpenDecision is the outcome of DecideOpen.
@@ -124,6 +141,18 @@ func OpenPause(k int, headStart time.Duration) time.Duration {
 // DecideOpen decides what a processor does about a MacroJob's room (see
 // the rules above). It does no I/O and reads no clock.
 func DecideOpen(in OpenInput) OpenDecision {
+	d := decideOpen(in)
+	rank := in.Rank
+	if in.FirstOwner {
+		rank = 0
+	}
+	if d.Action == OpenJoin && d.Owner != in.Self && in.Left > 0 && rank >= in.Left {
+		return OpenDecision{Action: OpenSkip}
+	}
+	return d
+}
+
+func decideOpen(in OpenInput) OpenDecision {
 	if in.Lock != nil && !in.Lock.Open(in.Now) {
 		return OpenDecision{Action: OpenJoin, Owner: in.Lock.Owner}
 	}

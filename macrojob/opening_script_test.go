@@ -26,6 +26,8 @@ import (
 //	lock <owner> <expires>      the room's lock record
 //	announced <owner>           a recent announcement of the room
 //	claim <peer> <rank> <at>    a claim heard from the peer k-th in rank
+//	left <n>                    n MicroJobs of the room have no commitment
+//	self <peer>                 this processor's name
 //	decide <at>                 print the decision at at; a claim it
 //	                            decides is this processor's from then on
 func TestOpenScripts(t *testing.T) {
@@ -97,6 +99,10 @@ func (s *openScript) run(cmd string) string {
 		s.in.Lock = &records.RoomLock{Owner: a[0], Expires: s.at(a[1])}
 	case "announced":
 		s.in.Announced = args(1)[0]
+	case "left":
+		s.in.Left = s.atoi(args(1)[0])
+	case "self":
+		s.in.Self = args(1)[0]
 	case "claim":
 		a := args(3)
 		s.claims = append(s.claims, scriptClaim{a[0], s.atoi(a[1]), s.at(a[2])})

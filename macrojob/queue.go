@@ -99,6 +99,9 @@ type Queue struct {
 	wantUpTo      int // most items the pending request locks, 1..MaxLocksPerTurn
 	lastRequest   time.Time
 	unacked       map[int]bool // own results not yet in an owner snapshot
+	// learned are MicroJobs known processed from elsewhere (Learn) before
+	// any snapshot came; the first snapshot that lacks one is told.
+	learned map[int]bool
 	// heard are requests this node saw while not owner, with the time last
 	// heard; they join the pending list if ownership comes here, so that
 	// requests raced by a handoff wait for no re-send.
@@ -143,6 +146,7 @@ func New(cfg Config, p Params, now time.Time) (*Queue, error) {
 		items:     make([]lock, len(p.Items)),
 		processed: make([]bool, len(p.Items)),
 		unacked:   make(map[int]bool),
+		learned:   make(map[int]bool),
 		heard:     make(map[PeerID]time.Time),
 		lastHeard: now,
 	}
@@ -281,6 +285,49 @@ func (q *Queue) Complete(id ID, now time.Time) ([]Msg, error) {
 	return q.out(&Result{Room: q.room, ID: id}), nil
 }
 
+// Learn records that the MicroJobs ids are processed, as this node learned
+// from elsewhere (their commitments in the store) rather than by running
+// them. The owner publishes one snapshot for all of them. Any other node
+// publishes nothing for an id the snapshot it holds lists as processed:
+// the room's members read the same store, and most such MicroJobs are in
+// the owner's snapshot already. For the others it publishes a Result,
+// re-published until acknowledged like one of its own; before any snapshot
+// came, it waits for the first one and answers only what that one lacks.
+// Unknown ids are an error and change nothing.
+func (q *Queue) Learn(ids []ID, now time.Time) ([]Msg, error) {
+	idx := make([]int, 0, len(ids))
+	for _, id := range ids {
+		i, ok := q.index[id]
+		if !ok {
+			return nil, fmt.Errorf("%w: %q", ErrUnknownItem, id)
+		}
+		idx = append(idx, i)
+	}
+	changed := false
+	var told []Msg
+	for _, i := range idx {
+		if !q.markProcessed(i) {
+			continue
+		}
+		changed = true
+		switch {
+		case q.IsOwner():
+		case q.clock.Term == 0:
+			q.learned[i] = true
+		default:
+			// The snapshot held lacks it: tell the owner now.
+			q.unacked[i] = true
+			q.lastResults = now
+			told = append(told, &Result{Room: q.room, ID: q.ids[i]})
+		}
+	}
+	if changed && q.IsOwner() {
+		q.drive(now)
+		return q.commit(now), nil
+	}
+	return q.out(told...), nil
+}
+
 // Receive applies a message from peer from, whose signature the pubsub layer
 // has checked. Stale and duplicate messages are not errors; a message that
 // contradicts this queue (another room or item list, a snapshot from a peer
@@ -323,9 +370,15 @@ func (q *Queue) receiveRequest(from PeerID, now time.Time) ([]Msg, error) {
 		return nil, nil
 	}
 	if q.Done() {
-		// Nothing left to hand out; the requester learns it from the next
-		// snapshot and stops asking.
-		return nil, nil
+		// Nothing left to hand out: the requester joined a done room (its
+		// store lags) or missed the last snapshot. It learns from the
+		// snapshot, sent at once but at most once per a fifth of
+		// Rebroadcast, however many ask.
+		if now.Sub(q.lastBroadcast) < q.cfg.Rebroadcast/5 {
+			return nil, nil
+		}
+		q.lastBroadcast = now
+		return q.out(q.Snapshot()), nil
 	}
 	changed, err := q.addPending(from)
 	if err != nil {
@@ -454,6 +507,17 @@ func (q *Queue) adopt(from PeerID, s *Snapshot, now time.Time) []Msg {
 		q.items[i] = lock{state: st.State, holder: st.Holder, expiry: st.Expiry}
 	}
 	q.ackResults(s)
+	var told []Msg
+	if len(q.learned) > 0 {
+		for i := range q.ids {
+			if q.learned[i] && s.States[i].State != Processed {
+				q.unacked[i] = true
+				q.lastResults = now
+				told = append(told, &Result{Room: q.room, ID: q.ids[i]})
+			}
+		}
+		clear(q.learned)
+	}
 	// The owner and the author held ownership, so their requests so far
 	// are served; a newer one will be heard again.
 	delete(q.heard, q.owner)
@@ -464,7 +528,7 @@ func (q *Queue) adopt(from PeerID, s *Snapshot, now time.Time) []Msg {
 		q.lastHeard = now
 	}
 	if !q.IsOwner() {
-		return msgs
+		return append(msgs, q.out(told...)...)
 	}
 	// Ownership arrived: take this turn's work, pass ownership on, and
 	// publish, which also tells the author its handoff arrived.
@@ -513,6 +577,13 @@ func (q *Queue) Tick(now time.Time) []Msg {
 		msgs = append(msgs, q.takeover(now)...)
 	}
 	return msgs
+}
+
+// Outstanding reports whether this node still re-sends something the
+// room has not acknowledged: a result, a MicroJob learned before any
+// snapshot, or a handoff whose new owner was not heard yet.
+func (q *Queue) Outstanding() bool {
+	return len(q.unacked) > 0 || len(q.learned) > 0 || q.authored != nil && !q.heardOwner
 }
 
 // ackResults stops re-sending the results that snapshot s, the current one,

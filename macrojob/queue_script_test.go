@@ -23,6 +23,7 @@ var update = flag.Bool("update", false, "rewrite the expected output of testdata
 //	new peers=a,b,c items=m1,m2 [creator=a] [m=1] [proc=10m] [owner=30s] [rebroadcast=5s]
 //	request <peer>             the peer wants work
 //	complete <peer> <item>     the peer finished a MicroJob
+//	learn <peer> <item,...>    the peer found the MicroJobs committed in the store
 //	tick <duration>            advance queue time, tick every live peer
 //	deliver [from=p,..] [to=p,..]  deliver the matching in-flight messages once
 //	drop [from=p,..] [to=p,..]     drop the matching in-flight messages
@@ -96,6 +97,19 @@ func (s *script) run(cmd string) string {
 		q := s.peer(pos[0])
 		before := capture(q, &view{})
 		msgs, err := q.Complete(ID(pos[1]), s.now)
+		if err != nil {
+			s.printf("%s ! %v", pos[0], err)
+		}
+		s.publish(PeerID(pos[0]), msgs)
+		s.check(pos[0], before)
+	case "learn":
+		q := s.peer(pos[0])
+		before := capture(q, &view{})
+		var ids []ID
+		for _, id := range strings.Split(pos[1], ",") {
+			ids = append(ids, ID(id))
+		}
+		msgs, err := q.Learn(ids, s.now)
 		if err != nil {
 			s.printf("%s ! %v", pos[0], err)
 		}

@@ -114,6 +114,7 @@ func (q *Queue) takeover(now time.Time) []Msg {
 	q.owner = q.self
 	q.author = q.self
 	q.authored = nil
+	clear(q.learned) // this snapshot carries them
 	q.pending = slices.DeleteFunc(q.pending, func(p PeerID) bool { return p == q.self })
 	q.takeHeard(now)
 	q.drive(now)

@@ -74,22 +74,26 @@ func RoomTopic(room RoomID) string { return p2p.TopicPrefix + "job/" + string(ro
 type Room struct {
 	Name RoomID
 
-	cfg     RoomConfig
-	q       *Queue
-	topic   *p2p.Topic[Msg]
-	store   LockStore
-	jobID   string
-	macro   uint64
-	self    PeerID
-	heard   time.Time // last message from another member (loop only)
-	log     *slog.Logger
-	ready   chan ID
-	cmds    chan func(now time.Time) []Msg
-	done    chan struct{}
-	cancel  context.CancelFunc
-	wg      sync.WaitGroup
-	mu      sync.Mutex
-	isDone  bool
+	cfg    RoomConfig
+	q      *Queue
+	topic  *p2p.Topic[Msg]
+	store  LockStore
+	jobID  string
+	macro  uint64
+	self   PeerID
+	heard  time.Time // last message from another member (loop only)
+	log    *slog.Logger
+	ready  chan ID
+	cmds   chan func(now time.Time) []Msg
+	done   chan struct{}
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	mu     sync.Mutex
+	isDone bool
+	// settled is when the queue was last seen done with nothing
+	// outstanding (Finished); zero while it is not.
+	settled time.Time
+	owns    bool // whether this node owns the queue
 	closeMu sync.Once
 	metrics *Metrics
 	counted Stats // the queue's Stats when last counted
@@ -284,6 +288,13 @@ func (r *Room) loop(ctx context.Context, in <-chan p2p.Message[Msg], first *Snap
 		}
 		r.mu.Lock()
 		r.isDone = r.q.Done()
+		r.owns = r.q.IsOwner()
+		switch {
+		case !r.isDone || r.q.Outstanding():
+			r.settled = time.Time{}
+		case r.settled.IsZero():
+			r.settled = now
+		}
 		r.mu.Unlock()
 	}
 }
@@ -456,6 +467,25 @@ func (r *Room) Done() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.isDone
+}
+
+// Finished reports whether the room needs this node no more: its queue
+// is done, with nothing of this node unacknowledged. The owner stays a
+// LockTTL longer, answering any late request with its snapshot, so that a
+// processor that joins from a lagging store learns at once that the room
+// is done; after that the room's lock in the store has expired too, and
+// one that finds a MicroJob without a commitment opens the room again.
+func (r *Room) Finished() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return !r.settled.IsZero() && (!r.owns || time.Since(r.settled) >= r.cfg.LockTTL)
+}
+
+// Learn records that the MicroJobs ids are processed, known from their
+// commitments in the store (Queue.Learn).
+func (r *Room) Learn(ctx context.Context, ids []ID) error {
+	err, askErr := ask(ctx, r, func(now time.Time) ([]Msg, error) { return r.q.Learn(ids, now) })
+	return errors.Join(askErr, err)
 }
 
 // Owner is the queue's current owner as this node sees it, after the

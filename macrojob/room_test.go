@@ -93,6 +93,26 @@ func joinRooms(ctx context.Context, t *testing.T, nodes []testNode, items []ID, 
 	return rooms
 }
 
+// work takes MicroJobs from node i's room r, calls got with each and
+// completes it, until the room is done.
+func work(ctx context.Context, t *testing.T, i int, r *Room, got func(ID)) {
+	for {
+		id, err := r.Next(ctx)
+		if errors.Is(err, ErrRoomDone) {
+			return
+		}
+		if err != nil {
+			t.Errorf("node %d: %v", i, err)
+			return
+		}
+		got(id)
+		if err := r.Complete(ctx, id); err != nil {
+			t.Errorf("node %d: complete: %v", i, err)
+			return
+		}
+	}
+}
+
 func TestRoomSharesWorkOverGossipsub(t *testing.T) {
 	nodes := testNodes(t, 3)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -112,15 +132,7 @@ func TestRoomSharesWorkOverGossipsub(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for {
-				id, err := r.Next(ctx)
-				if errors.Is(err, ErrRoomDone) {
-					return
-				}
-				if err != nil {
-					t.Errorf("node %d: %v", i, err)
-					return
-				}
+			work(ctx, t, i, r, func(id ID) {
 				mu.Lock()
 				byNode[i] = append(byNode[i], id)
 				n := len(byNode[i])
@@ -129,11 +141,7 @@ func TestRoomSharesWorkOverGossipsub(t *testing.T) {
 					first.Done()
 					first.Wait()
 				}
-				if err := r.Complete(ctx, id); err != nil {
-					t.Errorf("node %d: complete: %v", i, err)
-					return
-				}
-			}
+			})
 		}()
 	}
 	wg.Wait()
@@ -357,5 +365,56 @@ func TestAskAfterCloseDoesNotHang(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Fatalf("ask %d of a closed room still waiting after 10s", i)
 		}
+	}
+}
+
+// TestFinishedRoom: once a room's queue is done, with every result
+// acknowledged, its members are finished with it (the processor leaves
+// it), and its owner is not yet: it stays a LockTTL to answer processors
+// that join from a lagging store.
+func TestFinishedRoom(t *testing.T) {
+	nodes := testNodes(t, 3)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	items := []ID{"m0", "m1", "m2", "m3", "m4", "m5"}
+	creator := PeerID(nodes[0].host.ID().String())
+	cfg := RoomConfig{Queue: Config{ProcessingTimeout: 10 * time.Second, OwnerTimeout: 2 * time.Second, Rebroadcast: 200 * time.Millisecond}, LockTTL: time.Hour}
+	rooms := joinRooms(ctx, t, nodes, items, creator, cfg)
+	var wg sync.WaitGroup
+	for i, r := range rooms {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			work(ctx, t, i, r, func(id ID) {
+				if r.Finished() {
+					t.Errorf("node %d: finished while it holds %s", i, id)
+				}
+			})
+		}()
+	}
+	wg.Wait()
+	owner := -1
+	wait.Until(t, 10*time.Second, func() error {
+		owner = -1
+		for i, r := range rooms {
+			o, err := r.Owner(ctx)
+			if err != nil {
+				return err
+			}
+			if o == PeerID(nodes[i].host.ID().String()) {
+				owner = i
+				continue
+			}
+			if !r.Finished() {
+				return fmt.Errorf("member %d not finished with the done room", i)
+			}
+		}
+		if owner < 0 {
+			return errors.New("no member owns the queue")
+		}
+		return nil
+	})
+	if rooms[owner].Finished() {
+		t.Fatalf("the owner (node %d) is finished within its LockTTL", owner)
 	}
 }

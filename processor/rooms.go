@@ -23,7 +23,8 @@ import (
 // room returns a room of js with work for this node: one it is in, an
 // active room it joins, or an open MacroJob it takes (seed 004: join an
 // open MacroJob if there is one, else take one). Nil means no MacroJob of
-// the job has work left.
+// the job has work left that this node may take now (a room is joined
+// only by the processors ranked before its MicroJobs left).
 func (w *Worker) room(ctx context.Context, js *jobState) (*macrojob.Room, error) {
 	id := js.plan.JobID.String()
 	committed, err := w.roomCommitted(ctx, js)
@@ -84,6 +85,7 @@ func (w *Worker) room(ctx context.Context, js *jobState) (*macrojob.Room, error)
 		in := w.openInput(ctx, js, m.Index, now)
 		in.Ranked, in.RankedAt = ranks, ranked
 		in.FirstOwner, in.Rank = owners[i] == w.self, rank(i)
+		in.Left = roomLeft(js, m, committed)
 		switch d := macrojob.DecideOpen(in); d.Action {
 		case macrojob.OpenJoin:
 			return w.join(ctx, js, m, macrojob.PeerID(d.Owner), committed)
@@ -190,7 +192,7 @@ func (w *Worker) firstOwners(js *jobState) []string {
 // announcement on the Job channel (the store may lag), and the claims on
 // it heard there. The caller adds the ranks.
 func (w *Worker) openInput(ctx context.Context, js *jobState, macro uint64, now time.Time) macrojob.OpenInput {
-	in := macrojob.OpenInput{Now: now, HeadStart: w.cfg.HeadStart}
+	in := macrojob.OpenInput{Now: now, HeadStart: w.cfg.HeadStart, Self: w.self}
 	if lock, ok := records.ReadRoomLock(ctx, w.p.Store, js.plan.JobID.String(), macro); ok {
 		in.Lock = &lock
 	}
@@ -249,15 +251,34 @@ func (w *Worker) openRoom(ctx context.Context, js *jobState, m *jobs.MacroJob, i
 		again := w.openInput(ctx, js, m.Index, w.now())
 		again.Ranked, again.RankedAt = in.Ranked, in.RankedAt
 		again.FirstOwner, again.Rank, again.ClaimedAt = in.FirstOwner, in.Rank, since
+		again.Left = in.Left
 		switch d := macrojob.DecideOpen(again); d.Action {
 		case macrojob.OpenJoin:
 			return w.join(ctx, js, m, macrojob.PeerID(d.Owner), committed)
 		case macrojob.OpenWait:
 			pause = d.Until.Sub(again.Now)
+		case macrojob.OpenSkip:
+			return nil, nil
 		default:
 			return w.join(ctx, js, m, macrojob.PeerID(w.self), committed)
 		}
 	}
+}
+
+// roomLeft is how many MicroJobs of m's room have no commitment in
+// committed, for macrojob.OpenInput.Left; 0 for a replicated job, whose
+// room items are replicas.
+func roomLeft(js *jobState, m *jobs.MacroJob, committed map[jobs.ID]bool) int {
+	if replicated(js) {
+		return 0
+	}
+	n := 0
+	for _, mu := range m.Micros {
+		if !committed[mu.ID] && !outOfRoom(js, &mu) {
+			n++
+		}
+	}
+	return n
 }
 
 // able is procs without the processors that cannot work now (canWork):

@@ -75,6 +75,16 @@ func (w *Worker) retireFinished() {
 			}
 		}
 	}
+	// A room whose queue is done is left as soon as nothing of this node
+	// waits there for an acknowledgement: staying would only take in the
+	// messages of its members' tail.
+	for name, r := range w.rooms {
+		if r.Finished() {
+			rooms = append(rooms, r)
+			delete(w.rooms, name)
+			w.doneRooms[name] = w.now()
+		}
+	}
 	w.mu.Unlock()
 	for _, t := range topics {
 		t.Close()
@@ -219,10 +229,14 @@ func (w *Worker) join(ctx context.Context, js *jobState, m *jobs.MacroJob, creat
 	}
 	// MicroJobs already committed in the store are done, whatever the
 	// queue's members remember (a room re-created after all left).
+	var known []macrojob.ID
 	for _, mu := range m.Micros {
 		if committed[mu.ID] && !replicated(js) && !outOfRoom(js, &mu) {
-			_ = r.Complete(ctx, macrojob.ID(mu.ID.String()))
+			known = append(known, macrojob.ID(mu.ID.String()))
 		}
+	}
+	if len(known) > 0 {
+		_ = r.Learn(ctx, known)
 	}
 	w.groups.CompleteReplicas(ctx, js.info, js.plan, m, r, creator)
 	w.mu.Lock()
