@@ -83,3 +83,37 @@ func TestClaimsOfAreInRank(t *testing.T) {
 		t.Fatalf("a MacroJob nobody claimed: claims %+v", got)
 	}
 }
+
+// TestRoomLeft: the MicroJobs left in a room, which bound the ranks that
+// may join it, are its regular MicroJobs without a commitment; a verifier
+// runs outside the room and does not count, and a replicated job's rooms
+// are not bounded (0).
+func TestRoomLeft(t *testing.T) {
+	info, plan := byteJob(t, 400, 10, jobs.Requirements{})
+	js := &jobState{info: info, plan: plan}
+	m := &plan.Macros[0]
+	regular := 0
+	committed := map[jobs.ID]bool{}
+	for _, mu := range m.Micros {
+		if mu.Verifier {
+			committed[mu.ID] = false // outside the room: never counted
+			continue
+		}
+		if regular++; regular <= 3 {
+			committed[mu.ID] = true
+		}
+	}
+	if regular == len(m.Micros) {
+		t.Fatal("the checked plan's MacroJob has no verifier")
+	}
+	if got, want := roomLeft(js, m, committed), regular-3; got != want {
+		t.Fatalf("roomLeft = %d, want %d (%d regular, 3 committed)", got, want, regular)
+	}
+	if got := roomLeft(js, m, nil); got != regular {
+		t.Fatalf("nothing committed: roomLeft = %d, want %d", got, regular)
+	}
+	rinfo, rplan := byteJob(t, 400, 10, jobs.Requirements{Replicas: 3})
+	if got := roomLeft(&jobState{info: rinfo, plan: rplan}, &rplan.Macros[0], nil); got != 0 {
+		t.Fatalf("a replicated job: roomLeft = %d, want 0", got)
+	}
+}
