@@ -27,6 +27,7 @@ type withholdingDAG struct {
 	// Both are keyed by multihash: a block store lists raw CIDs.
 	allow    map[string]bool
 	withheld map[string]bool
+	refused  int // withheld blocks asked for
 }
 
 var errWithheld = errors.New("block withheld")
@@ -34,7 +35,11 @@ var errWithheld = errors.New("block withheld")
 func (d *withholdingDAG) passes(c cid.Cid) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return !d.withheld[string(c.Hash())] && (d.allow == nil || d.allow[string(c.Hash())])
+	if d.withheld[string(c.Hash())] {
+		d.refused++
+		return false
+	}
+	return d.allow == nil || d.allow[string(c.Hash())]
 }
 
 func (d *withholdingDAG) Get(ctx context.Context, c cid.Cid) (ipld.Node, error) {
@@ -116,17 +121,36 @@ func TestRepairSoonRecoversAMissedUpdate(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.WaitGet(1, "/jobs/b", nil)
+	// Replica 1 may show the newer update before its walk reaches the
+	// older delta: the delta must have been refused before it is let
+	// through, or the walk would simply find it.
+	crdttest.WaitUntil(t, waitFor, func() error {
+		dag.mu.Lock()
+		defer dag.mu.Unlock()
+		if dag.refused == 0 {
+			return errors.New("replica 1 has not asked for the withheld delta")
+		}
+		return nil
+	})
 	if _, err := c.Replicas[1].Store.Get(ctx, "/jobs/a"); !errors.Is(err, crdt.ErrNotFound) {
 		t.Fatalf("replica 1 read the withheld update: %v", err)
 	}
 	dag.mu.Lock()
 	dag.withheld = nil
 	dag.mu.Unlock()
-	c.Replicas[1].Store.RepairSoon()
-	rec := c.WaitGet(1, "/jobs/a", nil)
-	if string(rec.Payload) != "older" {
-		t.Fatalf("replica 1 read %q", rec.Payload)
-	}
+	// Asked until it comes: the DAG is marked dirty just after the refusal,
+	// and a check that came first finds nothing to repair.
+	crdttest.WaitUntil(t, waitFor, func() error {
+		c.Replicas[1].Store.RepairSoon()
+		rec, err := c.Replicas[1].Store.Get(ctx, "/jobs/a")
+		if err != nil {
+			return fmt.Errorf("replica 1: %w", err)
+		}
+		if string(rec.Payload) != "older" {
+			t.Fatalf("replica 1 read %q", rec.Payload)
+		}
+		return nil
+	})
 	crdttest.WaitUntil(t, waitFor, func() error {
 		if n := crdttest.Metric(t, c.Replicas[1].Registry, "jobmesh_crdt_repairs_total", nil); n != 1 {
 			return fmt.Errorf("replica 1 ran %v repairs, want 1", n)

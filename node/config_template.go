@@ -146,9 +146,9 @@ process_timeout = {{toml .Processor.ProcessTimeout}}
 hold_wait = {{toml .Processor.HoldWait}}
 # How often, at most, this processor tells a job's other processors what
 # it committed (one message per window, not one per turn), and answers
-# their requests for the rooms it owns (one answer per window, not one per
-# request). It must stay below the disclose grace (30s). 0: at every turn
-# and request.
+# their claims on the rooms it owns (one answer per window, not one per
+# claim). It must stay below the disclose grace (30s). 0: at every turn
+# and claim.
 progress_window = {{toml .Processor.ProgressWindow}}
 # Per-block limits of the WebAssembly sandbox: the memory of one run (MiB),
 # the time one block's run may take, and what it may write to stdout (MiB).

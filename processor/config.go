@@ -42,9 +42,9 @@ type Config struct {
 	DiscloseGrace time.Duration
 	// ProgressWindow: a processor says on the Job channel which
 	// MicroJobs of a job it completed at most once per window (one
-	// message for all of them), and answers the channel's requests for
-	// rooms at most once per window (one answer for all who asked;
-	// progress.go). 0 says each turn's and answers each request at once.
+	// message for all of them), and answers the claims and requests for
+	// its rooms at most once per window (one answer for all who asked;
+	// progress.go). 0 says each turn's and answers each at once.
 	// Default 1s.
 	ProgressWindow time.Duration
 	// DuplicateGrace is how long a finalizer waits, once every MicroJob

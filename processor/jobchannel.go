@@ -12,8 +12,10 @@ import (
 	"github.com/jobmesh/jobmesh/p2p"
 )
 
-// jobChannel joins the Job channel of js once and starts reading it; the
-// first join asks the channel for open rooms, since the store may lag.
+// jobChannel joins the Job channel of js once and starts reading it. It
+// asks nothing: a processor that finds a room neither locked in its store
+// nor announced claims it before opening it, and the room's owner answers
+// the claim (readJobChannel).
 func (w *Worker) jobChannel(ctx context.Context, js *jobState) *p2p.Topic[jobs.ChannelMsg] {
 	w.mu.Lock()
 	t := js.topic
@@ -33,7 +35,6 @@ func (w *Worker) jobChannel(ctx context.Context, js *jobState) *p2p.Topic[jobs.C
 	w.mu.Unlock()
 	w.wg.Add(1)
 	go w.readJobChannel(w.runCtx, js, t)
-	_ = t.Publish(ctx, jobs.ChannelMsg{Kind: jobs.KindRooms, JobID: js.plan.JobID.String()})
 	return t
 }
 
@@ -79,10 +80,17 @@ func (w *Worker) readJobChannel(ctx context.Context, js *jobState, t *p2p.Topic[
 					js.claims[m.Value.Macro] = map[string]time.Time{}
 				}
 				js.claims[m.Value.Macro][m.Value.Processor] = w.now()
+				_, member := w.rooms[macrojob.RoomName(id, m.Value.Macro)]
 				w.mu.Unlock()
+				// The claimant sees the room neither locked nor
+				// announced: its owner tells it, within the claim's
+				// pause when the window is quiet, as it answers rooms.
+				if member {
+					w.answerRooms(ctx, js, t, m.From.String())
+				}
 			}
-		case jobs.KindRooms:
-			w.windowed(ctx, &js.asked, []string{m.From.String()}, func(ctx context.Context, _ []string) { w.announceRooms(ctx, js, t) })
+		case jobs.KindRooms: // this release does not ask, but any node may
+			w.answerRooms(ctx, js, t, m.From.String())
 		case jobs.KindFinalizing:
 			js.hints.Finalizing(m.Value.Processor, w.now())
 		case jobs.KindProgress:
@@ -109,6 +117,12 @@ func (w *Worker) heardProgress(js *jobState, m jobs.ChannelMsg) {
 		micros = append(micros, mid)
 	}
 	js.hints.Progress(m.Processor, micros, w.now())
+}
+
+// answerRooms answers asker's claim or request with announceRooms, at
+// most once per ProgressWindow however many ask (windowBatch).
+func (w *Worker) answerRooms(ctx context.Context, js *jobState, t *p2p.Topic[jobs.ChannelMsg], asker string) {
+	w.windowed(ctx, &js.asked, []string{asker}, func(ctx context.Context, _ []string) { w.announceRooms(ctx, js, t) })
 }
 
 // announceRooms tells the Job channel which of the job's rooms this node

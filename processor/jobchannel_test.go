@@ -20,6 +20,36 @@ import (
 // request that made every member answer for every room would let one peer
 // multiply the channel's traffic by the rooms' members, ten times over.
 func TestRoomRequestsAnsweredOncePerWindow(t *testing.T) {
+	testRoomsAnswered(t, func(info *jobs.JobInfo, _ *jobs.Plan, _ string) []jobs.ChannelMsg {
+		var ask []jobs.ChannelMsg
+		for range 10 {
+			ask = append(ask, jobs.ChannelMsg{Kind: jobs.KindRooms, JobID: info.ID().String()})
+		}
+		return ask
+	})
+}
+
+// TestRoomClaimsAnsweredByOwner: a peer that finds a room neither locked
+// nor announced claims it before opening it. Each room's owner answers the
+// claims with its announcement, within a window and at most twice, so the
+// claimant joins the room instead of opening it again.
+func TestRoomClaimsAnsweredByOwner(t *testing.T) {
+	testRoomsAnswered(t, func(info *jobs.JobInfo, plan *jobs.Plan, self string) []jobs.ChannelMsg {
+		var claims []jobs.ChannelMsg
+		for range 3 {
+			for _, mac := range plan.Macros {
+				claims = append(claims, jobs.ChannelMsg{Kind: jobs.KindRoom, JobID: info.ID().String(), Macro: mac.Index, Processor: self})
+			}
+		}
+		return claims
+	})
+}
+
+// testRoomsAnswered publishes what ask returns on the Job channel of a job
+// whose every room has members, and checks that each room is answered by
+// its owner, within a window and at most twice.
+func testRoomsAnswered(t *testing.T, ask func(info *jobs.JobInfo, plan *jobs.Plan, self string) []jobs.ChannelMsg) {
+	t.Helper()
 	const window = 3 * time.Second
 	var mu sync.Mutex
 	held := map[jobs.ID]bool{} // MicroJobs held in a run
@@ -90,8 +120,8 @@ func TestRoomRequestsAnsweredOncePerWindow(t *testing.T) {
 		}
 	}()
 	asked := time.Now()
-	for range 10 {
-		if err := topic.Publish(ctx, jobs.ChannelMsg{Kind: jobs.KindRooms, JobID: info.ID().String()}); err != nil {
+	for _, msg := range ask(info, plan, c.Host.ID().String()) {
+		if err := topic.Publish(ctx, msg); err != nil {
 			t.Fatal(err)
 		}
 	}
