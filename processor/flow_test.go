@@ -62,6 +62,21 @@ func (j mandelbrotJob) spec(n, k uint32) dapp.Spec {
 
 func client(m *localmesh.Mesh) *localmesh.Member { return m.Members[len(m.Members)-1] }
 
+// holdUntil is a processor.Config.Hold that keeps every MicroJob from
+// running until release is closed (or its run is cancelled), telling held
+// first when it is set.
+func holdUntil(release <-chan struct{}, held func(micro jobs.ID)) func(context.Context, jobs.ID, jobs.ID) {
+	return func(ctx context.Context, _, micro jobs.ID) {
+		if held != nil {
+			held(micro)
+		}
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+	}
+}
+
 // submitPlan submits spec from the mesh's client and returns the job and
 // its public plan.
 func submitPlan(t *testing.T, ctx context.Context, m *localmesh.Mesh, spec dapp.Spec) (*jobs.JobInfo, *jobs.Plan) {

@@ -25,12 +25,7 @@ func TestModelPreDownloadInMesh(t *testing.T) {
 	release := make(chan struct{})
 	m := flowMeshWith(t, localmesh.Options{Processors: 4}, func(_ *localmesh.Member, pc *processor.Config) {
 		pc.FactsEvery = 300 * time.Millisecond
-		pc.Hold = func(ctx context.Context, _, _ jobs.ID) {
-			select {
-			case <-release:
-			case <-ctx.Done():
-			}
-		}
+		pc.Hold = holdUntil(release, nil)
 	})
 	ctx := t.Context()
 	c := client(m)

@@ -29,15 +29,11 @@ func TestRoomHoldsNoMoreThanItsWorkLeft(t *testing.T) {
 	held := map[jobs.ID]bool{}
 	m := flowMesh(t, 5, func(_ *localmesh.Member, pc *processor.Config) {
 		pc.Room.Queue.MaxLocksPerTurn = 1
-		pc.Hold = func(ctx context.Context, _, micro jobs.ID) {
+		pc.Hold = holdUntil(release, func(micro jobs.ID) {
 			mu.Lock()
 			held[micro] = true
 			mu.Unlock()
-			select {
-			case <-release:
-			case <-ctx.Done():
-			}
-		}
+		})
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
