@@ -280,9 +280,15 @@ func (q *Queue) Complete(id ID, now time.Time) ([]Msg, error) {
 		q.drive(now)
 		return q.commit(now), nil
 	}
+	return q.out(q.tell(i, now)), nil
+}
+
+// tell returns the Result that tells the owner item i is processed, and
+// re-sends it every Rebroadcast until an owner snapshot lists i.
+func (q *Queue) tell(i int, now time.Time) Msg {
 	q.unacked[i] = true
 	q.lastResults = now
-	return q.out(&Result{Room: q.room, ID: id}), nil
+	return &Result{Room: q.room, ID: q.ids[i]}
 }
 
 // Learn records that the MicroJobs ids are processed, as this node learned
@@ -316,9 +322,7 @@ func (q *Queue) Learn(ids []ID, now time.Time) ([]Msg, error) {
 			q.learned[i] = true
 		default:
 			// The snapshot held lacks it: tell the owner now.
-			q.unacked[i] = true
-			q.lastResults = now
-			told = append(told, &Result{Room: q.room, ID: q.ids[i]})
+			told = append(told, q.tell(i, now))
 		}
 	}
 	if changed && q.IsOwner() {
@@ -511,9 +515,7 @@ func (q *Queue) adopt(from PeerID, s *Snapshot, now time.Time) []Msg {
 	if len(q.learned) > 0 {
 		for i := range q.ids {
 			if q.learned[i] && s.States[i].State != Processed {
-				q.unacked[i] = true
-				q.lastResults = now
-				told = append(told, &Result{Room: q.room, ID: q.ids[i]})
+				told = append(told, q.tell(i, now))
 			}
 		}
 		clear(q.learned)

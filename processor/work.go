@@ -78,11 +78,10 @@ func (w *Worker) retireFinished() {
 	// A room whose queue is done is left as soon as nothing of this node
 	// waits there for an acknowledgement: staying would only take in the
 	// messages of its members' tail.
-	for name, r := range w.rooms {
+	var finished []*macrojob.Room
+	for _, r := range w.rooms {
 		if r.Finished() {
-			rooms = append(rooms, r)
-			delete(w.rooms, name)
-			w.doneRooms[name] = w.now()
+			finished = append(finished, r)
 		}
 	}
 	w.mu.Unlock()
@@ -91,6 +90,9 @@ func (w *Worker) retireFinished() {
 	}
 	for _, r := range rooms {
 		r.Close()
+	}
+	for _, r := range finished {
+		w.leave(r, true)
 	}
 }
 
