@@ -29,7 +29,10 @@ import (
 //     start for each place in rank, at most a whole head start. Then it
 //     joins the room if one was locked or announced meanwhile, or the first
 //     in rank of those that claimed it since its own claim less its pause
-//     when that one comes before it; otherwise it opens the room.
+//     when that one comes before it; otherwise it opens the room. One that
+//     has heard such a claim already when it would claim joins that
+//     claimant at once, without a claim of its own: its claim would defer
+//     to it, and every claim reaches every processor of the job.
 //
 // DecideOpen is that decision as a pure function of what the processor
 // knows and the time; the processor carries out the action.
@@ -176,7 +179,11 @@ func decideOpen(in OpenInput) OpenDecision {
 	if until := in.RankedAt.Add(in.HeadStart); in.Now.Sub(in.RankedAt) < in.HeadStart {
 		return OpenDecision{Action: OpenWait, Until: until}
 	}
-	return OpenDecision{Action: OpenClaim, Until: in.Now.Add(OpenPause(in.Rank, in.HeadStart))}
+	pause := OpenPause(in.Rank, in.HeadStart)
+	if c, ok := firstClaim(in.Claims, in.Now.Add(-pause)); ok && c.Ahead {
+		return OpenDecision{Action: OpenJoin, Owner: c.Peer}
+	}
+	return OpenDecision{Action: OpenClaim, Until: in.Now.Add(pause)}
 }
 
 // afterClaim decides for a processor that claimed the room: once its pause

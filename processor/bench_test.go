@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/big"
 	"os"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -391,8 +392,43 @@ func judgeView(m *localmesh.Mesh, info *jobs.JobInfo) string {
 	for _, in := range v.Invalid {
 		reasons[in.Reason]++
 	}
-	return fmt.Sprintf("records %v; missing %d, redo %d, disputes %d, invalid %d %v, complete %v, verified %v",
-		types, len(v.Missing), len(v.Redo), len(v.Disputes), len(v.Invalid), reasons, v.Complete, v.Verified)
+	return fmt.Sprintf("records %v; missing %d, redo %d, disputes %d, invalid %d %v, complete %v, verified %v%s",
+		types, len(v.Missing), len(v.Redo), len(v.Disputes), len(v.Invalid), reasons, v.Complete, v.Verified, uncommitted(ctx, m, plan, cs))
+}
+
+// uncommitted says which regular MicroJobs of plan have no commitment in
+// cs (the client's store), the first few, and in how many of the mesh's
+// stores each has one: none, it was never committed; some, the client's
+// store lags theirs.
+func uncommitted(ctx context.Context, m *localmesh.Mesh, plan *jobs.Plan, cs []microjob.Commitment) string {
+	have := map[jobs.ID]bool{}
+	for _, c := range cs {
+		have[c.MicroID] = true
+	}
+	var out []string
+	n := 0
+	for _, mac := range plan.Macros {
+		for _, mu := range mac.Micros {
+			if mu.Verifier || have[mu.ID] {
+				continue
+			}
+			n++
+			if len(out) == 5 {
+				continue
+			}
+			held := 0
+			for _, mem := range m.Running() {
+				if rs, err := mem.Store.Query(ctx, records.CommitKey(plan.JobID, mac.Index, mu.ID, "")); err == nil && len(rs) > 0 {
+					held++
+				}
+			}
+			out = append(out, fmt.Sprintf("%d/%s in %d stores", mac.Index, mu.ID.String()[:8], held))
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; %d regular MicroJobs without a commitment at the client: %s", n, strings.Join(out, ", "))
 }
 
 // benchFlow runs b.N jobs of shape s on one mesh and reports the
