@@ -105,6 +105,14 @@ type Config struct {
 	// (firstOwners); the k-th in rank then claims it and pauses k eighths
 	// of HeadStart, at most one (macrojob.DecideOpen). Default 1s.
 	HeadStart time.Duration
+	// TookGrace is how long a processor's took record of a MacroJob
+	// (records.TookKey) may wait, from the run of the first MicroJob it
+	// locked there, to go into the store in the batch of that turn's
+	// commitments instead of alone (turnTook). A processor killed within
+	// it is not counted as a locker of the MacroJob. 0: the record is
+	// written alone before that run. Default 5s: the length of most turns
+	// of short MicroJobs, and a small part of a room lock's minute.
+	TookGrace time.Duration
 	// CatchUp is how long after the worker starts on a replica that holds
 	// jobs (a restart) a job that it found in its own replica, and that no
 	// peer has announced open on the Jobs channel, waits before it is
@@ -196,6 +204,7 @@ func DefaultConfig() Config {
 		Fetch:         fetch.DefaultConfig(),
 
 		HeadStart:      time.Second,
+		TookGrace:      5 * time.Second,
 		CatchUp:        50 * time.Second,
 		FundingBackoff: 2 * time.Second,
 		SettleFallback: time.Minute,
@@ -231,8 +240,8 @@ func (c Config) Validate() error {
 	if c.ProgressWindow < 0 || (c.DiscloseGrace > 0 && c.ProgressWindow > c.DiscloseGrace) {
 		return fmt.Errorf("%w: progress window %s must be at least 0 and at most the disclose grace %s", ErrInvalidConfig, c.ProgressWindow, c.DiscloseGrace)
 	}
-	if c.HeadStart < 0 || c.CatchUp < 0 {
-		return fmt.Errorf("%w: head start and catch-up must not be negative", ErrInvalidConfig)
+	if c.HeadStart < 0 || c.CatchUp < 0 || c.TookGrace < 0 {
+		return fmt.Errorf("%w: head start, catch-up and took grace must not be negative", ErrInvalidConfig)
 	}
 	if err := c.Probes.Validate(); err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalidConfig, err)

@@ -81,7 +81,7 @@ func (f *discloseFixture) commit(t *testing.T, m int) {
 	for _, mu := range f.js.plan.Macros[m].Micros {
 		entries = append(entries, f.commits[mu.ID])
 	}
-	if _, ok := f.w.commitTurn(context.Background(), f.js, entries, nil); !ok {
+	if _, ok := f.w.commitTurn(context.Background(), f.js, entries, nil, nil); !ok {
 		t.Fatalf("MacroJob %d: commitments not written", m)
 	}
 	for _, mu := range f.js.plan.Macros[m].Micros {
@@ -101,7 +101,7 @@ func (f *discloseFixture) turn(t *testing.T, m int, slots ...int) {
 		entries = append(entries, f.commits[mu.ID])
 		ran = append(ran, f.discl[mu.ID])
 	}
-	later, ok := f.w.commitTurn(context.Background(), f.js, entries, ran)
+	later, ok := f.w.commitTurn(context.Background(), f.js, entries, ran, nil)
 	if !ok {
 		t.Fatalf("MacroJob %d: commitments not written", m)
 	}

@@ -90,7 +90,7 @@ func (w *Worker) roomCommitted(ctx context.Context, js *jobState) (map[jobs.ID]b
 // which), distinct from one another, their commitments written as one
 // store batch, then the tokens completed. A token with nothing left to run is left
 // locked: it expires and another member takes it.
-func (w *Worker) processReplicas(ctx context.Context, js *jobState, room *macrojob.Room, items []macrojob.ID) {
+func (w *Worker) processReplicas(ctx context.Context, js *jobState, room *macrojob.Room, items []macrojob.ID, took *turnTook) {
 	var done []macrojob.ID
 	var ran []microjob.Disclosure
 	var commits []crdt.Entry
@@ -108,7 +108,7 @@ func (w *Worker) processReplicas(ctx context.Context, js *jobState, room *macroj
 			w.log.Debug("holding a replica token with nothing to run", "job", js.plan.JobID, "item", item)
 			continue
 		}
-		w.writeTook(ctx, js, micro.Macro)
+		took.add(micro.Macro)
 		if w.cfg.Hold != nil {
 			w.cfg.Hold(ctx, js.plan.JobID, micro.ID)
 			if ctx.Err() != nil {
@@ -128,5 +128,5 @@ func (w *Worker) processReplicas(ctx context.Context, js *jobState, room *macroj
 	if len(commits) == 0 {
 		return
 	}
-	w.finishTurn(ctx, js, room, ran, commits, done)
+	w.finishTurn(ctx, js, room, turnResult{ran: ran, commits: commits, done: done, took: took})
 }

@@ -309,33 +309,3 @@ func (w *Worker) canWork(p meshview.ProcessorView) bool {
 	}
 	return w.p.Host == nil || w.connected(p.ID)
 }
-
-// writeTook writes, once per MacroJob of js, this processor's took record
-// (records.TookKey), just before it runs the first MicroJob it locked
-// there: the evidence, signed by this processor and under its own key,
-// that it took work of the MacroJob. Every reader counts a
-// processor with that evidence and no commitment as assigned the task and
-// timed out (finish.FinalRounds), whoever takes the MicroJobs over. A
-// record already in the store is left as it is, so its seq stays the
-// earliest.
-func (w *Worker) writeTook(ctx context.Context, js *jobState, macro uint64) {
-	w.mu.Lock()
-	done := js.took[macro]
-	w.mu.Unlock()
-	if done || w.p.Store == nil {
-		return
-	}
-	key := records.TookKey(js.plan.JobID, macro, w.self)
-	if _, err := w.p.Store.Get(ctx, key); err != nil {
-		if err := w.p.Store.Put(ctx, key, records.TookType, nil); err != nil {
-			w.log.Warn("writing a took record", "job", js.plan.JobID, "macro", macro, "err", err)
-			return
-		}
-	}
-	w.mu.Lock()
-	if js.took == nil {
-		js.took = map[uint64]bool{}
-	}
-	js.took[macro] = true
-	w.mu.Unlock()
-}

@@ -359,8 +359,10 @@ func (w *Worker) process(ctx context.Context, js *jobState, room *macrojob.Room,
 	w.mu.Unlock()
 	w.discl.StartTurn(w.now(), len(ids), per)
 	defer w.endTurn()
+	took := w.tookTurn(ctx, js)
+	defer took.end()
 	if replicated(js) {
-		w.processReplicas(ctx, js, room, ids)
+		w.processReplicas(ctx, js, room, ids, took)
 		return
 	}
 	var done []macrojob.ID
@@ -391,7 +393,7 @@ func (w *Worker) process(ctx context.Context, js *jobState, room *macrojob.Room,
 			done = append(done, id)
 			continue
 		}
-		w.writeTook(ctx, js, micro.Macro)
+		took.add(micro.Macro)
 		if w.cfg.Hold != nil {
 			w.cfg.Hold(ctx, js.plan.JobID, mid)
 			if ctx.Err() != nil {
@@ -412,7 +414,17 @@ func (w *Worker) process(ctx context.Context, js *jobState, room *macrojob.Room,
 		commits = append(commits, crdt.Entry{Key: records.CommitmentKey(c), Type: records.CommitType, Payload: c.Encode()})
 		done = append(done, id)
 	}
-	w.finishTurn(ctx, js, room, ran, commits, done)
+	w.finishTurn(ctx, js, room, turnResult{ran: ran, commits: commits, done: done, took: took})
+}
+
+// turnResult is what one ownership turn ran: the disclosures to publish
+// later, the commitments to write now, the items to complete in the room
+// and the took records it owes.
+type turnResult struct {
+	ran     []microjob.Disclosure
+	commits []crdt.Entry
+	done    []macrojob.ID
+	took    *turnTook
 }
 
 // finishTurn writes a turn's commitments as one store batch (commitTurn),
@@ -420,7 +432,8 @@ func (w *Worker) process(ctx context.Context, js *jobState, room *macrojob.Room,
 // disclosures that are not due yet for their round and announces the
 // progress. Nothing is completed when the commitments could not be
 // written: their locks expire and the queue offers them again.
-func (w *Worker) finishTurn(ctx context.Context, js *jobState, room *macrojob.Room, ran []microjob.Disclosure, commits []crdt.Entry, done []macrojob.ID) {
+func (w *Worker) finishTurn(ctx context.Context, js *jobState, room *macrojob.Room, t turnResult) {
+	ran, commits, done := t.ran, t.commits, t.done
 	w.mu.Lock()
 	over := js.finished
 	w.mu.Unlock()
@@ -433,7 +446,7 @@ func (w *Worker) finishTurn(ctx context.Context, js *jobState, room *macrojob.Ro
 	later := ran
 	if len(commits) > 0 {
 		var ok bool
-		if later, ok = w.commitTurn(ctx, js, commits, ran); !ok {
+		if later, ok = w.commitTurn(ctx, js, commits, ran, t.took); !ok {
 			return
 		}
 	}
@@ -468,25 +481,28 @@ func (w *Worker) endTurn() {
 }
 
 // commitTurn writes a turn's commitments, and with them, in the same
-// store batch, the disclosures that are due once they are written (see
-// disclose): pending ones, and those of the turn itself (ran) whose
-// MacroJob these commitments complete. It reports whether the commitments
+// store batch, the took records the turn still owes (turnTook) and the
+// disclosures that are due once they are written (see disclose): pending
+// ones, and those of the turn itself (ran) whose MacroJob these
+// commitments complete. It reports whether the commitments
 // were written, and the disclosures of ran that were not, which wait for
 // their round; pending disclosures that were not written stay pending.
-func (w *Worker) commitTurn(ctx context.Context, js *jobState, commits []crdt.Entry, ran []microjob.Disclosure) (later []microjob.Disclosure, ok bool) {
+func (w *Worker) commitTurn(ctx context.Context, js *jobState, commits []crdt.Entry, ran []microjob.Disclosure, took *turnTook) (later []microjob.Disclosure, ok bool) {
 	batch := make(map[jobs.ID]bool, len(ran))
 	for _, d := range ran {
 		batch[d.MicroID] = true
 	}
 	r := w.discl.Begin(ctx, followed{w}, batch)
 	now, later := r.Split(ran)
-	entries := append(slices.Clip(commits), disclosure.Entries(r.Due)...)
+	macros, entries := took.claim()
+	entries = append(append(entries, commits...), disclosure.Entries(r.Due)...)
 	err := w.writer.PutBatch(ctx, append(entries, disclosure.Entries(now)...))
 	r.End(err == nil)
 	if err != nil {
 		w.log.Warn("writing commitments", "job", js.plan.JobID, "count", len(commits), "err", err)
 		return nil, false
 	}
+	took.wrote(macros)
 	w.m.microjobs.WithLabelValues("ok").Add(float64(len(commits)))
 	return later, true
 }
