@@ -16,6 +16,7 @@ import (
 
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/dapp"
+	"github.com/jobmesh/jobmesh/finish"
 	"github.com/jobmesh/jobmesh/internal/cputime"
 	"github.com/jobmesh/jobmesh/internal/wait"
 	"github.com/jobmesh/jobmesh/jobs"
@@ -362,7 +363,9 @@ func runBenchJob(b *testing.B, m *localmesh.Mesh, exec *waitExec, s flowShape, s
 }
 
 // judgeView judges the job on what the client's store holds, to say why
-// a job did not finish.
+// a job did not finish: on the plan with its verifiers once the client's
+// store shows the check seed (revealed, or lapsed as a processor would
+// lapse it now), else on the public plan.
 func judgeView(m *localmesh.Mesh, info *jobs.JobInfo) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -374,8 +377,15 @@ func judgeView(m *localmesh.Mesh, info *jobs.JobInfo) string {
 	if err != nil {
 		return err.Error()
 	}
+	fr := finish.FromRecords(info.ID(), recs)
+	checks := finish.ChooseChecks(info, plan, fr, finish.ProgressOf(fr, 1), time.Hour, 0)
+	judged := plan
+	if cp, err := finish.CheckedPlan(plan, checks); err == nil {
+		judged = cp
+	}
 	var cs []microjob.Commitment
 	var ds []microjob.Disclosure
+	committed, disclosed := map[jobs.ID]bool{}, map[jobs.ID]bool{}
 	types := map[string]int{}
 	for _, r := range recs {
 		types[r.Type]++
@@ -383,58 +393,61 @@ func judgeView(m *localmesh.Mesh, info *jobs.JobInfo) string {
 		case records.CommitType:
 			if c, err := records.OpenCommitment(r.Key, r.Author.String(), r.Payload); err == nil {
 				cs = append(cs, c)
+				committed[c.MicroID] = true
 			}
 		case records.ResultType:
 			if d, err := records.OpenDisclosure(r.Key, r.Author.String(), r.Payload); err == nil {
 				ds = append(ds, d)
+				disclosed[d.MicroID] = true
 			}
 		}
 	}
-	v, err := microjob.Judge(info, plan, cs, ds)
+	v, err := microjob.Judge(info, judged, cs, ds)
 	if err != nil {
-		return fmt.Sprintf("records %v; judge: %v", types, err)
+		return fmt.Sprintf("records %v; checks %s; judge: %v", types, checks.Source, err)
 	}
 	reasons := map[string]int{}
 	for _, in := range v.Invalid {
 		reasons[in.Reason]++
 	}
-	return fmt.Sprintf("records %v; missing %d, redo %d, disputes %d, invalid %d %v, complete %v, verified %v%s",
-		types, len(v.Missing), len(v.Redo), len(v.Disputes), len(v.Invalid), reasons, v.Complete, v.Verified, uncommitted(ctx, m, plan, cs))
+	return fmt.Sprintf("records %v; checks %s; missing %d, redo %d, disputes %d, invalid %d %v, complete %v, verified %v%s%s",
+		types, checks.Source, len(v.Missing), len(v.Redo), len(v.Disputes), len(v.Invalid), reasons, v.Complete, v.Verified,
+		lacking(ctx, m, judged, committed, "commitment", records.CommitKey), lacking(ctx, m, judged, disclosed, "disclosure", records.ResultKey))
 }
 
-// uncommitted says which regular MicroJobs of plan have no commitment in
-// cs (the client's store), the first few, and in how many of the mesh's
-// stores each has one: none, it was never committed; some, the client's
+// lacking says which MicroJobs of plan have no record of a kind at the
+// client (not in have), the first few, and in how many of the mesh's
+// stores each has one: none, it was never written; some, the client's
 // store lags theirs.
-func uncommitted(ctx context.Context, m *localmesh.Mesh, plan *jobs.Plan, cs []microjob.Commitment) string {
-	have := map[jobs.ID]bool{}
-	for _, c := range cs {
-		have[c.MicroID] = true
-	}
+func lacking(ctx context.Context, m *localmesh.Mesh, plan *jobs.Plan, have map[jobs.ID]bool, kind string, key func(jobs.ID, uint64, jobs.ID, string) string) string {
 	var out []string
 	n := 0
 	for _, mac := range plan.Macros {
 		for _, mu := range mac.Micros {
-			if mu.Verifier || have[mu.ID] {
+			if have[mu.ID] {
 				continue
 			}
 			n++
 			if len(out) == 5 {
 				continue
 			}
-			held := 0
+			in := 0
 			for _, mem := range m.Running() {
-				if rs, err := mem.Store.Query(ctx, records.CommitKey(plan.JobID, mac.Index, mu.ID, "")); err == nil && len(rs) > 0 {
-					held++
+				if rs, err := mem.Store.Query(ctx, key(plan.JobID, mac.Index, mu.ID, "")); err == nil && len(rs) > 0 {
+					in++
 				}
 			}
-			out = append(out, fmt.Sprintf("%d/%s in %d stores", mac.Index, mu.ID.String()[:8], held))
+			what := "regular"
+			if mu.Verifier {
+				what = "verifier"
+			}
+			out = append(out, fmt.Sprintf("%s %d/%s in %d stores", what, mac.Index, mu.ID.String()[:8], in))
 		}
 	}
 	if n == 0 {
 		return ""
 	}
-	return fmt.Sprintf("; %d regular MicroJobs without a commitment at the client: %s", n, strings.Join(out, ", "))
+	return fmt.Sprintf("; %d MicroJobs without a %s at the client: %s", n, kind, strings.Join(out, ", "))
 }
 
 // benchFlow runs b.N jobs of shape s on one mesh and reports the
