@@ -441,13 +441,36 @@ func lacking(ctx context.Context, m *localmesh.Mesh, plan *jobs.Plan, have map[j
 			if mu.Verifier {
 				what = "verifier"
 			}
-			out = append(out, fmt.Sprintf("%s %d/%s in %d stores", what, mac.Index, mu.ID.String()[:8], in))
+			out = append(out, fmt.Sprintf("%s %d/%s in %d stores%s", what, mac.Index, mu.ID.String()[:8], in, runners(m, plan.JobID, mac.Index, mu.Verifier)))
 		}
 	}
 	if n == 0 {
 		return ""
 	}
 	return fmt.Sprintf("; %d MicroJobs without a %s at the client: %s", n, kind, strings.Join(out, ", "))
+}
+
+// runners says, for a verifier, whom the processors rank first to run it,
+// and how many rank each: they disagree when their views of the job
+// differ.
+func runners(m *localmesh.Mesh, job jobs.ID, macro uint64, verifier bool) string {
+	if !verifier {
+		return ""
+	}
+	firsts := map[string]int{}
+	unranked := 0
+	for _, mem := range processorsOf(m) {
+		if mem.Worker == nil {
+			continue
+		}
+		r, ok := mem.Worker.VerifierRanks(job, macro, 1)
+		if !ok || len(r) == 0 {
+			unranked++
+			continue
+		}
+		firsts[r[0][len(r[0])-6:]]++
+	}
+	return fmt.Sprintf(" (ranked first: %v; unranked at %d)", firsts, unranked)
 }
 
 // benchFlow runs b.N jobs of shape s on one mesh and reports the

@@ -38,3 +38,17 @@ func VerdictFromRecords(ctx context.Context, store crdt.Reader, info *jobs.JobIn
 	}
 	return finish.VerdictFor(j, finish.FinalRounds(plan, recs)), j.Final(plan, procs), nil
 }
+
+// VerifierRanks is, for the tests outside the package, the first n
+// processors this worker ranks for the verifier of MacroJob macro of job
+// (finish.VerifierRunners), and whether it has ranked them.
+func (w *Worker) VerifierRanks(job jobs.ID, macro uint64, n int) ([]string, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	js := w.known[job]
+	if js == nil || js.plan == nil || int(macro) >= len(js.verifiers) {
+		return nil, false
+	}
+	r := js.verifiers[macro]
+	return r[:min(n, len(r))], true
+}
