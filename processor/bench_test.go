@@ -450,27 +450,54 @@ func lacking(ctx context.Context, m *localmesh.Mesh, plan *jobs.Plan, have map[j
 	return fmt.Sprintf("; %d MicroJobs without a %s at the client: %s", n, kind, strings.Join(out, ", "))
 }
 
-// runners says, for a verifier, whom the processors rank first to run it,
-// and how many rank each: they disagree when their views of the job
-// differ.
+// runners says, for a verifier, whom the processors rank first to run it
+// and how many rank each (they disagree when their views of the job
+// differ), and the ranks and first owner in the view of the processor
+// most rank first and in a view of the majority.
 func runners(m *localmesh.Mesh, job jobs.ID, macro uint64, verifier bool) string {
 	if !verifier {
 		return ""
 	}
+	short := func(ps ...string) []string {
+		out := make([]string, len(ps))
+		for i, p := range ps {
+			out[i] = p[max(0, len(p)-6):]
+		}
+		return out
+	}
 	firsts := map[string]int{}
+	views := map[string]string{}
 	unranked := 0
 	for _, mem := range processorsOf(m) {
 		if mem.Worker == nil {
 			continue
 		}
-		r, ok := mem.Worker.VerifierRanks(job, macro, 1)
+		r, owner, ok := mem.Worker.VerifierRanks(job, macro, 3)
 		if !ok || len(r) == 0 {
 			unranked++
 			continue
 		}
-		firsts[r[0][len(r[0])-6:]]++
+		firsts[r[0]]++
+		views[mem.Host.ID().String()] = fmt.Sprintf("ranks %v, owner %v", short(r...), short(owner))
 	}
-	return fmt.Sprintf(" (ranked first: %v; unranked at %d)", firsts, unranked)
+	top, n := "", 0
+	for p, k := range firsts {
+		if k > n {
+			top, n = p, k
+		}
+	}
+	counts := map[string]int{}
+	for p, k := range firsts {
+		counts[short(p)[0]] = k
+	}
+	var majority string
+	for p, v := range views {
+		if p != top {
+			majority = v
+			break
+		}
+	}
+	return fmt.Sprintf(" (ranked first: %v; unranked at %d; the first's own view: %s; another's: %s)", counts, unranked, views[top], majority)
 }
 
 // benchFlow runs b.N jobs of shape s on one mesh and reports the

@@ -41,14 +41,15 @@ func VerdictFromRecords(ctx context.Context, store crdt.Reader, info *jobs.JobIn
 
 // VerifierRanks is, for the tests outside the package, the first n
 // processors this worker ranks for the verifier of MacroJob macro of job
-// (finish.VerifierRunners), and whether it has ranked them.
-func (w *Worker) VerifierRanks(job jobs.ID, macro uint64, n int) ([]string, bool) {
+// (finish.VerifierRunners) and the MacroJob's first owner in its view, and
+// whether it has ranked them.
+func (w *Worker) VerifierRanks(job jobs.ID, macro uint64, n int) (ranks []string, owner string, ok bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	js := w.known[job]
-	if js == nil || js.plan == nil || int(macro) >= len(js.verifiers) {
-		return nil, false
+	if js == nil || js.plan == nil || int(macro) >= len(js.verifiers) || int(macro) >= len(js.owners) {
+		return nil, "", false
 	}
 	r := js.verifiers[macro]
-	return r[:min(n, len(r))], true
+	return r[:min(n, len(r))], js.owners[macro], true
 }
