@@ -125,9 +125,17 @@ func (t *turnTook) end() {
 	t.write(t.take())
 }
 
-// write writes the records of macros, one at a time.
+// write writes the records of macros, one at a time; none once the job
+// has a verdict here: like a turn's commitments then (finishTurn), a late
+// took record would change the rounds every node has judged.
 func (t *turnTook) write(macros []uint64) {
 	w, js := t.w, t.js
+	w.mu.Lock()
+	over := js.finished
+	w.mu.Unlock()
+	if over {
+		return
+	}
 	for _, m := range macros {
 		if t.done(m) {
 			continue

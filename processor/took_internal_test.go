@@ -164,3 +164,27 @@ func TestTookRecordKeptFromBeforeARestart(t *testing.T) {
 		t.Fatalf("took records rewritten: seqs %d, %d, then %d, %d", seq0, seq1, a, b)
 	}
 }
+
+// TestTookRecordNotWrittenAfterAVerdict: a turn still owing its took
+// record when the job gets a verdict writes it neither when the grace
+// passes nor when it ends, as it writes no commitment then: a late took
+// record would change the rounds every node has judged.
+func TestTookRecordNotWrittenAfterAVerdict(t *testing.T) {
+	f, cs := newTookFixture(t, time.Hour)
+	took := f.w.tookTurn(context.Background(), f.js)
+	took.add(0)
+	f.w.mu.Lock()
+	f.js.finished = true
+	f.w.mu.Unlock()
+	took.lapse() // the grace passes: what is owed is not written
+	took.add(1)  // after the grace: not written at once either
+	took.end()
+	if n := cs.puts.Load(); n != 0 {
+		t.Fatalf("%d took records written after the verdict", n)
+	}
+	for m := range uint64(2) {
+		if _, err := f.store.Get(context.Background(), records.TookKey(f.js.plan.JobID, m, f.w.self)); err == nil {
+			t.Fatalf("took record of MacroJob %d written after the verdict", m)
+		}
+	}
+}
