@@ -97,9 +97,8 @@ func (t *turnTook) claim() ([]uint64, []crdt.Entry) {
 	var macros []uint64
 	var entries []crdt.Entry
 	for _, m := range t.take() {
-		key := records.TookKey(t.js.plan.JobID, m, t.w.self)
-		if _, err := t.w.p.Store.Get(t.ctx, key); err == nil {
-			t.mark(m)
+		key, ok := t.stored(m)
+		if ok {
 			continue
 		}
 		macros = append(macros, m)
@@ -140,15 +139,28 @@ func (t *turnTook) write(macros []uint64) {
 		if t.done(m) {
 			continue
 		}
-		key := records.TookKey(js.plan.JobID, m, w.self)
-		if _, err := w.p.Store.Get(t.ctx, key); err != nil {
-			if err := w.p.Store.Put(t.ctx, key, records.TookType, nil); err != nil {
-				w.log.Warn("writing a took record", "job", js.plan.JobID, "macro", m, "err", err)
-				continue
-			}
+		key, ok := t.stored(m)
+		if ok {
+			continue
+		}
+		if err := w.p.Store.Put(t.ctx, key, records.TookType, nil); err != nil {
+			w.log.Warn("writing a took record", "job", js.plan.JobID, "macro", m, "err", err)
+			continue
 		}
 		t.mark(m)
 	}
+}
+
+// stored returns the key of this node's took record of macro and whether
+// the store holds it already (written before a restart, which forgets
+// what it wrote), marking it written then.
+func (t *turnTook) stored(macro uint64) (string, bool) {
+	key := records.TookKey(t.js.plan.JobID, macro, t.w.self)
+	if _, err := t.w.p.Store.Get(t.ctx, key); err != nil {
+		return key, false
+	}
+	t.mark(macro)
+	return key, true
 }
 
 // done reports whether this node's took record of macro is written.
