@@ -14,8 +14,9 @@ import (
 // the ones that ran the regular MicroJobs it takes blocks from runs it.
 // A verifier exists only once the checks are drawn, after every regular
 // MicroJob is committed (jobs.Plan.WithChecks), so who ran what is known
-// when its runners are ranked, and the ranking puts first the processors
-// that ran none of the MicroJobs it checks. Within each part processors
+// when its runners are ranked, but for duplicate runs whose commitments
+// come later (the ranks are derived again as they come), and the ranking
+// puts first the processors that ran none of the MicroJobs it checks. Within each part processors
 // are ranked by rendezvous hash of (peer ID, job ID, MacroJob index,
 // "verifier", check seed), so nobody knows the runner before the checks
 // are drawn, and the MacroJob's first owner goes last. The first in rank

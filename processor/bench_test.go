@@ -450,20 +450,18 @@ func lacking(ctx context.Context, m *localmesh.Mesh, plan *jobs.Plan, have map[j
 	return fmt.Sprintf("; %d MicroJobs without a %s at the client: %s", n, kind, strings.Join(out, ", "))
 }
 
+// short is the last six characters of a peer ID.
+func short(p string) string { return p[max(0, len(p)-6):] }
+
 // runners says, for a verifier, whom the processors rank first to run it
 // and how many rank each (they disagree when their views of the job
-// differ), and the ranks and first owner in the view of the processor
-// most rank first and in a view of the majority.
+// differ), and the view of each processor named first: its own ranks,
+// first owner, whether it committed the verifier, and when it drew the
+// checks.
+
 func runners(m *localmesh.Mesh, job jobs.ID, macro uint64, verifier bool) string {
 	if !verifier {
 		return ""
-	}
-	short := func(ps ...string) []string {
-		out := make([]string, len(ps))
-		for i, p := range ps {
-			out[i] = p[max(0, len(p)-6):]
-		}
-		return out
 	}
 	firsts := map[string]int{}
 	views := map[string]string{}
@@ -472,32 +470,30 @@ func runners(m *localmesh.Mesh, job jobs.ID, macro uint64, verifier bool) string
 		if mem.Worker == nil {
 			continue
 		}
-		r, owner, ok := mem.Worker.VerifierRanks(job, macro, 3)
+		r, view, ok := mem.Worker.VerifierRanks(job, macro, 3)
 		if !ok || len(r) == 0 {
 			unranked++
 			continue
 		}
 		firsts[r[0]]++
-		views[mem.Host.ID().String()] = fmt.Sprintf("ranks %v, owner %v", short(r...), short(owner))
+		shorts := make([]string, len(r))
+		for i, p := range r {
+			shorts[i] = short(p)
+		}
+		views[mem.Host.ID().String()] = fmt.Sprintf("ranks %v, %s", shorts, view)
 	}
-	top, n := "", 0
+	// The own view of each processor that some rank first: the one that
+	// ranks itself first should be running it.
+	var b strings.Builder
 	for p, k := range firsts {
-		if k > n {
-			top, n = p, k
+		fmt.Fprintf(&b, "; %s, first for %d: ", short(p), k)
+		if v, ok := views[p]; ok {
+			b.WriteString(v)
+		} else {
+			b.WriteString("no ranks")
 		}
 	}
-	counts := map[string]int{}
-	for p, k := range firsts {
-		counts[short(p)[0]] = k
-	}
-	var majority string
-	for p, v := range views {
-		if p != top {
-			majority = v
-			break
-		}
-	}
-	return fmt.Sprintf(" (ranked first: %v; unranked at %d; the first's own view: %s; another's: %s)", counts, unranked, views[top], majority)
+	return fmt.Sprintf(" (unranked at %d%s)", unranked, b.String())
 }
 
 // benchFlow runs b.N jobs of shape s on one mesh and reports the

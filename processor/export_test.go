@@ -2,6 +2,8 @@ package processor
 
 import (
 	"context"
+	"fmt"
+	"time"
 
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/finish"
@@ -41,9 +43,11 @@ func VerdictFromRecords(ctx context.Context, store crdt.Reader, info *jobs.JobIn
 
 // VerifierRanks is, for the tests outside the package, the first n
 // processors this worker ranks for the verifier of MacroJob macro of job
-// (finish.VerifierRunners) and the MacroJob's first owner in its view, and
-// whether it has ranked them.
-func (w *Worker) VerifierRanks(job jobs.ID, macro uint64, n int) (ranks []string, owner string, ok bool) {
+// (finish.VerifierRunners) and, in words, the rest of its view of that
+// verifier: the MacroJob's first owner, whether this worker committed the
+// verifier, and how long ago it drew the checks; ok whether it has ranked
+// them.
+func (w *Worker) VerifierRanks(job jobs.ID, macro uint64, n int) (ranks []string, view string, ok bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	js := w.known[job]
@@ -51,5 +55,12 @@ func (w *Worker) VerifierRanks(job jobs.ID, macro uint64, n int) (ranks []string
 		return nil, "", false
 	}
 	r := js.verifiers[macro]
-	return r[:min(n, len(r))], js.owners[macro], true
+	mine := false
+	if ver := js.plan.Macros[macro].Verifier(); ver != nil {
+		mine = js.mine[ver.ID]
+	}
+	owner := js.owners[macro]
+	view = fmt.Sprintf("owner %s, committed here %t, checks drawn %s ago, finished %t, eligible %d",
+		owner[max(0, len(owner)-6):], mine, w.now().Sub(js.checksAt).Round(time.Second), js.finished, js.eligible)
+	return r[:min(n, len(r))], view, true
 }

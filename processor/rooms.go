@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/jobmesh/jobmesh/dispatch"
-	"github.com/jobmesh/jobmesh/finish"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/macrojob"
 	"github.com/jobmesh/jobmesh/meshview"
@@ -174,15 +173,10 @@ func (w *Worker) firstOwners(js *jobState) []string {
 			}
 		}
 	}
-	ran := func(jobs.ID, string) bool { return false }
-	if w.index == nil {
-		// no record index: every processor ranks as if it ran nothing
-	} else if p, err := w.progressOf(context.Background(), js); err == nil {
-		ran = func(mid jobs.ID, q string) bool { return slices.Contains(p.CommittedBy(mid), q) }
-	}
-	verifiers := finish.VerifierRunners(id, js.plan, w.able(v, procs), owners, ran)
+	able := w.able(v, procs)
 	w.mu.Lock()
-	js.owners, js.openRank, js.verifiers, js.ownersView, js.eligible = owners, openRank, verifiers, v, eligible
+	js.owners, js.openRank, js.ownersView, js.eligible = owners, openRank, v, eligible
+	js.rankProcs, js.verifiers = able, nil // verifierRanks derives them again
 	w.mu.Unlock()
 	return owners
 }

@@ -242,9 +242,13 @@ type jobState struct {
 	// claims are, for each MacroJob, the processors heard claiming its
 	// room on the Job channel, and when (claimsOf).
 	claims map[uint64]map[string]time.Time
-	// verifiers rank, for each MacroJob, who runs its verifier MicroJob
-	// outside the room (finish.VerifierRunners), derived with owners.
-	verifiers [][]string
+	// rankProcs are the processors that may run a verifier outside its
+	// room, derived with owners; verifiers rank them, for each MacroJob,
+	// to run its verifier MicroJob (verifierRanks), from the commitments
+	// whose digest is verifiersRan.
+	rankProcs    []string
+	verifiers    [][]string
+	verifiersRan uint64
 
 	// checks is where the verifiers of plan come from (checks.go);
 	// regularsAt is when this node first saw every regular MicroJob
