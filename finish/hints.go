@@ -13,8 +13,9 @@ import (
 const HintLife = 10
 
 // Hints is what a node heard on a job's Job channel: the MicroJobs a
-// processor said it completed, when each such processor was last heard
-// there, and who said it is finishing the job (Input.Finalizing).
+// processor said complete (a room's owner the MicroJobs of its done room,
+// a verifier's runner that verifier), when each such processor was last
+// heard there, and who said it is finishing the job (Input.Finalizing).
 //
 // The Job channel runs ahead of the store: under load a commitment may
 // reach another processor's store a minute or more after its committer

@@ -34,9 +34,9 @@ func (m ChannelMsg) Micros() []string {
 	return nil
 }
 
-// Progress returns the progress message by which processor says it
-// completed micros of job: MicroID for one, which every version of the
-// channel reads, MicroIDs for more. It panics on none or more than
+// Progress returns the progress message by which processor says micros
+// of job are complete (KindProgress): MicroID for one, which every version
+// of the channel reads, MicroIDs for more. It panics on none or more than
 // MaxProgressMicros, a caller's error.
 func Progress(job, processor string, micros []string) ChannelMsg {
 	m := ChannelMsg{Kind: KindProgress, JobID: job, Processor: processor}
@@ -58,8 +58,9 @@ const (
 	KindJob = "job"
 	// KindQuery asks for open jobs; nodes answer with KindJob messages.
 	KindQuery = "query"
-	// KindProgress says that Processor completed MicroID (or each of
-	// MicroIDs, the MicroJobs of one turn) of JobID.
+	// KindProgress says that MicroID (or each of MicroIDs) of JobID is
+	// complete: Processor owns the done room of their MacroJob, or ran the
+	// verifier MicroJob named.
 	KindProgress = "progress"
 	// KindRoom (Job channel) announces a MacroJob room and its owner.
 	KindRoom = "room"

@@ -94,9 +94,13 @@ type Room struct {
 	// outstanding (Finished); zero while it is not.
 	settled time.Time
 	owns    bool // whether this node owns the queue
-	closeMu sync.Once
-	metrics *Metrics
-	counted Stats // the queue's Stats when last counted
+	// settledFn is RoomParams.Settled; spoke whether it was called for
+	// the current settled and owned state (loop only).
+	settledFn func()
+	spoke     bool
+	closeMu   sync.Once
+	metrics   *Metrics
+	counted   Stats // the queue's Stats when last counted
 }
 
 // LockStore is what a room needs of the store: its lock is read and
@@ -121,6 +125,11 @@ type RoomParams struct {
 	Logger  *slog.Logger
 	// Metrics, when set, counts the queue's events. Default nil: none.
 	Metrics *Metrics
+	// Settled, when set, is called on the room's goroutine when the
+	// queue becomes done with nothing outstanding while this node owns
+	// it, or this node comes to own such a queue: the node that speaks
+	// for the room's completion. It must not block. Default nil.
+	Settled func()
 }
 
 // JoinRoom joins the room's channel and starts driving its queue.
@@ -167,7 +176,7 @@ func JoinRoom(ctx context.Context, p RoomParams, cfg RoomConfig) (*Room, error) 
 		Name: name, cfg: cfg, q: q, topic: topic, store: p.Store, jobID: p.JobID, macro: p.Macro,
 		self: self, log: log.With("room", string(name)), ready: make(chan ID, 4*len(p.Items)+16),
 		cmds: make(chan func(time.Time) []Msg, 16), done: make(chan struct{}), cancel: cancel,
-		metrics: p.Metrics,
+		metrics: p.Metrics, settledFn: p.Settled,
 	}
 	if p.Creator == self {
 		if err := r.refreshLock(ctx, now); err != nil {
@@ -295,7 +304,12 @@ func (r *Room) loop(ctx context.Context, in <-chan p2p.Message[Msg], first *Snap
 		case r.settled.IsZero():
 			r.settled = now
 		}
+		speaks := !r.settled.IsZero() && r.owns
 		r.mu.Unlock()
+		if speaks && !r.spoke && r.settledFn != nil {
+			r.settledFn()
+		}
+		r.spoke = speaks
 	}
 }
 

@@ -81,9 +81,20 @@ func testHosts(t testing.TB, n int) []*p2p.Host {
 // owning it first; the rooms close when the test ends.
 func joinRooms(ctx context.Context, t *testing.T, nodes []testNode, items []ID, creator PeerID, cfg RoomConfig) []*Room {
 	t.Helper()
+	return joinRoomsSettled(ctx, t, nodes, items, creator, cfg, nil)
+}
+
+// joinRoomsSettled is joinRooms with settled, when not nil, called with
+// a node's index as its room's Settled callback.
+func joinRoomsSettled(ctx context.Context, t *testing.T, nodes []testNode, items []ID, creator PeerID, cfg RoomConfig, settled func(i int)) []*Room {
+	t.Helper()
 	var rooms []*Room
-	for _, n := range nodes {
-		r, err := JoinRoom(ctx, RoomParams{Host: n.host, Store: n.store, JobID: "job1", Macro: 0, Items: items, Creator: creator}, cfg)
+	for i, n := range nodes {
+		p := RoomParams{Host: n.host, Store: n.store, JobID: "job1", Macro: 0, Items: items, Creator: creator}
+		if settled != nil {
+			p.Settled = func() { settled(i) }
+		}
+		r, err := JoinRoom(ctx, p, cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -371,7 +382,8 @@ func TestAskAfterCloseDoesNotHang(t *testing.T) {
 // TestFinishedRoom: once a room's queue is done, with every result
 // acknowledged, its members are finished with it (the processor leaves
 // it), and its owner is not yet: it stays a LockTTL to answer processors
-// that join from a lagging store.
+// that join from a lagging store. The owner alone is told, once, that it
+// speaks for the done room (Settled).
 func TestFinishedRoom(t *testing.T) {
 	nodes := testNodes(t, 3)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -379,7 +391,13 @@ func TestFinishedRoom(t *testing.T) {
 	items := []ID{"m0", "m1", "m2", "m3", "m4", "m5"}
 	creator := PeerID(nodes[0].host.ID().String())
 	cfg := RoomConfig{Queue: Config{ProcessingTimeout: 10 * time.Second, OwnerTimeout: 2 * time.Second, Rebroadcast: 200 * time.Millisecond}, LockTTL: time.Hour}
-	rooms := joinRooms(ctx, t, nodes, items, creator, cfg)
+	var smu sync.Mutex
+	settled := make([]int, len(nodes))
+	rooms := joinRoomsSettled(ctx, t, nodes, items, creator, cfg, func(i int) {
+		smu.Lock()
+		settled[i]++
+		smu.Unlock()
+	})
 	var wg sync.WaitGroup
 	for i, r := range rooms {
 		wg.Add(1)
@@ -416,5 +434,28 @@ func TestFinishedRoom(t *testing.T) {
 	})
 	if rooms[owner].Finished() {
 		t.Fatalf("the owner (node %d) is finished within its LockTTL", owner)
+	}
+	wait.Until(t, 10*time.Second, func() error {
+		smu.Lock()
+		defer smu.Unlock()
+		if settled[owner] == 0 {
+			return fmt.Errorf("the owner (node %d) not told it speaks for the done room", owner)
+		}
+		return nil
+	})
+	// A few more rounds of the rooms' loops: nobody is told again.
+	for range 3 {
+		for _, r := range rooms {
+			if _, err := r.Owner(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	smu.Lock()
+	defer smu.Unlock()
+	for i, n := range settled {
+		if want := map[bool]int{true: 1}[i == owner]; n != want {
+			t.Errorf("node %d told %d times that it speaks for the room, want %d (owner: node %d)", i, n, want, owner)
+		}
 	}
 }

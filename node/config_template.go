@@ -144,11 +144,11 @@ process_timeout = {{toml .Processor.ProcessTimeout}}
 # node (the creator's when it is connected) to hold the job's output; after
 # it, the verdict is written anyway. 0: no wait.
 hold_wait = {{toml .Processor.HoldWait}}
-# How often, at most, this processor tells a job's other processors what
-# it committed (one message per window, not one per turn), and answers
-# their claims on the rooms it owns (one answer per window, not one per
-# claim). It must stay below the disclose grace (30s). 0: at every turn
-# and claim.
+# How often, at most, this processor tells a job's other processors which
+# MicroJobs are complete (those of the rooms it owns, once done, and the
+# verifiers it ran: one message per window), and answers their claims on
+# the rooms it owns (one answer per window, not one per claim). It must
+# stay below the disclose grace (30s). 0: each at once.
 progress_window = {{toml .Processor.ProgressWindow}}
 # Per-block limits of the WebAssembly sandbox: the memory of one run (MiB),
 # the time one block's run may take, and what it may write to stdout (MiB).

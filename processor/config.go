@@ -41,11 +41,11 @@ type Config struct {
 	// others (its committers stopped between the two rounds). Default 30s.
 	DiscloseGrace time.Duration
 	// ProgressWindow: a processor says on the Job channel which
-	// MicroJobs of a job it completed at most once per window (one
+	// MicroJobs of a job are complete (those of the rooms it owns, once
+	// done, and the verifiers it ran) at most once per window (one
 	// message for all of them), and answers the claims and requests for
 	// its rooms at most once per window (one answer for all who asked;
-	// progress.go). 0 says each turn's and answers each at once.
-	// Default 1s.
+	// progress.go). 0 says each at once. Default 1s.
 	ProgressWindow time.Duration
 	// DuplicateGrace is how long a finalizer waits, once every MicroJob
 	// has a credited result, for processors that ran a MicroJob twice and

@@ -31,20 +31,30 @@ import (
 
 // earlyJudge reports whether this processor is the one expected to judge
 // js while some MicroJob has no disclosure yet (to catch a culprit or a
-// silent committer early): of itself and the processors heard working on
-// the job (progress messages) that are still alive, the one with the
-// highest finalizer hash (finish.FinalizerOrder's hash). The others judge such a
-// job lateJudge times less often, in case it is gone: every processor
-// judging a large job all the time repeated the same work on each.
-func (w *Worker) earlyJudge(js *jobState, now time.Time) bool {
+// silent committer early): of itself and the processors working on the
+// job that are still alive, the one with the highest finalizer hash
+// (finish.FinalizerOrder's hash). Those working are the ones heard on the
+// Job channel (rooms' owners saying progress) and the committers in p, the
+// job's progress in the store. The others judge such a job lateJudge times
+// less often, in case it is gone: every processor judging a large job all
+// the time repeated the same work on each.
+func (w *Worker) earlyJudge(js *jobState, p finish.Progress, now time.Time) bool {
 	id := js.plan.JobID.String()
 	active := js.hints.Active()
+	if active == nil {
+		active = map[string]time.Time{}
+	}
+	for q := range p.Active() {
+		if _, ok := active[q]; !ok {
+			active[q] = time.Time{} // alive asks the store when it was last heard
+		}
+	}
 	best := records.RankHash(w.self, id, "finalizer")
-	for p, last := range active {
-		if p == w.self {
+	for q, last := range active {
+		if q == w.self {
 			continue
 		}
-		if h := records.RankHash(p, id, "finalizer"); bytes.Compare(h[:], best[:]) > 0 && w.alive(js, p, last, now) {
+		if h := records.RankHash(q, id, "finalizer"); bytes.Compare(h[:], best[:]) > 0 && w.alive(js, q, last, now) {
 			return false
 		}
 	}

@@ -315,27 +315,27 @@ func TestEarlyJudge(t *testing.T) {
 	now := time.Now()
 	w := &Worker{self: peers[1], cfg: Config{DiscloseGrace: time.Minute}, index: jobindex.New(nil)}
 	js := &jobState{plan: plan}
-	if !w.earlyJudge(js, now) {
+	if !w.earlyJudge(js, finish.Progress{}, now) {
 		t.Fatal("a processor that heard nobody does not judge early")
 	}
 	mid := []jobs.ID{plan.Macros[0].Micros[0].ID}
 	js.hints.Progress(low, mid, now)
-	if !w.earlyJudge(js, now) {
+	if !w.earlyJudge(js, finish.Progress{}, now) {
 		t.Fatal("a processor below this one keeps it from judging early")
 	}
 	js.hints.Progress(top, mid, now.Add(-time.Second))
-	if w.earlyJudge(js, now) {
+	if w.earlyJudge(js, finish.Progress{}, now) {
 		t.Fatal("judges early beside a live processor above it")
 	}
 	js.hints.Progress(top, mid, now.Add(-2*time.Minute))
-	if !w.earlyJudge(js, now) {
+	if !w.earlyJudge(js, finish.Progress{}, now) {
 		t.Fatal("a processor above it that went quiet keeps it from judging early")
 	}
 	w.self = top
 	js = &jobState{plan: plan}
 	js.hints.Progress(peers[1], mid, now)
 	js.hints.Progress(low, mid, now)
-	if !w.earlyJudge(js, now) {
+	if !w.earlyJudge(js, finish.Progress{}, now) {
 		t.Fatal("the top processor does not judge early")
 	}
 }

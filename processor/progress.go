@@ -13,9 +13,15 @@ import (
 // cost each of P processors a delivery for every turn or request of every
 // other: P² messages. A processor instead sends each of the two at most
 // once per ProgressWindow: the first after a quiet window goes out at once,
-// later ones wait for the window's end and go out together. Its progress
-// messages then follow the job's length in windows, not its turns, and its
-// room answers the windows in which someone asked, not the number asking.
+// later ones wait for the window's end and go out together. Progress is
+// said per MacroJob, not per processor: a room's owner, once its queue is
+// done, says that the room's MicroJobs are complete (with those of its
+// other rooms done within the window); its members say nothing, their
+// Results having reached the owner in the room; a verifier, run outside
+// any room, is said by its runner. A job's progress messages are then
+// about one per MacroJob, however many processors share its rooms, and
+// room answers follow the windows in which someone asked, not the number
+// asking.
 
 // windowBatch is what this processor has due on one job's Job channel and
 // not sent yet: MicroJobs it completed (progress) or peers that asked for
@@ -100,6 +106,36 @@ func (w *Worker) windowed(ctx context.Context, b *windowBatch, items []string, s
 		if len(due) > 0 {
 			send(w.runCtx, due)
 		}
+	}()
+}
+
+// roomSettled is the Settled callback of this node's room of MacroJob m
+// of js: this node owns it and its queue is done. It says on the Job
+// channel that the room's MicroJobs are complete, once per room, at once
+// or at the progress window's end, and never blocks the room's loop. Jobs
+// of one replica only: the hints count for those alone (heardProgress).
+func (w *Worker) roomSettled(js *jobState, m *jobs.MacroJob) {
+	if replicated(js) {
+		return
+	}
+	w.mu.Lock()
+	if js.said[m.Index] || js.finished || w.runCtx.Err() != nil {
+		w.mu.Unlock()
+		return
+	}
+	if js.said == nil {
+		js.said = map[uint64]bool{}
+	}
+	js.said[m.Index] = true
+	w.mu.Unlock()
+	var micros []string
+	for _, it := range roomItems(js, m) {
+		micros = append(micros, string(it))
+	}
+	w.wg.Add(1)
+	go func() {
+		defer w.wg.Done()
+		w.sayProgress(w.runCtx, js, micros)
 	}()
 }
 

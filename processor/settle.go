@@ -252,7 +252,7 @@ func (w *Worker) judgeDue(ctx context.Context, js *jobState, ver uint64, now tim
 	}
 	p, loaded := w.index.LoadedProgress(id, 1)
 	disclosed := loaded && p.DisclosedAll(js.plan)
-	early := disclosed || w.earlyJudge(js, now)
+	early := disclosed || w.earlyJudge(js, p, now)
 	verdicts := w.index.HasVerdict(id)
 	w.mu.Lock()
 	changed := ver != js.judgedVer

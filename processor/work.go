@@ -225,6 +225,7 @@ func (w *Worker) join(ctx context.Context, js *jobState, m *jobs.MacroJob, creat
 	r, err := macrojob.JoinRoom(ctx, macrojob.RoomParams{
 		Host: w.p.Host, Store: w.p.Store, JobID: js.plan.JobID.String(), Macro: m.Index,
 		Items: items, Creator: creator, Logger: w.log, Metrics: w.m.rooms,
+		Settled: func() { w.roomSettled(js, m) },
 	}, w.roomConfig(js))
 	if err != nil {
 		return nil, err
@@ -469,7 +470,11 @@ func (w *Worker) finishTurn(ctx context.Context, js *jobState, room *macrojob.Ro
 		w.log.Info("MicroJob committed", "job", js.plan.JobID, "macro", d.MacroIndex, "micro", d.MicroID)
 		micros = append(micros, d.MicroID.String())
 	}
-	w.sayProgress(ctx, js, micros)
+	if room == nil {
+		// A verifier has no room whose owner would say it complete
+		// (roomSettled): its runner does.
+		w.sayProgress(ctx, js, micros)
+	}
 }
 
 // endTurn ends a turn started in process. Disclosures held for the turn

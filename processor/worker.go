@@ -183,10 +183,13 @@ type jobState struct {
 	// job; announced are the rooms heard of there.
 	topic     *p2p.Topic[jobs.ChannelMsg]
 	announced map[uint64]roomSeen
-	// progress is what this node completed and has not said yet on the
-	// Job channel; asked the peers that asked there for the job's rooms
-	// and have no answer yet (progress.go).
+	// progress is the MicroJobs of the done rooms this node owns, and
+	// the verifiers it ran, not said yet on the Job channel; said the
+	// MacroJobs whose rooms it said done (roomSettled); asked the peers
+	// that asked there for the job's rooms and have no answer yet
+	// (progress.go).
 	progress windowBatch
+	said     map[uint64]bool
 	asked    windowBatch
 
 	cancelled bool // a valid cancel record is in the store
