@@ -3,10 +3,12 @@ package processor_test
 import (
 	"bytes"
 	"context"
+	"maps"
 	"math/big"
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -75,6 +77,37 @@ func holdUntil(release <-chan struct{}, held func(micro jobs.ID)) func(context.C
 		case <-ctx.Done():
 		}
 	}
+}
+
+// heldMicros are the MicroJobs the processors of a heldMesh hold, until
+// release is closed.
+type heldMicros struct {
+	release chan struct{}
+	mu      sync.Mutex
+	ids     map[jobs.ID]bool
+}
+
+// heldMesh is a flow mesh of n processors that lock one MicroJob a turn
+// and hold each they run until h.release is closed.
+func heldMesh(t *testing.T, n int) (m *localmesh.Mesh, h *heldMicros) {
+	t.Helper()
+	h = &heldMicros{release: make(chan struct{}), ids: map[jobs.ID]bool{}}
+	m = flowMesh(t, n, func(_ *localmesh.Member, pc *processor.Config) {
+		pc.Room.Queue.MaxLocksPerTurn = 1
+		pc.Hold = holdUntil(h.release, func(micro jobs.ID) {
+			h.mu.Lock()
+			h.ids[micro] = true
+			h.mu.Unlock()
+		})
+	})
+	return m, h
+}
+
+// held returns the MicroJobs held so far.
+func (h *heldMicros) held() []jobs.ID {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Collect(maps.Keys(h.ids))
 }
 
 // submitPlan submits spec from the mesh's client and returns the job and

@@ -10,8 +10,6 @@ import (
 
 	"github.com/jobmesh/jobmesh/internal/wait"
 	"github.com/jobmesh/jobmesh/jobs"
-	"github.com/jobmesh/jobmesh/localmesh"
-	"github.com/jobmesh/jobmesh/processor"
 )
 
 // TestProgressSaidOncePerRoomByItsOwner: four processors each hold one
@@ -22,17 +20,7 @@ import (
 // speaks for it, its members say nothing. Per-member progress would name
 // a room's MicroJobs in the messages of each processor that ran one.
 func TestProgressSaidOncePerRoomByItsOwner(t *testing.T) {
-	release := make(chan struct{})
-	var mu sync.Mutex
-	held := map[jobs.ID]bool{}
-	m := flowMesh(t, 4, func(_ *localmesh.Member, pc *processor.Config) {
-		pc.Room.Queue.MaxLocksPerTurn = 1
-		pc.Hold = holdUntil(release, func(micro jobs.ID) {
-			mu.Lock()
-			held[micro] = true
-			mu.Unlock()
-		})
-	})
+	m, h := heldMesh(t, 4)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	job := newMandelbrot(t, 128, 64, 32) // 8 tiles
@@ -66,10 +54,8 @@ func TestProgressSaidOncePerRoomByItsOwner(t *testing.T) {
 		}
 	}
 	wait.Until(t, time.Minute, func() error {
-		mu.Lock()
-		defer mu.Unlock()
-		if len(held) < 4 {
-			return fmt.Errorf("%d MicroJobs held, want one by each processor", len(held))
+		if n := len(h.held()); n < 4 {
+			return fmt.Errorf("%d MicroJobs held, want one by each processor", n)
 		}
 		if n := len(topic.Peers()); n < 4 {
 			return fmt.Errorf("%d peers on the job's channel, want the 4 processors", n)
@@ -77,12 +63,10 @@ func TestProgressSaidOncePerRoomByItsOwner(t *testing.T) {
 		return nil
 	})
 	shared := 0 // rooms in which two processors hold a MicroJob
-	mu.Lock()
 	count := map[uint64]int{}
-	for mid := range held {
+	for _, mid := range h.held() {
 		count[macroOf[mid.String()]]++
 	}
-	mu.Unlock()
 	for _, n := range count {
 		if n >= 2 {
 			shared++
@@ -91,7 +75,7 @@ func TestProgressSaidOncePerRoomByItsOwner(t *testing.T) {
 	if shared == 0 {
 		t.Fatalf("no room has two members working: held by MacroJob %v", count)
 	}
-	close(release)
+	close(h.release)
 	wait.Until(t, time.Minute, func() error {
 		pmu.Lock()
 		defer pmu.Unlock()

@@ -3,16 +3,12 @@ package processor_test
 import (
 	"context"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/jobmesh/jobmesh/internal/wait"
-	"github.com/jobmesh/jobmesh/jobs"
-	"github.com/jobmesh/jobmesh/localmesh"
 	"github.com/jobmesh/jobmesh/macrojob"
 	"github.com/jobmesh/jobmesh/p2p"
-	"github.com/jobmesh/jobmesh/processor"
 	"github.com/jobmesh/jobmesh/records"
 )
 
@@ -24,17 +20,7 @@ import (
 // free processors' workers outlast by Poll periods; a room that every free
 // processor joined would name five. Then the job finishes.
 func TestRoomHoldsNoMoreThanItsWorkLeft(t *testing.T) {
-	release := make(chan struct{})
-	var mu sync.Mutex
-	held := map[jobs.ID]bool{}
-	m := flowMesh(t, 5, func(_ *localmesh.Member, pc *processor.Config) {
-		pc.Room.Queue.MaxLocksPerTurn = 1
-		pc.Hold = holdUntil(release, func(micro jobs.ID) {
-			mu.Lock()
-			held[micro] = true
-			mu.Unlock()
-		})
-	})
+	m, h := heldMesh(t, 5)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	job := newMandelbrot(t, 64, 64, 32) // 4 tiles
@@ -53,10 +39,8 @@ func TestRoomHoldsNoMoreThanItsWorkLeft(t *testing.T) {
 	}
 	defer room.Close()
 	wait.Until(t, time.Minute, func() error {
-		mu.Lock()
-		defer mu.Unlock()
-		if len(held) < 2 {
-			return fmt.Errorf("%d MicroJobs held, want both", len(held))
+		if n := len(h.held()); n < 2 {
+			return fmt.Errorf("%d MicroJobs held, want both", n)
 		}
 		for _, p := range processorsOf(m) {
 			if _, ok := records.ReadRoomLock(ctx, p.Store, info.ID().String(), plan.Macros[0].Index); !ok {
@@ -81,7 +65,7 @@ func TestRoomHoldsNoMoreThanItsWorkLeft(t *testing.T) {
 	if most > 2 {
 		t.Fatalf("a snapshot names %d members of a room with two MicroJobs", most)
 	}
-	close(release)
+	close(h.release)
 	if _, err := c.DApp.Wait(ctx, info.ID(), 50*time.Millisecond); err != nil {
 		t.Fatalf("the job: %v", err)
 	}
