@@ -25,11 +25,11 @@ func (w *Worker) enforceCap(ctx context.Context, v *meshview.View) {
 	w.mu.Lock()
 	var open []*jobState
 	for _, js := range w.known {
-		id := js.plan.JobID
+		id := js.plan().JobID
 		if js.finished || js.aborted || v.Settled(id) {
 			continue
 		}
-		if w.p.Jobs == nil || w.p.Jobs.Holds(id) || !v.Servable(meshview.DispatchJob(js.info, js.plan)) {
+		if w.p.Jobs == nil || w.p.Jobs.Holds(id) || !v.Servable(meshview.DispatchJob(js.info, js.plan())) {
 			open = append(open, js)
 		}
 	}
@@ -51,7 +51,7 @@ func (w *Worker) enforceCap(ctx context.Context, v *meshview.View) {
 			return
 		}
 		if !p.Started() {
-			queued = append(queued, meshview.DispatchJob(js.info, js.plan))
+			queued = append(queued, meshview.DispatchJob(js.info, js.plan()))
 		}
 	}
 	evict, err := meshview.Evictions(w.cfg.Dispatch, queued, v.Live())
@@ -103,6 +103,6 @@ func (w *Worker) cancelled(ctx context.Context, js *jobState) bool {
 	w.mu.Lock()
 	js.cancelled = true
 	w.mu.Unlock()
-	w.log.Info("skipping job: cancelled by its creator", "job", js.plan.JobID)
+	w.log.Info("skipping job: cancelled by its creator", "job", js.plan().JobID)
 	return true
 }

@@ -32,7 +32,7 @@ var errSignRefused = settlement.ErrNotSigning
 // output) and its verdict, or an error wrapping errSignRefused.
 func (w *Worker) audit(ctx context.Context, js *jobState, recs *finish.Records) (records.VerdictRecord, microjob.Verdict, error) {
 	w.mu.Lock()
-	id, ver := js.plan.JobID, js.verdicts.auditVer // ver was read before recs (settleVerdicts.Records)
+	id, ver := js.plan().JobID, js.verdicts.auditVer // ver was read before recs (settleVerdicts.Records)
 	w.mu.Unlock()
 	j, err := w.judged(js, recs, ver)
 	if err != nil {
@@ -53,11 +53,11 @@ func (w *Worker) audit(ctx context.Context, js *jobState, recs *finish.Records) 
 		reason, key := w.whyNoVerdict(js, recs, j)
 		return w.refuseSign(js, reason, key, "no verdict record follows from this node's records")
 	}
-	out, err := w.custody.Assemble(ctx, js.info, js.plan, j.V, recs)
+	out, err := w.custody.Assemble(ctx, js.info, js.plan(), j.V, recs)
 	if err != nil {
 		return records.VerdictRecord{}, microjob.Verdict{}, fmt.Errorf("assembling the output to check the verdict: %w", err)
 	}
-	own := finish.VerdictFor(j, finish.FinalRounds(js.plan, recs))
+	own := finish.VerdictFor(j, finish.FinalRounds(js.plan(), recs))
 	own.Output = out.String()
 	for _, c := range agree {
 		if c.Rec.Output != own.Output {
@@ -75,7 +75,7 @@ func (w *Worker) audit(ctx context.Context, js *jobState, recs *finish.Records) 
 // with judgement j: what differs in the highest-ranked eligible one, or
 // finish.MismatchNone when there is none.
 func (w *Worker) whyNoVerdict(js *jobState, recs *finish.Records, j finish.Judgement) (reason, key string) {
-	own := finish.VerdictFor(j, finish.FinalRounds(js.plan, recs))
+	own := finish.VerdictFor(j, finish.FinalRounds(js.plan(), recs))
 	for _, p := range j.Order {
 		for _, a := range recs.Verdicts {
 			if a.Author != p {
@@ -106,7 +106,7 @@ func (w *Worker) refuseSign(js *jobState, reason, key, why string) (records.Verd
 	w.mu.Unlock()
 	if !told {
 		w.m.signRefusals.WithLabelValues(reason).Inc()
-		w.log.Warn("not signing the settlement: "+why, "job", js.plan.JobID, "reason", reason, "record", key)
+		w.log.Warn("not signing the settlement: "+why, "job", js.plan().JobID, "reason", reason, "record", key)
 	}
-	return records.VerdictRecord{}, microjob.Verdict{}, fmt.Errorf("%w: job %s: %s (%s)", errSignRefused, js.plan.JobID, why, reason)
+	return records.VerdictRecord{}, microjob.Verdict{}, fmt.Errorf("%w: job %s: %s (%s)", errSignRefused, js.plan().JobID, why, reason)
 }

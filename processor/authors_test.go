@@ -85,8 +85,8 @@ func testWorker(t *testing.T, s *crdt.Store) *Worker {
 func weighed(t *testing.T, w *Worker, js *jobState) (finish.Judgement, []finish.VerdictCand) {
 	t.Helper()
 	ctx := context.Background()
-	ver := w.index.Version(js.plan.JobID) // before the records, as the worker reads them
-	recs, err := w.records(ctx, js.plan.JobID)
+	ver := w.index.Version(js.plan().JobID) // before the records, as the worker reads them
+	recs, err := w.records(ctx, js.plan().JobID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +142,7 @@ func TestRecordsOfOutsidersAreRefused(t *testing.T) {
 	}
 	waitRecords(t, rs, f, 17)
 	w := testWorker(t, a.Store)
-	js := &jobState{info: f.Info, plan: f.Plan}
+	js := (&jobState{info: f.Info}).withPlan(f.Plan)
 	for range 2 { // counted once, however often judged
 		j, agree := weighed(t, w, js)
 		if len(j.Recs.Dispute)+len(j.Recs.Checks)+len(j.Recs.Redo) != 0 || len(agree) != 0 {
@@ -228,7 +228,7 @@ func TestEligibleRecordsHighestRankedWins(t *testing.T) {
 	})
 
 	w := testWorker(t, c.Store)
-	js := &jobState{info: f.Info, plan: f.Plan}
+	js := (&jobState{info: f.Info}).withPlan(f.Plan)
 	j, agree := weighed(t, w, js)
 	if got := j.Recs.Dispute[block].Third; got != dorder[0] {
 		t.Errorf("the dispute kept names third %s, want the higher-ranked author's (%s)", got, dorder[0])
@@ -302,7 +302,7 @@ func TestSignerRefusesAVerdictThatDoesNotFollow(t *testing.T) {
 	waitRecords(t, rs, f, 14)
 
 	w := testWorker(t, c.Store)
-	js := &jobState{info: f.Info, plan: f.Plan, finished: true}
+	js := (&jobState{info: f.Info, finished: true}).withPlan(f.Plan)
 	recs, err := w.records(ctx, f.ID())
 	if err != nil {
 		t.Fatal(err)
@@ -349,7 +349,7 @@ func TestLateRecordReopensFinishedJob(t *testing.T) {
 	waitRecords(t, rs, f, 14)
 	w := testWorker(t, c.Store)
 	ctx := context.Background()
-	js := &jobState{info: f.Info, plan: f.Plan}
+	js := (&jobState{info: f.Info}).withPlan(f.Plan)
 	if _, agree := weighed(t, w, js); len(agree) != 1 {
 		t.Fatalf("%d verdicts follow from the records, want 1", len(agree))
 	}

@@ -37,7 +37,7 @@ func TestCatchUpHoldsReplicaJobs(t *testing.T) {
 	worked := func() map[jobs.ID]bool {
 		got := map[jobs.ID]bool{}
 		for _, js := range w.candidates(now) {
-			got[js.plan.JobID] = true
+			got[js.plan().JobID] = true
 		}
 		return got
 	}

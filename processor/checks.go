@@ -19,7 +19,7 @@ import (
 // regular MicroJobs committed. It counts each refused reveal record once.
 func (w *Worker) drawChecks(ctx context.Context, js *jobState) {
 	w.mu.Lock()
-	plan, drawn := js.plan, js.checks != finish.CheckPending
+	plan, drawn := js.plan(), js.checks != finish.CheckPending
 	w.mu.Unlock()
 	if drawn {
 		return
@@ -55,7 +55,8 @@ func (w *Worker) drawChecks(ctx context.Context, js *jobState) {
 		return
 	}
 	w.mu.Lock()
-	js.plan, js.checks, js.checksAt = checked, c.Source, now
+	js.withPlan(checked)
+	js.checks, js.checksAt = c.Source, now
 	js.owners, js.ownersView = nil, nil // the verifier ranks hash the check seed: derive them again
 	w.stopWaitsLocked()
 	w.mu.Unlock()

@@ -47,5 +47,5 @@ func (f followed) Progress(ctx context.Context, id jobs.ID) (finish.Progress, *j
 		return finish.Progress{}, nil, false, nil
 	}
 	p, err := f.w.progressOf(ctx, js)
-	return p, js.plan, true, err
+	return p, js.plan(), true, err
 }

@@ -39,7 +39,7 @@ func newDiscloseFixture(t *testing.T, poll time.Duration) *discloseFixture {
 	c := crdttest.New(t, crdttest.Options{Replicas: 1})
 	r := c.Replicas[0]
 	x := jobindex.New(r.Store)
-	js := &jobState{info: jobtest.Info(1), plan: plan}
+	js := (&jobState{info: jobtest.Info(1)}).withPlan(plan)
 	w := &Worker{
 		self: r.ID().String(), cfg: Config{Poll: poll},
 		writer: x.Writer(), index: x,
@@ -78,13 +78,13 @@ func newDiscloseFixture(t *testing.T, poll time.Duration) *discloseFixture {
 func (f *discloseFixture) commit(t *testing.T, m int) {
 	t.Helper()
 	var entries []crdt.Entry
-	for _, mu := range f.js.plan.Macros[m].Micros {
+	for _, mu := range f.js.plan().Macros[m].Micros {
 		entries = append(entries, f.commits[mu.ID])
 	}
 	if _, ok := f.w.commitTurn(context.Background(), f.js, entries, nil, nil); !ok {
 		t.Fatalf("MacroJob %d: commitments not written", m)
 	}
-	for _, mu := range f.js.plan.Macros[m].Micros {
+	for _, mu := range f.js.plan().Macros[m].Micros {
 		f.w.discl.Add(f.discl[mu.ID])
 	}
 }
@@ -97,7 +97,7 @@ func (f *discloseFixture) turn(t *testing.T, m int, slots ...int) {
 	var entries []crdt.Entry
 	var ran []microjob.Disclosure
 	for _, k := range slots {
-		mu := f.js.plan.Macros[m].Micros[k]
+		mu := f.js.plan().Macros[m].Micros[k]
 		entries = append(entries, f.commits[mu.ID])
 		ran = append(ran, f.discl[mu.ID])
 	}
@@ -115,7 +115,7 @@ func (f *discloseFixture) turn(t *testing.T, m int, slots ...int) {
 // pending, and writes none of another MacroJob's that is not complete.
 func TestTurnThatCompletesItsMacroJobDiscloses(t *testing.T) {
 	f := newDiscloseFixture(t, time.Hour)
-	n0 := len(f.js.plan.Macros[0].Micros)
+	n0 := len(f.js.plan().Macros[0].Micros)
 	if n0 < 2 {
 		t.Fatalf("MacroJob 0 has %d MicroJobs", n0)
 	}
@@ -142,7 +142,7 @@ func TestTurnThatCompletesItsMacroJobDiscloses(t *testing.T) {
 		t.Fatalf("%d pending, want MacroJob 1's one", n)
 	}
 	// The disclosures match the commitments written with them.
-	for _, mu := range f.js.plan.Macros[0].Micros {
+	for _, mu := range f.js.plan().Macros[0].Micros {
 		if _, err := f.store.Get(context.Background(), f.commits[mu.ID].Key); err != nil {
 			t.Fatalf("commitment of %s: %v", mu.ID, err)
 		}
@@ -153,7 +153,7 @@ func TestTurnThatCompletesItsMacroJobDiscloses(t *testing.T) {
 func (f *discloseFixture) disclosed(t *testing.T, m int) int {
 	t.Helper()
 	n := 0
-	for _, mu := range f.js.plan.Macros[m].Micros {
+	for _, mu := range f.js.plan().Macros[m].Micros {
 		_, err := f.store.Get(context.Background(), records.DisclosureKey(f.discl[mu.ID]))
 		switch {
 		case err == nil:
@@ -174,7 +174,7 @@ func TestTurnCarriesDueDisclosures(t *testing.T) {
 	f := newDiscloseFixture(t, time.Hour)
 	ctx := context.Background()
 	f.commit(t, 0) // MacroJob 0 is fully committed: its disclosures are due
-	n0, n1 := len(f.js.plan.Macros[0].Micros), len(f.js.plan.Macros[1].Micros)
+	n0, n1 := len(f.js.plan().Macros[0].Micros), len(f.js.plan().Macros[1].Micros)
 	f.w.discl.StartTurn(time.Now(), 0, 0)
 	f.w.disclose(ctx)
 	if n := f.disclosed(t, 0); n != 0 {

@@ -43,7 +43,7 @@ func (w *Worker) announceOpen(ctx context.Context) {
 	w.mu.Lock()
 	var open []*jobs.JobInfo
 	for _, js := range w.known {
-		if !js.finished && !v.Settled(js.plan.JobID) {
+		if !js.finished && !v.Settled(js.plan().JobID) {
 			open = append(open, js.info)
 		}
 	}
@@ -81,18 +81,20 @@ func (w *Worker) learn(info *jobs.JobInfo, announced bool) {
 		w.log.Warn("ignoring a job that does not slice", "job", id, "err", err)
 		return
 	}
-	js := &jobState{info: info, plan: plan, learnedAt: w.now(),
-		progress: windowBatch{full: jobs.MaxProgressMicros}, asked: windowBatch{once: true}}
+	js := (&jobState{info: info, learnedAt: w.now(),
+		progress: windowBatch{full: jobs.MaxProgressMicros}, asked: windowBatch{once: true}}).withPlan(plan)
 	if !announced && js.learnedAt.Before(w.caughtUp) {
 		js.catchUpUntil = w.caughtUp
 	}
 	if info.Requirements.Replicas > 1 {
 		// A group job is checked by its replicas: its verifiers come
 		// from the public seed commitment at once.
-		if js.plan, err = plan.WithChecks(info.SeedCommitment); err != nil {
+		checked, err := plan.WithChecks(info.SeedCommitment)
+		if err != nil {
 			w.log.Warn("ignoring a job that does not slice", "job", id, "err", err)
 			return
 		}
+		js.withPlan(checked)
 		js.checks = finish.CheckPublic
 	}
 	w.known[id] = js
@@ -115,7 +117,7 @@ func (w *Worker) learn(info *jobs.JobInfo, announced bool) {
 // joins no settled job. A summary does not keep a node out of a job that
 // a peer announces open. w.mu is held.
 func (w *Worker) joinStoreLocked(js *jobState, late bool) {
-	info, id := js.info, js.plan.JobID
+	info, id := js.info, js.plan().JobID
 	if w.p.Jobs == nil || !w.now().Before(time.Unix(info.Deadline, 0)) || !w.serves(info) || microjob.Exceeds(info, w.cfg.Wasm) {
 		return
 	}
@@ -224,7 +226,7 @@ func (w *Worker) candidates(now time.Time) []*jobState {
 		// A job settled on chain that this node saw no verdict of (it
 		// learned the job from the mesh store after its records were
 		// gone) is over here too.
-		if js.finished || js.aborted || v.Settled(js.plan.JobID) || failedLocked(js) || now.Sub(js.failed) < 30*time.Second || !js.catchUpUntil.IsZero() || w.overLimits(js) {
+		if js.finished || js.aborted || v.Settled(js.plan().JobID) || failedLocked(js) || now.Sub(js.failed) < 30*time.Second || !js.catchUpUntil.IsZero() || w.overLimits(js) {
 			continue
 		}
 		out = append(out, js)

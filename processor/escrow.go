@@ -34,7 +34,7 @@ func (w *Worker) funded(ctx context.Context, js *jobState, now time.Time) bool {
 	if w.joiner == nil {
 		return true
 	}
-	return w.joiner.Funded(ctx, js.plan.JobID, js.info, now)
+	return w.joiner.Funded(ctx, js.plan().JobID, js.info, now)
 }
 
 // infoOf is js's job, nil for no job.
@@ -144,7 +144,7 @@ func (w *Worker) settleAll(ctx context.Context) {
 
 // settlingLocked is js as its settler sees it; w.mu is held.
 func settlingLocked(js *jobState, self string) settlement.Job {
-	j := settlement.Job{ID: js.plan.JobID, Info: js.info, Finalizer: js.finalizer, FinishedAt: js.verdicts.finishedAt}
+	j := settlement.Job{ID: js.plan().JobID, Info: js.info, Finalizer: js.finalizer, FinishedAt: js.verdicts.finishedAt}
 	if fj := js.fail.job; fj != nil {
 		// A failure settlement is submitted by its lowest reporter, and
 		// by the other signers once it stays unsubmitted (Fallback).

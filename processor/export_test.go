@@ -51,12 +51,12 @@ func (w *Worker) VerifierRanks(job jobs.ID, macro uint64, n int) (ranks []string
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	js := w.known[job]
-	if js == nil || js.plan == nil || int(macro) >= len(js.verifiers) || int(macro) >= len(js.owners) {
+	if js == nil || js.plan() == nil || int(macro) >= len(js.verifiers) || int(macro) >= len(js.owners) {
 		return nil, "", false
 	}
 	r := js.verifiers[macro]
 	mine := false
-	if ver := js.plan.Macros[macro].Verifier(); ver != nil {
+	if ver := js.plan().Macros[macro].Verifier(); ver != nil {
 		mine = js.mine[ver.ID]
 	}
 	owner := js.owners[macro]

@@ -49,21 +49,21 @@ func (w *Worker) noteRun(ctx context.Context, js *jobState, micro jobs.ID, err e
 	}
 	fs.own[micro] = f
 	m, g, _ := finish.OwnReport(fs.own)
-	rep := records.NewFailureReport(js.plan.JobID, m, g)
+	rep := records.NewFailureReport(js.plan().JobID, m, g)
 	same := fs.reported == rep
 	w.mu.Unlock()
 	if same {
 		return
 	}
-	if err := crdt.PutJSON(ctx, w.writer, records.FailureKey(js.plan.JobID, w.self), records.FailureType, rep); err != nil {
-		w.log.Warn("writing a failure report", "job", js.plan.JobID, "err", err)
+	if err := crdt.PutJSON(ctx, w.writer, records.FailureKey(js.plan().JobID, w.self), records.FailureType, rep); err != nil {
+		w.log.Warn("writing a failure report", "job", js.plan().JobID, "err", err)
 		return
 	}
 	w.mu.Lock()
 	js.fail.reported = rep
 	w.mu.Unlock()
 	w.m.failureReports.WithLabelValues(rep.Kind).Inc()
-	w.log.Warn("MicroJob failed: failure reported", "job", js.plan.JobID, "micro", rep.Micro, "kind", rep.Kind,
+	w.log.Warn("MicroJob failed: failure reported", "job", js.plan().JobID, "micro", rep.Micro, "kind", rep.Kind,
 		"exit_code", rep.ExitCode, "stderr", rep.Stderr)
 }
 
@@ -72,7 +72,7 @@ func (w *Worker) noteRun(ctx context.Context, js *jobState, micro jobs.ID, err e
 // js failed once finish.JobFailed holds for this node. It reports whether
 // it ran a MicroJob.
 func (w *Worker) checkFailure(ctx context.Context, js *jobState) bool {
-	id := js.plan.JobID
+	id := js.plan().JobID
 	ver := w.index.Version(id)
 	w.mu.Lock()
 	due := js.fail.job == nil && (ver == 0 || ver != js.fail.checkedVer)
@@ -96,7 +96,7 @@ func (w *Worker) checkFailure(ctx context.Context, js *jobState) bool {
 	}
 	w.mu.Unlock()
 	for _, mid := range finish.FailureChecks(reports, ran) {
-		micro, err := js.plan.MicroJob(mid)
+		micro, err := js.plan().MicroJob(mid)
 		if err != nil {
 			// A report naming no MicroJob of the job: nothing to run.
 			w.mu.Lock()
@@ -138,7 +138,7 @@ func (w *Worker) markFailed(js *jobState, fj finish.FailedJob) {
 		js.stopWait()
 	}
 	w.m.failedJobs.Inc()
-	w.log.Warn("job failed", "job", js.plan.JobID, "micro", fj.Micro, "kind", fj.Failure.Kind,
+	w.log.Warn("job failed", "job", js.plan().JobID, "micro", fj.Micro, "kind", fj.Failure.Kind,
 		"exit_code", fj.Failure.ExitCode, "reporters", fj.Reporters, "stderr", fj.Stderr)
 }
 

@@ -39,7 +39,7 @@ import (
 // less often, in case it is gone: every processor judging a large job all
 // the time repeated the same work on each.
 func (w *Worker) earlyJudge(js *jobState, p finish.Progress, now time.Time) bool {
-	id := js.plan.JobID.String()
+	id := js.plan().JobID.String()
 	active := js.hints.Active()
 	if active == nil {
 		active = map[string]time.Time{}
@@ -96,7 +96,7 @@ func (w *Worker) sayFinalizing(ctx context.Context, js *jobState, now time.Time)
 		t = w.jobChannel(ctx, js)
 	}
 	if due && t != nil {
-		_ = t.Publish(ctx, jobs.ChannelMsg{Kind: jobs.KindFinalizing, JobID: js.plan.JobID.String(), Processor: w.self})
+		_ = t.Publish(ctx, jobs.ChannelMsg{Kind: jobs.KindFinalizing, JobID: js.plan().JobID.String(), Processor: w.self})
 	}
 }
 
@@ -188,7 +188,7 @@ func (w *Worker) countRefused(js *jobState, rs []finish.Refusal) {
 		w.mu.Unlock()
 		if !seen {
 			w.m.refused.WithLabelValues(r.Kind, r.Reason).Inc()
-			w.log.Warn("record refused", "job", js.plan.JobID, "key", r.Key, "type", r.Kind, "reason", r.Reason)
+			w.log.Warn("record refused", "job", js.plan().JobID, "key", r.Key, "type", r.Kind, "reason", r.Reason)
 		}
 	}
 }
@@ -200,14 +200,14 @@ func (w *Worker) final(ctx context.Context, js *jobState, j finish.Judgement) (b
 	if !j.V.Verified {
 		return false, nil
 	}
-	if !finish.ChecksPending(js.plan, j.V, j.Recs) {
+	if !finish.ChecksPending(js.plan(), j.V, j.Recs) {
 		return true, nil
 	}
 	procs, err := w.processors(ctx)
 	if err != nil {
 		return false, err
 	}
-	return j.Final(js.plan, procs), nil
+	return j.Final(js.plan(), procs), nil
 }
 
 // weigh returns the verdicts of js that follow from recs and judgement j
@@ -221,7 +221,7 @@ func (w *Worker) weigh(ctx context.Context, js *jobState, recs *finish.Records, 
 	if err != nil {
 		return nil, err
 	}
-	agree, refused := finish.WeighVerdicts(js.plan.JobID, recs, j, finish.FinalRounds(js.plan, recs), final, func(a finish.Authored[[]byte]) finish.VerdictCand {
+	agree, refused := finish.WeighVerdicts(js.plan().JobID, recs, j, finish.FinalRounds(js.plan(), recs), final, func(a finish.Authored[[]byte]) finish.VerdictCand {
 		k := keySeq(a.Key, a.Seq)
 		w.mu.Lock()
 		c, ok := js.verdicts.loaded[k]
@@ -267,7 +267,7 @@ func (w *Worker) markFinished(js *jobState, jv uint64) {
 	if js.stopWait != nil {
 		js.stopWait()
 	}
-	w.log.Info("job finished", "job", js.plan.JobID)
+	w.log.Info("job finished", "job", js.plan().JobID)
 }
 
 // unfinish reopens js: the verdict it was finished by no longer follows
@@ -282,14 +282,14 @@ func (w *Worker) unfinish(js *jobState, why string) {
 	}
 	js.finished, js.finalizer = false, false
 	js.complete, js.judgedVer, js.standbyUntil = time.Time{}, 0, time.Time{}
-	w.log.Warn("finishing the job again", "job", js.plan.JobID, "why", why)
+	w.log.Warn("finishing the job again", "job", js.plan().JobID, "why", why)
 }
 
 // recheckFinished judges a finished job again when the records it reads
 // changed since a verdict last followed from them, and reopens it when
 // none does any more. A job whose index was forgotten is not rechecked.
 func (w *Worker) recheckFinished(ctx context.Context, js *jobState) error {
-	id := js.plan.JobID
+	id := js.plan().JobID
 	jv := w.index.JudgeVersion(id)
 	w.mu.Lock()
 	same := jv == js.verdicts.agreedVer
@@ -321,7 +321,7 @@ func (w *Worker) recheckFinished(ctx context.Context, js *jobState) error {
 // accepted returns js's records as this node's latest judgement of them
 // accepts them (judged): the requests of eligible authors only.
 func (w *Worker) accepted(ctx context.Context, js *jobState) (*finish.Records, error) {
-	id := js.plan.JobID
+	id := js.plan().JobID
 	ver := w.inputsVersion(id)
 	recs, err := w.records(ctx, id)
 	if err != nil {
@@ -341,10 +341,10 @@ func (w *Worker) accepted(ctx context.Context, js *jobState) (*finish.Records, e
 // before recs: a record that arrives while the output is assembled makes
 // recheckFinished judge the job again.
 func (w *Worker) finish(ctx context.Context, js *jobState, j finish.Judgement, recs *finish.Records, agree []finish.VerdictCand, jv uint64) error {
-	id := js.plan.JobID
+	id := js.plan().JobID
 	start := w.now()
 	stop := w.keepSayingFinalizing(ctx, js)
-	out, err := w.custody.Assemble(ctx, js.info, js.plan, j.V, recs)
+	out, err := w.custody.Assemble(ctx, js.info, js.plan(), j.V, recs)
 	stop()
 	if err != nil {
 		return err
@@ -364,7 +364,7 @@ func (w *Worker) finish(ctx context.Context, js *jobState, j finish.Judgement, r
 		w.judgeAgain(js)
 		return err
 	}
-	rec := records.VerdictRecord{Verdict: json.RawMessage(j.V.Encode()), Culprits: j.Culprits, Output: out.String(), Rounds: finish.FinalRounds(js.plan, recs)}
+	rec := records.VerdictRecord{Verdict: json.RawMessage(j.V.Encode()), Culprits: j.Culprits, Output: out.String(), Rounds: finish.FinalRounds(js.plan(), recs)}
 	if rec, err = w.custody.VerdictRecord(ctx, id, rec); err != nil {
 		return err
 	}

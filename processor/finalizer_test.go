@@ -87,7 +87,7 @@ func TestAvoidSelfCheck(t *testing.T) {
 		t.Fatal("the verifier checks no regular MicroJob")
 	}
 	w := &Worker{}
-	js := &jobState{plan: plan}
+	js := (&jobState{}).withPlan(plan)
 	avoid := w.avoidSelfCheck(js)
 	id := func(h jobs.ID) macrojob.ID { return macrojob.ID(h.String()) }
 	if !avoid(id(verifier), []macrojob.ID{id(checked[0])}) || !avoid(id(checked[0]), []macrojob.ID{id(verifier)}) {
@@ -119,7 +119,7 @@ func silentFixture(t *testing.T) (*Worker, *jobState, *finish.Records, *crdt.Sto
 	store := c.Replicas[0].Store
 	x := jobindex.New(store)
 	w := &Worker{cfg: Config{DiscloseGrace: time.Minute}, self: store.Self().String(), writer: x.Writer(), index: x, log: slog.New(slog.DiscardHandler)}
-	js := &jobState{info: &jobs.JobInfo{Requirements: jobs.Requirements{Replicas: 1}}, plan: plan}
+	js := (&jobState{info: &jobs.JobInfo{Requirements: jobs.Requirements{Replicas: 1}}}).withPlan(plan)
 	recs := finish.NewRecords()
 	for _, mu := range plan.Macros[0].Micros {
 		recs.Commits = append(recs.Commits, microjob.Commitment{JobID: plan.JobID, MicroID: mu.ID, Processor: "p"})
@@ -133,7 +133,7 @@ func silentFixture(t *testing.T) (*Worker, *jobState, *finish.Records, *crdt.Sto
 // one due at once.
 func TestRedoSilentTimesEachMicroJob(t *testing.T) {
 	w, js, recs, store := silentFixture(t)
-	plan := js.plan
+	plan := js.plan()
 	a, b := plan.Macros[0].Micros[0].ID.String(), plan.Macros[0].Micros[1].ID.String()
 	ctx := context.Background()
 	t0 := time.Unix(1_800_000_000, 0)
@@ -171,7 +171,7 @@ func TestRedoSilentTimesEachMicroJob(t *testing.T) {
 // kicked-out processors take no place in the ranking.
 func TestRedoTurnRanksProcessors(t *testing.T) {
 	plan := roundsPlan(t)
-	js := &jobState{info: &jobs.JobInfo{Requirements: jobs.Requirements{Replicas: 1}}, plan: plan}
+	js := (&jobState{info: &jobs.JobInfo{Requirements: jobs.Requirements{Replicas: 1}}}).withPlan(plan)
 	rd := records.Redo{Micro: plan.Macros[0].Micros[0].ID.String(), Exclude: []string{"silent"}}
 	ids := []string{"p1", "p2", "p3", "silent", "kicked"}
 	v := &meshview.View{}
@@ -314,7 +314,7 @@ func TestEarlyJudge(t *testing.T) {
 	top, low := peers[0], peers[len(peers)-1]
 	now := time.Now()
 	w := &Worker{self: peers[1], cfg: Config{DiscloseGrace: time.Minute}, index: jobindex.New(nil)}
-	js := &jobState{plan: plan}
+	js := (&jobState{}).withPlan(plan)
 	if !w.earlyJudge(js, finish.Progress{}, now) {
 		t.Fatal("a processor that heard nobody does not judge early")
 	}
@@ -332,7 +332,7 @@ func TestEarlyJudge(t *testing.T) {
 		t.Fatal("a processor above it that went quiet keeps it from judging early")
 	}
 	w.self = top
-	js = &jobState{plan: plan}
+	js = (&jobState{}).withPlan(plan)
 	js.hints.Progress(peers[1], mid, now)
 	js.hints.Progress(low, mid, now)
 	if !w.earlyJudge(js, finish.Progress{}, now) {

@@ -37,7 +37,7 @@ func roomItems(js *jobState, m *jobs.MacroJob) []macrojob.ID {
 
 // progressOf is js's progress (finish.Progress), counting its replicas.
 func (w *Worker) progressOf(ctx context.Context, js *jobState) (finish.Progress, error) {
-	return w.index.Progress(ctx, js.plan.JobID, int(js.info.Requirements.Replicas))
+	return w.index.Progress(ctx, js.plan().JobID, int(js.info.Requirements.Replicas))
 }
 
 // roomCommitted returns the MicroJobs of a job this processor has no
@@ -102,15 +102,15 @@ func (w *Worker) processReplicas(ctx context.Context, js *jobState, room *macroj
 		}
 		micro, ok := (*jobs.MicroJob)(nil), false
 		if skip, err := w.roomCommitted(ctx, js); err == nil {
-			micro, ok = w.groups.Target(js.plan, mid, skip, taken)
+			micro, ok = w.groups.Target(js.plan(), mid, skip, taken)
 		}
 		if !ok {
-			w.log.Debug("holding a replica token with nothing to run", "job", js.plan.JobID, "item", item)
+			w.log.Debug("holding a replica token with nothing to run", "job", js.plan().JobID, "item", item)
 			continue
 		}
 		took.add(micro.Macro)
 		if w.cfg.Hold != nil {
-			w.cfg.Hold(ctx, js.plan.JobID, micro.ID)
+			w.cfg.Hold(ctx, js.plan().JobID, micro.ID)
 			if ctx.Err() != nil {
 				return
 			}

@@ -13,7 +13,7 @@ import (
 func TestRoomItems(t *testing.T) {
 	info, plan := byteJob(t, 6, 2, jobs.Requirements{Replicas: 3})
 	m := &plan.Macros[0]
-	if got := roomItems(&jobState{info: info, plan: plan}, m); !slices.Equal(got, groupjob.RoomItems(m, 3)) {
+	if got := roomItems((&jobState{info: info}).withPlan(plan), m); !slices.Equal(got, groupjob.RoomItems(m, 3)) {
 		t.Fatalf("R=3 items %v", got)
 	}
 	info1 := *info
@@ -22,7 +22,7 @@ func TestRoomItems(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	one := roomItems(&jobState{info: &info1, plan: plan1}, &plan1.Macros[0])
+	one := roomItems((&jobState{info: &info1}).withPlan(plan1), &plan1.Macros[0])
 	for i, it := range one {
 		if string(it) != plan1.Macros[0].Micros[i].ID.String() {
 			t.Fatalf("R=1 item %d is %q", i, it)

@@ -23,9 +23,9 @@ func (w *Worker) jobChannel(ctx context.Context, js *jobState) *p2p.Topic[jobs.C
 	if t != nil {
 		return t
 	}
-	t, err := jobs.JoinJobTopic(w.p.Host, js.plan.JobID)
+	t, err := jobs.JoinJobTopic(w.p.Host, js.plan().JobID)
 	if err != nil {
-		w.log.Warn("joining the job channel", "job", js.plan.JobID, "err", err)
+		w.log.Warn("joining the job channel", "job", js.plan().JobID, "err", err)
 		return nil
 	}
 	w.mu.Lock()
@@ -55,7 +55,7 @@ type roomSeen struct {
 
 func (w *Worker) readJobChannel(ctx context.Context, js *jobState, t *p2p.Topic[jobs.ChannelMsg]) {
 	defer w.wg.Done()
-	id := js.plan.JobID.String()
+	id := js.plan().JobID.String()
 	for {
 		m, err := t.Next(ctx)
 		if err != nil {
@@ -68,7 +68,7 @@ func (w *Worker) readJobChannel(ctx context.Context, js *jobState, t *p2p.Topic[
 		switch m.Value.Kind {
 		case jobs.KindRoom:
 			switch {
-			case m.Value.Macro >= uint64(len(js.plan.Macros)):
+			case m.Value.Macro >= uint64(len(js.plan().Macros)):
 			case m.Value.Open > 0:
 				w.mu.Lock()
 				js.announced[m.Value.Macro] = roomSeen{owner: m.Value.Processor, at: w.now()}
@@ -111,7 +111,7 @@ func (w *Worker) heardProgress(js *jobState, m jobs.ChannelMsg) {
 		if err != nil {
 			continue
 		}
-		if _, err := js.plan.MicroJob(mid); err != nil {
+		if _, err := js.plan().MicroJob(mid); err != nil {
 			continue
 		}
 		micros = append(micros, mid)
@@ -129,8 +129,8 @@ func (w *Worker) answerRooms(ctx context.Context, js *jobState, t *p2p.Topic[job
 // owns the queue of, each once: the owner answers for its room, not every
 // member, so that a request costs the channel one message per open room.
 func (w *Worker) announceRooms(ctx context.Context, js *jobState, t *p2p.Topic[jobs.ChannelMsg]) {
-	id := js.plan.JobID.String()
-	for _, m := range js.plan.Macros {
+	id := js.plan().JobID.String()
+	for _, m := range js.plan().Macros {
 		w.mu.Lock()
 		r := w.rooms[macrojob.RoomName(id, m.Index)]
 		w.mu.Unlock()
@@ -168,7 +168,7 @@ func (w *Worker) alive(js *jobState, p string, last, now time.Time) bool {
 	if w.connected(p) {
 		return true
 	}
-	if h := w.index.LastHeard(js.plan.JobID, p); h.After(last) {
+	if h := w.index.LastHeard(js.plan().JobID, p); h.After(last) {
 		last = h
 	}
 	return now.Sub(last) < w.cfg.DiscloseGrace

@@ -12,7 +12,7 @@ func (w *Worker) overLimits(js *jobState) bool {
 	}
 	if !js.overLimitsSaid {
 		js.overLimitsSaid = true
-		w.log.Warn("job asks for more per block than this processor allows: not taken", "job", js.plan.JobID,
+		w.log.Warn("job asks for more per block than this processor allows: not taken", "job", js.plan().JobID,
 			"job_limits", js.info.Limits.String(), "block_timeout", w.cfg.Wasm.Timeout,
 			"memory_bytes", w.cfg.Wasm.MemoryLimitBytes, "output_bytes", w.cfg.Wasm.MaxOutputBytes)
 	}

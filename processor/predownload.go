@@ -36,9 +36,9 @@ func (w *Worker) PreDownloads() ([]dispatch.PreDownload, error) {
 	var out []dispatch.PreDownload
 	var errs []error
 	for _, js := range open {
-		pds, err := v.PreDownloads(w.cfg.Dispatch, meshview.DispatchJob(js.info, js.plan), js.info.SeedCommitment[:])
+		pds, err := v.PreDownloads(w.cfg.Dispatch, meshview.DispatchJob(js.info, js.plan()), js.info.SeedCommitment[:])
 		if err != nil {
-			errs = append(errs, fmt.Errorf("job %s: %w", js.plan.JobID, err))
+			errs = append(errs, fmt.Errorf("job %s: %w", js.plan().JobID, err))
 			continue
 		}
 		out = append(out, pds...)

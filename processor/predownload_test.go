@@ -22,11 +22,11 @@ func TestWorkerPreDownloads(t *testing.T) {
 		t.Fatalf("without a view: %+v, %v", pds, err)
 	}
 	js := modelJob(t, model)
-	w.known[js.plan.JobID] = js
-	w.known[modelJob(t).plan.JobID] = modelJob(t) // no models: nothing to fetch
+	w.known[js.plan().JobID] = js
+	w.known[modelJob(t).plan().JobID] = modelJob(t) // no models: nothing to fetch
 	done := modelJob(t, "bafkreibm6jg3ux5qumhcn2b3flc3tyu6dmlb4xa7u5bf44yegnrjhc4yeq")
 	done.finished = true
-	w.known[done.plan.JobID] = done
+	w.known[done.plan().JobID] = done
 	w.dview.Store(modelView(t, ads))
 	// Three processors, none holds the model: all three are named.
 	pds, err := w.PreDownloads()

@@ -156,6 +156,6 @@ func (w *Worker) publishProgress(ctx context.Context, js *jobState, micros []str
 		return
 	}
 	for part := range slices.Chunk(micros, jobs.MaxProgressMicros) {
-		_ = t.Publish(ctx, jobs.Progress(js.plan.JobID.String(), w.self, part))
+		_ = t.Publish(ctx, jobs.Progress(js.plan().JobID.String(), w.self, part))
 	}
 }

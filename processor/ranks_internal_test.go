@@ -62,14 +62,14 @@ func TestClaimsOfAreInRank(t *testing.T) {
 		return bytes.Compare(hb[:], ha[:])
 	})
 	t0 := time.Unix(1_000_000, 0)
-	js := &jobState{plan: plan, claims: map[uint64]map[string]time.Time{
+	js := (&jobState{claims: map[uint64]map[string]time.Time{
 		plan.Macros[0].Index: {
 			procs[4]: t0,
 			procs[2]: t0.Add(time.Millisecond),
 			procs[0]: t0.Add(-time.Second),
 			procs[1]: t0.Add(2 * time.Millisecond),
 		},
-	}}
+	}}).withPlan(plan)
 	w := &Worker{self: procs[2]}
 	want := []macrojob.RoomClaim{
 		{Peer: procs[0], At: t0.Add(-time.Second), Ahead: true},
@@ -90,7 +90,7 @@ func TestClaimsOfAreInRank(t *testing.T) {
 // are not bounded (0).
 func TestRoomLeft(t *testing.T) {
 	info, plan := byteJob(t, 400, 10, jobs.Requirements{})
-	js := &jobState{info: info, plan: plan}
+	js := (&jobState{info: info}).withPlan(plan)
 	m := &plan.Macros[0]
 	regular := 0
 	committed := map[jobs.ID]bool{}
@@ -113,7 +113,7 @@ func TestRoomLeft(t *testing.T) {
 		t.Fatalf("nothing committed: roomLeft = %d, want %d", got, regular)
 	}
 	rinfo, rplan := byteJob(t, 400, 10, jobs.Requirements{Replicas: 3})
-	if got := roomLeft(&jobState{info: rinfo, plan: rplan}, &rplan.Macros[0], nil); got != 0 {
+	if got := roomLeft((&jobState{info: rinfo}).withPlan(rplan), &rplan.Macros[0], nil); got != 0 {
 		t.Fatalf("a replicated job: roomLeft = %d, want 0", got)
 	}
 }

@@ -27,7 +27,7 @@ import (
 func (w *Worker) doReruns(ctx context.Context) bool {
 	did := false
 	for _, js := range w.openJobs() {
-		if !w.index.MayRequest(js.plan.JobID) || !w.requestPass(js, rerunPass) {
+		if !w.index.MayRequest(js.plan().JobID) || !w.requestPass(js, rerunPass) {
 			continue
 		}
 		recs, err := w.accepted(ctx, js)
@@ -55,7 +55,7 @@ func (w *Worker) doReruns(ctx context.Context) bool {
 				w.fail(js, "fetching job inputs", err)
 				continue
 			}
-			off, n, err := js.plan.BlockRange(block)
+			off, n, err := js.plan().BlockRange(block)
 			if err != nil {
 				continue
 			}
@@ -64,7 +64,7 @@ func (w *Worker) doReruns(ctx context.Context) bool {
 			w.mu.Unlock()
 			out, err := w.exec.Run(microjob.WithJobLimits(ctx, js.info), code, data[off:off+n])
 			if err != nil {
-				w.log.Warn("re-running a disputed block", "job", js.plan.JobID, "block", block, "err", err)
+				w.log.Warn("re-running a disputed block", "job", js.plan().JobID, "block", block, "err", err)
 				continue
 			}
 			if w.cfg.Tamper != nil {
@@ -72,7 +72,7 @@ func (w *Worker) doReruns(ctx context.Context) bool {
 			}
 			sum := sha256.Sum256(out)
 			rr := records.Rerun{Block: block, Hash: hex.EncodeToString(sum[:]), Processor: w.self}
-			e, err := crdt.JSONEntry(records.RerunKey(js.plan.JobID, block, w.self), records.RerunType, rr)
+			e, err := crdt.JSONEntry(records.RerunKey(js.plan().JobID, block, w.self), records.RerunType, rr)
 			if err != nil {
 				continue
 			}
@@ -83,10 +83,10 @@ func (w *Worker) doReruns(ctx context.Context) bool {
 			continue
 		}
 		if err := w.writer.PutBatch(ctx, reruns); err != nil {
-			w.log.Warn("writing re-runs", "job", js.plan.JobID, "count", len(reruns), "err", err)
+			w.log.Warn("writing re-runs", "job", js.plan().JobID, "count", len(reruns), "err", err)
 			continue
 		}
-		w.log.Info("re-ran disputed or self-checked blocks", "job", js.plan.JobID, "blocks", len(reruns))
+		w.log.Info("re-ran disputed or self-checked blocks", "job", js.plan().JobID, "blocks", len(reruns))
 		did = true
 	}
 	return did
@@ -97,7 +97,7 @@ func (w *Worker) doReruns(ctx context.Context) bool {
 // MacroJob's other commitments are long in).
 func (w *Worker) doRedos(ctx context.Context) bool {
 	for _, js := range w.openJobs() {
-		if !w.index.MayRequest(js.plan.JobID) || !w.requestPass(js, redoPass) {
+		if !w.index.MayRequest(js.plan().JobID) || !w.requestPass(js, redoPass) {
 			continue
 		}
 		recs, err := w.accepted(ctx, js)
@@ -105,7 +105,7 @@ func (w *Worker) doRedos(ctx context.Context) bool {
 			continue
 		}
 		for _, rd := range recs.Redo {
-			if slices.Contains(rd.Exclude, w.self) || !w.groups.MayRedo(ctx, js.info, js.plan, rd) || !w.redoTurn(js, rd) {
+			if slices.Contains(rd.Exclude, w.self) || !w.groups.MayRedo(ctx, js.info, js.plan(), rd) || !w.redoTurn(js, rd) {
 				continue
 			}
 			mid, err := jobs.ParseHash(rd.Micro)
@@ -126,7 +126,7 @@ func (w *Worker) doRedos(ctx context.Context) bool {
 				// commitments of one MicroJob by one processor void both.
 				continue
 			}
-			micro, err := js.plan.MicroJob(mid)
+			micro, err := js.plan().MicroJob(mid)
 			if err != nil {
 				continue
 			}
@@ -150,7 +150,7 @@ func (w *Worker) doRedos(ctx context.Context) bool {
 			}); err != nil {
 				continue
 			}
-			w.log.Info("redid MicroJob", "job", js.plan.JobID, "micro", mid)
+			w.log.Info("redid MicroJob", "job", js.plan().JobID, "micro", mid)
 			return true
 		}
 	}
@@ -242,7 +242,7 @@ func (w *Worker) redoRank(ctx context.Context, js *jobState, rd records.Redo, v 
 		}
 		procs = worked
 	}
-	return finish.RedoRank(w.self, js.plan.JobID, rd, js.info.Requirements, procs)
+	return finish.RedoRank(w.self, js.plan().JobID, rd, js.info.Requirements, procs)
 }
 
 // The kinds of request pass (requestPass).
@@ -254,7 +254,7 @@ const (
 // requestPass reports whether a pass over js's requests of kind k
 // (redoPass, rerunPass) is due now (finish.PassDue), and notes the pass.
 func (w *Worker) requestPass(js *jobState, k int) bool {
-	ver := w.index.RequestsVersion(js.plan.JobID)
+	ver := w.index.RequestsVersion(js.plan().JobID)
 	now := w.now()
 	w.mu.Lock()
 	defer w.mu.Unlock()

@@ -25,14 +25,14 @@ import (
 // the job has work left that this node may take now (a room is joined
 // only by the processors ranked before its MicroJobs left).
 func (w *Worker) room(ctx context.Context, js *jobState) (*macrojob.Room, error) {
-	id := js.plan.JobID.String()
+	id := js.plan().JobID.String()
 	committed, err := w.roomCommitted(ctx, js)
 	if err != nil {
 		return nil, err
 	}
 	w.jobChannel(ctx, js)
 	now := w.now()
-	macros := js.plan.Macros
+	macros := js.plan().Macros
 	// MacroJobs this processor is to open come first (firstOwner); then
 	// each processor starts looking at its own MacroJob, so that
 	// processors spread over the rooms.
@@ -123,7 +123,7 @@ func (w *Worker) firstOwners(js *jobState) []string {
 		// first owner, so everyone waits the head start, rather than
 		// every processor naming itself and all opening the same rooms.
 		w.refreshSoon()
-		return make([]string, len(js.plan.Macros))
+		return make([]string, len(js.plan().Macros))
 	}
 	procs := []string{w.self}
 	var holders []string
@@ -149,11 +149,11 @@ func (w *Worker) firstOwners(js *jobState) []string {
 		// reason to narrow.
 		procs = holders
 	}
-	owners := make([]string, len(js.plan.Macros))
-	openRank := make([]int, len(js.plan.Macros))
-	id := js.plan.JobID.String()
+	owners := make([]string, len(js.plan().Macros))
+	openRank := make([]int, len(js.plan().Macros))
+	id := js.plan().JobID.String()
 	narrowed := len(procs) < eligible
-	for i, m := range js.plan.Macros {
+	for i, m := range js.plan().Macros {
 		idx := strconv.FormatUint(m.Index, 10)
 		var best [32]byte
 		for _, p := range procs {
@@ -187,7 +187,7 @@ func (w *Worker) firstOwners(js *jobState) []string {
 // it heard there. The caller adds the ranks.
 func (w *Worker) openInput(ctx context.Context, js *jobState, macro uint64, now time.Time) macrojob.OpenInput {
 	in := macrojob.OpenInput{Now: now, HeadStart: w.cfg.HeadStart, Self: w.self}
-	if lock, ok := records.ReadRoomLock(ctx, w.p.Store, js.plan.JobID.String(), macro); ok {
+	if lock, ok := records.ReadRoomLock(ctx, w.p.Store, js.plan().JobID.String(), macro); ok {
 		in.Lock = &lock
 	}
 	if owner, ok := w.announcedOwner(js, macro, now); ok {
@@ -201,7 +201,7 @@ func (w *Worker) openInput(ctx context.Context, js *jobState, macro uint64, now 
 // from processors other than this one, in the order that names first
 // owners (firstOwners), each marked when it comes before this processor.
 func (w *Worker) claimsOf(js *jobState, macro uint64) []macrojob.RoomClaim {
-	id, idx := js.plan.JobID.String(), strconv.FormatUint(macro, 10)
+	id, idx := js.plan().JobID.String(), strconv.FormatUint(macro, 10)
 	type ranked struct {
 		c macrojob.RoomClaim
 		h [32]byte
@@ -234,7 +234,7 @@ func (w *Worker) claimsOf(js *jobState, macro uint64) []macrojob.RoomClaim {
 func (w *Worker) openRoom(ctx context.Context, js *jobState, m *jobs.MacroJob, in macrojob.OpenInput, pause time.Duration, committed map[jobs.ID]bool) (*macrojob.Room, error) {
 	since := w.now()
 	if t := w.jobChannel(ctx, js); t != nil {
-		_ = t.Publish(ctx, jobs.ChannelMsg{Kind: jobs.KindRoom, JobID: js.plan.JobID.String(), Macro: m.Index, Processor: w.self})
+		_ = t.Publish(ctx, jobs.ChannelMsg{Kind: jobs.KindRoom, JobID: js.plan().JobID.String(), Macro: m.Index, Processor: w.self})
 	}
 	for {
 		select {

@@ -20,11 +20,11 @@ import (
 // re-runners silent for RerunTimeout), and reports whether every target
 // is settled.
 func (w *Worker) requestChecks(ctx context.Context, js *jobState, v microjob.Verdict, recs *finish.Records) (bool, error) {
-	id, esc := js.plan.JobID, finish.EscalationFor(js.plan)
+	id, esc := js.plan().JobID, finish.EscalationFor(js.plan())
 	pending := false
 	var checks []crdt.Entry
 	var sent []records.Check
-	for _, sc := range finish.CheckTargets(js.plan, v, recs) {
+	for _, sc := range finish.CheckTargets(js.plan(), v, recs) {
 		r := esc.CheckRuling(recs, sc)
 		if r.Outcome == finish.VoteWon {
 			continue
@@ -87,7 +87,7 @@ func (w *Worker) requestChecks(ctx context.Context, js *jobState, v microjob.Ver
 // vote decided: the job cannot be verified, and nobody is culprit for it.
 func (w *Worker) sayUndecidedCheck(js *jobState, sc finish.SelfCheck, r finish.Ruling) {
 	if w.firstSaid(js, "undecided-check/"+strconv.FormatUint(sc.Block, 10)+"/"+sc.Processor) {
-		w.log.Warn("self-checked block undecided: the job cannot be verified", "job", js.plan.JobID, "block", sc.Block,
+		w.log.Warn("self-checked block undecided: the job cannot be verified", "job", js.plan().JobID, "block", sc.Block,
 			"processor", sc.Processor, "reason", r.Reason)
 	}
 }

@@ -80,19 +80,19 @@ func (w *Worker) finalizeAll(ctx context.Context) {
 	w.mu.Unlock()
 	for _, js := range open {
 		if err := w.finalize(ctx, js); err != nil && ctx.Err() == nil {
-			w.log.Warn("finalizing", "job", js.plan.JobID, "err", err)
+			w.log.Warn("finalizing", "job", js.plan().JobID, "err", err)
 		}
 	}
 	for _, js := range done {
 		if err := w.recheckFinished(ctx, js); err != nil && ctx.Err() == nil {
-			w.log.Warn("checking a finished job's verdict again", "job", js.plan.JobID, "err", err)
+			w.log.Warn("checking a finished job's verdict again", "job", js.plan().JobID, "err", err)
 		}
 	}
 }
 
 // judge is finish.Judge for js.
 func judge(js *jobState, recs *finish.Records) (finish.Judgement, error) {
-	return finish.Judge(js.info, js.plan, recs)
+	return finish.Judge(js.info, js.plan(), recs)
 }
 
 // judgeEvery is how many Poll periods at least pass between judgements
@@ -114,7 +114,7 @@ func (w *Worker) finalize(ctx context.Context, js *jobState) error {
 	if pending {
 		return nil // nothing is disclosed or judged before the checks are drawn
 	}
-	id := js.plan.JobID
+	id := js.plan().JobID
 	ver := w.inputsVersion(id)
 	now := w.now()
 	if !w.judgeDue(ctx, js, ver, now) {
@@ -165,7 +165,7 @@ func (w *Worker) finalize(ctx context.Context, js *jobState) error {
 // carryOut does what decision d leaves to do with js, judged j from recs
 // (read at judge version jv) at now.
 func (w *Worker) carryOut(ctx context.Context, js *jobState, d finish.Decision, j finish.Judgement, recs *finish.Records, agree []finish.VerdictCand, now time.Time, jv uint64) error {
-	id, v := js.plan.JobID, j.V
+	id, v := js.plan().JobID, j.V
 	if !d.Complete.IsZero() {
 		w.mu.Lock()
 		js.complete = d.Complete
@@ -190,7 +190,7 @@ func (w *Worker) carryOut(ctx context.Context, js *jobState, d finish.Decision, 
 		w.mu.Unlock()
 		// The runner-up holds the output too when the creator's node
 		// cannot (custody).
-		return w.custody.HoldSecond(ctx, js.info, js.plan, j, recs, func(ctx context.Context) (bool, error) { return w.final(ctx, js, j) })
+		return w.custody.HoldSecond(ctx, js.info, js.plan(), j, recs, func(ctx context.Context) (bool, error) { return w.final(ctx, js, j) })
 	}
 	w.mu.Lock()
 	js.finishing = true
@@ -241,7 +241,7 @@ func (w *Worker) inputsVersion(id jobs.ID) uint64 {
 // until it is over. A processor standing by for another finalizer judges
 // only when a verdict may have come.
 func (w *Worker) judgeDue(ctx context.Context, js *jobState, ver uint64, now time.Time) bool {
-	id := js.plan.JobID
+	id := js.plan().JobID
 	w.mu.Lock()
 	finishing := js.finishing
 	w.mu.Unlock()
@@ -251,7 +251,7 @@ func (w *Worker) judgeDue(ctx context.Context, js *jobState, ver uint64, now tim
 		w.sayFinalizing(ctx, js, now)
 	}
 	p, loaded := w.index.LoadedProgress(id, 1)
-	disclosed := loaded && p.DisclosedAll(js.plan)
+	disclosed := loaded && p.DisclosedAll(js.plan())
 	early := disclosed || w.earlyJudge(js, p, now)
 	verdicts := w.index.HasVerdict(id)
 	w.mu.Lock()
@@ -285,8 +285,8 @@ func (w *Worker) judgeDue(ctx context.Context, js *jobState, ver uint64, now tim
 // DiscloseGrace, or for finish.HintLife graces while a committer is still
 // connected to this node.
 func (w *Worker) redoSilent(ctx context.Context, js *jobState, recs *finish.Records, v microjob.Verdict, now time.Time) error {
-	silent := w.groups.Silent(ctx, js.info, js.plan, finish.SilentCommitters(js.plan, recs, v))
-	id := js.plan.JobID
+	silent := w.groups.Silent(ctx, js.info, js.plan(), finish.SilentCommitters(js.plan(), recs, v))
+	id := js.plan().JobID
 	heard, connected := map[string]time.Time{}, map[string]bool{}
 	for _, ps := range silent {
 		for _, p := range ps {
@@ -328,7 +328,7 @@ func mustHash(s string) jobs.ID {
 // next of the block's rerun order over the candidates (finish.RerunOrder),
 // which every reader checks.
 func (w *Worker) requestReruns(ctx context.Context, js *jobState, disputes []microjob.Dispute, recs *finish.Records) error {
-	id, esc := js.plan.JobID, finish.EscalationFor(js.plan)
+	id, esc := js.plan().JobID, finish.EscalationFor(js.plan())
 	seen := map[uint64]bool{}
 	for _, d := range disputes {
 		if seen[d.Block] {
@@ -375,7 +375,7 @@ func (w *Worker) requestReruns(ctx context.Context, js *jobState, disputes []mic
 func (w *Worker) sayUndecided(js *jobState, v microjob.Verdict) {
 	for _, u := range v.Undecided {
 		if w.firstSaid(js, "undecided/"+strconv.FormatUint(u.Dispute.Block, 10)+"/"+strings.Join(u.Dispute.Processors[:], ",")) {
-			w.log.Warn("disputed block undecided: the job cannot be verified", "job", js.plan.JobID, "block", u.Dispute.Block,
+			w.log.Warn("disputed block undecided: the job cannot be verified", "job", js.plan().JobID, "block", u.Dispute.Block,
 				"sides", u.Dispute.Processors, "votes", len(u.Votes)+2, "reason", u.Reason)
 		}
 	}
@@ -425,7 +425,7 @@ func (w *Worker) openJobs() []*jobState {
 	defer w.mu.Unlock()
 	var out []*jobState
 	for _, js := range w.known {
-		if !js.finished && !v.Settled(js.plan.JobID) {
+		if !js.finished && !v.Settled(js.plan().JobID) {
 			out = append(out, js)
 		}
 	}

@@ -144,7 +144,7 @@ func (t *turnTook) write(macros []uint64) {
 			continue
 		}
 		if err := w.p.Store.Put(t.ctx, key, records.TookType, nil); err != nil {
-			w.log.Warn("writing a took record", "job", js.plan.JobID, "macro", m, "err", err)
+			w.log.Warn("writing a took record", "job", js.plan().JobID, "macro", m, "err", err)
 			continue
 		}
 		t.mark(m)
@@ -155,7 +155,7 @@ func (t *turnTook) write(macros []uint64) {
 // the store holds it already (written before a restart, which forgets
 // what it wrote), marking it written then.
 func (t *turnTook) stored(macro uint64) (string, bool) {
-	key := records.TookKey(t.js.plan.JobID, macro, t.w.self)
+	key := records.TookKey(t.js.plan().JobID, macro, t.w.self)
 	if _, err := t.w.p.Store.Get(t.ctx, key); err != nil {
 		return key, false
 	}

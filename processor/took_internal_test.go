@@ -36,7 +36,7 @@ func newTookFixture(t *testing.T, grace time.Duration) (*discloseFixture, *count
 // fails the test when there is none.
 func (f *discloseFixture) tookSeq(t *testing.T, m uint64) uint64 {
 	t.Helper()
-	r, err := f.store.Get(context.Background(), records.TookKey(f.js.plan.JobID, m, f.w.self))
+	r, err := f.store.Get(context.Background(), records.TookKey(f.js.plan().JobID, m, f.w.self))
 	if err != nil {
 		t.Fatalf("no took record of MacroJob %d: %v", m, err)
 	}
@@ -50,7 +50,7 @@ func (f *discloseFixture) tookSeq(t *testing.T, m uint64) uint64 {
 // turn's batch, with the took records the turn still owes.
 func (f *discloseFixture) commitWith(t *testing.T, m int, took *turnTook) {
 	t.Helper()
-	mu := f.js.plan.Macros[m].Micros[0]
+	mu := f.js.plan().Macros[m].Micros[0]
 	if _, ok := f.w.commitTurn(context.Background(), f.js, []crdt.Entry{f.commits[mu.ID]}, nil, took); !ok {
 		t.Fatalf("MacroJob %d: commitment not written", m)
 	}
@@ -147,7 +147,7 @@ func TestTookRecordKeptFromBeforeARestart(t *testing.T) {
 	f, cs := newTookFixture(t, time.Hour)
 	ctx := context.Background()
 	for m := range uint64(2) {
-		if err := f.store.Put(ctx, records.TookKey(f.js.plan.JobID, m, f.w.self), records.TookType, nil); err != nil {
+		if err := f.store.Put(ctx, records.TookKey(f.js.plan().JobID, m, f.w.self), records.TookType, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -183,7 +183,7 @@ func TestTookRecordNotWrittenAfterAVerdict(t *testing.T) {
 		t.Fatalf("%d took records written after the verdict", n)
 	}
 	for m := range uint64(2) {
-		if _, err := f.store.Get(context.Background(), records.TookKey(f.js.plan.JobID, m, f.w.self)); err == nil {
+		if _, err := f.store.Get(context.Background(), records.TookKey(f.js.plan().JobID, m, f.w.self)); err == nil {
 			t.Fatalf("took record of MacroJob %d written after the verdict", m)
 		}
 	}

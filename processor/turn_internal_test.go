@@ -48,7 +48,7 @@ func TestTurnsShrinkAsTheJobEnds(t *testing.T) {
 		t.Fatalf("plan has %d MicroJobs, want 40 × 11", plan.NumMicroJobs())
 	}
 	w := &Worker{cfg: Config{Room: macrojob.RoomConfig{Queue: macrojob.Config{MaxLocksPerTurn: 10, ProcessingTimeout: time.Minute}}}}
-	js := &jobState{plan: plan, eligible: 4}
+	js := (&jobState{eligible: 4}).withPlan(plan)
 	w.ranFor(js, 50*time.Millisecond)
 	for _, c := range []struct{ done, want int }{{0, 10}, {360, 10}, {400, 5}, {420, 3}, {436, 1}, {440, 1}} {
 		js.doneMap = map[jobs.ID]bool{}

@@ -42,7 +42,7 @@ func (w *Worker) runVerifiers(ctx context.Context, js *jobState) bool {
 	}
 	turn := w.turnSize(js)
 	w.mu.Lock()
-	due := finish.DueVerifiers(js.plan, ranks, w.self, func(id jobs.ID) bool { return committed[id] || js.mine[id] },
+	due := finish.DueVerifiers(js.plan(), ranks, w.self, func(id jobs.ID) bool { return committed[id] || js.mine[id] },
 		w.now().Sub(ranked), w.processingTimeout(), turn)
 	w.mu.Unlock()
 	if len(due) == 0 {
@@ -68,16 +68,17 @@ func (w *Worker) runVerifiers(ctx context.Context, js *jobState) bool {
 // stores do.
 func (w *Worker) verifierRanks(ctx context.Context, js *jobState) [][]string {
 	w.firstOwners(js) // derives the processors to rank for the current view
+	plan := js.plan()
 	ran := func(jobs.ID, string) bool { return false }
 	var digest uint64
 	if w.index != nil { // without a record index every processor ranks as if it ran nothing
 		if p, err := w.progressOf(ctx, js); err == nil {
 			ran = func(mid jobs.ID, q string) bool { return slices.Contains(p.CommittedBy(mid), q) }
-			digest = checkedCommitters(js.plan, p)
+			digest = checkedCommitters(plan, p)
 		}
 	}
 	w.mu.Lock()
-	plan, procs, owners, have := js.plan, js.rankProcs, js.owners, js.verifiers
+	procs, owners, have := js.rankProcs, js.owners, js.verifiers
 	fresh := have != nil && js.verifiersRan == digest
 	w.mu.Unlock()
 	if fresh || owners == nil {
@@ -85,7 +86,7 @@ func (w *Worker) verifierRanks(ctx context.Context, js *jobState) [][]string {
 	}
 	ranks := finish.VerifierRunners(plan.JobID.String(), plan, procs, owners, ran)
 	w.mu.Lock()
-	if js.plan == plan && js.rankProcs != nil && slices.Equal(js.rankProcs, procs) {
+	if js.plan() == plan && js.rankProcs != nil && slices.Equal(js.rankProcs, procs) {
 		js.verifiers, js.verifiersRan = ranks, digest
 	}
 	w.mu.Unlock()

@@ -24,7 +24,7 @@ func TestVerifierRanksFollowLateCommitments(t *testing.T) {
 	w, js := f.w, f.js
 	// Processors enough that one outranks this one as MacroJob 0's
 	// first owner, who ranks last of those that ran nothing.
-	id, self := js.plan.JobID.String(), w.self
+	id, self := js.plan().JobID.String(), w.self
 	mine := records.RankHash(self, id, "0")
 	ads := []meshview.Advertised{{PeerID: self}}
 	for i := 1; ; i++ {
@@ -37,14 +37,14 @@ func TestVerifierRanksFollowLateCommitments(t *testing.T) {
 	w.dview.Store(modelView(t, ads))
 
 	before := w.verifierRanks(ctx, js)
-	if len(before) != len(js.plan.Macros) {
-		t.Fatalf("ranks for %d MacroJobs, want %d", len(before), len(js.plan.Macros))
+	if len(before) != len(js.plan().Macros) {
+		t.Fatalf("ranks for %d MacroJobs, want %d", len(before), len(js.plan().Macros))
 	}
 	if k := slices.Index(before[0], self); k < 0 || k == len(ads)-1 {
 		t.Fatalf("before any commitment this processor ranks %d of %d for MacroJob 0: %v", k, len(ads), before[0])
 	}
 
-	src := js.plan.Macros[0].Micros[js.plan.Macros[0].Verifier().Sources[0].Slot].ID
+	src := js.plan().Macros[0].Micros[js.plan().Macros[0].Verifier().Sources[0].Slot].ID
 	if _, ok := w.commitTurn(ctx, js, []crdt.Entry{f.commits[src]}, nil, nil); !ok {
 		t.Fatal("commitment not written")
 	}

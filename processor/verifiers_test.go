@@ -18,7 +18,7 @@ import (
 func TestRoomItemsLeaveOutVerifier(t *testing.T) {
 	plan := roundsPlan(t)
 	m := &plan.Macros[0]
-	js := &jobState{info: &jobs.JobInfo{Requirements: jobs.Requirements{Replicas: 1}}, plan: plan}
+	js := (&jobState{info: &jobs.JobInfo{Requirements: jobs.Requirements{Replicas: 1}}}).withPlan(plan)
 	items := roomItems(js, m)
 	if len(items) != m.Regular {
 		t.Fatalf("%d items for %d regular MicroJobs", len(items), m.Regular)
@@ -52,7 +52,7 @@ func TestNewJobInterruptsRoomWaits(t *testing.T) {
 	plan := roundsPlan(t)
 	stopped := false
 	w := &Worker{
-		known: map[jobs.ID]*jobState{plan.JobID: {plan: plan, stopWait: func() { stopped = true }}},
+		known: map[jobs.ID]*jobState{plan.JobID: (&jobState{stopWait: func() { stopped = true }}).withPlan(plan)},
 		wake:  make(chan struct{}, 1),
 		log:   slog.New(slog.DiscardHandler),
 	}

@@ -18,7 +18,7 @@ import (
 // serve, in the order it takes them, replicated ones while v has enough
 // processors of self's card model for them.
 func orderJobs(cfg dispatch.Config, v *meshview.View, self dispatch.Node, list []*jobState) []*jobState {
-	return meshview.OrderJobs(cfg, self, v.GroupCheck(), list, func(js *jobState) (*jobs.JobInfo, *jobs.Plan) { return js.info, js.plan })
+	return meshview.OrderJobs(cfg, self, v.GroupCheck(), list, func(js *jobState) (*jobs.JobInfo, *jobs.Plan) { return js.info, js.plan() })
 }
 
 // keepFacts refreshes the dispatch view every FactsEvery.
@@ -207,7 +207,7 @@ func (w *Worker) unable(p string) bool {
 func (w *Worker) roomConfig(js *jobState) macrojob.RoomConfig {
 	rc := w.cfg.Room
 	if _, ok := rc.Queue.Chooser.(weightedChooser); ok {
-		rc.Queue.Chooser = w.ChooserFor(meshview.DispatchJob(js.info, js.plan))
+		rc.Queue.Chooser = w.ChooserFor(meshview.DispatchJob(js.info, js.plan()))
 	}
 	if rc.Queue.Avoid == nil {
 		rc.Queue.Avoid = w.avoidSelfCheck(js)
@@ -227,7 +227,7 @@ func (w *Worker) avoidSelfCheck(js *jobState) func(macrojob.ID, []macrojob.ID) b
 			return false
 		}
 		conflicts := func(b jobs.ID) bool {
-			return meshview.VerifierChecks(js.plan, a, b) || meshview.VerifierChecks(js.plan, b, a)
+			return meshview.VerifierChecks(js.plan(), a, b) || meshview.VerifierChecks(js.plan(), b, a)
 		}
 		for _, t := range taken {
 			if b, err := jobs.ParseHash(string(t)); err == nil && conflicts(b) {

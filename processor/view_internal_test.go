@@ -79,7 +79,7 @@ func modelJob(t *testing.T, models ...string) *jobState {
 	if len(plan.Macros) < 8 {
 		t.Fatalf("%d MacroJobs", len(plan.Macros))
 	}
-	return &jobState{info: info, plan: plan}
+	return (&jobState{info: info}).withPlan(plan)
 }
 
 // TestFirstOwnersNarrowToHolders: with holders of the job's models among

@@ -110,7 +110,7 @@ func (w *Worker) step(ctx context.Context) bool {
 	for _, js := range w.candidates(now) {
 		// A replicated job: members of its group only (groupjob). A
 		// processor joins the escrow only of a job it works on (funded).
-		if w.cancelled(ctx, js) || !w.groups.MayWork(ctx, js.info, js.plan) || !w.funded(ctx, js, now) {
+		if w.cancelled(ctx, js) || !w.groups.MayWork(ctx, js.info, js.plan()) || !w.funded(ctx, js, now) {
 			continue
 		}
 		if err := w.ensureInputs(ctx, js); err != nil {
@@ -146,7 +146,7 @@ func (w *Worker) step(ctx context.Context) bool {
 		room, err := w.room(ctx, js)
 		if err != nil {
 			if ctx.Err() == nil {
-				w.log.Warn("joining a room", "job", js.plan.JobID, "err", err)
+				w.log.Warn("joining a room", "job", js.plan().JobID, "err", err)
 			}
 			continue
 		}
@@ -176,7 +176,7 @@ func (w *Worker) fail(js *jobState, what string, err error) {
 	w.mu.Lock()
 	js.failed = w.now()
 	w.mu.Unlock()
-	w.log.Warn(what, "job", js.plan.JobID, "err", err)
+	w.log.Warn(what, "job", js.plan().JobID, "err", err)
 }
 
 // ensureInputs fetches and checks a job's code and data once.
@@ -213,7 +213,7 @@ func (w *Worker) ensureInputs(ctx context.Context, js *jobState) error {
 		go func() {
 			defer w.wg.Done()
 			if err := p.Prepare(w.runCtx, code); err != nil && w.runCtx.Err() == nil {
-				w.log.Warn("compiling the job's code", "job", js.plan.JobID, "err", err)
+				w.log.Warn("compiling the job's code", "job", js.plan().JobID, "err", err)
 			}
 		}()
 	}
@@ -223,7 +223,7 @@ func (w *Worker) ensureInputs(ctx context.Context, js *jobState) error {
 func (w *Worker) join(ctx context.Context, js *jobState, m *jobs.MacroJob, creator macrojob.PeerID, committed map[jobs.ID]bool) (*macrojob.Room, error) {
 	items := roomItems(js, m)
 	r, err := macrojob.JoinRoom(ctx, macrojob.RoomParams{
-		Host: w.p.Host, Store: w.p.Store, JobID: js.plan.JobID.String(), Macro: m.Index,
+		Host: w.p.Host, Store: w.p.Store, JobID: js.plan().JobID.String(), Macro: m.Index,
 		Items: items, Creator: creator, Logger: w.log, Metrics: w.m.rooms,
 		Settled: func() { w.roomSettled(js, m) },
 	}, w.roomConfig(js))
@@ -241,13 +241,13 @@ func (w *Worker) join(ctx context.Context, js *jobState, m *jobs.MacroJob, creat
 	if len(known) > 0 {
 		_ = r.Learn(ctx, known)
 	}
-	w.groups.CompleteReplicas(ctx, js.info, js.plan, m, r, creator)
+	w.groups.CompleteReplicas(ctx, js.info, js.plan(), m, r, creator)
 	w.mu.Lock()
 	w.rooms[r.Name] = r
 	w.mu.Unlock()
 	if creator == macrojob.PeerID(w.self) {
 		if t := w.jobChannel(ctx, js); t != nil {
-			_ = t.Publish(ctx, jobs.ChannelMsg{Kind: jobs.KindRoom, JobID: js.plan.JobID.String(), Macro: m.Index, Processor: w.self, Open: len(items)})
+			_ = t.Publish(ctx, jobs.ChannelMsg{Kind: jobs.KindRoom, JobID: js.plan().JobID.String(), Macro: m.Index, Processor: w.self, Open: len(items)})
 		}
 		w.log.Info("took MacroJob room", "room", r.Name)
 	} else {
@@ -325,8 +325,8 @@ func (w *Worker) turnSize(js *jobState) int {
 	w.mu.Lock()
 	per, procs, done := js.runTime, js.eligible, len(js.doneMap)
 	w.mu.Unlock()
-	if procs > 0 && js.plan != nil {
-		left := max(js.plan.NumMicroJobs()-done, 1)
+	if procs > 0 && js.plan() != nil {
+		left := max(js.plan().NumMicroJobs()-done, 1)
 		n = min(n, (left+2*procs-1)/(2*procs))
 	}
 	if per <= 0 {
@@ -374,7 +374,7 @@ func (w *Worker) process(ctx context.Context, js *jobState, room *macrojob.Room,
 		if err != nil {
 			continue
 		}
-		micro, err := js.plan.MicroJob(mid)
+		micro, err := js.plan().MicroJob(mid)
 		if err != nil {
 			continue
 		}
@@ -396,7 +396,7 @@ func (w *Worker) process(ctx context.Context, js *jobState, room *macrojob.Room,
 		}
 		took.add(micro.Macro)
 		if w.cfg.Hold != nil {
-			w.cfg.Hold(ctx, js.plan.JobID, mid)
+			w.cfg.Hold(ctx, js.plan().JobID, mid)
 			if ctx.Err() != nil {
 				return
 			}
@@ -441,7 +441,7 @@ func (w *Worker) finishTurn(ctx context.Context, js *jobState, room *macrojob.Ro
 	if over {
 		// A verdict came while the turn ran: its MicroJobs have results,
 		// and late commitments would only reopen the judgement.
-		w.log.Info("dropping a turn's results: the job has a verdict", "job", js.plan.JobID, "microjobs", len(ran))
+		w.log.Info("dropping a turn's results: the job has a verdict", "job", js.plan().JobID, "microjobs", len(ran))
 		return
 	}
 	later := ran
@@ -467,7 +467,7 @@ func (w *Worker) finishTurn(ctx context.Context, js *jobState, room *macrojob.Ro
 	w.mu.Unlock()
 	var micros []string
 	for _, d := range ran {
-		w.log.Info("MicroJob committed", "job", js.plan.JobID, "macro", d.MacroIndex, "micro", d.MicroID)
+		w.log.Info("MicroJob committed", "job", js.plan().JobID, "macro", d.MacroIndex, "micro", d.MicroID)
 		micros = append(micros, d.MicroID.String())
 	}
 	if room == nil {
@@ -504,7 +504,7 @@ func (w *Worker) commitTurn(ctx context.Context, js *jobState, commits []crdt.En
 	err := w.writer.PutBatch(ctx, append(entries, disclosure.Entries(now)...))
 	r.End(err == nil)
 	if err != nil {
-		w.log.Warn("writing commitments", "job", js.plan.JobID, "count", len(commits), "err", err)
+		w.log.Warn("writing commitments", "job", js.plan().JobID, "count", len(commits), "err", err)
 		return nil, false
 	}
 	took.wrote(macros)
@@ -519,13 +519,13 @@ func (w *Worker) run(ctx context.Context, js *jobState, micro *jobs.MicroJob) (m
 	code, data := js.code, js.data
 	w.mu.Unlock()
 	start := time.Now()
-	out, err := w.runner.Run(ctx, microjob.Input{Info: js.info, Plan: js.plan, Micro: micro, Code: code, Data: data})
+	out, err := w.runner.Run(ctx, microjob.Input{Info: js.info, Plan: js.plan(), Micro: micro, Code: code, Data: data})
 	w.noteRun(ctx, js, micro.ID, err)
 	if err != nil {
 		w.m.microjobs.WithLabelValues("failed").Inc()
 		return microjob.Disclosure{}, microjob.Commitment{}, err
 	}
-	w.custody.Pin(ctx, js.plan.JobID, out.ResultCID)
+	w.custody.Pin(ctx, js.plan().JobID, out.ResultCID)
 	salt, err := microjob.NewSalt()
 	if err != nil {
 		return microjob.Disclosure{}, microjob.Commitment{}, err
@@ -536,7 +536,7 @@ func (w *Worker) run(ctx context.Context, js *jobState, micro *jobs.MicroJob) (m
 			wallet = c
 		}
 	}
-	d := out.Disclosure(js.plan, micro, w.self, wallet, salt)
+	d := out.Disclosure(js.plan(), micro, w.self, wallet, salt)
 	c, err := d.Commitment()
 	if err != nil {
 		return microjob.Disclosure{}, microjob.Commitment{}, err

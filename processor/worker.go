@@ -158,9 +158,11 @@ type jobState struct {
 	rankedAt       time.Time // when its ranks were first used (Worker.rankedAt)
 	// stopWait ends the worker's wait for work from one of the job's
 	// rooms, once the job has a verdict.
-	stopWait   context.CancelFunc
-	info       *jobs.JobInfo
-	plan       *jobs.Plan
+	stopWait context.CancelFunc
+	info     *jobs.JobInfo
+	// cur is the job's plan (plan): public until its checks are drawn,
+	// then checked (drawChecks). Read from every goroutine of the worker.
+	cur        atomic.Pointer[jobs.Plan]
 	code, data []byte
 	failed     time.Time     // last fetch or run failure, for backoff
 	runTime    time.Duration // moving average of this worker's MicroJob runs (turnSize)
@@ -261,6 +263,16 @@ type jobState struct {
 	regularsAt  time.Time
 	checksAt    time.Time
 	revealsSeen map[string]bool
+}
+
+// plan is the job's plan: public until its checks are drawn, then
+// checked.
+func (js *jobState) plan() *jobs.Plan { return js.cur.Load() }
+
+// withPlan sets js's plan and returns js.
+func (js *jobState) withPlan(p *jobs.Plan) *jobState {
+	js.cur.Store(p)
+	return js
 }
 
 // custodyParams are the node parts the output's keeper uses.
