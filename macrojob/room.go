@@ -359,7 +359,11 @@ func (r *Room) next(ctx context.Context, upTo int) (ID, error) {
 	for drained := false; !drained; {
 		select {
 		case id := <-r.ready:
-			if r.holds(ctx, id) {
+			ok, err := r.take(ctx, id)
+			switch {
+			case err != nil:
+				return "", err
+			case ok:
 				return id, nil
 			}
 		default:
@@ -377,7 +381,11 @@ func (r *Room) next(ctx context.Context, upTo int) (ID, error) {
 	for {
 		select {
 		case id := <-r.ready:
-			if r.holds(ctx, id) {
+			ok, err := r.take(ctx, id)
+			switch {
+			case err != nil:
+				return "", err
+			case ok:
 				return id, nil
 			}
 		case <-check.C:
@@ -406,8 +414,15 @@ func (r *Room) NextBatch(ctx context.Context, max int) ([]ID, error) {
 	for len(out) < max {
 		select {
 		case id := <-r.ready:
-			if !slices.Contains(out, id) && r.holds(ctx, id) {
+			if slices.Contains(out, id) {
+				continue
+			}
+			if ok, err := r.take(ctx, id); ok {
 				out = append(out, id)
+			} else if err != nil {
+				// The caller's wait ended: what it has is its turn; id
+				// is back for its next call.
+				return out, nil
 			}
 			continue
 		default:
@@ -415,6 +430,24 @@ func (r *Room) NextBatch(ctx context.Context, max int) ([]ID, error) {
 		break
 	}
 	return out, nil
+}
+
+// take reports whether id, read from the ready channel, is this node's
+// to run (holds). When ctx ends before that is told, id goes back to the
+// channel for the node's next call and take returns ctx's error: dropped,
+// a lock this node holds would stay unrun until its ProcessingTimeout.
+func (r *Room) take(ctx context.Context, id ID) (bool, error) {
+	if r.holds(ctx, id) {
+		return true, nil
+	}
+	if err := ctx.Err(); err != nil {
+		select {
+		case r.ready <- id:
+		default:
+		}
+		return false, err
+	}
+	return false, nil
 }
 
 // holds reports whether this node still holds an unexpired lock on id: a

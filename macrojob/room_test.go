@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -457,5 +458,46 @@ func TestFinishedRoom(t *testing.T) {
 		if want := map[bool]int{true: 1}[i == owner]; n != want {
 			t.Errorf("node %d told %d times that it speaks for the room, want %d (owner: node %d)", i, n, want, owner)
 		}
+	}
+}
+
+// TestLockKeptWhenTheWaitEnds: MicroJobs the queue locked for this node
+// that wait in the room when the node's wait for them ends (its context
+// cancelled, as the worker's wait is when a job's state changes) are
+// handed to its next call, not dropped: a dropped lock would stay unrun
+// until its ProcessingTimeout.
+func TestLockKeptWhenTheWaitEnds(t *testing.T) {
+	nodes := testNodes(t, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	items := []ID{"m0", "m1", "m2", "m3"}
+	cfg := RoomConfig{Queue: Config{MaxLocksPerTurn: 2, ProcessingTimeout: time.Hour, OwnerTimeout: 2 * time.Second, Rebroadcast: 200 * time.Millisecond}, LockTTL: time.Minute}
+	r, err := JoinRoom(ctx, RoomParams{Host: nodes[0].host, Store: nodes[0].store, JobID: "job1", Items: items, Creator: PeerID(nodes[0].host.ID().String())}, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	// A request whose grant arrives after the wait for it ended.
+	if err := r.do(ctx, func(now time.Time) []Msg { return r.q.RequestUpTo(now, 2) }); err != nil {
+		t.Fatal(err)
+	}
+	wait.Until(t, 10*time.Second, func() error {
+		if n := len(r.ready); n < 2 {
+			return fmt.Errorf("%d MicroJobs locked for this node, want 2", n)
+		}
+		return nil
+	})
+	ended, end := context.WithCancel(ctx)
+	end()
+	if _, err := r.NextBatch(ended, 2); !errors.Is(err, context.Canceled) {
+		t.Fatalf("a call whose wait ended: %v, want context.Canceled", err)
+	}
+	got, err := r.NextBatch(ctx, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, []ID{"m0", "m1"}) {
+		t.Fatalf("the next call got %v, want the two MicroJobs locked before: m0 and m1", got)
 	}
 }
