@@ -19,7 +19,10 @@ import (
 //     so a room that any number of processors joined would cost each of
 //     them in proportion to the job's processors (the first owner ranks
 //     0; a processor skips a room that is full by this rule and looks at
-//     the next);
+//     the next). Each processing timeout in which the number left has not
+//     fallen lets one more rank in: a room whose members hold its
+//     MicroJobs and never commit them (stuck, or stalling on purpose)
+//     would otherwise keep out everyone who could run them;
 //   - nobody opens a room while the job's ranks are not in use yet;
 //   - the first owner opens it at once, unless others claimed it within the
 //     last head start (it came late): then it joins the first of them in
@@ -121,6 +124,21 @@ type OpenInput struct {
 	// means that no rank is too far to join (a job whose MicroJobs run in
 	// several replicas).
 	Left int
+	// LeftSince is when this processor first saw Left MicroJobs left, and
+	// Patience the processing timeout: each whole Patience since then
+	// lets one more rank join. Zero Patience lets none.
+	LeftSince time.Time
+	Patience  time.Duration
+}
+
+// joinLimit is how many ranks (the first owner's 0 included) may join the
+// room: Left, and one more for each whole Patience since LeftSince; 0
+// when any may.
+func (in OpenInput) joinLimit() int {
+	if in.Left <= 0 || in.Patience <= 0 || in.LeftSince.IsZero() || in.Now.Before(in.LeftSince) {
+		return in.Left
+	}
+	return in.Left + int(in.Now.Sub(in.LeftSince)/in.Patience)
 }
 
 // OpenDecision is the outcome of DecideOpen.
@@ -149,7 +167,7 @@ func DecideOpen(in OpenInput) OpenDecision {
 	if in.FirstOwner {
 		rank = 0
 	}
-	if d.Action == OpenJoin && d.Owner != in.Self && in.Left > 0 && rank >= in.Left {
+	if limit := in.joinLimit(); d.Action == OpenJoin && d.Owner != in.Self && limit > 0 && rank >= limit {
 		return OpenDecision{Action: OpenSkip}
 	}
 	return d

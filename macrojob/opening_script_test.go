@@ -19,14 +19,17 @@ import (
 //
 // Commands:
 //
-//	new [headstart=1s]          a fresh room: no ranks, lock or claims
+//	new [headstart=1s] [patience=0]
+//	                            a fresh room: no ranks, lock or claims;
+//	                            patience is the processing timeout
 //	ranked <at>                 the job's ranks are in use since at
 //	first                       this processor is the room's first owner
 //	rank <k>                    this processor is k-th in rank after it
 //	lock <owner> <expires>      the room's lock record
 //	announced <owner>           a recent announcement of the room
 //	claim <peer> <rank> <at>    a claim heard from the peer k-th in rank
-//	left <n>                    n MicroJobs of the room have no commitment
+//	left <n> [<since>]          n MicroJobs of the room have no commitment,
+//	                            seen so first at since
 //	self <peer>                 this processor's name
 //	decide <at>                 print the decision at at; a claim it
 //	                            decides is this processor's from then on
@@ -77,16 +80,21 @@ func (s *openScript) run(cmd string) string {
 	}
 	switch f[0] {
 	case "new":
-		hs := time.Second
+		hs, patience := time.Second, time.Duration(0)
 		for _, a := range f[1:] {
-			v, ok := strings.CutPrefix(a, "headstart=")
+			k, v, ok := strings.Cut(a, "=")
 			d, err := time.ParseDuration(v)
-			if !ok || err != nil {
+			if !ok || err != nil || k != "headstart" && k != "patience" {
 				s.t.Fatalf("%q: bad argument %q", cmd, a)
 			}
-			hs = d
+			if k == "headstart" {
+				hs = d
+			} else {
+				patience = d
+			}
 		}
 		s.reset(hs)
+		s.in.Patience = patience
 	case "ranked":
 		s.in.Ranked, s.in.RankedAt = true, s.at(args(1)[0])
 	case "first":
@@ -100,7 +108,11 @@ func (s *openScript) run(cmd string) string {
 	case "announced":
 		s.in.Announced = args(1)[0]
 	case "left":
-		s.in.Left = s.atoi(args(1)[0])
+		if len(f) == 3 {
+			s.in.Left, s.in.LeftSince = s.atoi(f[1]), s.at(f[2])
+		} else {
+			s.in.Left, s.in.LeftSince = s.atoi(args(1)[0]), time.Time{}
+		}
 	case "self":
 		s.in.Self = args(1)[0]
 	case "claim":

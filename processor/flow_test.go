@@ -88,12 +88,16 @@ type heldMicros struct {
 }
 
 // heldMesh is a flow mesh of n processors that lock one MicroJob a turn
-// and hold each they run until h.release is closed.
+// and hold each they run until h.release is closed. Their processing
+// timeout is a minute, so that neither the held locks lapse nor a room
+// whose members hold its MicroJobs lets more ranks in (room_stalled.txt
+// in macrojob's testdata) while a test looks at them.
 func heldMesh(t *testing.T, n int) (m *localmesh.Mesh, h *heldMicros) {
 	t.Helper()
 	h = &heldMicros{release: make(chan struct{}), ids: map[jobs.ID]bool{}}
 	m = flowMesh(t, n, func(_ *localmesh.Member, pc *processor.Config) {
 		pc.Room.Queue.MaxLocksPerTurn = 1
+		pc.Room.Queue.ProcessingTimeout = time.Minute
 		pc.Hold = holdUntil(h.release, func(micro jobs.ID) {
 			h.mu.Lock()
 			h.ids[micro] = true
@@ -136,7 +140,7 @@ func runJob(t *testing.T, m *localmesh.Mesh, spec dapp.Spec, timeout time.Durati
 	}
 	res, err := c.DApp.Wait(ctx, info.ID(), 100*time.Millisecond)
 	if err != nil {
-		t.Fatalf("job %s: %v", info.ID(), err)
+		t.Fatalf("job %s: %v; the client's store: %s", info.ID(), err, judgeView(m, info))
 	}
 	return info, res
 }

@@ -85,6 +85,7 @@ func (w *Worker) room(ctx context.Context, js *jobState) (*macrojob.Room, error)
 		in.Ranked, in.RankedAt = ranks, ranked
 		in.FirstOwner, in.Rank = owners[i] == w.self, rank(i)
 		in.Left = roomLeft(js, m, committed)
+		in.LeftSince, in.Patience = w.leftSince(js, m.Index, in.Left, now), w.processingTimeout()
 		switch d := macrojob.DecideOpen(in); d.Action {
 		case macrojob.OpenJoin:
 			return w.join(ctx, js, m, macrojob.PeerID(d.Owner), committed)
@@ -273,6 +274,28 @@ func roomLeft(js *jobState, m *jobs.MacroJob, committed map[jobs.ID]bool) int {
 		}
 	}
 	return n
+}
+
+// leftSince returns when this node first saw MacroJob macro of js with
+// left MicroJobs without a commitment (macrojob.OpenInput.LeftSince).
+func (w *Worker) leftSince(js *jobState, macro uint64, left int, now time.Time) time.Time {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if js.leftSeen == nil {
+		js.leftSeen = make(map[uint64]leftSeen)
+	}
+	if s, ok := js.leftSeen[macro]; ok && s.left == left {
+		return s.since
+	}
+	js.leftSeen[macro] = leftSeen{left, now}
+	return now
+}
+
+// leftSeen is how many MicroJobs of a MacroJob were left without a
+// commitment, and since when (Worker.leftSince).
+type leftSeen struct {
+	left  int
+	since time.Time
 }
 
 // able is procs without the processors that cannot work now (canWork):

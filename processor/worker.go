@@ -185,6 +185,9 @@ type jobState struct {
 	// job; announced are the rooms heard of there.
 	topic     *p2p.Topic[jobs.ChannelMsg]
 	announced map[uint64]roomSeen
+	// leftSeen is, per MacroJob, how many of its MicroJobs were left
+	// without a commitment and since when (leftSince).
+	leftSeen map[uint64]leftSeen
 	// progress is the MicroJobs of the done rooms this node owns, and
 	// the verifiers it ran, not said yet on the Job channel; said the
 	// MacroJobs whose rooms it said done (roomSettled); asked the peers
