@@ -455,14 +455,17 @@ func (c *Client) announceOpen(ctx context.Context) {
 	}
 }
 
+// answer answers queries for open jobs on the Jobs channel with the
+// client's own, at most once per second (jobs.QueryAnswers).
 func (c *Client) answer(ctx context.Context) {
 	defer c.wg.Done()
+	answers := jobs.QueryAnswers{Window: time.Second}
 	for {
 		m, err := c.topic.Next(ctx)
 		if err != nil {
 			return
 		}
-		if m.Value.Kind == jobs.KindQuery && !m.Local {
+		if m.Value.Kind == jobs.KindQuery && !m.Local && answers.Due(time.Now()) {
 			c.announceOpen(ctx)
 		}
 	}

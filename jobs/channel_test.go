@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestChannelMessages(t *testing.T) {
@@ -98,4 +99,23 @@ func FuzzDecodeChannelMsg(f *testing.F) {
 			t.Fatalf("re-encoded message does not decode: %v", err)
 		}
 	})
+}
+
+// TestQueriesAnsweredOncePerWindow: however many queries for open jobs
+// come, a node answers at most one per window.
+func TestQueriesAnsweredOncePerWindow(t *testing.T) {
+	q := QueryAnswers{Window: time.Second}
+	t0 := time.Unix(1000, 0)
+	answered := 0
+	for i := range 3000 { // a query every millisecond for three seconds
+		if q.Due(t0.Add(time.Duration(i) * time.Millisecond)) {
+			answered++
+		}
+	}
+	if answered != 3 {
+		t.Fatalf("%d answers to 3,000 queries in three windows, want 3", answered)
+	}
+	if !q.Due(t0.Add(time.Hour)) {
+		t.Fatal("a query a window after the last answer is not answered")
+	}
 }

@@ -1,6 +1,8 @@
 package jobs
 
 import (
+	"time"
+
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/jobmesh/jobmesh/p2p"
@@ -48,4 +50,25 @@ func JoinJobTopic(h *p2p.Host, id ID) (*p2p.Topic[ChannelMsg], error) {
 		},
 		Buffer: 256,
 	})
+}
+
+// QueryAnswers paces a node's answers to KindQuery on the Jobs channel:
+// at most one per Window (at least a millisecond), however many peers ask
+// and however often. An answer is a broadcast that every asker hears, and
+// an asker that missed it asks again; a flood of queries costs each node
+// one answer per Window, not one per query. The zero value answers once
+// per millisecond.
+type QueryAnswers struct {
+	Window time.Duration
+	last   time.Time
+}
+
+// Due reports whether a query heard at now is answered, and if so counts
+// the answer.
+func (q *QueryAnswers) Due(now time.Time) bool {
+	if !q.last.IsZero() && now.Sub(q.last) < max(q.Window, time.Millisecond) {
+		return false
+	}
+	q.last = now
+	return true
 }

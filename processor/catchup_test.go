@@ -8,9 +8,13 @@ import (
 	"testing"
 	"time"
 
+	ds "github.com/ipfs/go-datastore"
+	dssync "github.com/ipfs/go-datastore/sync"
+
 	"github.com/jobmesh/jobmesh/crdt/crdttest"
 	"github.com/jobmesh/jobmesh/internal/jobtest"
 	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/p2p"
 	"github.com/jobmesh/jobmesh/records"
 )
 
@@ -137,5 +141,80 @@ func TestCatchUpDefersJoins(t *testing.T) {
 	w.wg.Wait()
 	if !j.has(open.ID()) || j.has(settled.ID()) {
 		t.Fatalf("a new node joined %v; want the open job, not the settled one", j.ids)
+	}
+}
+
+// TestCatchUpAsksAgain: while a job learned from the node's own replica
+// waits out the catch-up, the worker asks the Jobs channel for open jobs
+// again every queryEvery (its query at start may have reached nobody);
+// not more often, and not once nothing waits.
+func TestCatchUpAsksAgain(t *testing.T) {
+	cfg := p2p.LoopbackConfig()
+	cfg.TopicDiscovery = false
+	key, err := p2p.GenerateIdentity()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := p2p.New(context.Background(), p2p.Params{Config: cfg, Identity: key, Datastore: dssync.MutexWrap(ds.NewMapDatastore())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	topic, err := jobs.JoinJobsTopic(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer topic.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+
+	start := time.Unix(1_700_000_000, 0)
+	now := start
+	pc := DefaultConfig()
+	pc.CatchUp = 10 * time.Second
+	w := &Worker{
+		cfg:      pc,
+		p:        Params{Now: func() time.Time { return now }},
+		caughtUp: start.Add(pc.CatchUp),
+		known:    map[jobs.ID]*jobState{},
+		wake:     make(chan struct{}, 1),
+		log:      slog.New(slog.DiscardHandler),
+		topic:    topic,
+	}
+	// asked steps the worker at each offset and returns how many queries
+	// it sent: what the topic delivers before a marker published after.
+	var last time.Time
+	asked := func(offsets ...time.Duration) int {
+		t.Helper()
+		for _, d := range offsets {
+			now = start.Add(d)
+			w.queryWhileCatchingUp(ctx, &last)
+		}
+		if err := topic.Publish(ctx, jobs.ChannelMsg{Kind: jobs.KindJob, Job: jobtest.Info(9).Encode()}); err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for {
+			m, err := topic.Next(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch m.Value.Kind {
+			case jobs.KindQuery:
+				n++
+			case jobs.KindJob:
+				return n
+			}
+		}
+	}
+	if n := asked(0, time.Second); n != 0 {
+		t.Fatalf("nothing waits: %d queries", n)
+	}
+	w.learn(jobtest.Info(1), false)
+	if n := asked(time.Second, 1500*time.Millisecond, 2*time.Second, 2500*time.Millisecond, 3*time.Second, 3500*time.Millisecond); n != 2 {
+		t.Fatalf("a job waits: %d queries from 1s to 3.5s, want 2 (every %s)", n, queryEvery)
+	}
+	if n := asked(10*time.Second, 20*time.Second); n != 0 {
+		t.Fatalf("after the catch-up: %d queries", n)
 	}
 }

@@ -16,6 +16,7 @@ import (
 // jobs, and progress.
 func (w *Worker) listen(ctx context.Context) {
 	defer w.wg.Done()
+	answers := jobs.QueryAnswers{Window: w.cfg.ProgressWindow}
 	for {
 		m, err := w.topic.Next(ctx)
 		if err != nil {
@@ -28,13 +29,48 @@ func (w *Worker) listen(ctx context.Context) {
 				w.learn(info, !m.Local)
 			}
 		case jobs.KindQuery:
-			if !m.Local {
+			if !m.Local && answers.Due(w.now()) {
 				w.announceOpen(ctx)
 			}
 		case jobs.KindProgress:
 			w.poke()
 		}
 	}
+}
+
+// queryEvery is how often a worker that holds jobs waiting out its
+// catch-up asks the Jobs channel for open jobs (queryWhileCatchingUp).
+const queryEvery = 2 * time.Second
+
+// queryWhileCatchingUp asks the Jobs channel for open jobs again, at most
+// once per queryEvery (last is when it last did), while a job that this
+// node learned from its own replica waits out the catch-up
+// (Config.CatchUp); a peer answers at most once per its ProgressWindow
+// (jobs.QueryAnswers). The query at start goes out before the node's
+// gossipsub meshes form and is often heard by nobody; and a job submitted
+// just after a restart, whose announcement went out before the node's
+// subscription reached its peers, would otherwise wait the whole
+// catch-up while the others run it. A peer that holds it open answers,
+// and the job is worked at once (learn).
+func (w *Worker) queryWhileCatchingUp(ctx context.Context, last *time.Time) {
+	now := w.now()
+	if !last.IsZero() && now.Sub(*last) < queryEvery {
+		return
+	}
+	w.mu.Lock()
+	waiting := false
+	for _, js := range w.known {
+		if !js.catchUpUntil.IsZero() && now.Before(js.catchUpUntil) {
+			waiting = true
+			break
+		}
+	}
+	w.mu.Unlock()
+	if !waiting {
+		return
+	}
+	*last = now
+	_ = w.topic.Publish(ctx, jobs.ChannelMsg{Kind: jobs.KindQuery})
 }
 
 // announceOpen answers a query with every job this node knows unfinished.

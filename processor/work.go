@@ -26,12 +26,13 @@ func (w *Worker) work(ctx context.Context) {
 	// The whole of /jobs is read at start and then now and then, for what
 	// the Jobs channel and the store's watch both missed; the watch
 	// (noticeRecord) keeps the worker current between.
-	var synced time.Time
+	var synced, queried time.Time
 	for {
 		if w.now().Sub(synced) >= syncEvery*w.cfg.Poll {
 			w.syncKnown(ctx)
 			synced = w.now()
 		}
+		w.queryWhileCatchingUp(ctx, &queried)
 		w.retireFinished()
 		if w.step(ctx) {
 			continue
