@@ -76,6 +76,7 @@ func DefaultConfig() Config {
 			BlockTimeout:      Duration(30 * time.Second),
 			MaxBlockOutputMiB: 64,
 			ModelDir:          DefaultModelDir,
+			CompileCacheDir:   DefaultCompileCacheDir,
 			MaxModelBytes:     DefaultMaxModelBytes,
 			HoldWait:          Duration(processor.DefaultConfig().HoldWait),
 			ProgressWindow:    Duration(processor.DefaultConfig().ProgressWindow),

@@ -146,6 +146,12 @@ type ProcessorConfig struct {
 	// relative to the repo (OpenRepo resolves it). Empty: no model
 	// store, so no pre-download. Default "models".
 	ModelDir string `toml:"model_dir"`
+	// CompileCacheDir is where the WebAssembly executor keeps the native
+	// code it compiled, so that a restarted processor does not compile
+	// every job's code again (wasm.Config.CacheDir); a relative path is
+	// relative to the repo (OpenRepo resolves it). Empty: compiled code
+	// is kept in memory only. Default "wasm-cache".
+	CompileCacheDir string `toml:"compile_cache_dir"`
 	// MaxModelBytes bounds the model store. Default 64 GiB.
 	MaxModelBytes int64 `toml:"max_model_bytes"`
 	// HoldWait is how long a job's finalizer waits for a second node to
@@ -216,6 +222,9 @@ func (c ClientConfig) validate() error {
 
 // DefaultModelDir is the model store's directory inside a repo.
 const DefaultModelDir = "models"
+
+// DefaultCompileCacheDir is the compiled code's directory inside a repo.
+const DefaultCompileCacheDir = "wasm-cache"
 
 // DefaultMaxModelBytes is the model store's default byte budget.
 const DefaultMaxModelBytes = 64 << 30
@@ -337,6 +346,7 @@ func (c Config) ProcessorConfig() processor.Config {
 	pc.Wasm.MemoryLimitBytes = uint64(c.Processor.MaxMemoryMiBJob) << 20
 	pc.Wasm.Timeout = time.Duration(c.Processor.BlockTimeout)
 	pc.Wasm.MaxOutputBytes = int64(c.Processor.MaxBlockOutputMiB) << 20
+	pc.Wasm.CacheDir = c.Processor.CompileCacheDir
 	pc.Dispatch = c.Dispatch.config()
 	pc.AdvertTTL = time.Duration(c.Dispatch.AdvertTTL)
 	pc.StakeTTL = time.Duration(c.Dispatch.StakeTTL)

@@ -163,6 +163,10 @@ max_block_output_mib = {{toml .Processor.MaxBlockOutputMiB}}
 # hold them) are fetched into it. A relative path is inside the repo;
 # empty: no store, no pre-download.
 model_dir = {{toml .Processor.ModelDir}}
+# Native code compiled from jobs' WebAssembly, kept across restarts so that
+# a restarted processor does not compile each job's code again. A relative
+# path is inside the repo; empty: kept in memory only.
+compile_cache_dir = {{toml .Processor.CompileCacheDir}}
 # Most bytes of models the store holds; a model that does not fit is not
 # fetched (the error says so).
 max_model_bytes = {{toml .Processor.MaxModelBytes}}

@@ -32,6 +32,12 @@ func TestSetChainKeepsTheFile(t *testing.T) {
 	if got.Processor.ModelDir != DefaultModelDir || r.Config.Processor.ModelDir != filepath.Join(dir, DefaultModelDir) {
 		t.Fatalf("model_dir: file %q, open repo %q", got.Processor.ModelDir, r.Config.Processor.ModelDir)
 	}
+	if got.Processor.CompileCacheDir != DefaultCompileCacheDir || r.Config.Processor.CompileCacheDir != filepath.Join(dir, DefaultCompileCacheDir) {
+		t.Fatalf("compile_cache_dir: file %q, open repo %q", got.Processor.CompileCacheDir, r.Config.Processor.CompileCacheDir)
+	}
+	if pc := r.Config.ProcessorConfig(); pc.Wasm.CacheDir != filepath.Join(dir, DefaultCompileCacheDir) {
+		t.Fatalf("the executor's cache directory %q, want the repo's", pc.Wasm.CacheDir)
+	}
 	bad := cc
 	bad.Contract = "0x12"
 	if err := r.SetChain(bad); err == nil {

@@ -117,7 +117,8 @@ type Repo struct {
 }
 
 // OpenRepo loads a repo's config and identity and takes its lock. A
-// relative [processor] model_dir is resolved inside the repo.
+// relative [processor] model_dir or compile_cache_dir is resolved inside
+// the repo.
 func OpenRepo(dir string) (*Repo, error) {
 	if _, err := os.Stat(filepath.Join(dir, ConfigFile)); errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%w: %s", ErrNoRepo, dir)
@@ -126,8 +127,10 @@ func OpenRepo(dir string) (*Repo, error) {
 	if err != nil {
 		return nil, err
 	}
-	if m := cfg.Processor.ModelDir; m != "" && !filepath.IsAbs(m) {
-		cfg.Processor.ModelDir = filepath.Join(dir, m)
+	for _, d := range []*string{&cfg.Processor.ModelDir, &cfg.Processor.CompileCacheDir} {
+		if *d != "" && !filepath.IsAbs(*d) {
+			*d = filepath.Join(dir, *d)
+		}
 	}
 	key, err := p2p.LoadIdentity(filepath.Join(dir, IdentityFile))
 	if err != nil {

@@ -227,7 +227,8 @@ func (r *Repo) UnlockWallet(pass Passphrase) error {
 
 // updateConfig rewrites the repo's config file with f applied, and applies
 // f to r.Config. The file is read again, so what OpenRepo resolved (a
-// relative model_dir) is written back as the file had it.
+// relative model_dir or compile_cache_dir) is written back as the file
+// had it.
 func (r *Repo) updateConfig(f func(*Config)) error {
 	path := filepath.Join(r.Dir, ConfigFile)
 	cfg, err := LoadConfig(path)

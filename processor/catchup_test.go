@@ -13,15 +13,17 @@ import (
 
 	"github.com/jobmesh/jobmesh/crdt/crdttest"
 	"github.com/jobmesh/jobmesh/internal/jobtest"
+	"github.com/jobmesh/jobmesh/jobindex"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/p2p"
 	"github.com/jobmesh/jobmesh/records"
 )
 
 // TestCatchUpHoldsReplicaJobs: a job found in the node's own replica
-// while it catches up after a start is not worked until a peer announces
-// it open or the catch-up ends (its verdict may not have arrived yet); a
-// job announced, or learned after the catch-up, is worked at once.
+// while it catches up after a start is not worked, nor are its re-run and
+// redo requests, until a peer announces it open or the catch-up ends (its
+// verdict may not have arrived yet); a job announced, or learned after
+// the catch-up, is worked at once.
 func TestCatchUpHoldsReplicaJobs(t *testing.T) {
 	start := time.Unix(1_700_000_000, 0)
 	now := start
@@ -34,6 +36,7 @@ func TestCatchUpHoldsReplicaJobs(t *testing.T) {
 		known:    map[jobs.ID]*jobState{},
 		wake:     make(chan struct{}, 1),
 		log:      slog.New(slog.DiscardHandler),
+		index:    jobindex.New(nil),
 	}
 	fromReplica, announced, later := jobtest.Info(1), jobtest.Info(2), jobtest.Info(3)
 	w.learn(fromReplica, false)
@@ -48,11 +51,19 @@ func TestCatchUpHoldsReplicaJobs(t *testing.T) {
 	if got := worked(); got[fromReplica.ID()] || !got[announced.ID()] {
 		t.Fatalf("while catching up: worked %v; want the announced job only", got)
 	}
+	for _, k := range []int{rerunPass, redoPass} {
+		if w.requestPass(w.known[fromReplica.ID()], k) || !w.requestPass(w.known[announced.ID()], k) {
+			t.Fatalf("while catching up, requests of kind %d: passes over the replica's job or none over the announced one", k)
+		}
+	}
 
 	now = start.Add(10 * time.Second)
 	w.learn(later, false)
 	if got := worked(); !got[fromReplica.ID()] || !got[later.ID()] {
 		t.Fatalf("after the catch-up: worked %v; want every job", got)
+	}
+	if !w.requestPass(w.known[fromReplica.ID()], rerunPass) {
+		t.Fatal("after the catch-up: no pass over the replica's job's re-run requests")
 	}
 
 	// A peer's announcement ends the wait before the catch-up does.

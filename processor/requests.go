@@ -51,6 +51,12 @@ func (w *Worker) doReruns(ctx context.Context) bool {
 			if !w.funded(ctx, js, w.now()) {
 				break // a re-run is work on the job: for its members only
 			}
+			w.mu.Lock()
+			over := js.finished
+			w.mu.Unlock()
+			if over {
+				break // a verdict came meanwhile: nobody counts the rest
+			}
 			if err := w.ensureInputs(ctx, js); err != nil {
 				w.fail(js, "fetching job inputs", err)
 				continue
@@ -254,8 +260,17 @@ const (
 // requestPass reports whether a pass over js's requests of kind k
 // (redoPass, rerunPass) is due now (finish.PassDue), and notes the pass.
 func (w *Worker) requestPass(js *jobState, k int) bool {
-	ver := w.index.RequestsVersion(js.plan().JobID)
 	now := w.now()
+	w.mu.Lock()
+	waiting := !js.catchUpUntil.IsZero() && now.Before(js.catchUpUntil)
+	w.mu.Unlock()
+	if waiting {
+		// A job from this node's replica that waits out the catch-up:
+		// its verdict may not have arrived yet, and a re-run or redo of
+		// a finished job is work for nothing that holds up the worker.
+		return false
+	}
+	ver := w.index.RequestsVersion(js.plan().JobID)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if !finish.PassDue(ver, js.requestsVer[k], js.requestsAt[k], now, w.cfg.Poll) {

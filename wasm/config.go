@@ -39,6 +39,11 @@ type Config struct {
 	// CacheDir, when not empty, is a directory where wazero keeps compiled
 	// code across restarts. Default "" (memory only).
 	CacheDir string
+	// CacheDirMaxBytes bounds CacheDir: when the compiled code there
+	// (wazero's "wazero-*" entries; nothing else in the directory is
+	// touched) is above it as the executor starts, it is deleted, to be
+	// compiled again as needed. Default 1 GiB; 0: no bound.
+	CacheDirMaxBytes int64
 	// RandSeed keys the ChaCha8 stream that random_get reads. Every run
 	// restarts the stream, so runs are reproducible. Default all zero.
 	RandSeed [32]byte
@@ -56,6 +61,7 @@ func DefaultConfig() Config {
 		MaxStderrBytes:   4 << 10,
 		MaxModuleBytes:   64 << 20,
 		CacheEntries:     32,
+		CacheDirMaxBytes: 1 << 30,
 	}
 }
 
@@ -74,6 +80,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("%w: MaxModuleBytes %d must be positive", ErrInvalidConfig, c.MaxModuleBytes)
 	case c.CacheEntries <= 0:
 		return fmt.Errorf("%w: CacheEntries %d must be positive", ErrInvalidConfig, c.CacheEntries)
+	case c.CacheDirMaxBytes < 0:
+		return fmt.Errorf("%w: CacheDirMaxBytes %d must not be negative", ErrInvalidConfig, c.CacheDirMaxBytes)
 	}
 	return nil
 }

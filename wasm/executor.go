@@ -59,6 +59,11 @@ func New(cfg Config, logger *slog.Logger) (*Executor, error) {
 	}
 	var ccache wazero.CompilationCache
 	if cfg.CacheDir != "" {
+		if n, err := boundCacheDir(cfg.CacheDir, cfg.CacheDirMaxBytes); err != nil {
+			return nil, fmt.Errorf("wasm: compilation cache in %s: %w", cfg.CacheDir, err)
+		} else if n > 0 {
+			logger.Info("compiled code over its bound deleted", "dir", cfg.CacheDir, "bytes", n, "max", cfg.CacheDirMaxBytes)
+		}
 		if ccache, err = wazero.NewCompilationCacheWithDir(cfg.CacheDir); err != nil {
 			return nil, fmt.Errorf("wasm: compilation cache in %s: %w", cfg.CacheDir, err)
 		}

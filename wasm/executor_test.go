@@ -6,6 +6,9 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -401,5 +404,67 @@ func TestDeclaredMinPages(t *testing.T) {
 		if p != tc.pages || ok != tc.ok {
 			t.Errorf("case %d: (%d, %v), want (%d, %v)", i, p, ok, tc.pages, tc.ok)
 		}
+	}
+}
+
+// TestDiskCacheBounded: compiled code above CacheDirMaxBytes is deleted
+// when an executor starts; anything else in the directory stays, and
+// code within the bound is kept.
+func TestDiskCacheBounded(t *testing.T) {
+	dir := t.TempDir()
+	other := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(other, make([]byte, 4096), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	compiled := func() int64 {
+		t.Helper()
+		var n int64
+		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || p == other {
+				return err
+			}
+			info, err := d.Info()
+			if err == nil {
+				n += info.Size()
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	start := func(max int64) {
+		t.Helper()
+		e := newTestExecutor(t, func(c *Config) { c.CacheDir, c.CacheDirMaxBytes = dir, max })
+		if out, err := e.Run(context.Background(), echoModule(), []byte("disk")); err != nil || string(out) != "disk" {
+			t.Fatalf("run: %q, %v", out, err)
+		}
+		if err := e.Close(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	start(1 << 30)
+	n := compiled()
+	if n == 0 {
+		t.Fatal("nothing compiled on disk")
+	}
+	if _, err := boundCacheDir(dir, n); err != nil || compiled() != n {
+		t.Fatalf("within the bound: %d bytes left of %d, %v", compiled(), n, err)
+	}
+	if got, err := boundCacheDir(dir, n-1); err != nil || got != n || compiled() != 0 {
+		t.Fatalf("over the bound: deleted %d of %d, %d left, %v", got, n, compiled(), err)
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Fatalf("a file that is not compiled code: %v", err)
+	}
+	start(1) // over any bound: deleted at start, then compiled again
+	if compiled() == 0 {
+		t.Fatal("nothing compiled after the restart")
+	}
+	bad := DefaultConfig()
+	bad.CacheDirMaxBytes = -1
+	if err := bad.Validate(); !errors.Is(err, ErrInvalidConfig) {
+		t.Fatalf("a negative bound: %v", err)
 	}
 }
