@@ -12,13 +12,13 @@ import (
 
 	ds "github.com/ipfs/go-datastore"
 	dssync "github.com/ipfs/go-datastore/sync"
-	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/internal/wait"
 	"github.com/jobmesh/jobmesh/ipfs"
 	"github.com/jobmesh/jobmesh/p2p"
+	"github.com/jobmesh/jobmesh/p2p/p2ptest"
 	"github.com/jobmesh/jobmesh/records"
 )
 
@@ -53,30 +53,7 @@ func testNodes(t testing.TB, n int) []testNode {
 	return out
 }
 
-func testHosts(t testing.TB, n int) []*p2p.Host {
-	t.Helper()
-	var hs []*p2p.Host
-	for range n {
-		cfg := p2p.LoopbackConfig()
-		cfg.TopicDiscovery = false
-		key, err := p2p.GenerateIdentity()
-		if err != nil {
-			t.Fatal(err)
-		}
-		h, err := p2p.New(context.Background(), p2p.Params{Config: cfg, Identity: key, Datastore: dssync.MutexWrap(ds.NewMapDatastore())})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { h.Close() })
-		for _, o := range hs {
-			if err := h.Connect(context.Background(), peer.AddrInfo{ID: o.ID(), Addrs: o.Addrs()}); err != nil {
-				t.Fatal(err)
-			}
-		}
-		hs = append(hs, h)
-	}
-	return hs
-}
+func testHosts(t testing.TB, n int) []*p2p.Host { return p2ptest.Hosts(t, n) }
 
 // joinRooms has every node join room 0 of "job1" with items, creator
 // owning it first; the rooms close when the test ends.

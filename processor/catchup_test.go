@@ -8,14 +8,11 @@ import (
 	"testing"
 	"time"
 
-	ds "github.com/ipfs/go-datastore"
-	dssync "github.com/ipfs/go-datastore/sync"
-
 	"github.com/jobmesh/jobmesh/crdt/crdttest"
 	"github.com/jobmesh/jobmesh/internal/jobtest"
 	"github.com/jobmesh/jobmesh/jobindex"
 	"github.com/jobmesh/jobmesh/jobs"
-	"github.com/jobmesh/jobmesh/p2p"
+	"github.com/jobmesh/jobmesh/p2p/p2ptest"
 	"github.com/jobmesh/jobmesh/records"
 )
 
@@ -27,17 +24,8 @@ import (
 func TestCatchUpHoldsReplicaJobs(t *testing.T) {
 	start := time.Unix(1_700_000_000, 0)
 	now := start
-	cfg := DefaultConfig()
-	cfg.CatchUp = 10 * time.Second
-	w := &Worker{
-		cfg:      cfg,
-		p:        Params{Now: func() time.Time { return now }},
-		caughtUp: start.Add(cfg.CatchUp),
-		known:    map[jobs.ID]*jobState{},
-		wake:     make(chan struct{}, 1),
-		log:      slog.New(slog.DiscardHandler),
-		index:    jobindex.New(nil),
-	}
+	w := catchingUp(start, &now)
+	w.index = jobindex.New(nil)
 	fromReplica, announced, later := jobtest.Info(1), jobtest.Info(2), jobtest.Info(3)
 	w.learn(fromReplica, false)
 	w.learn(announced, true)
@@ -73,6 +61,21 @@ func TestCatchUpHoldsReplicaJobs(t *testing.T) {
 	w.learn(fromReplica, true)
 	if got := worked(); !got[fromReplica.ID()] {
 		t.Fatalf("announced by a peer: worked %v", got)
+	}
+}
+
+// catchingUp is a worker started at start that catches up for 10 s, its
+// clock reading *now.
+func catchingUp(start time.Time, now *time.Time) *Worker {
+	cfg := DefaultConfig()
+	cfg.CatchUp = 10 * time.Second
+	return &Worker{
+		cfg:      cfg,
+		p:        Params{Now: func() time.Time { return *now }},
+		caughtUp: start.Add(cfg.CatchUp),
+		known:    map[jobs.ID]*jobState{},
+		wake:     make(chan struct{}, 1),
+		log:      slog.New(slog.DiscardHandler),
 	}
 }
 
@@ -160,17 +163,7 @@ func TestCatchUpDefersJoins(t *testing.T) {
 // again every queryEvery (its query at start may have reached nobody);
 // not more often, and not once nothing waits.
 func TestCatchUpAsksAgain(t *testing.T) {
-	cfg := p2p.LoopbackConfig()
-	cfg.TopicDiscovery = false
-	key, err := p2p.GenerateIdentity()
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := p2p.New(context.Background(), p2p.Params{Config: cfg, Identity: key, Datastore: dssync.MutexWrap(ds.NewMapDatastore())})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
+	h := p2ptest.Hosts(t, 1)[0]
 	topic, err := jobs.JoinJobsTopic(h)
 	if err != nil {
 		t.Fatal(err)
@@ -181,17 +174,8 @@ func TestCatchUpAsksAgain(t *testing.T) {
 
 	start := time.Unix(1_700_000_000, 0)
 	now := start
-	pc := DefaultConfig()
-	pc.CatchUp = 10 * time.Second
-	w := &Worker{
-		cfg:      pc,
-		p:        Params{Now: func() time.Time { return now }},
-		caughtUp: start.Add(pc.CatchUp),
-		known:    map[jobs.ID]*jobState{},
-		wake:     make(chan struct{}, 1),
-		log:      slog.New(slog.DiscardHandler),
-		topic:    topic,
-	}
+	w := catchingUp(start, &now)
+	w.topic = topic
 	// asked steps the worker at each offset and returns how many queries
 	// it sent: what the topic delivers before a marker published after.
 	var last time.Time
