@@ -117,3 +117,18 @@ func TestRoomLeft(t *testing.T) {
 		t.Fatalf("a replicated job: roomLeft = %d, want 0", got)
 	}
 }
+
+// TestHeadStartGrowsWithTheJobsProcessors: the rooms are left to their
+// first owners one HeadStart for each 32 processors eligible for the job,
+// begun.
+func TestHeadStartGrowsWithTheJobsProcessors(t *testing.T) {
+	w := &Worker{cfg: Config{HeadStart: time.Second}}
+	for _, c := range []struct {
+		eligible int
+		want     time.Duration
+	}{{0, time.Second}, {1, time.Second}, {32, time.Second}, {33, 2 * time.Second}, {100, 4 * time.Second}} {
+		if got := w.headStart(&jobState{eligible: c.eligible}); got != c.want {
+			t.Errorf("%d eligible: head start %s, want %s", c.eligible, got, c.want)
+		}
+	}
+}

@@ -187,7 +187,7 @@ func (w *Worker) firstOwners(js *jobState) []string {
 // announcement on the Job channel (the store may lag), and the claims on
 // it heard there. The caller adds the ranks.
 func (w *Worker) openInput(ctx context.Context, js *jobState, macro uint64, now time.Time) macrojob.OpenInput {
-	in := macrojob.OpenInput{Now: now, HeadStart: w.cfg.HeadStart, Self: w.self}
+	in := macrojob.OpenInput{Now: now, HeadStart: w.headStart(js), Self: w.self}
 	if lock, ok := records.ReadRoomLock(ctx, w.p.Store, js.plan().JobID.String(), macro); ok {
 		in.Lock = &lock
 	}
@@ -274,6 +274,25 @@ func roomLeft(js *jobState, m *jobs.MacroJob, committed map[jobs.ID]bool) int {
 		}
 	}
 	return n
+}
+
+// headStartPer is how many processors eligible for a job one HeadStart
+// serves (headStart).
+const headStartPer = 32
+
+// headStart is how long the rooms of js are left to their first owners
+// (macrojob.OpenInput.HeadStart): HeadStart for each headStartPer
+// processors eligible for the job, begun. The first owners open their
+// rooms all at once as the job's ranks come into use, and a processor
+// that heard neither a room's lock nor its announcement when its head
+// start ends claims the room, which its owner answers: with a hundred
+// processors on one machine, a lock and an announcement took longer than
+// one HeadStart, and nearly every claim came then.
+func (w *Worker) headStart(js *jobState) time.Duration {
+	w.mu.Lock()
+	n := js.eligible
+	w.mu.Unlock()
+	return w.cfg.HeadStart * time.Duration(max(1, (n+headStartPer-1)/headStartPer))
 }
 
 // leftSince returns when this node first saw MacroJob macro of js with
