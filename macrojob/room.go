@@ -417,12 +417,14 @@ func (r *Room) NextBatch(ctx context.Context, max int) ([]ID, error) {
 			if slices.Contains(out, id) {
 				continue
 			}
-			if ok, err := r.take(ctx, id); ok {
-				out = append(out, id)
-			} else if err != nil {
+			ok, err := r.take(ctx, id)
+			if err != nil {
 				// The caller's wait ended: what it has is its turn; id
 				// is back for its next call.
 				return out, nil
+			}
+			if ok {
+				out = append(out, id)
 			}
 			continue
 		default:

@@ -25,14 +25,15 @@ import (
 // the job has work left that this node may take now (a room is joined
 // only by the processors ranked before its MicroJobs left).
 func (w *Worker) room(ctx context.Context, js *jobState) (*macrojob.Room, error) {
-	id := js.plan().JobID.String()
+	plan := js.plan()
+	id := plan.JobID.String()
 	committed, err := w.roomCommitted(ctx, js)
 	if err != nil {
 		return nil, err
 	}
 	w.jobChannel(ctx, js)
 	now := w.now()
-	macros := js.plan().Macros
+	macros := plan.Macros
 	// MacroJobs this processor is to open come first (firstOwner); then
 	// each processor starts looking at its own MacroJob, so that
 	// processors spread over the rooms.
@@ -150,11 +151,12 @@ func (w *Worker) firstOwners(js *jobState) []string {
 		// reason to narrow.
 		procs = holders
 	}
-	owners := make([]string, len(js.plan().Macros))
-	openRank := make([]int, len(js.plan().Macros))
-	id := js.plan().JobID.String()
+	plan := js.plan()
+	owners := make([]string, len(plan.Macros))
+	openRank := make([]int, len(plan.Macros))
+	id := plan.JobID.String()
 	narrowed := len(procs) < eligible
-	for i, m := range js.plan().Macros {
+	for i, m := range plan.Macros {
 		idx := strconv.FormatUint(m.Index, 10)
 		var best [32]byte
 		for _, p := range procs {

@@ -326,8 +326,8 @@ func (w *Worker) turnSize(js *jobState) int {
 	w.mu.Lock()
 	per, procs, done := js.runTime, js.eligible, len(js.doneMap)
 	w.mu.Unlock()
-	if procs > 0 && js.plan() != nil {
-		left := max(js.plan().NumMicroJobs()-done, 1)
+	if plan := js.plan(); procs > 0 && plan != nil {
+		left := max(plan.NumMicroJobs()-done, 1)
 		n = min(n, (left+2*procs-1)/(2*procs))
 	}
 	if per <= 0 {
