@@ -55,22 +55,24 @@ func TestSettledJobOutlivesItsStore(t *testing.T) {
 	blocks := map[int][]cid.Cid{} // member index → the job store's DAG blocks
 	wait.Until(t, 3*time.Minute, func() error {
 		var err error
-		if settled, err = c.Job(ctx, id.String()); err != nil {
-			return err
-		}
-		if settled.State != apiv1.JobSettled {
-			return fmt.Errorf("job is %s", settled.State)
-		}
-		// Its DAG blocks, while the stores are still held.
+		// Its DAG blocks, while the stores are held: read at every
+		// poll, since under load the retention may end before a poll
+		// sees the job settled.
 		for _, mem := range m.Running() {
 			if mem.JobStores() == nil {
 				continue
 			}
 			if s, ok := mem.JobStores().Get(id); ok {
-				if bs, err := s.Merged(ctx); err == nil {
+				if bs, err := s.Merged(ctx); err == nil && len(bs) >= len(blocks[mem.Index]) {
 					blocks[mem.Index] = bs
 				}
 			}
+		}
+		if settled, err = c.Job(ctx, id.String()); err != nil {
+			return err
+		}
+		if settled.State != apiv1.JobSettled {
+			return fmt.Errorf("job is %s", settled.State)
 		}
 		return nil
 	})
