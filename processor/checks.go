@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/jobmesh/jobmesh/finish"
+	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/records"
 )
 
@@ -16,15 +17,34 @@ import (
 
 // drawChecks gives js its verifiers once its check seed is known: the
 // DApp's reveal, or the lapse seed RevealTimeout after this node saw the
-// regular MicroJobs committed. It counts each refused reveal record once.
+// regular MicroJobs committed. A valid reveal wins over the lapse
+// (finish.ChooseChecks), for whoever judges the job as for this node: a
+// job drawn from the lapse seed is drawn again from a reveal that comes
+// later, since verifiers of the lapse seed would never count. It counts
+// each refused reveal record once.
 func (w *Worker) drawChecks(ctx context.Context, js *jobState) {
 	w.mu.Lock()
-	plan, drawn := js.plan(), js.checks != finish.CheckPending
+	plan, source, tried := js.plan(), js.checks, js.revealsTried
 	w.mu.Unlock()
-	if drawn {
+	id := plan.JobID
+	switch source {
+	case finish.CheckPending:
+	case finish.CheckLapsed:
+		n := w.index.Reveals(id)
+		if n <= tried {
+			return
+		}
+		w.mu.Lock()
+		js.revealsTried = n
+		w.mu.Unlock()
+		base, err := jobs.Slice(js.info)
+		if err != nil {
+			return
+		}
+		plan = base
+	default:
 		return
 	}
-	id := plan.JobID
 	p, err := w.progressOf(ctx, js)
 	if err != nil {
 		return
@@ -46,7 +66,7 @@ func (w *Worker) drawChecks(ctx context.Context, js *jobState) {
 	}
 	c := finish.ChooseChecks(js.info, plan, recs, p, since, w.cfg.RevealTimeout)
 	w.countRefusedReveals(js, c)
-	if c.Source == finish.CheckPending {
+	if c.Source == finish.CheckPending || source == finish.CheckLapsed && c.Source != finish.CheckRevealed {
 		return
 	}
 	checked, err := finish.CheckedPlan(plan, c)
@@ -55,6 +75,10 @@ func (w *Worker) drawChecks(ctx context.Context, js *jobState) {
 		return
 	}
 	w.mu.Lock()
+	if js.checks != source {
+		w.mu.Unlock()
+		return // drawn meanwhile by the other loop
+	}
 	js.withPlan(checked)
 	js.checks, js.checksAt = c.Source, now
 	js.owners, js.ownersView = nil, nil // the verifier ranks hash the check seed: derive them again
@@ -63,6 +87,10 @@ func (w *Worker) drawChecks(ctx context.Context, js *jobState) {
 	w.poke()
 	if c.Source == finish.CheckLapsed {
 		w.log.Warn("the job's DApp did not reveal its check seed in time: checks drawn from the lapse seed", "job", id, "waited", since)
+		return
+	}
+	if source == finish.CheckLapsed {
+		w.log.Warn("the job's DApp revealed its check seed after the lapse: checks drawn again from the reveal", "job", id)
 		return
 	}
 	w.log.Info("checks drawn", "job", id, "source", c.Source)

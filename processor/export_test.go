@@ -64,3 +64,16 @@ func (w *Worker) VerifierRanks(job jobs.ID, macro uint64, n int) (ranks []string
 		owner[max(0, len(owner)-6):], mine, w.now().Sub(js.checksAt).Round(time.Second), js.finished, js.eligible)
 	return r[:min(n, len(r))], view, true
 }
+
+// Checks is, for the tests outside the package, where this worker's
+// verifiers of job come from and the check seed of its plan; ok whether
+// it follows the job.
+func (w *Worker) Checks(job jobs.ID) (source finish.CheckSource, seed jobs.Seed, ok bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	js := w.known[job]
+	if js == nil || js.plan() == nil {
+		return finish.CheckPending, jobs.Seed{}, false
+	}
+	return js.checks, js.plan().CheckSeed, true
+}

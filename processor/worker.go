@@ -261,11 +261,13 @@ type jobState struct {
 	// checks is where the verifiers of plan come from (checks.go);
 	// regularsAt is when this node first saw every regular MicroJob
 	// committed, checksAt when it drew the checks; revealsSeen are the
-	// reveal records it counted.
-	checks      finish.CheckSource
-	regularsAt  time.Time
-	checksAt    time.Time
-	revealsSeen map[string]bool
+	// reveal records it counted; revealsTried is how many reveal records
+	// the index held when a lapsed job last looked for one that counts.
+	checks       finish.CheckSource
+	regularsAt   time.Time
+	checksAt     time.Time
+	revealsSeen  map[string]bool
+	revealsTried int
 }
 
 // plan is the job's plan: public until its checks are drawn, then
