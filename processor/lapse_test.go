@@ -27,14 +27,7 @@ import (
 // for its silence.
 func TestSilentDAppLapsesAndStillPays(t *testing.T) {
 	m := chainMesh(t, 3, nil)
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
-	job := newMandelbrot(t, 128, 96, 32)
-	c := client(m)
-	info, err := c.DApp.Submit(ctx, job.spec(2, 3))
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, c, info := submitSmall(t, m)
 	leaveJob(t, ctx, m, c, info)
 	rel, err := m.Escrow.WaitReleased(ctx, escrow.JobKey(common.Address(info.Creator), common.Hash(info.ID())))
 	if err != nil {
@@ -88,14 +81,7 @@ func TestLateRevealWinsOverTheLapse(t *testing.T) {
 			}
 		}
 	})
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
-	job := newMandelbrot(t, 128, 96, 32)
-	c := client(m)
-	info, err := c.DApp.Submit(ctx, job.spec(2, 3))
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, c, info := submitSmall(t, m)
 	plan, err := jobs.Slice(info)
 	if err != nil {
 		t.Fatal(err)
@@ -150,4 +136,18 @@ func TestLateRevealWinsOverTheLapse(t *testing.T) {
 	if !v.Verified || len(v.VerifierHashes) == 0 || len(chosen.Record.Culprits) != 0 {
 		t.Fatalf("verified %v, verifier hashes %v, culprits %v: want verified on the reveal, nobody framed", v.Verified, v.VerifierHashes, chosen.Record.Culprits)
 	}
+}
+
+// submitSmall submits a small Mandelbrot job from m's client, within a
+// context that bounds the test.
+func submitSmall(t *testing.T, m *localmesh.Mesh) (context.Context, *localmesh.Member, *jobs.JobInfo) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	t.Cleanup(cancel)
+	c := client(m)
+	info, err := c.DApp.Submit(ctx, newMandelbrot(t, 128, 96, 32).spec(2, 3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ctx, c, info
 }
