@@ -85,6 +85,11 @@ func (w *Worker) drawChecks(ctx context.Context, js *jobState) {
 	w.stopWaitsLocked()
 	w.mu.Unlock()
 	w.poke()
+	if source == finish.CheckLapsed {
+		w.m.checks.WithLabelValues("redrawn").Inc()
+	} else {
+		w.m.checks.WithLabelValues(c.Source.String()).Inc()
+	}
 	if c.Source == finish.CheckLapsed {
 		w.log.Warn("the job's DApp did not reveal its check seed in time: checks drawn from the lapse seed", "job", id, "waited", since)
 		return

@@ -132,6 +132,7 @@ func (w *Worker) learn(info *jobs.JobInfo, announced bool) {
 		}
 		js.withPlan(checked)
 		js.checks = finish.CheckPublic
+		w.m.checks.WithLabelValues(finish.CheckPublic.String()).Inc()
 	}
 	w.known[id] = js
 	w.log.Info("job discovered", "job", id, "microjobs", plan.NumMicroJobs(), "macrojobs", len(plan.Macros))

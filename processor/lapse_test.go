@@ -122,6 +122,13 @@ func TestLateRevealWinsOverTheLapse(t *testing.T) {
 		}
 		return nil
 	})
+	// Each processor that lapsed drew again, once, and says so.
+	for _, mem := range processorsOf(m) {
+		lapsedHere := counterWith(t, mem, "jobmesh_processor_checks_drawn_total", "source", "lapsed")
+		if redrawn := counterWith(t, mem, "jobmesh_processor_checks_drawn_total", "source", "redrawn"); redrawn != lapsedHere {
+			t.Fatalf("processor %d: checks drawn from the lapse seed %v times, drawn again %v times", mem.Index, lapsedHere, redrawn)
+		}
+	}
 	close(release)
 	var chosen finish.ChosenVerdict
 	wait.Until(t, 2*time.Minute, func() (err error) {

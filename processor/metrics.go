@@ -29,6 +29,10 @@ type metrics struct {
 	// jobChannel counts the Job channel messages read from other
 	// processors, by kind (jobChannelKind).
 	jobChannel *prometheus.CounterVec
+	// checks counts the jobs whose checks this processor drew, by the
+	// seed's source; "redrawn" a lapsed job drawn again from a later
+	// reveal.
+	checks *prometheus.CounterVec
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -81,10 +85,14 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Namespace: "jobmesh", Subsystem: "processor", Name: "job_channel_messages_total",
 			Help: "Job channel messages read from other processors, by kind (room, claim, rooms, progress, finalizing).",
 		}, []string{"kind"}),
+		checks: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "jobmesh", Subsystem: "processor", Name: "checks_drawn_total",
+			Help: "Jobs whose verifiers this processor drew, by the check seed's source (revealed, lapsed: the DApp did not reveal in time, public: a group job, redrawn: a lapsed job drawn again from a later reveal).",
+		}, []string{"source"}),
 	}
 	if reg != nil {
 		reg.MustRegister(m.microjobs, m.seconds, m.finalized, m.aborted, m.live, m.kicked, m.refused, m.signRefusals,
-			m.lonelyVerdicts, m.failureReports, m.failedJobs, m.jobChannel)
+			m.lonelyVerdicts, m.failureReports, m.failedJobs, m.jobChannel, m.checks)
 	}
 	rooms, err := macrojob.NewMetrics(reg)
 	if err != nil {

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	dto "github.com/prometheus/client_model/go"
+
 	"github.com/jobmesh/jobmesh/internal/wait"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/localmesh"
@@ -149,18 +151,27 @@ func checkModelFiles(t *testing.T, procs []*localmesh.Member, holder *localmesh.
 // counter reads a counter's value from a member's metrics registry.
 func counter(t *testing.T, mem *localmesh.Member, name string) float64 {
 	t.Helper()
+	return counterWith(t, mem, name, "", "")
+}
+
+// counterWith is counter over the series whose label is value (every
+// series when label is "").
+func counterWith(t *testing.T, mem *localmesh.Member, name, label, value string) float64 {
+	t.Helper()
 	mfs, err := mem.Metrics.Gather()
 	if err != nil {
 		t.Fatal(err)
 	}
+	sum := 0.0
 	for _, mf := range mfs {
-		if mf.GetName() == name {
-			sum := 0.0
-			for _, m := range mf.GetMetric() {
+		if mf.GetName() != name {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			if label == "" || slices.ContainsFunc(m.GetLabel(), func(l *dto.LabelPair) bool { return l.GetName() == label && l.GetValue() == value }) {
 				sum += m.GetCounter().GetValue()
 			}
-			return sum
 		}
 	}
-	return 0
+	return sum
 }
