@@ -40,8 +40,8 @@ func TestTurnSizeFollowsThePaceOfTheJob(t *testing.T) {
 	}
 }
 
-// TestTurnsShrinkAsTheJobEnds: a turn is at most half of this
-// processor's share of the MicroJobs left, ⌈left ÷ 2P⌉.
+// TestTurnsShrinkAsTheJobEnds: a turn is at most this processor's share
+// of the MicroJobs left, ⌈left ÷ P⌉.
 func TestTurnsShrinkAsTheJobEnds(t *testing.T) {
 	_, plan := byteJob(t, 400, 10, jobs.Requirements{})
 	if plan.NumMicroJobs() != 440 {
@@ -50,7 +50,7 @@ func TestTurnsShrinkAsTheJobEnds(t *testing.T) {
 	w := &Worker{cfg: Config{Room: macrojob.RoomConfig{Queue: macrojob.Config{MaxLocksPerTurn: 10, ProcessingTimeout: time.Minute}}}}
 	js := (&jobState{eligible: 4}).withPlan(plan)
 	w.ranFor(js, 50*time.Millisecond)
-	for _, c := range []struct{ done, want int }{{0, 10}, {360, 10}, {400, 5}, {420, 3}, {436, 1}, {440, 1}} {
+	for _, c := range []struct{ done, want int }{{0, 10}, {360, 10}, {400, 10}, {410, 8}, {420, 5}, {436, 1}, {440, 1}} {
 		js.doneMap = map[jobs.ID]bool{}
 		for i := range c.done {
 			js.doneMap[plan.Macros[i/11].Micros[i%11].ID] = true

@@ -310,8 +310,8 @@ const firstTurn = 3
 // message, so fewer, larger turns cost the mesh less; but a turn holds
 // its MicroJobs from the job's other processors. So a turn is at most:
 //   - MaxLocksPerTurn;
-//   - half of this processor's share of the work left, ⌈left ÷ 2P⌉ for
-//     P eligible processors (guided self-scheduling: turns shrink as the
+//   - this processor's share of the work left, ⌈left ÷ P⌉ for P
+//     eligible processors (guided self-scheduling: turns shrink as the
 //     job nears its end, so that no processor is left running a long
 //     turn while the others are idle);
 //   - what it can run, at the pace of its recent MicroJobs of the job, in
@@ -328,7 +328,7 @@ func (w *Worker) turnSize(js *jobState) int {
 	w.mu.Unlock()
 	if plan := js.plan(); procs > 0 && plan != nil {
 		left := max(plan.NumMicroJobs()-done, 1)
-		n = min(n, (left+2*procs-1)/(2*procs))
+		n = min(n, (left+procs-1)/procs)
 	}
 	if per <= 0 {
 		return min(n, firstTurn)
