@@ -27,27 +27,29 @@ func TestProbesScoreIdleMesh(t *testing.T) {
 	})
 	procs := processorsOf(m)
 	// The first window that starts after the mesh is up: every processor
-	// challenges in it.
+	// challenges in it. Its scores reach the views after it ends; under
+	// load a view may take the next window's before all agree, so a
+	// score of this window or a later one counts, all views alike.
 	w := pcfg.WindowOf(time.Now()) + 1
 	start, end := pcfg.Start(w), pcfg.Start(w+1)
-	ctx, cancel := context.WithDeadline(context.Background(), end.Add(pcfg.Window/2))
+	ctx, cancel := context.WithDeadline(context.Background(), end.Add(2*pcfg.Window))
 	defer cancel()
 	var last error
 	scored := func() bool {
 		if time.Now().Before(end) {
 			return false // judged once the window is over
 		}
-		last = probesAgree(procs, start, end)
+		last = probesAgree(procs, start)
 		return last == nil
 	}
 	if err := waitFor(ctx, scored); err != nil {
-		t.Fatalf("window %d (%v to %v): %v", w, start, end, last)
+		t.Fatalf("from window %d (%v): %v", w, start, last)
 	}
 }
 
 // probesAgree checks that every processor's view has every processor
-// live with a speed score measured in [start, end), all views alike.
-func probesAgree(procs []*localmesh.Member, start, end time.Time) error {
+// live with a speed score measured since start, all views alike.
+func probesAgree(procs []*localmesh.Member, start time.Time) error {
 	type score struct {
 		at    time.Time
 		speed float64
@@ -61,7 +63,7 @@ func probesAgree(procs []*localmesh.Member, start, end time.Time) error {
 		got := map[string]score{}
 		for _, q := range procs {
 			pv, _ := v.Processor(q.Host.ID().String())
-			if pv.SpeedAt.Before(start) || !pv.SpeedAt.Before(end) {
+			if pv.SpeedAt.Before(start) {
 				return fmt.Errorf("processor %d sees %d scored at %v", p.Index, q.Index, pv.SpeedAt)
 			}
 			got[pv.ID] = score{pv.SpeedAt, pv.SpeedScore}
