@@ -22,8 +22,11 @@ import (
 	"github.com/ethereum/go-ethereum/params"
 	dsq "github.com/ipfs/go-datastore/query"
 	pebbleds "github.com/ipfs/go-ds-pebble"
+	coreconnmgr "github.com/libp2p/go-libp2p/core/connmgr"
 	"github.com/libp2p/go-libp2p/core/crypto"
+	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/libp2p/go-libp2p/p2p/net/connmgr"
 	mocknet "github.com/libp2p/go-libp2p/p2p/net/mock"
 	ma "github.com/multiformats/go-multiaddr"
 
@@ -288,7 +291,7 @@ func (m *Mesh) startMember(ctx context.Context, mem *Member) (err error) {
 	}
 	if mn := m.opts.Mocknet; mn != nil {
 		addr := ma.StringCast(fmt.Sprintf("/ip4/127.0.0.1/tcp/%d", 10000+mem.Index))
-		if err := relink(mn, repo.Identity, addr, &params); err != nil {
+		if err := relink(mn, repo.Identity, addr, pcfg, &params); err != nil {
 			return err
 		}
 		h := params.Host
@@ -312,10 +315,11 @@ func (m *Mesh) startMember(ctx context.Context, mem *Member) (err error) {
 }
 
 // relink puts a member's new host on the mock network, linked to every
-// other host, and sets it in params. The links of a member's earlier
-// host (one restarted) lead to its closed network, and a dial takes any
-// link between two peers: they go first.
-func relink(mn mocknet.Mocknet, key crypto.PrivKey, addr ma.Multiaddr, params *node.Params) error {
+// other host, with a connection manager of pcfg's watermarks, and sets it
+// in params. The links of a member's earlier host (one restarted) lead to
+// its closed network, and a dial takes any link between two peers: they
+// go first.
+func relink(mn mocknet.Mocknet, key crypto.PrivKey, addr ma.Multiaddr, pcfg p2p.Config, params *node.Params) error {
 	self, err := peer.IDFromPrivateKey(key)
 	if err != nil {
 		return fmt.Errorf("localmesh: mock host: %w", err)
@@ -335,8 +339,29 @@ func relink(mn mocknet.Mocknet, key crypto.PrivKey, addr ma.Multiaddr, params *n
 			return fmt.Errorf("localmesh: link: %w", err)
 		}
 	}
-	params.Host = h
+	cm, err := connmgr.NewConnManager(pcfg.ConnLow, pcfg.ConnHigh, connmgr.WithGracePeriod(pcfg.ConnGrace))
+	if err != nil {
+		h.Close()
+		return fmt.Errorf("localmesh: connection manager: %w", err)
+	}
+	h.Network().Notify(cm.Notifee())
+	params.Host = &managedHost{Host: h, cm: cm}
 	return nil
+}
+
+// managedHost is a mock host with a connection manager: the mock
+// network's hosts have none, so nothing would trim their connections or
+// keep the tags and protections that gossipsub and the DHT set, as a
+// socket host's does.
+type managedHost struct {
+	host.Host
+	cm *connmgr.BasicConnMgr
+}
+
+func (h *managedHost) ConnManager() coreconnmgr.ConnManager { return h.cm }
+
+func (h *managedHost) Close() error {
+	return errors.Join(h.cm.Close(), h.Host.Close())
 }
 
 // unlinkAll removes every mock link of peer p: a stopped member's mock

@@ -155,6 +155,10 @@ var tunings = []tuning{
 	{name: "nodedefaults", proc: nodeDefaultRooms, node: nodeDefaultStore},
 	// Both: the mock network with the node defaults.
 	{name: "mocknet-nodedefaults", mocknet: true, proc: nodeDefaultRooms, node: nodeDefaultStore},
+	// And each host's connection manager trims to 32 connections above
+	// 64 (the test mesh's watermarks are 200 and 400).
+	{name: "mocknet-nodedefaults-conns64", mocknet: true, proc: nodeDefaultRooms, node: nodeDefaultStore,
+		p2p: func(cfg *p2p.Config) { cfg.ConnLow, cfg.ConnHigh = 32, 64 }},
 }
 
 // nodeDefaultRooms sets the rooms' timeouts to the node defaults.
