@@ -27,7 +27,11 @@ import (
 //   - the first owner opens it at once, unless others claimed it within the
 //     last head start (it came late): then it joins the first of them in
 //     rank;
-//   - anyone else waits the head start after the ranks are first used, then
+//   - anyone else waits the head start after the ranks are first used (two
+//     head starts when its rank is too far to join the room by the rule
+//     above: those within it claim first, and a first owner's lock that is
+//     only slow arrives meanwhile, so that one claim, not one from every
+//     processor still free, answers a slow lock), then
 //     claims the room on the Job channel and pauses: an eighth of the head
 //     start for each place in rank, at most a whole head start. Then it
 //     joins the room if one was locked or announced meanwhile, or the first
@@ -194,11 +198,20 @@ func decideOpen(in OpenInput) OpenDecision {
 		}
 		return OpenDecision{Action: OpenNow}
 	}
-	if until := in.RankedAt.Add(in.HeadStart); in.Now.Sub(in.RankedAt) < in.HeadStart {
+	wait := in.HeadStart
+	if limit := in.joinLimit(); limit > 0 && in.Rank >= limit {
+		// Too far in rank to join: it waits a second head start, in
+		// which those within the limit claim the room or its lock
+		// arrives, and claims only when neither came.
+		wait = 2 * in.HeadStart
+	}
+	if until := in.RankedAt.Add(wait); in.Now.Sub(in.RankedAt) < wait {
 		return OpenDecision{Action: OpenWait, Until: until}
 	}
 	pause := OpenPause(in.Rank, in.HeadStart)
-	if c, ok := firstClaim(in.Claims, in.Now.Add(-pause)); ok && c.Ahead {
+	// A claim heard within its pause, or since the first head start
+	// ended for one that waited two, comes from one that is opening it.
+	if c, ok := firstClaim(in.Claims, in.Now.Add(-pause-(wait-in.HeadStart))); ok && c.Ahead {
 		return OpenDecision{Action: OpenJoin, Owner: c.Peer}
 	}
 	return OpenDecision{Action: OpenClaim, Until: in.Now.Add(pause)}
