@@ -85,6 +85,26 @@ type heldMicros struct {
 	release chan struct{}
 	mu      sync.Mutex
 	ids     map[jobs.ID]bool
+	// checks, once holdChecks set it, holds every MicroJob outside
+	// public (a job's verifiers) until it is closed.
+	checks chan struct{}
+	public map[jobs.ID]bool
+}
+
+// holdChecks makes the processors hold every MicroJob that plan's rooms
+// do not have (the verifiers, drawn once the rooms' MicroJobs are
+// committed) until release is called, so that the job cannot reach its
+// verdict before.
+func (h *heldMicros) holdChecks(plan *jobs.Plan) (release func()) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.checks, h.public = make(chan struct{}), map[jobs.ID]bool{}
+	for _, mac := range plan.Macros {
+		for _, mu := range mac.Micros {
+			h.public[mu.ID] = true
+		}
+	}
+	return sync.OnceFunc(func() { close(h.checks) })
 }
 
 // heldMesh is a flow mesh of n processors that lock one MicroJob a turn
@@ -98,11 +118,24 @@ func heldMesh(t *testing.T, n int) (m *localmesh.Mesh, h *heldMicros) {
 	m = flowMesh(t, n, func(_ *localmesh.Member, pc *processor.Config) {
 		pc.Room.Queue.MaxLocksPerTurn = 1
 		pc.Room.Queue.ProcessingTimeout = time.Minute
-		pc.Hold = holdUntil(h.release, func(micro jobs.ID) {
+		hold := holdUntil(h.release, func(micro jobs.ID) {
 			h.mu.Lock()
 			h.ids[micro] = true
 			h.mu.Unlock()
 		})
+		pc.Hold = func(ctx context.Context, job, micro jobs.ID) {
+			h.mu.Lock()
+			checks, check := h.checks, h.checks != nil && !h.public[micro]
+			h.mu.Unlock()
+			if !check {
+				hold(ctx, job, micro)
+				return
+			}
+			select {
+			case <-checks:
+			case <-ctx.Done():
+			}
+		}
 	})
 	return m, h
 }

@@ -18,13 +18,17 @@ import (
 // room's MicroJobs are said complete on the Job channel in one progress
 // message, by one processor, and in no other message: the room's owner
 // speaks for it, its members say nothing. Per-member progress would name
-// a room's MicroJobs in the messages of each processor that ran one.
+// a room's MicroJobs in the messages of each processor that ran one. The
+// verifiers are held until the rooms have been said: a room whose job has
+// its verdict first says nothing (roomSettled).
 func TestProgressSaidOncePerRoomByItsOwner(t *testing.T) {
 	m, h := heldMesh(t, 4)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	job := newMandelbrot(t, 128, 64, 32) // 8 tiles
 	info, plan := submitPlan(t, ctx, m, job.spec(4, 2))
+	releaseChecks := h.holdChecks(plan)
+	defer releaseChecks()
 	c := client(m)
 	topic, err := jobs.JoinJobTopic(c.Host, info.ID())
 	if err != nil {
@@ -76,20 +80,27 @@ func TestProgressSaidOncePerRoomByItsOwner(t *testing.T) {
 		t.Fatalf("no room has two members working: held by MacroJob %v", count)
 	}
 	close(h.release)
-	wait.Until(t, time.Minute, func() error {
+	wait.Until(t, 2*time.Minute, func() error {
 		pmu.Lock()
 		defer pmu.Unlock()
 		seen := map[string]bool{}
 		for _, s := range said {
 			for _, mid := range s.Micros() {
-				seen[mid] = true
+				if _, ok := macroOf[mid]; ok {
+					seen[mid] = true
+				}
 			}
 		}
 		if len(seen) < len(macroOf) {
-			return fmt.Errorf("%d of %d MicroJobs said complete", len(seen), len(macroOf))
+			var by []string
+			for _, s := range said {
+				by = append(by, fmt.Sprintf("%s: %d", s.Processor, len(s.Micros())))
+			}
+			return fmt.Errorf("%d of %d MicroJobs said complete (messages %v; held by MacroJob %v)", len(seen), len(macroOf), by, count)
 		}
 		return nil
 	})
+	releaseChecks()
 	if _, err := c.DApp.Wait(ctx, info.ID(), 50*time.Millisecond); err != nil {
 		t.Fatalf("the job: %v", err)
 	}
