@@ -339,10 +339,10 @@ func relink(mn mocknet.Mocknet, key crypto.PrivKey, addr ma.Multiaddr, pcfg p2p.
 			return fmt.Errorf("localmesh: link: %w", err)
 		}
 	}
-	cm, err := connmgr.NewConnManager(pcfg.ConnLow, pcfg.ConnHigh, connmgr.WithGracePeriod(pcfg.ConnGrace))
+	cm, err := p2p.NewConnManager(pcfg)
 	if err != nil {
 		h.Close()
-		return fmt.Errorf("localmesh: connection manager: %w", err)
+		return fmt.Errorf("localmesh: %w", err)
 	}
 	h.Network().Notify(cm.Notifee())
 	params.Host = &managedHost{Host: h, cm: cm}

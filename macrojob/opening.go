@@ -198,20 +198,20 @@ func decideOpen(in OpenInput) OpenDecision {
 		}
 		return OpenDecision{Action: OpenNow}
 	}
-	wait := in.HeadStart
+	var extra time.Duration
 	if limit := in.joinLimit(); limit > 0 && in.Rank >= limit {
 		// Too far in rank to join: it waits a second head start, in
 		// which those within the limit claim the room or its lock
 		// arrives, and claims only when neither came.
-		wait = 2 * in.HeadStart
+		extra = in.HeadStart
 	}
-	if until := in.RankedAt.Add(wait); in.Now.Sub(in.RankedAt) < wait {
-		return OpenDecision{Action: OpenWait, Until: until}
+	if wait := in.HeadStart + extra; in.Now.Sub(in.RankedAt) < wait {
+		return OpenDecision{Action: OpenWait, Until: in.RankedAt.Add(wait)}
 	}
 	pause := OpenPause(in.Rank, in.HeadStart)
-	// A claim heard within its pause, or since the first head start
-	// ended for one that waited two, comes from one that is opening it.
-	if c, ok := firstClaim(in.Claims, in.Now.Add(-pause-(wait-in.HeadStart))); ok && c.Ahead {
+	// A claim heard within its pause, or within its second head start,
+	// comes from one that is opening the room.
+	if c, ok := firstClaim(in.Claims, in.Now.Add(-pause-extra)); ok && c.Ahead {
 		return OpenDecision{Action: OpenJoin, Owner: c.Peer}
 	}
 	return OpenDecision{Action: OpenClaim, Until: in.Now.Add(pause)}

@@ -192,14 +192,24 @@ func newDHT(h host.Host, mode string, dstore ds.Batching, bootstrap []peer.AddrI
 	)
 }
 
+// NewConnManager builds the connection manager of cfg's watermarks and
+// grace, the one every host of a node has.
+func NewConnManager(cfg Config) (*connmgr.BasicConnMgr, error) {
+	cm, err := connmgr.NewConnManager(cfg.ConnLow, cfg.ConnHigh, connmgr.WithGracePeriod(cfg.ConnGrace))
+	if err != nil {
+		return nil, fmt.Errorf("p2p: connection manager: %w", err)
+	}
+	return cm, nil
+}
+
 func newLibp2pHost(cfg Config, key crypto.PrivKey, reg prometheus.Registerer) (host.Host, error) {
 	rm, err := rcmgr.NewResourceManager(rcmgr.NewFixedLimiter(resourceLimits(cfg)))
 	if err != nil {
 		return nil, fmt.Errorf("p2p: resource manager: %w", err)
 	}
-	cm, err := connmgr.NewConnManager(cfg.ConnLow, cfg.ConnHigh, connmgr.WithGracePeriod(cfg.ConnGrace))
+	cm, err := NewConnManager(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("p2p: connection manager: %w", err)
+		return nil, err
 	}
 	opts := []libp2p.Option{
 		libp2p.Identity(key),

@@ -127,14 +127,11 @@ func heldMesh(t *testing.T, n int) (m *localmesh.Mesh, h *heldMicros) {
 			h.mu.Lock()
 			checks, check := h.checks, h.checks != nil && !h.public[micro]
 			h.mu.Unlock()
-			if !check {
-				hold(ctx, job, micro)
+			if check {
+				holdUntil(checks, nil)(ctx, job, micro)
 				return
 			}
-			select {
-			case <-checks:
-			case <-ctx.Done():
-			}
+			hold(ctx, job, micro)
 		}
 	})
 	return m, h
