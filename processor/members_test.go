@@ -145,12 +145,20 @@ func TestMemberWithoutWorkSigns(t *testing.T) {
 // escrow works on it anyway and writes valid results. The members leave
 // its results out of judging (counted) and redo its MicroJobs, so it is
 // neither paid nor named: a settlement naming it would revert, and the
-// job settles.
+// job settles. The members hold the MicroJobs they lock until the
+// outsider has locked one, so that it has work for sure.
 func TestOutsiderIsNotPaid(t *testing.T) {
 	const outsider = 3
+	worked := make(chan struct{})
+	outsiderLocked := sync.OnceFunc(func() { close(worked) })
 	m := termsMesh(t, 4, localmesh.DefaultTerms(), func(mem *localmesh.Member, pc *processor.Config) {
 		pc.DiscloseGrace = time.Second
 		pc.SkipJoin = mem.Index == outsider
+		if pc.SkipJoin {
+			pc.Hold = func(context.Context, jobs.ID, jobs.ID) { outsiderLocked() }
+		} else {
+			pc.Hold = holdUntil(worked, nil)
+		}
 	})
 	ctx := context.Background()
 	wallet := m.Members[outsider].Wallet
