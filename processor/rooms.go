@@ -1,11 +1,9 @@
 package processor
 
 import (
-	"bytes"
 	"context"
 	"encoding/binary"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/jobmesh/jobmesh/dispatch"
@@ -100,9 +98,9 @@ func (w *Worker) room(ctx context.Context, js *jobState) (*macrojob.Room, error)
 }
 
 // firstOwners names, for each MacroJob of a job, who opens its room: of
-// the live processors eligible for the job (the dispatch view), the one
-// with the highest hash of its peer ID with the job and the MacroJob's
-// index (rendezvous hashing). When some of them that are not kicked out
+// the live processors eligible for the job (the dispatch view), by
+// rendezvous hashing spread so that no processor is named for more than
+// its share (macrojob.FirstOwners). When some of them that are not kicked out
 // hold all the job's models on disk, only those holders are named. Every
 // processor computes the same names from the store, so when a job appears
 // and all processors look at once, one opens each room and the others
@@ -152,28 +150,21 @@ func (w *Worker) firstOwners(js *jobState) []string {
 		procs = holders
 	}
 	plan := js.plan()
-	owners := make([]string, len(plan.Macros))
-	openRank := make([]int, len(plan.Macros))
 	id := plan.JobID.String()
+	idxs := make([]uint64, len(plan.Macros))
+	for i, m := range plan.Macros {
+		idxs[i] = m.Index
+	}
+	owners := macrojob.FirstOwners(id, idxs, procs)
+	openRank := make([]int, len(plan.Macros))
 	narrowed := len(procs) < eligible
 	for i, m := range plan.Macros {
-		idx := strconv.FormatUint(m.Index, 10)
-		var best [32]byte
-		for _, p := range procs {
-			if h := records.RankHash(p, id, idx); owners[i] == "" || bytes.Compare(h[:], best[:]) > 0 {
-				owners[i], best = p, h
-			}
-		}
 		// This processor's place in the same order: after every named
 		// holder when it holds not the models, else among them.
-		if mine := records.RankHash(w.self, id, idx); narrowed && !slices.Contains(procs, w.self) {
+		if narrowed && !slices.Contains(procs, w.self) {
 			openRank[i] = len(procs)
 		} else {
-			for _, p := range procs {
-				if h := records.RankHash(p, id, idx); p != w.self && bytes.Compare(h[:], mine[:]) > 0 {
-					openRank[i]++
-				}
-			}
+			openRank[i] = macrojob.NewOrder(id, m.Index, owners[i]).Rank(w.self, procs)
 		}
 	}
 	able := w.able(v, procs)
@@ -204,28 +195,27 @@ func (w *Worker) openInput(ctx context.Context, js *jobState, macro uint64, now 
 // from processors other than this one, in the order that names first
 // owners (firstOwners), each marked when it comes before this processor.
 func (w *Worker) claimsOf(js *jobState, macro uint64) []macrojob.RoomClaim {
-	id, idx := js.plan().JobID.String(), strconv.FormatUint(macro, 10)
-	type ranked struct {
-		c macrojob.RoomClaim
-		h [32]byte
-	}
-	var cs []ranked
 	w.mu.Lock()
-	for q, at := range js.claims[macro] {
+	var peers []string
+	at := map[string]time.Time{}
+	for q, t := range js.claims[macro] {
 		if q != w.self {
-			cs = append(cs, ranked{macrojob.RoomClaim{Peer: q, At: at}, records.RankHash(q, id, idx)})
+			peers, at[q] = append(peers, q), t
 		}
 	}
+	var owner string
+	if i := int(macro); i < len(js.owners) && js.plan().Macros[i].Index == macro {
+		owner = js.owners[i]
+	}
 	w.mu.Unlock()
-	if len(cs) == 0 {
+	if len(peers) == 0 {
 		return nil
 	}
-	slices.SortFunc(cs, func(a, b ranked) int { return bytes.Compare(b.h[:], a.h[:]) })
-	mine := records.RankHash(w.self, id, idx)
-	out := make([]macrojob.RoomClaim, len(cs))
-	for i, c := range cs {
-		c.c.Ahead = bytes.Compare(c.h[:], mine[:]) > 0
-		out[i] = c.c
+	o := macrojob.NewOrder(js.plan().JobID.String(), macro, owner)
+	o.Sort(peers)
+	out := make([]macrojob.RoomClaim, len(peers))
+	for i, q := range peers {
+		out[i] = macrojob.RoomClaim{Peer: q, At: at[q], Ahead: o.Before(q, w.self)}
 	}
 	return out
 }

@@ -1,0 +1,107 @@
+package macrojob
+
+import (
+	"bytes"
+	"slices"
+	"strconv"
+
+	"github.com/jobmesh/jobmesh/records"
+)
+
+// First owners. Each MacroJob's room is opened by its first owner, and a
+// processor opens one room at a time: a processor named for two MacroJobs
+// while another is named for none leaves the second to a claim after the
+// head start, one Job channel message to every processor of the job and an
+// answer from whoever opened it meanwhile. So the names are spread: by
+// rendezvous hashing (records.RankHash of processor, job and MacroJob
+// index), but with each processor named for at most ⌈MacroJobs ÷
+// processors⌉ of them. MacroJobs are named in plan order, each taking the
+// highest-ranked processor that has a name left; with at least as many
+// processors as MacroJobs every MacroJob has a first owner of its own.
+//
+// The order in which a MacroJob's room is left to the others is its first
+// owner, then the rest by hash, highest first (Order).
+
+// FirstOwners names the first owner of each MacroJob of job (by index)
+// among procs, spread as above. Every node that holds the same procs, in
+// any order, names the same owners; none when procs is empty.
+func FirstOwners(job string, macros []uint64, procs []string) []string {
+	owners := make([]string, len(macros))
+	if len(procs) == 0 {
+		return owners
+	}
+	most := (len(macros) + len(procs) - 1) / len(procs)
+	named := make(map[string]int, len(procs))
+	for i, m := range macros {
+		idx := strconv.FormatUint(m, 10)
+		var best [32]byte
+		for _, p := range procs {
+			if named[p] >= most {
+				continue
+			}
+			if h := records.RankHash(p, job, idx); owners[i] == "" || bytes.Compare(h[:], best[:]) > 0 {
+				owners[i], best = p, h
+			}
+		}
+		named[owners[i]]++
+	}
+	return owners
+}
+
+// Order is how MacroJob macro of job ranks its processors after its first
+// owner owner (FirstOwners): by hash, highest first. Rank(p) is p's place:
+// 0 for the owner, k ≥ 1 for the k-th after it; Before(a, b) reports
+// whether a comes before b.
+type Order struct {
+	owner string
+	job   string
+	idx   string
+}
+
+// NewOrder returns the order of MacroJob macro of job whose first owner
+// is owner.
+func NewOrder(job string, macro uint64, owner string) Order {
+	return Order{owner: owner, job: job, idx: strconv.FormatUint(macro, 10)}
+}
+
+// Before reports whether a comes before b in o.
+func (o Order) Before(a, b string) bool {
+	switch {
+	case a == b:
+		return false
+	case a == o.owner:
+		return true
+	case b == o.owner:
+		return false
+	}
+	ha, hb := records.RankHash(a, o.job, o.idx), records.RankHash(b, o.job, o.idx)
+	return bytes.Compare(ha[:], hb[:]) > 0
+}
+
+// Rank is p's place in o among procs (p need not be one of them): 0 for
+// the owner, else 1 + how many of procs other than the owner come before p.
+func (o Order) Rank(p string, procs []string) int {
+	if p == o.owner {
+		return 0
+	}
+	n := 1
+	for _, q := range procs {
+		if q != o.owner && q != p && o.Before(q, p) {
+			n++
+		}
+	}
+	return n
+}
+
+// Sort sorts ps in o, first first.
+func (o Order) Sort(ps []string) {
+	slices.SortFunc(ps, func(a, b string) int {
+		switch {
+		case o.Before(a, b):
+			return -1
+		case o.Before(b, a):
+			return 1
+		}
+		return 0
+	})
+}
