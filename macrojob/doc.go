@@ -37,9 +37,11 @@
 //
 // # Opening a room
 //
-// Which processor opens a MacroJob's room, and when the others claim it,
-// pause, defer or join, is DecideOpen: a pure function of the room's lock,
-// the processor's rank, the claims heard and the time, with the rules in
+// Which processor opens a MacroJob's room first is FirstOwners
+// (rendezvous hashing, no processor named for more than its share), and
+// the order of the others is Order. When the others claim it, pause,
+// defer or join is DecideOpen: a pure function of the room's lock, the
+// processor's rank, the claims heard and the time, with the rules in
 // opening.go and scripts in testdata/open.
 //
 // Caveat: the queue schedules work among processors that follow the protocol.
