@@ -62,7 +62,7 @@ func FirstOwners(job string, macros []uint64, procs []string) []string {
 // Order is how MacroJob macro of job ranks its processors after its first
 // owner owner (FirstOwners): by hash, highest first. Rank(p) is p's place:
 // 0 for the owner, k ≥ 1 for the k-th after it; Before(a, b) reports
-// whether a comes before b.
+// whether a comes before b; Claims sorts claims by it.
 type Order struct {
 	owner string
 	job   string
@@ -85,9 +85,12 @@ func (o Order) Before(a, b string) bool {
 	case b == o.owner:
 		return false
 	}
-	ha, hb := records.RankHash(a, o.job, o.idx), records.RankHash(b, o.job, o.idx)
+	ha, hb := o.hash(a), o.hash(b)
 	return bytes.Compare(ha[:], hb[:]) > 0
 }
+
+// hash is p's rendezvous hash for o's MacroJob.
+func (o Order) hash(p string) [32]byte { return records.RankHash(p, o.job, o.idx) }
 
 // Rank is p's place in o among procs (p need not be one of them): 0 for
 // the owner, else 1 + how many of procs other than the owner come before p.
@@ -95,24 +98,38 @@ func (o Order) Rank(p string, procs []string) int {
 	if p == o.owner {
 		return 0
 	}
-	n := 1
+	n, hp := 1, o.hash(p)
 	for _, q := range procs {
-		if q != o.owner && q != p && o.Before(q, p) {
+		if hq := o.hash(q); q != o.owner && q != p && bytes.Compare(hq[:], hp[:]) > 0 {
 			n++
 		}
 	}
 	return n
 }
 
-// Sort sorts ps in o, first first.
-func (o Order) Sort(ps []string) {
-	slices.SortFunc(ps, func(a, b string) int {
-		switch {
-		case o.Before(a, b):
-			return -1
-		case o.Before(b, a):
+// Claims sorts cs in o, first first, and marks each claim Ahead when its
+// claimant comes before self.
+func (o Order) Claims(cs []RoomClaim, self string) {
+	type keyed struct {
+		c     RoomClaim
+		owner bool
+		h     [32]byte
+	}
+	ks := make([]keyed, len(cs))
+	for i, c := range cs {
+		ks[i] = keyed{c, c.Peer == o.owner, o.hash(c.Peer)}
+	}
+	slices.SortFunc(ks, func(a, b keyed) int {
+		if a.owner != b.owner {
+			if a.owner {
+				return -1
+			}
 			return 1
 		}
-		return 0
+		return bytes.Compare(b.h[:], a.h[:])
 	})
+	for i, k := range ks {
+		k.c.Ahead = o.Before(k.c.Peer, self)
+		cs[i] = k.c
+	}
 }

@@ -105,14 +105,25 @@ func TestFirstOwnersAgree(t *testing.T) {
 }
 
 // TestOrder: the first owner comes first, the others follow by hash, and
-// Rank, Before and Sort agree.
+// Rank, Before and Claims agree.
 func TestOrder(t *testing.T) {
 	procs, macros := peers(30), indexes(12)
 	owners := macrojob.FirstOwners("job", macros, procs)
 	for i, m := range macros {
 		o := macrojob.NewOrder("job", m, owners[i])
-		sorted := slices.Clone(procs)
-		o.Sort(sorted)
+		cs := make([]macrojob.RoomClaim, len(procs))
+		for k, p := range procs {
+			cs[k] = macrojob.RoomClaim{Peer: p}
+		}
+		self := procs[len(procs)/2]
+		o.Claims(cs, self)
+		sorted := make([]string, len(cs))
+		for k, c := range cs {
+			sorted[k] = c.Peer
+			if c.Ahead != o.Before(c.Peer, self) {
+				t.Fatalf("MacroJob %d: claim of %s marked ahead %v of %s", m, c.Peer, c.Ahead, self)
+			}
+		}
 		if sorted[0] != owners[i] {
 			t.Fatalf("MacroJob %d: %s first, want its owner %s", m, sorted[0], owners[i])
 		}

@@ -192,31 +192,25 @@ func (w *Worker) openInput(ctx context.Context, js *jobState, macro uint64, now 
 }
 
 // claimsOf returns the claims on the room of MacroJob macro of js heard
-// from processors other than this one, in the order that names first
-// owners (firstOwners), each marked when it comes before this processor.
+// from processors other than this one, in the MacroJob's order
+// (macrojob.Order), each marked when it comes before this processor.
 func (w *Worker) claimsOf(js *jobState, macro uint64) []macrojob.RoomClaim {
+	var out []macrojob.RoomClaim
+	var owner string
 	w.mu.Lock()
-	var peers []string
-	at := map[string]time.Time{}
-	for q, t := range js.claims[macro] {
+	for q, at := range js.claims[macro] {
 		if q != w.self {
-			peers, at[q] = append(peers, q), t
+			out = append(out, macrojob.RoomClaim{Peer: q, At: at})
 		}
 	}
-	var owner string
 	if i := int(macro); i < len(js.owners) && js.plan().Macros[i].Index == macro {
 		owner = js.owners[i]
 	}
 	w.mu.Unlock()
-	if len(peers) == 0 {
+	if len(out) == 0 {
 		return nil
 	}
-	o := macrojob.NewOrder(js.plan().JobID.String(), macro, owner)
-	o.Sort(peers)
-	out := make([]macrojob.RoomClaim, len(peers))
-	for i, q := range peers {
-		out[i] = macrojob.RoomClaim{Peer: q, At: at[q], Ahead: o.Before(q, w.self)}
-	}
+	macrojob.NewOrder(js.plan().JobID.String(), macro, owner).Claims(out, w.self)
 	return out
 }
 
