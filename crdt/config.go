@@ -66,6 +66,10 @@ type Config struct {
 	// is checked on every read and on local writes. Default nil (any
 	// author). See OwnerPolicy.
 	AuthorPolicy AuthorPolicy
+	// Carriage, if set, names the record types that carry other records
+	// and which records each may carry (carry.go). Default nil: a record
+	// carries nothing.
+	Carriage *Carriage
 	// WatchBuffer is the channel capacity of each Watch. Default 256.
 	WatchBuffer int
 	// NumWorkers is the number of go-ds-crdt DAG walkers. Default 5.
@@ -164,6 +168,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("%w: RejectLogMemory must be positive", ErrInvalidConfig)
 	case c.VerifiedCache <= 0:
 		return fmt.Errorf("%w: VerifiedCache must be positive", ErrInvalidConfig)
+	case c.Carriage != nil:
+		return c.Carriage.validate()
 	}
 	return nil
 }

@@ -56,6 +56,7 @@ var reasons = []struct {
 	{ErrBadAuthor, "bad_author"},
 	{ErrBadSignature, "bad_signature"},
 	{ErrPolicy, "policy"},
+	{ErrCarriage, "carriage"},
 }
 
 // Reason returns the metric label of a rejection error ("bad_signature",

@@ -12,6 +12,7 @@ import (
 type metrics struct {
 	put           prometheus.Counter
 	deleted       prometheus.Counter
+	carried       prometheus.Counter
 	rejected      *prometheus.CounterVec
 	dropped       prometheus.Counter
 	repairs       prometheus.Counter
@@ -33,6 +34,10 @@ func newMetrics(reg prometheus.Registerer, heads, height func() float64) (*metri
 		deleted: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "jobmesh_crdt_records_deleted_total",
 			Help: "Signed deletions written by this node.",
+		}),
+		carried: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "jobmesh_crdt_records_carried_total",
+			Help: "Records taken in from the records that carried them (newer than what this node read under their keys).",
 		}),
 		rejected: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "jobmesh_crdt_records_rejected_total",
@@ -76,7 +81,7 @@ func newMetrics(reg prometheus.Registerer, heads, height func() float64) (*metri
 	for _, o := range []string{"sent", "suppressed"} {
 		m.announced.WithLabelValues(o)
 	}
-	set, err := metricset.Register(reg, m.put, m.deleted, m.rejected, m.dropped, m.repairs, m.repairSeconds, m.awaited, m.announced, m.heads, m.height)
+	set, err := metricset.Register(reg, m.put, m.deleted, m.carried, m.rejected, m.dropped, m.repairs, m.repairSeconds, m.awaited, m.announced, m.heads, m.height)
 	if err != nil {
 		return nil, fmt.Errorf("crdt: registering metrics: %w", err)
 	}

@@ -49,6 +49,9 @@ type Store struct {
 	watchMu  sync.Mutex
 	watchers map[*watcher]struct{}
 
+	// carryMu orders the checks and writes of carried records (carry.go).
+	carryMu sync.Mutex
+
 	// stopRepair ends repairLoop; repairing is done when it has.
 	stopRepair context.CancelFunc
 	repairing  chan struct{}
@@ -418,14 +421,20 @@ func (s *Store) Get(ctx context.Context, key string) (Record, error) {
 	}
 	data, err := s.crdt.Get(ctx, datastore.NewKey(key))
 	if errors.Is(err, datastore.ErrNotFound) {
-		return Record{}, fmt.Errorf("%w: %q", ErrNotFound, key)
-	}
-	if err != nil {
+		data = nil
+	} else if err != nil {
 		return Record{}, fmt.Errorf("crdt: reading %q: %w", key, err)
 	}
-	r, err := s.open(key, data)
-	if err != nil {
-		return Record{}, err
+	var w Record
+	if data != nil {
+		if w, err = s.open(key, data); err != nil {
+			return Record{}, err
+		}
+	}
+	c, haveC := s.carriedRecord(ctx, key)
+	r, ok := newer(w, data != nil, c, haveC)
+	if !ok {
+		return Record{}, fmt.Errorf("%w: %q", ErrNotFound, key)
 	}
 	if r.Tombstone {
 		return Record{}, fmt.Errorf("%w: %q deleted", ErrNotFound, key)
@@ -466,13 +475,16 @@ func (s *Store) QueryKeys(ctx context.Context, prefix string, keep func(key stri
 			continue
 		}
 		r, err := s.open(e.Key, e.Value)
-		if err != nil || r.Tombstone {
+		if err != nil {
 			continue
 		}
 		out = append(out, r)
 	}
-	slices.SortFunc(out, func(a, b Record) int { return strings.Compare(a.Key, b.Key) })
-	return out, nil
+	carried, err := s.carriedUnder(ctx, prefix, nil)
+	if err != nil {
+		return nil, err
+	}
+	return withCarried(out, carried), nil
 }
 
 // setKeys is where go-ds-crdt (v0.6) keeps, under its namespace, the
@@ -512,13 +524,16 @@ func (s *Store) queryKept(ctx context.Context, prefix string, keep func(key stri
 			return nil, fmt.Errorf("crdt: query %q: reading %q: %w", prefix, k, err)
 		}
 		r, err := s.open(k, data)
-		if err != nil || r.Tombstone {
+		if err != nil {
 			continue
 		}
 		out = append(out, r)
 	}
-	slices.SortFunc(out, func(a, b Record) int { return strings.Compare(a.Key, b.Key) })
-	return out, nil
+	carried, err := s.carriedUnder(ctx, prefix, keep)
+	if err != nil {
+		return nil, err
+	}
+	return withCarried(out, carried), nil
 }
 
 func cleanPrefix(prefix string) string {

@@ -149,6 +149,12 @@ func (s *Store) putHook(k datastore.Key, v []byte) {
 	if err != nil {
 		return
 	}
+	if s.carries(r.Type) && !r.Tombstone {
+		s.takeCarried(key, r)
+	}
+	if c, ok := s.carriedRecord(context.Background(), key); ok && c.Seq > r.Seq {
+		r = c // a newer copy came carried: readers see that one
+	}
 	if r.Tombstone {
 		s.dispatch(Change{Kind: ChangeDelete, Key: key, Record: r})
 		return

@@ -201,6 +201,7 @@ func (m *Manager) Open(ctx context.Context, id jobs.ID) (*crdt.Store, error) {
 	cfg := m.cfg.Store
 	cfg.Namespace, cfg.Topic = Namespace(id), Topic(id)
 	cfg.AuthorPolicy = m.refused.policy(id, m.cfg.Store.AuthorPolicy)
+	cfg.Carriage = m.refused.carriage(id)
 	cfg.Registerer = nil
 	cfg.Logger = m.cfg.Store.Logger.With("job", id)
 	s, err := crdt.New(ctx, cfg)

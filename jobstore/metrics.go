@@ -10,6 +10,7 @@ import (
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/internal/metricset"
 	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/records"
 )
 
 // metrics are the Manager's Prometheus collectors. The job stores' own
@@ -40,7 +41,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		}),
 		refused: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "jobmesh_jobstore_refused_total",
-			Help: "Distinct records (job, key and author) a job store refused: a record of another job or of the mesh, or one its author may not write.",
+			Help: "Distinct records (job, key and author) a job store refused: a record of another job or of the mesh, one its author may not write, or one an aggregate may not carry.",
 		}),
 	}
 	set, err := metricset.Register(reg, m.open, m.opened, m.dropped, m.refused)
@@ -96,4 +97,20 @@ func (rs *refusals) policy(id jobs.ID, base crdt.AuthorPolicy) crdt.AuthorPolicy
 		}
 		return err
 	}
+}
+
+// carriage is records.Carriage that counts what it refuses: a record an
+// aggregate of job id may not carry (another job's or MacroJob's, or of a
+// kind it does not carry).
+func (rs *refusals) carriage(id jobs.ID) *crdt.Carriage {
+	c := records.Carriage()
+	p := c.Policy
+	c.Policy = func(carrier, inner string) error {
+		err := p(carrier, inner)
+		if err != nil {
+			rs.count(refusal{job: id, key: carrier + " carries " + inner})
+		}
+		return err
+	}
+	return c
 }

@@ -29,7 +29,7 @@ jobmesh_jobstore_open %d
 # HELP jobmesh_jobstore_opened_total Job stores opened (a store reopened by Resume included).
 # TYPE jobmesh_jobstore_opened_total counter
 jobmesh_jobstore_opened_total %d
-# HELP jobmesh_jobstore_refused_total Distinct records (job, key and author) a job store refused: a record of another job or of the mesh, or one its author may not write.
+# HELP jobmesh_jobstore_refused_total Distinct records (job, key and author) a job store refused: a record of another job or of the mesh, one its author may not write, or one an aggregate may not carry.
 # TYPE jobmesh_jobstore_refused_total counter
 jobmesh_jobstore_refused_total %d
 `, dropped, open, opened, refused)

@@ -116,6 +116,18 @@ func TookKey(id jobs.ID, macro uint64, processor string) string {
 	return TookPrefix(id, macro) + processor
 }
 
+// CommittedKey is where aggregator keeps its committed aggregate of
+// MacroJob macro of job id (CommittedType).
+func CommittedKey(id jobs.ID, macro uint64, aggregator string) string {
+	return JobKey(id) + "/macro/" + strconv.FormatUint(macro, 10) + "/committed/" + aggregator
+}
+
+// DisclosedKey is where aggregator keeps its disclosed aggregate of
+// MacroJob macro of job id (DisclosedType).
+func DisclosedKey(id jobs.ID, macro uint64, aggregator string) string {
+	return JobKey(id) + "/macro/" + strconv.FormatUint(macro, 10) + "/disclosed/" + aggregator
+}
+
 // AdvertKey is the store key of a processor's advertisement.
 func AdvertKey(peerID string) string { return NodesPrefix + "/" + peerID }
 
@@ -131,7 +143,8 @@ type Key struct {
 	Type string
 	// Job is the job of every key under JobsPrefix.
 	Job jobs.ID
-	// Macro is the MacroJob index of room, took, commit and result keys.
+	// Macro is the MacroJob index of room, took, aggregate, commit and
+	// result keys.
 	Macro uint64
 	// Micro is the MicroJob of commit, result and redo keys.
 	Micro jobs.ID
@@ -140,7 +153,8 @@ type Key struct {
 	// Peer is the peer a key ends with, in canonical text: the author of
 	// a verdict, dispute, check or redo, the processor of a re-run,
 	// signature, commitment or disclosure, the holder, the chooser of a
-	// group, the processor of a took record, the advertised node.
+	// group, the processor of a took record, the writer of an aggregate,
+	// the advertised node.
 	Peer string
 }
 
@@ -185,6 +199,10 @@ func (k Key) String() string {
 		return RoomLockKey(k.Job.String(), k.Macro)
 	case TookType:
 		return TookKey(k.Job, k.Macro, k.Peer)
+	case CommittedType:
+		return CommittedKey(k.Job, k.Macro, k.Peer)
+	case DisclosedType:
+		return DisclosedKey(k.Job, k.Macro, k.Peer)
 	case CommitType:
 		return CommitKey(k.Job, k.Macro, k.Micro, k.Peer)
 	case ResultType:
@@ -279,6 +297,10 @@ var perPeer = map[string]string{
 	"reveal": RevealType, "failure": FailureType, "summary": SummaryType, "ask": AskType,
 }
 
+// perMacroPeer are the kinds of record a MacroJob has one of per peer,
+// keyed by their segment.
+var perMacroPeer = map[string]string{"took": TookType, "committed": CommittedType, "disclosed": DisclosedType}
+
 // parseUnderJob fills k from the segments after a job's key.
 func parseUnderJob(k *Key, s []string) error {
 	var err error
@@ -301,8 +323,8 @@ func parseUnderJob(k *Key, s []string) error {
 		k.Type = RoomLockType
 		k.Macro, err = strconv.ParseUint(s[1], 10, 64)
 		return err
-	case len(s) == 4 && s[0] == "macro" && s[2] == "took":
-		k.Type, k.Peer = TookType, s[3]
+	case len(s) == 4 && s[0] == "macro" && perMacroPeer[s[2]] != "":
+		k.Type, k.Peer = perMacroPeer[s[2]], s[3]
 		k.Macro, err = strconv.ParseUint(s[1], 10, 64)
 	case len(s) == 6 && s[0] == "macro" && s[2] == "micro" && (s[4] == CommitType || s[4] == ResultType):
 		return parseMicro(k, s)

@@ -81,6 +81,9 @@ func TestParseEveryKey(t *testing.T) {
 		{Type: records.HolderType, Job: id, Peer: ps},
 		{Type: records.GroupType, Job: id, Peer: ps},
 		{Type: records.RoomLockType, Job: id, Macro: 3},
+		{Type: records.TookType, Job: id, Macro: 3, Peer: ps},
+		{Type: records.CommittedType, Job: id, Macro: 3, Peer: ps},
+		{Type: records.DisclosedType, Job: id, Macro: 3, Peer: ps},
 		{Type: records.CommitType, Job: id, Macro: 3, Micro: micro, Peer: ps},
 		{Type: records.ResultType, Job: id, Macro: 3, Micro: micro, Peer: ps},
 		{Type: records.AdvertType, Peer: ps},
@@ -110,6 +113,8 @@ func TestParseEveryKey(t *testing.T) {
 		records.GroupKey(id, ps):            records.GroupType,
 		records.RoomLockKey(id.String(), 2): records.RoomLockType,
 		records.TookKey(id, 2, ps):          records.TookType,
+		records.CommittedKey(id, 2, ps):     records.CommittedType,
+		records.DisclosedKey(id, 2, ps):     records.DisclosedType,
 		records.AdvertKey(ps):               records.AdvertType,
 		records.WalletBindingKey(ps):        records.WalletBindingType,
 	} {
@@ -121,7 +126,7 @@ func TestParseEveryKey(t *testing.T) {
 	for _, bad := range []string{
 		"", "/jobs", "/jobs/", job + "/", job + "/verdict", job + "/verdict/", job + "/verdict/x",
 		job + "/dispute/01/" + ps, job + "/dispute/1/rerun", job + "/check/-1/" + ps, job + "/redo/x/" + ps,
-		job + "/macro/1/room/x", job + "/macro/1/took/x", job + "/macro/01/took/" + ps, job + "/unknown", "/nodes/" + ps + "/other", "/nodes/", "/other/" + ps,
+		job + "/macro/1/room/x", job + "/macro/1/took/x", job + "/macro/01/took/" + ps, job + "/macro/1/committed", job + "/macro/1/disclosed/x", job + "/unknown", "/nodes/" + ps + "/other", "/nodes/", "/other/" + ps,
 	} {
 		if _, err := records.Parse(bad); !errors.Is(err, records.ErrKey) {
 			t.Errorf("Parse(%q) = %v, want ErrKey", bad, err)

@@ -19,7 +19,8 @@ const (
 	// records.
 	MeshLevel Level = iota
 	// JobLevel records grow with a job's MicroJobs or members: room locks,
-	// took records, commitments, disclosures, reveals, disputes, re-runs,
+	// took records, commitments, disclosures, the aggregates carrying
+	// them, reveals, disputes, re-runs,
 	// checks, redo marks, verdicts, holders, the settlement proposal and
 	// its signatures.
 	JobLevel
@@ -38,7 +39,7 @@ var levels = map[string]Level{
 	CancelType: MeshLevel, AbortedType: MeshLevel, GroupType: MeshLevel, SettledType: MeshLevel,
 	FailureType: MeshLevel, SummaryType: MeshLevel, AskType: MeshLevel,
 
-	RoomLockType: JobLevel, TookType: JobLevel, CommitType: JobLevel, ResultType: JobLevel,
+	RoomLockType: JobLevel, TookType: JobLevel, CommittedType: JobLevel, DisclosedType: JobLevel, CommitType: JobLevel, ResultType: JobLevel,
 	RevealType: JobLevel, DisputeType: JobLevel, RerunType: JobLevel, CheckType: JobLevel,
 	RedoType: JobLevel, VerdictType: JobLevel, HolderType: JobLevel, SettlementType: JobLevel,
 	SignatureType: JobLevel,

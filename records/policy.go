@@ -33,8 +33,8 @@ func keyAuthor(key string) (string, bool) {
 // AuthorPolicy is the store's author rule: keys under NodesPrefix are
 // written only by the peer they name (crdt.OwnerPolicy); result records
 // only by the processor they name (ResultPolicy); verdicts, disputes,
-// re-runs, checks, redos, failure reports, summaries, asks, settlement signatures, took and
-// holder records only
+// re-runs, checks, redos, failure reports, summaries, asks, settlement signatures, took,
+// aggregate and holder records only
 // by the peer their key ends with; probe records only by their challenger
 // or answering member (probePolicy). The rule reads keys only, so it holds
 // for any key of those shapes, whether it parses or not; under
@@ -66,12 +66,13 @@ func AuthorPolicy() crdt.AuthorPolicy {
 	}
 }
 
-// tookPolicy: a took record (/jobs/<job>/macro/<m>/took/<peer>) is
-// written by the peer it names, so no one erases another's evidence.
+// tookPolicy: a took record (/jobs/<job>/macro/<m>/took/<peer>) and an
+// aggregate (.../committed/<peer>, .../disclosed/<peer>) are written by
+// the peer they name, so no one erases another's evidence.
 func tookPolicy(key string, author peer.ID) error {
 	s := strings.Split(key, "/")
-	if len(s) == 7 && s[0] == "" && "/"+s[1] == JobsPrefix && s[3] == "macro" && s[5] == "took" && s[6] != author.String() {
-		return fmt.Errorf("took record %q written by %s", key, author)
+	if len(s) == 7 && s[0] == "" && "/"+s[1] == JobsPrefix && s[3] == "macro" && perMacroPeer[s[5]] != "" && s[6] != author.String() {
+		return fmt.Errorf("%s record %q written by %s", s[5], key, author)
 	}
 	return nil
 }

@@ -50,6 +50,13 @@ const (
 	// of the MacroJob: their payload is empty, their key and signed author
 	// are the evidence.
 	TookType = "took"
+	// CommittedType records under CommittedKey carry a MacroJob's took
+	// records and commitments (crdt.EncodeCarried), exactly as their
+	// authors signed them (Carriage).
+	CommittedType = "committed"
+	// DisclosedType records under DisclosedKey carry a MacroJob's
+	// commitments and disclosures, like CommittedType.
+	DisclosedType = "disclosed"
 	// CommitType records hold a microjob.Commitment under CommitKey.
 	CommitType = "commit"
 	// ResultType records hold a microjob.Disclosure under ResultKey.
