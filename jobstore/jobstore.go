@@ -76,6 +76,12 @@ type Config struct {
 	// Policy), Logger and timings. Namespace and Topic are set per job;
 	// Registerer is ignored (the crdt metrics have one name per node).
 	Store crdt.Config
+	// Rooms keeps each MacroJob's room records (records.RoomOf: took
+	// records, commitments, disclosures) in a store of the MacroJob's
+	// own, which only the nodes that write or read them open (rooms.go);
+	// the job store receives them carried by aggregates. Default false:
+	// they live in the job store.
+	Rooms bool
 	// Blocks deletes a dropped store's DAG blocks. Required.
 	Blocks BlockDeleter
 	// Retention is how long a job's store is kept after the job is over
@@ -132,6 +138,8 @@ type manifest struct {
 	// job is remembered for Config.Forget, so that a late write does not
 	// open a store nothing would ever end.
 	Dropped time.Time `json:"dropped,omitzero"`
+	// Rooms are the MacroJobs whose room stores this node opened.
+	Rooms []uint64 `json:"rooms,omitempty"`
 }
 
 // Manager owns this node's job stores.
@@ -141,8 +149,10 @@ type Manager struct {
 	m       *metrics
 	refused *refusals
 
-	mu        sync.Mutex
-	open      map[jobs.ID]*crdt.Store
+	mu   sync.Mutex
+	open map[jobs.ID]*crdt.Store
+	// rooms are the open room stores of each job in open (rooms.go).
+	rooms     map[jobs.ID]map[uint64]*crdt.Store
 	meta      map[jobs.ID]manifest
 	followers map[*follower]struct{}
 	closed    bool
@@ -165,7 +175,7 @@ func New(cfg Config) (*Manager, error) {
 	return &Manager{
 		cfg: cfg, log: cfg.Store.Logger.With("component", "jobstore"), m: met,
 		refused: &refusals{seen: map[refusal]struct{}{}, n: met.refused},
-		open:    map[jobs.ID]*crdt.Store{}, meta: map[jobs.ID]manifest{},
+		open:    map[jobs.ID]*crdt.Store{}, meta: map[jobs.ID]manifest{}, rooms: map[jobs.ID]map[uint64]*crdt.Store{},
 		followers: map[*follower]struct{}{},
 	}, nil
 }
@@ -227,6 +237,9 @@ func (m *Manager) Follow(fn func(id jobs.ID, s *crdt.Store)) (stop func()) {
 	defer m.mu.Unlock()
 	for _, id := range slices.SortedFunc(maps.Keys(m.open), byID) {
 		fn(id, m.open[id])
+		for _, macro := range slices.Sorted(maps.Keys(m.rooms[id])) {
+			fn(id, m.rooms[id][macro])
+		}
 	}
 	if m.closed {
 		return func() {}
@@ -240,11 +253,27 @@ func (m *Manager) Follow(fn func(id jobs.ID, s *crdt.Store)) (stop func()) {
 	}
 }
 
-// stores returns the stores open now.
+// stores returns the stores open now, room stores included.
 func (m *Manager) stores() []*crdt.Store {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return slices.Collect(maps.Values(m.open))
+	out := slices.Collect(maps.Values(m.open))
+	for _, rs := range m.rooms {
+		out = slices.AppendSeq(out, maps.Values(rs))
+	}
+	return out
+}
+
+// storesOf returns job id's store and its open room stores (none when
+// this node holds no store of the job).
+func (m *Manager) storesOf(id jobs.ID) []*crdt.Store {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s, ok := m.open[id]
+	if !ok {
+		return nil
+	}
+	return slices.AppendSeq([]*crdt.Store{s}, maps.Values(m.rooms[id]))
 }
 
 // Get returns job id's store if this node holds it open.
@@ -313,23 +342,27 @@ func (m *Manager) Sweep(ctx context.Context) ([]jobs.ID, error) {
 // drop closes job id's store and deletes its DAG blocks and its keys; its
 // manifest remembers the drop.
 func (m *Manager) drop(ctx context.Context, id jobs.ID) error {
-	m.mu.Lock()
-	s := m.open[id]
-	m.mu.Unlock()
+	held := m.storesOf(id)
 	var blocks []cid.Cid
-	if s != nil {
-		// Listed while the store is still held, so that a drop that
+	if len(held) > 0 {
+		// Listed while the stores are still held, so that a drop that
 		// fails here is retried with its blocks.
-		var err error
-		if blocks, err = s.Merged(ctx); err != nil {
-			return fmt.Errorf("jobstore: listing the blocks of job %s: %w", id, err)
+		for _, s := range held {
+			merged, err := s.Merged(ctx)
+			if err != nil {
+				return fmt.Errorf("jobstore: listing the blocks of job %s: %w", id, err)
+			}
+			blocks = append(blocks, merged...)
 		}
 		m.mu.Lock()
 		delete(m.open, id)
+		delete(m.rooms, id)
 		m.m.open.Set(float64(len(m.open)))
 		m.mu.Unlock()
-		if err := s.Close(); err != nil {
-			m.log.Warn("closing a dropped job store", "job", id, "err", err)
+		for _, s := range held {
+			if err := s.Close(); err != nil {
+				m.log.Warn("closing a dropped job store", "job", id, "err", err)
+			}
 		}
 	}
 	// A head is also a merged delta, so a block may be listed twice; one
@@ -404,6 +437,11 @@ func (m *Manager) Resume(ctx context.Context) ([]jobs.ID, error) {
 		if _, err := m.Open(ctx, id); err != nil {
 			return reopened, err
 		}
+		for _, macro := range mf.Rooms {
+			if _, err := m.OpenRoom(ctx, id, macro); err != nil {
+				return reopened, err
+			}
+		}
 		reopened = append(reopened, id)
 	}
 	return reopened, nil
@@ -435,8 +473,11 @@ func (m *Manager) Close() error {
 		return nil
 	}
 	m.closed = true
-	stores := m.open
-	m.open = map[jobs.ID]*crdt.Store{}
+	stores := slices.Collect(maps.Values(m.open))
+	for _, rs := range m.rooms {
+		stores = slices.AppendSeq(stores, maps.Values(rs))
+	}
+	m.open, m.rooms = map[jobs.ID]*crdt.Store{}, map[jobs.ID]map[uint64]*crdt.Store{}
 	clear(m.followers)
 	m.m.open.Set(0)
 	m.mu.Unlock()

@@ -89,7 +89,11 @@ func (rs *refusals) count(r refusal) {
 
 // policy is Policy(id, base) that counts what it refuses.
 func (rs *refusals) policy(id jobs.ID, base crdt.AuthorPolicy) crdt.AuthorPolicy {
-	p := Policy(id, base)
+	return rs.counting(id, Policy(id, base))
+}
+
+// counting is p, a policy of job id's stores, counting what it refuses.
+func (rs *refusals) counting(id jobs.ID, p crdt.AuthorPolicy) crdt.AuthorPolicy {
 	return func(key string, author peer.ID) error {
 		err := p(key, author)
 		if err != nil {

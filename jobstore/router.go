@@ -50,6 +50,11 @@ func (r *Router) writerFor(ctx context.Context, key string) (*crdt.Store, error)
 	if !job {
 		return r.mesh, nil
 	}
+	if r.jobs.cfg.Rooms {
+		if _, macro, ok := records.RoomOf(key); ok {
+			return r.jobs.OpenRoom(ctx, id, macro)
+		}
+	}
 	return r.jobs.Open(ctx, id)
 }
 
@@ -105,7 +110,17 @@ func (r *Router) Get(ctx context.Context, key string) (crdt.Record, error) {
 	if !ok {
 		return crdt.Record{}, fmt.Errorf("%w: %q (this node holds no store of job %s)", crdt.ErrNotFound, key, id)
 	}
-	return s.Get(ctx, key)
+	rec, err := s.Get(ctx, key)
+	if _, macro, ok := records.RoomOf(key); ok {
+		if room, held := r.jobs.Room(id, macro); held {
+			// The room's record, or the copy carried to the job store,
+			// whichever is newer.
+			if own, rerr := room.Get(ctx, key); rerr == nil && (err != nil || own.Seq > rec.Seq) {
+				return own, nil
+			}
+		}
+	}
+	return rec, err
 }
 
 // scope is which job stores hold records under a prefix: every one
@@ -136,9 +151,7 @@ func (r *Router) jobStores(sc scope) []*crdt.Store {
 	case sc.all:
 		return r.jobs.stores()
 	case sc.one:
-		if s, ok := r.jobs.Get(sc.job); ok {
-			return []*crdt.Store{s}
-		}
+		return r.jobs.storesOf(sc.job)
 	}
 	return nil
 }
@@ -171,8 +184,26 @@ func (r *Router) QueryKeys(ctx context.Context, prefix string, keep func(key str
 	}
 	if len(stores) > 0 {
 		slices.SortStableFunc(out, func(a, b crdt.Record) int { return strings.Compare(a.Key, b.Key) })
+		out = newestOfEach(out)
 	}
 	return out, nil
+}
+
+// newestOfEach keeps, of the records sorted by key, the one with the
+// highest Seq of each key: a room record read from its room store and as
+// carried to the job store is one record.
+func newestOfEach(sorted []crdt.Record) []crdt.Record {
+	out := sorted[:0]
+	for _, rec := range sorted {
+		if n := len(out); n > 0 && out[n-1].Key == rec.Key {
+			if rec.Seq > out[n-1].Seq {
+				out[n-1] = rec
+			}
+			continue
+		}
+		out = append(out, rec)
+	}
+	return out
 }
 
 // Self returns the peer ID that signs this node's writes: the mesh

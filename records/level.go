@@ -74,3 +74,18 @@ func KeyLevel(key string) (Level, jobs.ID, error) {
 	}
 	return l, jobs.ID{}, nil
 }
+
+// roomTypes are the job-level records of one MacroJob's room: what its
+// members write while they work on it.
+var roomTypes = map[string]bool{TookType: true, CommitType: true, ResultType: true}
+
+// RoomOf returns the job and MacroJob of a room record (a took record, a
+// commitment or a disclosure), which a node with room stores keeps in its
+// MacroJob's store; ok is false for any other key.
+func RoomOf(key string) (job jobs.ID, macro uint64, ok bool) {
+	k, err := Parse(key)
+	if err != nil || !roomTypes[k.Type] {
+		return jobs.ID{}, 0, false
+	}
+	return k.Job, k.Macro, true
+}
