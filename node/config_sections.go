@@ -77,6 +77,12 @@ type StoreConfig struct {
 	// announcements and outcomes: "on", "off" (one store holds every
 	// record) or "auto" (on where the node has a chain). Default "auto".
 	JobStores JobStoresMode `toml:"job_stores"`
+	// RoomStores, with job stores, keeps each MacroJob's took records,
+	// commitments and disclosures in a store of its own, which only the
+	// MacroJob's members and its verifier's runner hold; the rest of the
+	// job's nodes receive them in the MacroJob's aggregates. Every node of
+	// a mesh must set it alike. Default false.
+	RoomStores bool `toml:"room_stores"`
 	// JobRetention is how long a job's store is kept once the job is over
 	// (settled, refunded, aborted or past its deadline): the evidence an
 	// auditor reads. Default 24h.

@@ -117,6 +117,10 @@ announce_wait = {{toml .Store.AnnounceWait}}
 # "auto": on where this node has a chain; "on"; "off": every job's records
 # in the mesh's store. Every node of a mesh must keep them alike.
 job_stores = {{toml .Store.JobStores}}
+# With job stores: keep each MacroJob's commitments and disclosures in a
+# store of its own, held by its members, and give the job's other nodes
+# the MacroJob's aggregates instead. Every node of a mesh must set it alike.
+room_stores = {{toml .Store.RoomStores}}
 # How long a job's own store is kept once the job is over (settled,
 # refunded, aborted or past its deadline), for anyone auditing it; then its
 # records and their blocks are deleted. The job's outcome stays readable.

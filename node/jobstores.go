@@ -11,6 +11,7 @@ import (
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/jobstore"
+	"github.com/jobmesh/jobmesh/processor"
 	"github.com/jobmesh/jobmesh/records"
 )
 
@@ -23,7 +24,7 @@ import (
 // template of every job store.
 func (n *Node) openJobStores(ctx, runCtx context.Context, scfg crdt.Config) error {
 	m, err := jobstore.New(jobstore.Config{
-		Store: scfg, Blocks: n.IPFS.Blockstore(), Retention: time.Duration(n.Config.Store.JobRetention),
+		Store: scfg, Blocks: n.IPFS.Blockstore(), Retention: time.Duration(n.Config.Store.JobRetention), Rooms: n.Config.Store.RoomStores,
 		Registerer: n.Metrics,
 	})
 	if err != nil {
@@ -42,6 +43,15 @@ func (n *Node) openJobStores(ctx, runCtx context.Context, scfg crdt.Config) erro
 	n.Store = n.router
 	n.wg.Go(func() { n.keepJobStores(runCtx) })
 	return nil
+}
+
+// rooms is the job stores as processor.RoomStores: nil (not a nil
+// Manager in an interface) without room stores.
+func (n *Node) rooms() processor.RoomStores {
+	if n.jobStores == nil || !n.Config.Store.RoomStores {
+		return nil
+	}
+	return n.jobStores
 }
 
 // JobStores is the node's per-job stores; nil without [store] job_stores.

@@ -371,7 +371,7 @@ func (n *Node) startProcessor(ctx, runCtx context.Context, p Params, log *slog.L
 	if err := n.BindWallet(ctx); err != nil {
 		return err
 	}
-	w, err := processor.New(ctx, processor.Params{Host: n.Host, Blocks: n.IPFS, Store: n.Store, Jobs: n.joiner(), Logger: log, Registerer: n.Metrics, Chain: n.Escrow, WalletKey: p.WalletKey, Directory: directory{n}}, pc)
+	w, err := processor.New(ctx, processor.Params{Host: n.Host, Blocks: n.IPFS, Store: n.Store, Jobs: n.joiner(), Rooms: n.rooms(), Logger: log, Registerer: n.Metrics, Chain: n.Escrow, WalletKey: p.WalletKey, Directory: directory{n}}, pc)
 	if err != nil {
 		return err
 	}

@@ -105,6 +105,11 @@ type Config struct {
 	// (firstOwners); the k-th in rank then claims it and pauses k eighths
 	// of HeadStart, at most one (macrojob.DecideOpen). Default 1s.
 	HeadStart time.Duration
+	// AggregateGrace is how long each holder of a MacroJob's room store
+	// waits after the one before it to write the MacroJob's aggregate,
+	// once the room's records are complete and the job's store lacks
+	// them (aggregate.go). Default 0, which means one Poll.
+	AggregateGrace time.Duration
 	// TookGrace is how long a processor's took record of a MacroJob
 	// (records.TookKey) may wait, from the run of the first MicroJob it
 	// locked there, to go into the store in the batch of that turn's
@@ -240,8 +245,8 @@ func (c Config) Validate() error {
 	if c.ProgressWindow < 0 || (c.DiscloseGrace > 0 && c.ProgressWindow > c.DiscloseGrace) {
 		return fmt.Errorf("%w: progress window %s must be at least 0 and at most the disclose grace %s", ErrInvalidConfig, c.ProgressWindow, c.DiscloseGrace)
 	}
-	if c.HeadStart < 0 || c.CatchUp < 0 || c.TookGrace < 0 {
-		return fmt.Errorf("%w: head start, catch-up and took grace must not be negative", ErrInvalidConfig)
+	if c.HeadStart < 0 || c.CatchUp < 0 || c.TookGrace < 0 || c.AggregateGrace < 0 {
+		return fmt.Errorf("%w: head start, catch-up, took and aggregate graces must not be negative", ErrInvalidConfig)
 	}
 	if err := c.Probes.Validate(); err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalidConfig, err)

@@ -33,10 +33,17 @@ type metrics struct {
 	// seed's source; "redrawn" a lapsed job drawn again from a later
 	// reveal.
 	checks *prometheus.CounterVec
+	// aggregates counts the MacroJob aggregates this processor wrote, by
+	// type (aggregate.go).
+	aggregates *prometheus.CounterVec
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
 	m := &metrics{
+		aggregates: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "jobmesh", Subsystem: "processor", Name: "aggregates_total",
+			Help: "MacroJob aggregates this processor wrote to a job's store from its room store, by type (committed, disclosed).",
+		}, []string{"type"}),
 		microjobs: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "jobmesh", Subsystem: "processor", Name: "microjobs_total",
 			Help: "MicroJobs this processor ran and committed, by outcome.",
@@ -92,7 +99,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 	}
 	if reg != nil {
 		reg.MustRegister(m.microjobs, m.seconds, m.finalized, m.aborted, m.live, m.kicked, m.refused, m.signRefusals,
-			m.lonelyVerdicts, m.failureReports, m.failedJobs, m.jobChannel, m.checks)
+			m.lonelyVerdicts, m.failureReports, m.failedJobs, m.jobChannel, m.checks, m.aggregates)
 	}
 	rooms, err := macrojob.NewMetrics(reg)
 	if err != nil {

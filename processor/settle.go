@@ -27,6 +27,7 @@ func (w *Worker) settle(ctx context.Context) {
 	defer t.Stop()
 	for {
 		w.disclose(ctx)
+		w.aggregate(ctx)
 		w.finalizeAll(ctx)
 		w.settleAll(ctx)
 		select {

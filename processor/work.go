@@ -223,6 +223,13 @@ func (w *Worker) ensureInputs(ctx context.Context, js *jobState) error {
 
 func (w *Worker) join(ctx context.Context, js *jobState, m *jobs.MacroJob, creator macrojob.PeerID, committed map[jobs.ID]bool) (*macrojob.Room, error) {
 	items := roomItems(js, m)
+	if w.p.Rooms != nil {
+		// The other members' records of the MacroJob are in its room
+		// store.
+		if _, err := w.p.Rooms.OpenRoom(ctx, js.plan().JobID, m.Index); err != nil {
+			return nil, err
+		}
+	}
 	r, err := macrojob.JoinRoom(ctx, macrojob.RoomParams{
 		Host: w.p.Host, Store: w.p.Store, JobID: js.plan().JobID.String(), Macro: m.Index,
 		Items: items, Creator: creator, Logger: w.log, Metrics: w.m.rooms,

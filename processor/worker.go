@@ -57,6 +57,12 @@ type Params struct {
 	// the job's rooms, requests and verdicts. Nil: one store holds every
 	// job's records.
 	Jobs Joiner
+	// Rooms, when set, keeps each MacroJob's room records in a store of
+	// its own (jobstore.Manager with room stores): this processor opens
+	// the room store of each room it joins and writes the MacroJob's
+	// aggregates from it (aggregate.go). Nil: room records go to the
+	// job's store.
+	Rooms RoomStores
 	// Now is the clock every decision of the worker and its parts reads
 	// (lock expiry, head starts, waits, takeovers); nil: time.Now. Tests
 	// inject one to drive time.
@@ -268,6 +274,10 @@ type jobState struct {
 	checksAt     time.Time
 	revealsSeen  map[string]bool
 	revealsTried int
+
+	// aggSeen is what this node noted of the aggregates of the MacroJobs
+	// whose room stores it holds (aggregate.go).
+	aggSeen map[aggAt]aggSeen
 }
 
 // plan is the job's plan: public until its checks are drawn, then
