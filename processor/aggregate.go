@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"errors"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -52,10 +54,11 @@ type aggSeen struct {
 }
 
 // Limits of one aggregate: at most crdt.MaxCarried envelopes and
-// maxAggregateBytes of them, well inside a record's payload limit. The
-// records the job store lacks go first, this node's own first of all, so
-// that what does not fit goes in the next one.
-const maxAggregateBytes = 128 << 10
+// maxAggregateBytes of them (halved while the store refuses the payload
+// as too large), inside the default record payload limit. The records
+// the job store lacks go first, this node's own first of all, so that
+// what does not fit goes in the next one.
+const maxAggregateBytes = 224 << 10
 
 // aggregate writes the MacroJob aggregates that are due, for every room
 // store this node holds of each open job. An aggregate carries every
@@ -73,22 +76,44 @@ func (w *Worker) aggregate(ctx context.Context) {
 		return
 	}
 	now := w.now()
-	for _, js := range w.openJobs() {
+	w.mu.Lock()
+	known := slices.Collect(maps.Values(w.known))
+	w.mu.Unlock()
+	for _, js := range known {
+		// A finished job too: its verdict came from the records of the
+		// nodes that hold its rooms, and the others still read them to
+		// check it.
 		id := js.plan().JobID
 		job, ok := w.p.Rooms.Get(id)
-		if !ok {
+		macros := w.p.Rooms.RoomsOf(id)
+		if !ok || len(macros) == 0 {
 			continue
 		}
-		for _, macro := range w.p.Rooms.RoomsOf(id) {
+		ver := w.index.Version(id)
+		w.mu.Lock()
+		quiet := ver != 0 && js.aggQuiet == ver
+		w.mu.Unlock()
+		if quiet {
+			continue // nothing changed since every record was carried
+		}
+		pending := false
+		for _, macro := range macros {
 			room, ok := w.p.Rooms.Room(id, macro)
 			if !ok || macro >= uint64(len(js.plan().Macros)) {
 				continue
 			}
 			for _, k := range aggKinds {
-				if err := w.aggregateOne(ctx, js, job, room, macro, k, now); err != nil && ctx.Err() == nil {
+				lacks, err := w.aggregateOne(ctx, js, job, room, macro, k, now)
+				if err != nil && ctx.Err() == nil {
 					w.log.Warn("writing a MacroJob aggregate", "job", id, "macro", macro, "kind", k.typ, "err", err)
 				}
+				pending = pending || lacks || err != nil
 			}
+		}
+		if !pending {
+			w.mu.Lock()
+			js.aggQuiet = ver
+			w.mu.Unlock()
 		}
 	}
 }
@@ -99,8 +124,8 @@ func macroPrefix(id jobs.ID, macro uint64) string {
 }
 
 // aggregateOne writes this node's aggregate k of MacroJob macro when it
-// is due.
-func (w *Worker) aggregateOne(ctx context.Context, js *jobState, job, room *crdt.Store, macro uint64, k aggKind, now time.Time) error {
+// is due, and reports whether the job store lacked records of it.
+func (w *Worker) aggregateOne(ctx context.Context, js *jobState, job, room *crdt.Store, macro uint64, k aggKind, now time.Time) (bool, error) {
 	id := js.plan().JobID
 	keep := func(key string) bool {
 		_, _, ok := records.RoomOf(key)
@@ -108,11 +133,11 @@ func (w *Worker) aggregateOne(ctx context.Context, js *jobState, job, room *crdt
 	}
 	inRoom, err := room.QueryKeys(ctx, macroPrefix(id, macro), keep)
 	if err != nil {
-		return err
+		return false, err
 	}
 	inJob, err := job.QueryKeys(ctx, macroPrefix(id, macro), keep)
 	if err != nil {
-		return err
+		return false, err
 	}
 	have := make(map[string]crdt.Record, len(inJob))
 	for _, r := range inJob {
@@ -132,10 +157,10 @@ func (w *Worker) aggregateOne(ctx context.Context, js *jobState, job, room *crdt
 			continue // a verifier's: disclosed with the rest
 		}
 		set = append(set, r)
-		if h, ok := have[r.Key]; (!ok || h.Seq < r.Seq) && (k.typ == records.CommittedType || key.Type == records.ResultType) {
-			// The disclosed aggregate is due for disclosures: the
-			// commitments it carries too go with the committed one,
-			// or with the disclosures.
+		if h, ok := have[r.Key]; (!ok || h.Seq < r.Seq) && (k.typ == records.CommittedType || !regular[key.Micro] || key.Type == records.ResultType) {
+			// The disclosed aggregate is due for disclosures and the
+			// verifier's commitment; the regular MicroJobs'
+			// commitments it carries too are the committed one's.
 			lacking = append(lacking, r)
 		}
 	}
@@ -144,7 +169,7 @@ func (w *Worker) aggregateOne(ctx context.Context, js *jobState, job, room *crdt
 	if len(lacking) == 0 {
 		delete(js.aggSeen, aggAt{macro, k.typ})
 		w.mu.Unlock()
-		return nil
+		return false, nil
 	}
 	if seen.missing.IsZero() {
 		seen.missing = now
@@ -162,21 +187,31 @@ func (w *Worker) aggregateOne(ctx context.Context, js *jobState, job, room *crdt
 	due := complete && !now.Before(seen.complete.Add(rank*w.aggregateGrace())) ||
 		!now.Before(seen.missing.Add((rank+1)*w.aggregateFallback(k)))
 	if !due {
-		return nil
+		return true, nil
 	}
-	payload, n, err := w.carry(ctx, room, job, set, inJob, lacking, k)
-	if err != nil || n == 0 {
-		return err
+	var n int
+	for budget := maxAggregateBytes; ; budget /= 2 {
+		var payload []byte
+		payload, n, err = w.carry(ctx, room, job, set, inJob, lacking, k, budget)
+		if err != nil || n == 0 {
+			return true, err
+		}
+		err = w.p.Store.Put(ctx, k.key(id, macro, w.self), k.typ, payload)
+		if !errors.Is(err, crdt.ErrOversized) || n == 1 {
+			break
+		}
+		// The store takes smaller payloads ([store] max_payload): carry
+		// fewer, the lacking first; the rest go in the next one.
 	}
-	if err := w.p.Store.Put(ctx, k.key(id, macro, w.self), k.typ, payload); err != nil {
-		return err
+	if err != nil {
+		return true, err
 	}
 	w.m.aggregates.WithLabelValues(k.typ).Inc()
 	w.log.Debug("MacroJob aggregate written", "job", id, "macro", macro, "kind", k.typ, "records", n, "lacking", len(lacking), "complete", complete)
 	w.mu.Lock()
 	delete(js.aggSeen, aggAt{macro, k.typ})
 	w.mu.Unlock()
-	return nil
+	return true, nil
 }
 
 // regularOf returns m's regular MicroJobs.
@@ -198,7 +233,7 @@ type aggAt struct {
 // the records the job store lacks (this node's own first), then of the
 // rest of the room's and the job store's records of its kinds, within the
 // aggregate's limits; and how many it holds.
-func (w *Worker) carry(ctx context.Context, room, job *crdt.Store, set, inJob, lacking []crdt.Record, k aggKind) ([]byte, int, error) {
+func (w *Worker) carry(ctx context.Context, room, job *crdt.Store, set, inJob, lacking []crdt.Record, k aggKind, budget int) ([]byte, int, error) {
 	self := w.p.Store.Self()
 	slices.SortStableFunc(lacking, func(a, b crdt.Record) int {
 		return boolOrder(a.Author != self, b.Author != self)
@@ -233,7 +268,7 @@ func (w *Worker) carry(ctx context.Context, room, job *crdt.Store, set, inJob, l
 		if err != nil {
 			continue // gone meanwhile, or refused: not carried
 		}
-		if len(envs) == crdt.MaxCarried || size+len(env) > maxAggregateBytes {
+		if len(envs) == crdt.MaxCarried || size+len(env) > budget && len(envs) > 0 {
 			break
 		}
 		envs, size = append(envs, env), size+len(env)

@@ -155,6 +155,18 @@ var tunings = []tuning{
 	{name: "nodedefaults", proc: nodeDefaultRooms, node: nodeDefaultStore},
 	// Both: the mock network with the node defaults.
 	{name: "mocknet-nodedefaults", mocknet: true, proc: nodeDefaultRooms, node: nodeDefaultStore},
+	// And the job's records in a store of its own (as on a mesh with a
+	// chain), then also each MacroJob's took records, commitments and
+	// disclosures in a room store of its own, carried to the job's store
+	// in aggregates.
+	{name: "mocknet-nodedefaults-jobstores", mocknet: true, proc: nodeDefaultRooms, node: func(cfg *node.Config) {
+		nodeDefaultStore(cfg)
+		cfg.Store.JobStores = node.JobStoresOn
+	}},
+	{name: "mocknet-nodedefaults-rooms", mocknet: true, proc: nodeDefaultRooms, node: func(cfg *node.Config) {
+		nodeDefaultStore(cfg)
+		cfg.Store.JobStores, cfg.Store.RoomStores = node.JobStoresOn, true
+	}},
 	// And each host's connection manager trims to 32 connections above
 	// 64 (the test mesh's watermarks are 200 and 400).
 	{name: "mocknet-nodedefaults-conns64", mocknet: true, proc: nodeDefaultRooms, node: nodeDefaultStore,

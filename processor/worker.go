@@ -278,6 +278,9 @@ type jobState struct {
 	// aggSeen is what this node noted of the aggregates of the MacroJobs
 	// whose room stores it holds (aggregate.go).
 	aggSeen map[aggAt]aggSeen
+	// aggQuiet is the record index version at which the job store last
+	// lacked no record of this node's room stores of the job.
+	aggQuiet uint64
 }
 
 // plan is the job's plan: public until its checks are drawn, then
