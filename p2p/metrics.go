@@ -41,7 +41,7 @@ func newMetrics() *metrics {
 		}, []string{"topic"}),
 		traffic: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "jobmesh", Subsystem: "p2p", Name: "pubsub_messages_total",
-			Help: "Pubsub messages by topic kind (crdt: the mesh store, jobcrdt: job stores, jobs, job, macrojob, other) and event: delivered (accepted, handed to subscribers), duplicate (a copy already seen, dropped), sent (in an RPC to a peer).",
+			Help: "Pubsub messages by topic kind (crdt: the mesh store, jobcrdt: job stores, jobs, job, macrojob, roomcrdt: room stores, other) and event: delivered (accepted, handed to subscribers), duplicate (a copy already seen, dropped), sent (in an RPC to a peer).",
 		}, []string{"topic", "event"}),
 		refused: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "jobmesh", Subsystem: "p2p", Name: "peers_refused_total",

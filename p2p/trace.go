@@ -30,12 +30,13 @@ const (
 	kindJobs
 	kindJob
 	kindMacroJob
+	kindRoomCRDT
 	kindOther
 	topicKinds
 )
 
 // topicKindNames are the topic label values, by kind.
-var topicKindNames = [topicKinds]string{"crdt", "jobcrdt", "jobs", "job", "macrojob", "other"}
+var topicKindNames = [topicKinds]string{"crdt", "jobcrdt", "jobs", "job", "macrojob", "roomcrdt", "other"}
 
 // topicKind is the kind of a jobmesh topic for the traffic metric.
 func topicKind(topic string) int {
@@ -49,6 +50,9 @@ func topicKind(topic string) int {
 		return kindJobs
 	case strings.HasPrefix(rest, "job/"):
 		if strings.Contains(rest, "/macro/") {
+			if strings.HasSuffix(rest, "/crdt") {
+				return kindRoomCRDT
+			}
 			return kindMacroJob
 		}
 		if strings.HasSuffix(rest, "/crdt") {

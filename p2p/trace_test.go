@@ -13,14 +13,15 @@ import (
 
 func TestTopicKind(t *testing.T) {
 	for topic, want := range map[string]string{
-		"/jobmesh/2/crdt":                 "crdt",
-		"/jobmesh/2/jobs":                 "jobs",
-		"/jobmesh/2/job/bafyjob":          "job",
-		"/jobmesh/2/job/bafyjob/macro/12": "macrojob",
-		"/jobmesh/2/job/bafyjob/crdt":     "jobcrdt",
-		"/jobmesh/2/greetings":            "other",
-		"/other/1/crdt":                   "other",
-		"":                                "other",
+		"/jobmesh/2/crdt":                     "crdt",
+		"/jobmesh/2/jobs":                     "jobs",
+		"/jobmesh/2/job/bafyjob":              "job",
+		"/jobmesh/2/job/bafyjob/macro/12":     "macrojob",
+		"/jobmesh/2/job/bafyjob/crdt":         "jobcrdt",
+		"/jobmesh/2/job/bafyjob/macro/3/crdt": "roomcrdt",
+		"/jobmesh/2/greetings":                "other",
+		"/other/1/crdt":                       "other",
+		"":                                    "other",
 	} {
 		if got := topicKindNames[topicKind(topic)]; got != want {
 			t.Errorf("topicKind(%q) = %q, want %q", topic, got, want)

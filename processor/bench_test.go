@@ -534,13 +534,13 @@ func reportTraffic(b *testing.B, s flowShape, runs, nodes int, traffic map[traff
 		switch k.event {
 		case "delivered":
 			delivered += v
-			if k.topic == "crdt" || k.topic == "jobcrdt" || k.topic == "job" || k.topic == "macrojob" {
+			if k.topic == "crdt" || k.topic == "jobcrdt" || k.topic == "roomcrdt" || k.topic == "job" || k.topic == "macrojob" {
 				b.ReportMetric(per, k.topic+"-deliveries/microjob")
 				b.ReportMetric(per/perNode, k.topic+"-deliveries/microjob/node")
 			}
 		case "duplicate":
 			duplicates += v
-			if k.topic == "crdt" || k.topic == "jobcrdt" || k.topic == "job" || k.topic == "macrojob" {
+			if k.topic == "crdt" || k.topic == "jobcrdt" || k.topic == "roomcrdt" || k.topic == "job" || k.topic == "macrojob" {
 				b.ReportMetric(per/perNode, k.topic+"-duplicates/microjob/node")
 			}
 		case "kind":

@@ -198,7 +198,7 @@ func benchScaleOut(b *testing.B, jobsAtOnce int) {
 		b.ReportMetric(by.blocks/bn, "blocks-B/job/bystander")
 		b.ReportMetric(by.deliv/bn, "deliveries/microjob/bystander")
 		b.ReportMetric(by.dht/bn, "dht-requests/mesh-job/bystander")
-		for _, t := range []string{"crdt", "jobcrdt", "jobs", "job", "macrojob"} {
+		for _, t := range []string{"crdt", "jobcrdt", "roomcrdt", "jobs", "job", "macrojob"} {
 			b.ReportMetric(by.topics[t]/bn, t+"-deliveries/microjob/bystander")
 		}
 	}
