@@ -36,7 +36,24 @@ type aggKind struct {
 
 var aggKinds = []aggKind{
 	{records.CommittedType, map[string]bool{records.TookType: true, records.CommitType: true}},
-	{records.DisclosedType, map[string]bool{records.CommitType: true, records.ResultType: true}},
+	{records.DisclosedType, map[string]bool{records.TookType: true, records.CommitType: true, records.ResultType: true}},
+}
+
+// due reports whether record key, which the job store lacks, makes
+// aggregate k due: for the committed aggregate a regular MicroJob's
+// commitment, for the disclosed one a disclosure or the verifier's
+// commitment. Took records go along with them (a verifier's runner and a
+// member that locked MicroJobs it never committed write theirs after the
+// set is complete), and alone only by the committed aggregate's fallback.
+func (k aggKind) due(key records.Key, regular map[jobs.ID]bool) (trigger, fallback bool) {
+	switch {
+	case key.Type == records.TookType:
+		return false, k.typ == records.CommittedType
+	case k.typ == records.CommittedType:
+		return true, true
+	}
+	t := key.Type == records.ResultType || !regular[key.Micro]
+	return t, t
 }
 
 func (k aggKind) key(id jobs.ID, macro uint64, self string) string {
@@ -61,7 +78,7 @@ type aggSeen struct {
 const maxAggregateBytes = 224 << 10
 
 // aggregate writes the MacroJob aggregates that are due, for every room
-// store this node holds of each open job. An aggregate carries every
+// store this node holds, of running and finished jobs alike. An aggregate carries every
 // record of its kinds that this node reads of the MacroJob, from the room
 // store and the job store, so that the last one a writer wrote holds all
 // it knew. It is due when the job store lacks records of the room and
@@ -145,6 +162,7 @@ func (w *Worker) aggregateOne(ctx context.Context, js *jobState, job, room *crdt
 	}
 	regular := regularOf(&js.plan().Macros[macro])
 	var set, lacking []crdt.Record
+	trigger, fallback := false, false
 	for _, r := range inRoom {
 		if !k.kinds[r.Type] {
 			continue
@@ -157,16 +175,16 @@ func (w *Worker) aggregateOne(ctx context.Context, js *jobState, job, room *crdt
 			continue // a verifier's: disclosed with the rest
 		}
 		set = append(set, r)
-		if h, ok := have[r.Key]; (!ok || h.Seq < r.Seq) && (k.typ == records.CommittedType || !regular[key.Micro] || key.Type == records.ResultType) {
-			// The disclosed aggregate is due for disclosures and the
-			// verifier's commitment; the regular MicroJobs'
-			// commitments it carries too are the committed one's.
+		if h, ok := have[r.Key]; !ok || h.Seq < r.Seq {
 			lacking = append(lacking, r)
+			t, f := k.due(key, regular)
+			trigger, fallback = trigger || t, fallback || f
 		}
 	}
+	complete := trigger && setComplete(js, macro, k, set)
 	w.mu.Lock()
 	seen := js.aggSeen[aggAt{macro, k.typ}]
-	if len(lacking) == 0 {
+	if !trigger && !fallback {
 		delete(js.aggSeen, aggAt{macro, k.typ})
 		w.mu.Unlock()
 		return false, nil
@@ -174,7 +192,6 @@ func (w *Worker) aggregateOne(ctx context.Context, js *jobState, job, room *crdt
 	if seen.missing.IsZero() {
 		seen.missing = now
 	}
-	complete := w.setComplete(js, macro, k, set)
 	if complete && seen.complete.IsZero() {
 		seen.complete = now
 	}
@@ -207,7 +224,7 @@ func (w *Worker) aggregateOne(ctx context.Context, js *jobState, job, room *crdt
 		return true, err
 	}
 	w.m.aggregates.WithLabelValues(k.typ).Inc()
-	w.log.Debug("MacroJob aggregate written", "job", id, "macro", macro, "kind", k.typ, "records", n, "lacking", len(lacking), "complete", complete)
+	w.log.Debug("MacroJob aggregate written", "job", id, "macro", macro, "kind", k.typ, "records", n, "lacking", len(lacking), "complete", complete, "rank", rank)
 	w.mu.Lock()
 	delete(js.aggSeen, aggAt{macro, k.typ})
 	w.mu.Unlock()
@@ -296,7 +313,7 @@ func boolOrder(a, b bool) int {
 // committed aggregate, every regular MicroJob has as many commitments as
 // the job has replicas; for the disclosed one, every MicroJob (the
 // verifier too, once drawn) has, and each commitment its disclosure.
-func (w *Worker) setComplete(js *jobState, macro uint64, k aggKind, set []crdt.Record) bool {
+func setComplete(js *jobState, macro uint64, k aggKind, set []crdt.Record) bool {
 	m := &js.plan().Macros[macro]
 	micros := m.Micros[:m.Regular]
 	if k.typ == records.DisclosedType {
@@ -383,19 +400,28 @@ func (w *Worker) aggregateGrace() time.Duration {
 	if w.cfg.AggregateGrace > 0 {
 		return w.cfg.AggregateGrace
 	}
-	return w.cfg.Poll
+	return DefaultAggregateGrace
 }
+
+// DefaultAggregateGrace is Config.AggregateGrace's default: longer than a
+// store write takes to reach the job's other nodes on a loaded node (at
+// 1s, half the MacroJobs of a job of 100 processors on 2 cores got a
+// second aggregate), so that the next in rank finds the aggregate before
+// its turn. It costs time only when the completer stops before writing.
+const DefaultAggregateGrace = 5 * time.Second
 
 // aggregateFallback is how long the job store may lack records of a room
 // before its holders write what they have, one after another: for
-// disclosures, two AggregateGraces (the others judge the job from them,
-// and redo a MicroJob left undisclosed for DiscloseGrace); for took
-// records and commitments, a room lock's TTL (nothing outside the room
-// waits for them before the MacroJob is complete, and a room stalled for
-// longer than a lock is taken over).
+// disclosures, a third of DiscloseGrace (the MacroJob's members disclose
+// within a Poll or two of its last commitment, and one that never does
+// is redone after DiscloseGrace once the others see its MacroJob
+// complete, which they learn from these aggregates); for took records and
+// commitments, a room lock's TTL (nothing outside the room waits for them
+// before the MacroJob is complete, and a room stalled for longer than a
+// lock is taken over).
 func (w *Worker) aggregateFallback(k aggKind) time.Duration {
 	if k.typ == records.DisclosedType {
-		return 2 * w.aggregateGrace()
+		return max(w.cfg.DiscloseGrace/3, w.aggregateGrace())
 	}
 	return w.lockTTL()
 }

@@ -346,6 +346,9 @@ func runBenchJob(b *testing.B, m *localmesh.Mesh, exec *waitExec, s flowShape, s
 	wall := time.Since(start)
 	wcancel()
 	at := <-phases
+	if testing.Verbose() {
+		fmt.Fprintf(os.Stderr, "%s: the client's store holds, by type: %v\n", b.Name(), recordTypes(m, info))
+	}
 	plan, err := jobs.Slice(info)
 	if err != nil {
 		b.Fatal(err)
@@ -545,6 +548,8 @@ func reportTraffic(b *testing.B, s flowShape, runs, nodes int, traffic map[traff
 			}
 		case "kind":
 			b.ReportMetric(per/perNode, k.topic+"-deliveries/microjob/node")
+		case "writes":
+			b.ReportMetric(per, k.topic+"-writes/microjob")
 		}
 	}
 	b.ReportMetric(delivered/float64(runs)/mj, "deliveries/microjob")

@@ -146,3 +146,18 @@ func runners(m *localmesh.Mesh, job jobs.ID, macro uint64, verifier bool) string
 	}
 	return fmt.Sprintf(" (unranked at %d%s)", unranked, b.String())
 }
+
+// recordTypes counts the records of a job in the client's store by type.
+func recordTypes(m *localmesh.Mesh, info *jobs.JobInfo) map[string]int {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	recs, err := client(m).Store.Query(ctx, records.JobKey(info.ID())+"/")
+	if err != nil {
+		return map[string]int{"error: " + err.Error(): 1}
+	}
+	types := map[string]int{}
+	for _, r := range recs {
+		types[r.Type]++
+	}
+	return types
+}

@@ -26,10 +26,12 @@ func pubsubTraffic(b *testing.B, m *localmesh.Mesh) map[trafficKey]float64 {
 
 // memberTraffic adds mem's jobmesh_p2p_pubsub_messages_total to out, and
 // the Job channel's and the rooms' messages by kind as topics "job-<kind>"
-// and "macrojob-<kind>" with event "kind"; one gather of mem's metrics.
+// and "macrojob-<kind>" with event "kind", and its aggregates written
+// (memberWrites); one gather of mem's metrics.
 func memberTraffic(b *testing.B, mem *localmesh.Member, out map[trafficKey]float64) {
 	b.Helper()
 	families := memberFamilies(b, mem)
+	memberWrites(families, out)
 	for _, mt := range families["jobmesh_p2p_pubsub_messages_total"] {
 		var k trafficKey
 		for _, l := range mt.GetLabel() {
@@ -51,6 +53,19 @@ func memberTraffic(b *testing.B, mem *localmesh.Member, out map[trafficKey]float
 				if l.GetName() == "kind" {
 					out[trafficKey{topic: topic + l.GetValue(), event: "kind"}] += mt.GetCounter().GetValue()
 				}
+			}
+		}
+	}
+}
+
+// memberWrites adds mem's MacroJob aggregates written
+// (jobmesh_processor_aggregates_total) to out as topic "<type>-aggregate"
+// with event "writes".
+func memberWrites(families map[string][]*dto.Metric, out map[trafficKey]float64) {
+	for _, mt := range families["jobmesh_processor_aggregates_total"] {
+		for _, l := range mt.GetLabel() {
+			if l.GetName() == "type" {
+				out[trafficKey{topic: l.GetValue() + "-aggregate", event: "writes"}] += mt.GetCounter().GetValue()
 			}
 		}
 	}

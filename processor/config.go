@@ -108,7 +108,8 @@ type Config struct {
 	// AggregateGrace is how long each holder of a MacroJob's room store
 	// waits after the one before it to write the MacroJob's aggregate,
 	// once the room's records are complete and the job's store lacks
-	// them (aggregate.go). Default 0, which means one Poll.
+	// them (aggregate.go). Default 0, which means DefaultAggregateGrace
+	// (5s).
 	AggregateGrace time.Duration
 	// TookGrace is how long a processor's took record of a MacroJob
 	// (records.TookKey) may wait, from the run of the first MicroJob it

@@ -8,11 +8,11 @@ import (
 )
 
 // carriable is what each aggregate may carry: a committed aggregate its
-// MacroJob's took records and commitments, a disclosed aggregate its
-// commitments (the verifier's) and disclosures.
+// MacroJob's took records and commitments, a disclosed aggregate its took
+// records, commitments (the verifier's) and disclosures.
 var carriable = map[string][]string{
 	CommittedType: {TookType, CommitType},
-	DisclosedType: {CommitType, ResultType},
+	DisclosedType: {TookType, CommitType, ResultType},
 }
 
 // Carriage is a job store's carriage (crdt.Carriage): a MacroJob's

@@ -29,7 +29,7 @@ func TestAggregatesCarryTheirMacroJobsRecordsOnly(t *testing.T) {
 		{committed, result, false},
 		{disclosed, commit, true},
 		{disclosed, result, true},
-		{disclosed, took, false},
+		{disclosed, took, true},
 		{committed, records.TookKey(id, 5, ps), false},
 		{committed, records.TookKey(other, 4, ps), false},
 		{disclosed, records.Key{Type: records.ResultType, Job: id, Macro: 3, Micro: micro, Peer: ps}.String(), false},

@@ -54,8 +54,8 @@ const (
 	// records and commitments (crdt.EncodeCarried), exactly as their
 	// authors signed them (Carriage).
 	CommittedType = "committed"
-	// DisclosedType records under DisclosedKey carry a MacroJob's
-	// commitments and disclosures, like CommittedType.
+	// DisclosedType records under DisclosedKey carry a MacroJob's took
+	// records, commitments and disclosures, like CommittedType.
 	DisclosedType = "disclosed"
 	// CommitType records hold a microjob.Commitment under CommitKey.
 	CommitType = "commit"
