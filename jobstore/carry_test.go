@@ -88,14 +88,8 @@ func TestAggregateBringsARoomsRecordsToTheJobStore(t *testing.T) {
 	}
 
 	writer := manager(t, c, 0, clk)
-	cfg := c.Config(2)
-	cfg.AuthorPolicy = records.AuthorPolicy()
 	reg := prometheus.NewRegistry()
-	reader, err := jobstore.New(jobstore.Config{Store: cfg, Blocks: strictDeleter{c.Blocks}, Retention: time.Hour, Now: clk.Now, Registerer: reg})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { reader.Close() })
+	reader := managerWith(t, c, 2, clk, func(jc *jobstore.Config) { jc.Registerer = reg })
 	rs, err := reader.Open(ctx, a)
 	if err != nil {
 		t.Fatal(err)

@@ -40,10 +40,19 @@ func (c *clock) Add(d time.Duration) {
 // manager returns a Manager over replica i of c, with the mesh's author
 // policy and c's shared block store.
 func manager(t *testing.T, c *crdttest.Cluster, i int, clk *clock) *jobstore.Manager {
+	return managerWith(t, c, i, clk, nil)
+}
+
+// managerWith is manager with its Config changed by set (nil: none).
+func managerWith(t *testing.T, c *crdttest.Cluster, i int, clk *clock, set func(*jobstore.Config)) *jobstore.Manager {
 	t.Helper()
 	cfg := c.Config(i)
 	cfg.AuthorPolicy = records.AuthorPolicy()
-	m, err := jobstore.New(jobstore.Config{Store: cfg, Blocks: strictDeleter{c.Blocks}, Retention: time.Hour, Now: clk.Now})
+	jc := jobstore.Config{Store: cfg, Blocks: strictDeleter{c.Blocks}, Retention: time.Hour, Now: clk.Now}
+	if set != nil {
+		set(&jc)
+	}
+	m, err := jobstore.New(jc)
 	if err != nil {
 		t.Fatal(err)
 	}

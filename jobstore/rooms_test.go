@@ -14,19 +14,15 @@ import (
 	"github.com/jobmesh/jobmesh/records"
 )
 
+func withRooms(jc *jobstore.Config) { jc.Rooms = true }
+
 // roomRouters returns a Router with room stores over each replica of c.
 func roomRouters(t *testing.T, c *crdttest.Cluster, clk *clock) ([]*jobstore.Router, []*jobstore.Manager) {
 	t.Helper()
 	var rs []*jobstore.Router
 	var ms []*jobstore.Manager
 	for i, r := range c.Replicas {
-		cfg := c.Config(i)
-		cfg.AuthorPolicy = records.AuthorPolicy()
-		m, err := jobstore.New(jobstore.Config{Store: cfg, Blocks: strictDeleter{c.Blocks}, Retention: time.Hour, Now: clk.Now, Rooms: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { m.Close() })
+		m := managerWith(t, c, i, clk, withRooms)
 		ms = append(ms, m)
 		rs = append(rs, jobstore.NewRouter(r.Store, m))
 	}
@@ -129,13 +125,7 @@ func TestRoomRecordsStayInTheRoomUntilCarried(t *testing.T) {
 	if err := ms[1].Close(); err != nil {
 		t.Fatal(err)
 	}
-	cfg := c.Config(1)
-	cfg.AuthorPolicy = records.AuthorPolicy()
-	again, err := jobstore.New(jobstore.Config{Store: cfg, Blocks: strictDeleter{c.Blocks}, Retention: time.Hour, Now: clk.Now, Rooms: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { again.Close() })
+	again := managerWith(t, c, 1, clk, withRooms)
 	if _, err := again.Resume(ctx); err != nil {
 		t.Fatal(err)
 	}
