@@ -26,6 +26,16 @@
 // part, not the watch, which ends with its context or the mesh store.
 // Merged lists every store's DAG blocks for the block GC.
 //
+// With Config.Rooms, a MacroJob's room records (took records,
+// commitments, disclosures: records.RoomOf) go one level further down, to
+// a room store of the MacroJob's own (rooms.go: OpenRoom, RoomPolicy),
+// opened by the nodes that join the room or write such a record, reopened
+// on restart and dropped with the job's store. Every job store carries the
+// MacroJobs' aggregates (records.Carriage): the room records as their
+// authors signed them, each checked as if written, so that the job's
+// other nodes read them without holding the rooms. The Router reads a
+// record held both in a room and carried once, at its newest seq.
+//
 // A job store refuses, like the mesh store, any record its author may not
 // write (records.AuthorPolicy), and also any record that is not a
 // job-level record of its own job (Policy): a record of job X that comes

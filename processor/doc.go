@@ -12,9 +12,11 @@
 //     orders the followed jobs (meshview.OrderJobs), joins or opens a
 //     MacroJob room (macrojob.DecideOpen), runs the MicroJobs its turn
 //     hands it and commits them in one batch; group jobs ask groupjob.
-//   - settle (settle.go, disclose.go, finalizer.go, requests.go,
-//     selfcheck.go, audit.go): pending disclosures go out when due
-//     (disclosure.Pending); every followed job is judged and its finalizer
+//   - settle (settle.go, disclose.go, aggregate.go, finalizer.go,
+//     requests.go, selfcheck.go, audit.go): pending disclosures go out when
+//     due (disclosure.Pending); with room stores (Params.Rooms) the
+//     MacroJobs' aggregates go to the job's store when due; every followed
+//     job is judged and its finalizer
 //     carries out finish.Decide: requests for re-runs, checks and redos,
 //     the verdict, the standby and takeover; re-runs and redos asked of
 //     this node run here too.
