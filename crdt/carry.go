@@ -175,13 +175,11 @@ func (s *Store) keepCarried(rec Record, env []byte) bool {
 	s.carryMu.Lock()
 	defer s.carryMu.Unlock()
 	ctx := context.Background()
-	if cur, ok := s.carriedRecord(ctx, rec.Key); ok && cur.Seq >= rec.Seq {
+	if cur, _, ok := s.carriedRecord(ctx, rec.Key); ok && cur.Seq >= rec.Seq {
 		return false
 	}
-	if data, err := s.crdt.Get(ctx, datastore.NewKey(rec.Key)); err == nil {
-		if cur, err := s.open(rec.Key, data); err == nil && cur.Seq >= rec.Seq {
-			return false
-		}
+	if cur, _, ok, err := s.written(ctx, rec.Key); err == nil && ok && cur.Seq >= rec.Seq {
+		return false
 	}
 	if err := s.guard.Put(ctx, s.carriedKey(rec.Key), env); err != nil {
 		s.log.Warn("keeping a carried record", "key", rec.Key, "err", err)
@@ -190,17 +188,57 @@ func (s *Store) keepCarried(rec Record, env []byte) bool {
 	return true
 }
 
-// carriedRecord returns the verified record carried for key, if any.
-func (s *Store) carriedRecord(ctx context.Context, key string) (Record, bool) {
+// carriedRecord returns the verified record carried for key, if any, and
+// its envelope.
+func (s *Store) carriedRecord(ctx context.Context, key string) (Record, []byte, bool) {
 	if s.cfg.Carriage == nil {
-		return Record{}, false
+		return Record{}, nil, false
 	}
 	data, err := s.guard.Get(ctx, s.carriedKey(key))
 	if err != nil {
-		return Record{}, false
+		return Record{}, nil, false
 	}
 	r, err := s.open(key, data)
-	return r, err == nil
+	return r, data, err == nil
+}
+
+// written returns the verified record written under key (a deletion
+// included), if any, and its envelope; a stored record that fails
+// verification is an error (a *RejectError).
+func (s *Store) written(ctx context.Context, key string) (Record, []byte, bool, error) {
+	data, err := s.crdt.Get(ctx, datastore.NewKey(key))
+	if errors.Is(err, datastore.ErrNotFound) {
+		return Record{}, nil, false, nil
+	}
+	if err != nil {
+		return Record{}, nil, false, fmt.Errorf("crdt: reading %q: %w", key, err)
+	}
+	r, err := s.open(key, data)
+	if err != nil {
+		return Record{}, nil, false, err
+	}
+	return r, data, true, nil
+}
+
+// newest returns what this replica reads under key: the newer of the
+// record written there and the one carried for it, with its envelope;
+// ErrNotFound when there is neither, or the newer is a deletion.
+func (s *Store) newest(ctx context.Context, key string) (Record, []byte, error) {
+	w, wenv, hw, err := s.written(ctx, key)
+	if err != nil {
+		return Record{}, nil, err
+	}
+	c, cenv, hc := s.carriedRecord(ctx, key)
+	r, ok := newer(w, hw, c, hc)
+	switch {
+	case !ok:
+		return Record{}, nil, fmt.Errorf("%w: %q", ErrNotFound, key)
+	case r.Tombstone:
+		return Record{}, nil, fmt.Errorf("%w: %q deleted", ErrNotFound, key)
+	case hw && r.Seq == w.Seq:
+		return r, wenv, nil
+	}
+	return r, cenv, nil
 }
 
 // carriedUnder returns the verified carried records under prefix whose
@@ -282,26 +320,6 @@ func (s *Store) Envelope(ctx context.Context, key string) ([]byte, error) {
 	if err := validKey(key); err != nil {
 		return nil, err
 	}
-	written, werr := s.crdt.Get(ctx, datastore.NewKey(key))
-	if werr != nil && !errors.Is(werr, datastore.ErrNotFound) {
-		return nil, fmt.Errorf("crdt: reading %q: %w", key, werr)
-	}
-	var w Record
-	haveW := false
-	if werr == nil {
-		r, err := s.open(key, written)
-		if err != nil {
-			return nil, err
-		}
-		w, haveW = r, true
-	}
-	c, haveC := s.carriedRecord(ctx, key)
-	r, ok := newer(w, haveW, c, haveC)
-	if !ok || r.Tombstone {
-		return nil, fmt.Errorf("%w: %q", ErrNotFound, key)
-	}
-	if haveW && r.Seq == w.Seq {
-		return written, nil
-	}
-	return s.guard.Get(ctx, s.carriedKey(key))
+	_, env, err := s.newest(ctx, key)
+	return env, err
 }

@@ -419,27 +419,8 @@ func (s *Store) Get(ctx context.Context, key string) (Record, error) {
 	if err := validKey(key); err != nil {
 		return Record{}, err
 	}
-	data, err := s.crdt.Get(ctx, datastore.NewKey(key))
-	if errors.Is(err, datastore.ErrNotFound) {
-		data = nil
-	} else if err != nil {
-		return Record{}, fmt.Errorf("crdt: reading %q: %w", key, err)
-	}
-	var w Record
-	if data != nil {
-		if w, err = s.open(key, data); err != nil {
-			return Record{}, err
-		}
-	}
-	c, haveC := s.carriedRecord(ctx, key)
-	r, ok := newer(w, data != nil, c, haveC)
-	if !ok {
-		return Record{}, fmt.Errorf("%w: %q", ErrNotFound, key)
-	}
-	if r.Tombstone {
-		return Record{}, fmt.Errorf("%w: %q deleted", ErrNotFound, key)
-	}
-	return r, nil
+	r, _, err := s.newest(ctx, key)
+	return r, err
 }
 
 // Query returns the verified records whose key lies under prefix (path

@@ -152,7 +152,7 @@ func (s *Store) putHook(k datastore.Key, v []byte) {
 	if s.carries(r.Type) && !r.Tombstone {
 		s.takeCarried(key, r)
 	}
-	if c, ok := s.carriedRecord(context.Background(), key); ok && c.Seq > r.Seq {
+	if c, _, ok := s.carriedRecord(context.Background(), key); ok && c.Seq > r.Seq {
 		r = c // a newer copy came carried: readers see that one
 	}
 	if r.Tombstone {

@@ -33,7 +33,8 @@ func roomRouters(t *testing.T, c *crdttest.Cluster, clk *clock) ([]*jobstore.Rou
 // took record and commitment go to its MacroJob's room store: another
 // member reads them, a node of the job outside the room does not, until
 // an aggregate in the job store carries them; the member then reads the
-// record once. A record of another MacroJob is refused by the room store.
+// record once. A record of another MacroJob is refused by the room store,
+// on write and from a peer on its topic.
 // A restart reopens the room store with its records, and the job's drop
 // deletes it with the job's store.
 func TestRoomRecordsStayInTheRoomUntilCarried(t *testing.T) {
@@ -82,6 +83,26 @@ func TestRoomRecordsStayInTheRoomUntilCarried(t *testing.T) {
 	if err := room.Put(ctx, records.TookKey(a, 3, p0), records.TookType, nil); !errors.Is(err, crdt.ErrPolicy) {
 		t.Fatalf("a record of MacroJob 3 in MacroJob 2's room: %v", err)
 	}
+	// A peer on the room's topic without the policy puts another
+	// MacroJob's record there: it arrives, and the members refuse it.
+	cfg := c.Config(2)
+	cfg.Namespace, cfg.Topic, cfg.Registerer = "/evil/room", jobstore.RoomTopic(a, 2), nil
+	evil, err := crdt.New(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { evil.Close() })
+	foreign := records.TookKey(a, 3, c.Replicas[2].ID().String())
+	if err := evil.Put(ctx, foreign, records.TookType, nil); err != nil {
+		t.Fatal(err)
+	}
+	member, _ := ms[1].Room(a, 2)
+	crdttest.WaitUntil(t, waitFor, func() error {
+		if _, err := member.Get(ctx, foreign); !errors.Is(err, jobstore.ErrForeignRecord) {
+			return fmt.Errorf("the member reads %s: %v, want a refusal", foreign, err)
+		}
+		return nil
+	})
 	var envs [][]byte
 	for _, k := range []string{took, commit} {
 		env, err := room.Envelope(ctx, k)

@@ -119,8 +119,16 @@ func (w *Worker) aggregate(ctx context.Context) {
 			if !ok || macro >= uint64(len(js.plan().Macros)) {
 				continue
 			}
+			rs, err := readRoom(ctx, id, macro, room, job)
+			if err != nil {
+				if ctx.Err() == nil {
+					w.log.Warn("reading a MacroJob's room records", "job", id, "macro", macro, "err", err)
+				}
+				pending = true
+				continue
+			}
 			for _, k := range aggKinds {
-				lacks, err := w.aggregateOne(ctx, js, job, room, macro, k, now)
+				lacks, err := w.aggregateOne(ctx, js, rs, macro, k, now)
 				if err != nil && ctx.Err() == nil {
 					w.log.Warn("writing a MacroJob aggregate", "job", id, "macro", macro, "kind", k.typ, "err", err)
 				}
@@ -140,22 +148,37 @@ func macroPrefix(id jobs.ID, macro uint64) string {
 	return records.JobKey(id) + "/macro/" + strconv.FormatUint(macro, 10) + "/"
 }
 
-// aggregateOne writes this node's aggregate k of MacroJob macro when it
-// is due, and reports whether the job store lacked records of it.
-func (w *Worker) aggregateOne(ctx context.Context, js *jobState, job, room *crdt.Store, macro uint64, k aggKind, now time.Time) (bool, error) {
-	id := js.plan().JobID
+// roomRecords are a MacroJob's room records as this node reads them: in
+// its room store and in its job store (written or carried).
+type roomRecords struct {
+	room, job     *crdt.Store
+	inRoom, inJob []crdt.Record
+}
+
+// readRoom reads MacroJob macro's room records of job id from room and
+// job, once for both aggregates.
+func readRoom(ctx context.Context, id jobs.ID, macro uint64, room, job *crdt.Store) (roomRecords, error) {
 	keep := func(key string) bool {
 		_, _, ok := records.RoomOf(key)
 		return ok
 	}
 	inRoom, err := room.QueryKeys(ctx, macroPrefix(id, macro), keep)
 	if err != nil {
-		return false, err
+		return roomRecords{}, err
 	}
 	inJob, err := job.QueryKeys(ctx, macroPrefix(id, macro), keep)
 	if err != nil {
-		return false, err
+		return roomRecords{}, err
 	}
+	return roomRecords{room: room, job: job, inRoom: inRoom, inJob: inJob}, nil
+}
+
+// aggregateOne writes this node's aggregate k of MacroJob macro, whose
+// room records are rs, when it is due, and reports whether the job store
+// lacked records of it.
+func (w *Worker) aggregateOne(ctx context.Context, js *jobState, rs roomRecords, macro uint64, k aggKind, now time.Time) (bool, error) {
+	id := js.plan().JobID
+	room, job, inRoom, inJob := rs.room, rs.job, rs.inRoom, rs.inJob
 	have := make(map[string]crdt.Record, len(inJob))
 	for _, r := range inJob {
 		have[r.Key] = r
@@ -207,6 +230,7 @@ func (w *Worker) aggregateOne(ctx context.Context, js *jobState, job, room *crdt
 		return true, nil
 	}
 	var n int
+	var err error
 	for budget := maxAggregateBytes; ; budget /= 2 {
 		var payload []byte
 		payload, n, err = w.carry(ctx, room, job, set, inJob, lacking, k, budget)
