@@ -1,0 +1,158 @@
+package crdt
+
+import (
+	"context"
+	"math/rand/v2"
+	"time"
+
+	"github.com/ipfs/go-cid"
+	crdtpb "github.com/ipfs/go-ds-crdt/pb"
+	pubsub "github.com/libp2p/go-libp2p-pubsub"
+	"google.golang.org/protobuf/proto"
+)
+
+// greetDelay gathers the peers that join the topic together (as a new
+// replica connects to the mesh) into one greeting; greetSpread is the
+// most a replica's greeting waits past it (drawn at random, greetJitter),
+// so that the young replicas of one topic do not all greet at once, and
+// those that come later hear the first and stay silent.
+const (
+	greetDelay  = 100 * time.Millisecond
+	greetSpread = 400 * time.Millisecond
+)
+
+func greetJitter() time.Duration { return rand.N(greetSpread) }
+
+// greet greets the peers that join the topic during this replica's first
+// repeat interval (RebroadcastInterval): it announces its current heads
+// to them, unless another replica announced them since they joined.
+//
+// A node writes its first records (its advertisement, or a job store's
+// first locks) as it opens the store, before gossipsub has a mesh for the
+// topic: those announcements reach few peers or none, and the rest would
+// learn of the records only from gossip, if at all, or at the next
+// periodic re-announcement. Processors that rank one another from the
+// advertisements would meanwhile disagree. The current heads cover every
+// record this replica holds, so one greeting per batch of joins catches
+// the newcomers up, from whichever young replica speaks first (the others
+// hear it and leave out what it named): in a job
+// store that its processors open together, every replica greeted every
+// batch of joins before (46 greetings in a job of 100 processors, a tenth
+// of each node's store messages). A replica that has been on the topic
+// longer leaves it to the periodic re-announcement: a mesh that grows by
+// one node does not make every replica speak.
+func (b *broadcaster) greet(ctx context.Context) {
+	for {
+		ev, err := b.events.NextPeerEvent(ctx)
+		if err != nil {
+			return
+		}
+		if !b.young() {
+			return // the periodic re-announcement catches newcomers up now
+		}
+		if ev.Type != pubsub.PeerJoin {
+			continue
+		}
+		b.mu.Lock()
+		b.joined = b.now()
+		if b.greeting == nil {
+			b.greeting = time.AfterFunc(greetDelay+b.spread(), b.reannounce)
+		}
+		b.mu.Unlock()
+	}
+}
+
+// reannounce publishes the greeting (takeGreeting) with its head blocks. The
+// timer starts even before this replica holds a head: go-ds-crdt
+// announces a write after Put returns, and one made as the peer joined
+// may have missed it.
+func (b *broadcaster) reannounce() {
+	if b.ctx.Err() != nil {
+		return
+	}
+	announce := b.takeGreeting()
+	if announce == nil {
+		return
+	}
+	if err := b.publish(b.ctx, announce); err != nil {
+		b.log.Debug("greeting peers that joined", "err", err)
+	}
+}
+
+// takeGreeting ends the pending greeting and returns its announcement, if
+// this replica has written since it joined the topic: its current heads
+// (its latest own announcement's before the store is open) less those announced on the topic, by any replica, greetDelay
+// or more after the last of the peers it greets joined: those reached
+// them as a greeting would have. (One announced sooner may not have: a
+// peer that has just joined a topic is not yet in its gossipsub mesh.)
+// Nil if none is left.
+// The heads it keeps count as announced now (suppress).
+func (b *broadcaster) takeGreeting() []byte {
+	b.mu.Lock()
+	b.greeting = nil
+	current, last := b.heads, b.last
+	b.mu.Unlock()
+	var heads []cid.Cid
+	switch {
+	case last == nil: // it wrote nothing: whoever did greets
+	case current != nil:
+		heads = current() // outside mu: go-ds-crdt's lock of its heads comes first
+	default:
+		heads = announcedHeads(last)
+	}
+	now := b.now()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var kept []*crdtpb.Head
+	heard := b.joined.Add(greetDelay)
+	for _, h := range heads {
+		if at, ok := b.announced[h]; ok && !at.Before(heard) {
+			continue
+		}
+		if at, ok := b.covered[h]; ok && !at.Before(heard) {
+			continue // a delta above it was: they walk down to it
+		}
+		b.announced[h] = now
+		kept = append(kept, &crdtpb.Head{Cid: h.Bytes()})
+	}
+	if b.count != nil {
+		b.count(len(kept), len(heads)-len(kept))
+	}
+	if len(kept) == 0 {
+		return nil
+	}
+	out, err := proto.Marshal(&crdtpb.CRDTBroadcast{Heads: kept})
+	if err != nil {
+		return nil
+	}
+	return out
+}
+
+// announcedHeads returns the heads an announcement of go-ds-crdt's names.
+func announcedHeads(announce []byte) []cid.Cid {
+	var msg crdtpb.CRDTBroadcast
+	if proto.Unmarshal(announce, &msg) != nil {
+		return nil
+	}
+	out := make([]cid.Cid, 0, len(msg.Heads))
+	for _, h := range msg.Heads {
+		if c, err := cid.Cast(h.GetCid()); err == nil {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// setHeads tells the broadcaster where to read the replica's current
+// heads, once the store is open.
+func (b *broadcaster) setHeads(h func() []cid.Cid) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.heads = h
+}
+
+// young reports whether this replica is within its first repeat interval
+// on the topic, when it greets joining peers (greet).
+func (b *broadcaster) young() bool {
+	return b.repeat > 0 && b.now().Sub(b.started) < b.repeat
+}
