@@ -71,13 +71,13 @@ type broadcaster struct {
 	filled   sync.WaitGroup
 
 	// A replica new on the topic greets the peers that join it (greet,
-	// greet.go): started is when it joined; guarded by mu, last is its
-	// latest own announcement, heads (set once the store is open) its
-	// current heads, greeting the pending greeting and joined when the
-	// last peer it greets joined; spread draws a greeting's delay past
-	// greetDelay.
+	// greet.go): started is when it joined; guarded by mu, mine holds
+	// the heads it made while young, heads (set once the store is open)
+	// reads its current heads, greeting is the pending greeting and
+	// joined when the last peer it greets joined; spread draws a
+	// greeting's delay past greetDelay.
 	started  time.Time
-	last     []byte
+	mine     map[cid.Cid]time.Time
 	heads    func() []cid.Cid
 	greeting *time.Timer
 	joined   time.Time
@@ -154,7 +154,8 @@ func newBroadcaster(ps *pubsub.PubSub, name string, cfg broadcastConfig, dag ipl
 		queued: map[cid.Cid]time.Time{}, now: time.Now,
 		repeat: cfg.repeat, announced: map[cid.Cid]time.Time{}, covered: map[cid.Cid]time.Time{}, count: cfg.count,
 		backfill: cfg.backfill, local: cfg.local,
-		started: time.Now(), events: events, ctx: ctx, greeted: make(chan struct{}), spread: greetJitter}
+		started: time.Now(), events: events, ctx: ctx, greeted: make(chan struct{}), spread: greetJitter,
+		mine: map[cid.Cid]time.Time{}}
 	go func() {
 		defer close(b.pumped)
 		b.pump(ctx)
@@ -176,9 +177,7 @@ func (b *broadcaster) publish(ctx context.Context, announce []byte) error {
 // the last repeat (suppress); with none left it publishes nothing.
 func (b *broadcaster) Broadcast(ctx context.Context, data []byte) error {
 	if b.young() {
-		b.mu.Lock()
-		b.last = data
-		b.mu.Unlock()
+		b.made(data)
 	}
 	data, ok := b.suppress(data)
 	if !ok {

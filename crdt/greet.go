@@ -15,7 +15,8 @@ import (
 // replica connects to the mesh) into one greeting; greetSpread is the
 // most a replica's greeting waits past it (drawn at random, greetJitter),
 // so that the young replicas of one topic do not all greet at once, and
-// those that come later hear the first and stay silent.
+// those that come later hear a greeting that covers their heads and stay
+// silent.
 const (
 	greetDelay  = 100 * time.Millisecond
 	greetSpread = 400 * time.Millisecond
@@ -24,23 +25,23 @@ const (
 func greetJitter() time.Duration { return rand.N(greetSpread) }
 
 // greet greets the peers that join the topic during this replica's first
-// repeat interval (RebroadcastInterval): it announces its current heads
-// to them, unless another replica announced them since they joined.
+// repeat interval (RebroadcastInterval): it announces to them the heads it
+// made then that are still heads, unless they heard them since they joined.
 //
 // A node writes its first records (its advertisement, or a job store's
 // first locks) as it opens the store, before gossipsub has a mesh for the
 // topic: those announcements reach few peers or none, and the rest would
 // learn of the records only from gossip, if at all, or at the next
 // periodic re-announcement. Processors that rank one another from the
-// advertisements would meanwhile disagree. The current heads cover every
-// record this replica holds, so one greeting per batch of joins catches
-// the newcomers up, from whichever young replica speaks first (the others
-// hear it and leave out what it named): in a job
-// store that its processors open together, every replica greeted every
-// batch of joins before (46 greetings in a job of 100 processors, a tenth
-// of each node's store messages). A replica that has been on the topic
-// longer leaves it to the periodic re-announcement: a mesh that grows by
-// one node does not make every replica speak.
+// advertisements would meanwhile disagree. Each head is greeted by its
+// maker alone, and not once a delta above it or a greeting of it has been
+// announced since the joins, so the young replicas of a store opened
+// together greet a batch of joins about once per head, not once each: in
+// a job store of 100 processors every replica that had written greeted
+// with its latest announcement, 46 greetings in one job, a tenth of each
+// node's store messages. A replica that has been on the topic longer
+// leaves it to the periodic re-announcement: a mesh that grows by one node
+// does not make every replica speak.
 func (b *broadcaster) greet(ctx context.Context) {
 	for {
 		ev, err := b.events.NextPeerEvent(ctx)
@@ -79,33 +80,39 @@ func (b *broadcaster) reannounce() {
 	}
 }
 
-// takeGreeting ends the pending greeting and returns its announcement, if
-// this replica has written since it joined the topic: its current heads
-// (its latest own announcement's before the store is open) less those announced on the topic, by any replica, greetDelay
-// or more after the last of the peers it greets joined: those reached
-// them as a greeting would have. (One announced sooner may not have: a
-// peer that has just joined a topic is not yet in its gossipsub mesh.)
-// Nil if none is left.
-// The heads it keeps count as announced now (suppress).
+// takeGreeting ends the pending greeting and returns its announcement:
+// the heads this replica made while young (made) that are still among its
+// current heads (all of them before the store is open), less those
+// announced on the topic, by any replica, greetDelay or more after the
+// last of the peers it greets joined, or named as a parent by a delta
+// announced since: those reached them as a greeting would have. (One
+// announced sooner may not have: a peer that has just joined a topic is
+// not yet in its gossipsub mesh.) Nil if none is left. The heads it keeps
+// count as announced now (suppress).
 func (b *broadcaster) takeGreeting() []byte {
 	b.mu.Lock()
 	b.greeting = nil
-	current, last := b.heads, b.last
+	current := b.heads
 	b.mu.Unlock()
 	var heads []cid.Cid
-	switch {
-	case last == nil: // it wrote nothing: whoever did greets
-	case current != nil:
+	if current != nil {
 		heads = current() // outside mu: go-ds-crdt's lock of its heads comes first
-	default:
-		heads = announcedHeads(last)
 	}
 	now := b.now()
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if current == nil {
+		for h := range b.mine {
+			heads = append(heads, h)
+		}
+	}
 	var kept []*crdtpb.Head
-	heard := b.joined.Add(greetDelay)
+	heard, made := b.joined.Add(greetDelay), 0
 	for _, h := range heads {
+		if _, ok := b.mine[h]; !ok {
+			continue // its maker greets, if young
+		}
+		made++
 		if at, ok := b.announced[h]; ok && !at.Before(heard) {
 			continue
 		}
@@ -116,7 +123,7 @@ func (b *broadcaster) takeGreeting() []byte {
 		kept = append(kept, &crdtpb.Head{Cid: h.Bytes()})
 	}
 	if b.count != nil {
-		b.count(len(kept), len(heads)-len(kept))
+		b.count(len(kept), made-len(kept))
 	}
 	if len(kept) == 0 {
 		return nil
@@ -126,6 +133,21 @@ func (b *broadcaster) takeGreeting() []byte {
 		return nil
 	}
 	return out
+}
+
+// made marks the heads of go-ds-crdt's announcement that nobody has
+// announced on the topic yet as this replica's own: its new writes.
+func (b *broadcaster) made(announce []byte) {
+	heads := announcedHeads(announce)
+	now := b.now()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	trim(b.mine, now, b.repeat)
+	for _, h := range heads {
+		if _, ok := b.announced[h]; !ok {
+			b.mine[h] = now
+		}
+	}
 }
 
 // announcedHeads returns the heads an announcement of go-ds-crdt's names.

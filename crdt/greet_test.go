@@ -7,31 +7,33 @@ import (
 	"github.com/ipfs/go-cid"
 )
 
-// TestGreetingLeavesOutHeadsHeardSinceTheJoin: a young replica greets the
-// peers that joined with its current heads, less those any replica
-// announced on the topic greetDelay or more after the last of them joined
-// (the newcomers heard those, as they would a greeting); a replica whose
-// heads were all announced since stays silent, and the heads it greets
-// with count as announced, so its next greeting for the same joiners and
-// its own announcements leave them out. Nor does it greet with a head that
-// a delta announced since names as its parent. A replica that wrote nothing
-// leaves the greeting to those that did.
-func TestGreetingLeavesOutHeadsHeardSinceTheJoin(t *testing.T) {
-	heads := announcedHeads(announcement(t, 3))
-	if len(heads) != 3 {
-		t.Fatalf("announcement names %d heads, want 3", len(heads))
+// TestGreetingNamesTheHeadsThisReplicaMade: a young replica greets the
+// peers that joined with the heads it made that are still among its
+// current heads (a head another replica made is greeted by its maker),
+// less those any replica announced on the topic greetDelay or more after
+// the last of them joined (the newcomers heard those, as they would a
+// greeting) and those a delta announced since names as its parent. The
+// heads it greets with count as announced, so its next greeting for the
+// same joiners and its own announcements leave them out.
+func TestGreetingNamesTheHeadsThisReplicaMade(t *testing.T) {
+	heads := announcedHeads(announcement(t, 4))
+	if len(heads) != 4 {
+		t.Fatalf("announcement names %d heads, want 4", len(heads))
 	}
 	at := time.Unix(1000, 0)
 	b := &broadcaster{repeat: time.Minute, now: func() time.Time { return at },
-		announced: map[cid.Cid]time.Time{}, covered: map[cid.Cid]time.Time{}}
+		announced: map[cid.Cid]time.Time{}, covered: map[cid.Cid]time.Time{}, mine: map[cid.Cid]time.Time{}}
 	b.setHeads(func() []cid.Cid { return heads })
 	b.joined = at.Add(-time.Second)
+	b.announced[heads[3]] = at.Add(-10 * time.Second) // received from another replica
 	if g := b.takeGreeting(); g != nil {
-		t.Fatalf("a replica that wrote nothing greets with %v", announcedHeads(g))
+		t.Fatalf("a replica that made no head greets with %v", announcedHeads(g))
 	}
-	b.last = announcement(t, 1) // it wrote: it greets with its current heads
+	b.made(announcement(t, 4)) // heads 0 to 2 are new: its writes
+	if _, ok := b.mine[heads[3]]; ok {
+		t.Fatal("a head heard on the topic counts as made by this replica")
+	}
 
-	b.joined = at.Add(-time.Second)
 	b.announced[heads[0]] = b.joined.Add(greetDelay / 2) // as they joined: they may lack it
 	b.announced[heads[1]] = b.joined.Add(greetDelay)     // after: they heard it
 	got := announcedHeads(b.takeGreeting())
@@ -41,7 +43,6 @@ func TestGreetingLeavesOutHeadsHeardSinceTheJoin(t *testing.T) {
 	if got := announcedHeads(b.takeGreeting()); len(got) != 0 {
 		t.Fatalf("a second greeting for the same joiners names %v, want none", got)
 	}
-
 	if _, ok := b.suppress(announcement(t, 3)); ok {
 		t.Fatal("the replica's own announcement repeats heads it greeted with within the interval")
 	}
@@ -55,15 +56,14 @@ func TestGreetingLeavesOutHeadsHeardSinceTheJoin(t *testing.T) {
 }
 
 // TestGreetingBeforeTheStoreIsOpen: until the store tells the broadcaster
-// its heads, a greeting names the heads of the replica's latest own
-// announcement, and nothing when it has made none.
+// its heads, a greeting names every head the replica made.
 func TestGreetingBeforeTheStoreIsOpen(t *testing.T) {
-	b := &broadcaster{repeat: time.Minute, now: time.Now, announced: map[cid.Cid]time.Time{}}
+	b := &broadcaster{repeat: time.Minute, now: time.Now, announced: map[cid.Cid]time.Time{}, mine: map[cid.Cid]time.Time{}}
 	if g := b.takeGreeting(); g != nil {
 		t.Fatalf("a replica that announced nothing greets with %v", announcedHeads(g))
 	}
-	b.last = announcement(t, 2)
+	b.made(announcement(t, 2))
 	if got := announcedHeads(b.takeGreeting()); len(got) != 2 {
-		t.Fatalf("greeting names %d heads, want the 2 of the latest announcement", len(got))
+		t.Fatalf("greeting names %d heads, want the 2 it made", len(got))
 	}
 }
