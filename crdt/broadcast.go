@@ -70,24 +70,23 @@ type broadcaster struct {
 	filling  atomic.Bool
 	filled   sync.WaitGroup
 
-	// A replica new on the topic greets the peers that join it (greet,
-	// greet.go): started is when it joined; guarded by mu, mine holds
-	// the heads it made while young, heads (set once the store is open)
-	// reads its current heads, greeting is the pending greeting and
-	// joined when the last peer it greets joined; spread draws a
-	// greeting's delay past greetDelay.
+	// A replica new on the topic greets the peers that join it
+	// (greet): started is when it joined; last (guarded by mu) is its
+	// latest own announcement, and greeting the pending re-announcement
+	// of it.
 	started  time.Time
-	mine     map[cid.Cid]time.Time
-	heads    func() []cid.Cid
+	last     []byte
 	greeting *time.Timer
-	joined   time.Time
-	spread   func() time.Duration
 	events   *pubsub.TopicEventHandler
 	ctx      context.Context
 	greeted  chan struct{}
 
 	closeOnce sync.Once
 }
+
+// greetDelay gathers the peers that join the topic together (as a new
+// replica connects to the mesh) into one re-announcement.
+const greetDelay = 100 * time.Millisecond
 
 // NewBroadcaster returns a go-ds-crdt Broadcaster that speaks the store's
 // wire format on topic (announcements framed with their head blocks, see
@@ -154,8 +153,7 @@ func newBroadcaster(ps *pubsub.PubSub, name string, cfg broadcastConfig, dag ipl
 		queued: map[cid.Cid]time.Time{}, now: time.Now,
 		repeat: cfg.repeat, announced: map[cid.Cid]time.Time{}, covered: map[cid.Cid]time.Time{}, count: cfg.count,
 		backfill: cfg.backfill, local: cfg.local,
-		started: time.Now(), events: events, ctx: ctx, greeted: make(chan struct{}), spread: greetJitter,
-		mine: map[cid.Cid]time.Time{}}
+		started: time.Now(), events: events, ctx: ctx, greeted: make(chan struct{})}
 	go func() {
 		defer close(b.pumped)
 		b.pump(ctx)
@@ -165,6 +163,62 @@ func newBroadcaster(ps *pubsub.PubSub, name string, cfg broadcastConfig, dag ipl
 		b.greet(ctx)
 	}()
 	return b, nil
+}
+
+// greet re-announces this replica's latest announcement when peers join
+// the topic during its first repeat interval (RebroadcastInterval).
+//
+// A node writes its first records (its advertisement) as it starts,
+// before gossipsub has a mesh for the topic: those announcements reach
+// few peers or none, and the rest would learn of the records only from
+// gossip, if at all, or at the next periodic re-announcement. Processors
+// that rank one another from the advertisements would meanwhile disagree.
+// The latest announcement names heads that cover every record this
+// replica held when it was made, so one re-announcement per batch of
+// joins catches the newcomers up. A replica that has been on the topic
+// longer leaves it to the periodic re-announcement: a mesh that grows
+// by one node does not make every replica speak.
+func (b *broadcaster) greet(ctx context.Context) {
+	for {
+		ev, err := b.events.NextPeerEvent(ctx)
+		if err != nil {
+			return
+		}
+		if !b.young() {
+			return // the periodic re-announcement catches newcomers up now
+		}
+		if ev.Type != pubsub.PeerJoin {
+			continue
+		}
+		b.mu.Lock()
+		if b.greeting == nil {
+			b.greeting = time.AfterFunc(greetDelay, b.reannounce)
+		}
+		b.mu.Unlock()
+	}
+}
+
+// reannounce publishes this replica's latest announcement again, with its
+// head blocks. The timer starts even before there is one: go-ds-crdt
+// announces a write after Put returns, and one made as the peer joined
+// may have missed it.
+func (b *broadcaster) reannounce() {
+	b.mu.Lock()
+	b.greeting = nil
+	last := b.last
+	b.mu.Unlock()
+	if last == nil || b.ctx.Err() != nil {
+		return
+	}
+	if err := b.publish(b.ctx, last); err != nil {
+		b.log.Debug("re-announcing heads to new peers", "err", err)
+	}
+}
+
+// young reports whether this replica is within its first repeat interval
+// on the topic, when it greets joining peers (greet).
+func (b *broadcaster) young() bool {
+	return b.repeat > 0 && b.now().Sub(b.started) < b.repeat
 }
 
 // publish sends announcement on the topic with the head blocks it names.
@@ -177,7 +231,9 @@ func (b *broadcaster) publish(ctx context.Context, announce []byte) error {
 // the last repeat (suppress); with none left it publishes nothing.
 func (b *broadcaster) Broadcast(ctx context.Context, data []byte) error {
 	if b.young() {
-		b.made(data)
+		b.mu.Lock()
+		b.last = data
+		b.mu.Unlock()
 	}
 	data, ok := b.suppress(data)
 	if !ok {
