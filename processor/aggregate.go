@@ -78,10 +78,10 @@ type aggSeen struct {
 const maxAggregateBytes = 224 << 10
 
 // aggregate writes the MacroJob aggregates that are due, for every room
-// store this node holds, of running and finished jobs alike. An aggregate carries every
-// record of its kinds that this node reads of the MacroJob, from the room
-// store and the job store, so that the last one a writer wrote holds all
-// it knew. It is due when the job store lacks records of the room and
+// store this node holds, of running and finished jobs alike. An aggregate
+// carries every record of its kinds that this node reads of the MacroJob,
+// from the room store and the job store, so that the last one a writer
+// wrote holds all it knew. It is due when the job store lacks records of the room and
 // either the room's set is complete (every MicroJob committed, or every
 // commitment disclosed) and this node's turn has come (aggregateRank: the
 // author of the record that completed it first, then every AggregateGrace
@@ -143,11 +143,6 @@ func (w *Worker) aggregate(ctx context.Context) {
 	}
 }
 
-// macroPrefix is the key prefix of MacroJob macro's records of job id.
-func macroPrefix(id jobs.ID, macro uint64) string {
-	return records.JobKey(id) + "/macro/" + strconv.FormatUint(macro, 10) + "/"
-}
-
 // roomRecords are a MacroJob's room records as this node reads them: in
 // its room store and in its job store (written or carried).
 type roomRecords struct {
@@ -162,11 +157,11 @@ func readRoom(ctx context.Context, id jobs.ID, macro uint64, room, job *crdt.Sto
 		_, _, ok := records.RoomOf(key)
 		return ok
 	}
-	inRoom, err := room.QueryKeys(ctx, macroPrefix(id, macro), keep)
+	inRoom, err := room.QueryKeys(ctx, records.MacroPrefix(id, macro), keep)
 	if err != nil {
 		return roomRecords{}, err
 	}
-	inJob, err := job.QueryKeys(ctx, macroPrefix(id, macro), keep)
+	inJob, err := job.QueryKeys(ctx, records.MacroPrefix(id, macro), keep)
 	if err != nil {
 		return roomRecords{}, err
 	}
@@ -178,15 +173,14 @@ func readRoom(ctx context.Context, id jobs.ID, macro uint64, room, job *crdt.Sto
 // lacked records of it.
 func (w *Worker) aggregateOne(ctx context.Context, js *jobState, rs roomRecords, macro uint64, k aggKind, now time.Time) (bool, error) {
 	id := js.plan().JobID
-	room, job, inRoom, inJob := rs.room, rs.job, rs.inRoom, rs.inJob
-	have := make(map[string]crdt.Record, len(inJob))
-	for _, r := range inJob {
+	have := make(map[string]crdt.Record, len(rs.inJob))
+	for _, r := range rs.inJob {
 		have[r.Key] = r
 	}
 	regular := regularOf(&js.plan().Macros[macro])
 	var set, lacking []crdt.Record
 	trigger, fallback := false, false
-	for _, r := range inRoom {
+	for _, r := range rs.inRoom {
 		if !k.kinds[r.Type] {
 			continue
 		}
@@ -233,7 +227,7 @@ func (w *Worker) aggregateOne(ctx context.Context, js *jobState, rs roomRecords,
 	var err error
 	for budget := maxAggregateBytes; ; budget /= 2 {
 		var payload []byte
-		payload, n, err = w.carry(ctx, room, job, set, inJob, lacking, k, budget)
+		payload, n, err = w.carry(ctx, rs.room, rs.job, set, rs.inJob, lacking, k, budget)
 		if err != nil || n == 0 {
 			return true, err
 		}

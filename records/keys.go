@@ -103,10 +103,16 @@ func RoomLockKey(jobID string, macro uint64) string {
 	return JobsPrefix + "/" + jobID + "/macro/" + strconv.FormatUint(macro, 10) + "/room"
 }
 
+// MacroPrefix is the key prefix of every record of MacroJob macro of job
+// id.
+func MacroPrefix(id jobs.ID, macro uint64) string {
+	return JobKey(id) + "/macro/" + strconv.FormatUint(macro, 10) + "/"
+}
+
 // TookPrefix is the key prefix of the took records of MacroJob macro of
 // job id.
 func TookPrefix(id jobs.ID, macro uint64) string {
-	return JobKey(id) + "/macro/" + strconv.FormatUint(macro, 10) + "/took/"
+	return MacroPrefix(id, macro) + "took/"
 }
 
 // TookKey is where processor records that it took MicroJobs of MacroJob
@@ -119,13 +125,13 @@ func TookKey(id jobs.ID, macro uint64, processor string) string {
 // CommittedKey is where aggregator keeps its committed aggregate of
 // MacroJob macro of job id (CommittedType).
 func CommittedKey(id jobs.ID, macro uint64, aggregator string) string {
-	return JobKey(id) + "/macro/" + strconv.FormatUint(macro, 10) + "/committed/" + aggregator
+	return MacroPrefix(id, macro) + "committed/" + aggregator
 }
 
 // DisclosedKey is where aggregator keeps its disclosed aggregate of
 // MacroJob macro of job id (DisclosedType).
 func DisclosedKey(id jobs.ID, macro uint64, aggregator string) string {
-	return JobKey(id) + "/macro/" + strconv.FormatUint(macro, 10) + "/disclosed/" + aggregator
+	return MacroPrefix(id, macro) + "disclosed/" + aggregator
 }
 
 // AdvertKey is the store key of a processor's advertisement.

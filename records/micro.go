@@ -2,7 +2,6 @@ package records
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -17,7 +16,7 @@ import (
 
 // MicroKey returns the key prefix of one MicroJob's records.
 func MicroKey(job jobs.ID, macro uint64, micro jobs.ID) string {
-	return JobKey(job) + "/macro/" + strconv.FormatUint(macro, 10) + "/micro/" + micro.String()
+	return MacroPrefix(job, macro) + "micro/" + micro.String()
 }
 
 // CommitKey returns the key of processor's commitment for a MicroJob.
