@@ -35,18 +35,22 @@ func New(t testing.TB, opts localmesh.Options) *localmesh.Mesh {
 	if opts.Dir == "" {
 		opts.Dir = t.TempDir()
 	}
+	tail := func() {}
 	if opts.Logger == nil {
-		opts.Logger = Logger()
+		opts.Logger, tail = testLogger(t)
 	}
 	m, err := localmesh.Start(context.Background(), opts)
 	if err != nil {
-		t.Fatal(err)
+		t.Error(err)
+		tail()
+		t.FailNow()
 	}
 	t.Cleanup(func() {
 		if err := m.Close(); err != nil {
 			t.Errorf("closing mesh: %v", err)
 		}
 	})
+	t.Cleanup(tail) // before the mesh closes
 	return m
 }
 

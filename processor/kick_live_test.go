@@ -2,7 +2,9 @@ package processor_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -185,30 +187,36 @@ type qosOf struct {
 func waitViews(t *testing.T, ctx context.Context, m *localmesh.Mesh, what string, ok func(qosOf) bool, id string) []qosOf {
 	t.Helper()
 	var got []qosOf
+	var views []string // every running processor's, for the failure message
 	err := waitFor(ctx, func() bool {
-		got = got[:0]
+		got, views = got[:0], views[:0]
+		all := true
 		for _, mem := range processorsOf(m) {
 			if mem.Node == nil || mem.Worker == nil {
 				continue
 			}
 			v := mem.Worker.View()
 			if v == nil {
-				return false
+				views = append(views, fmt.Sprintf("member %d: no view", mem.Index))
+				all = false
+				continue
 			}
 			var q qosOf
 			q.kick, q.kicked = v.KickOf(id)
 			if p, found := v.Processor(id); found {
 				q.timeouts, q.tasks = p.Timeouts, v.Tasks
 			}
+			views = append(views, fmt.Sprintf("member %d: %+v", mem.Index, q))
 			if !ok(q) {
-				return false
+				all = false
+				continue
 			}
 			got = append(got, q)
 		}
-		return len(got) > 0
+		return all && len(got) > 0
 	})
 	if err != nil {
-		t.Fatalf("waiting for %s: %v; views: %+v", what, err, got)
+		t.Fatalf("waiting for %s: %v; views: %s", what, err, strings.Join(views, "; "))
 	}
 	return got
 }
