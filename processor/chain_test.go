@@ -124,9 +124,20 @@ func checkRelease(t *testing.T, m *localmesh.Mesh, info *jobs.JobInfo, res dapp.
 
 func counterSum(t *testing.T, reg prometheus.Gatherer, name string, label ...string) float64 {
 	t.Helper()
-	mfs, err := reg.Gather()
+	sum, err := gatheredSum(reg, name, label...)
 	if err != nil {
 		t.Fatal(err)
+	}
+	return sum
+}
+
+// gatheredSum is the sum of counter name's series that carry every
+// label pair of label (name, value, ...); it needs no *testing.T, so a
+// processor's hook may call it.
+func gatheredSum(reg prometheus.Gatherer, name string, label ...string) (float64, error) {
+	mfs, err := reg.Gather()
+	if err != nil {
+		return 0, err
 	}
 	var sum float64
 	for _, mf := range mfs {
@@ -147,7 +158,7 @@ func counterSum(t *testing.T, reg prometheus.Gatherer, name string, label ...str
 			sum += m.GetCounter().GetValue()
 		}
 	}
-	return sum
+	return sum, nil
 }
 
 func processorsOf(m *localmesh.Mesh) []*localmesh.Member {

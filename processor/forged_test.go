@@ -36,8 +36,8 @@ func lowestRanked(m *localmesh.Mesh, id jobs.ID) *localmesh.Member {
 // TestForgedVerdictIsNotSigned: one of four staked processors, which did
 // its share of the work honestly, writes a verdict with the true verdict,
 // culprits and rounds but another output, before any finalizer writes one
-// (the honest ones hold theirs until every honest replica holds the
-// forgery); it never writes a true one. Every honest processor refuses to
+// (an honest one holds its own until every other honest processor has
+// refused the forgery); it never writes a true one. Every honest processor refuses to
 // sign for it (counted), the designated finalizer writes its own verdict,
 // and the job settles on chain on that verdict's output, with the payees
 // the verdict credits and no stake slashed. The DApp reports the output
@@ -56,14 +56,21 @@ func TestForgedVerdictIsNotSigned(t *testing.T) {
 			if k == nil {
 				return false
 			}
+			if _, err := mem.Store.Get(ctx, *k); err != nil {
+				return false
+			}
 			for _, p := range processorsOf(m) {
-				if _, err := p.Store.Get(ctx, *k); p != lowestRanked(m, id) && err != nil {
+				if p == lowestRanked(m, id) || p == mem {
+					continue
+				}
+				if n, err := gatheredSum(p.Metrics, "jobmesh_processor_sign_refusals_total", "reason", "output"); err != nil || n < 1 {
 					return false
 				}
 			}
 			return true
 		}
 	})
+	waitBound(t, m)
 	procs := processorsOf(m)
 	stakes := stakesOf(t, ctx, m, procs)
 	c := client(m)

@@ -97,9 +97,16 @@ func jobKey(info *jobs.JobInfo) common.Hash {
 // quorum of the members, as the contract counts it, not of the payees.
 func TestMemberWithoutWorkSigns(t *testing.T) {
 	const idle = 4
-	m := termsMesh(t, 4, localmesh.DefaultTerms(), func(mem *localmesh.Member, pc *processor.Config) {
+	var m *localmesh.Mesh
+	m = termsMesh(t, 4, localmesh.DefaultTerms(), func(mem *localmesh.Member, pc *processor.Config) {
 		if mem.Index == idle {
 			pc.Hold = func(ctx context.Context, _, _ jobs.ID) { <-ctx.Done() }
+		}
+		// A quorum is 3 of the 4 members: the payees alone could settle
+		// before the member without work has judged the job.
+		pc.BeforeSettle = func(id jobs.ID, _ bool) bool {
+			_, err := mem.Store.Get(context.Background(), records.SignatureKey(id, m.Members[idle].Host.ID().String()))
+			return err == nil
 		}
 	})
 	waitBound(t, m)
