@@ -288,32 +288,37 @@ func checkDashboard(t *testing.T, m *localmesh.Mesh, client *localmesh.Member, b
 	} else if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	dom := b.dom()
-	if err := os.WriteFile(filepath.Join(dir, "dashboard.html"), []byte(dom), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{
-		`data-job="` + id + `" data-state="settled"`,
-		`<span class="state state-settled">settled</span>`,
-		`id="picture" alt="assembled output" data-loaded="true" src="/v1/jobs/` + id + `/output"`,
-		`id="live" class="pill pill-live"`,
-	} {
-		if !strings.Contains(dom, want) {
-			t.Errorf("the dashboard's DOM lacks %s", want)
+	// The page polls the node: wait until it shows every member (the
+	// DOM is written each time, for a failure to show).
+	wait.Until(t, 30*time.Second, func() error {
+		dom := b.dom()
+		if err := os.WriteFile(filepath.Join(dir, "dashboard.html"), []byte(dom), 0o644); err != nil {
+			t.Fatal(err)
 		}
-	}
-	for _, mem := range m.Running() {
-		switch mem.Role {
-		case node.RoleProcessor:
-			if !strings.Contains(dom, `class="card processor" data-peer="`+mem.Host.ID().String()+`"`) {
-				t.Errorf("processor %s is not listed", mem.Host.ID())
-			}
-		case node.RoleBootstrap:
-			if !strings.Contains(dom, `class="peer" data-peer="`+mem.Host.ID().String()+`"`) {
-				t.Errorf("peer %s (bootstrap) is not listed", mem.Host.ID())
+		for _, want := range []string{
+			`data-job="` + id + `" data-state="settled"`,
+			`<span class="state state-settled">settled</span>`,
+			`id="picture" alt="assembled output" data-loaded="true" src="/v1/jobs/` + id + `/output"`,
+			`id="live" class="pill pill-live"`,
+		} {
+			if !strings.Contains(dom, want) {
+				return fmt.Errorf("the dashboard's DOM (in %s) lacks %s", dir, want)
 			}
 		}
-	}
+		for _, mem := range m.Running() {
+			switch mem.Role {
+			case node.RoleProcessor:
+				if !strings.Contains(dom, `class="card processor" data-peer="`+mem.Host.ID().String()+`"`) {
+					return fmt.Errorf("processor %s is not listed (DOM in %s)", mem.Host.ID(), dir)
+				}
+			case node.RoleBootstrap:
+				if !strings.Contains(dom, `class="peer" data-peer="`+mem.Host.ID().String()+`"`) {
+					return fmt.Errorf("peer %s (bootstrap) is not listed (DOM in %s)", mem.Host.ID(), dir)
+				}
+			}
+		}
+		return nil
+	})
 
 	shot := b.screenshot()
 	path := filepath.Join(dir, "dashboard.png")
