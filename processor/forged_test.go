@@ -37,11 +37,11 @@ func lowestRanked(m *localmesh.Mesh, id jobs.ID) *localmesh.Member {
 // its share of the work honestly, writes a verdict with the true verdict,
 // culprits and rounds but another output, before any finalizer writes one
 // (an honest one holds its own until every other honest processor has
-// refused the forgery); it never writes a true one. Every honest processor refuses to
-// sign for it (counted), the designated finalizer writes its own verdict,
-// and the job settles on chain on that verdict's output, with the payees
-// the verdict credits and no stake slashed. The DApp reports the output
-// the settlement names.
+// refused the forgery); it never writes a true one. Every honest
+// processor refuses to sign for it (counted), the designated finalizer
+// writes its own verdict, and the job settles on chain on that verdict's
+// output, with the payees the verdict credits and no stake slashed. The
+// DApp reports the output the settlement names.
 func TestForgedVerdictIsNotSigned(t *testing.T) {
 	var m *localmesh.Mesh
 	var forgedKey atomic.Pointer[string]
