@@ -135,6 +135,12 @@ func (q *Queue) publish(now time.Time) []Msg {
 	q.author = q.self
 	q.lastBroadcast = now
 	s := q.Snapshot()
+	// The snapshot lists this node's own results: as owner it is the
+	// room's record of them, as a handoff's author it is re-published
+	// until the new owner is heard. They need no Result of their own
+	// any more (a node never receives its own messages, so nothing else
+	// would acknowledge them).
+	q.ackResults(s)
 	if !q.IsOwner() {
 		// This commit handed ownership over: re-publish it until the new
 		// owner is heard.

@@ -32,6 +32,7 @@ var update = flag.Bool("update", false, "rewrite the expected output of testdata
 //	crash <peer>               the peer stops; messages to it are lost
 //	partition a,b c,d          split the network; heal joins it again
 //	state [peer]               print the views
+//	outstanding [peer]         print whether each peer still re-sends something
 func TestScripts(t *testing.T) {
 	scripttest.RunAll(t, "testdata/*.txt", *update, func(t *testing.T) func(string) string {
 		s := &script{t: t}
@@ -142,6 +143,13 @@ func (s *script) run(cmd string) string {
 	case "heal":
 		for p := range s.group {
 			s.group[p] = 0
+		}
+	case "outstanding":
+		for _, p := range s.names {
+			if len(pos) > 0 && !slices.Contains(pos, string(p)) {
+				continue
+			}
+			s.printf("%s: outstanding=%v", p, s.qs[p].Outstanding())
 		}
 	case "state":
 		for _, p := range s.names {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -415,11 +416,19 @@ func TestFinishedRoom(t *testing.T) {
 	}
 	wait.Until(t, 10*time.Second, func() error {
 		smu.Lock()
-		defer smu.Unlock()
-		if settled[owner] == 0 {
-			return fmt.Errorf("the owner (node %d) not told it speaks for the done room", owner)
+		told := slices.Clone(settled)
+		smu.Unlock()
+		if told[owner] > 0 {
+			return nil
 		}
-		return nil
+		// Read after the lock: a room calls Settled on its own
+		// goroutine, which Owner waits for.
+		var state []string
+		for i, r := range rooms {
+			o, err := r.Owner(ctx)
+			state = append(state, fmt.Sprintf("node %d: owner %s (%v), finished %v, told %d", i, o, err, r.Finished(), told[i]))
+		}
+		return fmt.Errorf("the owner (node %d) not told it speaks for the done room; %s", owner, strings.Join(state, "; "))
 	})
 	// A few more rounds of the rooms' loops: nobody is told again.
 	for range 3 {
