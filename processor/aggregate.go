@@ -81,13 +81,13 @@ const maxAggregateBytes = 224 << 10
 // store this node holds, of running and finished jobs alike. An aggregate
 // carries every record of its kinds that this node reads of the MacroJob,
 // from the room store and the job store, so that the last one a writer
-// wrote holds all it knew. It is due when the job store lacks records of the room and
-// either the room's set is complete (every MicroJob committed, or every
-// commitment disclosed) and this node's turn has come (aggregateRank: the
-// author of the record that completed it first, then every AggregateGrace
-// the next), or the records have been lacking for longer than the
-// fallback (aggregateFallback), when one holder after another, in the same
-// order, writes what it has.
+// wrote holds all it knew. It is due when the job store lacks records of
+// the room and either the room's set is complete (every MicroJob
+// committed, or every commitment disclosed) and this node's turn has come
+// (aggregateRank: the author of the record that completed it first, then
+// every AggregateGrace the next), or the records have been lacking for
+// longer than the fallback (aggregateFallback), when one holder after
+// another, in the same order, writes what it has.
 func (w *Worker) aggregate(ctx context.Context) {
 	if w.p.Rooms == nil {
 		return
@@ -157,11 +157,12 @@ func readRoom(ctx context.Context, id jobs.ID, macro uint64, room, job *crdt.Sto
 		_, _, ok := records.RoomOf(key)
 		return ok
 	}
-	inRoom, err := room.QueryKeys(ctx, records.MacroPrefix(id, macro), keep)
+	prefix := records.MacroPrefix(id, macro)
+	inRoom, err := room.QueryKeys(ctx, prefix, keep)
 	if err != nil {
 		return roomRecords{}, err
 	}
-	inJob, err := job.QueryKeys(ctx, records.MacroPrefix(id, macro), keep)
+	inJob, err := job.QueryKeys(ctx, prefix, keep)
 	if err != nil {
 		return roomRecords{}, err
 	}

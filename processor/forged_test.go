@@ -49,7 +49,8 @@ func TestForgedVerdictIsNotSigned(t *testing.T) {
 	defer cancel()
 	m = chainMesh(t, 4, func(mem *localmesh.Member, pc *processor.Config) {
 		pc.BeforeVerdict = func(id jobs.ID) bool {
-			if lowestRanked(m, id) == mem {
+			attacker := lowestRanked(m, id)
+			if attacker == mem {
 				return false // the attacker withholds its true verdict
 			}
 			k := forgedKey.Load()
@@ -60,7 +61,7 @@ func TestForgedVerdictIsNotSigned(t *testing.T) {
 				return false
 			}
 			for _, p := range processorsOf(m) {
-				if p == lowestRanked(m, id) || p == mem {
+				if p == attacker || p == mem {
 					continue
 				}
 				if n, err := gatheredSum(p.Metrics, "jobmesh_processor_sign_refusals_total", "reason", "output"); err != nil || n < 1 {
