@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/jobmesh/jobmesh/dapp"
+	"github.com/jobmesh/jobmesh/meshtest"
 	"github.com/jobmesh/jobmesh/microjob"
 )
 
@@ -119,6 +120,9 @@ func TestShortRun(t *testing.T) {
 		}
 		c.Seed = n
 	}
+	logger, printTail := meshtest.TestLogger(t)
+	defer printTail()
+	c.Logger = logger
 	c.Progress = func(j JobReport) {
 		t.Logf("job %d: %s; settled %v in %.1fs, last block → verdict %.1fs, culprits %v",
 			j.Index, j.Faults, j.Settled, j.Elapsed.Seconds(), j.LastBlock.Seconds(), j.Culprits)

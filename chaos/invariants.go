@@ -19,6 +19,7 @@ import (
 	"github.com/jobmesh/jobmesh/dapp"
 	"github.com/jobmesh/jobmesh/escrow"
 	"github.com/jobmesh/jobmesh/escrow/bindings"
+	"github.com/jobmesh/jobmesh/internal/wait"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/localmesh"
 	"github.com/jobmesh/jobmesh/microjob"
@@ -48,7 +49,12 @@ func (r *run) check(ctx context.Context, info *jobs.JobInfo, res dapp.Result, f 
 }
 
 // oneVerdict: the escrow was released once, on the verdict the client
-// read, and every verified verdict record of the job agrees with it.
+// read, and every verified verdict record of the job is that verdict
+// (output, culprits, results and rounds). A finalizer that wrote a
+// verdict before a record that changed the judgement reached it
+// withdraws its own once another that follows counts
+// (finish.Superseded): the records are given twice the processing
+// timeout to agree.
 func (r *run) oneVerdict(ctx context.Context, info *jobs.JobInfo, res dapp.Result) error {
 	n, err := r.releases(ctx, info)
 	if err != nil {
@@ -63,21 +69,30 @@ func (r *run) oneVerdict(ctx context.Context, info *jobs.JobInfo, res dapp.Resul
 	if got := records.OutcomeDigest(res.Verdict, records.VerdictRecord{Culprits: res.Culprits, Rounds: res.Rounds}); got != res.Release.VerifierHash {
 		return fmt.Errorf("released verifier hash %s, the verdict's %s", res.Release.VerifierHash, got)
 	}
-	recs, err := r.client().Store.Query(ctx, records.VerdictPrefix(info.ID()))
-	if err != nil {
-		return err
-	}
-	for _, rec := range recs {
-		vr, v, err := records.DecodeVerdictRecord(rec.Payload)
-		if err != nil || !v.Verified {
-			continue // a body record, or a verdict before a redo
+	return wait.For(2*r.cfg.ProcessingTimeout, func() error {
+		recs, err := r.client().Store.Query(ctx, records.VerdictPrefix(info.ID()))
+		if err != nil {
+			return err
 		}
-		if vr.Output != res.Output.String() || !slices.Equal(vr.Culprits, sorted(res.Culprits)) {
-			return fmt.Errorf("verdict of %s names output %s and culprits %v; the settled one %s and %v",
-				rec.Author, vr.Output, vr.Culprits, res.Output, res.Culprits)
+		for _, rec := range recs {
+			if rec.Tombstone {
+				continue // withdrawn
+			}
+			vr, v, err := records.DecodeVerdictRecord(rec.Payload)
+			if err != nil || !v.Verified {
+				continue // a body record, or a verdict before a redo
+			}
+			if vr.Output != res.Output.String() || !slices.Equal(vr.Culprits, sorted(res.Culprits)) {
+				return fmt.Errorf("verdict of %s names output %s and culprits %v; the settled one %s and %v",
+					rec.Author, vr.Output, vr.Culprits, res.Output, res.Culprits)
+			}
+			if records.OutcomeDigest(v, vr) != res.Release.VerifierHash {
+				return fmt.Errorf("verdict of %s has verifier hash %s (its results or rounds differ); the settled one %s",
+					rec.Author, records.OutcomeDigest(v, vr), res.Release.VerifierHash)
+			}
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // releases counts the job's EscrowReleased events.

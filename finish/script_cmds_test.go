@@ -149,12 +149,32 @@ func (s *script) verdict(by string, args map[string]string) string {
 	return ""
 }
 
-// decision is what Decide makes of the records for self at now.
-func (s *script) decision(self string, now time.Time) Decision {
+// agree are the verdicts that follow from the records.
+func (s *script) agree() []VerdictCand {
 	j, recs := s.judge()
 	agree, _ := WeighVerdicts(s.plan.JobID, recs, j, FinalRounds(s.plan, recs), j.Final(s.plan, nil), func(a Authored[[]byte]) VerdictCand {
 		return LoadCand(context.Background(), a, nil)
 	})
+	return agree
+}
+
+// superseded withdraws self's verdict when Superseded says so (a
+// tombstone in its place, as the processor writes).
+func (s *script) superseded(self string) string {
+	_, recs := s.judge()
+	own, ok := Superseded(pid(self), recs, s.agree())
+	if !ok {
+		return "kept"
+	}
+	s.put(pid(self), own.Key, "", nil)
+	s.recs[len(s.recs)-1].Tombstone = true
+	return "withdrawn"
+}
+
+// decision is what Decide makes of the records for self at now.
+func (s *script) decision(self string, now time.Time) Decision {
+	j, recs := s.judge()
+	agree := s.agree()
 	d := Decide(Input{Judgement: j, Records: recs, Agree: len(agree) > 0, Self: pid(self), Complete: s.complete[pid(self)],
 		Finalizing: s.heard, Now: now, Timing: Timing{DuplicateGrace: 3 * time.Second, RerunTimeout: 30 * time.Second, Takeover: 10 * time.Second, Limit: 2 * time.Minute}})
 	return d

@@ -179,6 +179,8 @@ func (s *script) run(line string) string {
 		return s.decide(pos[0], args)
 	case "choose":
 		return s.choose(args)
+	case "superseded":
+		return s.superseded(pos[0])
 	case "verifiers":
 		return s.verifiers(args)
 	case "due":

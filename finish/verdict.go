@@ -113,3 +113,24 @@ func LoadCand(ctx context.Context, a Authored[[]byte], blocks records.BodyReader
 	rec, v, err := records.LoadVerdictRecord(ctx, a.Rec, blocks)
 	return VerdictCand{Authored: a, Rec: rec, V: v, Err: err}
 }
+
+// Superseded returns self's own verdict record among recs when verdicts
+// that follow from the records count (agree) and it is not one of them:
+// it was written before a record that changed the judgement (a late
+// commitment, a re-run, a redo) reached its author, and another finalizer
+// wrote the verdict that follows. Its author withdraws it, so that every
+// verdict left in the store agrees with the one that settles the job.
+func Superseded(self string, recs *Records, agree []VerdictCand) (Authored[[]byte], bool) {
+	if len(agree) == 0 {
+		return Authored[[]byte]{}, false
+	}
+	i := slices.IndexFunc(recs.Verdicts, func(a Authored[[]byte]) bool { return a.Author == self })
+	if i < 0 {
+		return Authored[[]byte]{}, false
+	}
+	own := recs.Verdicts[i]
+	if slices.ContainsFunc(agree, func(c VerdictCand) bool { return c.Key == own.Key && c.Seq == own.Seq }) {
+		return Authored[[]byte]{}, false
+	}
+	return own, true
+}

@@ -12,7 +12,7 @@ import (
 // prints.
 const tailLines = 300
 
-// testLogger returns the logger of a test's mesh and a function to call
+// TestLogger returns the logger of a test's mesh and a function to call
 // before the mesh closes:
 //   - with JOBMESH_TEST_LOG_DIR set, a logger at JOBMESH_TEST_LOG's level
 //     (debug by default) writing to a file of the test's own in that
@@ -22,7 +22,7 @@ const tailLines = 300
 //   - otherwise the mesh's info records are kept in memory, and a test
 //     that failed prints the latest tailLines of them: a failure seen
 //     only once under load says what the mesh was doing.
-func testLogger(t testing.TB) (*slog.Logger, func()) {
+func TestLogger(t testing.TB) (*slog.Logger, func()) {
 	dir := os.Getenv("JOBMESH_TEST_LOG_DIR")
 	if dir == "" && os.Getenv("JOBMESH_TEST_LOG") != "" {
 		return Logger(), func() {}

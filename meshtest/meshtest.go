@@ -37,7 +37,7 @@ func New(t testing.TB, opts localmesh.Options) *localmesh.Mesh {
 	}
 	tail := func() {}
 	if opts.Logger == nil {
-		opts.Logger, tail = testLogger(t)
+		opts.Logger, tail = TestLogger(t)
 	}
 	m, err := localmesh.Start(context.Background(), opts)
 	if err != nil {

@@ -370,3 +370,68 @@ func TestLateRecordReopensFinishedJob(t *testing.T) {
 		return nil
 	})
 }
+
+// TestSupersededVerdictIsWithdrawn: a finalizer's verdict that a later
+// record supersedes (another processor's result) stays while no verdict
+// follows from the records, since its author may still write the one
+// that does; once another finalizer's follows, its author withdraws its
+// own from every replica, and the job is finished by the other's.
+func TestSupersededVerdictIsWithdrawn(t *testing.T) {
+	f, rs := authorsMesh(t)
+	a, b, c := rs[0], rs[1], rs[2]
+	out := jobtest.CID(t, "out").String()
+	f.PutVerdict(t, a.Store, f.VerdictOf(t, a.Store, out))
+	waitRecords(t, rs, f, 14)
+	w := testWorker(t, a.Store)
+	ctx := context.Background()
+	js := (&jobState{info: f.Info}).withPlan(f.Plan)
+	if _, agree := weighed(t, w, js); len(agree) != 1 {
+		t.Fatalf("%d verdicts follow from the records, want a's", len(agree))
+	}
+	w.markFinished(js, w.index.JudgeVersion(f.ID()))
+	own := records.VerdictKey(f.ID(), a.ID().String())
+
+	f.Result(t, c.Store, f.Micros(0, false)[0], jobtest.HonestHash, true)
+	waitRecords(t, rs, f, 16)
+	crdttest.WaitUntil(t, 20*time.Second, func() error {
+		if err := w.recheckFinished(ctx, js); err != nil {
+			return err
+		}
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if js.finished {
+			return errors.New("still finished by a verdict that leaves out a result")
+		}
+		return nil
+	})
+	if _, err := a.Store.Get(ctx, own); err != nil {
+		t.Fatalf("a's verdict withdrawn while no other follows: %v", err)
+	}
+
+	f.PutVerdict(t, b.Store, f.VerdictOf(t, b.Store, out))
+	crdttest.WaitUntil(t, 20*time.Second, func() error {
+		if err := w.recheckFinished(ctx, js); err != nil {
+			return err
+		}
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if !js.finished {
+			return errors.New("not finished by b's verdict")
+		}
+		return nil
+	})
+	for _, r := range rs {
+		crdttest.WaitUntil(t, 20*time.Second, func() error {
+			if _, err := r.Store.Get(ctx, own); !errors.Is(err, crdt.ErrNotFound) {
+				return fmt.Errorf("replica %s still reads a's superseded verdict (%v)", r.ID(), err)
+			}
+			if _, err := r.Store.Get(ctx, records.VerdictKey(f.ID(), b.ID().String())); err != nil {
+				return fmt.Errorf("replica %s lacks b's verdict: %v", r.ID(), err)
+			}
+			return nil
+		})
+	}
+	if _, agree := weighed(t, w, js); len(agree) != 1 || agree[0].Author != b.ID().String() {
+		t.Fatalf("%d verdicts follow after the withdrawal, want b's alone", len(agree))
+	}
+}

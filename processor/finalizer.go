@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strconv"
 	"time"
@@ -310,9 +311,23 @@ func (w *Worker) recheckFinished(ctx context.Context, js *jobState) error {
 	if err != nil {
 		return err
 	}
-	if len(w.counting(js, agree)) == 0 {
+	agree = w.counting(js, agree)
+	if len(agree) == 0 {
 		w.unfinish(js, "no verdict follows from this node's records any more")
 		return nil
+	}
+	return w.finished(ctx, js, recs, agree, jv)
+}
+
+// finished marks js finished (markFinished): the verdicts agree follow
+// from recs. This node's own verdict record, when it is not one of them
+// (finish.Superseded), is withdrawn first.
+func (w *Worker) finished(ctx context.Context, js *jobState, recs *finish.Records, agree []finish.VerdictCand, jv uint64) error {
+	if own, ok := finish.Superseded(w.self, recs, agree); ok {
+		if err := w.writer.Delete(ctx, own.Key); err != nil {
+			return fmt.Errorf("withdrawing the superseded verdict %s: %w", own.Key, err)
+		}
+		w.log.Info("own verdict withdrawn: it no longer follows, another does", "job", js.plan().JobID, "seq", own.Seq)
 	}
 	w.markFinished(js, jv)
 	return nil
@@ -351,8 +366,7 @@ func (w *Worker) finish(ctx context.Context, js *jobState, j finish.Judgement, r
 	}
 	assembly := w.now().Sub(start)
 	if w.checkOutputs(js, agree, out.String()) {
-		w.markFinished(js, jv)
-		return nil
+		return w.finished(ctx, js, recs, w.counting(js, agree), jv)
 	}
 	if w.cfg.BeforeVerdict != nil && !w.cfg.BeforeVerdict(id) {
 		w.judgeAgain(js)

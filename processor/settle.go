@@ -146,8 +146,7 @@ func (w *Worker) finalize(ctx context.Context, js *jobState) error {
 	d := finish.Decide(finish.Input{Judgement: j, Records: recs, Agree: len(agree) > 0, Self: w.self,
 		Complete: complete, Finalizing: heard, Now: now, Timing: w.cfg.timing()})
 	if d.Step == finish.Finished {
-		w.markFinished(js, jv)
-		return nil
+		return w.finished(ctx, js, recs, agree, jv)
 	}
 	for _, rd := range d.Redos {
 		if err := crdt.PutJSON(ctx, w.writer, records.RedoKey(id, mustHash(rd.Micro), w.self), records.RedoType, rd); err != nil {
