@@ -3,9 +3,8 @@
 // after each job the invariants the mesh promises whatever happens:
 //
 //   - one verdict: the escrow is released once, and every verified
-//     verdict record of the job (once superseded ones are withdrawn) is
-//     the one the release settled: its output, culprits, results and
-//     rounds;
+//     verdict record of the job (once superseded ones are withdrawn)
+//     names the output and culprits of the one the release settled;
 //   - every block processed: the verdict is verified and complete, every
 //     MicroJob of the checked plan credited;
 //   - no honest processor named a culprit: culprits are among the job's

@@ -49,12 +49,11 @@ func (r *run) check(ctx context.Context, info *jobs.JobInfo, res dapp.Result, f 
 }
 
 // oneVerdict: the escrow was released once, on the verdict the client
-// read, and every verified verdict record of the job is that verdict
-// (output, culprits, results and rounds). A finalizer that wrote a
-// verdict before a record that changed the judgement reached it
-// withdraws its own once another that follows counts
-// (finish.Superseded): the records are given twice the processing
-// timeout to agree.
+// read, and every verified verdict record of the job names its output
+// and culprits. A finalizer that wrote a verdict before a record that
+// changed the judgement reached it withdraws its own once another that
+// follows counts (finish.Superseded): the records are given twice the
+// processing timeout to agree.
 func (r *run) oneVerdict(ctx context.Context, info *jobs.JobInfo, res dapp.Result) error {
 	n, err := r.releases(ctx, info)
 	if err != nil {
@@ -86,10 +85,7 @@ func (r *run) oneVerdict(ctx context.Context, info *jobs.JobInfo, res dapp.Resul
 				return fmt.Errorf("verdict of %s names output %s and culprits %v; the settled one %s and %v",
 					rec.Author, vr.Output, vr.Culprits, res.Output, res.Culprits)
 			}
-			if records.OutcomeDigest(v, vr) != res.Release.VerifierHash {
-				return fmt.Errorf("verdict of %s has verifier hash %s (its results or rounds differ); the settled one %s",
-					rec.Author, records.OutcomeDigest(v, vr), res.Release.VerifierHash)
-			}
+
 		}
 		return nil
 	})

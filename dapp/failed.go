@@ -105,8 +105,8 @@ func (c *Client) failReports() int {
 // when enough processors report the same failure; with one, once the
 // escrow went back to the creator by a failure settlement, or by a
 // refund (taken here for a job of this client past its deadline) while
-// no processor joined it.
-func (c *Client) checkFailed(ctx context.Context, id jobs.ID) error {
+// no processor joined it. oc is what the poll read of the job's escrow.
+func (c *Client) checkFailed(ctx context.Context, id jobs.ID, oc onChain) error {
 	f, failed, err := ReadFailure(ctx, c.p.Store, id, c.failReports())
 	if err != nil {
 		return err
@@ -117,11 +117,10 @@ func (c *Client) checkFailed(ctx context.Context, id jobs.ID) error {
 		}
 		return nil
 	}
-	key := c.p.Chain.KeyOf(common.Hash(id))
-	rel, j, err := c.p.Chain.Released(ctx, key)
-	if err != nil {
+	if !oc.read {
 		return nil // the chain is read again at the next poll
 	}
+	rel, j := oc.rel, oc.job
 	switch {
 	case j.State == escrow.JobSettled && rel != nil && rel.ResultRoot == (common.Hash{}):
 		if !failed {
@@ -131,7 +130,7 @@ func (c *Client) checkFailed(ctx context.Context, id jobs.ID) error {
 	case j.State == escrow.JobRefunded && j.Members == 0:
 		return &FailedError{Job: id, Failure: NoProcessorFailure()}
 	case j.State == escrow.JobFunded && j.Members == 0 && c.mineJob(id) && c.pastDeadline(ctx, j):
-		if _, err := c.p.Chain.Refund(ctx, key); err != nil {
+		if _, err := c.p.Chain.Refund(ctx, c.p.Chain.KeyOf(common.Hash(id))); err != nil {
 			c.log.Warn("refunding a job no processor joined", "job", id, "err", err)
 			return nil
 		}

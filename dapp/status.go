@@ -136,9 +136,51 @@ func (c *Client) settled(ctx context.Context, id jobs.ID, r Result, rel *escrow.
 	}
 }
 
+// onChain is one look at a job's escrow (Chain.Released); read is false
+// without a chain or when the chain did not answer.
+type onChain struct {
+	rel  *escrow.Release
+	job  escrow.Job
+	read bool
+}
+
+func (c *Client) lookOnChain(ctx context.Context, id jobs.ID) onChain {
+	if c.p.Chain == nil {
+		return onChain{}
+	}
+	rel, j, err := c.p.Chain.Released(ctx, c.p.Chain.KeyOf(common.Hash(id)))
+	return onChain{rel: rel, job: j, read: err == nil}
+}
+
+// settledOnChain returns the verdict that job id's escrow was released
+// on (oc), once its record is here, while no verdict counts by this
+// node's own records: a record that reached this node after the settlers
+// judged (a late commitment that opens a dispute) makes it weigh their
+// verdict otherwise, and the job is settled all the same. It says so.
+func (c *Client) settledOnChain(ctx context.Context, id jobs.ID, oc onChain) (Result, bool, error) {
+	if !oc.read || oc.job.State != escrow.JobSettled || oc.rel == nil || oc.rel.ResultRoot == (common.Hash{}) {
+		return Result{}, false, nil
+	}
+	chosen, err := finish.SettledVerdict(ctx, c.p.Store, c.bodies(), id, oc.rel.ResultRoot, oc.rel.VerifierHash)
+	if errors.Is(err, finish.ErrNoVerdict) {
+		return Result{}, false, nil
+	}
+	if err != nil {
+		return Result{}, false, fmt.Errorf("dapp: settled verdict of job %s: %w", id, err)
+	}
+	r, err := resultOf(chosen)
+	if err != nil {
+		return Result{}, false, fmt.Errorf("dapp: settled verdict of job %s: %w", id, err)
+	}
+	c.log.Warn("job settled on a verdict that does not follow from this node's records", "job", id, "author", chosen.Author, "tx", oc.rel.TxHash)
+	return r, true, nil
+}
+
 // WaitVerdict polls the store until the job has a verdict, then stops
-// announcing it. A job that failed ends the wait with a *FailedError
-// (ErrFailed; checkFailed).
+// announcing it: one that counts by this node's records or, with a
+// chain, the one the job's escrow was released on (settledOnChain). A
+// job that failed ends the wait with a *FailedError (ErrFailed;
+// checkFailed).
 func (c *Client) WaitVerdict(ctx context.Context, id jobs.ID, every time.Duration) (Result, error) {
 	t := time.NewTicker(every)
 	defer t.Stop()
@@ -161,7 +203,14 @@ func (c *Client) WaitVerdict(ctx context.Context, id jobs.ID, every time.Duratio
 			c.checkAborted(ctx)
 			return Result{}, fmt.Errorf("%w: %s", ErrAborted, id)
 		}
-		if err := c.checkFailed(ctx, id); err != nil {
+		oc := c.lookOnChain(ctx, id)
+		if r, ok, err := c.settledOnChain(ctx, id, oc); err != nil || ok {
+			if ok {
+				c.close(ctx, id, stateDone)
+			}
+			return r, err
+		}
+		if err := c.checkFailed(ctx, id, oc); err != nil {
 			var fe *FailedError
 			if !errors.As(err, &fe) {
 				return Result{}, err

@@ -6,11 +6,16 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math/big"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ipfs/go-cid"
+
+	"github.com/jobmesh/jobmesh/escrow"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/microjob"
 	"github.com/jobmesh/jobmesh/records"
@@ -162,13 +167,34 @@ func (s *script) agree() []VerdictCand {
 // tombstone in its place, as the processor writes).
 func (s *script) superseded(self string) string {
 	_, recs := s.judge()
-	own, ok := Superseded(pid(self), recs, s.agree())
+	own, ok := Superseded(pid(self), recs, s.agree(), func(a Authored[[]byte]) VerdictCand {
+		return LoadCand(context.Background(), a, nil)
+	})
 	if !ok {
 		return "kept"
 	}
 	s.put(pid(self), own.Key, "", nil)
 	s.recs[len(s.recs)-1].Tombstone = true
 	return "withdrawn"
+}
+
+// propose writes a settlement proposal binding by's verdict (its result
+// root and verifier hash), as a settler derives one.
+func (s *script) propose(by string) string {
+	_, recs := s.judge()
+	i := slices.IndexFunc(recs.Verdicts, func(a Authored[[]byte]) bool { return a.Author == pid(by) })
+	if i < 0 {
+		return "no verdict of " + by
+	}
+	c := LoadCand(context.Background(), recs.Verdicts[i], nil)
+	out, err := cid.Decode(c.Rec.Output)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	s.putJSON(pid(by), records.SettlementKey(s.plan.JobID), records.SettlementType, records.NewSettlementRecord(escrow.Settlement{
+		ResultRoot: records.ResultRoot(out), VerifierHash: records.OutcomeDigest(c.V, c.Rec),
+		Payees: []common.Address{{1}}, Amounts: []*big.Int{big.NewInt(1)}}))
+	return ""
 }
 
 // decision is what Decide makes of the records for self at now.

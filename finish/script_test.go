@@ -181,6 +181,8 @@ func (s *script) run(line string) string {
 		return s.choose(args)
 	case "superseded":
 		return s.superseded(pos[0])
+	case "propose":
+		return s.propose(pos[0])
 	case "verifiers":
 		return s.verifiers(args)
 	case "due":

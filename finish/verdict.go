@@ -6,6 +6,8 @@ import (
 	"errors"
 	"slices"
 
+	"github.com/ipfs/go-cid"
+
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/microjob"
 	"github.com/jobmesh/jobmesh/records"
@@ -119,8 +121,12 @@ func LoadCand(ctx context.Context, a Authored[[]byte], blocks records.BodyReader
 // it was written before a record that changed the judgement (a late
 // commitment, a re-run, a redo) reached its author, and another finalizer
 // wrote the verdict that follows. Its author withdraws it, so that every
-// verdict left in the store agrees with the one that settles the job.
-func Superseded(self string, recs *Records, agree []VerdictCand) (Authored[[]byte], bool) {
+// verdict left in the store agrees with the one that settles the job. A
+// verdict the job's settlement proposal binds (its result root and
+// verifier hash) is kept whatever came later, and so is one load cannot
+// open: the chain may settle on it, and a reader finds the settled
+// verdict by those two (SettledVerdict).
+func Superseded(self string, recs *Records, agree []VerdictCand, load func(Authored[[]byte]) VerdictCand) (Authored[[]byte], bool) {
 	if len(agree) == 0 {
 		return Authored[[]byte]{}, false
 	}
@@ -131,6 +137,16 @@ func Superseded(self string, recs *Records, agree []VerdictCand) (Authored[[]byt
 	own := recs.Verdicts[i]
 	if slices.ContainsFunc(agree, func(c VerdictCand) bool { return c.Key == own.Key && c.Seq == own.Seq }) {
 		return Authored[[]byte]{}, false
+	}
+	if p := recs.Proposal; p != nil {
+		c := load(own)
+		if c.Err != nil {
+			return Authored[[]byte]{}, false
+		}
+		out, err := cid.Decode(c.Rec.Output)
+		if err == nil && records.ResultRoot(out) == p.ResultRoot && records.OutcomeDigest(c.V, c.Rec) == p.VerifierHash {
+			return Authored[[]byte]{}, false
+		}
 	}
 	return own, true
 }

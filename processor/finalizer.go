@@ -222,7 +222,15 @@ func (w *Worker) weigh(ctx context.Context, js *jobState, recs *finish.Records, 
 	if err != nil {
 		return nil, err
 	}
-	agree, refused := finish.WeighVerdicts(js.plan().JobID, recs, j, finish.FinalRounds(js.plan(), recs), final, func(a finish.Authored[[]byte]) finish.VerdictCand {
+	agree, refused := finish.WeighVerdicts(js.plan().JobID, recs, j, finish.FinalRounds(js.plan(), recs), final, w.verdictLoader(ctx, js))
+	w.countRefused(js, refused)
+	return agree, nil
+}
+
+// verdictLoader opens js's verdict records, each once (by key and seq)
+// unless its body could not be fetched.
+func (w *Worker) verdictLoader(ctx context.Context, js *jobState) func(finish.Authored[[]byte]) finish.VerdictCand {
+	return func(a finish.Authored[[]byte]) finish.VerdictCand {
 		k := keySeq(a.Key, a.Seq)
 		w.mu.Lock()
 		c, ok := js.verdicts.loaded[k]
@@ -240,9 +248,7 @@ func (w *Worker) weigh(ctx context.Context, js *jobState, recs *finish.Records, 
 			w.mu.Unlock()
 		}
 		return c
-	})
-	w.countRefused(js, refused)
-	return agree, nil
+	}
 }
 
 // counting leaves out of agree the verdicts whose output this node found
@@ -323,7 +329,7 @@ func (w *Worker) recheckFinished(ctx context.Context, js *jobState) error {
 // from recs. This node's own verdict record, when it is not one of them
 // (finish.Superseded), is withdrawn first.
 func (w *Worker) finished(ctx context.Context, js *jobState, recs *finish.Records, agree []finish.VerdictCand, jv uint64) error {
-	if own, ok := finish.Superseded(w.self, recs, agree); ok {
+	if own, ok := finish.Superseded(w.self, recs, agree, w.verdictLoader(ctx, js)); ok {
 		if err := w.writer.Delete(ctx, own.Key); err != nil {
 			return fmt.Errorf("withdrawing the superseded verdict %s: %w", own.Key, err)
 		}
