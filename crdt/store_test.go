@@ -377,6 +377,54 @@ func TestNewReplicaGreetsPeersThatJoinLater(t *testing.T) {
 	c.WaitGet(1, "/greet/a", nil)
 }
 
+// A new replica's greeting names every head it holds, not only its latest
+// write's: replica 0 holds its own record and replica 2's, written apart
+// (two heads); replica 2 is gone when replica 1 joins the topic, so only
+// replica 0's greeting can bring replica 1 the record of replica 2.
+func TestGreetingNamesEveryHead(t *testing.T) {
+	noGossip := pubsub.DefaultGossipSubParams()
+	noGossip.Dlazy, noGossip.GossipFactor = 0, 0
+	c := crdttest.New(t, crdttest.Options{
+		Replicas:  3,
+		PubSub:    []pubsub.Option{pubsub.WithGossipSubParams(noGossip)},
+		Configure: func(_ int, cfg *crdt.Config) { cfg.RebroadcastInterval = time.Hour },
+	})
+	a, other := c.Replicas[0], c.Replicas[2]
+	topic := c.Config(0).Topic
+	c.Stop(1)
+	a.Host.ConnManager().Unprotect(other.ID(), "")
+	if err := a.Host.Network().ClosePeer(other.ID()); err != nil {
+		t.Fatal(err)
+	}
+	crdttest.WaitUntil(t, 10*time.Second, func() error {
+		if n := len(a.PubSub.ListPeers(topic)); n != 0 {
+			return fmt.Errorf("replica 0 still sees %d peers on the topic", n)
+		}
+		return nil
+	})
+	ctx := context.Background()
+	if err := a.Store.Put(ctx, "/greet/a", "note", []byte("a's")); err != nil {
+		t.Fatal(err)
+	}
+	if err := other.Store.Put(ctx, "/greet/c", "note", []byte("c's")); err != nil {
+		t.Fatal(err)
+	}
+	if err := other.Host.Connect(ctx, peer.AddrInfo{ID: a.ID(), Addrs: a.Host.Addrs()}); err != nil {
+		t.Fatal(err)
+	}
+	c.WaitGet(0, "/greet/c", nil)
+	crdttest.WaitUntil(t, 10*time.Second, func() error {
+		if heads, err := a.Store.Heads(ctx); err != nil || len(heads) != 2 {
+			return fmt.Errorf("replica 0 has heads %v (%v), want its own and c's", heads, err)
+		}
+		return nil
+	})
+	c.Stop(2)
+	c.Start(1)
+	c.WaitGet(1, "/greet/a", nil)
+	c.WaitGet(1, "/greet/c", nil)
+}
+
 // TestQueryKeysMatchesQuery: a filtered query lists keys without reading
 // values, and returns what Query returns for the kept keys: keys that end
 // in "v" or "p" segments, neither the prefix key itself nor anything of a
