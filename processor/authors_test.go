@@ -349,26 +349,12 @@ func TestLateRecordReopensFinishedJob(t *testing.T) {
 	waitRecords(t, rs, f, 14)
 	w := testWorker(t, c.Store)
 	ctx := context.Background()
-	js := (&jobState{info: f.Info}).withPlan(f.Plan)
-	if _, agree := weighed(t, w, js); len(agree) != 1 {
-		t.Fatalf("%d verdicts follow from the records, want 1", len(agree))
-	}
-	w.markFinished(js, w.index.JudgeVersion(f.ID()))
+	js := finishedJob(t, w, f)
 	if err := w.recheckFinished(ctx, js); err != nil || !js.finished {
 		t.Fatalf("reopened with nothing new (%v)", err)
 	}
 	f.Result(t, c.Store, f.Micros(0, false)[0], jobtest.HonestHash, true)
-	crdttest.WaitUntil(t, 20*time.Second, func() error {
-		if err := w.recheckFinished(ctx, js); err != nil {
-			return err
-		}
-		w.mu.Lock()
-		defer w.mu.Unlock()
-		if js.finished {
-			return errors.New("still finished by a verdict that leaves out a result")
-		}
-		return nil
-	})
+	waitRechecked(t, w, js, false) // a verdict that leaves out a result finishes nothing
 }
 
 // TestSupersededVerdictIsWithdrawn: a finalizer's verdict that a later
@@ -384,42 +370,18 @@ func TestSupersededVerdictIsWithdrawn(t *testing.T) {
 	waitRecords(t, rs, f, 14)
 	w := testWorker(t, a.Store)
 	ctx := context.Background()
-	js := (&jobState{info: f.Info}).withPlan(f.Plan)
-	if _, agree := weighed(t, w, js); len(agree) != 1 {
-		t.Fatalf("%d verdicts follow from the records, want a's", len(agree))
-	}
-	w.markFinished(js, w.index.JudgeVersion(f.ID()))
+	js := finishedJob(t, w, f)
 	own := records.VerdictKey(f.ID(), a.ID().String())
 
 	f.Result(t, c.Store, f.Micros(0, false)[0], jobtest.HonestHash, true)
 	waitRecords(t, rs, f, 16)
-	crdttest.WaitUntil(t, 20*time.Second, func() error {
-		if err := w.recheckFinished(ctx, js); err != nil {
-			return err
-		}
-		w.mu.Lock()
-		defer w.mu.Unlock()
-		if js.finished {
-			return errors.New("still finished by a verdict that leaves out a result")
-		}
-		return nil
-	})
+	waitRechecked(t, w, js, false) // a verdict that leaves out a result finishes nothing
 	if _, err := a.Store.Get(ctx, own); err != nil {
 		t.Fatalf("a's verdict withdrawn while no other follows: %v", err)
 	}
 
 	f.PutVerdict(t, b.Store, f.VerdictOf(t, b.Store, out))
-	crdttest.WaitUntil(t, 20*time.Second, func() error {
-		if err := w.recheckFinished(ctx, js); err != nil {
-			return err
-		}
-		w.mu.Lock()
-		defer w.mu.Unlock()
-		if !js.finished {
-			return errors.New("not finished by b's verdict")
-		}
-		return nil
-	})
+	waitRechecked(t, w, js, true) // by b's verdict
 	for _, r := range rs {
 		crdttest.WaitUntil(t, 20*time.Second, func() error {
 			if _, err := r.Store.Get(ctx, own); !errors.Is(err, crdt.ErrNotFound) {
@@ -434,4 +396,33 @@ func TestSupersededVerdictIsWithdrawn(t *testing.T) {
 	if _, agree := weighed(t, w, js); len(agree) != 1 || agree[0].Author != b.ID().String() {
 		t.Fatalf("%d verdicts follow after the withdrawal, want b's alone", len(agree))
 	}
+}
+
+// waitRechecked rechecks js on w (recheckFinished) until it is finished,
+// or until it is not.
+func waitRechecked(t *testing.T, w *Worker, js *jobState, finished bool) {
+	t.Helper()
+	crdttest.WaitUntil(t, 20*time.Second, func() error {
+		if err := w.recheckFinished(context.Background(), js); err != nil {
+			return err
+		}
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if js.finished != finished {
+			return fmt.Errorf("finished %v after a recheck, want %v", js.finished, finished)
+		}
+		return nil
+	})
+}
+
+// finishedJob is f's job on w, finished by the one verdict that follows
+// from w's records.
+func finishedJob(t *testing.T, w *Worker, f *jobtest.Job) *jobState {
+	t.Helper()
+	js := (&jobState{info: f.Info}).withPlan(f.Plan)
+	if _, agree := weighed(t, w, js); len(agree) != 1 {
+		t.Fatalf("%d verdicts follow from the records, want 1", len(agree))
+	}
+	w.markFinished(js, w.index.JudgeVersion(f.ID()))
+	return js
 }
