@@ -122,10 +122,11 @@ func LoadCand(ctx context.Context, a Authored[[]byte], blocks records.BodyReader
 // commitment, a re-run, a redo) reached its author, and another finalizer
 // wrote the verdict that follows. Its author withdraws it, so that every
 // verdict left in the store agrees with the one that settles the job. A
-// verdict the job's settlement proposal binds (its result root and
-// verifier hash) is kept whatever came later, and so is one load cannot
-// open: the chain may settle on it, and a reader finds the settled
-// verdict by those two (SettledVerdict).
+// verdict that the job's settlement proposal binds (its result root and
+// verifier hash) is kept whatever came later, since the chain may settle
+// on it and a reader finds the settled verdict by those two
+// (SettledVerdict); so is one that load cannot open while there is a
+// proposal.
 func Superseded(self string, recs *Records, agree []VerdictCand, load func(Authored[[]byte]) VerdictCand) (Authored[[]byte], bool) {
 	if len(agree) == 0 {
 		return Authored[[]byte]{}, false
