@@ -72,13 +72,10 @@ type broadcaster struct {
 
 	// A replica new on the topic greets the peers that join it
 	// (greet): started is when it joined; last (guarded by mu) is its
-	// latest own announcement, heads (guarded by mu, set once the store
-	// is open) reads its current heads, and greeting is the pending
-	// re-announcement; maxHeads bounds what one announcement names.
+	// latest own announcement, and greeting the pending re-announcement
+	// of it.
 	started  time.Time
 	last     []byte
-	heads    func(context.Context) ([]cid.Cid, error)
-	maxHeads int
 	greeting *time.Timer
 	events   *pubsub.TopicEventHandler
 	ctx      context.Context
@@ -155,7 +152,7 @@ func newBroadcaster(ps *pubsub.PubSub, name string, cfg broadcastConfig, dag ipl
 		queue: make(chan []byte, buffer), cancel: cancel, pumped: make(chan struct{}),
 		queued: map[cid.Cid]time.Time{}, now: time.Now,
 		repeat: cfg.repeat, announced: map[cid.Cid]time.Time{}, covered: map[cid.Cid]time.Time{}, count: cfg.count,
-		backfill: cfg.backfill, local: cfg.local, maxHeads: maxHeads,
+		backfill: cfg.backfill, local: cfg.local,
 		started: time.Now(), events: events, ctx: ctx, greeted: make(chan struct{})}
 	go func() {
 		defer close(b.pumped)
@@ -176,11 +173,11 @@ func newBroadcaster(ps *pubsub.PubSub, name string, cfg broadcastConfig, dag ipl
 // few peers or none, and the rest would learn of the records only from
 // gossip, if at all, or at the next periodic re-announcement. Processors
 // that rank one another from the advertisements would meanwhile disagree.
-// The replica's current heads cover every record it holds, so one
-// re-announcement of them per batch of joins catches the newcomers up
-// (reannounce). A replica that has been on the topic longer leaves it to
-// the periodic re-announcement: a mesh that grows by one node does not
-// make every replica speak.
+// The latest announcement names heads that cover every record this
+// replica held when it was made, so one re-announcement per batch of
+// joins catches the newcomers up. A replica that has been on the topic
+// longer leaves it to the periodic re-announcement: a mesh that grows
+// by one node does not make every replica speak.
 func (b *broadcaster) greet(ctx context.Context) {
 	for {
 		ev, err := b.events.NextPeerEvent(ctx)
@@ -201,48 +198,21 @@ func (b *broadcaster) greet(ctx context.Context) {
 	}
 }
 
-// reannounce announces this replica's current heads again, with their
-// blocks, once it has written: its latest announcement names only the
-// head of its latest write, and writes made together (its advertisement
-// and its wallet binding as it starts) leave as many heads, each
-// announced once, maybe before anyone could hear it. The timer starts
-// even before there is an announcement: go-ds-crdt announces a write
-// after Put returns, and one made as the peer joined may have missed it.
-// Before the store is open, or when the heads cannot be read, the latest
-// announcement is repeated.
+// reannounce publishes this replica's latest announcement again, with its
+// head blocks. The timer starts even before there is one: go-ds-crdt
+// announces a write after Put returns, and one made as the peer joined
+// may have missed it.
 func (b *broadcaster) reannounce() {
 	b.mu.Lock()
 	b.greeting = nil
-	last, heads := b.last, b.heads
+	last := b.last
 	b.mu.Unlock()
 	if last == nil || b.ctx.Err() != nil {
 		return
 	}
-	if heads != nil {
-		if hs, err := heads(b.ctx); err == nil && len(hs) > 0 {
-			msg := &crdtpb.CRDTBroadcast{}
-			if b.maxHeads > 0 && len(hs) > b.maxHeads {
-				hs = hs[:b.maxHeads]
-			}
-			for _, h := range hs {
-				msg.Heads = append(msg.Heads, &crdtpb.Head{Cid: h.Bytes()})
-			}
-			if out, err := proto.Marshal(msg); err == nil {
-				last = out
-			}
-		}
-	}
 	if err := b.publish(b.ctx, last); err != nil {
 		b.log.Debug("re-announcing heads to new peers", "err", err)
 	}
-}
-
-// setHeads tells the broadcaster how to read the replica's heads, once
-// the store is open.
-func (b *broadcaster) setHeads(h func(context.Context) ([]cid.Cid, error)) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.heads = h
 }
 
 // young reports whether this replica is within its first repeat interval

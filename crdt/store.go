@@ -131,7 +131,6 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 		s.m.unregister()
 		return nil, fmt.Errorf("crdt: opening go-ds-crdt: %w", err)
 	}
-	s.bcast.setHeads(s.Heads)
 	if cfg.Backfill != nil && cfg.LocalBlocks != nil {
 		s.bcast.setHeight(func() uint64 { return s.crdt.InternalStats(context.Background()).MaxHeight })
 		s.unserve = cfg.Backfill.register(cfg.Topic, cfg.DAGService, cfg.LocalBlocks)

@@ -349,13 +349,25 @@ func TestPutBatchWritesOneDeltaReadableEverywhere(t *testing.T) {
 // not at the next periodic re-announcement (an hour here) or through
 // gossip (off here).
 func TestNewReplicaGreetsPeersThatJoinLater(t *testing.T) {
-	c := quietCluster(t, 2)
+	noGossip := pubsub.DefaultGossipSubParams()
+	noGossip.Dlazy, noGossip.GossipFactor = 0, 0
+	c := crdttest.New(t, crdttest.Options{
+		Replicas:  2,
+		PubSub:    []pubsub.Option{pubsub.WithGossipSubParams(noGossip)},
+		Configure: func(_ int, cfg *crdt.Config) { cfg.RebroadcastInterval = time.Hour },
+	})
 	a, b := c.Replicas[0], c.Replicas[1]
 	a.Host.ConnManager().Unprotect(b.ID(), "")
 	if err := a.Host.Network().ClosePeer(b.ID()); err != nil {
 		t.Fatal(err)
 	}
-	waitNoTopicPeers(t, c, a)
+	topic := c.Config(0).Topic
+	crdttest.WaitUntil(t, 10*time.Second, func() error {
+		if n := len(a.PubSub.ListPeers(topic)); n != 0 {
+			return fmt.Errorf("replica 0 still sees %d peers on the topic", n)
+		}
+		return nil
+	})
 	if err := a.Store.Put(context.Background(), "/greet/a", "note", []byte("written alone")); err != nil {
 		t.Fatal(err)
 	}
@@ -363,86 +375,6 @@ func TestNewReplicaGreetsPeersThatJoinLater(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.WaitGet(1, "/greet/a", nil)
-}
-
-// A new replica's greeting names every head it holds, not only its latest
-// write's: replica 0 holds its own record and replica 2's, written apart
-// (two heads); replica 2 is gone when replica 1 joins the topic, so only
-// replica 0's greeting can bring replica 1 the record of replica 2.
-func TestGreetingNamesEveryHead(t *testing.T) {
-	c := quietCluster(t, 3)
-	a, b, other := c.Replicas[0], c.Replicas[1], c.Replicas[2]
-	c.Stop(1)
-	for _, p := range [][2]*crdttest.Replica{{a, other}, {b, a}, {b, other}} {
-		p[0].Host.ConnManager().Unprotect(p[1].ID(), "")
-		p[1].Host.ConnManager().Unprotect(p[0].ID(), "")
-		if err := p[0].Host.Network().ClosePeer(p[1].ID()); err != nil {
-			t.Fatal(err)
-		}
-	}
-	crdttest.WaitUntil(t, 10*time.Second, func() error {
-		// Gossipsub forgets a peer some time after its connection closes,
-		// and would send a greeting to a peer that reconnects before that
-		// down the dead connection.
-		for _, r := range []*crdttest.Replica{a, b} {
-			if ps := r.PubSub.ListPeers(""); len(ps) != 0 {
-				return fmt.Errorf("replica %d's gossipsub still has peers %v", r.Index, ps)
-			}
-		}
-		return nil
-	})
-	ctx := context.Background()
-	if err := a.Store.Put(ctx, "/greet/a", "note", []byte("a's")); err != nil {
-		t.Fatal(err)
-	}
-	if err := other.Store.Put(ctx, "/greet/c", "note", []byte("c's")); err != nil {
-		t.Fatal(err)
-	}
-	if err := other.Host.Connect(ctx, peer.AddrInfo{ID: a.ID(), Addrs: a.Host.Addrs()}); err != nil {
-		t.Fatal(err)
-	}
-	c.WaitGet(0, "/greet/c", nil)
-	crdttest.WaitUntil(t, 10*time.Second, func() error {
-		if heads, err := a.Store.Heads(ctx); err != nil || len(heads) != 2 {
-			return fmt.Errorf("replica 0 has heads %v (%v), want its own and c's", heads, err)
-		}
-		return nil
-	})
-	c.Stop(2)
-	c.Start(1)
-	if err := b.Host.Connect(ctx, peer.AddrInfo{ID: a.ID(), Addrs: a.Host.Addrs()}); err != nil {
-		t.Fatal(err)
-	}
-	c.WaitGet(1, "/greet/a", nil)
-	c.WaitGet(1, "/greet/c", nil)
-}
-
-// quietCluster is a cluster of n replicas that re-announce their heads
-// only every hour, without gossip: a record reaches a replica that missed
-// its announcement only by a greeting. Each publishes to every peer on
-// the topic, as the node's gossipsub does (p2p.Host), so that a greeting
-// reaches a peer before a heartbeat grafts it.
-func quietCluster(t *testing.T, n int) *crdttest.Cluster {
-	noGossip := pubsub.DefaultGossipSubParams()
-	noGossip.Dlazy, noGossip.GossipFactor = 0, 0
-	return crdttest.New(t, crdttest.Options{
-		Replicas:  n,
-		PubSub:    []pubsub.Option{pubsub.WithGossipSubParams(noGossip), pubsub.WithFloodPublish(true)},
-		Configure: func(_ int, cfg *crdt.Config) { cfg.RebroadcastInterval = time.Hour },
-	})
-}
-
-// waitNoTopicPeers waits until replica r sees no peer on the store's
-// topic.
-func waitNoTopicPeers(t *testing.T, c *crdttest.Cluster, r *crdttest.Replica) {
-	t.Helper()
-	topic := c.Config(r.Index).Topic
-	crdttest.WaitUntil(t, 10*time.Second, func() error {
-		if n := len(r.PubSub.ListPeers(topic)); n != 0 {
-			return fmt.Errorf("replica %d still sees %d peers on the topic", r.Index, n)
-		}
-		return nil
-	})
 }
 
 // TestQueryKeysMatchesQuery: a filtered query lists keys without reading
