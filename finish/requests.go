@@ -54,7 +54,11 @@ type Silenced struct {
 // MacroJob's last commitment, due at once. A committer that keeps writing
 // is alive and only behind: its view may lack its MacroJob's last
 // commitments for long when the mesh is loaded, and redoing its
-// MicroJobs then only adds load. The MicroJobs are redone by others, as
+// MicroJobs then only adds load. Its writes put the redo off for at most
+// ConnectedGrace after the MicroJob was first found silent: a committer
+// that writes on and never discloses (one whose disclosures do not count,
+// such as a processor that is not a member of the job's escrow) would
+// otherwise hold the job for good. The MicroJobs are redone by others, as
 // a culprit's are, so the job does not wait for a silent processor
 // forever.
 func RedoSilent(s Silence) Silenced {
@@ -75,7 +79,7 @@ func RedoSilent(s Silence) Silenced {
 				grace = s.ConnectedGrace
 			}
 		}
-		if s.Now.Sub(at) >= grace {
+		if s.Now.Sub(at) >= grace || s.ConnectedGrace > 0 && s.Now.Sub(out.Since[m]) >= s.ConnectedGrace {
 			due = append(due, m)
 		} else {
 			out.Wait = true

@@ -15,7 +15,9 @@ import (
 // TestRedoSilent: a silent MicroJob is redone once its committers have
 // been silent for the grace, timed per MicroJob from when it was first
 // found silent or its committers last wrote, with the longer grace while
-// a committer is connected; one with a redo record is not redone again.
+// a committer is connected, and at most the longer grace after it was
+// first found silent whatever its committers write; one with a redo
+// record is not redone again.
 func TestRedoSilent(t *testing.T) {
 	t0 := time.Unix(1_800_000_000, 0)
 	at := func(d time.Duration) time.Time { return t0.Add(d) }
@@ -42,6 +44,8 @@ func TestRedoSilent(t *testing.T) {
 			connected: map[string]bool{"q": true}, now: 9 * time.Minute, wait: true},
 		{name: "a connected committer, ten graces on", silent: map[string][]string{"a": {"p", "q"}}, since: map[string]time.Time{"a": t0},
 			connected: map[string]bool{"q": true}, now: 10 * time.Minute, want: []string{"a"}},
+		{name: "a committer writing on, the longest grace after it was found silent", silent: map[string][]string{"a": {"p"}},
+			since: map[string]time.Time{"a": t0}, heard: map[string]time.Time{"p": at(9*time.Minute + 59*time.Second)}, now: 10 * time.Minute, want: []string{"a"}},
 		{name: "redo written already", silent: map[string][]string{"a": {"p"}, "b": {"p"}},
 			since: map[string]time.Time{"a": t0, "b": t0}, redo: map[string]records.Redo{"a": {Micro: "a"}}, now: time.Minute, want: []string{"b"}},
 	}
