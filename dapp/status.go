@@ -117,16 +117,12 @@ func (c *Client) settled(ctx context.Context, id jobs.ID, r Result, rel *escrow.
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
-		chosen, err := finish.SettledVerdict(ctx, c.p.Store, c.bodies(), id, rel.ResultRoot, rel.VerifierHash)
+		s, _, err := c.settledResult(ctx, id, rel)
 		if err == nil {
-			s, err := resultOf(chosen)
-			if err != nil {
-				return r, fmt.Errorf("dapp: settled verdict of job %s: %w", id, err)
-			}
 			return s, nil
 		}
 		if !errors.Is(err, finish.ErrNoVerdict) {
-			return r, fmt.Errorf("dapp: settled verdict of job %s: %w", id, err)
+			return r, err
 		}
 		select {
 		case <-ctx.Done():
@@ -161,19 +157,29 @@ func (c *Client) settledOnChain(ctx context.Context, id jobs.ID, oc onChain) (Re
 	if !oc.read || oc.job.State != escrow.JobSettled || oc.rel == nil || oc.rel.ResultRoot == (common.Hash{}) {
 		return Result{}, false, nil
 	}
-	chosen, err := finish.SettledVerdict(ctx, c.p.Store, c.bodies(), id, oc.rel.ResultRoot, oc.rel.VerifierHash)
+	r, author, err := c.settledResult(ctx, id, oc.rel)
 	if errors.Is(err, finish.ErrNoVerdict) {
 		return Result{}, false, nil
 	}
 	if err != nil {
-		return Result{}, false, fmt.Errorf("dapp: settled verdict of job %s: %w", id, err)
+		return Result{}, false, err
 	}
-	r, err := resultOf(chosen)
-	if err != nil {
-		return Result{}, false, fmt.Errorf("dapp: settled verdict of job %s: %w", id, err)
-	}
-	c.log.Warn("job settled on a verdict that does not follow from this node's records", "job", id, "author", chosen.Author, "tx", oc.rel.TxHash)
+	c.log.Warn("job settled on a verdict that does not follow from this node's records", "job", id, "author", author, "tx", oc.rel.TxHash)
 	return r, true, nil
+}
+
+// settledResult is the Result of the verdict record that rel binds
+// (finish.SettledVerdict) and that record's author; an error wrapping
+// finish.ErrNoVerdict while no such record is here.
+func (c *Client) settledResult(ctx context.Context, id jobs.ID, rel *escrow.Release) (Result, string, error) {
+	chosen, err := finish.SettledVerdict(ctx, c.p.Store, c.bodies(), id, rel.ResultRoot, rel.VerifierHash)
+	if err == nil {
+		var r Result
+		if r, err = resultOf(chosen); err == nil {
+			return r, chosen.Author, nil
+		}
+	}
+	return Result{}, "", fmt.Errorf("dapp: settled verdict of job %s: %w", id, err)
 }
 
 // WaitVerdict polls the store until the job has a verdict, then stops
