@@ -210,6 +210,12 @@ func (s *Store) RepairSoon() {
 // Self returns the peer ID that signs this store's writes.
 func (s *Store) Self() peer.ID { return s.self }
 
+// Changes returns a number that grows with every write to this replica's
+// datastore (a local write, a merged delta, a carried record) once it is
+// visible to reads: a reader that found nothing to do at one number need
+// not look again until it changes.
+func (s *Store) Changes() uint64 { return s.guard.Writes() }
+
 // Done is closed when the store has been closed.
 func (s *Store) Done() <-chan struct{} { return s.done }
 

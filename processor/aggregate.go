@@ -119,6 +119,15 @@ func (w *Worker) aggregate(ctx context.Context) {
 			if !ok || macro >= uint64(len(js.plan().Macros)) {
 				continue
 			}
+			// What the job store gains never makes it lack a record;
+			// only a room record does.
+			changes := room.Changes()
+			w.mu.Lock()
+			quiet, seen := js.roomQuiet[macro]
+			w.mu.Unlock()
+			if seen && quiet == changes {
+				continue
+			}
 			rs, err := readRoom(ctx, id, macro, room, job)
 			if err != nil {
 				if ctx.Err() == nil {
@@ -127,13 +136,25 @@ func (w *Worker) aggregate(ctx context.Context) {
 				pending = true
 				continue
 			}
+			roomPending := false
 			for _, k := range aggKinds {
 				lacks, err := w.aggregateOne(ctx, js, rs, macro, k, now)
 				if err != nil && ctx.Err() == nil {
 					w.log.Warn("writing a MacroJob aggregate", "job", id, "macro", macro, "kind", k.typ, "err", err)
 				}
-				pending = pending || lacks || err != nil
+				roomPending = roomPending || lacks || err != nil
 			}
+			w.mu.Lock()
+			if roomPending {
+				delete(js.roomQuiet, macro)
+			} else {
+				if js.roomQuiet == nil {
+					js.roomQuiet = map[uint64]uint64{}
+				}
+				js.roomQuiet[macro] = changes
+			}
+			w.mu.Unlock()
+			pending = pending || roomPending
 		}
 		if !pending {
 			w.mu.Lock()

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math/big"
 	"os"
+	"runtime"
+	"runtime/pprof"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -404,6 +406,7 @@ func benchFlow(b *testing.B, s flowShape, tu tuning) {
 	}
 	cpu := cputime.Process() - cpu0
 	b.StopTimer()
+	reportHeap(b, len(m.Running()))
 	traffic := pubsubTraffic(b, m)
 	for k, v := range traffic0 {
 		traffic[k] -= v
@@ -414,6 +417,26 @@ func benchFlow(b *testing.B, s flowShape, tu tuning) {
 	reportConns(b, m)
 	if cpu0 >= 0 {
 		b.ReportMetric(float64(cpu.Microseconds())/1000/float64(len(runs))/float64(s.microjobs())/float64(nodes), "cpu-ms/microjob/node")
+	}
+}
+
+// reportHeap reports the Go heap in use after a collection, per node, with
+// the mesh still running (every store of the jobs still open); with
+// JOBMESH_BENCH_HEAP set it also writes a heap profile to that file.
+func reportHeap(b *testing.B, nodes int) {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	b.ReportMetric(float64(ms.HeapInuse)/(1<<20)/float64(nodes), "heap-MB/node")
+	if path := os.Getenv("JOBMESH_BENCH_HEAP"); path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer f.Close()
+		if err := pprof.WriteHeapProfile(f); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 

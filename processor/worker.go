@@ -281,6 +281,9 @@ type jobState struct {
 	// aggQuiet is the record index version at which the job store last
 	// lacked no record of this node's room stores of the job.
 	aggQuiet uint64
+	// roomQuiet is, per MacroJob, the room store's Changes at which the
+	// job store last lacked none of its records.
+	roomQuiet map[uint64]uint64
 }
 
 // plan is the job's plan: public until its checks are drawn, then

@@ -6,12 +6,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/libp2p/go-libp2p/core/peer"
+
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/records"
 )
 
 func TestKeysAndAuthorRule(t *testing.T) {
-	d, c := sampleDisclosure(t, newPeer(t).String())
+	self := newPeer(t)
+	d, c := sampleDisclosure(t, self.String())
 	want := "/jobs/" + d.JobID.String() + "/macro/7/micro/" + d.MicroID.String() + "/commit/" + d.Processor
 	ck, dk := records.CommitmentKey(c), records.DisclosureKey(d)
 	if ck != want {
@@ -31,6 +34,9 @@ func TestKeysAndAuthorRule(t *testing.T) {
 	for _, bad := range []string{
 		"/jobs/x", strings.Replace(ck, "/macro/7/", "/macro/07/", 1), strings.Replace(ck, "/commit/", "/other/", 1),
 		strings.Replace(ck, d.Processor, "nobody", 1), strings.ToUpper(ck), ck + "/",
+		// The same peer as a CID: it decodes, but it is not the
+		// canonical text, though the canonical one was accepted above.
+		strings.Replace(ck, d.Processor, peer.ToCid(self).String(), 1),
 	} {
 		if _, err := records.Parse(bad); !errors.Is(err, records.ErrKey) {
 			t.Errorf("Parse(%q) = %v, want ErrKey", bad, err)

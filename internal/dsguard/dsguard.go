@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 
 	ds "github.com/ipfs/go-datastore"
 	"github.com/ipfs/go-datastore/query"
@@ -24,6 +25,22 @@ type Datastore struct {
 
 	mu     sync.RWMutex
 	closed bool
+	// writes counts the writes that completed (Writes).
+	writes atomic.Uint64
+}
+
+// Writes returns how many writes (a Put, a Delete, a batch's Commit) have
+// completed: every write counted in a number read is visible to the reads
+// that follow, so a reader that found nothing new at one number need not
+// look again until it changes.
+func (g *Datastore) Writes() uint64 { return g.writes.Load() }
+
+// wrote counts a write that returned err.
+func (g *Datastore) wrote(err error) error {
+	if err == nil {
+		g.writes.Add(1)
+	}
+	return err
 }
 
 var _ ds.Batching = (*Datastore)(nil)
@@ -113,7 +130,7 @@ func (g *Datastore) Put(ctx context.Context, k ds.Key, v []byte) error {
 		return err
 	}
 	defer g.leave()
-	return g.inner.Put(ctx, k, v)
+	return g.wrote(g.inner.Put(ctx, k, v))
 }
 
 func (g *Datastore) Delete(ctx context.Context, k ds.Key) error {
@@ -121,7 +138,7 @@ func (g *Datastore) Delete(ctx context.Context, k ds.Key) error {
 		return err
 	}
 	defer g.leave()
-	return g.inner.Delete(ctx, k)
+	return g.wrote(g.inner.Delete(ctx, k))
 }
 
 func (g *Datastore) Sync(ctx context.Context, prefix ds.Key) error {
@@ -177,5 +194,5 @@ func (b *batch) Commit(ctx context.Context) error {
 		return err
 	}
 	defer b.g.leave()
-	return b.inner.Commit(ctx)
+	return b.g.wrote(b.inner.Commit(ctx))
 }
