@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/jobmesh/jobmesh/dispatch"
@@ -81,8 +82,17 @@ func TestMismatchLockers(t *testing.T) {
 		if m := Mismatch(stored, own); m != MismatchRounds {
 			t.Errorf("%s: mismatch %q", name, m)
 		}
+		if d := MismatchDetail(stored, own); !strings.HasPrefix(d, "round 0: ") || !strings.Contains(d, "Lockers:[c]") {
+			t.Errorf("%s: detail %q", name, d)
+		}
 	}
-	if m := Mismatch(own, own); m != "" {
-		t.Fatalf("own record: mismatch %q", m)
+	// A round one record lacks is named too.
+	longer := own
+	longer.Rounds = append(slices.Clone(own.Rounds), records.RoundOrder{Macro: 1, Commits: []string{"b"}})
+	if d := MismatchDetail(longer, own); !strings.HasPrefix(d, "round 1: ") {
+		t.Errorf("a round more: detail %q", d)
+	}
+	if m, d := Mismatch(own, own), MismatchDetail(own, own); m != "" || d != "" {
+		t.Fatalf("own record: mismatch %q, %q", m, d)
 	}
 }

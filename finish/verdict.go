@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 
 	"github.com/ipfs/go-cid"
@@ -61,6 +62,30 @@ func Mismatch(stored, own records.VerdictRecord) string {
 		return MismatchCulprits
 	case !equalRounds(stored.Rounds, own.Rounds):
 		return MismatchRounds
+	}
+	return ""
+}
+
+// MismatchDetail says where stored and own first differ, for a log line:
+// the culprits of each, or the first MacroJob whose rounds differ ("" when
+// Mismatch finds nothing, or the verdicts themselves differ).
+func MismatchDetail(stored, own records.VerdictRecord) string {
+	switch Mismatch(stored, own) {
+	case MismatchCulprits:
+		return fmt.Sprintf("culprits %v, this node's %v", stored.Culprits, own.Culprits)
+	case MismatchRounds:
+		for i := range max(len(stored.Rounds), len(own.Rounds)) {
+			var a, b records.RoundOrder
+			if i < len(stored.Rounds) {
+				a = stored.Rounds[i]
+			}
+			if i < len(own.Rounds) {
+				b = own.Rounds[i]
+			}
+			if !equalRounds([]records.RoundOrder{a}, []records.RoundOrder{b}) {
+				return fmt.Sprintf("round %d: %+v, this node's %+v", i, a, b)
+			}
+		}
 	}
 	return ""
 }

@@ -50,8 +50,12 @@ func (w *Worker) audit(ctx context.Context, js *jobState, recs *finish.Records) 
 		return records.VerdictRecord{}, microjob.Verdict{}, err
 	}
 	if len(agree) == 0 {
-		reason, key := w.whyNoVerdict(js, recs, j)
-		return w.refuseSign(js, reason, key, "no verdict record follows from this node's records")
+		reason, key, detail := w.whyNoVerdict(js, recs, j)
+		why := "no verdict record follows from this node's records"
+		if detail != "" {
+			why += ": " + detail
+		}
+		return w.refuseSign(js, reason, key, why)
 	}
 	out, err := w.custody.Assemble(ctx, js.info, js.plan(), j.V, recs)
 	if err != nil {
@@ -73,8 +77,9 @@ func (w *Worker) audit(ctx context.Context, js *jobState, recs *finish.Records) 
 
 // whyNoVerdict names what kept every stored verdict of js from agreeing
 // with judgement j: what differs in the highest-ranked eligible one, or
-// finish.MismatchNone when there is none.
-func (w *Worker) whyNoVerdict(js *jobState, recs *finish.Records, j finish.Judgement) (reason, key string) {
+// finish.MismatchNone when there is none, and where it differs
+// (finish.MismatchDetail).
+func (w *Worker) whyNoVerdict(js *jobState, recs *finish.Records, j finish.Judgement) (reason, key, detail string) {
 	own := finish.VerdictFor(j, finish.FinalRounds(js.plan(), recs))
 	for _, p := range j.Order {
 		for _, a := range recs.Verdicts {
@@ -85,12 +90,12 @@ func (w *Worker) whyNoVerdict(js *jobState, recs *finish.Records, j finish.Judge
 			c, ok := js.verdicts.loaded[keySeq(a.Key, a.Seq)]
 			w.mu.Unlock()
 			if !ok || c.Err != nil {
-				return finish.MismatchBadBody, keySeq(a.Key, a.Seq)
+				return finish.MismatchBadBody, keySeq(a.Key, a.Seq), ""
 			}
-			return finish.Mismatch(c.Rec, own), keySeq(a.Key, a.Seq)
+			return finish.Mismatch(c.Rec, own), keySeq(a.Key, a.Seq), finish.MismatchDetail(c.Rec, own)
 		}
 	}
-	return finish.MismatchNone, ""
+	return finish.MismatchNone, "", ""
 }
 
 // refuseSign counts and logs, once per job, reason and record, that this

@@ -206,7 +206,7 @@ func waitViews(t *testing.T, ctx context.Context, m *localmesh.Mesh, what string
 			if p, found := v.Processor(id); found {
 				q.timeouts, q.tasks = p.Timeouts, v.Tasks
 			}
-			views = append(views, fmt.Sprintf("member %d: %+v", mem.Index, q))
+			views = append(views, fmt.Sprintf("member %d: %+v; %s", mem.Index, q, syncState(ctx, mem)))
 			if !ok(q) {
 				all = false
 				continue
@@ -219,4 +219,21 @@ func waitViews(t *testing.T, ctx context.Context, m *localmesh.Mesh, what string
 		t.Fatalf("waiting for %s: %v; views: %s", what, err, strings.Join(views, "; "))
 	}
 	return got
+}
+
+// syncState says what a member's replica of the mesh store stands on,
+// for a failure message: its peers and its heads, which a replica that
+// is caught up shares with the others.
+func syncState(ctx context.Context, mem *localmesh.Member) string {
+	heads, err := mem.MeshStore().Heads(ctx)
+	if err != nil {
+		return fmt.Sprintf("%d peers, heads: %v", len(mem.Host.Network().Peers()), err)
+	}
+	short := make([]string, len(heads))
+	for i, h := range heads {
+		s := h.String()
+		short[i] = s[len(s)-8:]
+	}
+	slices.Sort(short)
+	return fmt.Sprintf("%d peers, mesh store heads %v", len(mem.Host.Network().Peers()), short)
 }
