@@ -1,6 +1,7 @@
 package finish
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/jobmesh/jobmesh/jobs"
@@ -26,18 +27,74 @@ type Progress struct {
 // tally is the snapshot a Progress reads, shared by its copies.
 type tally struct {
 	// committers are, by MicroJob, the distinct processors with a
-	// commitment, sorted.
-	committers map[jobs.ID][]string
+	// commitment, sorted, in buckets by the MicroJob ID's first byte; n
+	// counts the MicroJobs.
+	committers [committerBuckets]map[jobs.ID][]string
+	n          int
 	// disclosed counts the MicroJobs with at least one disclosure.
 	disclosed int
 }
 
+const committerBuckets = 256
+
+// Committers is, by MicroJob, the distinct processors with a commitment,
+// kept by one owner (a record index) that changes one MicroJob at a time
+// and takes a Progress after the changes: a snapshot costs a copy of the
+// buckets changed since the last one, not a rebuild of the whole job,
+// which a job of thousands of MicroJobs paid on every commitment. The
+// zero value is empty; it is not safe for concurrent use.
+type Committers struct {
+	buckets [committerBuckets]map[jobs.ID][]string
+	// shared marks the buckets a snapshot holds: copied before a change.
+	shared [committerBuckets]bool
+	n      int
+}
+
+// Set makes by (distinct, sorted; kept, so the caller must not modify it
+// afterwards) the committers of MicroJob mid; none removes it.
+func (c *Committers) Set(mid jobs.ID, by []string) {
+	b := mid[0]
+	m := c.buckets[b]
+	if c.shared[b] || m == nil {
+		m = maps.Clone(m)
+		if m == nil {
+			m = map[jobs.ID][]string{}
+		}
+		c.buckets[b], c.shared[b] = m, false
+	}
+	_, had := m[mid]
+	switch {
+	case len(by) == 0 && had:
+		delete(m, mid)
+		c.n--
+	case len(by) > 0:
+		if !had {
+			c.n++
+		}
+		m[mid] = by
+	}
+}
+
+// Progress is the progress of a job of one replica with these committers,
+// of which disclosed MicroJobs have a disclosure: a snapshot that later
+// changes to c do not reach.
+func (c *Committers) Progress(disclosed int) Progress {
+	for i := range c.shared {
+		c.shared[i] = true
+	}
+	return Progress{t: &tally{committers: c.buckets, n: c.n, disclosed: disclosed}, replicas: 1}
+}
+
 // NewProgress is the progress of a job of one replica whose MicroJobs
 // have the committers given (by MicroJob, distinct and sorted) and of
-// which disclosed MicroJobs have a disclosure. Progress keeps committers:
-// the caller must not modify it afterwards.
+// which disclosed MicroJobs have a disclosure. Progress keeps the slices
+// of committers: the caller must not modify them afterwards.
 func NewProgress(committers map[jobs.ID][]string, disclosed int) Progress {
-	return Progress{t: &tally{committers: committers, disclosed: disclosed}, replicas: 1}
+	var c Committers
+	for m, by := range committers {
+		c.Set(m, by)
+	}
+	return c.Progress(disclosed)
 }
 
 // WithReplicas is p for a job of replicas processors per MicroJob.
@@ -49,25 +106,24 @@ func (p Progress) WithReplicas(replicas int) Progress {
 // ProgressOf is the progress that records recs show, for a job of
 // replicas processors per MicroJob.
 func ProgressOf(recs *Records, replicas int) Progress {
-	t := &tally{committers: map[jobs.ID][]string{}}
+	committers := map[jobs.ID][]string{}
 	for _, c := range recs.Commits {
-		if !slices.Contains(t.committers[c.MicroID], c.Processor) {
-			t.committers[c.MicroID] = append(t.committers[c.MicroID], c.Processor)
+		if !slices.Contains(committers[c.MicroID], c.Processor) {
+			committers[c.MicroID] = append(committers[c.MicroID], c.Processor)
 		}
 	}
-	for _, ps := range t.committers {
+	for _, ps := range committers {
 		slices.Sort(ps)
 	}
 	disclosed := map[jobs.ID]bool{}
 	for _, d := range recs.Discl {
 		disclosed[d.MicroID] = true
 	}
-	t.disclosed = len(disclosed)
-	return Progress{t: t, replicas: max(replicas, 1)}
+	return NewProgress(committers, len(disclosed)).WithReplicas(replicas)
 }
 
 // Started reports whether any MicroJob has a commitment.
-func (p Progress) Started() bool { return p.t != nil && len(p.t.committers) > 0 }
+func (p Progress) Started() bool { return p.t != nil && p.t.n > 0 }
 
 // Committed reports whether MicroJob mid has a commitment.
 func (p Progress) Committed(mid jobs.ID) bool { return len(p.CommittedBy(mid)) > 0 }
@@ -78,7 +134,7 @@ func (p Progress) CommittedBy(mid jobs.ID) []string {
 	if p.t == nil {
 		return nil
 	}
-	return p.t.committers[mid]
+	return p.t.committers[mid[0]][mid]
 }
 
 // CommittedByOther reports whether a processor other than self has a
@@ -119,9 +175,11 @@ func (p Progress) Unneeded(self string) map[jobs.ID]bool {
 	if p.t == nil {
 		return out
 	}
-	for m, by := range p.t.committers {
-		if len(by) >= p.replicas || slices.Contains(by, self) {
-			out[m] = true
+	for _, bucket := range p.t.committers {
+		for m, by := range bucket {
+			if len(by) >= p.replicas || slices.Contains(by, self) {
+				out[m] = true
+			}
 		}
 	}
 	return out
@@ -134,9 +192,11 @@ func (p Progress) Active() map[string]bool {
 	if p.t == nil {
 		return out
 	}
-	for _, by := range p.t.committers {
-		for _, q := range by {
-			out[q] = true
+	for _, bucket := range p.t.committers {
+		for _, by := range bucket {
+			for _, q := range by {
+				out[q] = true
+			}
 		}
 	}
 	return out

@@ -123,3 +123,48 @@ func TestProgress(t *testing.T) {
 		})
 	}
 }
+
+// TestCommittersSnapshotsStand: a Progress taken from Committers answers
+// as the committers were when it was taken, whatever is set afterwards, in
+// the MicroJob's bucket or another's, and agrees with one built from the
+// whole map (NewProgress).
+func TestCommittersSnapshotsStand(t *testing.T) {
+	var ids []jobs.ID
+	for i := range 40 {
+		var id jobs.ID
+		id[0], id[1] = byte(i%3), byte(i) // three buckets, many per bucket
+		ids = append(ids, id)
+	}
+	type snap struct {
+		p     Progress
+		model map[jobs.ID][]string
+	}
+	var c Committers
+	model := map[jobs.ID][]string{}
+	var snaps []snap
+	peers := []string{"a", "b", "c"}
+	for step := range 300 {
+		id := ids[(step*7)%len(ids)]
+		by := peers[:step%4] // none (a removal), a, a b, a b c
+		c.Set(id, slices.Clone(by))
+		if len(by) == 0 {
+			delete(model, id)
+		} else {
+			model[id] = slices.Clone(by)
+		}
+		if step%5 == 0 {
+			snaps = append(snaps, snap{c.Progress(step), maps.Clone(model)})
+		}
+	}
+	for i, s := range snaps {
+		whole := NewProgress(s.model, i*5)
+		for _, id := range ids {
+			if got, want := s.p.CommittedBy(id), s.model[id]; !slices.Equal(got, want) || !slices.Equal(whole.CommittedBy(id), want) {
+				t.Fatalf("snapshot %d, MicroJob %x: committers %v (from the map %v), want %v", i, id[:2], got, whole.CommittedBy(id), want)
+			}
+		}
+		if s.p.Started() != (len(s.model) > 0) || !maps.Equal(s.p.Unneeded("c"), whole.Unneeded("c")) || !maps.Equal(s.p.Active(), whole.Active()) {
+			t.Fatalf("snapshot %d: started %v, unneeded %v, active %v; from the map %v, %v", i, s.p.Started(), s.p.Unneeded("c"), s.p.Active(), whole.Unneeded("c"), whole.Active())
+		}
+	}
+}

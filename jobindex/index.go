@@ -2,6 +2,7 @@ package jobindex
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -39,6 +40,9 @@ type jobIndex struct {
 	// committers counts, by MicroJob and processor, the valid commitments
 	// held, so that "is it committed, and by whom" costs no rebuild.
 	committers map[jobs.ID]map[string]int
+	// sorted is committers as finish.Progress reads it, changed one
+	// MicroJob at a time (count).
+	sorted finish.Committers
 	// tallyVer is bumped whenever disclosed or committers change; tally
 	// is their snapshot (Progress, for one replica) at tallyAt.
 	tallyVer, tallyAt uint64
@@ -207,6 +211,7 @@ func (ji *jobIndex) count(key string, delta int) {
 				delete(ji.committers, m)
 			}
 		}
+		ji.sorted.Set(m, slices.Sorted(maps.Keys(ji.committers[m])))
 	}
 }
 
@@ -256,6 +261,7 @@ func (x *Index) Records(ctx context.Context, id jobs.ID) (*finish.Records, error
 		ji.entries = make(map[string]finish.Part, len(recs))
 		ji.disclosed = map[jobs.ID]int{}
 		ji.committers = map[jobs.ID]map[string]int{}
+		ji.sorted = finish.Committers{}
 		ji.requests, ji.verdicts, ji.reveals = 0, 0, 0
 		ji.tallyVer++
 		heard := ji.heard

@@ -2,8 +2,6 @@ package jobindex
 
 import (
 	"context"
-	"maps"
-	"slices"
 
 	"github.com/jobmesh/jobmesh/finish"
 	"github.com/jobmesh/jobmesh/jobs"
@@ -37,11 +35,7 @@ func (x *Index) LoadedProgress(id jobs.ID, replicas int) (finish.Progress, bool)
 		return finish.Progress{}, false
 	}
 	if ji.tally == nil || ji.tallyAt != ji.tallyVer {
-		committers := make(map[jobs.ID][]string, len(ji.committers))
-		for m, by := range ji.committers {
-			committers[m] = slices.Sorted(maps.Keys(by))
-		}
-		p := finish.NewProgress(committers, len(ji.disclosed))
+		p := ji.sorted.Progress(len(ji.disclosed))
 		ji.tally, ji.tallyAt = &p, ji.tallyVer
 	}
 	return ji.tally.WithReplicas(replicas), true

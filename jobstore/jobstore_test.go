@@ -44,7 +44,7 @@ func manager(t *testing.T, c *crdttest.Cluster, i int, clk *clock) *jobstore.Man
 }
 
 // managerWith is manager with its Config changed by set (nil: none).
-func managerWith(t *testing.T, c *crdttest.Cluster, i int, clk *clock, set func(*jobstore.Config)) *jobstore.Manager {
+func managerWith(t testing.TB, c *crdttest.Cluster, i int, clk *clock, set func(*jobstore.Config)) *jobstore.Manager {
 	t.Helper()
 	cfg := c.Config(i)
 	cfg.AuthorPolicy = records.AuthorPolicy()
