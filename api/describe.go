@@ -96,7 +96,7 @@ func (s *microStates) read(info *jobs.JobInfo, recs []crdt.Record) {
 		k, err := records.Parse(r.Key)
 		// The store checked each record's signature; a per-peer key
 		// counts only when its author is the peer it names.
-		if err != nil || k.Job != id || (k.Peer != "" && k.Peer != r.Author.String()) || r.Tombstone {
+		if err != nil || k.Job != id || (k.Peer != "" && k.Peer != r.AuthorText()) || r.Tombstone {
 			continue
 		}
 		switch k.Type {
@@ -155,7 +155,7 @@ func events(job crdt.Record, recs []crdt.Record) ([]apiv1.JobEvent, int) {
 	left := max(0, len(all)-apiv1.MaxDescribedEvents)
 	out := make([]apiv1.JobEvent, 0, len(all)-left)
 	for _, r := range all[left:] {
-		out = append(out, apiv1.JobEvent{Time: r.Time().UTC(), Type: r.Type, Peer: r.Author.String(), Text: eventText(r)})
+		out = append(out, apiv1.JobEvent{Time: r.Time().UTC(), Type: r.Type, Peer: r.AuthorText(), Text: eventText(r)})
 	}
 	return out, left
 }
@@ -204,7 +204,7 @@ func eventText(r crdt.Record) string {
 	case records.AbortedType:
 		return "escrow aborted"
 	case records.FailureType:
-		if f, err := records.DecodeFailure(r.Key, r.Author.String(), r.Payload); err == nil && len(f.Micro) >= 12 {
+		if f, err := records.DecodeFailure(r.Key, r.AuthorText(), r.Payload); err == nil && len(f.Micro) >= 12 {
 			return fmt.Sprintf("MicroJob %s failed here: %s", f.Micro[:12], f.Kind)
 		}
 		return "failure reported"

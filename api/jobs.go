@@ -243,7 +243,7 @@ func (v *JobView) addProgress(ctx context.Context, id jobs.ID, j *apiv1.Job) ([]
 			j.Updated = t.UTC()
 		}
 		k, err := records.Parse(r.Key)
-		if err != nil || k.Job != id || k.Peer != r.Author.String() {
+		if err != nil || k.Job != id || k.Peer != r.AuthorText() {
 			continue
 		}
 		switch k.Type {

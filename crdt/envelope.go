@@ -13,6 +13,8 @@ import (
 	"github.com/ipfs/go-datastore"
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/jobmesh/jobmesh/internal/peertext"
 )
 
 // Envelope layout, version 1 (docs/PROTOCOL.md has the byte-by-byte table):
@@ -90,6 +92,10 @@ type Record struct {
 	Payload   []byte  // opaque payload; empty for tombstones
 	Tombstone bool    // true for a signed deletion
 }
+
+// AuthorText returns Author's canonical text (Author.String(), without
+// its base58 encoding each time: peertext).
+func (r Record) AuthorText() string { return peertext.Of(r.Author) }
 
 // Time returns the author's write time carried in Seq.
 func (r Record) Time() time.Time { return time.Unix(0, int64(r.Seq)) }

@@ -43,7 +43,7 @@ func (c *Client) Started(ctx context.Context, id jobs.ID) (bool, error) {
 		if err != nil || k.Job != id {
 			continue
 		}
-		if k.Type == records.VerdictType || (k.Type == records.CommitType && k.Peer == r.Author.String()) {
+		if k.Type == records.VerdictType || (k.Type == records.CommitType && k.Peer == r.AuthorText()) {
 			return true, nil
 		}
 	}

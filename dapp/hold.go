@@ -362,7 +362,7 @@ func (c *Client) discloser(ctx context.Context, id jobs.ID, p peer.ID) (bool, er
 		return false, err
 	}
 	for _, r := range recs {
-		if d, err := records.OpenDisclosure(r.Key, r.Author.String(), r.Payload); err == nil && d.JobID == id && r.Author == p {
+		if d, err := records.OpenDisclosure(r.Key, r.AuthorText(), r.Payload); err == nil && d.JobID == id && r.Author == p {
 			return true, nil
 		}
 	}

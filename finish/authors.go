@@ -63,7 +63,7 @@ func (r *Request) Kind() string {
 // openRequest opens a dispute, check or redo record of job id; nil when
 // it does not decode or is not under the key its content and author name.
 func openRequest(id jobs.ID, r crdt.Record) *Request {
-	author := r.Author.String()
+	author := r.AuthorText()
 	q := &Request{Key: r.Key, Author: author, Seq: r.Seq}
 	switch r.Type {
 	case records.DisputeType:

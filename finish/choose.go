@@ -170,7 +170,7 @@ func SettledVerdict(ctx context.Context, store RecordReader, blocks records.Body
 		if err != nil || records.ResultRoot(out) != root || records.OutcomeDigest(v, rec) != verifierHash {
 			continue
 		}
-		return ChosenVerdict{Author: r.Author.String(), Seq: r.Seq, Record: rec, Verdict: v}, nil
+		return ChosenVerdict{Author: r.AuthorText(), Seq: r.Seq, Record: rec, Verdict: v}, nil
 	}
 	return ChosenVerdict{}, fmt.Errorf("%w: job %s: none settled on result root %s, verifier hash %s", ErrNoVerdict, id, root, verifierHash)
 }
@@ -226,8 +226,8 @@ func Processors(ctx context.Context, store RecordReader) ([]string, error) {
 	}
 	var out []string
 	for _, r := range recs {
-		if r.Type == records.AdvertType && !r.Tombstone && strings.HasSuffix(r.Key, "/"+r.Author.String()) {
-			out = append(out, r.Author.String())
+		if r.Type == records.AdvertType && !r.Tombstone && strings.HasSuffix(r.Key, "/"+r.AuthorText()) {
+			out = append(out, r.AuthorText())
 		}
 	}
 	slices.Sort(out)

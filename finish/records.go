@@ -87,7 +87,7 @@ type Part struct {
 // count is the judgement's choice (authors.go).
 func OpenPart(id jobs.ID, r crdt.Record) Part {
 	p := Part{Rec: r}
-	author := r.Author.String()
+	author := r.AuthorText()
 	switch r.Type {
 	case records.CommitType:
 		if c, err := records.OpenCommitment(r.Key, author, r.Payload); err == nil && c.JobID == id {
@@ -117,7 +117,7 @@ func OpenPart(id jobs.ID, r crdt.Record) Part {
 // key and empty, as TookKey's writer leaves it.
 func openTook(id jobs.ID, r crdt.Record) *Took {
 	k, err := records.Parse(r.Key)
-	if err != nil || k.Type != records.TookType || k.Job != id || k.Peer != r.Author.String() || len(r.Payload) != 0 {
+	if err != nil || k.Type != records.TookType || k.Job != id || k.Peer != r.AuthorText() || len(r.Payload) != 0 {
 		return nil
 	}
 	return &Took{Macro: k.Macro, Processor: k.Peer, Seq: r.Seq}
@@ -139,11 +139,11 @@ func (out *Records) Add(id jobs.ID, p Part) {
 	case p.Request != nil:
 		out.Requests = append(out.Requests, *p.Request)
 	case p.Verdict:
-		out.Verdicts = append(out.Verdicts, Authored[[]byte]{Key: p.Rec.Key, Author: p.Rec.Author.String(), Seq: p.Rec.Seq, Rec: p.Rec.Payload})
+		out.Verdicts = append(out.Verdicts, Authored[[]byte]{Key: p.Rec.Key, Author: p.Rec.AuthorText(), Seq: p.Rec.Seq, Rec: p.Rec.Payload})
 	case p.Reveal:
-		out.Reveals = append(out.Reveals, Authored[[]byte]{Key: p.Rec.Key, Author: p.Rec.Author.String(), Seq: p.Rec.Seq, Rec: p.Rec.Payload})
+		out.Reveals = append(out.Reveals, Authored[[]byte]{Key: p.Rec.Key, Author: p.Rec.AuthorText(), Seq: p.Rec.Seq, Rec: p.Rec.Payload})
 	default:
-		out.addSettlement(id, p.Rec.Key, p.Rec.Author.String(), p.Rec.Type, p.Rec.Payload)
+		out.addSettlement(id, p.Rec.Key, p.Rec.AuthorText(), p.Rec.Type, p.Rec.Payload)
 	}
 }
 

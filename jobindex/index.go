@@ -162,7 +162,7 @@ func (ji *jobIndex) change(c crdt.Change) {
 		if ji.heard == nil {
 			ji.heard = map[string]time.Time{}
 		}
-		ji.heard[c.Record.Author.String()] = time.Now()
+		ji.heard[c.Record.AuthorText()] = time.Now()
 	case crdt.ChangeDelete:
 		if old, ok := ji.entries[c.Key]; ok && old.Judged() {
 			ji.judgeVer++
@@ -270,7 +270,7 @@ func (x *Index) Records(ctx context.Context, id jobs.ID) (*finish.Records, error
 		for _, r := range recs {
 			ji.entries[r.Key] = finish.OpenPart(id, r)
 			ji.count(r.Key, +1)
-			a := r.Author.String()
+			a := r.AuthorText()
 			if at, ok := heard[a]; ok {
 				ji.heard[a] = at
 			} else {

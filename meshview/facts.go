@@ -569,7 +569,7 @@ func (f *Facts) derive(ctx context.Context, id jobs.ID) (*finishedJob, error) {
 		if r.Tombstone {
 			continue
 		}
-		author := r.Author.String()
+		author := r.AuthorText()
 		switch r.Type {
 		case records.CommitType:
 			if c, err := records.OpenCommitment(r.Key, author, r.Payload); err == nil && c.JobID == id {

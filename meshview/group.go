@@ -49,7 +49,7 @@ func PickGroup(info *jobs.JobInfo, view *View, recs []crdt.Record, active map[st
 		if r.Type != records.GroupType || r.Tombstone {
 			continue
 		}
-		g, err := records.DecodeGroup(info, r.Key, r.Author.String(), r.Payload)
+		g, err := records.DecodeGroup(info, r.Key, r.AuthorText(), r.Payload)
 		if err != nil || !cardsMatch(g, view) {
 			continue
 		}

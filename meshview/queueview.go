@@ -97,7 +97,7 @@ func (s *verdictScan) add(r crdt.Record) {
 			s.verdicts[k.Job] = append(s.verdicts[k.Job], k.Peer)
 		}
 	case records.ResultType:
-		if k, err := records.Parse(r.Key); err == nil && k.Type == records.ResultType && k.Peer == r.Author.String() {
+		if k, err := records.Parse(r.Key); err == nil && k.Type == records.ResultType && k.Peer == r.AuthorText() {
 			if s.disclosers[k.Job] == nil {
 				s.disclosers[k.Job] = map[string]bool{}
 			}

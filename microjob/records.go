@@ -13,12 +13,11 @@ import (
 
 	blocks "github.com/ipfs/go-block-format"
 	"github.com/ipfs/go-cid"
-	"github.com/libp2p/go-libp2p/core/peer"
 	mh "github.com/multiformats/go-multihash"
 
-	"github.com/jobmesh/jobmesh/jobs"
-
+	"github.com/jobmesh/jobmesh/internal/peertext"
 	"github.com/jobmesh/jobmesh/internal/strictjson"
+	"github.com/jobmesh/jobmesh/jobs"
 )
 
 // RecordVersion is the version of the Commitment and Disclosure encodings.
@@ -187,11 +186,11 @@ func ParseWallet(s string) ([20]byte, error) {
 
 // checkPeer accepts only the canonical text of a libp2p peer ID.
 func checkPeer(s string) error {
-	id, err := peer.Decode(s)
+	ok, err := peertext.Canonical(s)
 	if err != nil {
 		return fmt.Errorf("%w: processor %q: %v", ErrMalformed, s, err)
 	}
-	if id.String() != s {
+	if !ok {
 		return fmt.Errorf("%w: processor %q is not in canonical form", ErrMalformed, s)
 	}
 	return nil

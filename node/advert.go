@@ -183,7 +183,7 @@ func (n *Node) Processors(ctx context.Context) ([]Advert, error) {
 			continue
 		}
 		a, err := DecodeAdvert(r.Payload)
-		if err != nil || a.PeerID != r.Author.String() || a.Role != RoleProcessor {
+		if err != nil || a.PeerID != r.AuthorText() || a.Role != RoleProcessor {
 			n.Log.Warn("skipping invalid advertisement", "key", r.Key, "author", r.Author, "err", err)
 			continue
 		}

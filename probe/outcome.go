@@ -57,7 +57,7 @@ func (c Config) Outcome(challenge crdt.Record, answers []crdt.Record, advertised
 	for _, r := range answers {
 		a, err := ParseKey(r.Key)
 		if err != nil || r.Tombstone || a.Kind == KindChallenge || a.Window != k.Window || a.Challenger != k.Challenger ||
-			a.Member != r.Author.String() || !slices.Contains(ch.Members, a.Member) || r.Seq < start || r.Seq > end {
+			a.Member != r.AuthorText() || !slices.Contains(ch.Members, a.Member) || r.Seq < start || r.Seq > end {
 			continue
 		}
 		h, err := DecodeAnswer(r.Payload)
@@ -99,7 +99,7 @@ func (c Config) readChallenge(r crdt.Record, advertised func(string) bool) (Key,
 	if k.Kind != KindChallenge || r.Type != ChallengeType || r.Tombstone {
 		return Key{}, Challenge{}, fmt.Errorf("%w: %s is no challenge", ErrBadRecord, r.Key)
 	}
-	if r.Author.String() != k.Challenger {
+	if r.AuthorText() != k.Challenger {
 		return Key{}, Challenge{}, fmt.Errorf("%w: challenge %s written by %s", ErrBadRecord, r.Key, r.Author)
 	}
 	ch, err := DecodeChallenge(r.Payload)

@@ -406,12 +406,12 @@ func aggregateRank(id jobs.ID, macro uint64, set []crdt.Record, self string) int
 	var newest crdt.Record
 	authors := map[string]bool{}
 	for _, r := range set {
-		authors[r.Author.String()] = true
+		authors[r.AuthorText()] = true
 		if r.Seq > newest.Seq {
 			newest = r
 		}
 	}
-	first := newest.Author.String()
+	first := newest.AuthorText()
 	rest := make([]string, 0, len(authors))
 	for a := range authors {
 		if a != first {

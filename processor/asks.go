@@ -64,7 +64,7 @@ func (w *Worker) noticeAsk(r crdt.Record) {
 		return
 	}
 	k, err := records.Parse(r.Key)
-	if err != nil || k.Type != records.AskType || k.Peer != r.Author.String() {
+	if err != nil || k.Type != records.AskType || k.Peer != r.AuthorText() {
 		return
 	}
 	a, err := records.DecodeAsk(k.Job, r.Payload)

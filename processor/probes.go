@@ -131,7 +131,7 @@ func (pr *prober) answerWindow(ctx context.Context, w uint64, now time.Time) err
 			continue
 		}
 		k, err := probe.ParseKey(r.Key)
-		if err != nil || r.Author.String() != k.Challenger {
+		if err != nil || r.AuthorText() != k.Challenger {
 			continue
 		}
 		c, err := probe.DecodeChallenge(r.Payload)

@@ -184,11 +184,11 @@ func FailuresIn(id jobs.ID, recs []crdt.Record) []Reported {
 		if rec.Tombstone || rec.Type != FailureType || !strings.HasPrefix(rec.Key, prefix) {
 			continue
 		}
-		r, err := DecodeFailure(rec.Key, rec.Author.String(), rec.Payload)
+		r, err := DecodeFailure(rec.Key, rec.AuthorText(), rec.Payload)
 		if err != nil {
 			continue
 		}
-		out = append(out, Reported{Peer: rec.Author.String(), Report: r})
+		out = append(out, Reported{Peer: rec.AuthorText(), Report: r})
 	}
 	return out
 }

@@ -72,7 +72,7 @@ func HeldOutputs(ctx context.Context, store Querier, id jobs.ID) (map[peer.ID]ci
 // holder record of the job written by the peer its key names.
 func ReadHolder(id jobs.ID, r crdt.Record) (p peer.ID, output cid.Cid, ok bool) {
 	name, found := strings.CutPrefix(r.Key, HoldersPrefix(id))
-	if !found || r.Tombstone || r.Type != HolderType || name != r.Author.String() {
+	if !found || r.Tombstone || r.Type != HolderType || name != r.AuthorText() {
 		return "", cid.Undef, false
 	}
 	var h Holder

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
+	"github.com/jobmesh/jobmesh/internal/peertext"
 	"github.com/jobmesh/jobmesh/jobs"
 )
 
@@ -358,48 +358,14 @@ func parseMicro(k *Key, s []string) error {
 	return checkPeer(k.Peer)
 }
 
-// checkPeer accepts only the canonical text of a libp2p peer ID. Every
-// key names a peer, and decoding one and encoding it back is most of what
-// parsing a key costs, so the texts that passed are remembered (canonical).
+// checkPeer accepts only the canonical text of a libp2p peer ID.
 func checkPeer(s string) error {
-	if canonical.has(s) {
-		return nil
-	}
-	id, err := peer.Decode(s)
+	ok, err := peertext.Canonical(s)
 	if err != nil {
 		return fmt.Errorf("peer %q: %w", s, err)
 	}
-	if id.String() != s {
+	if !ok {
 		return fmt.Errorf("peer %q is not in canonical form", s)
 	}
-	canonical.add(s)
 	return nil
-}
-
-// canonical holds peer texts that checkPeer accepted: a set emptied when
-// it reaches maxCanonical, so that keys naming ever new peers cost at
-// most a re-check each, never unbounded memory.
-var canonical = peerSet{set: map[string]struct{}{}}
-
-const maxCanonical = 4096
-
-type peerSet struct {
-	mu  sync.RWMutex
-	set map[string]struct{}
-}
-
-func (p *peerSet) has(s string) bool {
-	p.mu.RLock()
-	defer p.mu.RUnlock()
-	_, ok := p.set[s]
-	return ok
-}
-
-func (p *peerSet) add(s string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if len(p.set) >= maxCanonical {
-		clear(p.set)
-	}
-	p.set[s] = struct{}{}
 }

@@ -23,7 +23,7 @@ func (l RoomLock) Open(now time.Time) bool { return !now.Before(l.Expires) }
 // which counts as never taken).
 func ReadRoomLock(ctx context.Context, r crdt.Getter, jobID string, macro uint64) (RoomLock, bool) {
 	l, rec, err := crdt.GetJSON[RoomLock](ctx, r, RoomLockKey(jobID, macro), RoomLockType)
-	if err != nil || rec.Author.String() != l.Owner {
+	if err != nil || rec.AuthorText() != l.Owner {
 		return RoomLock{}, false
 	}
 	return l, true

@@ -144,7 +144,7 @@ func (wb WalletBinding) Verify(author string) error {
 // OpenWalletBinding decodes and verifies the binding record r: its type,
 // its key (the binding key of its author) and its payload.
 func OpenWalletBinding(r crdt.Record) (WalletBinding, error) {
-	author := r.Author.String()
+	author := r.AuthorText()
 	if r.Type != WalletBindingType || r.Key != WalletBindingKey(author) {
 		return WalletBinding{}, fmt.Errorf("%w: %s record %q by %s", ErrBadBinding, r.Type, r.Key, author)
 	}

@@ -62,7 +62,7 @@ func ReadSummary(ctx context.Context, store finish.RecordReader, id jobs.ID, rel
 // check are skipped: anyone may write one under its own key.
 func CheckedSummary(id jobs.ID, recs []crdt.Record, rel *escrow.Release) (records.SummaryRecord, bool) {
 	for _, r := range recs {
-		if r.Tombstone || r.Type != records.SummaryType || r.Key != records.SummaryKey(id, r.Author.String()) {
+		if r.Tombstone || r.Type != records.SummaryType || r.Key != records.SummaryKey(id, r.AuthorText()) {
 			continue
 		}
 		s, err := records.DecodeSummaryRecord(r.Payload)
