@@ -260,6 +260,22 @@ func TestBootstrapServesDevChain(t *testing.T) {
 	d.stop(t)
 }
 
+// TestDemoThatGivesUpSaysWhy: a demo whose job is not verified in time
+// exits with an error and shows the mesh's latest warnings, which its
+// quiet log leaves out.
+func TestDemoThatGivesUpSaysWhy(t *testing.T) {
+	if testing.Short() {
+		t.Skip("demo in -short mode")
+	}
+	var out, errb bytes.Buffer
+	cmd := jobnode("demo", "--processors", "2", "--width", "64", "--height", "64", "--tile", "32", "--out", t.TempDir(), "--timeout", "1ms")
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	if err == nil || !strings.Contains(errb.String(), "waiting for the verdict") || !strings.Contains(out.String(), "the mesh's latest warnings:") {
+		t.Fatalf("demo with a 1 ms timeout: %v\n%s%s", err, out.String(), errb.String())
+	}
+}
+
 func TestDemoRunsAJobEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("demo in -short mode")

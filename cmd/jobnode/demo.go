@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"math/big"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -159,11 +161,13 @@ func runDemo(ctx context.Context, g *globals, o demoOptions, stdout, stderr io.W
 	jctx, jcancel := context.WithTimeout(ctx, o.timeout)
 	defer jcancel()
 	if _, err := waitWithProgress(jctx, client, id, plan.NumWithChecks(), names, say); err != nil {
+		sayStalled(ctx, mesh, client, id, names, say)
 		return fmt.Errorf("waiting for the verdict: %w", err)
 	}
 	fmt.Fprintf(say, "verified; waiting for the processors' signatures and the escrow release...\n")
 	res, err := client.DApp.Wait(jctx, id, 200*time.Millisecond)
 	if err != nil {
+		sayStalled(ctx, mesh, client, id, names, say)
 		return fmt.Errorf("waiting for the settlement: %w", err)
 	}
 	fmt.Fprintf(say, "verified and settled in %s\n", time.Since(start).Round(100*time.Millisecond))
@@ -245,6 +249,44 @@ func demoLiar(kind string) (func(block uint64, check bool, out []byte) []byte, e
 		return localmesh.RationalLiar(demoBlocksPerMicro), nil
 	}
 	return nil, fmt.Errorf("--liar must be whole or rational, not %q", kind)
+}
+
+// demoWarnings is how many of each node's latest warnings a demo that
+// gives up shows.
+const demoWarnings = 8
+
+// sayStalled writes what the submitting node holds of job id, by record
+// type, and each member's latest warnings (the operator view's,
+// node.Node.Operator), which the demo's quiet log leaves out: what a demo
+// that gives up was waiting on.
+func sayStalled(ctx context.Context, mesh *localmesh.Mesh, client *localmesh.Member, id jobs.ID, names map[string]string, say io.Writer) {
+	if recs, err := client.Store.Query(ctx, records.JobKey(id)+"/"); err == nil {
+		types := map[string]int{}
+		for _, r := range recs {
+			types[r.Type]++
+		}
+		fmt.Fprintf(say, "the submitting node holds of the job, by record type: %v\n", types)
+	}
+	fmt.Fprintln(say, "the mesh's latest warnings:")
+	for _, m := range mesh.Running() {
+		op, err := m.Operator(ctx)
+		if err != nil {
+			continue
+		}
+		name := names[m.Host.ID().String()]
+		if name == "" {
+			name = string(m.Role)
+		}
+		ws := op.Warnings[max(0, len(op.Warnings)-demoWarnings):]
+		for _, w := range ws {
+			keys := slices.Sorted(maps.Keys(w.Attrs))
+			attrs := make([]string, len(keys))
+			for i, k := range keys {
+				attrs[i] = k + "=" + w.Attrs[k]
+			}
+			fmt.Fprintf(say, "  %s %s %s: %s %s\n", w.Time.Format("15:04:05.000"), name, w.Level, w.Message, strings.Join(attrs, " "))
+		}
+	}
 }
 
 // demoProcessors names the mesh's processors p<index>, marking the
