@@ -1,7 +1,9 @@
 package crdt
 
 import (
+	"maps"
 	"testing"
+	"time"
 
 	"github.com/ipfs/go-cid"
 	crdtpb "github.com/ipfs/go-ds-crdt/pb"
@@ -79,4 +81,40 @@ func FuzzValidateBroadcast(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestGreetingNeeded: a greeting goes out while any head it names has not
+// reached the topic (announced, or named as a parent) since the batch's
+// first join; heard before the join, or not at all, it still goes.
+func TestGreetingNeeded(t *testing.T) {
+	t0 := time.Unix(1_800_000_000, 0)
+	join := t0.Add(time.Second)
+	ann := announcement(t, 2)
+	var msg crdtpb.CRDTBroadcast
+	if err := proto.Unmarshal(ann, &msg); err != nil {
+		t.Fatal(err)
+	}
+	h0, _ := cid.Cast(msg.Heads[0].GetCid())
+	h1, _ := cid.Cast(msg.Heads[1].GetCid())
+	for name, c := range map[string]struct {
+		announced, covered map[cid.Cid]time.Time
+		want               bool
+	}{
+		"nothing heard":                 {nil, nil, true},
+		"both announced after the join": {map[cid.Cid]time.Time{h0: join, h1: join.Add(time.Millisecond)}, nil, false},
+		"one announced, one covered":    {map[cid.Cid]time.Time{h0: join}, map[cid.Cid]time.Time{h1: join.Add(50 * time.Millisecond)}, false},
+		"one heard before the join":     {map[cid.Cid]time.Time{h0: join, h1: t0}, nil, true},
+		"one covered before the join":   {map[cid.Cid]time.Time{h0: join}, map[cid.Cid]time.Time{h1: t0}, true},
+		"one not heard":                 {map[cid.Cid]time.Time{h0: join.Add(time.Second)}, nil, true},
+	} {
+		b := &broadcaster{announced: map[cid.Cid]time.Time{}, covered: map[cid.Cid]time.Time{}}
+		maps.Copy(b.announced, c.announced)
+		maps.Copy(b.covered, c.covered)
+		if got := b.greetingNeeded(ann, join); got != c.want {
+			t.Errorf("%s: greeting needed %v, want %v", name, got, c.want)
+		}
+	}
+	if b := (&broadcaster{}); !b.greetingNeeded([]byte("not a protobuf \xff"), join) {
+		t.Error("an unreadable announcement is not greeted with")
+	}
 }

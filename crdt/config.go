@@ -55,6 +55,12 @@ type Config struct {
 	// Registerer receives the store's metrics. Default nil: metrics are
 	// kept but not registered.
 	Registerer prometheus.Registerer
+	// FloodPublish says that PubSub sends this node's own messages to
+	// every subscriber of the topic it knows, not only to its mesh peers
+	// (pubsub.WithFloodPublish, as the node's host does): a greeting whose
+	// heads all reached the topic after the peers joined is then left out
+	// (reannounce). Default false: every greeting goes out.
+	FloodPublish bool
 	// RebroadcastInterval is how often current heads are re-announced so
 	// that replicas which missed a message, or were offline, catch up.
 	// Default 15s.

@@ -19,6 +19,7 @@ type metrics struct {
 	repairSeconds prometheus.Counter
 	awaited       *prometheus.CounterVec
 	announced     *prometheus.CounterVec
+	greetings     *prometheus.CounterVec
 	heads         prometheus.GaugeFunc
 	height        prometheus.GaugeFunc
 
@@ -63,6 +64,10 @@ func newMetrics(reg prometheus.Registerer, heads, height func() float64) (*metri
 			Name: "jobmesh_crdt_heads_announced_total",
 			Help: "Heads this node's announcements carried (sent), and heads it left out (suppressed): announced by a replica within the re-announcement interval, or named as a parent by a delta it received.",
 		}, []string{"outcome"}),
+		greetings: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "jobmesh_crdt_greetings_total",
+			Help: "Re-announcements of this replica's latest heads to peers that joined the topic while it was new on it: sent, or skipped because every head reached the topic after they joined.",
+		}, []string{"outcome"}),
 		heads: prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "jobmesh_crdt_heads",
 			Help: "Current number of Merkle-CRDT DAG heads.",
@@ -81,7 +86,10 @@ func newMetrics(reg prometheus.Registerer, heads, height func() float64) (*metri
 	for _, o := range []string{"sent", "suppressed"} {
 		m.announced.WithLabelValues(o)
 	}
-	set, err := metricset.Register(reg, m.put, m.deleted, m.carried, m.rejected, m.dropped, m.repairs, m.repairSeconds, m.awaited, m.announced, m.heads, m.height)
+	for _, o := range []string{"sent", "skipped"} {
+		m.greetings.WithLabelValues(o)
+	}
+	set, err := metricset.Register(reg, m.put, m.deleted, m.carried, m.rejected, m.dropped, m.repairs, m.repairSeconds, m.awaited, m.announced, m.greetings, m.heads, m.height)
 	if err != nil {
 		return nil, fmt.Errorf("crdt: registering metrics: %w", err)
 	}

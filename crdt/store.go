@@ -109,7 +109,14 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 			s.m.announced.WithLabelValues("sent").Add(float64(sent))
 			s.m.announced.WithLabelValues("suppressed").Add(float64(suppressed))
 		},
-		backfill: cfg.Backfill, local: cfg.LocalBlocks,
+		greeted: func(sent bool) {
+			if sent {
+				s.m.greetings.WithLabelValues("sent").Inc()
+			} else {
+				s.m.greetings.WithLabelValues("skipped").Inc()
+			}
+		},
+		backfill: cfg.Backfill, local: cfg.LocalBlocks, flood: cfg.FloodPublish,
 	}, cfg.DAGService, stored, s.log)
 	if err != nil {
 		s.m.unregister()

@@ -351,6 +351,7 @@ func (p Params) storeConfig(h *p2p.Host, blocks *ipfs.Node, fill *crdt.Backfill,
 	scfg.Logger = log
 	scfg.Registerer = reg
 	scfg.RebroadcastInterval = time.Duration(p.Config.Store.Rebroadcast)
+	scfg.FloodPublish = true // the host's gossipsub floods its own messages (p2p)
 	scfg.MaxPayload = p.Config.Store.MaxPayload
 	scfg.DAGSyncTimeout = time.Duration(p.Config.Store.DAGSyncTimeout)
 	scfg.AnnounceWait = time.Duration(p.Config.Store.AnnounceWait)
