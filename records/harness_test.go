@@ -10,22 +10,11 @@ import (
 	mh "github.com/multiformats/go-multihash"
 
 	"github.com/jobmesh/jobmesh/microjob"
-	"github.com/jobmesh/jobmesh/p2p"
+	"github.com/jobmesh/jobmesh/p2p/p2ptest"
 )
 
 // newPeer returns a fresh peer ID.
-func newPeer(t testing.TB) peer.ID {
-	t.Helper()
-	key, err := p2p.GenerateIdentity()
-	if err != nil {
-		t.Fatal(err)
-	}
-	id, err := peer.IDFromPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return id
-}
+func newPeer(t testing.TB) peer.ID { return p2ptest.NewPeerID(t) }
 
 // rawCID is a CID naming some bytes, for records whose content is not read.
 func rawCID(t testing.TB, b []byte) cid.Cid {

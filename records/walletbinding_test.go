@@ -9,25 +9,11 @@ import (
 	"testing"
 
 	ethcrypto "github.com/ethereum/go-ethereum/crypto"
-	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/records"
 )
-
-func newPeerID(t testing.TB) peer.ID {
-	t.Helper()
-	_, pub, err := crypto.GenerateEd25519Key(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	id, err := peer.IDFromPublicKey(pub)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return id
-}
 
 // bindingRecord is wb as its author stores it.
 func bindingRecord(t testing.TB, author peer.ID, wb records.WalletBinding) crdt.Record {
@@ -40,7 +26,7 @@ func bindingRecord(t testing.TB, author peer.ID, wb records.WalletBinding) crdt.
 }
 
 func TestWalletBindingRefusesForgeries(t *testing.T) {
-	self, other := newPeerID(t), newPeerID(t)
+	self, other := newPeer(t), newPeer(t)
 	key, _ := ethcrypto.GenerateKey()    // this processor's wallet
 	victim, _ := ethcrypto.GenerateKey() // an honest processor's wallet
 	victimAddr := strings.ToLower(ethcrypto.PubkeyToAddress(victim.PublicKey).Hex())
@@ -131,7 +117,7 @@ func TestWalletBindingRefusesForgeries(t *testing.T) {
 
 func FuzzDecodeWalletBinding(f *testing.F) {
 	key, _ := ethcrypto.GenerateKey()
-	id := newPeerID(f)
+	id := newPeer(f)
 	wb, err := records.NewWalletBinding(id.String(), key)
 	if err != nil {
 		f.Fatal(err)

@@ -1,32 +1,19 @@
 package peertext
 
 import (
-	"crypto/rand"
 	"strings"
 	"testing"
 
-	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/peer"
-)
 
-func newID(t *testing.T) peer.ID {
-	t.Helper()
-	_, pub, err := crypto.GenerateEd25519Key(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	id, err := peer.IDFromPublicKey(pub)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return id
-}
+	"github.com/jobmesh/jobmesh/p2p/p2ptest"
+)
 
 // TestCanonical: a peer's canonical text passes, before and after it is
 // remembered; the same peer as a CID, other case or garbage never does,
 // even once the canonical text is remembered; a full cache starts over.
 func TestCanonical(t *testing.T) {
-	id := newID(t)
+	id := p2ptest.NewPeerID(t)
 	s := id.String()
 	for range 2 {
 		if ok, err := Canonical(s); !ok || err != nil {
@@ -45,7 +32,7 @@ func TestCanonical(t *testing.T) {
 		}
 	}
 	for range limit + 1 {
-		Of(newID(t))
+		Of(p2ptest.NewPeerID(t))
 	}
 	if len(texts.m) > limit {
 		t.Fatalf("cache holds %d, limit %d", len(texts.m), limit)

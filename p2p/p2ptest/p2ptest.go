@@ -38,3 +38,17 @@ func Hosts(t testing.TB, n int) []*p2p.Host {
 	}
 	return hs
 }
+
+// NewPeerID returns the peer ID of a fresh Ed25519 identity.
+func NewPeerID(t testing.TB) peer.ID {
+	t.Helper()
+	key, err := p2p.GenerateIdentity()
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := peer.IDFromPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
