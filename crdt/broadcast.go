@@ -77,11 +77,13 @@ type broadcaster struct {
 	started  time.Time
 	last     []byte
 	greeting *time.Timer
-	// joinedAt (guarded by mu) is when the first peer of the pending
-	// greeting's batch joined; greetCount, if set, is told whether a
+	// joinedAt (guarded by mu) is when the latest peer of the pending
+	// greeting's batch joined; sent (guarded by mu) when this replica
+	// last published each head itself; greetCount, if set, is told whether a
 	// greeting went out or was left out (reannounce), which flood
 	// (Config.FloodPublish) allows.
 	joinedAt   time.Time
+	sent       map[cid.Cid]time.Time
 	greetCount func(sent bool)
 	flood      bool
 	events     *pubsub.TopicEventHandler
@@ -163,7 +165,7 @@ func newBroadcaster(ps *pubsub.PubSub, name string, cfg broadcastConfig, dag ipl
 	b := &broadcaster{ps: ps, name: name, topic: topic, sub: sub, dag: dag, stored: stored, log: log,
 		queue: make(chan []byte, buffer), cancel: cancel, pumped: make(chan struct{}),
 		queued: map[cid.Cid]time.Time{}, now: time.Now,
-		repeat: cfg.repeat, announced: map[cid.Cid]time.Time{}, covered: map[cid.Cid]time.Time{}, count: cfg.count, greetCount: cfg.greeted, flood: cfg.flood,
+		repeat: cfg.repeat, announced: map[cid.Cid]time.Time{}, covered: map[cid.Cid]time.Time{}, sent: map[cid.Cid]time.Time{}, count: cfg.count, greetCount: cfg.greeted, flood: cfg.flood,
 		backfill: cfg.backfill, local: cfg.local,
 		started: time.Now(), events: events, ctx: ctx, greeted: make(chan struct{})}
 	go func() {
@@ -203,8 +205,8 @@ func (b *broadcaster) greet(ctx context.Context) {
 			continue
 		}
 		b.mu.Lock()
+		b.joinedAt = b.now()
 		if b.greeting == nil {
-			b.joinedAt = b.now()
 			b.greeting = time.AfterFunc(greetDelay, b.reannounce)
 		}
 		b.mu.Unlock()
@@ -212,9 +214,9 @@ func (b *broadcaster) greet(ctx context.Context) {
 }
 
 // reannounce publishes this replica's latest announcement again, with its
-// head blocks, unless the PubSub floods own messages and every head it
-// names reached the topic after the batch's first peer joined
-// (greetingNeeded). The timer starts even
+// head blocks, unless the PubSub floods own messages and this replica
+// published every head it names itself after the batch's latest peer
+// joined (greetingNeeded). The timer starts even
 // before there is one: go-ds-crdt announces a write after Put returns,
 // and one made as the peer joined may have missed it.
 func (b *broadcaster) reannounce() {
@@ -237,16 +239,16 @@ func (b *broadcaster) reannounce() {
 	}
 }
 
-// greetingNeeded reports whether announce names a head that was neither
-// announced on the topic (by any replica, greetings included) nor named
-// as a parent by a delta received, at or after since: when every
-// replica that has written greets each batch of joins, the peers that
-// joined a busy store received the same heads again and again (about a
-// fifth of a job store's messages with 100 processors). Whoever announced
-// a head after a join sent it to the joined peer too (gossipsub floods a
-// node's own messages to every subscriber it knows); one that had not yet
-// heard of the join leaves that peer to the next announcement above the
-// head or the periodic re-announcement.
+// greetingNeeded reports whether announce names a head that this replica
+// did not publish itself at or after since: when every replica that has
+// written greets each batch of joins, a busy store's writers greeted the
+// joined peers with the heads they had just announced to them (about a
+// fifth of a job store's messages with 100 processors). An announcement
+// this replica published after it saw the join reached the joined peer
+// (gossipsub floods a node's own messages to every subscriber it knows,
+// Config.FloodPublish); one that another replica published, or this
+// one's own echo, proves nothing: the other may not have known the peer
+// yet.
 func (b *broadcaster) greetingNeeded(announce []byte, since time.Time) bool {
 	var msg crdtpb.CRDTBroadcast
 	if proto.Unmarshal(announce, &msg) != nil || len(msg.Heads) == 0 {
@@ -259,14 +261,9 @@ func (b *broadcaster) greetingNeeded(announce []byte, since time.Time) bool {
 		if err != nil {
 			return true
 		}
-		at, ok := b.announced[c]
-		if ok && !at.Before(since) {
-			continue
+		if at, ok := b.sent[c]; !ok || at.Before(since) {
+			return true
 		}
-		if at, ok := b.covered[c]; ok && !at.Before(since) {
-			continue
-		}
-		return true
 	}
 	return false
 }
@@ -279,7 +276,26 @@ func (b *broadcaster) young() bool {
 
 // publish sends announcement on the topic with the head blocks it names.
 func (b *broadcaster) publish(ctx context.Context, announce []byte) error {
+	b.noteSent(announce)
 	return b.topic.Publish(ctx, encodeBroadcast(announce, b.headBlocks(ctx, announce)))
+}
+
+// noteSent marks the heads of announce as published by this replica now,
+// for greetingNeeded.
+func (b *broadcaster) noteSent(announce []byte) {
+	var msg crdtpb.CRDTBroadcast
+	if b.repeat <= 0 || proto.Unmarshal(announce, &msg) != nil {
+		return
+	}
+	now := b.now()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	trim(b.sent, now, b.repeat)
+	for _, h := range msg.Heads {
+		if c, err := cid.Cast(h.GetCid()); err == nil {
+			b.sent[c] = now
+		}
+	}
 }
 
 // Broadcast publishes go-ds-crdt's announcement with the announced head

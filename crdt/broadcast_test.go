@@ -83,9 +83,10 @@ func FuzzValidateBroadcast(f *testing.F) {
 	})
 }
 
-// TestGreetingNeeded: a greeting goes out while any head it names has not
-// reached the topic (announced, or named as a parent) since the batch's
-// first join; heard before the join, or not at all, it still goes.
+// TestGreetingNeeded: a greeting goes out unless this replica published
+// every head it names itself at or after the batch's latest join; a head
+// published before the join, announced by another replica, or named as a
+// parent by one still needs it.
 func TestGreetingNeeded(t *testing.T) {
 	t0 := time.Unix(1_800_000_000, 0)
 	join := t0.Add(time.Second)
@@ -97,17 +98,17 @@ func TestGreetingNeeded(t *testing.T) {
 	h0, _ := cid.Cast(msg.Heads[0].GetCid())
 	h1, _ := cid.Cast(msg.Heads[1].GetCid())
 	for name, c := range map[string]struct {
-		announced, covered map[cid.Cid]time.Time
-		want               bool
+		sent, announced, covered map[cid.Cid]time.Time
+		want                     bool
 	}{
-		"nothing heard":                 {nil, nil, true},
-		"both announced after the join": {map[cid.Cid]time.Time{h0: join, h1: join.Add(time.Millisecond)}, nil, false},
-		"one announced, one covered":    {map[cid.Cid]time.Time{h0: join}, map[cid.Cid]time.Time{h1: join.Add(50 * time.Millisecond)}, false},
-		"one heard before the join":     {map[cid.Cid]time.Time{h0: join, h1: t0}, nil, true},
-		"one covered before the join":   {map[cid.Cid]time.Time{h0: join}, map[cid.Cid]time.Time{h1: t0}, true},
-		"one not heard":                 {map[cid.Cid]time.Time{h0: join.Add(time.Second)}, nil, true},
+		"nothing published":                {nil, nil, nil, true},
+		"both published after the join":    {map[cid.Cid]time.Time{h0: join, h1: join.Add(time.Millisecond)}, nil, nil, false},
+		"one published before the join":    {map[cid.Cid]time.Time{h0: join, h1: t0}, nil, nil, true},
+		"one announced by another replica": {map[cid.Cid]time.Time{h0: join}, map[cid.Cid]time.Time{h0: join, h1: join.Add(time.Second)}, nil, true},
+		"one named as a parent":            {map[cid.Cid]time.Time{h0: join}, nil, map[cid.Cid]time.Time{h1: join.Add(time.Second)}, true},
 	} {
-		b := &broadcaster{announced: map[cid.Cid]time.Time{}, covered: map[cid.Cid]time.Time{}}
+		b := &broadcaster{sent: map[cid.Cid]time.Time{}, announced: map[cid.Cid]time.Time{}, covered: map[cid.Cid]time.Time{}}
+		maps.Copy(b.sent, c.sent)
 		maps.Copy(b.announced, c.announced)
 		maps.Copy(b.covered, c.covered)
 		if got := b.greetingNeeded(ann, join); got != c.want {
@@ -116,5 +117,12 @@ func TestGreetingNeeded(t *testing.T) {
 	}
 	if b := (&broadcaster{}); !b.greetingNeeded([]byte("not a protobuf \xff"), join) {
 		t.Error("an unreadable announcement is not greeted with")
+	}
+	// publish notes what it sends: greeting with it right after is not
+	// needed for a join before it.
+	b := &broadcaster{repeat: time.Minute, sent: map[cid.Cid]time.Time{}, now: func() time.Time { return join.Add(time.Millisecond) }}
+	b.noteSent(ann)
+	if b.greetingNeeded(ann, join) || !b.greetingNeeded(ann, join.Add(time.Second)) {
+		t.Error("noteSent does not count for joins before it, or counts for joins after it")
 	}
 }
