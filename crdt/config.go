@@ -58,8 +58,8 @@ type Config struct {
 	// FloodPublish says that PubSub sends this node's own messages to
 	// every subscriber of the topic it knows, not only to its mesh peers
 	// (pubsub.WithFloodPublish, as the node's host does): a greeting whose
-	// heads all reached the topic after the peers joined is then left out
-	// (reannounce). Default false: every greeting goes out.
+	// heads this replica published itself after the peers joined is then
+	// left out (reannounce). Default false: every greeting goes out.
 	FloodPublish bool
 	// RebroadcastInterval is how often current heads are re-announced so
 	// that replicas which missed a message, or were offline, catch up.

@@ -66,7 +66,7 @@ func newMetrics(reg prometheus.Registerer, heads, height func() float64) (*metri
 		}, []string{"outcome"}),
 		greetings: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "jobmesh_crdt_greetings_total",
-			Help: "Re-announcements of this replica's latest heads to peers that joined the topic while it was new on it: sent, or skipped because every head reached the topic after they joined.",
+			Help: "Re-announcements of this replica's latest heads to peers that joined the topic while it was new on it: sent, or skipped because this replica published every head itself after they joined.",
 		}, []string{"outcome"}),
 		heads: prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "jobmesh_crdt_heads",
