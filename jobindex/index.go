@@ -147,6 +147,14 @@ func (x *Index) apply(c crdt.Change) {
 }
 
 func (ji *jobIndex) change(c crdt.Change) {
+	if records.IsAggregate(c.Key) {
+		// Read as the records it carries, which arrive as changes of
+		// their own; its writer is alive all the same.
+		if c.Kind == crdt.ChangePut {
+			ji.hear(c.Record.AuthorText())
+		}
+		return
+	}
 	switch c.Kind {
 	case crdt.ChangePut:
 		if old, ok := ji.entries[c.Key]; ok && old.Rec.Seq == c.Record.Seq && old.Rec.Author == c.Record.Author {
@@ -159,10 +167,7 @@ func (ji *jobIndex) change(c crdt.Change) {
 		}
 		ji.entries[c.Key] = p
 		ji.count(c.Key, +1)
-		if ji.heard == nil {
-			ji.heard = map[string]time.Time{}
-		}
-		ji.heard[c.Record.AuthorText()] = time.Now()
+		ji.hear(c.Record.AuthorText())
 	case crdt.ChangeDelete:
 		if old, ok := ji.entries[c.Key]; ok && old.Judged() {
 			ji.judgeVer++
@@ -174,6 +179,14 @@ func (ji *jobIndex) change(c crdt.Change) {
 		return
 	}
 	ji.version++
+}
+
+// hear notes a new record of the job from author now.
+func (ji *jobIndex) hear(author string) {
+	if ji.heard == nil {
+		ji.heard = map[string]time.Time{}
+	}
+	ji.heard[author] = time.Now()
 }
 
 // count keeps the per-MicroJob disclosure and commitment counters in
@@ -250,7 +263,7 @@ func (x *Index) Records(ctx context.Context, id jobs.ID) (*finish.Records, error
 		ji.loading, ji.buf = true, nil
 		x.mu.Unlock()
 
-		recs, err := x.store.Query(ctx, records.JobKey(id)+"/")
+		recs, err := x.store.QueryKeys(ctx, records.JobKey(id)+"/", records.NotAggregate)
 
 		x.mu.Lock()
 		ji.loading = false
@@ -293,7 +306,7 @@ func (x *Index) Records(ctx context.Context, id jobs.ID) (*finish.Records, error
 
 // Query reads a job's records without the index.
 func (x *Index) Query(ctx context.Context, id jobs.ID) (*finish.Records, error) {
-	recs, err := x.store.Query(ctx, records.JobKey(id)+"/")
+	recs, err := x.store.QueryKeys(ctx, records.JobKey(id)+"/", records.NotAggregate)
 	if err != nil {
 		return nil, err
 	}

@@ -247,3 +247,41 @@ func TestIndexCommitCounters(t *testing.T) {
 		t.Fatal("a redo record left the requests' version unchanged")
 	}
 }
+
+// TestAggregatesAreNotIndexed: a MacroJob aggregate is read as the records
+// it carries, never as itself: the index neither loads it nor takes it
+// from the watch (a whole-job read would decode its MacroJob's envelopes
+// once more), though its writer counts as heard from.
+func TestAggregatesAreNotIndexed(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, ctx, 0, false)
+	local, remote := f.local.Self().String(), f.remote.Self().String()
+	committed, disclosed := records.CommittedKey(testJob, 0, local), records.DisclosedKey(testJob, 0, remote)
+	if err := f.local.Put(ctx, committed, records.CommittedType, []byte("carried envelopes")); err != nil {
+		t.Fatal(err)
+	}
+	f.putRedo(t, ctx, f.local, f.local, 0)
+	if _, err := f.x.Records(ctx, testJob); err != nil { // loads the index
+		t.Fatal(err)
+	}
+	// Written after the load by a replica that writes nothing else:
+	// reaches the index through the watch.
+	if err := f.remote.Put(ctx, disclosed, records.DisclosedType, []byte("carried envelopes")); err != nil {
+		t.Fatal(err)
+	}
+	crdttest.WaitUntil(t, 30*time.Second, func() error {
+		f.x.mu.Lock()
+		defer f.x.mu.Unlock()
+		if _, ok := f.x.jobs[testJob].heard[remote]; !ok {
+			return fmt.Errorf("the aggregate's writer is not heard from")
+		}
+		return nil
+	})
+	f.x.mu.Lock()
+	defer f.x.mu.Unlock()
+	for _, k := range []string{committed, disclosed} {
+		if _, ok := f.x.jobs[testJob].entries[k]; ok {
+			t.Errorf("the index holds aggregate %s", k)
+		}
+	}
+}

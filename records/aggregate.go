@@ -25,6 +25,19 @@ func Carriage() *crdt.Carriage {
 	return &crdt.Carriage{Types: []string{CommittedType, DisclosedType}, Policy: CarriedBy}
 }
 
+// IsAggregate reports whether key is a MacroJob aggregate's (CommittedKey,
+// DisclosedKey): a record whose payload is other records' envelopes, which
+// a reader of the job's records reads as those records (crdt.Carriage),
+// never as itself; a whole-job read leaves it out (crdt.Replicated
+// QueryKeys) rather than decode its MacroJob's envelopes once more.
+func IsAggregate(key string) bool {
+	k, err := Parse(key)
+	return err == nil && (k.Type == CommittedType || k.Type == DisclosedType)
+}
+
+// NotAggregate is IsAggregate's opposite, a QueryKeys keep func.
+func NotAggregate(key string) bool { return !IsAggregate(key) }
+
 // CarriedBy returns nil when the record under carrier, an aggregate, may
 // carry the record under inner.
 func CarriedBy(carrier, inner string) error {
