@@ -2,33 +2,22 @@ package meshview
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"slices"
 	"testing"
 	"time"
 
-	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/crdt/crdttest"
 	"github.com/jobmesh/jobmesh/dispatch"
 	"github.com/jobmesh/jobmesh/jobs"
+	"github.com/jobmesh/jobmesh/p2p/p2ptest"
 	"github.com/jobmesh/jobmesh/probe"
 )
 
-func testPeer(t *testing.T) peer.ID {
-	key, _, err := crypto.GenerateEd25519Key(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	id, err := peer.IDFromPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return id
-}
+func testPeer(t *testing.T) peer.ID { return p2ptest.NewPeerID(t) }
 
 // probeRecords are the records of p's probe of window w with every
 // member answering correctly, member i at +i+1 ms.

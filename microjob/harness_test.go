@@ -10,7 +10,6 @@ import (
 
 	"github.com/ipfs/go-cid"
 	"github.com/libp2p/go-libp2p/core/crypto"
-	"github.com/libp2p/go-libp2p/core/peer"
 	mh "github.com/multiformats/go-multihash"
 
 	"github.com/jobmesh/jobmesh/examples"
@@ -18,6 +17,7 @@ import (
 	"github.com/jobmesh/jobmesh/ipfs/ipfstest"
 	"github.com/jobmesh/jobmesh/jobs"
 	"github.com/jobmesh/jobmesh/p2p"
+	"github.com/jobmesh/jobmesh/p2p/p2ptest"
 	"github.com/jobmesh/jobmesh/wasm"
 )
 
@@ -83,18 +83,7 @@ func newJob(t testing.TB, code, data []byte, blockSize uint64, n, k uint32, out 
 }
 
 // newPeer returns a fresh peer ID's text.
-func newPeer(t testing.TB) string {
-	t.Helper()
-	key, err := p2p.GenerateIdentity()
-	if err != nil {
-		t.Fatal(err)
-	}
-	id, err := peer.IDFromPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return id.String()
-}
+func newPeer(t testing.TB) string { return p2ptest.NewPeerID(t).String() }
 
 // walletOf derives a distinct wallet text from a name.
 func walletOf(name string) string {

@@ -2,33 +2,21 @@ package probe_test
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"slices"
 	"testing"
 	"time"
 
-	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/jobmesh/jobmesh/crdt"
 	"github.com/jobmesh/jobmesh/dispatch"
+	"github.com/jobmesh/jobmesh/p2p/p2ptest"
 	"github.com/jobmesh/jobmesh/probe"
 	"github.com/jobmesh/jobmesh/wasm"
 )
 
-func newPeer(t testing.TB) peer.ID {
-	t.Helper()
-	key, _, err := crypto.GenerateEd25519Key(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	id, err := peer.IDFromPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return id
-}
+func newPeer(t testing.TB) peer.ID { return p2ptest.NewPeerID(t) }
 
 // TestModuleMatchesMix: the embedded module, run by the mesh's executor,
 // answers what Mix computes, and differs for different inputs.
