@@ -117,11 +117,11 @@ type broadcastConfig struct {
 	// count, if set, is told how many heads each Broadcast sent and
 	// left out.
 	count func(sent, suppressed int)
-	// greeted, if set, is told whether each greeting was sent or left
-	// out (reannounce); flood says the PubSub floods own messages
+	// greetCount, if set, is told whether each greeting was sent or
+	// left out (reannounce); flood says the PubSub floods own messages
 	// (Config.FloodPublish), without which none is left out.
-	greeted func(sent bool)
-	flood   bool
+	greetCount func(sent bool)
+	flood      bool
 	// backfill and local, if both set, fill in a history this replica
 	// lacks (broadcaster.backfill).
 	backfill *Backfill
@@ -165,7 +165,7 @@ func newBroadcaster(ps *pubsub.PubSub, name string, cfg broadcastConfig, dag ipl
 	b := &broadcaster{ps: ps, name: name, topic: topic, sub: sub, dag: dag, stored: stored, log: log,
 		queue: make(chan []byte, buffer), cancel: cancel, pumped: make(chan struct{}),
 		queued: map[cid.Cid]time.Time{}, now: time.Now,
-		repeat: cfg.repeat, announced: map[cid.Cid]time.Time{}, covered: map[cid.Cid]time.Time{}, sent: map[cid.Cid]time.Time{}, count: cfg.count, greetCount: cfg.greeted, flood: cfg.flood,
+		repeat: cfg.repeat, announced: map[cid.Cid]time.Time{}, covered: map[cid.Cid]time.Time{}, sent: map[cid.Cid]time.Time{}, count: cfg.count, greetCount: cfg.greetCount, flood: cfg.flood,
 		backfill: cfg.backfill, local: cfg.local,
 		started: time.Now(), events: events, ctx: ctx, greeted: make(chan struct{})}
 	go func() {

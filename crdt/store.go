@@ -109,7 +109,7 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 			s.m.announced.WithLabelValues("sent").Add(float64(sent))
 			s.m.announced.WithLabelValues("suppressed").Add(float64(suppressed))
 		},
-		greeted: func(sent bool) {
+		greetCount: func(sent bool) {
 			if sent {
 				s.m.greetings.WithLabelValues("sent").Inc()
 			} else {

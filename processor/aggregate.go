@@ -115,46 +115,9 @@ func (w *Worker) aggregate(ctx context.Context) {
 		}
 		pending := false
 		for _, macro := range macros {
-			room, ok := w.p.Rooms.Room(id, macro)
-			if !ok || macro >= uint64(len(js.plan().Macros)) {
-				continue
-			}
-			// What the job store gains never makes it lack a record;
-			// only a room record does.
-			changes := room.Changes()
-			w.mu.Lock()
-			quiet, seen := js.roomQuiet[macro]
-			w.mu.Unlock()
-			if seen && quiet == changes {
-				continue
-			}
-			rs, err := readRoom(ctx, id, macro, room, job)
-			if err != nil {
-				if ctx.Err() == nil {
-					w.log.Warn("reading a MacroJob's room records", "job", id, "macro", macro, "err", err)
-				}
+			if macro < uint64(len(js.plan().Macros)) && w.aggregateRoom(ctx, js, job, macro, now) {
 				pending = true
-				continue
 			}
-			roomPending := false
-			for _, k := range aggKinds {
-				lacks, err := w.aggregateOne(ctx, js, rs, macro, k, now)
-				if err != nil && ctx.Err() == nil {
-					w.log.Warn("writing a MacroJob aggregate", "job", id, "macro", macro, "kind", k.typ, "err", err)
-				}
-				roomPending = roomPending || lacks || err != nil
-			}
-			w.mu.Lock()
-			if roomPending {
-				delete(js.roomQuiet, macro)
-			} else {
-				if js.roomQuiet == nil {
-					js.roomQuiet = map[uint64]uint64{}
-				}
-				js.roomQuiet[macro] = changes
-			}
-			w.mu.Unlock()
-			pending = pending || roomPending
 		}
 		if !pending {
 			w.mu.Lock()
@@ -162,6 +125,51 @@ func (w *Worker) aggregate(ctx context.Context) {
 			w.mu.Unlock()
 		}
 	}
+}
+
+// aggregateRoom writes the aggregates of MacroJob macro of js that are
+// due, and reports whether the job store still lacks records of its room.
+// A room is read again only once its store was written since it last
+// lacked none: what the job store gains never makes it lack a record.
+func (w *Worker) aggregateRoom(ctx context.Context, js *jobState, job *crdt.Store, macro uint64, now time.Time) bool {
+	id := js.plan().JobID
+	room, ok := w.p.Rooms.Room(id, macro)
+	if !ok {
+		return false
+	}
+	changes := room.Changes()
+	w.mu.Lock()
+	quiet, seen := js.roomQuiet[macro]
+	w.mu.Unlock()
+	if seen && quiet == changes {
+		return false
+	}
+	rs, err := readRoom(ctx, id, macro, room, job)
+	if err != nil {
+		if ctx.Err() == nil {
+			w.log.Warn("reading a MacroJob's room records", "job", id, "macro", macro, "err", err)
+		}
+		return true
+	}
+	pending := false
+	for _, k := range aggKinds {
+		lacks, err := w.aggregateOne(ctx, js, rs, macro, k, now)
+		if err != nil && ctx.Err() == nil {
+			w.log.Warn("writing a MacroJob aggregate", "job", id, "macro", macro, "kind", k.typ, "err", err)
+		}
+		pending = pending || lacks || err != nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if pending {
+		delete(js.roomQuiet, macro)
+	} else {
+		if js.roomQuiet == nil {
+			js.roomQuiet = map[uint64]uint64{}
+		}
+		js.roomQuiet[macro] = changes
+	}
+	return pending
 }
 
 // roomRecords are a MacroJob's room records as this node reads them: in
